@@ -216,7 +216,7 @@ def _call(ov: Overload, f: NativeFunction, typed_lists: frozenset[str] = frozens
     args = []
     for p in cpp.api_params(f):
         needs_conversion = _accessor(f.schema.argument(p.name).type) in _NEEDS_AS_ARG
-        local = p.name if f.schema.argument(p.name) in f.schema.out_arguments else _local(p.name)
+        local = _local(p.name)
         if p.name in typed_lists:
             local = f"{p.type}({local})"
         args.append(f"as_arg({local})" if needs_conversion else local)
@@ -290,7 +290,7 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
         if len(names) == 1:
             idx = ov.index(names[0])
             lines.append(f"if (!r.is_none({idx})) {{")
-            lines.append(f"  auto {names[0]} = r.tensor({idx});")
+            lines.append(f"  auto {_local(names[0])} = r.tensor({idx});")
         else:
             idx = next(i for i, p in enumerate(ov.params) if p.out_tuple)
             lines.append(f"if (!r.is_none({idx})) {{")
@@ -298,7 +298,7 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
             lines.append(f"  auto outs = r.tensorlist({idx});")
             lines.append(f"  check_out_tuple(outs, {len(names)});")
             for k, n in enumerate(names):
-                lines.append(f"  const Tensor& {n} = outs[{k}];")
+                lines.append(f"  const Tensor& {_local(n)} = outs[{k}];")
         lines += invoke(ov.out, "  ")
         lines.append("}")
     lines += invoke(ov.f, "")

@@ -51,6 +51,10 @@ KNOWN_MISMATCHES: list = [
     (("baddbmm", 0, "inplace", "expanded", None),
      "PyTorch's baddbmm_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
      "addmm_ and copy_ do"),
+    *[((name, None, None, None, dtype),
+       "PyTorch's float16/bfloat16 matrix_exp is wrong (float16: exp(0.01 A) has -21072 on its diagonal, bfloat16: "
+       "NaN); torchlite computes them in float32 and rounds once")
+      for name in ("linalg_matrix_exp", "matrix_exp") for dtype in ("float16", "bfloat16")],
     (("addmv", 0, "inplace", "expanded", None),
      "PyTorch's addmv_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
      "addmm_ and copy_ do"),
@@ -299,8 +303,9 @@ def test_forward(f, index, form, layout, dtype):
             call()
         return
     got = call()
-    if sample_hint(sample, "check") == "shape":  # uninitialised data: nothing else to compare
-        assert (tuple(got.shape), dtype_name(got.dtype)) == (tuple(expected.shape), dtype_name(expected.dtype))
+    if sample_hint(sample, "check") == "shape":  # uninitialised data, or values not unique: nothing else to compare
+        for g, e in (zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]):
+            assert (tuple(g.shape), dtype_name(g.dtype)) == (tuple(e.shape), dtype_name(e.dtype))
         return
     _assert_results(got, expected)
     if form == "inplace":

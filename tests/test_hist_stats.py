@@ -444,11 +444,12 @@ def test_norm_errors(case):
     same_as_torch(case)
 
 
-def test_nuclear_norm_names_linalg():
-    with pytest.raises(NotImplementedError, match="linalg"):
-        tl.norm(tl.ones(2, 3), "nuc")
-    with pytest.raises(NotImplementedError, match="linalg"):
-        tl.ones(2, 3).norm("nuc")
+def test_nuclear_norm_through_linalg():
+    # The nuclear norm is linalg.matrix_norm's (an SVD, tests/test_linalg_lapack.py).
+    x = [[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]]
+    expected = torch.norm(torch.tensor(x, dtype=torch.float64), "nuc").item()
+    assert abs(tl.norm(tl.tensor(x, dtype=tl.float64), "nuc").item() - expected) < 1e-12
+    assert abs(tl.tensor(x, dtype=tl.float64).norm("nuc").item() - expected) < 1e-12
 
 
 @pytest.mark.parametrize("name,args", [

@@ -1,8 +1,7 @@
 """torchlite.norm: PyTorch's Python function (torch/functional.py) over the vector norm.
 
 A number `p` (or None: 2) and 'fro' over at most two dims are vector norms (linalg_vector_norm); 'nuc',
-'fro' over three or more dims and any other string go to the matrix norm's checks, as in PyTorch.
-torchlite has no SVD yet, so the nuclear norm itself raises NotImplementedError naming linalg.
+'fro' over three or more dims and any other string go to the matrix norm (linalg_matrix_norm), as in PyTorch.
 """
 from torchlite import _C
 
@@ -45,7 +44,7 @@ def _matrix_norm_checks(input, ord, dim, dtype):
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The vector or matrix norm of `input` (PyTorch's deprecated torch.norm): `p` a number (vector
     p-norm over `dim`, all dims when None), 'fro' (the 2-norm over at most two dims) or 'nuc' (the
-    nuclear norm, which needs an SVD torchlite does not have: NotImplementedError); `keepdim`, `dtype`
+    nuclear norm, through linalg_matrix_norm); `keepdim`, `dtype`
     (computed in it) and `out` as for linalg_vector_norm."""
     if not isinstance(input, _C.TensorBase):
         raise TypeError(f"norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
@@ -59,8 +58,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             elif not all(isinstance(d, int) for d in dims):
                 raise TypeError(f"linalg_matrix_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
             _matrix_norm_checks(input, p, list(dims), dtype)
-            raise NotImplementedError("linalg.matrix_norm: the nuclear norm needs a singular value decomposition, "
-                                      "which torchlite.linalg does not have yet")
+            if out is None:
+                return _C._linalg.linalg_matrix_norm(input, p, list(dims), keepdim, dtype=dtype)
+            return _C._linalg.linalg_matrix_norm(input, p, list(dims), keepdim, dtype=dtype, out=out)
     elif p is None:
         p = 2
     if out is None:

@@ -1,13 +1,59 @@
-"""torchlite.linalg: PyTorch's ``torch.linalg`` namespace (so far norms and products).
+"""torchlite.linalg: PyTorch's ``torch.linalg`` namespace.
 
-Every name is a generated operator of native_functions.yaml (``linalg_vector_norm``,
-``linalg_cross``, ...), with PyTorch's signature, keywords and ``out=``.
+Every name is a generated operator of native_functions.yaml, with PyTorch's signature, keywords and
+``out=``. The LAPACK-backed ones and the functions built on them (``python_module: linalg``) are
+bound in ``torchlite._C._linalg``, as PyTorch binds them in ``torch._C._linalg``; the products and
+vector_norm are top-level operators (``torchlite.linalg_cross``, ...).
 """
-from torchlite import _ops
+from torchlite import _C, _ops
+
+_linalg = _C._linalg
+
+LinAlgError = _C._LinAlgError
 
 vector_norm = _ops.linalg_vector_norm
 cross = _ops.linalg_cross
 vecdot = _ops.linalg_vecdot
 multi_dot = _ops.linalg_multi_dot
 
-__all__ = ["cross", "multi_dot", "vecdot", "vector_norm"]
+lu_factor_ex = _linalg.linalg_lu_factor_ex
+lu_factor = _linalg.linalg_lu_factor
+lu = _linalg.linalg_lu
+lu_solve = _linalg.linalg_lu_solve
+solve_triangular = _linalg.linalg_solve_triangular
+det = _linalg.linalg_det
+slogdet = _linalg.linalg_slogdet
+solve_ex = _linalg.linalg_solve_ex
+solve = _linalg.linalg_solve
+inv_ex = _linalg.linalg_inv_ex
+inv = _linalg.linalg_inv
+cholesky_ex = _linalg.linalg_cholesky_ex
+cholesky = _linalg.linalg_cholesky
+qr = _linalg.linalg_qr
+householder_product = _linalg.linalg_householder_product
+eigh = _linalg.linalg_eigh
+eigvalsh = _linalg.linalg_eigvalsh
+svd = _linalg.linalg_svd
+svdvals = _linalg.linalg_svdvals
+matrix_power = _linalg.linalg_matrix_power
+matrix_exp = _linalg.linalg_matrix_exp
+pinv = _linalg.linalg_pinv
+matrix_rank = _linalg.linalg_matrix_rank
+matrix_norm = _linalg.linalg_matrix_norm
+norm = _linalg.linalg_norm
+cond = _linalg.linalg_cond
+tensorinv = _linalg.linalg_tensorinv
+tensorsolve = _linalg.linalg_tensorsolve
+vander = _linalg.linalg_vander
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal (a view) of each matrix of `A`: `torchlite.diagonal` with matrix defaults."""
+    return _ops.diagonal(A, offset, dim1, dim2)
+
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "householder_product", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
+           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+           "vector_norm"]

@@ -27,6 +27,7 @@
 #include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
 #include "aten/autograd/FunctionsManualLoss.h"  // double backward of the losses
 #include "aten/autograd/FunctionsManualNormalization.h"  // double backward of the normalizations
+#include "aten/autograd/FunctionsManualLinalg.h"  // LU factorization and solves (LAPACK ops)
 
 namespace tl::autograd::generated {
 

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/linalg_qr.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -40,6 +41,37 @@ variable_list Atan2Backward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = atan2_backward_other(grad, self, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+struct LinalgQrBackward0 final : Node {
+  std::string name() const override { return "LinalgQrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    Q_.reset_data();
+    R_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return Q_.nbytes() + R_.nbytes();
+  }
+
+  std::string mode_;
+  SavedVariable Q_;
+  SavedVariable R_;
+};
+
+variable_list LinalgQrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mode = as_arg(mode_);
+  const auto& Q = Q_.unpack(shared_from_this());
+  const auto& R = R_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_qr_backward(grads[0], grads[1], Q, R, mode);
   }
   return grad_inputs;
 }
@@ -87,6 +119,29 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  auto grad_fn = std::make_shared<LinalgQrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  grad_fn->mode_ = std::string(mode);
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_qr::call(A, mode);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->Q_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->R_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/neg.h"
 
@@ -103,6 +104,35 @@ variable_list FloatPowerBackward2::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+struct LinalgLuFactorExBackward0 final : Node {
+  std::string name() const override { return "LinalgLuFactorExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    LU_.reset_data();
+    pivots_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return LU_.nbytes() + pivots_.nbytes();
+  }
+
+  SavedVariable LU_;
+  SavedVariable pivots_;
+};
+
+variable_list LinalgLuFactorExBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& LU = LU_.unpack(shared_from_this());
+  const auto& pivots = pivots_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_lu_factor_ex_backward(grads[0], LU, pivots);
   }
   return grad_inputs;
 }
@@ -245,6 +275,28 @@ Tensor float_power_Scalar(const Scalar& self, const Tensor& exponent) {
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  auto grad_fn = std::make_shared<LinalgLuFactorExBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_lu_factor_ex::call(A, pivot, check_errors);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // pivots: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // info: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->LU_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->pivots_ = SavedVariable(std::get<1>(result), true);
   }
   return result;
 }

@@ -7,12 +7,47 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/linalg_svd.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/native_batch_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::autograd::generated {
+
+// Backward of linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+struct LinalgSvdBackward0 final : Node {
+  std::string name() const override { return "LinalgSvdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    U_.reset_data();
+    S_.reset_data();
+    Vh_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return U_.nbytes() + S_.nbytes() + Vh_.nbytes();
+  }
+
+  bool full_matrices_;
+  SavedVariable U_;
+  SavedVariable S_;
+  SavedVariable Vh_;
+};
+
+variable_list LinalgSvdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& full_matrices = as_arg(full_matrices_);
+  const auto& U = U_.unpack(shared_from_this());
+  const auto& S = S_.unpack(shared_from_this());
+  const auto& Vh = Vh_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = svd_backward(grads[0], grads[1], grads[2], U, S, Vh, full_matrices);
+  }
+  return grad_inputs;
+}
 
 // Backward of native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 struct NativeBatchNormBackward0 final : Node {
@@ -99,6 +134,34 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  auto grad_fn = std::make_shared<LinalgSvdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  grad_fn->full_matrices_ = full_matrices;
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_svd::call(A, full_matrices, driver);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->U_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->S_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->Vh_ = SavedVariable(std::get<2>(result), true);
+  }
+  return result;
+}
 
 // native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {

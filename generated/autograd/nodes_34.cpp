@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sort.h"
 
@@ -60,6 +61,45 @@ variable_list KthvalueBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+struct LinalgLuSolveBackward0 final : Node {
+  std::string name() const override { return "LinalgLuSolveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    LU_.reset_data();
+    pivots_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return LU_.nbytes() + pivots_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable LU_;
+  SavedVariable pivots_;
+  bool left_;
+  bool adjoint_;
+  SavedVariable result_;
+};
+
+variable_list LinalgLuSolveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& LU = LU_.unpack(shared_from_this());
+  const auto& pivots = pivots_.unpack(shared_from_this());
+  const auto& left = as_arg(left_);
+  const auto& adjoint = as_arg(adjoint_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_lu_solve_backward(grad, LU, pivots, result, left, adjoint, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -161,6 +201,31 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  auto grad_fn = std::make_shared<LinalgLuSolveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&LU, &B}));
+  grad_fn->left_ = left;
+  grad_fn->adjoint_ = adjoint;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->LU_ = SavedVariable(LU, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->pivots_ = SavedVariable(pivots, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_lu_solve::call(LU, pivots, B, left, adjoint);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
 }

@@ -11,6 +11,7 @@
 #include "generated/ops/avg_pool3d.h"
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/logcumsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -95,6 +96,34 @@ variable_list AvgPool3DBackward0::apply(variable_list&& grads) {
   const auto& divisor_override = as_arg(divisor_override_);
   if (should_compute_output(0)) {
     grad_inputs[0] = avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+struct LinalgCholeskyExBackward0 final : Node {
+  std::string name() const override { return "LinalgCholeskyExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    L_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return L_.nbytes();
+  }
+
+  bool upper_;
+  SavedVariable L_;
+};
+
+variable_list LinalgCholeskyExBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& upper = as_arg(upper_);
+  const auto& L = L_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_backward(grads[0], upper, L);
   }
   return grad_inputs;
 }
@@ -203,6 +232,25 @@ Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  auto grad_fn = std::make_shared<LinalgCholeskyExBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upper_ = upper;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_cholesky_ex::call(self, upper, check_errors);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // info: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->L_ = SavedVariable(std::get<0>(result), true);
+  }
   return result;
 }
 

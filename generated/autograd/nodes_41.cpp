@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/neg.h"
@@ -37,6 +38,37 @@ variable_list UpsampleNearestExact2DBackward0::apply(variable_list&& grads) {
   const auto& scales_w = as_arg(scales_w_);
   if (should_compute_output(0)) {
     grad_inputs[0] = _upsample_nearest_exact2d_backward(grad, output_size, self_sizes, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+struct CholeskyInverseBackward0 final : Node {
+  std::string name() const override { return "CholeskyInverseBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool upper_;
+  SavedVariable result_;
+};
+
+variable_list CholeskyInverseBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_inverse_backward(grad, self, upper, result);
   }
   return grad_inputs;
 }
@@ -126,6 +158,27 @@ Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, st
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  auto grad_fn = std::make_shared<CholeskyInverseBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upper_ = upper;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cholesky_inverse::call(self, upper);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

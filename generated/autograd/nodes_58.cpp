@@ -6,11 +6,49 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/native_layer_norm.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
+
+// Backward of cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+struct CholeskySolveBackward0 final : Node {
+  std::string name() const override { return "CholeskySolveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input2_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input2_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable input2_;
+  bool upper_;
+  SavedVariable result_;
+};
+
+variable_list CholeskySolveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input2 = input2_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_solve(grad, input2, upper);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = [&] { Tensor c = matmul(cholesky_solve(grad, input2, upper), transpose(result, -2, -1)); c = add(c, transpose(c, -2, -1)); return upper ? neg(matmul(input2, c)) : neg(matmul(c, input2)); }();
+  }
+  return grad_inputs;
+}
 
 // Backward of native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 struct NativeLayerNormBackward0 final : Node {
@@ -61,6 +99,27 @@ variable_list NativeLayerNormBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  auto grad_fn = std::make_shared<CholeskySolveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &input2}));
+  grad_fn->upper_ = upper;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->input2_ = SavedVariable(input2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cholesky_solve::call(self, input2, upper);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {

@@ -8,11 +8,50 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
+#include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
 
 namespace tl::autograd::generated {
+
+// Backward of linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+struct LinalgSolveTriangularBackward0 final : Node {
+  std::string name() const override { return "LinalgSolveTriangularBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool upper_;
+  bool left_;
+  bool unitriangular_;
+  SavedVariable result_;
+};
+
+variable_list LinalgSolveTriangularBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& left = as_arg(left_);
+  const auto& unitriangular = as_arg(unitriangular_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of log(Tensor self) -> Tensor
 struct LogBackward0 final : Node {
@@ -88,6 +127,29 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  auto grad_fn = std::make_shared<LinalgSolveTriangularBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &B}));
+  grad_fn->upper_ = upper;
+  grad_fn->left_ = left;
+  grad_fn->unitriangular_ = unitriangular;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_solve_triangular::call(self, B, upper, left, unitriangular);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {

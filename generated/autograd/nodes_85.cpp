@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
@@ -31,6 +32,25 @@ variable_list FlipBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+struct LuUnpackBackward0 final : Node {
+  std::string name() const override { return "LuUnpackBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector LU_data_sizes;
+};
+
+variable_list LuUnpackBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = lu_unpack_backward(grads[1], grads[2], LU_data_sizes);
   }
   return grad_inputs;
 }
@@ -129,6 +149,24 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  auto grad_fn = std::make_shared<LuUnpackBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&LU_data}));
+  grad_fn->LU_data_sizes = LU_data.sizes();
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lu_unpack::call(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  set_history(Tensor(), grad_fn);  // P: not differentiable (output_differentiability)
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
   return result;
 }
 

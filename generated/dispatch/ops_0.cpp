@@ -6,6 +6,7 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/softplus_backward.h"
 
@@ -62,6 +63,19 @@ Tensor ops::detach::call(const Tensor& self) {
 
 Tensor detach(const Tensor& self) {
   return ops::detach::call(self);
+}
+
+// ============================================================================ linalg_householder_product
+
+// linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  return native::linalg_householder_product_composite(input, tau);
+}
+
+// linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& input, const Tensor& tau) {
+  check_out_no_grad("linalg_householder_product.out", {&input, &tau}, {&out});
+  return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ nextafter

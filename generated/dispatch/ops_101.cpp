@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_fused_adamw.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pad.h"
 #include "generated/ops/positive.h"
@@ -57,6 +58,28 @@ void ops::_fused_adamw_::call(TensorList self, TensorList grad_list, TensorList 
 void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
   autograd::check_inplace_unrecorded(self, "_fused_adamw_");
   return ops::_fused_adamw_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+// ============================================================================ linalg_matrix_norm
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logsumexp

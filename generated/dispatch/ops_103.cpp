@@ -13,6 +13,7 @@
 #include "generated/ops/histogramdd.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
+#include "generated/ops/pinverse.h"
 
 namespace tl {
 
@@ -546,6 +547,13 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
 // isreal(Tensor self) -> Tensor
 Tensor isreal(const Tensor& self) {
   return native::isreal_composite(self);
+}
+
+// ============================================================================ pinverse
+
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+Tensor pinverse(const Tensor& self, double rcond) {
+  return native::pinverse_composite(self, rcond);
 }
 
 }  // namespace tl

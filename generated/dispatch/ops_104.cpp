@@ -6,6 +6,7 @@
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/l1_loss.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/rms_norm.h"
@@ -89,6 +90,22 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 // l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return native::l1_loss_composite(self, target, reduction);
+}
+
+// ============================================================================ linalg_slogdet
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  return native::linalg_slogdet_composite(A);
+}
+
+// linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> linalg_slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& A) {
+  check_out_no_grad("linalg_slogdet.out", {&A}, {&sign, &logabsdet});
+  auto computed = linalg_slogdet(A);
+  copy_to_out(sign, std::get<0>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
 }
 
 // ============================================================================ reflection_pad3d

@@ -7,6 +7,7 @@
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/instance_norm.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 
@@ -116,6 +117,19 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
 // instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
   return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
+}
+
+// ============================================================================ linalg_solve
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  return native::linalg_solve_composite(A, B, left);
+}
+
+// linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_solve_out(const Tensor& out, const Tensor& A, const Tensor& B, bool left) {
+  check_out_no_grad("linalg_solve.out", {&A, &B}, {&out});
+  return copy_to_out(out, linalg_solve(A, B, left), "linalg_solve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ nonzero

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/adaptive_max_pool1d.h"
+#include "generated/ops/linalg_norm.h"
 #include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_softmax.h"
 
@@ -14,6 +15,28 @@ namespace tl {
 // adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
   return native::adaptive_max_pool1d_composite(self, output_size);
+}
+
+// ============================================================================ linalg_norm
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_ord_str_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.ord_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ multilabel_margin_loss

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/reflection_pad3d_backward.h"
 #include "generated/ops/replication_pad2d.h"
@@ -11,6 +12,18 @@
 #include "generated/ops/vsplit.h"
 
 namespace tl {
+
+// ============================================================================ linalg_tensorsolve
+
+// linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return native::linalg_tensorsolve_composite(self, other, dims);
+}
+
+// linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorsolve_out(const Tensor& out, const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ linalg_vector_norm
 

@@ -10,6 +10,7 @@
 #include "generated/ops/rand.h"
 #include "generated/ops/scatter.h"
 #include "generated/ops/scatter_reduce.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/tril.h"
 
 namespace tl {
@@ -472,6 +473,22 @@ const Tensor& ops::scatter_value_reduce_out::call(const Tensor& self, int64_t di
 const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
   check_out_no_grad("scatter.value_reduce_out", {&self, &index}, {&out});
   return ops::scatter_value_reduce_out::call(self, dim, index, value, reduce, out);
+}
+
+// ============================================================================ slogdet
+
+// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  return native::slogdet_composite(self);
+}
+
+// slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& self) {
+  check_out_no_grad("slogdet.out", {&self}, {&sign, &logabsdet});
+  auto computed = slogdet(self);
+  copy_to_out(sign, std::get<0>(computed), "slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
 }
 
 // ============================================================================ tril

@@ -7,6 +7,7 @@
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concatenate.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/not_equal.h"
@@ -283,6 +284,19 @@ Tensor concatenate(TensorList tensors, int64_t dim) {
 const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
   return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ linalg_svdvals
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  return native::linalg_svdvals_composite(A, driver);
+}
+
+// linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_svdvals_out(const Tensor& out, const Tensor& A, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_svdvals.out", {&A}, {&out});
+  return copy_to_out(out, linalg_svdvals(A, driver), "linalg_svdvals.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ native_group_norm_backward

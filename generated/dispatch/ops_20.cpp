@@ -7,6 +7,7 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/hardswish_backward.h"
+#include "generated/ops/orgqr.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/special_polygamma.h"
 
@@ -83,6 +84,19 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
     return autograd::wrappers::hardswish_backward(grad_output, self);
   }
   return ops::hardswish_backward::call(grad_output, self);
+}
+
+// ============================================================================ orgqr
+
+// orgqr(Tensor self, Tensor input2) -> Tensor
+Tensor orgqr(const Tensor& self, const Tensor& input2) {
+  return native::orgqr_composite(self, input2);
+}
+
+// orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& orgqr_out(const Tensor& out, const Tensor& self, const Tensor& input2) {
+  check_out_no_grad("orgqr.out", {&self, &input2}, {&out});
+  return copy_to_out(out, orgqr(self, input2), "orgqr.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ special_polygamma

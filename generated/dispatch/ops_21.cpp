@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/linalg_qr.h"
 #include "generated/ops/max_pool1d.h"
 
 namespace tl {
@@ -90,6 +91,64 @@ const Tensor& ops::atan2_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("atan2.out", {&self, &other}, {&out});
   return ops::atan2_out::call(self, other, out);
+}
+
+// ============================================================================ linalg_qr
+
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+static std::tuple<Tensor, Tensor> linalg_qr_kernel_functional(const Tensor& A, std::string_view mode) {
+  Tensor Q;
+  Tensor R;
+  native::linalg_qr_kernel(A, mode, Q, R);
+  return {Q, R};
+}
+
+ops::linalg_qr::Kernel* ops::linalg_qr::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_qr_kernel_functional,
+    /* Meta */ linalg_qr_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::linalg_qr::call(const Tensor& A, std::string_view mode) {
+  const Device kernel_device = dispatch_device("linalg_qr", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_qr", kernel_device);
+  return kernel(A, mode);
+}
+
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_qr(A, mode);
+  }
+  return ops::linalg_qr::call(A, mode);
+}
+
+// linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)
+static std::tuple<const Tensor&, const Tensor&> linalg_qr_kernel_out(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, Q), R);
+  Tensor Q_handle = Q;
+  Tensor R_handle = R;
+  native::linalg_qr_kernel(A_in, mode, Q_handle, R_handle);
+  return {Q, R};
+}
+
+ops::linalg_qr_out::Kernel* ops::linalg_qr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_qr_kernel_out,
+    /* Meta */ linalg_qr_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_qr_out::call(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
+  const Device kernel_device = dispatch_device("linalg_qr.out", {&A, &Q, &R});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_qr.out", kernel_device);
+  decltype(auto) result = kernel(A, mode, Q, R);
+  Q.bump_version();
+  R.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_qr_out(const Tensor& Q, const Tensor& R, const Tensor& A, std::string_view mode) {
+  check_out_no_grad("linalg_qr.out", {&A}, {&Q, &R});
+  return ops::linalg_qr_out::call(A, mode, Q, R);
 }
 
 // ============================================================================ max_pool1d

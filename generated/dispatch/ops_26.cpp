@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/lu_solve.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 #include "generated/ops/vstack.h"
@@ -92,6 +93,19 @@ const Tensor& ops::hypot_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("hypot.out", {&self, &other}, {&out});
   return ops::hypot_out::call(self, other, out);
+}
+
+// ============================================================================ lu_solve
+
+// lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  return native::lu_solve_composite(self, LU_data, LU_pivots);
+}
+
+// lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& lu_solve_out(const Tensor& out, const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  check_out_no_grad("lu_solve.out", {&self, &LU_data, &LU_pivots}, {&out});
+  return copy_to_out(out, lu_solve(self, LU_data, LU_pivots), "lu_solve.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ row_stack

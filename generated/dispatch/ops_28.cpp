@@ -3,9 +3,31 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/linalg_det.h"
+#include "generated/ops/linalg_matrix_exp.h"
 #include "generated/ops/mv.h"
 
 namespace tl {
+
+// ============================================================================ linalg_det
+
+// linalg_det(Tensor A) -> Tensor
+Tensor linalg_det(const Tensor& A) {
+  return native::linalg_det_composite(A);
+}
+
+// linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_det_out(const Tensor& out, const Tensor& A) {
+  check_out_no_grad("linalg_det.out", {&A}, {&out});
+  return copy_to_out(out, linalg_det(A), "linalg_det.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_matrix_exp
+
+// linalg_matrix_exp(Tensor self) -> Tensor
+Tensor linalg_matrix_exp(const Tensor& self) {
+  return native::linalg_matrix_exp_composite(self);
+}
 
 // ============================================================================ mv
 

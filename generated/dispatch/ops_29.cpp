@@ -9,6 +9,8 @@
 #include "generated/ops/alpha_dropout.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/linalg_inv_ex.h"
+#include "generated/ops/linalg_vander.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/transpose.h"
@@ -137,6 +139,29 @@ const Tensor& ops::gather_out::call(const Tensor& self, int64_t dim, const Tenso
 const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   check_out_no_grad("gather.out", {&self, &index}, {&out});
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
+}
+
+// ============================================================================ linalg_inv_ex
+
+// linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  return native::linalg_inv_ex_composite(A, check_errors);
+}
+
+// linalg_inv_ex.out(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info)
+std::tuple<const Tensor&, const Tensor&> linalg_inv_ex_out(const Tensor& inverse, const Tensor& info, const Tensor& A, bool check_errors) {
+  check_out_no_grad("linalg_inv_ex.out", {&A}, {&inverse, &info});
+  auto computed = linalg_inv_ex(A, check_errors);
+  copy_to_out(inverse, std::get<0>(computed), "linalg_inv_ex.out", native::OutDtype::Exact);
+  copy_to_out(info, std::get<1>(computed), "linalg_inv_ex.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(inverse, info);
+}
+
+// ============================================================================ linalg_vander
+
+// linalg_vander(Tensor x, *, int? N=None) -> Tensor
+Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
+  return native::linalg_vander_composite(x, N);
 }
 
 // ============================================================================ searchsorted

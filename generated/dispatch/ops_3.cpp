@@ -6,6 +6,7 @@
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/le.h"
+#include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
 
 namespace tl {
@@ -257,6 +258,19 @@ const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("le.Scalar_out", {&self}, {&out});
   return ops::le_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ matrix_power
+
+// matrix_power(Tensor self, int n) -> Tensor
+Tensor matrix_power(const Tensor& self, int64_t n) {
+  return native::matrix_power_composite(self, n);
+}
+
+// matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
+  check_out_no_grad("matrix_power.out", {&self}, {&out});
+  return copy_to_out(out, matrix_power(self, n), "matrix_power.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ tanh

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl {
@@ -224,6 +225,67 @@ const Tensor& ops::float_power_Scalar_out::call(const Scalar& self, const Tensor
 const Tensor& float_power_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
   check_out_no_grad("float_power.Scalar_out", {&exponent}, {&out});
   return ops::float_power_Scalar_out::call(self, exponent, out);
+}
+
+// ============================================================================ linalg_lu_factor_ex
+
+// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+static std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex_kernel_functional(const Tensor& A, bool pivot, bool check_errors) {
+  Tensor LU;
+  Tensor pivots;
+  Tensor info;
+  native::linalg_lu_factor_ex_kernel(A, pivot, check_errors, LU, pivots, info);
+  return {LU, pivots, info};
+}
+
+ops::linalg_lu_factor_ex::Kernel* ops::linalg_lu_factor_ex::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_factor_ex_kernel_functional,
+    /* Meta */ linalg_lu_factor_ex_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::linalg_lu_factor_ex::call(const Tensor& A, bool pivot, bool check_errors) {
+  const Device kernel_device = dispatch_device("linalg_lu_factor_ex", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_factor_ex", kernel_device);
+  return kernel(A, pivot, check_errors);
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_lu_factor_ex(A, pivot, check_errors);
+  }
+  return ops::linalg_lu_factor_ex::call(A, pivot, check_errors);
+}
+
+// linalg_lu_factor_ex.out(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_lu_factor_ex_kernel_out(const Tensor& A, bool pivot, bool check_errors, const Tensor& LU, const Tensor& pivots, const Tensor& info) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, LU), pivots), info);
+  Tensor LU_handle = LU;
+  Tensor pivots_handle = pivots;
+  Tensor info_handle = info;
+  native::linalg_lu_factor_ex_kernel(A_in, pivot, check_errors, LU_handle, pivots_handle, info_handle);
+  return {LU, pivots, info};
+}
+
+ops::linalg_lu_factor_ex_out::Kernel* ops::linalg_lu_factor_ex_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_factor_ex_kernel_out,
+    /* Meta */ linalg_lu_factor_ex_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> ops::linalg_lu_factor_ex_out::call(const Tensor& A, bool pivot, bool check_errors, const Tensor& LU, const Tensor& pivots, const Tensor& info) {
+  const Device kernel_device = dispatch_device("linalg_lu_factor_ex.out", {&A, &LU, &pivots, &info});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_factor_ex.out", kernel_device);
+  decltype(auto) result = kernel(A, pivot, check_errors, LU, pivots, info);
+  LU.bump_version();
+  pivots.bump_version();
+  info.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_lu_factor_ex_out(const Tensor& LU, const Tensor& pivots, const Tensor& info, const Tensor& A, bool pivot, bool check_errors) {
+  check_out_no_grad("linalg_lu_factor_ex.out", {&A}, {&LU, &pivots, &info});
+  return ops::linalg_lu_factor_ex_out::call(A, pivot, check_errors, LU, pivots, info);
 }
 
 // ============================================================================ log_sigmoid_backward

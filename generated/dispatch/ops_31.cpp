@@ -3,10 +3,80 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/linalg_svd.h"
+#include "generated/ops/logdet.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl {
+
+// ============================================================================ linalg_svd
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+static std::tuple<Tensor, Tensor, Tensor> linalg_svd_kernel_functional(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  Tensor U;
+  Tensor S;
+  Tensor Vh;
+  native::linalg_svd_kernel(A, full_matrices, driver, U, S, Vh);
+  return {U, S, Vh};
+}
+
+ops::linalg_svd::Kernel* ops::linalg_svd::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_svd_kernel_functional,
+    /* Meta */ linalg_svd_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::linalg_svd::call(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  const Device kernel_device = dispatch_device("linalg_svd", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_svd", kernel_device);
+  return kernel(A, full_matrices, driver);
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_svd(A, full_matrices, driver);
+  }
+  return ops::linalg_svd::call(A, full_matrices, driver);
+}
+
+// linalg_svd.out(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_svd_kernel_out(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U, const Tensor& S, const Tensor& Vh) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, U), S), Vh);
+  Tensor U_handle = U;
+  Tensor S_handle = S;
+  Tensor Vh_handle = Vh;
+  native::linalg_svd_kernel(A_in, full_matrices, driver, U_handle, S_handle, Vh_handle);
+  return {U, S, Vh};
+}
+
+ops::linalg_svd_out::Kernel* ops::linalg_svd_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_svd_kernel_out,
+    /* Meta */ linalg_svd_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> ops::linalg_svd_out::call(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, const Tensor& U, const Tensor& S, const Tensor& Vh) {
+  const Device kernel_device = dispatch_device("linalg_svd.out", {&A, &U, &S, &Vh});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_svd.out", kernel_device);
+  decltype(auto) result = kernel(A, full_matrices, driver, U, S, Vh);
+  U.bump_version();
+  S.bump_version();
+  Vh.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_svd_out(const Tensor& U, const Tensor& S, const Tensor& Vh, const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_svd.out", {&A}, {&U, &S, &Vh});
+  return ops::linalg_svd_out::call(A, full_matrices, driver, U, S, Vh);
+}
+
+// ============================================================================ logdet
+
+// logdet(Tensor self) -> Tensor
+Tensor logdet(const Tensor& self) {
+  return native::logdet_composite(self);
+}
 
 // ============================================================================ native_batch_norm
 

@@ -6,6 +6,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -211,6 +212,28 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
     return autograd::wrappers::gelu_backward(grad_output, self, approximate);
   }
   return ops::gelu_backward::call(grad_output, self, approximate);
+}
+
+// ============================================================================ linalg_matrix_rank
+
+// linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  return native::linalg_matrix_rank_composite(self, tol, hermitian);
+}
+
+// linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, double tol, bool hermitian) {
+  return copy_to_out(out, linalg_matrix_rank(self, tol, hermitian), "linalg_matrix_rank.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_matrix_rank_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ norm

@@ -6,6 +6,7 @@
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/celu.h"
 #include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
 #include "generated/ops/sort.h"
@@ -102,6 +103,63 @@ std::tuple<const Tensor&, const Tensor&> ops::kthvalue_out::call(const Tensor& s
 std::tuple<const Tensor&, const Tensor&> kthvalue_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   check_out_no_grad("kthvalue.out", {&self}, {&values, &indices});
   return ops::kthvalue_out::call(self, k, dim, keepdim, values, indices);
+}
+
+// ============================================================================ linalg_lu_solve
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+static Tensor linalg_lu_solve_kernel_functional(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  Tensor out;
+  native::linalg_lu_solve_kernel(LU, pivots, B, left, adjoint, out);
+  return out;
+}
+
+ops::linalg_lu_solve::Kernel* ops::linalg_lu_solve::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_solve_kernel_functional,
+    /* Meta */ linalg_lu_solve_kernel_functional,
+};
+
+Tensor ops::linalg_lu_solve::call(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  const Device kernel_device = dispatch_device("linalg_lu_solve", {&LU, &pivots, &B});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_solve", kernel_device);
+  return kernel(LU, pivots, B, left, adjoint);
+}
+
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  if (autograd::compute_requires_grad({&LU, &B})) {
+    return autograd::wrappers::linalg_lu_solve(LU, pivots, B, left, adjoint);
+  }
+  return ops::linalg_lu_solve::call(LU, pivots, B, left, adjoint);
+}
+
+// linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_lu_solve_kernel_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, const Tensor& out) {
+  const Tensor LU_in = native::input_unaffected_by_resize(LU, out);
+  const Tensor pivots_in = native::input_unaffected_by_resize(pivots, out);
+  const Tensor B_in = native::input_unaffected_by_resize(B, out);
+  Tensor out_handle = out;
+  native::linalg_lu_solve_kernel(LU_in, pivots_in, B_in, left, adjoint, out_handle);
+  return out;
+}
+
+ops::linalg_lu_solve_out::Kernel* ops::linalg_lu_solve_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_solve_kernel_out,
+    /* Meta */ linalg_lu_solve_kernel_out,
+};
+
+const Tensor& ops::linalg_lu_solve_out::call(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_lu_solve.out", {&LU, &pivots, &B, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_solve.out", kernel_device);
+  decltype(auto) result = kernel(LU, pivots, B, left, adjoint, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_lu_solve_out(const Tensor& out, const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  check_out_no_grad("linalg_lu_solve.out", {&LU, &pivots, &B}, {&out});
+  return ops::linalg_lu_solve_out::call(LU, pivots, B, left, adjoint, out);
 }
 
 // ============================================================================ matmul

@@ -8,6 +8,7 @@
 #include "generated/ops/arcsin.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/avg_pool3d.h"
+#include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
@@ -189,6 +190,64 @@ const Tensor& ops::avg_pool3d_out::call(const Tensor& self, IntArrayRef kernel_s
 const Tensor& avg_pool3d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   check_out_no_grad("avg_pool3d.out", {&self}, {&out});
   return ops::avg_pool3d_out::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+// ============================================================================ linalg_cholesky_ex
+
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+static std::tuple<Tensor, Tensor> linalg_cholesky_ex_kernel_functional(const Tensor& self, bool upper, bool check_errors) {
+  Tensor L;
+  Tensor info;
+  native::linalg_cholesky_ex_kernel(self, upper, check_errors, L, info);
+  return {L, info};
+}
+
+ops::linalg_cholesky_ex::Kernel* ops::linalg_cholesky_ex::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_cholesky_ex_kernel_functional,
+    /* Meta */ linalg_cholesky_ex_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::linalg_cholesky_ex::call(const Tensor& self, bool upper, bool check_errors) {
+  const Device kernel_device = dispatch_device("linalg_cholesky_ex", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_cholesky_ex", kernel_device);
+  return kernel(self, upper, check_errors);
+}
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_cholesky_ex(self, upper, check_errors);
+  }
+  return ops::linalg_cholesky_ex::call(self, upper, check_errors);
+}
+
+// linalg_cholesky_ex.out(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)
+static std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_kernel_out(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, L), info);
+  Tensor L_handle = L;
+  Tensor info_handle = info;
+  native::linalg_cholesky_ex_kernel(self_in, upper, check_errors, L_handle, info_handle);
+  return {L, info};
+}
+
+ops::linalg_cholesky_ex_out::Kernel* ops::linalg_cholesky_ex_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_cholesky_ex_kernel_out,
+    /* Meta */ linalg_cholesky_ex_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_cholesky_ex_out::call(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  const Device kernel_device = dispatch_device("linalg_cholesky_ex.out", {&self, &L, &info});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_cholesky_ex.out", kernel_device);
+  decltype(auto) result = kernel(self, upper, check_errors, L, info);
+  L.bump_version();
+  info.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_out(const Tensor& L, const Tensor& info, const Tensor& self, bool upper, bool check_errors) {
+  check_out_no_grad("linalg_cholesky_ex.out", {&self}, {&L, &info});
+  return ops::linalg_cholesky_ex_out::call(self, upper, check_errors, L, info);
 }
 
 // ============================================================================ linspace

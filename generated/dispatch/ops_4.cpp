@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 
@@ -30,6 +31,19 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
     return autograd::wrappers::avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   return ops::avg_pool2d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// ============================================================================ linalg_cholesky
+
+// linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+Tensor linalg_cholesky(const Tensor& self, bool upper) {
+  return native::linalg_cholesky_composite(self, upper);
+}
+
+// linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("linalg_cholesky.out", {&self}, {&out});
+  return copy_to_out(out, linalg_cholesky(self, upper), "linalg_cholesky.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ special_i0

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/linalg_inv.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -194,6 +195,19 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   ops::floor_divide__Scalar::call(self, other);
   autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
   return self;
+}
+
+// ============================================================================ linalg_inv
+
+// linalg_inv(Tensor A) -> Tensor
+Tensor linalg_inv(const Tensor& A) {
+  return native::linalg_inv_composite(A);
+}
+
+// linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_inv_out(const Tensor& out, const Tensor& A) {
+  check_out_no_grad("linalg_inv.out", {&A}, {&out});
+  return copy_to_out(out, linalg_inv(A), "linalg_inv.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ std

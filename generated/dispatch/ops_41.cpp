@@ -4,7 +4,9 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
+#include "generated/ops/det.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/square.h"
@@ -71,6 +73,61 @@ Tensor _upsample_nearest_exact2d(const Tensor& input, OptionalIntArrayRef output
   return native::_upsample_nearest_exact2d_vec_composite(input, output_size, scale_factors);
 }
 
+// ============================================================================ cholesky_inverse
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+static Tensor cholesky_inverse_kernel_functional(const Tensor& self, bool upper) {
+  Tensor out;
+  native::cholesky_inverse_kernel(self, upper, out);
+  return out;
+}
+
+ops::cholesky_inverse::Kernel* ops::cholesky_inverse::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_functional,
+    /* Meta */ cholesky_inverse_kernel_functional,
+};
+
+Tensor ops::cholesky_inverse::call(const Tensor& self, bool upper) {
+  const Device kernel_device = dispatch_device("cholesky_inverse", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse", kernel_device);
+  return kernel(self, upper);
+}
+
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cholesky_inverse(self, upper);
+  }
+  return ops::cholesky_inverse::call(self, upper);
+}
+
+// cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cholesky_inverse_kernel_out(const Tensor& self, bool upper, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cholesky_inverse_kernel(self_in, upper, out_handle);
+  return out;
+}
+
+ops::cholesky_inverse_out::Kernel* ops::cholesky_inverse_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_out,
+    /* Meta */ cholesky_inverse_kernel_out,
+};
+
+const Tensor& ops::cholesky_inverse_out::call(const Tensor& self, bool upper, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cholesky_inverse.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse.out", kernel_device);
+  decltype(auto) result = kernel(self, upper, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("cholesky_inverse.out", {&self}, {&out});
+  return ops::cholesky_inverse_out::call(self, upper, out);
+}
+
 // ============================================================================ conv2d
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
@@ -81,6 +138,13 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 // conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
   return native::conv2d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// ============================================================================ det
+
+// det(Tensor self) -> Tensor
+Tensor det(const Tensor& self) {
+  return native::det_composite(self);
 }
 
 // ============================================================================ huber_loss

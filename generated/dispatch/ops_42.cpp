@@ -5,10 +5,13 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/diagonal_copy.h"
+#include "generated/ops/linalg_lu.h"
+#include "generated/ops/linalg_lu_factor.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/svd.h"
 
 namespace tl {
 
@@ -72,6 +75,39 @@ const Tensor& diagonal_copy_out(const Tensor& out, const Tensor& self, int64_t o
     return out;
   }
   return ops::diagonal_copy_out::call(self, offset, dim1, dim2, out);
+}
+
+// ============================================================================ linalg_lu
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  return native::linalg_lu_composite(A, pivot);
+}
+
+// linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_lu_out(const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& A, bool pivot) {
+  check_out_no_grad("linalg_lu.out", {&A}, {&P, &L, &U});
+  auto computed = linalg_lu(A, pivot);
+  copy_to_out(P, std::get<0>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  copy_to_out(L, std::get<1>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  copy_to_out(U, std::get<2>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(P, L, U);
+}
+
+// ============================================================================ linalg_lu_factor
+
+// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
+  return native::linalg_lu_factor_composite(A, pivot);
+}
+
+// linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)
+std::tuple<const Tensor&, const Tensor&> linalg_lu_factor_out(const Tensor& LU, const Tensor& pivots, const Tensor& A, bool pivot) {
+  check_out_no_grad("linalg_lu_factor.out", {&A}, {&LU, &pivots});
+  auto computed = linalg_lu_factor(A, pivot);
+  copy_to_out(LU, std::get<0>(computed), "linalg_lu_factor.out", native::OutDtype::Exact);
+  copy_to_out(pivots, std::get<1>(computed), "linalg_lu_factor.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(LU, pivots);
 }
 
 // ============================================================================ narrow
@@ -240,6 +276,23 @@ const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sin_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sin.out", {&self}, {&out});
   return ops::sin_out::call(self, out);
+}
+
+// ============================================================================ svd
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {
+  return native::svd_composite(self, some, compute_uv);
+}
+
+// svd.out(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)
+std::tuple<const Tensor&, const Tensor&, const Tensor&> svd_out(const Tensor& U, const Tensor& S, const Tensor& V, const Tensor& self, bool some, bool compute_uv) {
+  check_out_no_grad("svd.out", {&self}, {&U, &S, &V});
+  auto computed = svd(self, some, compute_uv);
+  copy_to_out(U, std::get<0>(computed), "svd.out", native::OutDtype::CanCast);
+  copy_to_out(S, std::get<1>(computed), "svd.out", native::OutDtype::CanCast);
+  copy_to_out(V, std::get<2>(computed), "svd.out", native::OutDtype::CanCast);
+  return std::forward_as_tuple(U, S, V);
 }
 
 }  // namespace tl

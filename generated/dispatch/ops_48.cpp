@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/linalg_solve_ex.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
@@ -118,6 +119,22 @@ const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, 
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
   return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
+
+// ============================================================================ linalg_solve_ex
+
+// linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  return native::linalg_solve_ex_composite(A, B, left, check_errors);
+}
+
+// linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info)
+std::tuple<const Tensor&, const Tensor&> linalg_solve_ex_out(const Tensor& result, const Tensor& info, const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  check_out_no_grad("linalg_solve_ex.out", {&A, &B}, {&result, &info});
+  auto computed = linalg_solve_ex(A, B, left, check_errors);
+  copy_to_out(result, std::get<0>(computed), "linalg_solve_ex.out", native::OutDtype::Exact);
+  copy_to_out(info, std::get<1>(computed), "linalg_solve_ex.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(result, info);
 }
 
 // ============================================================================ mean

@@ -3,10 +3,67 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/cholesky_solve.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/native_layer_norm.h"
 
 namespace tl {
+
+// ============================================================================ cholesky_solve
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+static Tensor cholesky_solve_kernel_functional(const Tensor& self, const Tensor& input2, bool upper) {
+  Tensor out;
+  native::cholesky_solve_kernel(self, input2, upper, out);
+  return out;
+}
+
+ops::cholesky_solve::Kernel* ops::cholesky_solve::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_solve_kernel_functional,
+    /* Meta */ cholesky_solve_kernel_functional,
+};
+
+Tensor ops::cholesky_solve::call(const Tensor& self, const Tensor& input2, bool upper) {
+  const Device kernel_device = dispatch_device("cholesky_solve", {&self, &input2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_solve", kernel_device);
+  return kernel(self, input2, upper);
+}
+
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  if (autograd::compute_requires_grad({&self, &input2})) {
+    return autograd::wrappers::cholesky_solve(self, input2, upper);
+  }
+  return ops::cholesky_solve::call(self, input2, upper);
+}
+
+// cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cholesky_solve_kernel_out(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor input2_in = native::input_unaffected_by_resize(input2, out);
+  Tensor out_handle = out;
+  native::cholesky_solve_kernel(self_in, input2_in, upper, out_handle);
+  return out;
+}
+
+ops::cholesky_solve_out::Kernel* ops::cholesky_solve_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_solve_kernel_out,
+    /* Meta */ cholesky_solve_kernel_out,
+};
+
+const Tensor& ops::cholesky_solve_out::call(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cholesky_solve.out", {&self, &input2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_solve.out", kernel_device);
+  decltype(auto) result = kernel(self, input2, upper, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cholesky_solve_out(const Tensor& out, const Tensor& self, const Tensor& input2, bool upper) {
+  check_out_no_grad("cholesky_solve.out", {&self, &input2}, {&out});
+  return ops::cholesky_solve_out::call(self, input2, upper, out);
+}
 
 // ============================================================================ gt
 

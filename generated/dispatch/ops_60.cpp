@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/aminmax.h"
+#include "generated/ops/cholesky.h"
 #include "generated/ops/logical_xor.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
@@ -65,6 +66,19 @@ std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& se
 std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("aminmax.out", {&self}, {&min, &max});
   return ops::aminmax_out::call(self, dim, keepdim, min, max);
+}
+
+// ============================================================================ cholesky
+
+// cholesky(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky(const Tensor& self, bool upper) {
+  return native::cholesky_composite(self, upper);
+}
+
+// cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("cholesky.out", {&self}, {&out});
+  return copy_to_out(out, cholesky(self, upper), "cholesky.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_xor

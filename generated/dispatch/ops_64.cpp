@@ -6,6 +6,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
 #include "generated/ops/isnan.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
@@ -124,6 +125,28 @@ Tensor ops::isnan::call(const Tensor& self) {
 
 Tensor isnan(const Tensor& self) {
   return ops::isnan::call(self);
+}
+
+// ============================================================================ linalg_pinv
+
+// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  return native::linalg_pinv_composite(self, rcond, hermitian);
+}
+
+// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::Exact);
+}
+
+// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ nll_loss2d_backward

@@ -7,6 +7,7 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/rad2deg.h"
 
 namespace tl {
@@ -117,6 +118,18 @@ const Tensor& ops::elu_out::call(const Tensor& self, const Scalar& alpha, const 
 const Tensor& elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_out_no_grad("elu.out", {&self}, {&out});
   return ops::elu_out::call(self, alpha, scale, input_scale, out);
+}
+
+// ============================================================================ linalg_matrix_power
+
+// linalg_matrix_power(Tensor self, int n) -> Tensor
+Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
+  return native::linalg_matrix_power_composite(self, n);
+}
+
+// linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
+  return copy_to_out(out, linalg_matrix_power(self, n), "linalg_matrix_power.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ rad2deg

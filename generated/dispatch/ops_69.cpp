@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/ger.h"
+#include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/rsub.h"
@@ -23,6 +24,62 @@ Tensor ger(const Tensor& self, const Tensor& vec2) {
 const Tensor& ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
   check_out_no_grad("ger.out", {&self, &vec2}, {&out});
   return outer_out(out, self, vec2);
+}
+
+// ============================================================================ linalg_solve_triangular
+
+// linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+static Tensor linalg_solve_triangular_kernel_functional(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  Tensor out;
+  native::linalg_solve_triangular_kernel(self, B, upper, left, unitriangular, out);
+  return out;
+}
+
+ops::linalg_solve_triangular::Kernel* ops::linalg_solve_triangular::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_solve_triangular_kernel_functional,
+    /* Meta */ linalg_solve_triangular_kernel_functional,
+};
+
+Tensor ops::linalg_solve_triangular::call(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  const Device kernel_device = dispatch_device("linalg_solve_triangular", {&self, &B});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_solve_triangular", kernel_device);
+  return kernel(self, B, upper, left, unitriangular);
+}
+
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  if (autograd::compute_requires_grad({&self, &B})) {
+    return autograd::wrappers::linalg_solve_triangular(self, B, upper, left, unitriangular);
+  }
+  return ops::linalg_solve_triangular::call(self, B, upper, left, unitriangular);
+}
+
+// linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_solve_triangular_kernel_out(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor B_in = native::input_unaffected_by_resize(B, out);
+  Tensor out_handle = out;
+  native::linalg_solve_triangular_kernel(self_in, B_in, upper, left, unitriangular, out_handle);
+  return out;
+}
+
+ops::linalg_solve_triangular_out::Kernel* ops::linalg_solve_triangular_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_solve_triangular_kernel_out,
+    /* Meta */ linalg_solve_triangular_kernel_out,
+};
+
+const Tensor& ops::linalg_solve_triangular_out::call(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_solve_triangular.out", {&self, &B, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_solve_triangular.out", kernel_device);
+  decltype(auto) result = kernel(self, B, upper, left, unitriangular, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_solve_triangular_out(const Tensor& out, const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  check_out_no_grad("linalg_solve_triangular.out", {&self, &B}, {&out});
+  return ops::linalg_solve_triangular_out::call(self, B, upper, left, unitriangular, out);
 }
 
 // ============================================================================ log

@@ -3,11 +3,24 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/where.h"
 
 namespace tl {
+
+// ============================================================================ linalg_tensorinv
+
+// linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
+  return native::linalg_tensorinv_composite(self, ind);
+}
+
+// linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
+  return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ log_normal
 

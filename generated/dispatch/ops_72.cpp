@@ -9,6 +9,7 @@
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
@@ -341,6 +342,19 @@ const Tensor& ops::index_add_out::call(const Tensor& self, int64_t dim, const Te
 const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   check_out_no_grad("index_add.out", {&self, &index, &source}, {&out});
   return ops::index_add_out::call(self, dim, index, source, alpha, out);
+}
+
+// ============================================================================ linalg_eigvalsh
+
+// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
+  return native::linalg_eigvalsh_composite(A, UPLO);
+}
+
+// linalg_eigvalsh.out(Tensor A, str UPLO='L', *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_eigvalsh_out(const Tensor& out, const Tensor& A, std::string_view UPLO) {
+  check_out_no_grad("linalg_eigvalsh.out", {&A}, {&out});
+  return copy_to_out(out, linalg_eigvalsh(A, UPLO), "linalg_eigvalsh.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ pixel_shuffle

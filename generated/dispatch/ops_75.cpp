@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/linalg_cond.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/max_unpool3d.h"
 #include "generated/ops/mul.h"
@@ -31,6 +32,28 @@ Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar
     return autograd::wrappers::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result);
   }
   return ops::elu_backward::call(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+}
+
+// ============================================================================ linalg_cond
+
+// linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  return native::linalg_cond_composite(self, p);
+}
+
+// linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p) {
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.out", native::OutDtype::Exact);
+}
+
+// linalg_cond.p_str(Tensor self, str p) -> Tensor
+Tensor linalg_cond(const Tensor& self, std::string_view p) {
+  return native::linalg_cond_p_str_composite(self, p);
+}
+
+// linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string_view p) {
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_not

@@ -8,6 +8,7 @@
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
 
@@ -144,6 +145,68 @@ const Tensor& ops::heaviside_out::call(const Tensor& self, const Tensor& values,
 const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
   check_out_no_grad("heaviside.out", {&self, &values}, {&out});
   return ops::heaviside_out::call(self, values, out);
+}
+
+// ============================================================================ lu_unpack
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+static std::tuple<Tensor, Tensor, Tensor> lu_unpack_kernel_functional(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  Tensor P;
+  Tensor L;
+  Tensor U;
+  native::lu_unpack_kernel(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+  return {P, L, U};
+}
+
+ops::lu_unpack::Kernel* ops::lu_unpack::kernels[kNumDeviceTypes] = {
+    /* CPU */ lu_unpack_kernel_functional,
+    /* Meta */ lu_unpack_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::lu_unpack::call(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  const Device kernel_device = dispatch_device("lu_unpack", {&LU_data, &LU_pivots});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lu_unpack", kernel_device);
+  return kernel(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  if (autograd::compute_requires_grad({&LU_data})) {
+    return autograd::wrappers::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  return ops::lu_unpack::call(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+
+// lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&> lu_unpack_kernel_out(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const Tensor LU_data_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(LU_data, P), L), U);
+  const Tensor LU_pivots_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(LU_pivots, P), L), U);
+  Tensor P_handle = P;
+  Tensor L_handle = L;
+  Tensor U_handle = U;
+  native::lu_unpack_kernel(LU_data_in, LU_pivots_in, unpack_data, unpack_pivots, P_handle, L_handle, U_handle);
+  return {P, L, U};
+}
+
+ops::lu_unpack_out::Kernel* ops::lu_unpack_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lu_unpack_kernel_out,
+    /* Meta */ lu_unpack_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> ops::lu_unpack_out::call(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const Device kernel_device = dispatch_device("lu_unpack.out", {&LU_data, &LU_pivots, &P, &L, &U});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lu_unpack.out", kernel_device);
+  decltype(auto) result = kernel(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+  P.bump_version();
+  L.bump_version();
+  U.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> lu_unpack_out(const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  check_out_no_grad("lu_unpack.out", {&LU_data, &LU_pivots}, {&P, &L, &U});
+  return ops::lu_unpack_out::call(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
 }
 
 // ============================================================================ random

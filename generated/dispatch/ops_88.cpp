@@ -6,6 +6,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
+#include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -173,6 +174,13 @@ const Tensor& ops::hardsigmoid_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& hardsigmoid_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("hardsigmoid.out", {&self}, {&out});
   return ops::hardsigmoid_out::call(self, out);
+}
+
+// ============================================================================ matrix_exp
+
+// matrix_exp(Tensor self) -> Tensor
+Tensor matrix_exp(const Tensor& self) {
+  return native::matrix_exp_composite(self);
 }
 
 // ============================================================================ median

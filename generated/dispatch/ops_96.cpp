@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/trunc.h"
@@ -26,6 +27,19 @@ const Tensor& fix_out(const Tensor& out, const Tensor& self) {
 // fix_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& fix_(const Tensor& self) {
   return native::fix__composite(self);
+}
+
+// ============================================================================ inverse
+
+// inverse(Tensor self) -> Tensor
+Tensor inverse(const Tensor& self) {
+  return native::inverse_composite(self);
+}
+
+// inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("inverse.out", {&self}, {&out});
+  return copy_to_out(out, inverse(self), "inverse.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logaddexp2

@@ -762,6 +762,18 @@ class TensorBase:
         """In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
         ...
 
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """`linalg.cholesky` under its older name (deprecated by PyTorch)."""
+        ...
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`."""
+        ...
+
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast."""
+        ...
+
     def chunk(self, chunks: int, dim: int = 0) -> Sequence[Tensor]:
         """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
         ...
@@ -935,6 +947,10 @@ class TensorBase:
 
     def deg2rad_(self) -> Tensor:
         """In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+        ...
+
+    def det(self) -> Tensor:
+        """`linalg.det`: the determinant of each square matrix of `self`."""
         ...
 
     def detach(self) -> Tensor:
@@ -1442,6 +1458,10 @@ class TensorBase:
         """The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other."""
         ...
 
+    def inverse(self) -> Tensor:
+        """`linalg.inv` under its older name."""
+        ...
+
     def is_nonzero(self) -> bool:
         """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
         ...
@@ -1638,6 +1658,10 @@ class TensorBase:
         """`log(cumsum(exp(self), dim))`, computed without overflow."""
         ...
 
+    def logdet(self) -> Tensor:
+        """The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero."""
+        ...
+
     def logical_and(self, other: Tensor) -> Tensor:
         """True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
         ...
@@ -1700,6 +1724,10 @@ class TensorBase:
         """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
         ...
 
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order)."""
+        ...
+
     @overload
     def masked_fill(self, mask: Tensor, value: Number) -> Tensor:
         """A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
@@ -1732,6 +1760,14 @@ class TensorBase:
 
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast)."""
+        ...
+
+    def matrix_exp(self) -> Tensor:
+        """`linalg.matrix_exp` under its older name."""
+        ...
+
+    def matrix_power(self, n: int) -> Tensor:
+        """`linalg.matrix_power` under its older name."""
         ...
 
     @overload
@@ -1983,12 +2019,20 @@ class TensorBase:
         """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
         ...
 
+    def orgqr(self, input2: Tensor) -> Tensor:
+        """`linalg.householder_product` under its LAPACK name."""
+        ...
+
     def outer(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
         ...
 
     def permute(self, dims: Sequence[int]) -> Tensor:
         """A view of `self` with its dimensions reordered as `dims` says."""
+        ...
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        """`linalg.pinv(self, rcond)` under its older name."""
         ...
 
     def polygamma(self, n: int) -> Tensor:
@@ -2300,6 +2344,10 @@ class TensorBase:
         """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
         ...
 
+    def slogdet(self) -> tuple[Tensor, Tensor]:
+        """`linalg.slogdet` under its older name."""
+        ...
+
     def softmax(self, dim: int, dtype: Optional[dtype] = None) -> Tensor:
         """`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first."""
         ...
@@ -2424,6 +2472,10 @@ class TensorBase:
     @overload
     def sum(self, dim: Optional[Union[int, Sequence[int]]], keepdim: bool = False, *, dtype: Optional[dtype] = None) -> Tensor:
         """Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
+        ...
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+        """The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V)."""
         ...
 
     def swapaxes(self, axis0: int, axis1: int) -> Tensor:

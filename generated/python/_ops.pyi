@@ -620,6 +620,18 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups."""
     ...
 
+def cholesky(input: Tensor, upper: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.cholesky` under its older name (deprecated by PyTorch)."""
+    ...
+
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`."""
+    ...
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast."""
+    ...
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller)."""
     ...
@@ -860,6 +872,10 @@ def deg2rad(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def deg2rad_(input: Tensor) -> Tensor:
     """In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
+    ...
+
+def det(input: Tensor) -> Tensor:
+    """`linalg.det`: the determinant of each square matrix of `self`."""
     ...
 
 def detach(input: Tensor) -> Tensor:
@@ -1465,6 +1481,10 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
     """Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place."""
     ...
 
+def inverse(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.inv` under its older name."""
+    ...
+
 def is_nonzero(input: Tensor) -> bool:
     """Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`)."""
     ...
@@ -1694,6 +1714,10 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Optional[Tensor] = None) -> Te
     """`log(cumsum(exp(self), dim))`, computed without overflow."""
     ...
 
+def logdet(input: Tensor) -> Tensor:
+    """The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero."""
+    ...
+
 def logical_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
     ...
@@ -1781,6 +1805,14 @@ def lt_(input: Tensor, other: Number) -> Tensor:
     """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
     ...
 
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order)."""
+    ...
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The permutation `P`, unit lower-trapezoidal `L` and upper-trapezoidal `U` of an LU factorization (`A = P @ L @ U`); `unpack_data=False` leaves L and U empty, `unpack_pivots=False` leaves P empty."""
+    ...
+
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 0) -> Tensor:
     """`max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says."""
     ...
@@ -1817,6 +1849,14 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Optional[Tensor] = None) 
 
 def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast)."""
+    ...
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """`linalg.matrix_exp` under its older name."""
+    ...
+
+def matrix_power(input: Tensor, n: int, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.matrix_power` under its older name."""
     ...
 
 @overload
@@ -2134,6 +2174,10 @@ def ones_like(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[
     """Ones with the shape of `self` and its dtype and device unless given."""
     ...
 
+def orgqr(input: Tensor, input2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """`linalg.householder_product` under its LAPACK name."""
+    ...
+
 def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted)."""
     ...
@@ -2144,6 +2188,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2, eps: float = 1e-06, 
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
+    ...
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """`linalg.pinv(self, rcond)` under its older name."""
     ...
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
@@ -2545,6 +2593,10 @@ def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optiona
     """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
     ...
 
+def slogdet(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
+    """`linalg.slogdet` under its older name."""
+    ...
+
 def softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first."""
     ...
@@ -2811,6 +2863,10 @@ def sum(input: Tensor, *, dtype: Optional[dtype] = None) -> Tensor:
 @overload
 def sum(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`."""
+    ...
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V)."""
     ...
 
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:

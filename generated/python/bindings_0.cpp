@@ -8,6 +8,7 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/softplus_backward.h"
 
@@ -66,6 +67,26 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_householder_product
+PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto tau = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_householder_product_out(out, input, tau); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_householder_product(input, tau); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -185,6 +206,10 @@ atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  functions["_linalg"].push_back({"linalg_householder_product", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_householder_product)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None) -> Tensor
+
+The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i = I - tau_i v_i v_i^H`, `v_i` the i-th column of `input` below the diagonal with 1 on it (geqrf's representation; `torchlite.linalg.householder_product`).)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

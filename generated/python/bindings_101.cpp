@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_fused_adamw.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pad.h"
 #include "generated/ops/positive.h"
@@ -55,6 +56,49 @@ PyObject* fn__fused_adamw_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto found_inf = r.optional_tensor(14);
   [&] { GilRelease no_gil; tl::_fused_adamw_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// linalg_matrix_norm
+PyObject* fn_linalg_linalg_matrix_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_norm.str_ord
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -213,6 +257,14 @@ The gradient of _adaptive_avg_pool2d: each element of `grad_output` divided by i
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 `_fused_adam_` with decoupled weight decay (the parameters scaled by 1 - lr * weight_decay first), AdamW's rule.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The matrix `ord`-norm over the two dims `dim`: 1/-1 the largest/smallest column sum of absolute values, inf/-inf of row sums, 2/-2 the largest/smallest singular value (`torchlite.linalg.matrix_norm`).
+
+linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The Frobenius ('fro') or nuclear ('nuc': the sum of the singular values) norm over the two dims `dim`.)doc"});
   functions["_ops"].push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

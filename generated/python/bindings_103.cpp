@@ -14,6 +14,7 @@
 #include "generated/ops/histogramdd.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/isreal.h"
+#include "generated/ops/pinverse.h"
 
 namespace tl::python {
 namespace {
@@ -354,6 +355,21 @@ PyObject* fn_isreal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// pinverse
+PyObject* fn_pinverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(Tensor input, float rcond=1e-15)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto rcond = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__add__
 PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -661,6 +677,21 @@ PyObject* method_isreal(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.pinverse
+PyObject* method_pinverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(float rcond=1e-15)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto rcond = r.toDouble(0);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_103(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -745,6 +776,10 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
       METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
 
 True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+  functions["_ops"].push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pinverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(Tensor input, float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__add__(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -829,6 +864,10 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
 
 True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+  methods.push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pinverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,16 +4,22 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/l1_loss.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/rms_norm.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_slogdet_type = nullptr;
+PyTypeObject* linalg_slogdet_out_type = nullptr;
 
 // _upsample_nearest_exact3d
 PyObject* fn_nn__upsample_nearest_exact3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -101,6 +107,28 @@ PyObject* fn_nn_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto reduction = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::l1_loss(self, target, reduction); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_slogdet
+PyObject* fn_linalg_linalg_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_slogdet(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet_out(sign, logabsdet, A); }();
+    return wrap_named(linalg_slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet(A); }();
+  return wrap_named(linalg_slogdet_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -217,6 +245,8 @@ PyObject* method_renorm_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_104(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_slogdet_type = return_type("linalg_slogdet", {"sign", "logabsdet"});
+  linalg_slogdet_out_type = return_type("linalg_slogdet_out", {"sign", "logabsdet"});
   functions["_nn"].push_back({"_upsample_nearest_exact3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 
@@ -237,6 +267,10 @@ conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padd
       METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
 
 The absolute error `|self - target|` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
+  functions["_linalg"].push_back({"linalg_slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_slogdet(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The sign and the log of the absolute value of the determinant of each square matrix of `A` (`torchlite.linalg.slogdet`); a singular matrix gives sign 0 and `-inf`.)doc"});
   functions["_nn"].push_back({"reflection_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
 

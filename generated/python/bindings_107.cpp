@@ -9,6 +9,7 @@
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/instance_norm.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/sigmoid.h"
 
@@ -101,6 +102,27 @@ PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto eps = r.toDouble(7);
   auto cudnn_enabled = r.toBool(8);
   auto result = [&] { GilRelease no_gil; return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve
+PyObject* fn_linalg_linalg_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_out(out, A, B, left); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve(A, B, left); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -222,6 +244,10 @@ The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` 
       METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 
 Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
+  functions["_linalg"].push_back({"linalg_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None) -> Tensor
+
+The solution X of `A X = B` (`X A = B` when not `left`) for square A, through A's LU factorization; B may be a batch of vectors; batch dims broadcast. A singular A raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.solve`).)doc"});
   functions["_ops"].push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/adaptive_max_pool1d.h"
+#include "generated/ops/linalg_norm.h"
 #include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_softmax.h"
 
@@ -24,6 +25,49 @@ PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py
   auto output_size = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool1d(self, output_size); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_norm
+PyObject* fn_linalg_linalg_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar_optional(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_norm.ord_str
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -71,6 +115,14 @@ void add_bindings_111(FunctionTables& functions, std::vector<PyMethodDef>& metho
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
 
 adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row.)doc"});
+  functions["_linalg"].push_back({"linalg_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector norm (`dim` of one dim, or all elements when `dim` and `ord` are None) or matrix norm (`dim` of two dims, or a 2-D input with `ord`) of `self` (`torchlite.linalg.norm`).
+
+linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+`linalg.norm` with ord 'fro' or 'nuc' (a matrix norm).)doc"});
   functions["_nn"].push_back({"multilabel_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 

@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/reflection_pad3d_backward.h"
 #include "generated/ops/replication_pad2d.h"
@@ -14,6 +15,27 @@
 
 namespace tl::python {
 namespace {
+
+// linalg_tensorsolve
+PyObject* fn_linalg_linalg_tensorsolve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims = r.intlist_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve_out(out, self, other, as_arg(dims)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve(self, other, as_arg(dims)); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // linalg_vector_norm
 PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -186,6 +208,10 @@ PyObject* method_vsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_115(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_linalg"].push_back({"linalg_tensorsolve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorsolve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None) -> Tensor
+
+The X with `tensordot(self, X, X.ndim) == other`, `self`'s dims in `dims` moved to the end first (`torchlite.linalg.tensorsolve`).)doc"});
   functions["_ops"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -13,6 +13,7 @@
 #include "generated/ops/cummin.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/tril.h"
 
 namespace tl::python {
@@ -22,6 +23,8 @@ namespace {
 PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_type = nullptr;
 PyTypeObject* cummin_type = nullptr;
 PyTypeObject* cummin_out_type = nullptr;
+PyTypeObject* slogdet_type = nullptr;
+PyTypeObject* slogdet_out_type = nullptr;
 
 // _scaled_dot_product_flash_attention_for_cpu
 PyObject* fn__scaled_dot_product_flash_attention_for_cpu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -239,6 +242,28 @@ PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// slogdet
+PyObject* fn_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::slogdet_out(sign, logabsdet, self); }();
+    return wrap_named(slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // tril
 PyObject* fn_tril(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -406,6 +431,20 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.slogdet
+PyObject* method_slogdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tril
 PyObject* method_tril(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -442,6 +481,8 @@ void add_bindings_116(FunctionTables& functions, std::vector<PyMethodDef>& metho
   _scaled_dot_product_flash_attention_for_cpu_type = return_type("_scaled_dot_product_flash_attention_for_cpu", {"output", "logsumexp"});
   cummin_type = return_type("cummin", {"values", "indices"});
   cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  slogdet_type = return_type("slogdet", {"sign", "logabsdet"});
+  slogdet_out_type = return_type("slogdet_out", {"sign", "logabsdet"});
   functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor]
 
@@ -494,6 +535,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions["_ops"].push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
   functions["_ops"].push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
@@ -542,6 +587,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
 scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 
 In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slogdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet() -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
   methods.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tril(int diagonal=0) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/atanh.h"
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/not_equal.h"
 
@@ -134,6 +135,26 @@ PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::concatenate(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_svdvals
+PyObject* fn_linalg_linalg_svdvals(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto driver = r.string_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals_out(out, A, as_arg(driver)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals(A, as_arg(driver)); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -477,6 +498,10 @@ In-place version of bitwise_xor(): writes the result into self. The bitwise XOR 
       METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
+  functions["_linalg"].push_back({"linalg_svdvals", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svdvals)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor
+
+The singular values (descending) of each matrix of `A` (`torchlite.linalg.svdvals`).)doc"});
   functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 

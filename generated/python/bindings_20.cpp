@@ -9,6 +9,7 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/hardswish_backward.h"
+#include "generated/ops/orgqr.h"
 #include "generated/ops/special_polygamma.h"
 
 namespace tl::python {
@@ -76,6 +77,26 @@ PyObject* fn_nn_hardswish_backward(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// orgqr
+PyObject* fn_orgqr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "orgqr(Tensor input, Tensor input2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto input2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::orgqr_out(out, self, input2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::orgqr(self, input2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_polygamma
 PyObject* fn_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -92,6 +113,21 @@ PyObject* fn_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_s
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::special_polygamma(n, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.orgqr
+PyObject* method_orgqr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "orgqr(Tensor input2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto input2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::orgqr(self, input2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -115,10 +151,18 @@ The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divi
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of hardswish: 0 for x <= -3, `grad_output * (x / 3 + 1 / 2)` for -3 < x < 3, grad_output from 3 on.)doc"});
+  functions["_ops"].push_back({"orgqr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_orgqr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(orgqr(Tensor input, Tensor input2, *, Tensor? out=None) -> Tensor
+
+`linalg.householder_product` under its LAPACK name.)doc"});
   functions["_ops"].push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
+  methods.push_back({"orgqr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_orgqr)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(orgqr(Tensor input2) -> Tensor
+
+`linalg.householder_product` under its LAPACK name.)doc"});
   (void)functions;
   (void)methods;
 }

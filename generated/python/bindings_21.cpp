@@ -4,12 +4,18 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/linalg_qr.h"
 #include "generated/ops/max_pool1d.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_qr_type = nullptr;
+PyTypeObject* linalg_qr_out_type = nullptr;
 
 // atan2
 PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -43,6 +49,29 @@ PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_qr
+PyObject* fn_linalg_linalg_qr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto mode = r.string(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& Q = outs[0];
+    const Tensor& R = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_qr_out(Q, R, A, mode); }();
+    return wrap_named(linalg_qr_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_qr(A, mode); }();
+  return wrap_named(linalg_qr_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -98,6 +127,8 @@ PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_21(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_qr_type = return_type("linalg_qr", {"Q", "R"});
+  linalg_qr_out_type = return_type("linalg_qr_out", {"Q", "R"});
   functions["_ops"].push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -106,6 +137,10 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions["_linalg"].push_back({"linalg_qr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_qr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The QR factorization of each matrix of `A` (LAPACK's geqrf and orgqr): `mode` 'reduced' (Q m x k, R k x n, k = min(m, n)), 'complete' (Q m x m, R m x n) or 'r' (R only; Q empty) (`torchlite.linalg.qr`).)doc"});
   functions["_ops"].push_back({"max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
 

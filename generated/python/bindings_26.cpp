@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/lu_solve.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
@@ -43,6 +44,27 @@ PyObject* fn_hypot_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lu_solve
+PyObject* fn_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto LU_data = r.tensor(1);
+  auto LU_pivots = r.tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::lu_solve_out(out, self, LU_data, LU_pivots); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lu_solve(self, LU_data, LU_pivots); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -115,6 +137,22 @@ PyObject* method_hypot_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.lu_solve
+PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_solve(Tensor LU_data, Tensor LU_pivots)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto LU_data = r.tensor(0);
+  auto LU_pivots = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::lu_solve(self, LU_data, LU_pivots); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -126,6 +164,10 @@ void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor input, Tensor other) -> Tensor
 
 In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None) -> Tensor
+
+`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
   functions["_ops"].push_back({"row_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_row_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
@@ -142,6 +184,10 @@ The Bessel function of the first kind of order 1 of every element of `self`; int
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor other) -> Tensor
 
 In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lu_solve)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor LU_data, Tensor LU_pivots) -> Tensor
+
+`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,10 +5,45 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/linalg_det.h"
+#include "generated/ops/linalg_matrix_exp.h"
 #include "generated/ops/mv.h"
 
 namespace tl::python {
 namespace {
+
+// linalg_det
+PyObject* fn_linalg_linalg_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_det(Tensor A, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_det_out(out, A); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_det(A); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_exp
+PyObject* fn_linalg_linalg_matrix_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_exp(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_exp(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // mv
 PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -48,6 +83,14 @@ PyObject* method_mv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_linalg"].push_back({"linalg_det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_det)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_det(Tensor A, *, Tensor? out=None) -> Tensor
+
+The determinant of each square matrix of `A`, from its LU factorization (`torchlite.linalg.det`).)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_exp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_exp(Tensor input) -> Tensor
+
+The matrix exponential of each square matrix of `self` by scaling and squaring with a degree-18 Taylor series (16-bit floats computed in float32) (`torchlite.linalg.matrix_exp`).)doc"});
   functions["_ops"].push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
 

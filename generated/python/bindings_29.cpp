@@ -4,17 +4,24 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/alpha_dropout.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/linalg_inv_ex.h"
+#include "generated/ops/linalg_vander.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_inv_ex_type = nullptr;
+PyTypeObject* linalg_inv_ex_out_type = nullptr;
 
 // _upsample_nearest_exact3d_backward
 PyObject* fn_nn__upsample_nearest_exact3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -105,6 +112,44 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_inv_ex
+PyObject* fn_linalg_linalg_inv_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_inv_ex(Tensor A, *, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto check_errors = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& inverse = outs[0];
+    const Tensor& info = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_inv_ex_out(inverse, info, A, check_errors); }();
+    return wrap_named(linalg_inv_ex_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_inv_ex(A, check_errors); }();
+  return wrap_named(linalg_inv_ex_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_vander
+PyObject* fn_linalg_linalg_vander(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vander(Tensor x, *, int? N=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x = r.tensor(0);
+  auto N = r.toInt64_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vander(x, N); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -241,6 +286,8 @@ PyObject* method_transpose_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_inv_ex_type = return_type("linalg_inv_ex", {"inverse", "info"});
+  linalg_inv_ex_out_type = return_type("linalg_inv_ex_out", {"inverse", "info"});
   functions["_nn"].push_back({"_upsample_nearest_exact3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
@@ -261,6 +308,14 @@ In-place alpha_dropout.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions["_linalg"].push_back({"linalg_inv_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv_ex(Tensor A, *, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg_inv` that reports singular matrices in `info` instead of raising, unless `check_errors` (`torchlite.linalg.inv_ex`).)doc"});
+  functions["_linalg"].push_back({"linalg_vander", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_vander)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vander(Tensor x, *, int? N=None) -> Tensor
+
+The Vandermonde matrix of `x` (batched over leading dims): columns `x**0, x**1, ..., x**(N-1)` (N defaults to x's last size) (`torchlite.linalg.vander`).)doc"});
   functions["_ops"].push_back({"searchsorted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_searchsorted)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/le.h"
+#include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::python {
@@ -125,6 +126,26 @@ PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// matrix_power
+PyObject* fn_matrix_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_power(Tensor input, int n, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::matrix_power_out(out, self, n); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::matrix_power(self, n); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -288,6 +309,21 @@ PyObject* method_le_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.matrix_power
+PyObject* method_matrix_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_power(int n)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::matrix_power(self, n); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tanh
 PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -347,6 +383,10 @@ In-place version of le(): writes the result into self. True where `self <= other
 le_(Tensor input, Scalar other) -> Tensor
 
 In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
+  functions["_ops"].push_back({"matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_power` under its older name.)doc"});
   functions["_ops"].push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -391,6 +431,10 @@ In-place version of le(): writes the result into self. True where `self <= other
 le_(Scalar other) -> Tensor
 
 In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
+  methods.push_back({"matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matrix_power)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(int n) -> Tensor
+
+`linalg.matrix_power` under its older name.)doc"});
   methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
 

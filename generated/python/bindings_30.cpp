@@ -4,12 +4,18 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_lu_factor_ex_type = nullptr;
+PyTypeObject* linalg_lu_factor_ex_out_type = nullptr;
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -87,6 +93,31 @@ PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// linalg_lu_factor_ex
+PyObject* fn_linalg_linalg_lu_factor_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto pivot = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 3);
+    const Tensor& LU = outs[0];
+    const Tensor& pivots = outs[1];
+    const Tensor& info = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor_ex_out(LU, pivots, info, A, pivot, check_errors); }();
+    return wrap_named(linalg_lu_factor_ex_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor_ex(A, pivot, check_errors); }();
+  return wrap_named(linalg_lu_factor_ex_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // log_sigmoid_backward
 PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -160,6 +191,8 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_lu_factor_ex_type = return_type("linalg_lu_factor_ex", {"LU", "pivots", "info"});
+  linalg_lu_factor_ex_out_type = return_type("linalg_lu_factor_ex_out", {"LU", "pivots", "info"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -180,6 +213,10 @@ In-place version of float_power(): writes the result into self. `self ** exponen
 float_power_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
+  functions["_linalg"].push_back({"linalg_lu_factor_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The LU factorization with partial pivoting of each matrix of `A` (`A = P L U`, LAPACK's getrf): `LU` holds L below the diagonal (unit diagonal implied) and U on and above it, `pivots` the 1-based row interchanges (int32), `info` per matrix (k > 0: U[k-1, k-1] is zero). Raises only with `check_errors` (`torchlite.linalg.lu_factor_ex`).)doc"});
   functions["_nn"].push_back({"log_sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
 

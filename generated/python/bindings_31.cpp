@@ -4,12 +4,58 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/linalg_svd.h"
+#include "generated/ops/logdet.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/scatter_add.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_svd_type = nullptr;
+PyTypeObject* linalg_svd_out_type = nullptr;
+
+// linalg_svd
+PyObject* fn_linalg_linalg_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto full_matrices = r.toBool(1);
+  auto driver = r.string_optional(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 3);
+    const Tensor& U = outs[0];
+    const Tensor& S = outs[1];
+    const Tensor& Vh = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svd_out(U, S, Vh, A, full_matrices, as_arg(driver)); }();
+    return wrap_named(linalg_svd_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svd(A, full_matrices, as_arg(driver)); }();
+  return wrap_named(linalg_svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// logdet
+PyObject* fn_logdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logdet(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logdet(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // native_batch_norm
 PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -71,6 +117,20 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.logdet
+PyObject* method_logdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logdet(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.scatter_add
 PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -108,6 +168,16 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_svd_type = return_type("linalg_svd", {"U", "S", "Vh"});
+  linalg_svd_out_type = return_type("linalg_svd_out", {"U", "S", "Vh"});
+  functions["_linalg"].push_back({"linalg_svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `A = U diag(S) Vh` of each matrix of `A` (LAPACK's gesdd), singular values descending; `full_matrices` gives square U and Vh. `driver` is CUDA-only, as in PyTorch (`torchlite.linalg.svd`).)doc"});
+  functions["_ops"].push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logdet(Tensor input) -> Tensor
+
+The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
   functions["_ops"].push_back({"native_batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_batch_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> tuple[Tensor, Tensor, Tensor]
 
@@ -120,6 +190,10 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  methods.push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logdet() -> Tensor
+
+The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -119,6 +120,46 @@ PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ss
   auto approximate = r.string(2);
   auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_rank
+PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_rank
+      auto self = r.tensor(0);
+      auto tol = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, tol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, tol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_rank.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -402,6 +443,14 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
 
 The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_rank", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_rank)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`.
+
+linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).)doc"});
   functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
 

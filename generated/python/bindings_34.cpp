@@ -9,6 +9,7 @@
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/celu.h"
 #include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/resize.h"
 #include "generated/ops/sort.h"
@@ -92,6 +93,29 @@ PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   }
   auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
   return wrap_named(kthvalue_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu_solve
+PyObject* fn_linalg_linalg_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto LU = r.tensor(0);
+  auto pivots = r.tensor(1);
+  auto B = r.tensor(2);
+  auto left = r.toBool(3);
+  auto adjoint = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_solve_out(out, LU, pivots, B, left, adjoint); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu_solve(LU, pivots, B, left, adjoint); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -277,6 +301,10 @@ In-place celu.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
+  functions["_linalg"].push_back({"linalg_lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None) -> Tensor
+
+Solves `A X = B` (`X A = B` when not `left`; with `A^H` when `adjoint`) from the LU factorization of A given by `linalg_lu_factor` (LAPACK's getrs); batch dims broadcast (`torchlite.linalg.lu_solve`).)doc"});
   functions["_ops"].push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

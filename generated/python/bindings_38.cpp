@@ -4,16 +4,22 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
 #include "generated/ops/avg_pool3d.h"
+#include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_cholesky_ex_type = nullptr;
+PyTypeObject* linalg_cholesky_ex_out_type = nullptr;
 
 // _clone_contiguous
 PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -117,6 +123,30 @@ PyObject* fn_nn_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cholesky_ex
+PyObject* fn_linalg_linalg_cholesky_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& L = outs[0];
+    const Tensor& info = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex_out(L, info, self, upper, check_errors); }();
+    return wrap_named(linalg_cholesky_ex_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex(self, upper, check_errors); }();
+  return wrap_named(linalg_cholesky_ex_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -321,6 +351,8 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_38(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_cholesky_ex_type = return_type("linalg_cholesky_ex", {"L", "info"});
+  linalg_cholesky_ex_out_type = return_type("linalg_cholesky_ex_out", {"L", "info"});
   functions["_ops"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
 
@@ -345,6 +377,10 @@ Alias of `asin_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
 
 The mean of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as avg_pool2d.)doc"});
+  functions["_linalg"].push_back({"linalg_cholesky_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cholesky_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The Cholesky factor of each symmetric positive-definite matrix of `self` (LAPACK's potrf, reading its lower triangle, or its upper one when `upper`): `A = L L^H` (`A = U^H U`); `info` per matrix (k > 0: the leading minor of order k is not positive-definite). Raises only with `check_errors` (`torchlite.linalg.cholesky_ex`).)doc"});
   functions["_ops"].push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 

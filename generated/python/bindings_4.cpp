@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 
@@ -29,6 +30,26 @@ PyObject* fn_nn_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args,
   auto count_include_pad = r.toBool(6);
   auto divisor_override = r.toInt64_optional(7);
   auto result = [&] { GilRelease no_gil; return tl::avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cholesky
+PyObject* fn_linalg_linalg_cholesky(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_out(out, self, upper); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky(self, upper); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -89,6 +110,10 @@ void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
 The gradient of avg_pool2d: each element of `grad_output` divided by its window's divisor and added to the window's input elements.)doc"});
+  functions["_linalg"].push_back({"linalg_cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cholesky)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None) -> Tensor
+
+`linalg_cholesky_ex` that raises `torchlite.linalg.LinAlgError` naming the batch element when a matrix is not positive-definite (`torchlite.linalg.cholesky`).)doc"});
   functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/linalg_inv.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
@@ -89,6 +90,25 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_inv
+PyObject* fn_linalg_linalg_inv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_inv(Tensor A, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_inv_out(out, A); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_inv(A); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -351,6 +371,10 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_linalg"].push_back({"linalg_inv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv(Tensor A, *, Tensor? out=None) -> Tensor
+
+The inverse of each square matrix of `A` (solving `A X = I` through A's LU factorization); a singular matrix raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.inv`).)doc"});
   functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 

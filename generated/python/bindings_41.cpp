@@ -6,7 +6,9 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
+#include "generated/ops/det.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/square.h"
@@ -49,6 +51,26 @@ PyObject* fn_nn__upsample_nearest_exact2d(PyObject* /*module*/, PyObject* const*
   TL_PY_CATCH
 }
 
+// cholesky_inverse
+PyObject* fn_cholesky_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse_out(out, self, upper); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // conv2d
 PyObject* fn_conv2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -83,6 +105,20 @@ PyObject* fn_conv2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// det
+PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -161,6 +197,35 @@ PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.cholesky_inverse
+PyObject* method_cholesky_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto upper = r.toBool(0);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.det
+PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.square
 PyObject* method_square(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -200,6 +265,10 @@ void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& method
 _upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 
 _upsample_nearest_exact2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
   functions["_ops"].push_back({"conv2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
 
@@ -208,6 +277,10 @@ _upsample_nearest_exact2d with the output size given, or computed from `scale_fa
 conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
 
 2-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input; an odd total padding puts the extra row/column at the end).)doc"});
+  functions["_ops"].push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_det)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(det(Tensor input) -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   functions["_nn"].push_back({"huber_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None) -> Tensor
 
@@ -224,6 +297,14 @@ The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else
       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
 
 `self` squared in place, as `pow_(self, 2)`.)doc"});
+  methods.push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(bool upper=False) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
+  methods.push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_det)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(det() -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   methods.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(square() -> Tensor
 

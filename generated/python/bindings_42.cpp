@@ -4,15 +4,27 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/diagonal_copy.h"
+#include "generated/ops/linalg_lu.h"
+#include "generated/ops/linalg_lu_factor.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/poisson.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/svd.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_lu_type = nullptr;
+PyTypeObject* linalg_lu_factor_type = nullptr;
+PyTypeObject* linalg_lu_factor_out_type = nullptr;
+PyTypeObject* linalg_lu_out_type = nullptr;
+PyTypeObject* svd_type = nullptr;
+PyTypeObject* svd_out_type = nullptr;
 
 // diagonal_copy
 PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -33,6 +45,53 @@ PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::diagonal_copy(self, offset, dim1, dim2); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu
+PyObject* fn_linalg_linalg_lu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto pivot = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 3);
+    const Tensor& P = outs[0];
+    const Tensor& L = outs[1];
+    const Tensor& U = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_out(P, L, U, A, pivot); }();
+    return wrap_named(linalg_lu_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu(A, pivot); }();
+  return wrap_named(linalg_lu_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu_factor
+PyObject* fn_linalg_linalg_lu_factor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto pivot = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& LU = outs[0];
+    const Tensor& pivots = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor_out(LU, pivots, A, pivot); }();
+    return wrap_named(linalg_lu_factor_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor(A, pivot); }();
+  return wrap_named(linalg_lu_factor_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -121,6 +180,31 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// svd
+PyObject* fn_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto some = r.toBool(1);
+  auto compute_uv = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 3);
+    const Tensor& U = outs[0];
+    const Tensor& S = outs[1];
+    const Tensor& V = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::svd_out(U, S, V, self, some, compute_uv); }();
+    return wrap_named(svd_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::svd(self, some, compute_uv); }();
+  return wrap_named(svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.narrow
 PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -166,13 +250,43 @@ PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.svd
+PyObject* method_svd(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "svd(bool some=True, bool compute_uv=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto some = r.toBool(0);
+  auto compute_uv = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::svd(self, some, compute_uv); }();
+  return wrap_named(svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_lu_type = return_type("linalg_lu", {"P", "L", "U"});
+  linalg_lu_factor_type = return_type("linalg_lu_factor", {"LU", "pivots"});
+  linalg_lu_factor_out_type = return_type("linalg_lu_factor_out", {"LU", "pivots"});
+  linalg_lu_out_type = return_type("linalg_lu_out", {"P", "L", "U"});
+  svd_type = return_type("svd", {"U", "S", "V"});
+  svd_out_type = return_type("svd_out", {"U", "S", "V"});
   functions["_ops"].push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
 
 A contiguous copy of `diagonal(self, offset, dim1, dim2)`.)doc"});
+  functions["_linalg"].push_back({"linalg_lu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu(Tensor A, *, bool pivot=True, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The LU factorization with partial pivoting unpacked: `A = P @ L @ U` (`torchlite.linalg.lu`).)doc"});
+  functions["_linalg"].push_back({"linalg_lu_factor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg_lu_factor_ex` that raises when a matrix is singular, naming the batch element (`torchlite.linalg.lu_factor`).)doc"});
   functions["_ops"].push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
@@ -193,6 +307,10 @@ The sine of every element of `self` (radians); integer inputs give the default f
       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_svd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V).)doc"});
   methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 
@@ -205,6 +323,10 @@ The sine of every element of `self` (radians); integer inputs give the default f
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_svd)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(svd(bool some=True, bool compute_uv=True) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V).)doc"});
   (void)functions;
   (void)methods;
 }

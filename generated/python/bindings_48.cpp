@@ -4,9 +4,11 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/linalg_solve_ex.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
@@ -15,6 +17,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_solve_ex_type = nullptr;
+PyTypeObject* linalg_solve_ex_out_type = nullptr;
 
 // _to_copy
 PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -68,6 +74,31 @@ PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto value = r.scalar(3);
   auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve_ex
+PyObject* fn_linalg_linalg_solve_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  auto check_errors = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& result_ = outs[0];
+    const Tensor& info = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_ex_out(result_, info, A, B, left, check_errors); }();
+    return wrap_named(linalg_solve_ex_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve_ex(A, B, left, check_errors); }();
+  return wrap_named(linalg_solve_ex_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -286,6 +317,8 @@ PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_48(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_solve_ex_type = return_type("linalg_solve_ex", {"result", "info"});
+  linalg_solve_ex_out_type = return_type("linalg_solve_ex_out", {"result", "info"});
   functions["_ops"].push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__to_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
@@ -298,6 +331,10 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions["_linalg"].push_back({"linalg_solve_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg_solve` that reports singular matrices in `info` (per batch element: k > 0 when U[k-1, k-1] of A's LU factorization is zero) instead of raising, unless `check_errors` (`torchlite.linalg.solve_ex`).)doc"});
   functions["_ops"].push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -5,11 +5,33 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/cholesky_solve.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/native_layer_norm.h"
 
 namespace tl::python {
 namespace {
+
+// cholesky_solve
+PyObject* fn_cholesky_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto input2 = r.tensor(1);
+  auto upper = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_solve_out(out, self, input2, upper); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // gt
 PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -120,6 +142,22 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.cholesky_solve
+PyObject* method_cholesky_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_solve(Tensor input2, bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto input2 = r.tensor(0);
+  auto upper = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.gt
 PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -177,6 +215,10 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
 }  // namespace
 
 void add_bindings_58(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"cholesky_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None) -> Tensor
+
+The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
   functions["_ops"].push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -205,6 +247,10 @@ True where `self > other`, element by element, with broadcasting.
 __gt__(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"cholesky_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_solve)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input2, bool upper=False) -> Tensor
+
+The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 

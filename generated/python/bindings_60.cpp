@@ -7,6 +7,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/aminmax.h"
+#include "generated/ops/cholesky.h"
 #include "generated/ops/logical_xor.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
@@ -38,6 +39,26 @@ PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   }
   auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
   return wrap_named(aminmax_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// cholesky
+PyObject* fn_cholesky(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky(Tensor input, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_out(out, self, upper); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cholesky(self, upper); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -111,6 +132,21 @@ PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.cholesky
+PyObject* method_cholesky(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky(bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto upper = r.toBool(0);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky(self, upper); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logical_xor
 PyObject* method_logical_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -150,6 +186,10 @@ void add_bindings_60(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
+  functions["_ops"].push_back({"cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
+
+`linalg.cholesky` under its older name (deprecated by PyTorch).)doc"});
   functions["_ops"].push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -166,6 +206,10 @@ The gradient of upsample_nearest3d: each element of `grad_output` added, with it
                      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
+  methods.push_back({"cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky(bool upper=False) -> Tensor
+
+`linalg.cholesky` under its older name (deprecated by PyTorch).)doc"});
   methods.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_xor)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor other) -> Tensor
 

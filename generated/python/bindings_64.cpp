@@ -8,6 +8,7 @@
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
 #include "generated/ops/isnan.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
@@ -91,6 +92,46 @@ PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_pinv
+PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_pinv
+      auto self = r.tensor(0);
+      auto rcond = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_pinv.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -226,6 +267,14 @@ In-place feature_dropout.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
 True where an element of `self` is NaN.)doc"});
+  functions["_linalg"].push_back({"linalg_pinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_pinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.pinv` with singular values below `rcond` times the largest treated as zero.
+
+linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).)doc"});
   functions["_nn"].push_back({"nll_loss2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 

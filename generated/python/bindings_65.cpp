@@ -8,6 +8,7 @@
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/rad2deg.h"
 
 namespace tl::python {
@@ -97,6 +98,26 @@ PyObject* fn_nn_elu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// linalg_matrix_power
+PyObject* fn_linalg_linalg_matrix_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power_out(out, self, n); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power(self, n); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rad2deg
 PyObject* fn_rad2deg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -181,6 +202,10 @@ The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 
 In-place version of elu(): writes the result into self. The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
+
+The n-th power of each square matrix of `self` by repeated squaring; n = 0 gives the identity, a negative n powers the inverse (`torchlite.linalg.matrix_power`).)doc"});
   functions["_ops"].push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/ger.h"
+#include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/special_log_softmax.h"
@@ -30,6 +31,29 @@ PyObject* fn_ger(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve_triangular
+PyObject* fn_linalg_linalg_solve_triangular(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto B = r.tensor(1);
+  auto upper = r.toBool(2);
+  auto left = r.toBool(3);
+  auto unitriangular = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_triangular_out(out, self, B, upper, left, unitriangular); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve_triangular(self, B, upper, left, unitriangular); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -200,6 +224,10 @@ void add_bindings_69(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 
 Alias of `outer`.)doc"});
+  functions["_linalg"].push_back({"linalg_solve_triangular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_triangular)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None) -> Tensor
+
+Solves `A X = B` (`X A = B` when not `left`) for triangular A = `self`, reading only its upper or lower triangle (and taking its diagonal as ones when `unitriangular`); batch dims broadcast (`torchlite.linalg.solve_triangular`).)doc"});
   functions["_ops"].push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -5,12 +5,33 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/where.h"
 
 namespace tl::python {
 namespace {
+
+// linalg_tensorinv
+PyObject* fn_linalg_linalg_tensorinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto ind = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorinv_out(out, self, ind); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorinv(self, ind); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // nan_to_num
 PyObject* fn_nan_to_num(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -190,6 +211,10 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_70(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_linalg"].push_back({"linalg_tensorinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None) -> Tensor
+
+The inverse of `self` read as a matrix of its first `ind` dims by the rest, shaped `self.shape[ind:] + self.shape[:ind]` (`torchlite.linalg.tensorinv`).)doc"});
   functions["_ops"].push_back({"nan_to_num", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nan_to_num)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None) -> Tensor
 

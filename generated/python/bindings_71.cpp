@@ -4,11 +4,17 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addmm.h"
+#include "generated/ops/linalg_eigh.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_eigh_type = nullptr;
+PyTypeObject* linalg_eigh_out_type = nullptr;
 
 // addmm
 PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -51,6 +57,29 @@ PyObject* fn_addmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// linalg_eigh
+PyObject* fn_linalg_linalg_eigh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigh(Tensor A, str UPLO='L', *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto UPLO = r.string(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& eigenvalues = outs[0];
+    const Tensor& eigenvectors = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigh_out(eigenvalues, eigenvectors, A, UPLO); }();
+    return wrap_named(linalg_eigh_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigh(A, UPLO); }();
+  return wrap_named(linalg_eigh_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.addmm
 PyObject* method_addmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -90,6 +119,8 @@ PyObject* method_addmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_71(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_eigh_type = return_type("linalg_eigh", {"eigenvalues", "eigenvectors"});
+  linalg_eigh_out_type = return_type("linalg_eigh_out", {"eigenvalues", "eigenvectors"});
   functions["_ops"].push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -98,6 +129,10 @@ void add_bindings_71(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_linalg"].push_back({"linalg_eigh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigh(Tensor A, str UPLO='L', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric matrix of `A`, reading its lower triangle (`UPLO='U'`: upper) (LAPACK's syevd; `torchlite.linalg.eigh`).)doc"});
   methods.push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 

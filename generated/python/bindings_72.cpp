@@ -10,6 +10,7 @@
 #include "generated/ops/divide.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/rnn_relu.h"
 #include "generated/ops/true_divide.h"
@@ -258,6 +259,26 @@ PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto source = r.tensor(3);
   auto alpha = r.scalar(4);
   auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eigvalsh
+PyObject* fn_linalg_linalg_eigvalsh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto UPLO = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh_out(out, A, UPLO); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh(A, UPLO); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -701,6 +722,10 @@ A copy of `self` with `alpha * source[i]` added at position `index[i]` along `di
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
 In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions["_linalg"].push_back({"linalg_eigvalsh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvalsh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None) -> Tensor
+
+The eigenvalues (ascending) of each symmetric matrix of `A` (`torchlite.linalg.eigvalsh`).)doc"});
   functions["_ops"].push_back({"pixel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_shuffle)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_shuffle(Tensor input, int upscale_factor) -> Tensor
 

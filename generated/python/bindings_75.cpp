@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/linalg_cond.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/max_unpool3d.h"
 #include "generated/ops/multiply.h"
@@ -29,6 +30,43 @@ PyObject* fn_nn_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssi
   auto self_or_result = r.tensor(5);
   auto result = [&] { GilRelease no_gil; return tl::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cond
+PyObject* fn_linalg_linalg_cond(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None)",
+      "linalg_cond(Tensor input, str p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_cond
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_cond_out(out, self, p); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_cond(self, p); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_cond.p_str
+      auto self = r.tensor(0);
+      auto p = r.string(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_cond_out(out, self, p); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_cond(self, p); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -236,6 +274,14 @@ void add_bindings_75(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 
 The gradient of elu, from its input (`is_result` false) or its result (true): `grad_output * scale` where positive, else `grad_output * input_scale * alpha * scale * exp(x * input_scale)` (from the result y: `grad_output * input_scale * (y + alpha * scale)`).)doc"});
+  functions["_linalg"].push_back({"linalg_cond", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cond)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None) -> Tensor
+
+The condition number of each matrix of `self` in the `p`-norm: the ratio of the extreme singular values for None/2/-2, else `norm(A) * norm(inv(A))` over square matrices (inf where A is singular) (`torchlite.linalg.cond`).
+
+linalg_cond(Tensor input, str p, *, Tensor? out=None) -> Tensor
+
+`linalg.cond` in the 'fro' or 'nuc' norm.)doc"});
   functions["_ops"].push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -4,16 +4,22 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/random.h"
 #include "generated/ops/unfold.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* lu_unpack_type = nullptr;
+PyTypeObject* lu_unpack_out_type = nullptr;
 
 // baddbmm
 PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -135,6 +141,32 @@ PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto values = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lu_unpack
+PyObject* fn_lu_unpack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto LU_data = r.tensor(0);
+  auto LU_pivots = r.tensor(1);
+  auto unpack_data = r.toBool(2);
+  auto unpack_pivots = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 3);
+    const Tensor& P = outs[0];
+    const Tensor& L = outs[1];
+    const Tensor& U = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::lu_unpack_out(P, L, U, LU_data, LU_pivots, unpack_data, unpack_pivots); }();
+    return wrap_named(lu_unpack_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots); }();
+  return wrap_named(lu_unpack_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -276,6 +308,8 @@ PyObject* method_unfold(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_85(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  lu_unpack_type = return_type("lu_unpack", {"P", "L", "U"});
+  lu_unpack_out_type = return_type("lu_unpack_out", {"P", "L", "U"});
   functions["_ops"].push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -304,6 +338,10 @@ The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where
       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
 
 In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  functions["_ops"].push_back({"lu_unpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_unpack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The permutation `P`, unit lower-trapezoidal `L` and upper-trapezoidal `U` of an LU factorization (`A = P @ L @ U`); `unpack_data=False` leaves L and U empty, `unpack_pivots=False` leaves P empty.)doc"});
   methods.push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_baddbmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
+#include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
@@ -87,6 +88,20 @@ PyObject* fn_nn_hardsigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssi
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// matrix_exp
+PyObject* fn_matrix_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_exp(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::matrix_exp(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -274,6 +289,20 @@ PyObject* method_fmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.matrix_exp
+PyObject* method_matrix_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matrix_exp()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::matrix_exp(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.median
 PyObject* method_median(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -378,6 +407,10 @@ The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_(Tensor input) -> Tensor
 
 In-place version of hardsigmoid(): writes the result into self. The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
+  functions["_ops"].push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_exp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp(Tensor input) -> Tensor
+
+`linalg.matrix_exp` under its older name.)doc"});
   functions["_ops"].push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_median)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(median(Tensor input) -> Tensor
 
@@ -422,6 +455,10 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  methods.push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matrix_exp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp() -> Tensor
+
+`linalg.matrix_exp` under its older name.)doc"});
   methods.push_back({"median", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_median)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(median() -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/fix.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/logaddexp2.h"
 #include "generated/ops/nll_loss_nd.h"
 
@@ -41,6 +42,25 @@ PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// inverse
+PyObject* fn_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::inverse_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -111,6 +131,20 @@ PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.inverse
+PyObject* method_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logaddexp2
 PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -137,6 +171,10 @@ Alias of `trunc`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
 
 Alias of `trunc_`.)doc"});
+  functions["_ops"].push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inverse(Tensor input, *, Tensor? out=None) -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -153,6 +191,10 @@ Alias of `trunc`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
 
 Alias of `trunc_`.)doc"});
+  methods.push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inverse() -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
 

@@ -3,8 +3,18 @@
 #include <new>
 
 #include "aten/core/Exception.h"
+#include "aten/core/LinAlgError.h"
 
 namespace tl::python {
+
+// torchlite._C._LinAlgError, the Python type of tl::LinAlgError (a RuntimeError subclass).
+PyObject* linalg_error_type() {
+  // Created once, on first use (module init makes it torchlite._C._LinAlgError).
+  static PyObject* type = PyErr_NewExceptionWithDoc(
+      "torchlite._C._LinAlgError", "A failed linear algebra computation (torchlite.linalg.LinAlgError).",
+      PyExc_RuntimeError, nullptr);
+  return type;
+}
 
 // One out-of-line handler keeps the code size of each binding's catch block small.
 void translate_exception() noexcept {
@@ -20,6 +30,8 @@ void translate_exception() noexcept {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const tl::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const tl::LinAlgError& e) {
+    PyErr_SetString(linalg_error_type(), e.what());
   } catch (const tl::Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (const std::bad_alloc&) {

@@ -133,6 +133,10 @@ void register_submodule(PyObject* module, const char* name) {
 }  // namespace
 }  // namespace tl::python
 
+namespace tl::python {
+PyObject* linalg_error_type();  // errors.cpp: torchlite._C._LinAlgError (tl::LinAlgError in Python)
+}  // namespace tl::python
+
 PyMODINIT_FUNC PyInit__C() {
   using namespace tl::python;
   PyObject* m = PyModule_Create(&module_def);
@@ -148,6 +152,7 @@ PyMODINIT_FUNC PyInit__C() {
     init_storage(m, tensor_methods);
     init_tensor_type(m, std::move(tensor_methods));
     register_submodule(m, "_ops");
+    if (PyModule_AddObjectRef(m, "_LinAlgError", linalg_error_type()) < 0) throw python_error();
     if (!init_autograd(m)) throw python_error();
   } catch (...) {
     translate_exception();

@@ -1,0 +1,134 @@
+// Spectral decompositions: linalg_eigh (LAPACK's syevd: symmetric eigenvalues ascending and
+// orthonormal eigenvectors, reading the triangle UPLO names) and linalg_svd (gesdd, divide and
+// conquer, as PyTorch's CPU default). Each matrix is decomposed from a Fortran-ordered copy
+// (cpu/Lapack.h); results are written in Fortran order, as PyTorch lays them out. The batch is
+// split across threads, each LAPACK call single-threaded.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/LinalgUtils.h"
+#include "aten/native/cpu/Lapack.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/linalg_eigh.h"
+#include "generated/ops/linalg_svd.h"
+
+namespace tl::native {
+
+using namespace linalg;
+
+namespace {
+
+int64_t grain_for(int64_t flops) { return std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(flops, 1)); }
+
+DimVector with_tail(IntArrayRef batch, std::initializer_list<int64_t> tail) {
+  DimVector s(batch);
+  for (int64_t t : tail) s.push_back(t);
+  return s;
+}
+
+}  // namespace
+
+void linalg_eigh_kernel(const Tensor& A, std::string_view UPLO, Tensor& eigenvalues, Tensor& eigenvectors) {
+  const char* op = "linalg.eigh";
+  TL_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u", "Expected UPLO argument to be 'L' or 'U', but got ",
+           UPLO);
+  check_ge2(op, A);
+  check_square(op, A);
+  if (A.numel() > 0) check_lapack_dtype(op, "linalg_eigh_cpu", A);  // PyTorch: any dtype when empty
+  lapack::require_lapack(op);
+  const bool upper = UPLO == "U" || UPLO == "u";
+  const int64_t n = A.size(-1);
+  DimVector batch(batch_dims(A));
+  Tensor w = empty_tensor(with_tail(batch, {n}), A.scalar_type(), A.device());
+  Tensor v = empty_fortran(A.sizes(), A.scalar_type(), A.device());
+  if (!A.is_meta()) {
+    ops::copy_::call(v, A, false);
+    const int64_t nb = batch_count(batch);
+    std::vector<int> info(static_cast<size_t>(nb), 0);
+    if (n > 0) {
+      const int in = lapack::to_int(op, n);
+      auto run = [&](auto* vp, auto* wp) {
+        using T = std::remove_pointer_t<decltype(vp)>;
+        parallel_for(0, nb, grain_for(n * n * n), [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b) info[b] = lapack::syevd<T>(true, upper, in, vp + b * n * n, in, wp + b * n);
+        });
+      };
+      if (A.scalar_type() == ScalarType::Float32) run(v.data_ptr<float>(), w.data_ptr<float>());
+      else run(v.data_ptr<double>(), w.data_ptr<double>());
+    }
+    for (int64_t b = 0; b < nb; ++b)
+      if (info[b] > 0)
+        raise_info(op, true, b, A.dim() > 2,
+                   str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                       "repeated eigenvalues (error code: ", info[b], ")."));
+  }
+  assign_output(op, eigenvalues, w);
+  assign_output(op, eigenvectors, v);
+}
+
+void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver, Tensor& U,
+                       Tensor& S, Tensor& Vh) {
+  const char* op = "linalg.svd";
+  check_ge2(op, A);
+  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+           legacy_type_name(A.scalar_type()));
+  TL_CHECK(!driver.has_value(), "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+           "cuSOLVER backend.");
+  check_lapack_dtype(op, "linalg_svd_cpu", A);
+  lapack::require_lapack(op);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  DimVector batch(batch_dims(A));
+  Tensor u = empty_fortran(with_tail(batch, {m, ucols}), A.scalar_type(), A.device());
+  Tensor s = empty_tensor(with_tail(batch, {k}), A.scalar_type(), A.device());
+  Tensor vh = empty_fortran(with_tail(batch, {vrows, n}), A.scalar_type(), A.device());
+  if (!A.is_meta()) {
+    const int64_t nb = batch_count(batch);
+    if (k == 0) {
+      // No singular values: U and Vh are identities (of their square part), as LAPACK would give.
+      auto eye_fill = [&](Tensor& t, int64_t r, int64_t c) {
+        TL_DISPATCH_FLOAT(t.scalar_type(), op, [&] {
+          scalar_t* p = t.data_ptr<scalar_t>();
+          for (int64_t b = 0; b < nb; ++b)
+            for (int64_t j = 0; j < c; ++j)
+              for (int64_t i = 0; i < r; ++i) p[b * r * c + i + j * r] = i == j ? scalar_t(1) : scalar_t(0);
+        });
+      };
+      eye_fill(u, m, ucols);
+      eye_fill(vh, vrows, n);
+    } else {
+      Tensor af = empty_fortran(A.sizes(), A.scalar_type(), A.device());
+      ops::copy_::call(af, A, false);  // gesdd destroys its input
+      std::vector<int> info(static_cast<size_t>(nb), 0);
+      const char jobz = full_matrices ? 'A' : 'S';
+      const int im = lapack::to_int(op, m), in = lapack::to_int(op, n);
+      const int iu = static_cast<int>(std::max<int64_t>(m, 1)), iv = static_cast<int>(std::max<int64_t>(vrows, 1));
+      auto run = [&](auto* ap, auto* up, auto* sp, auto* vp) {
+        using T = std::remove_pointer_t<decltype(ap)>;
+        parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b)
+            info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
+                                       vp + b * vrows * n, iv);
+        });
+      };
+      if (A.scalar_type() == ScalarType::Float32)
+        run(af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
+      else
+        run(af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
+      for (int64_t b = 0; b < nb; ++b)
+        if (info[b] > 0)
+          raise_info(op, true, b, A.dim() > 2,
+                     str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                         "many repeated singular values (error code: ", info[b], ")."));
+    }
+  }
+  assign_output(op, U, u);
+  assign_output(op, S, s);
+  assign_output(op, Vh, vh);
+}
+
+}  // namespace tl::native

@@ -1,0 +1,93 @@
+"""torch.linalg on LAPACK: torchlite beside PyTorch in one run (issue 10's speed rows).
+
+    python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min]
+
+Rows: each op on a 512 x 512 matrix and on a batch of 64 x 32 x 32 matrices, float32 and float64,
+well conditioned (a random matrix plus n on the diagonal): time per call of each library and the
+ratio torchlite / PyTorch (at most 1.2: within 1.2x of PyTorch). Each figure is the median of several
+repeats (or, with --min, the fastest call), the libraries taking turns call by call so that load from
+other processes hits both alike. Both use 2 threads.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import torchlite as tl
+
+import torch
+
+THREADS = 2
+USE_MIN = False
+
+
+def median_times(fns, number: int, repeat: int) -> list[float]:
+    """Seconds per call of each of `fns` (median, or fastest with --min), taking turns call by call."""
+    for f in fns:
+        f()
+    samples = [[] for _ in fns]
+    for _ in range(number * repeat):
+        for f, s in zip(fns, samples):
+            t0 = time.perf_counter()
+            f()
+            s.append(time.perf_counter() - t0)
+    return [min(s) if USE_MIN else statistics.median(s) for s in samples]
+
+
+def pair(shape, dtype, seed):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    a = a + shape[-1] * np.eye(shape[-1])  # well conditioned (and positive definite after a @ a.T)
+    a = a.astype(dtype)
+    return tl.from_numpy(a.copy()), torch.from_numpy(a.copy())
+
+
+# op name -> callable(lib, A, B): B is a right-hand side with A's batch and 16 columns
+OPS = {
+    "solve": lambda lib, a, b: lib.linalg.solve(a, b),
+    "inv": lambda lib, a, b: lib.linalg.inv(a),
+    "det": lambda lib, a, b: lib.linalg.det(a),
+    "lu_factor": lambda lib, a, b: lib.linalg.lu_factor(a),
+}
+
+
+def rows(quick: bool):
+    out = []
+    for name, op in OPS.items():
+        for dtype in ("float32", "float64"):
+            for shape in [(512, 512), (64, 32, 32)]:
+                la, ta = pair(shape, dtype, 0)
+                lb, tb = pair(shape[:-1] + (16,), dtype, 1)
+                number = 3 if quick else 10
+                t_tl, t_torch = median_times([lambda: op(tl, la, lb), lambda: op(torch, ta, tb)], number,
+                                             2 if quick else 5)
+                label = f"{name} {dtype} {'x'.join(map(str, shape))}"
+                out.append((label, f"{t_tl * 1e3:.3f} ms / {t_torch * 1e3:.3f} ms", t_tl / t_torch))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    p.add_argument("--markdown", action="store_true")
+    p.add_argument("--min", action="store_true", help="fastest call instead of the median")
+    args = p.parse_args()
+    global USE_MIN
+    USE_MIN = args.min
+    tl.set_num_threads(THREADS)
+    torch.set_num_threads(THREADS)
+    table = rows(args.quick)
+    if args.markdown:
+        print("| case | torchlite / PyTorch | ratio |\n|---|---|---|")
+        for name, fig, r in table:
+            print(f"| {name} | {fig} | **{r:.2f}** (time ratio, target <= 1.2) |")
+    else:
+        for name, fig, r in table:
+            print(f"{name:36s} {fig:36s} {r:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
