@@ -86,12 +86,13 @@ def collate(batch, *, collate_fn_map=None):
         return _rebuild_mapping(elem, {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
                                        for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return elem_type(*(collate(list(samples), collate_fn_map=collate_fn_map) for samples in zip(*batch)))
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(samples), collate_fn_map=collate_fn_map) for samples in zip(*batch)]
+        # Columns stay the tuples zip makes, as in PyTorch: a column of strings comes back as a tuple.
+        columns = [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # PyTorch returns tuples as lists
         return _rebuild_sequence(elem, columns)
