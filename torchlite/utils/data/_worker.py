@@ -1,6 +1,7 @@
 """What runs inside a DataLoader worker process: its seeding, get_worker_info(), the fetchers that turn keys into
 batches, and the loop that serves the main process's index queue (PyTorch's torch.utils.data._utils.worker and
 _utils.fetch)."""
+import dataclasses
 import os
 import queue
 import random
@@ -13,27 +14,23 @@ __all__ = ["WorkerInfo", "get_worker_info"]
 
 # How long a blocking queue read waits before the reader checks that its peer is still alive (seconds).
 MP_STATUS_CHECK_INTERVAL = 1.0
+# The same for an idle worker, which also checks whether the loader shut down: the final None can be lost when
+# the iterator dies in a garbage cycle with its queues (their feeder threads are finalized first).
+WORKER_POLL_INTERVAL = 0.2
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
 class WorkerInfo:
-    """id, num_workers, seed and dataset (this process's copy) of the current worker; read-only."""
+    """The current worker: id (0..num_workers-1), num_workers, seed (base_seed + id), dataset (this process's
+    copy); read-only (assigning raises dataclasses.FrozenInstanceError, as in PyTorch). rng and worker_method
+    are PyTorch's fields for thread workers, which torchlite does not have: always None and "multiprocessing"."""
 
-    __initialized = False
-
-    def __init__(self, **kwargs):
-        for k, v in kwargs.items():
-            setattr(self, k, v)
-        self.__keys = tuple(kwargs.keys())
-        self.__initialized = True
-
-    def __setattr__(self, key, val):
-        if self.__initialized:
-            raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
-        return super().__setattr__(key, val)
-
-    def __repr__(self):
-        items = [f"{k}={getattr(self, k)}" for k in self.__keys]
-        return f"{self.__class__.__name__}({', '.join(items)})"
+    id: int
+    num_workers: int
+    seed: int
+    dataset: object
+    rng: object = None
+    worker_method: str = "multiprocessing"
 
 
 _worker_info = None
@@ -172,8 +169,10 @@ def _worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto
         parent = os.getppid()
         while os.getppid() == parent:
             try:
-                task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                task = index_queue.get(timeout=WORKER_POLL_INTERVAL)
             except queue.Empty:
+                if done_event.is_set():
+                    break
                 continue
             if isinstance(task, _ResumeIteration):
                 data_queue.put((task, None))
