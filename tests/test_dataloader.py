@@ -14,6 +14,8 @@ import torchlite
 import torchlite.utils.data as tld
 
 WAIT = 30  # seconds a worker test may wait for one batch
+# 3 workers shard unevenly; on a 2-core machine PyTorch and torchlite warn about the worker count.
+pytestmark = pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")
 
 
 def _lib(L):
@@ -385,4 +387,33 @@ def test_spawn_context():
     ctx = multiprocessing.get_context("spawn")
     got = _run(torchlite, _tensors, batch_size=8, num_workers=2, multiprocessing_context=ctx, timeout=60)
     assert got == _run(torchlite, _tensors, batch_size=8)
+    assert _no_children_left()
+
+
+class AllDtypes(tld.Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        base = torchlite.arange(6).reshape(2, 3) + i
+        out = {str(dt): base.to(dt) for dt in (torchlite.float32, torchlite.float64, torchlite.float16,
+                                               torchlite.bfloat16, torchlite.int8, torchlite.uint8,
+                                               torchlite.int16, torchlite.uint16, torchlite.int32,
+                                               torchlite.int64, torchlite.bool)}
+        out["transposed"] = base.t()
+        out["empty"] = torchlite.zeros(0, 4)
+        out["scalar"] = torchlite.tensor(1.5)
+        out["grad"] = torchlite.ones(2, requires_grad=True)
+        return out
+
+
+def test_every_dtype_crosses_the_process_boundary():
+    def describe(batches):
+        return [{k: (str(v.dtype), tuple(v.shape), v.detach().tolist(), v.requires_grad) for k, v in b.items()}
+                for b in batches]
+    expected = describe(tld.DataLoader(AllDtypes(), batch_size=None))
+    got = describe(tld.DataLoader(AllDtypes(), batch_size=None, num_workers=1, timeout=WAIT))
+    assert got == expected
+    expected = describe(tld.DataLoader(AllDtypes(), batch_size=2))
+    assert describe(tld.DataLoader(AllDtypes(), batch_size=2, num_workers=1, timeout=WAIT)) == expected
     assert _no_children_left()

@@ -9,8 +9,11 @@ import sys
 import traceback
 
 import torchlite
+from torchlite.utils.data import _tensor_transport
 
 __all__ = ["WorkerInfo", "get_worker_info"]
+
+_tensor_transport.register()
 
 # How long a blocking queue read waits before the reader checks that its peer is still alive (seconds).
 MP_STATUS_CHECK_INTERVAL = 1.0
