@@ -16,6 +16,8 @@ def test_sampler_base():
         iter(tld.Sampler())
     with pytest.raises(TypeError):
         len(tld.Sampler())
+    with pytest.raises(TypeError, match=r"Sampler\(\) takes no arguments"):
+        tld.Sampler(range(3))
 
 
 def test_sequential_sampler():

@@ -417,3 +417,12 @@ def test_every_dtype_crosses_the_process_boundary():
     expected = describe(tld.DataLoader(AllDtypes(), batch_size=2))
     assert describe(tld.DataLoader(AllDtypes(), batch_size=2, num_workers=1, timeout=WAIT)) == expected
     assert _no_children_left()
+
+
+def test_spawn_with_unpicklable_collate_fn_fails_cleanly():
+    loader = tld.DataLoader(range(4), num_workers=2, collate_fn=lambda b: b, multiprocessing_context="spawn")
+XX
+        iter(loader)
+    assert "pickle" in str(e.value).lower()
+    del e
+    assert _no_children_left()

@@ -268,6 +268,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         context = loader.multiprocessing_context or multiprocessing.get_context()
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
+        self._workers_status = []
         self._workers_done_event = context.Event()
         self._data_queue = context.Queue()
         self._index_queues = []
@@ -399,14 +400,16 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             data.reraise()
         return data
 
-    def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
+    def _mark_worker_as_unavailable(self, worker_id):
         # The worker gets no more tasks; the final None lets it exit (it may have finished already).
-        q = self._index_queues[worker_id]
-        try:
-            q.put(None)
-        except (OSError, ValueError):
-            pass
+        self._send_final_none(worker_id)
         self._workers_status[worker_id] = False
+
+    def _send_final_none(self, worker_id):
+        try:
+            self._index_queues[worker_id].put(None)
+        except (OSError, ValueError):  # queue already closed
+            pass
 
     def _shutdown_workers(self):
         if self._shutdown or not hasattr(self, "_workers_done_event"):
@@ -414,8 +417,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True
         try:
             self._workers_done_event.set()
+            # Every started worker (also those that were still starting when __init__ failed).
             for worker_id in range(len(self._workers)):
-                self._mark_worker_as_unavailable(worker_id, shutdown=True)
+                self._send_final_none(worker_id)
             for w in self._workers:
                 w.join(timeout=_worker.MP_STATUS_CHECK_INTERVAL * 5)
             for q in self._index_queues:

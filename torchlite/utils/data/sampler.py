@@ -14,11 +14,9 @@ _T_co = TypeVar("_T_co", covariant=True)
 class Sampler(Generic[_T_co]):
     """Base class: an iterable of dataset keys (or of lists of keys, for batch samplers).
 
-    No default __len__, so len() of a sampler without one is a TypeError, as in PyTorch.
+    No default __len__, so len() of a sampler without one is a TypeError, and no __init__ (it takes no
+    arguments), as in PyTorch 2.13.
     """
-
-    def __init__(self, data_source=None):
-        pass
 
     def __iter__(self):
         raise NotImplementedError
