@@ -421,8 +421,7 @@ def test_every_dtype_crosses_the_process_boundary():
 
 def test_spawn_with_unpicklable_collate_fn_fails_cleanly():
     loader = tld.DataLoader(range(4), num_workers=2, collate_fn=lambda b: b, multiprocessing_context="spawn")
-XX
+    with pytest.raises(AttributeError, match="Can't pickle local object") as e:  # pickle's own error, as PyTorch
         iter(loader)
-    assert "pickle" in str(e.value).lower()
     del e
     assert _no_children_left()
