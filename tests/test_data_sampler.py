@@ -132,7 +132,8 @@ def test_batch_sampler_any_iterable_and_random():
 
 def test_batch_sampler_errors():
     for bad in (0, -1, True, 2.0):
-        with pytest.raises(ValueError, match=f"batch_size should be a positive integer value, but got batch_size={bad}"):
+        msg = f"batch_size should be a positive integer value, but got batch_size={bad}"
+        with pytest.raises(ValueError, match=msg):
             tld.BatchSampler(range(3), bad, False)
     with pytest.raises(ValueError, match="drop_last should be a boolean value, but got drop_last=1"):
         tld.BatchSampler(range(3), 2, 1)

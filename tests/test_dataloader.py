@@ -170,7 +170,8 @@ def test_iterable_dataset_batches_and_len():
         ref = [_tolist(b) for b in tud.DataLoader(TorchShardedRange(0, 10, torch), **kw)]
         got = [_tolist(b) for b in tld.DataLoader(ShardedRange(0, 10), **kw)]
         assert got == ref
-        assert len(tld.DataLoader(ShardedRange(0, 10), **kw)) == len(tud.DataLoader(TorchShardedRange(0, 10, torch), **kw))
+        ref_len = len(tud.DataLoader(TorchShardedRange(0, 10, torch), **kw))
+        assert len(tld.DataLoader(ShardedRange(0, 10), **kw)) == ref_len
 
 
 def test_iterable_dataset_longer_than_len_warns():
@@ -197,7 +198,10 @@ def test_iterable_dataset_without_len():
 
 def _errors(L, dataset_kind):
     D = _lib(L)
-    ds = (TorchShardedRange(0, 3, torch) if L is torch else ShardedRange(0, 3)) if dataset_kind == "iter" else list(range(4))
+    if dataset_kind == "iter":
+        ds = TorchShardedRange(0, 3, torch) if L is torch else ShardedRange(0, 3)
+    else:
+        ds = list(range(4))
     cases = [dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2), dict(num_workers=1, prefetch_factor=-1),
              dict(persistent_workers=True), dict(multiprocessing_context="fork"),
              dict(num_workers=1, multiprocessing_context="nope"), dict(num_workers=1, multiprocessing_context=3),
@@ -250,6 +254,13 @@ def test_single_process_rejects_pickling_iterator():
     with pytest.raises(NotImplementedError):
         import pickle
         pickle.dumps(iter(tld.DataLoader(range(3))))
+
+
+def test_timeout_without_workers_rejected_at_iter():
+    for D in (tud, tld):
+        loader = D.DataLoader(range(3), timeout=1)
+        with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):
+            iter(loader)
 
 
 def test_get_worker_info_in_main_process():

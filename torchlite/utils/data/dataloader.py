@@ -248,6 +248,8 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
+        if self._timeout != 0:  # PyTorch's check: a timeout means nothing without workers
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._dataset_fetcher = _worker._create_fetcher(self._dataset_kind == _DatasetKind.Iterable, self._dataset,
                                                         self._auto_collation, self._collate_fn, self._drop_last)
 
