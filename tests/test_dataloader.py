@@ -289,6 +289,12 @@ def test_workers_deliver_same_batches_in_order():
     assert _no_children_left()
 
 
+def test_in_order_false_delivers_every_batch():
+    got = _run(torchlite, _tensors, batch_size=4, num_workers=2, in_order=False, timeout=WAIT)
+    assert sorted(got) == sorted(_run(torchlite, _tensors, batch_size=4))
+    assert _no_children_left()
+
+
 def test_worker_seeding_and_worker_info_equal_torch():
     """Per worker, torch's and torchlite's random and NumPy streams, seeds and ids agree for the same loader
     generator: base_seed comes from the generator and worker k is seeded base_seed + k."""
