@@ -442,3 +442,25 @@ def test_spawn_with_unpicklable_collate_fn_fails_cleanly():
         iter(loader)
     del e
     assert _no_children_left()
+
+
+class HeavyOps(tld.Dataset):
+    """Kernels big enough to use the intra-op thread pool."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        x = torchlite.ones(600, 600) * (i + 1)
+        return float((x @ x).sum()) + float(x.exp().sum())
+
+
+def test_forked_workers_after_parallel_kernels_in_parent():
+    # The parent's thread pool was running kernels when fork copied it without its threads: the workers must
+    # not hang on it.
+    x = torchlite.ones(600, 600)
+    float((x @ x).exp().sum())
+    got = [b.tolist() for b in tld.DataLoader(HeavyOps(), batch_size=2, num_workers=2, timeout=WAIT,
+                                             multiprocessing_context="fork")]
+    assert got == [b.tolist() for b in tld.DataLoader(HeavyOps(), batch_size=2)]
+    assert _no_children_left()
