@@ -183,7 +183,7 @@ def test_iterable_dataset_longer_than_len_warns():
             return iter(range(4))
     loader = tld.DataLoader(Liar(), batch_size=None)
     assert len(loader) == 2
-    with pytest.warns(UserWarning, match=r"was reported to be 2\(when accessing len\(dataloader\)\), but 3 samples"):
+    with pytest.warns(UserWarning, match=r"was reported to be 2\(when accessing len\(dataloader\)\), but \d samples"):
         list(loader)
 
 
