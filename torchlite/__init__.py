@@ -83,6 +83,7 @@ from torchlite import autograd  # noqa: E402
 from torchlite import special  # noqa: E402,F401
 from torchlite import nn  # noqa: E402,F401
 from torchlite import optim  # noqa: E402,F401
+from torchlite import utils  # noqa: E402,F401
 from torchlite.autograd import (  # noqa: E402,F401
     enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,
     is_inference_mode_enabled, no_grad, set_grad_enabled)
