@@ -115,5 +115,5 @@ setup(
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
     install_requires=["numpy", "scipy-openblas32"],
-    extras_require={"test": ["pytest", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors"]},
+    extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors"]},
 )

@@ -176,3 +176,19 @@ int = int32  # noqa: A001
 long = int64
 bool = _C.bool  # noqa: A001
 from torchlite.serialization import load, save  # noqa: E402,F401  (after the dtypes it names)
+from torchlite import backends, cuda  # noqa: E402,F401
+
+_interop_threads = 1
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Recorded only: torchlite runs no inter-op thread pool (ops run one at a time; each op parallelizes
+    with set_num_threads's threads)."""
+    global _interop_threads
+    if not isinstance(n, int) or n < 1:
+        raise RuntimeError(f"set_num_interop_threads: Expected a positive number of threads, got {n}")
+    _interop_threads = n
+
+
+def get_num_interop_threads() -> int:
+    return _interop_threads

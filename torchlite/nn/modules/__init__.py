@@ -5,7 +5,21 @@ from .container import (
 from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _activation_all
 from .flatten import Flatten, Unflatten
-from .linear import Identity
+from .linear import Bilinear, Identity, LazyLinear, Linear
+from . import batchnorm, conv, distance, dropout, loss, normalization, padding, pooling, resampling, sparse
+from .batchnorm import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .resampling import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
 
 __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Flatten", "Unflatten", "Identity", *_activation_all]
+           "ParameterDict", "Flatten", "Unflatten", "Identity", "Linear", "Bilinear", "LazyLinear",
+           *_activation_all, *batchnorm.__all__, *conv.__all__, *distance.__all__, *dropout.__all__,
+           *loss.__all__, *normalization.__all__, *padding.__all__, *pooling.__all__, *resampling.__all__,
+           *sparse.__all__]
