@@ -1,3 +1,3 @@
-"""torchlite.utils: data loading (torchlite.utils.data) and the safetensors format (torchlite.utils.safetensors)."""
-"""torchlite.utils: helpers outside the tensor core (data loading, ...)."""
+"""torchlite.utils: helpers outside the tensor core: data loading (torchlite.utils.data) and the safetensors
+format (torchlite.utils.safetensors)."""
 from torchlite.utils import data  # noqa: F401
