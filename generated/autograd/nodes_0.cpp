@@ -8,9 +8,16 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d.h"
+#include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/repeat.h"
+#include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
 #include "generated/ops/zeros_like.h"
 
@@ -32,6 +39,32 @@ variable_list HistogramddFromBinTensorsBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = not_implemented("aten::_histogramdd_from_bin_tensors");
+  }
+  return grad_inputs;
+}
+
+// Backward of erf(Tensor self) -> Tensor
+struct ErfBackward0 final : Node {
+  std::string name() const override { return "ErfBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
   }
   return grad_inputs;
 }
@@ -64,6 +97,89 @@ variable_list NextafterBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+struct NllLoss2DBackwardBackward0 final : Node {
+  std::string name() const override { return "NllLoss2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+};
+
+variable_list NllLoss2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nll_loss2d(grad, target, weight, reduction, ignore_index);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::nll_loss2d_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of repeat(Tensor self, int[] repeats) -> Tensor
+struct RepeatBackward0 final : Node {
+  std::string name() const override { return "RepeatBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> repeats_;
+  DimVector self_sizes;
+};
+
+variable_list RepeatBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& repeats = as_arg(repeats_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = repeat_backward(grad, repeats, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
+struct SelectBackward0 final : Node {
+  std::string name() const override { return "SelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  int64_t index_;
+  DimVector self_sizes;
+};
+
+variable_list SelectBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = as_arg(index_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = select_backward(grad, self_sizes, dim, index);
   }
   return grad_inputs;
 }
@@ -124,6 +240,39 @@ Tensor _histogramdd_from_bin_tensors(const Tensor& self, TensorList bins, const 
   return result;
 }
 
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erf::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erf_(const Tensor& self) {
+  check_inplace(self, "erf_");
+  auto grad_fn = std::make_shared<ErfBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erf_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // nextafter(Tensor self, Tensor other) -> Tensor
 Tensor nextafter(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<NextafterBackward0>();
@@ -161,6 +310,61 @@ const Tensor& nextafter_(const Tensor& self, const Tensor& other) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  auto grad_fn = std::make_shared<NllLoss2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nll_loss2d_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// repeat(Tensor self, int[] repeats) -> Tensor
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  auto grad_fn = std::make_shared<RepeatBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->repeats_ = repeats.vec();
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::repeat::call(self, repeats);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
+Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
+  auto grad_fn = std::make_shared<SelectBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->index_ = index;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::select_int::call(self, dim, index);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor

@@ -6,16 +6,52 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/elu.h"
+#include "generated/ops/elu_backward.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/index.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
+
+// Backward of elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+struct EluBackward0 final : Node {
+  std::string name() const override { return "EluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar alpha_;
+  Scalar scale_;
+  Scalar input_scale_;
+};
+
+variable_list EluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& alpha = as_arg(alpha_);
+  const auto& scale = as_arg(scale_);
+  const auto& input_scale = as_arg(input_scale_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = elu_backward(grad, alpha, scale, input_scale, false, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of fmin(Tensor self, Tensor other) -> Tensor
 struct FminBackward0 final : Node {
@@ -66,6 +102,23 @@ variable_list IndexBackward0::apply(variable_list&& grads) {
   const auto& indices = as_arg(indices_);
   if (should_compute_output(0)) {
     grad_inputs[0] = index_backward(grad, self_sizes, indices);
+  }
+  return grad_inputs;
+}
+
+// Backward of rad2deg(Tensor self) -> Tensor
+struct Rad2DegBackward0 final : Node {
+  std::string name() const override { return "Rad2DegBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Rad2DegBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, 57.29577951308232);
   }
   return grad_inputs;
 }
@@ -184,6 +237,45 @@ variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  auto grad_fn = std::make_shared<EluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->alpha_ = alpha;
+  grad_fn->scale_ = scale;
+  grad_fn->input_scale_ = input_scale;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::elu::call(self, alpha, scale, input_scale);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
+const Tensor& elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_inplace(self, "elu_");
+  auto grad_fn = std::make_shared<EluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->alpha_ = alpha;
+  grad_fn->scale_ = scale;
+  grad_fn->input_scale_ = input_scale;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::elu_::call(self, alpha, scale, input_scale);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // fmin(Tensor self, Tensor other) -> Tensor
 Tensor fmin(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<FminBackward0>();
@@ -218,6 +310,33 @@ Tensor index_Tensor(const Tensor& self, const std::vector<std::optional<Tensor>>
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// rad2deg(Tensor self) -> Tensor
+Tensor rad2deg(const Tensor& self) {
+  auto grad_fn = std::make_shared<Rad2DegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rad2deg::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// rad2deg_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& rad2deg_(const Tensor& self) {
+  check_inplace(self, "rad2deg_");
+  auto grad_fn = std::make_shared<Rad2DegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::rad2deg_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // reciprocal(Tensor self) -> Tensor

@@ -6,12 +6,31 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/cauchy.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/max_unpool2d.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/sinc.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+struct CauchyBackward0 final : Node {
+  std::string name() const override { return "CauchyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CauchyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
 struct MaxUnpool2DBackward0 final : Node {
@@ -70,6 +89,19 @@ variable_list SincBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  check_inplace(self, "cauchy_");
+  auto grad_fn = std::make_shared<CauchyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::cauchy_::call(self, median, sigma, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
 Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {

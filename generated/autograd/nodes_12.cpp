@@ -6,12 +6,33 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad1d_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+struct BincountBackward0 final : Node {
+  std::string name() const override { return "BincountBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BincountBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::bincount");
+  }
+  return grad_inputs;
+}
 
 // Backward of ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 struct LdexpBackward0 final : Node {
@@ -44,12 +65,57 @@ variable_list LdexpBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+struct ReplicationPad1DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad1d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  auto grad_fn = std::make_shared<BincountBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({opt_ptr(weights)}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bincount::call(self, weights, minlength);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ldexp_Tensor(const Tensor& self, const Tensor& other) {
@@ -88,6 +154,24 @@ const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+Tensor replication_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad1d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,14 +6,55 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/div.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/logaddexp.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nll_loss2d_backward.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of logaddexp(Tensor self, Tensor other) -> Tensor
+struct LogaddexpBackward0 final : Node {
+  std::string name() const override { return "LogaddexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list LogaddexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, false);
+  }
+  return grad_inputs;
+}
 
 // Backward of nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
 struct NllLoss2DForwardBackward0 final : Node {
@@ -57,6 +98,37 @@ variable_list NllLoss2DForwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+struct ReplicationPad2DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad2d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
 // Backward of replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
 struct ReplicationPad3DBackwardBackward0 final : Node {
   std::string name() const override { return "ReplicationPad3DBackwardBackward0"; }
@@ -87,12 +159,134 @@ variable_list ReplicationPad3DBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+struct SumBackward0 final : Node {
+  std::string name() const override { return "SumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = expand(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct SumBackward1 final : Node {
+  std::string name() const override { return "SumBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+};
+
+variable_list SumBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sum_backward(grad, self_sizes, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+struct XlogyBackward0 final : Node {
+  std::string name() const override { return "XlogyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list XlogyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), other);
+  }
+  return grad_inputs;
+}
+
+// Backward of xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+struct XlogyBackward1 final : Node {
+  std::string name() const override { return "XlogyBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar other_;
+};
+
+variable_list XlogyBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = as_arg(other_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<LogaddexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
 std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
@@ -123,6 +317,24 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
   return result;
 }
 
+// replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+Tensor replication_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad2d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
 Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   auto grad_fn = std::make_shared<ReplicationPad3DBackwardBackward0>();
@@ -139,6 +351,112 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sum::call(self, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SumBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& xlogy__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "xlogy_.Tensor");
+  auto grad_fn = std::make_shared<XlogyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+Tensor xlogy_Scalar_Other(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::xlogy_Scalar_Other::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& xlogy__Scalar_Other(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "xlogy_.Scalar_Other");
+  auto grad_fn = std::make_shared<XlogyBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::xlogy__Scalar_Other::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

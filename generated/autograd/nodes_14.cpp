@@ -6,17 +6,86 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/clamp_max.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/le.h"
 #include "generated/ops/leaky_relu.h"
 #include "generated/ops/leaky_relu_backward.h"
+#include "generated/ops/log.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
+#include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/view.h"
 
 namespace tl::autograd::generated {
+
+// Backward of clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+struct ClampMaxBackward0 final : Node {
+  std::string name() const override { return "ClampMaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable max_;
+};
+
+variable_list ClampMaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& max = max_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = grad_where(gt(self, max), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp_max(Tensor self, Scalar max) -> Tensor
+struct ClampMaxBackward1 final : Node {
+  std::string name() const override { return "ClampMaxBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar max_;
+};
+
+variable_list ClampMaxBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad_where(le(self, max), grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 struct LeakyReluBackward0 final : Node {
@@ -70,6 +139,97 @@ variable_list LeakyReluBackward1::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = leaky_relu_backward(grad, result, negative_slope, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+struct RollBackward0 final : Node {
+  std::string name() const override { return "RollBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> shifts_;
+  std::vector<int64_t> dims_;
+};
+
+variable_list RollBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& shifts = as_arg(shifts_);
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = roll_backward(grad, shifts, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+struct ScatterReduceBackward0 final : Node {
+  std::string name() const override { return "ScatterReduceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    index_.reset_data();
+    src_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + index_.nbytes() + src_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable index_;
+  SavedVariable src_;
+  std::string reduce_;
+  bool include_self_;
+  SavedVariable result_;
+};
+
+variable_list ScatterReduceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& src = src_.unpack(shared_from_this());
+  const auto& reduce = as_arg(reduce_);
+  const auto& include_self = as_arg(include_self_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    auto computed = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of special_entr(Tensor self) -> Tensor
+struct SpecialEntrBackward0 final : Node {
+  std::string name() const override { return "SpecialEntrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SpecialEntrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, neg(add(log(self), 1)));
   }
   return grad_inputs;
 }
@@ -157,6 +317,80 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max) {
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &max}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->max_ = SavedVariable(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_max_Tensor::call(self, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max) {
+  check_inplace(self, "clamp_max_.Tensor");
+  auto grad_fn = std::make_shared<ClampMaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &max}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->max_ = SavedVariable(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_max__Tensor::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_max::call(self, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  check_inplace(self, "clamp_max_");
+  auto grad_fn = std::make_shared<ClampMaxBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_max_::call(self, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   auto grad_fn = std::make_shared<LeakyReluBackward0>();
@@ -190,6 +424,96 @@ const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<RollBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->shifts_ = shifts.vec();
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::roll::call(self, shifts, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  auto grad_fn = std::make_shared<ScatterReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_reduce_two::call(self, dim, index, src, reduce, include_self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+const Tensor& scatter_reduce__two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  check_inplace(self, "scatter_reduce_.two");
+  auto grad_fn = std::make_shared<ScatterReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->src_ = SavedVariable(src, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter_reduce__two::call(self, dim, index, src, reduce, include_self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialEntrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_entr::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // special_erfcx(Tensor self) -> Tensor

@@ -6,11 +6,73 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/add.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/div.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/special_i0e.h"
+#include "generated/ops/special_i1e.h"
+#include "generated/ops/sub.h"
 
 namespace tl::autograd::generated {
+
+// Backward of acosh(Tensor self) -> Tensor
+struct AcoshBackward0 final : Node {
+  std::string name() const override { return "AcoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(sub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of atan(Tensor self) -> Tensor
+struct AtanBackward0 final : Node {
+  std::string name() const override { return "AtanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, add(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
 
 // Backward of deg2rad(Tensor self) -> Tensor
 struct Deg2RadBackward0 final : Node {
@@ -28,12 +90,107 @@ variable_list Deg2RadBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of special_i0e(Tensor self) -> Tensor
+struct SpecialI0EBackward0 final : Node {
+  std::string name() const override { return "SpecialI0EBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialI0EBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, sub(special_i1e(self), mul(sign(self), result)));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// acosh(Tensor self) -> Tensor
+Tensor acosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acosh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acosh_(const Tensor& self) {
+  check_inplace(self, "acosh_");
+  auto grad_fn = std::make_shared<AcoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atan::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atan_(const Tensor& self) {
+  check_inplace(self, "atan_");
+  auto grad_fn = std::make_shared<AtanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // deg2rad(Tensor self) -> Tensor
 Tensor deg2rad(const Tensor& self) {
@@ -60,6 +217,26 @@ const Tensor& deg2rad_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// special_i0e(Tensor self) -> Tensor
+Tensor special_i0e(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialI0EBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_i0e::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

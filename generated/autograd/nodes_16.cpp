@@ -6,11 +6,126 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/div.h"
+#include "generated/ops/erfc.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/geometric.h"
+#include "generated/ops/min.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/native_group_norm.h"
 #include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/nll_loss_backward.h"
+#include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/special_log_ndtr.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of erfc(Tensor self) -> Tensor
+struct ErfcBackward0 final : Node {
+  std::string name() const override { return "ErfcBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list ErfcBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), -1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+struct GeometricBackward0 final : Node {
+  std::string name() const override { return "GeometricBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list GeometricBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of min(Tensor self) -> Tensor
+struct MinBackward1 final : Node {
+  std::string name() const override { return "MinBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list MinBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct MinBackward0 final : Node {
+  std::string name() const override { return "MinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list MinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
 
 // Backward of native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
 struct NativeGroupNormBackward0 final : Node {
@@ -58,12 +173,170 @@ variable_list NativeGroupNormBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+struct NllLossForwardBackward0 final : Node {
+  std::string name() const override { return "NllLossForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+    total_weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes() + total_weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+  SavedVariable total_weight_;
+};
+
+variable_list NllLossForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  const auto& total_weight = total_weight_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::nll_loss_forward");
+  }
+  return grad_inputs;
+}
+
+// Backward of special_log_ndtr(Tensor self) -> Tensor
+struct SpecialLogNdtrBackward0 final : Node {
+  std::string name() const override { return "SpecialLogNdtrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(div(grad, 2.5066282746310002), exp(neg(add(result, mul(mul(self, self), 0.5)))));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erfc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erfc_(const Tensor& self) {
+  check_inplace(self, "erfc_");
+  auto grad_fn = std::make_shared<ErfcBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::erfc_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> generator) {
+  check_inplace(self, "geometric_");
+  auto grad_fn = std::make_shared<GeometricBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::geometric_::call(self, p, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// min(Tensor self) -> Tensor
+Tensor min(const Tensor& self) {
+  auto grad_fn = std::make_shared<MinBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::min::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<MinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::min_dim::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
@@ -93,6 +366,55 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
   }
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
+  }
+  return result;
+}
+
+// nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  auto grad_fn = std::make_shared<NllLossForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nll_loss_forward::call(self, target, weight, reduction, ignore_index);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // total_weight: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->total_weight_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// special_log_ndtr(Tensor self) -> Tensor
+Tensor special_log_ndtr(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialLogNdtrBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_log_ndtr::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
 }

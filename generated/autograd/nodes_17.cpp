@@ -7,13 +7,49 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/index_copy.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+struct IndexCopyBackward0 final : Node {
+  std::string name() const override { return "IndexCopyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector source_sizes;
+};
+
+variable_list IndexCopyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = reshape(index_select(grad, dim, index), source_sizes);
+  }
+  return grad_inputs;
+}
 
 // Backward of multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 struct MultiMarginLossBackwardBackward0 final : Node {
@@ -89,6 +125,43 @@ variable_list UpsampleBicubic2DBackwardBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  auto grad_fn = std::make_shared<IndexCopyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_copy::call(self, dim, index, source);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_inplace(self, "index_copy_");
+  auto grad_fn = std::make_shared<IndexCopyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_copy_::call(self, dim, index, source);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {

@@ -6,10 +6,33 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/mish_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_i1.h"
+#include "generated/ops/tanh_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of mish_backward(Tensor grad_output, Tensor self) -> Tensor
+struct MishBackwardBackward0 final : Node {
+  std::string name() const override { return "MishBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MishBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::mish_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::mish_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of special_i1(Tensor self) -> Tensor
 struct SpecialI1Backward0 final : Node {
@@ -39,12 +62,58 @@ variable_list SpecialI1Backward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+struct TanhBackwardBackward0 final : Node {
+  std::string name() const override { return "TanhBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = tanh_backward(grad, output);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(mul(output, grad_output), -2));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<MishBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mish_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // special_i1(Tensor self) -> Tensor
 Tensor special_i1(const Tensor& self) {
@@ -63,6 +132,26 @@ Tensor special_i1(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<TanhBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tanh_backward::call(grad_output, output);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

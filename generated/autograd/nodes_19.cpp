@@ -7,8 +7,18 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_reshape_alias.h"
+#include "generated/ops/add.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/expm1.h"
+#include "generated/ops/mse_loss.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/permute.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/transpose.h"
+#include "generated/ops/var_mean.h"
 
 namespace tl::autograd::generated {
 
@@ -27,6 +37,201 @@ variable_list ReshapeAliasBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of bmm(Tensor self, Tensor mat2) -> Tensor
+struct BmmBackward0 final : Node {
+  std::string name() const override { return "BmmBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    mat2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + mat2_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable mat2_;
+};
+
+variable_list BmmBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& mat2 = mat2_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = bmm(grad, transpose(mat2, 1, 2));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of expm1(Tensor self) -> Tensor
+struct Expm1Backward0 final : Node {
+  std::string name() const override { return "Expm1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Expm1Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, add(result, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+struct MseLossBackward0 final : Node {
+  std::string name() const override { return "MseLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mse_loss_backward(grad, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mse_loss_backward(grad, target, self, reduction);
+  }
+  return grad_inputs;
+}
+
+// Backward of native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeLayerNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeLayerNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_out_.reset_data();
+    input_.reset_data();
+    mean_.reset_data();
+    rstd_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_out_.nbytes() + input_.nbytes() + mean_.nbytes() + rstd_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_out_;
+  SavedVariable input_;
+  std::vector<int64_t> normalized_shape_;
+  SavedVariable mean_;
+  SavedVariable rstd_;
+  SavedVariable weight_;
+};
+
+variable_list NativeLayerNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_out = grad_out_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& normalized_shape = as_arg(normalized_shape_);
+  const auto& mean = mean_.unpack(shared_from_this());
+  const auto& rstd = rstd_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  if (should_compute_output(1) || should_compute_output(4) || should_compute_output(0)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(4), should_compute_output(0)};
+    auto computed = layer_norm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, mean, rstd, normalized_shape, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(4)) grad_inputs[4] = std::get<1>(std::move(computed));
+    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("native_layer_norm_backward mean");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("native_layer_norm_backward rstd");
+  }
+  return grad_inputs;
+}
+
+// Backward of permute(Tensor(a) self, int[] dims) -> Tensor(a)
+struct PermuteBackward0 final : Node {
+  std::string name() const override { return "PermuteBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dims_;
+};
+
+variable_list PermuteBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = permute_backwards(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+struct VarMeanBackward0 final : Node {
+  VarMeanBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
+  std::string name() const override { return "VarMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+};
+
+variable_list VarMeanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = var_mean_backward(grads[0], grads[1], self, dim, correction_value(correction), keepdim);
   }
   return grad_inputs;
 }
@@ -49,6 +254,151 @@ Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) 
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// bmm(Tensor self, Tensor mat2) -> Tensor
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  auto grad_fn = std::make_shared<BmmBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mat2_ = SavedVariable(mat2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bmm::call(self, mat2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::expm1::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& expm1_(const Tensor& self) {
+  check_inplace(self, "expm1_");
+  auto grad_fn = std::make_shared<Expm1Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::expm1_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MseLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mse_loss::call(self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeLayerNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &rstd, opt_ptr(weight)}));
+  grad_fn->normalized_shape_ = normalized_shape.vec();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->grad_out_ = SavedVariable(grad_out, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(3) || grad_fn->should_compute_output(4)) {
+    grad_fn->rstd_ = SavedVariable(rstd, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_layer_norm_backward::call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<PermuteBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::permute::call(self, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<VarMeanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::var_mean_correction::call(self, dim, correction, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
   return result;
 }
 

@@ -7,12 +7,17 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/asin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/squeeze.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -45,6 +50,32 @@ variable_list TestScaleOptionalBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of asin(Tensor self) -> Tensor
+struct AsinBackward0 final : Node {
+  std::string name() const override { return "AsinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(rsub(mul(self, self), 1)));
   }
   return grad_inputs;
 }
@@ -94,6 +125,120 @@ variable_list SinhBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of squeeze(Tensor(a) self) -> Tensor(a)
+struct SqueezeBackward0 final : Node {
+  std::string name() const override { return "SqueezeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+struct SqueezeBackward1 final : Node {
+  std::string name() const override { return "SqueezeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+struct SqueezeBackward2 final : Node {
+  std::string name() const override { return "SqueezeBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze_(Tensor(a!) self) -> Tensor(a!)
+struct SqueezeBackward3 final : Node {
+  std::string name() const override { return "SqueezeBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+struct SqueezeBackward4 final : Node {
+  std::string name() const override { return "SqueezeBackward4"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward4::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+struct SqueezeBackward5 final : Node {
+  std::string name() const override { return "SqueezeBackward5"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list SqueezeBackward5::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -119,6 +264,39 @@ Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& wei
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// asin(Tensor self) -> Tensor
+Tensor asin(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asin::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asin_(const Tensor& self) {
+  check_inplace(self, "asin_");
+  auto grad_fn = std::make_shared<AsinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -164,6 +342,93 @@ const Tensor& sinh_(const Tensor& self) {
     ops::sinh_::call(self);
   }
   rebase_history(self, grad_fn);
+  return self;
+}
+
+// squeeze(Tensor(a) self) -> Tensor(a)
+Tensor squeeze(const Tensor& self) {
+  auto grad_fn = std::make_shared<SqueezeBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::squeeze::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+Tensor squeeze_dim(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<SqueezeBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::squeeze_dim::call(self, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+Tensor squeeze_dims(const Tensor& self, IntArrayRef dim) {
+  auto grad_fn = std::make_shared<SqueezeBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::squeeze_dims::call(self, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& squeeze_(const Tensor& self) {
+  check_inplace(self, "squeeze_");
+  auto grad_fn = std::make_shared<SqueezeBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze_::call(self);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
+}
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+const Tensor& squeeze__dim(const Tensor& self, int64_t dim) {
+  check_inplace(self, "squeeze_.dim");
+  auto grad_fn = std::make_shared<SqueezeBackward4>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze__dim::call(self, dim);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
+}
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+const Tensor& squeeze__dims(const Tensor& self, IntArrayRef dim) {
+  check_inplace(self, "squeeze_.dims");
+  auto grad_fn = std::make_shared<SqueezeBackward5>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  {
+    AutoGradMode below_autograd(false);
+    ops::squeeze__dims::call(self, dim);
+  }
+  set_inplace_view_history(self, grad_fn);
   return self;
 }
 

@@ -6,13 +6,49 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/put.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/take.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+struct AdaptiveMaxPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list AdaptiveMaxPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 
 // Backward of adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 struct AdaptiveMaxPool3DBackwardBackward0 final : Node {
@@ -94,12 +130,67 @@ variable_list HardswishBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+struct PutBackward0 final : Node {
+  std::string name() const override { return "PutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+    source_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes() + source_.nbytes();
+  }
+
+  SavedVariable index_;
+  SavedVariable source_;
+  bool accumulate_;
+  DimVector source_sizes;
+};
+
+variable_list PutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& source = source_.unpack(shared_from_this());
+  const auto& accumulate = as_arg(accumulate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = accumulate ? grad : put(grad, index, zeros_like(source), false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = reshape(take(grad, index), source_sizes);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool2d_backward::call(grad_output, self, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
@@ -153,6 +244,49 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  auto grad_fn = std::make_shared<PutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->accumulate_ = accumulate;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::put::call(self, index, source, accumulate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  check_inplace(self, "put_");
+  auto grad_fn = std::make_shared<PutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->accumulate_ = accumulate;
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::put_::call(self, index, source, accumulate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

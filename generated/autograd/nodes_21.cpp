@@ -8,8 +8,14 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
+#include "generated/ops/unfold_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -45,6 +51,26 @@ variable_list Atan2Backward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of flip(Tensor self, int[] dims) -> Tensor
+struct FlipBackward0 final : Node {
+  std::string name() const override { return "FlipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dims_;
+};
+
+variable_list FlipBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
+
 // Backward of linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 struct LinalgQrBackward0 final : Node {
   std::string name() const override { return "LinalgQrBackward0"; }
@@ -72,6 +98,101 @@ variable_list LinalgQrBackward0::apply(variable_list&& grads) {
   const auto& R = R_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = linalg_qr_backward(grads[0], grads[1], Q, R, mode);
+  }
+  return grad_inputs;
+}
+
+// Backward of lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+struct LuUnpackBackward0 final : Node {
+  std::string name() const override { return "LuUnpackBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector LU_data_sizes;
+};
+
+variable_list LuUnpackBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = lu_unpack_backward(grads[1], grads[2], LU_data_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward0 final : Node {
+  std::string name() const override { return "RandomBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward1 final : Node {
+  std::string name() const override { return "RandomBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+struct RandomBackward2 final : Node {
+  std::string name() const override { return "RandomBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RandomBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+struct UnfoldBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dimension_;
+  int64_t size_;
+  int64_t step_;
+  DimVector self_sizes;
+};
+
+variable_list UnfoldBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dimension = as_arg(dimension_);
+  const auto& size = as_arg(size_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unfold_backward(grad, self_sizes, dimension, size, step);
   }
   return grad_inputs;
 }
@@ -121,6 +242,21 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
   return self;
 }
 
+// flip(Tensor self, int[] dims) -> Tensor
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<FlipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::flip::call(self, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   auto grad_fn = std::make_shared<LinalgQrBackward0>();
@@ -141,6 +277,81 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->R_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  auto grad_fn = std::make_shared<LuUnpackBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&LU_data}));
+  grad_fn->LU_data_sizes = LU_data.sizes();
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lu_unpack::call(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  set_history(Tensor(), grad_fn);  // P: not differentiable (output_differentiability)
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__from(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  check_inplace(self, "random_.from");
+  auto grad_fn = std::make_shared<RandomBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random__from::call(self, from, to, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__to(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  check_inplace(self, "random_.to");
+  auto grad_fn = std::make_shared<RandomBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random__to::call(self, to, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
+  check_inplace(self, "random_");
+  auto grad_fn = std::make_shared<RandomBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::random_::call(self, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  auto grad_fn = std::make_shared<UnfoldBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dimension_ = dimension;
+  grad_fn->size_ = size;
+  grad_fn->step_ = step;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unfold::call(self, dimension, size, step);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -7,11 +7,38 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/diagonal_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/threshold.h"
 #include "generated/ops/threshold_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+struct DiagonalBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+  DimVector self_sizes;
+};
+
+variable_list DiagonalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal_backward(grad, self_sizes, offset, dim1, dim2);
+  }
+  return grad_inputs;
+}
 
 // Backward of threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 struct ThresholdBackward0 final : Node {
@@ -74,6 +101,24 @@ variable_list ThresholdBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagonalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diagonal::call(self, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {

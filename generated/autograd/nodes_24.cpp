@@ -7,10 +7,19 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/div.h"
+#include "generated/ops/fmax.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/hardsigmoid.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/median.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/polygamma.h"
+#include "generated/ops/relu.h"
+#include "generated/ops/sqrt.h"
+#include "generated/ops/std_mean.h"
 
 namespace tl::autograd::generated {
 
@@ -51,6 +60,141 @@ variable_list AddcdivBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+struct CloneBackward0 final : Node {
+  std::string name() const override { return "CloneBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CloneBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of fmax(Tensor self, Tensor other) -> Tensor
+struct FmaxBackward0 final : Node {
+  std::string name() const override { return "FmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list FmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fmax_fmin_backward(grad, self, other, true, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = fmax_fmin_backward(grad, self, other, false, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardsigmoid(Tensor self) -> Tensor
+struct HardsigmoidBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list HardsigmoidBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardsigmoid_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of median(Tensor self) -> Tensor
+struct MedianBackward0 final : Node {
+  std::string name() const override { return "MedianBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list MedianBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct MedianBackward1 final : Node {
+  std::string name() const override { return "MedianBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list MedianBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of polygamma(int n, Tensor self) -> Tensor
 struct PolygammaBackward0 final : Node {
   std::string name() const override { return "PolygammaBackward0"; }
@@ -75,6 +219,94 @@ variable_list PolygammaBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = polygamma_backward(grad, n, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of relu(Tensor self) -> Tensor
+struct ReluBackward0 final : Node {
+  std::string name() const override { return "ReluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list ReluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, gt(result, 0));
+  }
+  return grad_inputs;
+}
+
+// Backward of sqrt(Tensor self) -> Tensor
+struct SqrtBackward0 final : Node {
+  std::string name() const override { return "SqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SqrtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(result, 2));
+  }
+  return grad_inputs;
+}
+
+// Backward of std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+struct StdMeanBackward0 final : Node {
+  StdMeanBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
+  std::string name() const override { return "StdMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result0_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result0_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list StdMeanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result0 = result0_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_mean_backward(grads[0], grads[1], self, result0, dim, correction_value(correction), keepdim);
   }
   return grad_inputs;
 }
@@ -126,6 +358,114 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   return self;
 }
 
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  auto grad_fn = std::make_shared<CloneBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clone::call(self, memory_format);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<FmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fmax::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  auto grad_fn = std::make_shared<HardsigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardsigmoid::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& hardsigmoid_(const Tensor& self) {
+  check_inplace(self, "hardsigmoid_");
+  auto grad_fn = std::make_shared<HardsigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::hardsigmoid_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// median(Tensor self) -> Tensor
+Tensor median(const Tensor& self) {
+  auto grad_fn = std::make_shared<MedianBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::median::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<MedianBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::median_dim::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // polygamma(int n, Tensor self) -> Tensor
 Tensor polygamma(int64_t n, const Tensor& self) {
   auto grad_fn = std::make_shared<PolygammaBackward0>();
@@ -141,6 +481,97 @@ Tensor polygamma(int64_t n, const Tensor& self) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// relu(Tensor self) -> Tensor
+Tensor relu(const Tensor& self) {
+  auto grad_fn = std::make_shared<ReluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::relu::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// relu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& relu_(const Tensor& self) {
+  check_inplace(self, "relu_");
+  auto grad_fn = std::make_shared<ReluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::relu_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// sqrt(Tensor self) -> Tensor
+Tensor sqrt(const Tensor& self) {
+  auto grad_fn = std::make_shared<SqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sqrt::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sqrt_(const Tensor& self) {
+  check_inplace(self, "sqrt_");
+  auto grad_fn = std::make_shared<SqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sqrt_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<StdMeanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_mean_correction::call(self, dim, correction, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
+  }
   return result;
 }
 

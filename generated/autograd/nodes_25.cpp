@@ -11,6 +11,8 @@
 #include "generated/ops/fmod.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/silu.h"
+#include "generated/ops/silu_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -59,6 +61,32 @@ variable_list FmodBackward1::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of silu(Tensor self) -> Tensor
+struct SiluBackward0 final : Node {
+  std::string name() const override { return "SiluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SiluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = GradMode::is_enabled() ? silu_backward_differentiable(grad, self) : silu_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -130,6 +158,39 @@ const Tensor& fmod__Scalar(const Tensor& self, const Scalar& other) {
   {
     AutoGradMode below_autograd(false);
     ops::fmod__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self) {
+  auto grad_fn = std::make_shared<SiluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::silu::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// silu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& silu_(const Tensor& self) {
+  check_inplace(self, "silu_");
+  auto grad_fn = std::make_shared<SiluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::silu_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -6,13 +6,124 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/bernoulli.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
+struct AsStridedBackward0 final : Node {
+  std::string name() const override { return "AsStridedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+  DimVector self_sizes;
+  int64_t self_storage_offset;
+  DimVector self_strides;
+};
+
+variable_list AsStridedBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& size = as_arg(size_);
+  const auto& stride = as_arg(stride_);
+  const auto& storage_offset = as_arg(storage_offset_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+struct BernoulliBackward0 final : Node {
+  std::string name() const override { return "BernoulliBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+struct BernoulliBackward1 final : Node {
+  std::string name() const override { return "BernoulliBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    p_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return p_.nbytes();
+  }
+
+  SavedVariable p_;
+};
+
+variable_list BernoulliBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& p = p_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(p);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+struct BernoulliBackward2 final : Node {
+  std::string name() const override { return "BernoulliBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+struct BernoulliBackward3 final : Node {
+  std::string name() const override { return "BernoulliBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::bernoulli");
+  }
+  return grad_inputs;
+}
 
 // Backward of hypot(Tensor self, Tensor other) -> Tensor
 struct HypotBackward0 final : Node {
@@ -48,12 +159,115 @@ variable_list HypotBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of log2(Tensor self) -> Tensor
+struct Log2Backward0 final : Node {
+  std::string name() const override { return "Log2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, mul(self, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  auto grad_fn = std::make_shared<AsStridedBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->size_ = size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->storage_offset_ = storage_offset;
+  grad_fn->self_sizes = self.sizes();
+  grad_fn->self_storage_offset = self.storage_offset();
+  grad_fn->self_strides = self.strides();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::as_strided::call(self, size, stride, storage_offset);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+Tensor bernoulli(const Tensor& self, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<BernoulliBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bernoulli::call(self, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& bernoulli__Tensor(const Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  check_inplace(self, "bernoulli_.Tensor");
+  auto grad_fn = std::make_shared<BernoulliBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &p}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->p_ = SavedVariable(p, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::bernoulli__Tensor::call(self, p, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& bernoulli__float(const Tensor& self, double p, std::optional<Generator> generator) {
+  check_inplace(self, "bernoulli_.float");
+  auto grad_fn = std::make_shared<BernoulliBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::bernoulli__float::call(self, p, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+Tensor bernoulli_p(const Tensor& self, double p, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<BernoulliBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::bernoulli_p::call(self, p, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // hypot(Tensor self, Tensor other) -> Tensor
 Tensor hypot(const Tensor& self, const Tensor& other) {
@@ -97,6 +311,39 @@ const Tensor& hypot_(const Tensor& self, const Tensor& other) {
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(self, true);
   }
+  return self;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log2::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log2_(const Tensor& self) {
+  check_inplace(self, "log2_");
+  auto grad_fn = std::make_shared<Log2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log2_::call(self);
+  }
+  rebase_history(self, grad_fn);
   return self;
 }
 

@@ -7,6 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/max_pool3d_with_indices.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/neg.h"
@@ -35,6 +37,45 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+struct MaxPool3DWithIndicesBackward0 final : Node {
+  std::string name() const override { return "MaxPool3DWithIndicesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool ceil_mode_;
+  SavedVariable result1_;
+};
+
+variable_list MaxPool3DWithIndicesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1);
   }
   return grad_inputs;
 }
@@ -106,6 +147,32 @@ const Tensor& exp_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  auto grad_fn = std::make_shared<MaxPool3DWithIndicesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_pool3d_with_indices::call(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

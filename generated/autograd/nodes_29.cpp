@@ -6,13 +6,41 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearestExact2DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleNearestExact2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact2d(grad, output_size, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleNearestExact3DBackwardBackward0 final : Node {
@@ -69,6 +97,48 @@ variable_list GatherBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+struct HuberLossBackwardBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& delta = as_arg(delta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = neg(huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta));
+  }
+  return grad_inputs;
+}
+
 // Backward of transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 struct TransposeBackward0 final : Node {
   std::string name() const override { return "TransposeBackward0"; }
@@ -119,6 +189,23 @@ variable_list TransposeBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
   auto grad_fn = std::make_shared<UpsampleNearestExact3DBackwardBackward0>();
@@ -150,6 +237,31 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   {
     AutoGradMode below_autograd(false);
     result = ops::gather::call(self, dim, index, sparse_grad);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  auto grad_fn = std::make_shared<HuberLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->delta_ = delta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::huber_loss_backward::call(grad_output, self, target, reduction, delta);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -10,7 +10,11 @@
 #include "generated/ops/float_power.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/upsample_trilinear3d.h"
+#include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -171,6 +175,68 @@ variable_list LogSigmoidBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+struct MultilabelMarginLossForwardBackward0 final : Node {
+  std::string name() const override { return "MultilabelMarginLossForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    is_target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + is_target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  SavedVariable is_target_;
+};
+
+variable_list MultilabelMarginLossForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& is_target = is_target_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = multilabel_margin_loss_backward(grad, self, target, reduction, is_target);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleTrilinear3DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleTrilinear3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleTrilinear3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_trilinear3d(grad, output_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -318,6 +384,50 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
   {
     AutoGradMode below_autograd(false);
     result = ops::log_sigmoid_backward::call(grad_output, self, buffer);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MultilabelMarginLossForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multilabel_margin_loss_forward::call(self, target, reduction);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // is_target: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->is_target_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleTrilinear3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_trilinear3d_backward::call(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

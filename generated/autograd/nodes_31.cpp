@@ -6,12 +6,15 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/linalg_svd.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/native_batch_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl::autograd::generated {
 
@@ -45,6 +48,34 @@ variable_list LinalgSvdBackward0::apply(variable_list&& grads) {
   const auto& Vh = Vh_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = svd_backward(grads[0], grads[1], grads[2], U, S, Vh, full_matrices);
+  }
+  return grad_inputs;
+}
+
+// Backward of mvlgamma(Tensor self, int p) -> Tensor
+struct MvlgammaBackward0 final : Node {
+  std::string name() const override { return "MvlgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t p_;
+};
+
+variable_list MvlgammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mvlgamma_backward(grad, self, p);
   }
   return grad_inputs;
 }
@@ -128,6 +159,23 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct UniqueDimBackward0 final : Node {
+  std::string name() const override { return "UniqueDimBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueDimBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_dim");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -161,6 +209,41 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
     grad_fn->Vh_ = SavedVariable(std::get<2>(result), true);
   }
   return result;
+}
+
+// mvlgamma(Tensor self, int p) -> Tensor
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  auto grad_fn = std::make_shared<MvlgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mvlgamma::call(self, p);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+const Tensor& mvlgamma_(const Tensor& self, int64_t p) {
+  check_inplace(self, "mvlgamma_");
+  auto grad_fn = std::make_shared<MvlgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::mvlgamma_::call(self, p);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
@@ -232,6 +315,22 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<UniqueDimBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_dim::call(self, dim, sorted, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

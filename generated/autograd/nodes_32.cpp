@@ -10,6 +10,7 @@
 #include "generated/ops/copysign.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/norm.h"
@@ -109,6 +110,38 @@ variable_list GeluBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = gelu_double_backward(grad, grad_output, self, approximate);
+  }
+  return grad_inputs;
+}
+
+// Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
+struct Logaddexp2Backward0 final : Node {
+  std::string name() const override { return "Logaddexp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, true);
   }
   return grad_inputs;
 }
@@ -370,6 +403,26 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
   {
     AutoGradMode below_autograd(false);
     result = ops::gelu_backward::call(grad_output, self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<Logaddexp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp2::call(self, other);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -7,15 +7,52 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sgn.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/upsample_bicubic2d.h"
+#include "generated/ops/upsample_bicubic2d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+struct HardtanhBackwardBackward0 final : Node {
+  std::string name() const override { return "HardtanhBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar min_val_;
+  Scalar max_val_;
+};
+
+variable_list HardtanhBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min_val = as_arg(min_val_);
+  const auto& max_val = as_arg(max_val_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 struct LerpBackward0 final : Node {
@@ -78,6 +115,107 @@ variable_list LerpBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+struct NormalBackward0 final : Node {
+  std::string name() const override { return "NormalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NormalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+struct NormalBackward1 final : Node {
+  std::string name() const override { return "NormalBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mean_.reset_data();
+    std_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mean_.nbytes() + std_.nbytes();
+  }
+
+  SavedVariable mean_;
+  SavedVariable std_;
+};
+
+variable_list NormalBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mean = mean_.unpack(shared_from_this());
+  const auto& std = std_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(mean);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(std);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+struct NormalBackward2 final : Node {
+  std::string name() const override { return "NormalBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mean_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mean_.nbytes();
+  }
+
+  SavedVariable mean_;
+};
+
+variable_list NormalBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mean = mean_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(mean);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+struct NormalBackward3 final : Node {
+  std::string name() const override { return "NormalBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    std_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return std_.nbytes();
+  }
+
+  SavedVariable std_;
+};
+
+variable_list NormalBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& std = std_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(std);
+  }
+  return grad_inputs;
+}
+
 // Backward of sgn(Tensor self) -> Tensor
 struct SgnBackward0 final : Node {
   std::string name() const override { return "SgnBackward0"; }
@@ -94,12 +232,58 @@ variable_list SgnBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBicubic2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleBicubic2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleBicubic2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bicubic2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  auto grad_fn = std::make_shared<HardtanhBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->min_val_ = min_val;
+  grad_fn->max_val_ = max_val;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardtanh_backward::call(grad_output, self, min_val, max_val);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 Tensor lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
@@ -175,6 +359,73 @@ const Tensor& lerp__Tensor(const Tensor& self, const Tensor& end, const Tensor& 
   return self;
 }
 
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  check_inplace(self, "normal_");
+  auto grad_fn = std::make_shared<NormalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::normal_::call(self, mean, std, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+Tensor normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&mean, &std}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->std_ = SavedVariable(std, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_Tensor_Tensor::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+Tensor normal_Tensor_float(const Tensor& mean, double std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&mean}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_Tensor_float::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&std}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->std_ = SavedVariable(std, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_float_Tensor::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // sgn(Tensor self) -> Tensor
 Tensor sgn(const Tensor& self) {
   auto grad_fn = std::make_shared<SgnBackward0>();
@@ -200,6 +451,25 @@ const Tensor& sgn_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBicubic2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bicubic2d::call(self, output_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

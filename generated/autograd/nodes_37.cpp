@@ -6,13 +6,46 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+struct AdaptiveAvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  DimVector grad_output_sizes;
+};
+
+variable_list AdaptiveAvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool2d(grad, trailing_sizes(grad_output_sizes, 2));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 
 // Backward of _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
 struct AdaptiveAvgPool3DBackwardBackward0 final : Node {
@@ -40,6 +73,39 @@ variable_list AdaptiveAvgPool3DBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+struct LogsumexpBackward0 final : Node {
+  std::string name() const override { return "LogsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LogsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -77,6 +143,24 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->grad_output_sizes = grad_output.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
   auto grad_fn = std::make_shared<AdaptiveAvgPool3DBackwardBackward0>();
@@ -92,6 +176,28 @@ Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& se
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<LogsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logsumexp::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

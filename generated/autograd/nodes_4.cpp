@@ -8,6 +8,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/avg_pool3d.h"
+#include "generated/ops/avg_pool3d_backward.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/zeros_like.h"
 
@@ -53,6 +56,79 @@ variable_list AvgPool2DBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+struct AvgPool3DBackwardBackward0 final : Node {
+  std::string name() const override { return "AvgPool3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& count_include_pad = as_arg(count_include_pad_);
+  const auto& divisor_override = as_arg(divisor_override_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list MaxPool2DWithIndicesBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -77,6 +153,49 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
   {
     AutoGradMode below_autograd(false);
     result = ops::avg_pool2d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  auto grad_fn = std::make_shared<AvgPool3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  grad_fn->count_include_pad_ = count_include_pad;
+  grad_fn->divisor_override_ = divisor_override;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::avg_pool3d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  auto grad_fn = std::make_shared<MaxPool2DWithIndicesBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

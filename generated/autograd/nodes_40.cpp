@@ -6,12 +6,45 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearestExact3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of cat(Tensor[] tensors, int dim=0) -> Tensor
 struct CatBackward0 final : Node {
@@ -33,6 +66,66 @@ variable_list CatBackward0::apply(variable_list&& grads) {
   if (should_compute_any(0, tensors_size_)) {
     std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
     for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+struct ReflectionPad3DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad3d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+struct RenormBackward0 final : Node {
+  std::string name() const override { return "RenormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar p_;
+  int64_t dim_;
+  Scalar maxnorm_;
+};
+
+variable_list RenormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& dim = as_arg(dim_);
+  const auto& maxnorm = as_arg(maxnorm_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = renorm_backward(grad, self, p, dim, maxnorm);
   }
   return grad_inputs;
 }
@@ -178,6 +271,25 @@ variable_list TBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact3d::call(self, output_size, scales_d, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(TensorList tensors, int64_t dim) {
   auto grad_fn = std::make_shared<CatBackward0>();
@@ -194,6 +306,63 @@ Tensor cat(TensorList tensors, int64_t dim) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad3d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::renorm::call(self, p, dim, maxnorm);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_inplace(self, "renorm_");
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::renorm_::call(self, p, dim, maxnorm);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // std(Tensor self, bool unbiased=True) -> Tensor

@@ -8,12 +8,21 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/add.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/div.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -69,6 +78,57 @@ variable_list CholeskyInverseBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cholesky_inverse_backward(grad, self, upper, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumsumBackward0 final : Node {
+  std::string name() const override { return "CumsumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list CumsumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumsum_backward(grad, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+struct HardshrinkBackwardBackward0 final : Node {
+  std::string name() const override { return "HardshrinkBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardshrink_backward(grad, self, lambd);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -136,6 +196,58 @@ variable_list ReflectionPad2DBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of special_xlog1py(Tensor self, Tensor other) -> Tensor
+struct SpecialXlog1PyBackward0 final : Node {
+  std::string name() const override { return "SpecialXlog1PyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialXlog1PyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), add(other, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+struct SplitWithSizesBackward0 final : Node {
+  std::string name() const override { return "SplitWithSizesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cat(grads, dim);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -182,6 +294,53 @@ Tensor cholesky_inverse(const Tensor& self, bool upper) {
   return result;
 }
 
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumsum::call(self, dim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumsum_");
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumsum_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<HardshrinkBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   auto grad_fn = std::make_shared<HuberLossBackward0>();
@@ -219,6 +378,43 @@ Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<SpecialXlog1PyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_xlog1py::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  auto grad_fn = std::make_shared<SplitWithSizesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::split_with_sizes::call(self, split_sizes, dim);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
   return result;
 }
 

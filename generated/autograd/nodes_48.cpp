@@ -8,7 +8,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/replication_pad1d.h"
@@ -79,6 +81,26 @@ variable_list AddcmulBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of channel_shuffle(Tensor self, int groups) -> Tensor
+struct ChannelShuffleBackward0 final : Node {
+  std::string name() const override { return "ChannelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t groups_;
+};
+
+variable_list ChannelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& groups = as_arg(groups_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = channel_shuffle(grad, grad.sizes()[1] / groups);
+  }
+  return grad_inputs;
+}
+
 // Backward of mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct MeanBackward0 final : Node {
   std::string name() const override { return "MeanBackward0"; }
@@ -118,6 +140,40 @@ variable_list MeanBackward1::apply(variable_list&& grads) {
   const auto& keepdim = as_arg(keepdim_);
   if (should_compute_output(0)) {
     grad_inputs[0] = mean_dim_backward(grad, self_sizes, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of mm(Tensor self, Tensor mat2) -> Tensor
+struct MmBackward0 final : Node {
+  std::string name() const override { return "MmBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    mat2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + mat2_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable mat2_;
+  ScalarType mat2_scalar_type;
+  ScalarType self_scalar_type;
+};
+
+variable_list MmBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& mat2 = mat2_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_scalar_type);
   }
   return grad_inputs;
 }
@@ -288,6 +344,21 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   return self;
 }
 
+// channel_shuffle(Tensor self, int groups) -> Tensor
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  auto grad_fn = std::make_shared<ChannelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->groups_ = groups;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::channel_shuffle::call(self, groups);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<MeanBackward0>();
@@ -315,6 +386,28 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
   {
     AutoGradMode below_autograd(false);
     result = ops::mean_dim::call(self, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mm(Tensor self, Tensor mat2) -> Tensor
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  auto grad_fn = std::make_shared<MmBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
+  grad_fn->mat2_scalar_type = mat2.scalar_type();
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mat2_ = SavedVariable(mat2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mm::call(self, mat2);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -9,6 +9,8 @@
 #include "generated/ops/convolution_backward.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/upsample_nearest3d.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -88,6 +90,33 @@ variable_list IndexSelectBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -141,6 +170,25 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   {
     AutoGradMode below_autograd(false);
     result = ops::index_select::call(self, dim, index);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest3d::call(self, output_size, scales_d, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -11,9 +11,13 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/div.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_solve_triangular.h"
+#include "generated/ops/log.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
@@ -129,6 +133,113 @@ variable_list Im2ColBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+struct LinalgSolveTriangularBackward0 final : Node {
+  std::string name() const override { return "LinalgSolveTriangularBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool upper_;
+  bool left_;
+  bool unitriangular_;
+  SavedVariable result_;
+};
+
+variable_list LinalgSolveTriangularBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& left = as_arg(left_);
+  const auto& unitriangular = as_arg(unitriangular_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of log(Tensor self) -> Tensor
+struct LogBackward0 final : Node {
+  std::string name() const override { return "LogBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list LogBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+struct RsubBackward0 final : Node {
+  std::string name() const override { return "RsubBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar alpha_;
+};
+
+variable_list RsubBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& alpha = as_arg(alpha_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(maybe_multiply(grad, alpha));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+struct RsubBackward1 final : Node {
+  std::string name() const override { return "RsubBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar alpha_;
+};
+
+variable_list RsubBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& alpha = as_arg(alpha_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(maybe_multiply(grad, alpha));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -222,6 +333,92 @@ Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation,
   {
     AutoGradMode below_autograd(false);
     result = ops::im2col::call(self, kernel_size, dilation, padding, stride);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  auto grad_fn = std::make_shared<LinalgSolveTriangularBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &B}));
+  grad_fn->upper_ = upper;
+  grad_fn->left_ = left;
+  grad_fn->unitriangular_ = unitriangular;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_solve_triangular::call(self, B, upper, left, unitriangular);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// log(Tensor self) -> Tensor
+Tensor log(const Tensor& self) {
+  auto grad_fn = std::make_shared<LogBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log_(const Tensor& self) {
+  check_inplace(self, "log_");
+  auto grad_fn = std::make_shared<LogBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  auto grad_fn = std::make_shared<RsubBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->alpha_ = alpha;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rsub_Tensor::call(self, other, alpha);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  auto grad_fn = std::make_shared<RsubBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->alpha_ = alpha;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rsub_Scalar::call(self, other, alpha);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

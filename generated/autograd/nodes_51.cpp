@@ -13,6 +13,7 @@
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
 #include "generated/ops/hardswish_backward.h"
+#include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
@@ -20,9 +21,15 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/sinh.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -159,6 +166,41 @@ variable_list HardswishBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct LinalgVectorNormBackward0 final : Node {
+  std::string name() const override { return "LinalgVectorNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar ord_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& ord = as_arg(ord_);
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 struct LinearBackward0 final : Node {
   std::string name() const override { return "LinearBackward0"; }
@@ -265,6 +307,65 @@ variable_list ReflectionPad2DBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+struct ReflectionPad3DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad3d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of replication_pad2d(Tensor self, int[4] padding) -> Tensor
+struct ReplicationPad2DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad2d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
 // Backward of softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 struct SoftplusBackward0 final : Node {
   std::string name() const override { return "SoftplusBackward0"; }
@@ -291,6 +392,29 @@ variable_list SoftplusBackward0::apply(variable_list&& grads) {
   const auto& threshold = as_arg(threshold_);
   if (should_compute_output(0)) {
     grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+struct UpsampleNearest1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest1d_backward(grad, output_size, self_sizes, scales);
   }
   return grad_inputs;
 }
@@ -435,6 +559,29 @@ const Tensor& hardswish_(const Tensor& self) {
   return self;
 }
 
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<LinalgVectorNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->ord_ = ord;
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_vector_norm::call(self, ord, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   auto grad_fn = std::make_shared<LinearBackward0>();
@@ -502,6 +649,42 @@ Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, 
   return result;
 }
 
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad3d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad2d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   auto grad_fn = std::make_shared<SoftplusBackward0>();
@@ -515,6 +698,23 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   {
     AutoGradMode below_autograd(false);
     result = ops::softplus::call(self, beta, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearest1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest1d::call(self, output_size, scales);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

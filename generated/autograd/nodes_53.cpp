@@ -9,11 +9,17 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/trunc.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -43,6 +49,34 @@ variable_list ErfinvBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of gelu(Tensor self, *, str approximate='none') -> Tensor
+struct GeluBackward0 final : Node {
+  std::string name() const override { return "GeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& approximate = as_arg(approximate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gelu_backward(grad, self, approximate);
+  }
+  return grad_inputs;
+}
+
 // Backward of log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
 struct LogSigmoidForwardBackward0 final : Node {
   std::string name() const override { return "LogSigmoidForwardBackward0"; }
@@ -68,6 +102,26 @@ variable_list LogSigmoidForwardBackward0::apply(variable_list&& grads) {
   const auto& buffer = buffer_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = log_sigmoid_backward(grads[0], self, buffer);
+  }
+  return grad_inputs;
+}
+
+// Backward of pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+struct PixelUnshuffleBackward0 final : Node {
+  std::string name() const override { return "PixelUnshuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t downscale_factor_;
+};
+
+variable_list PixelUnshuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& downscale_factor = as_arg(downscale_factor_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pixel_shuffle(grad, downscale_factor);
   }
   return grad_inputs;
 }
@@ -165,6 +219,23 @@ variable_list PowBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of trunc(Tensor self) -> Tensor
+struct TruncBackward0 final : Node {
+  std::string name() const override { return "TruncBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TruncBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -205,6 +276,41 @@ const Tensor& erfinv_(const Tensor& self) {
   return self;
 }
 
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gelu::call(self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  check_inplace(self, "gelu_");
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::gelu_::call(self, approximate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
 std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
   auto grad_fn = std::make_shared<LogSigmoidForwardBackward0>();
@@ -223,6 +329,21 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->buffer_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  auto grad_fn = std::make_shared<PixelUnshuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->downscale_factor_ = downscale_factor;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pixel_unshuffle::call(self, downscale_factor);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 
@@ -325,6 +446,33 @@ Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::trunc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& trunc_(const Tensor& self) {
+  check_inplace(self, "trunc_");
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::trunc_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

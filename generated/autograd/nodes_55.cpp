@@ -9,6 +9,7 @@
 #include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -60,6 +61,23 @@ variable_list UniformBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct UniqueDimConsecutiveBackward0 final : Node {
+  std::string name() const override { return "UniqueDimConsecutiveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueDimConsecutiveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_dim_consecutive");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -96,6 +114,22 @@ const Tensor& uniform_(const Tensor& self, double from, double to, std::optional
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<UniqueDimConsecutiveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_dim_consecutive::call(self, dim, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

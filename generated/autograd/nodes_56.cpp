@@ -9,6 +9,8 @@
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/amin.h"
+#include "generated/ops/constant_pad_nd.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/special_zeta.h"
@@ -76,6 +78,69 @@ variable_list AminBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+struct ConstantPadNdBackward0 final : Node {
+  std::string name() const override { return "ConstantPadNdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> pad_;
+};
+
+variable_list ConstantPadNdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& pad = as_arg(pad_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = constant_pad_nd_backward(grad, pad);
+  }
+  return grad_inputs;
+}
+
+// Backward of histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+struct HistogramBackward0 final : Node {
+  std::string name() const override { return "HistogramBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::histogram");
+  }
+  return grad_inputs;
+}
+
+// Backward of histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+struct HistogramBackward1 final : Node {
+  std::string name() const override { return "HistogramBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::histogram");
   }
   return grad_inputs;
 }
@@ -155,6 +220,53 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  auto grad_fn = std::make_shared<ConstantPadNdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->pad_ = pad.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::constant_pad_nd::call(self, pad, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+std::tuple<Tensor, Tensor> histogram_bins_tensor(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &bins, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::histogram_bins_tensor::call(self, bins, weight, density);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+std::tuple<Tensor, Tensor> histogram_bin_ct(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::histogram_bin_ct::call(self, bins, range, weight, density);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
   return result;
 }
 

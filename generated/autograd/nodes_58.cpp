@@ -6,12 +6,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/add.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/div.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/native_layer_norm.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/remainder.h"
+#include "generated/ops/softmax.h"
 #include "generated/ops/transpose.h"
 
 namespace tl::autograd::generated {
@@ -46,6 +53,74 @@ variable_list CholeskySolveBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = [&] { Tensor c = matmul(cholesky_solve(grad, input2, upper), transpose(result, -2, -1)); c = add(c, transpose(c, -2, -1)); return upper ? neg(matmul(input2, c)) : neg(matmul(c, input2)); }();
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+struct ClampBackward0 final : Node {
+  std::string name() const override { return "ClampBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list ClampBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = unpack_optional(min_, shared_from_this());
+  const auto& max = unpack_optional(max_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  if (should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(1), should_compute_output(2)};
+    auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClampBackward1 final : Node {
+  std::string name() const override { return "ClampBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClampBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
   }
   return grad_inputs;
 }
@@ -93,6 +168,84 @@ variable_list NativeLayerNormBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of remainder.Tensor(Tensor self, Tensor other) -> Tensor
+struct RemainderBackward0 final : Node {
+  std::string name() const override { return "RemainderBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list RemainderBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = neg(mul(grad, div(self, other, "floor")));
+  }
+  return grad_inputs;
+}
+
+// Backward of remainder.Scalar(Tensor self, Scalar other) -> Tensor
+struct RemainderBackward1 final : Node {
+  std::string name() const override { return "RemainderBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RemainderBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct SoftmaxBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list SoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -119,6 +272,88 @@ Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
     grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
+}
+
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto grad_fn = std::make_shared<ClampBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_Tensor::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+const Tensor& clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_inplace(self, "clamp_.Tensor");
+  auto grad_fn = std::make_shared<ClampBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clamp_");
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
@@ -149,6 +384,91 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   }
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
+  }
+  return result;
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<RemainderBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::remainder_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& remainder__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "remainder_.Tensor");
+  auto grad_fn = std::make_shared<RemainderBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::remainder__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_Scalar(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<RemainderBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::remainder_Scalar::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& remainder__Scalar(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "remainder_.Scalar");
+  auto grad_fn = std::make_shared<RemainderBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::remainder__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softmax_int::call(self, dim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
   }
   return result;
 }

@@ -6,11 +6,33 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/var.h"
+#include "generated/ops/where.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+struct LogNormalBackward0 final : Node {
+  std::string name() const override { return "LogNormalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list LogNormalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of maximum(Tensor self, Tensor other) -> Tensor
 struct MaximumBackward0 final : Node {
@@ -40,6 +62,32 @@ variable_list MaximumBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = max_min_backward(grad, self, other, false, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+struct NanToNumBackward0 final : Node {
+  std::string name() const override { return "NanToNumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list NanToNumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nan_to_num_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -135,12 +183,54 @@ variable_list VarBackward2::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+struct WhereBackward0 final : Node {
+  std::string name() const override { return "WhereBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    condition_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return condition_.nbytes();
+  }
+
+  SavedVariable condition_;
+};
+
+variable_list WhereBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& condition = condition_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = where(condition, grad, zeros_like(grad));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = where(condition, zeros_like(grad), grad);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  check_inplace(self, "log_normal_");
+  auto grad_fn = std::make_shared<LogNormalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::log_normal_::call(self, mean, std, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor maximum(const Tensor& self, const Tensor& other) {
@@ -160,6 +250,39 @@ Tensor maximum(const Tensor& self, const Tensor& other) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  auto grad_fn = std::make_shared<NanToNumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nan_to_num::call(self, nan, posinf, neginf);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+const Tensor& nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  check_inplace(self, "nan_to_num_");
+  auto grad_fn = std::make_shared<NanToNumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::nan_to_num_::call(self, nan, posinf, neginf);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // var(Tensor self, bool unbiased=True) -> Tensor
@@ -214,6 +337,23 @@ Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, const std::op
   {
     AutoGradMode below_autograd(false);
     result = ops::var_correction::call(self, dim, correction, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<WhereBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->condition_ = SavedVariable(condition, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::where_self::call(condition, self, other);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

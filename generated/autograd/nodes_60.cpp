@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/aminmax.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/upsample_nearest2d.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
@@ -45,6 +47,30 @@ variable_list AminmaxBackward0::apply(variable_list&& grads) {
   const auto& max = max_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = aminmax_backward(grads[0], grads[1], self, min, max, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest2DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleNearest2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest2d(grad, output_size, scales_h, scales_w);
   }
   return grad_inputs;
 }
@@ -105,6 +131,23 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   if (grad_fn->should_compute_output(0)) {
     grad_fn->max_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -10,7 +10,10 @@
 #include "generated/ops/i0.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/special_i1.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -36,6 +39,50 @@ variable_list I0Backward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, special_i1(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+struct Rot90Backward0 final : Node {
+  std::string name() const override { return "Rot90Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t k_;
+  std::vector<int64_t> dims_;
+};
+
+variable_list Rot90Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& k = as_arg(k_);
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = rot90(grad, -k, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+struct UpsampleNearest1DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+};
+
+variable_list UpsampleNearest1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest1d(grad, output_size, scales);
   }
   return grad_inputs;
 }
@@ -77,6 +124,38 @@ const Tensor& i0_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<Rot90Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->k_ = k;
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rot90::call(self, k, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearest1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest1d_backward::call(grad_output, output_size, input_size, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

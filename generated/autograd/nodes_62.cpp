@@ -6,11 +6,122 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/nanmedian.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/sign.h"
 #include "generated/ops/softshrink.h"
 #include "generated/ops/softshrink_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of asinh(Tensor self) -> Tensor
+struct AsinhBackward0 final : Node {
+  std::string name() const override { return "AsinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of nanmedian(Tensor self) -> Tensor
+struct NanmedianBackward0 final : Node {
+  std::string name() const override { return "NanmedianBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list NanmedianBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct NanmedianBackward1 final : Node {
+  std::string name() const override { return "NanmedianBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list NanmedianBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of sign(Tensor self) -> Tensor
+struct SignBackward0 final : Node {
+  std::string name() const override { return "SignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SignBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 struct SoftshrinkBackward0 final : Node {
@@ -45,6 +156,107 @@ variable_list SoftshrinkBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asinh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asinh_(const Tensor& self) {
+  check_inplace(self, "asinh_");
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asinh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// nanmedian(Tensor self) -> Tensor
+Tensor nanmedian(const Tensor& self) {
+  auto grad_fn = std::make_shared<NanmedianBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nanmedian::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> nanmedian_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<NanmedianBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nanmedian_dim::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  auto grad_fn = std::make_shared<SignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sign::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sign_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sign_(const Tensor& self) {
+  check_inplace(self, "sign_");
+  auto grad_fn = std::make_shared<SignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sign_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {

@@ -6,15 +6,44 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/threshold_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of atanh(Tensor self) -> Tensor
+struct AtanhBackward0 final : Node {
+  std::string name() const override { return "AtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
+  }
+  return grad_inputs;
+}
 
 // Backward of log10(Tensor self) -> Tensor
 struct Log10Backward0 final : Node {
@@ -38,6 +67,62 @@ variable_list Log10Backward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+  }
+  return grad_inputs;
+}
+
+// Backward of native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeGroupNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeGroupNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_out_.reset_data();
+    input_.reset_data();
+    mean_.reset_data();
+    rstd_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_out_.nbytes() + input_.nbytes() + mean_.nbytes() + rstd_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_out_;
+  SavedVariable input_;
+  SavedVariable mean_;
+  SavedVariable rstd_;
+  SavedVariable weight_;
+  int64_t N_;
+  int64_t C_;
+  int64_t HxW_;
+  int64_t group_;
+};
+
+variable_list NativeGroupNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_out = grad_out_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& mean = mean_.unpack(shared_from_this());
+  const auto& rstd = rstd_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& N = as_arg(N_);
+  const auto& C = as_arg(C_);
+  const auto& HxW = as_arg(HxW_);
+  const auto& group = as_arg(group_);
+  if (should_compute_output(1) || should_compute_output(4) || should_compute_output(0)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(4), should_compute_output(0)};
+    auto computed = group_norm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, mean, rstd, N, C, HxW, group, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(4)) grad_inputs[4] = std::get<1>(std::move(computed));
+    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("native_group_norm_backward mean");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("native_group_norm_backward rstd");
   }
   return grad_inputs;
 }
@@ -79,6 +164,39 @@ variable_list ThresholdBackwardBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// atanh(Tensor self) -> Tensor
+Tensor atanh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atanh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atanh_(const Tensor& self) {
+  check_inplace(self, "atanh_");
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atanh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // log10(Tensor self) -> Tensor
 Tensor log10(const Tensor& self) {
   auto grad_fn = std::make_shared<Log10Backward0>();
@@ -110,6 +228,43 @@ const Tensor& log10_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeGroupNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &rstd, opt_ptr(weight)}));
+  grad_fn->N_ = N;
+  grad_fn->C_ = C;
+  grad_fn->HxW_ = HxW;
+  grad_fn->group_ = group;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->grad_out_ = SavedVariable(grad_out, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(3) || grad_fn->should_compute_output(4)) {
+    grad_fn->rstd_ = SavedVariable(rstd, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_group_norm_backward::call(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
 }
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/linalg_eigh.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
@@ -30,6 +31,35 @@ variable_list HistogramddFromBinCtsBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+struct LinalgEighBackward0 final : Node {
+  std::string name() const override { return "LinalgEighBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    eigenvalues_.reset_data();
+    eigenvectors_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return eigenvalues_.nbytes() + eigenvectors_.nbytes();
+  }
+
+  SavedVariable eigenvalues_;
+  SavedVariable eigenvectors_;
+};
+
+variable_list LinalgEighBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& eigenvalues = eigenvalues_.unpack(shared_from_this());
+  const auto& eigenvectors = eigenvectors_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_eigh_backward(grads[0], grads[1], eigenvalues, eigenvectors);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -48,6 +78,28 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+  auto grad_fn = std::make_shared<LinalgEighBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_eigh::call(A, UPLO);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvalues_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvectors_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

@@ -6,15 +6,52 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/max.h"
+#include "generated/ops/minimum.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct SoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+  ScalarType grad_output_scalar_type;
+};
+
+variable_list SoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, output, dim, grad_output_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
 
 // Backward of _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
 struct TestMulBackwardBackward0 final : Node {
@@ -242,12 +279,66 @@ variable_list MaxBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of minimum(Tensor self, Tensor other) -> Tensor
+struct MinimumBackward0 final : Node {
+  std::string name() const override { return "MinimumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list MinimumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_min_backward(grad, self, other, true, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = max_min_backward(grad, self, other, false, false);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  grad_fn->grad_output_scalar_type = grad_output.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)
 std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const Tensor& self, const Tensor& other, std::array<bool, 2> output_mask) {
@@ -474,6 +565,26 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// minimum(Tensor self, Tensor other) -> Tensor
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<MinimumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::minimum::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

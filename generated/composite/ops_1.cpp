@@ -3,12 +3,19 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/as_strided.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concat.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/min.h"
 
 namespace tl::native {
+
+// concat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor concat_composite(TensorList tensors, int64_t dim) {
+  return cat(tensors, dim);
+}
 
 // fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
 const Tensor& fill_diagonal__composite(const Tensor& self, const Scalar& fill_value, bool wrap) {

@@ -4,12 +4,18 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::native {
 
 // arctan2(Tensor self, Tensor other) -> Tensor
 Tensor arctan2_composite(const Tensor& self, const Tensor& other) {
   return atan2(self, other);
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+Tensor xlogy_Scalar_Self_composite(const Scalar& self, const Tensor& other) {
+  return xlogy(scalar_to_tensor(self, self.type(), other.device(), true), other);
 }
 
 }  // namespace tl::native

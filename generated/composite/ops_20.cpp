@@ -2,10 +2,26 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 20.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/is_same_size.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/polygamma.h"
+#include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
 
 namespace tl::native {
+
+// is_same_size(Tensor self, Tensor other) -> bool
+bool is_same_size_composite(const Tensor& self, const Tensor& other) {
+  return self.sizes() == other.sizes();
+}
+
+// randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randn_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::normal_kernel(result, 0.0, 1.0, std::nullopt);
+  return result;
+}
 
 // special_polygamma(int n, Tensor self) -> Tensor
 Tensor special_polygamma_composite(int64_t n, const Tensor& self) {

@@ -2,8 +2,12 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 22.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/absolute.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/max_pool2d.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/reshape.h"
@@ -11,6 +15,21 @@
 #include "generated/ops/where.h"
 
 namespace tl::native {
+
+// absolute(Tensor self) -> Tensor
+Tensor absolute_composite(const Tensor& self) {
+  return abs(self);
+}
+
+// absolute_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& absolute__composite(const Tensor& self) {
+  return abs_(self);
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+}
 
 // prelu(Tensor self, Tensor weight) -> Tensor
 Tensor prelu_composite(const Tensor& self, const Tensor& weight) {

@@ -2,10 +2,22 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 23.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/arccosh.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 
 namespace tl::native {
+
+// arccosh(Tensor self) -> Tensor
+Tensor arccosh_composite(const Tensor& self) {
+  return acosh(self);
+}
+
+// arccosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccosh__composite(const Tensor& self) {
+  return acosh_(self);
+}
 
 // max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
 Tensor max_pool3d_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {

@@ -4,9 +4,13 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/polygamma.h"
+#include "generated/ops/randint.h"
+#include "generated/ops/random.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
 #include "generated/ops/transpose.h"
 
@@ -21,9 +25,31 @@ const Tensor& polygamma__composite(const Tensor& self, int64_t n) {
   return copy_(self, result);
 }
 
+// randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_composite(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return randint(0, high, size, generator, dtype, device);
+}
+
+// randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_low_composite(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty(size, dtype.value_or(ScalarType::Int64), device);
+  native::random_from_kernel(result, low, high, generator);  // a fresh tensor: not an in-place op
+  return result;
+}
+
 // special_exp2(Tensor self) -> Tensor
 Tensor special_exp2_composite(const Tensor& self) {
   return exp2(self);
+}
+
+// std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> std_mean_correction_out_composite(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out0, const Tensor& out1) {
+  auto [sd, mean] = std_mean(self, dim, correction, keepdim);
+  native::resize_output(out0, sd.sizes(), "std_mean");
+  native::resize_output(out1, mean.sizes(), "std_mean");
+  copy_(out0, sd);
+  copy_(out1, mean);
+  return {out0, out1};
 }
 
 // swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

@@ -6,11 +6,18 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nll_loss2d.h"
+#include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/uniform.h"
 
 namespace tl::native {
+
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss2d_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return std::get<0>(nll_loss2d_forward(self, target, weight, reduction, ignore_index));
+}
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -4,9 +4,14 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/digamma.h"
+#include "generated/ops/empty_like.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/randint_like.h"
+#include "generated/ops/random.h"
 #include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 
 namespace tl::native {
 
@@ -19,9 +24,28 @@ Tensor adaptive_avg_pool2d_composite(const Tensor& self, IntArrayRef output_size
   return _adaptive_avg_pool2d(self, output_size);
 }
 
+// randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like_composite(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::random_from_kernel(result, 0, high, std::nullopt);
+  return result;
+}
+
+// randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like_low_dtype_composite(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::random_from_kernel(result, low, high, std::nullopt);
+  return result;
+}
+
 // special_erfinv(Tensor self) -> Tensor
 Tensor special_erfinv_composite(const Tensor& self) {
   return erfinv(self);
+}
+
+// special_psi(Tensor self) -> Tensor
+Tensor special_psi_composite(const Tensor& self) {
+  return digamma(self);
 }
 
 }  // namespace tl::native

@@ -4,9 +4,21 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
+#include "generated/ops/trunc.h"
 
 namespace tl::native {
+
+// fix(Tensor self) -> Tensor
+Tensor fix_composite(const Tensor& self) {
+  return trunc(self);
+}
+
+// fix_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& fix__composite(const Tensor& self) {
+  return trunc_(self);
+}
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -4,7 +4,9 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/add.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/special_digamma.h"
 
 namespace tl::native {
 
@@ -24,6 +26,11 @@ bool is_nonzero_composite(const Tensor& self) {
   TL_CHECK(n != 0, "Boolean value of Tensor with no values is ambiguous");
   TL_CHECK(n == 1, "Boolean value of Tensor with more than one value is ambiguous");
   return tensor_item(self).to<bool>();
+}
+
+// special_digamma(Tensor self) -> Tensor
+Tensor special_digamma_composite(const Tensor& self) {
+  return digamma(self);
 }
 
 }  // namespace tl::native

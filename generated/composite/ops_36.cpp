@@ -4,6 +4,9 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool2d.h"
+#include "generated/ops/diag_embed.h"
+#include "generated/ops/diagflat.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -19,6 +22,11 @@ Tensor avg_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
   const int64_t s = stride.empty() ? kernel_size[0] : stride[0];
   return squeeze(avg_pool2d(unsqueeze(self, -2), std::vector<int64_t>{1, kernel_size[0]}, std::vector<int64_t>{1, s},
                             std::vector<int64_t>{0, padding[0]}, ceil_mode, count_include_pad), -2);
+}
+
+// diagflat(Tensor self, int offset=0) -> Tensor
+Tensor diagflat_composite(const Tensor& self, int64_t offset) {
+  return diag_embed(reshape(self, {-1}), offset, 0, 1);
 }
 
 }  // namespace tl::native

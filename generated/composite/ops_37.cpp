@@ -7,6 +7,9 @@
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/isclose.h"
+#include "generated/ops/positive.h"
+#include "generated/ops/swapaxes.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
 
@@ -22,6 +25,22 @@ Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype,
   // Uninitialised bools are zeroed, as by empty: a byte other than 0/1 read as bool is undefined behaviour.
   if (result.dtype() == ScalarType::Bool) native::fill_kernel(result, false);
   return result;
+}
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive_composite(const Tensor& self) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "positive: The `+` operator, on a bool tensor is not supported.");
+  return self;
+}
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes_composite(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return transpose(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes__composite(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return transpose_(self, axis0, axis1);
 }
 
 }  // namespace tl::native

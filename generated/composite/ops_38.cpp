@@ -3,7 +3,9 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
 
 namespace tl::native {
 
@@ -15,6 +17,16 @@ Tensor arcsin_composite(const Tensor& self) {
 // arcsin_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arcsin__composite(const Tensor& self) {
   return asin_(self);
+}
+
+// arcsinh(Tensor self) -> Tensor
+Tensor arcsinh_composite(const Tensor& self) {
+  return asinh(self);
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsinh__composite(const Tensor& self) {
+  return asinh_(self);
 }
 
 }  // namespace tl::native

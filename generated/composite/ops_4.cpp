@@ -2,10 +2,13 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 4.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 
@@ -21,6 +24,31 @@ Tensor tile_composite(const Tensor& self, IntArrayRef dims) {
   std::vector<int64_t> padded(static_cast<size_t>(missing), 1);
   padded.insert(padded.end(), dims.begin(), dims.end());
   return repeat(self, padded);
+}
+
+// to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to_dtype_composite(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  if (self.dtype() == dtype && !copy) return self;
+  return _to_copy(self, dtype, std::nullopt);
+}
+
+// to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to_device_composite(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
+  ScalarType target = dtype.value_or(self.dtype());
+  if (self.device().type == device.type && self.dtype() == target && !copy) return self;
+  return _to_copy(self, target, device);
+}
+
+// to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to_other_composite(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
+  if (self.device().type == other.device().type && self.dtype() == other.dtype() && !copy) return self;
+  return _to_copy(self, other.dtype(), other.device());
+}
+
+// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to_composite(const Tensor& self, bool non_blocking, bool copy) {
+  (void)non_blocking;
+  return copy ? clone(self) : self;
 }
 
 }  // namespace tl::native

@@ -2,10 +2,28 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 41.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
 #include "generated/ops/square.h"
 
 namespace tl::native {
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor special_logsumexp_composite(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return logsumexp(self, dim, keepdim);
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlog1py_self_scalar_composite(const Scalar& self, const Tensor& other) {
+  return special_xlog1py(scalar_to_tensor(self, self.type(), other.device(), true), other);
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlog1py_other_scalar_composite(const Tensor& self, const Scalar& other) {
+  return special_xlog1py(self, scalar_to_tensor(other, other.type(), self.device(), true));
+}
 
 // square(Tensor self) -> Tensor
 Tensor square_composite(const Tensor& self) {

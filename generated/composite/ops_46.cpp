@@ -3,6 +3,8 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/split.h"
 #include "generated/ops/split_with_sizes.h"
 
@@ -22,6 +24,11 @@ std::vector<Tensor> chunk_composite(const Tensor& self, int64_t chunks, int64_t 
     return split_with_sizes(self, std::vector<int64_t>(chunks, 0), d);
   }
   return split(self, split_size, d);
+}
+
+// special_log1p(Tensor self) -> Tensor
+Tensor special_log1p_composite(const Tensor& self) {
+  return log1p(self);
 }
 
 }  // namespace tl::native

@@ -2,12 +2,29 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 47.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/adaptive_max_pool1d.h"
+#include "generated/ops/adaptive_max_pool2d.h"
 #include "generated/ops/glu.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/softmax.h"
+#include "generated/ops/special_softmax.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
+
+// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_composite(const Tensor& self, IntArrayRef output_size) {
+  TL_CHECK(self.dim() == 2 || self.dim() == 3, "adaptive_max_pool1d: Expected 2 to 3 dimensions, but got ", self.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_max_pool1d)");
+  TL_CHECK(output_size.size() == 1, "adaptive_max_pool1d: argument 'output_size' should contain one int (got ", output_size.size(), ")");
+  auto [values, indices] = adaptive_max_pool2d(unsqueeze(self, -2), std::vector<int64_t>{1, output_size[0]});
+  return {squeeze(values, -2), squeeze(indices, -2)};
+}
 
 // glu(Tensor self, int dim=-1) -> Tensor
 Tensor glu_composite(const Tensor& self, int64_t dim) {
@@ -20,6 +37,16 @@ Tensor glu_composite(const Tensor& self, int64_t dim) {
   const int64_t n = self.sizes()[d];
   TL_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
   return mul(narrow(self, d, 0, n / 2), sigmoid(narrow(self, d, n / 2, n / 2)));
+}
+
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor multilabel_margin_loss_composite(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return std::get<0>(multilabel_margin_loss_forward(self, target, reduction));
+}
+
+// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor special_softmax_composite(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax(self, dim, dtype);
 }
 
 }  // namespace tl::native

@@ -2,13 +2,23 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 57.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+Tensor adjoint_composite(const Tensor& self) {
+  if (self.dim() == 0) return self;
+  TL_CHECK(self.dim() >= 2, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
+           self.dim(), "-D tensor.");
+  return transpose(self, -2, -1);
+}
 
 // nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {

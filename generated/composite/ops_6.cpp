@@ -4,6 +4,7 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/sort.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
 
@@ -15,6 +16,26 @@ Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort_stable_composite(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return std::get<1>(sort(self, stable, dim, descending));
+}
+
+// where(Tensor condition) -> Tensor[]
+std::vector<Tensor> where_composite(const Tensor& condition) {
+  return nonzero_as_tuple(condition);
+}
+
+// where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+Tensor where_ScalarSelf_composite(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return where(condition, scalar_to_tensor(self, self.type(), other.device(), true), other);
+}
+
+// where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+Tensor where_ScalarOther_composite(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return where(condition, self, scalar_to_tensor(other, other.type(), self.device(), true));
+}
+
+// where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+Tensor where_Scalar_composite(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  return where_scalars(condition, self, other);
 }
 
 }  // namespace tl::native

@@ -3,9 +3,15 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/elu.h"
+#include "generated/ops/movedim.h"
 #include "generated/ops/selu.h"
 
 namespace tl::native {
+
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor movedim_int_composite(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim(self, std::vector<int64_t>{source}, std::vector<int64_t>{destination});
+}
 
 // selu(Tensor self) -> Tensor
 Tensor selu_composite(const Tensor& self) {

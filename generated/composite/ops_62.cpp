@@ -3,9 +3,28 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/lgamma.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/negative.h"
 #include "generated/ops/special_gammaln.h"
 
 namespace tl::native {
+
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+Tensor native_dropout_backward_composite(const Tensor& grad_output, const Tensor& mask, double scale) {
+  return mul(mul(grad_output, mask), scale);
+}
+
+// negative(Tensor self) -> Tensor
+Tensor negative_composite(const Tensor& self) {
+  return neg(self);
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& negative__composite(const Tensor& self) {
+  return neg_(self);
+}
 
 // special_gammaln(Tensor self) -> Tensor
 Tensor special_gammaln_composite(const Tensor& self) {

@@ -6,6 +6,8 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/div.h"
+#include "generated/ops/divide.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/movedim.h"
 
@@ -22,6 +24,26 @@ Tensor contiguous_composite(const Tensor& self, MemoryFormat memory_format) {
     return self.is_contiguous() ? self : _clone_contiguous(self);
   }
   return is_contiguous_in(self.sizes(), self.strides(), memory_format) ? self : clone(self, memory_format);
+}
+
+// divide.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor divide_Tensor_composite(const Tensor& self, const Tensor& other) {
+  return div(self, other);
+}
+
+// divide.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor divide_Scalar_composite(const Tensor& self, const Scalar& other) {
+  return div(self, other);
+}
+
+// divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+Tensor divide_Tensor_mode_composite(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return div(self, other, rounding_mode);
+}
+
+// divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+Tensor divide_Scalar_mode_composite(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return div(self, other, rounding_mode);
 }
 
 // moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)

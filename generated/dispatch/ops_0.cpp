@@ -6,8 +6,15 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/feature_dropout.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/repeat.h"
+#include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
 
 namespace tl {
@@ -65,6 +72,120 @@ Tensor detach(const Tensor& self) {
   return ops::detach::call(self);
 }
 
+// ============================================================================ erf
+
+// erf(Tensor self) -> Tensor
+static Tensor erf_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erf_kernel(self, out);
+  return out;
+}
+
+ops::erf::Kernel* ops::erf::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_functional,
+    /* Meta */ erf_kernel_functional,
+};
+
+Tensor ops::erf::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf", kernel_device);
+  return kernel(self);
+}
+
+Tensor erf(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf(self);
+  }
+  return ops::erf::call(self);
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erf_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erf_kernel(self, out);
+  return self;
+}
+
+ops::erf_::Kernel* ops::erf_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_inplace,
+    /* Meta */ erf_kernel_inplace,
+};
+
+const Tensor& ops::erf_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erf_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erf_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erf_(self);
+  }
+  return ops::erf_::call(self);
+}
+
+// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erf_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erf_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erf_out::Kernel* ops::erf_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erf_kernel_out,
+    /* Meta */ erf_kernel_out,
+};
+
+const Tensor& ops::erf_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erf.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erf.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erf_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erf.out", {&self}, {&out});
+  return ops::erf_out::call(self, out);
+}
+
+// ============================================================================ feature_dropout
+
+// feature_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  return native::feature_dropout_composite(input, p, train);
+}
+
+// feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
+  return native::feature_dropout__composite(self, p, train);
+}
+
+// ============================================================================ isnan
+
+// isnan(Tensor self) -> Tensor
+ops::isnan::Kernel* ops::isnan::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isnan_kernel,
+    /* Meta */ native::isnan_kernel,
+};
+
+Tensor ops::isnan::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("isnan", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isnan", kernel_device);
+  return kernel(self);
+}
+
+Tensor isnan(const Tensor& self) {
+  return ops::isnan::call(self);
+}
+
 // ============================================================================ linalg_householder_product
 
 // linalg_householder_product(Tensor input, Tensor tau) -> Tensor
@@ -76,6 +197,28 @@ Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
 const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& input, const Tensor& tau) {
   check_out_no_grad("linalg_householder_product.out", {&input, &tau}, {&out});
   return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_pinv
+
+// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  return native::linalg_pinv_composite(self, rcond, hermitian);
+}
+
+// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::Exact);
+}
+
+// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ nextafter
@@ -160,6 +303,72 @@ const Tensor& ops::nextafter_out::call(const Tensor& self, const Tensor& other, 
 const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("nextafter.out", {&self, &other}, {&out});
   return ops::nextafter_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss2d_backward
+
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+ops::nll_loss2d_backward::Kernel* ops::nll_loss2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss2d_backward_kernel,
+    /* Meta */ native::nll_loss2d_backward_kernel,
+};
+
+Tensor ops::nll_loss2d_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  const Device kernel_device = dispatch_device("nll_loss2d_backward", {&grad_output, &self, &target, opt_ptr(weight), &total_weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss2d_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  return ops::nll_loss2d_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+// ============================================================================ repeat
+
+// repeat(Tensor self, int[] repeats) -> Tensor
+ops::repeat::Kernel* ops::repeat::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::repeat_kernel,
+    /* Meta */ native::repeat_kernel,
+};
+
+Tensor ops::repeat::call(const Tensor& self, IntArrayRef repeats) {
+  const Device kernel_device = dispatch_device("repeat", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("repeat", kernel_device);
+  return kernel(self, repeats);
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::repeat(self, repeats);
+  }
+  return ops::repeat::call(self, repeats);
+}
+
+// ============================================================================ select
+
+// select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
+ops::select_int::Kernel* ops::select_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::select_kernel,
+    /* Meta */ native::select_kernel,
+};
+
+Tensor ops::select_int::call(const Tensor& self, int64_t dim, int64_t index) {
+  const Device kernel_device = dispatch_device("select.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("select.int", kernel_device);
+  return kernel(self, dim, index);
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::select_int(self, dim, index);
+  }
+  return ops::select_int::call(self, dim, index);
 }
 
 // ============================================================================ softplus_backward

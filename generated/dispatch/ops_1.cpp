@@ -3,16 +3,130 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/atleast_2d.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concat.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
+
+// ============================================================================ atleast_2d
+
+// atleast_2d(Tensor self) -> Tensor
+Tensor atleast_2d(const Tensor& self) {
+  return native::atleast_2d_composite(self);
+}
+
+// atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+std::vector<Tensor> atleast_2d(TensorList tensors) {
+  return native::atleast_2d_sequence_composite(tensors);
+}
+
+// ============================================================================ concat
+
+// concat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor concat(TensorList tensors, int64_t dim) {
+  return native::concat_composite(tensors, dim);
+}
+
+// concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("concat.out", {}, {&out}, {tensors});
+  return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ elu
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+static Tensor elu_kernel_functional(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  Tensor out;
+  native::elu_kernel(self, alpha, scale, input_scale, out);
+  return out;
+}
+
+ops::elu::Kernel* ops::elu::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_functional,
+    /* Meta */ elu_kernel_functional,
+};
+
+Tensor ops::elu::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const Device kernel_device = dispatch_device("elu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu", kernel_device);
+  return kernel(self, alpha, scale, input_scale);
+}
+
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::elu(self, alpha, scale, input_scale);
+  }
+  return ops::elu::call(self, alpha, scale, input_scale);
+}
+
+// elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
+static const Tensor& elu_kernel_inplace(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  Tensor out = self;
+  native::elu_kernel(self, alpha, scale, input_scale, out);
+  return self;
+}
+
+ops::elu_::Kernel* ops::elu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_inplace,
+    /* Meta */ elu_kernel_inplace,
+};
+
+const Tensor& ops::elu_::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const Device kernel_device = dispatch_device("elu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu_", kernel_device);
+  decltype(auto) result = kernel(self, alpha, scale, input_scale);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::elu_(self, alpha, scale, input_scale);
+  }
+  return ops::elu_::call(self, alpha, scale, input_scale);
+}
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& elu_kernel_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::elu_kernel(self_in, alpha, scale, input_scale, out_handle);
+  return out;
+}
+
+ops::elu_out::Kernel* ops::elu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ elu_kernel_out,
+    /* Meta */ elu_kernel_out,
+};
+
+const Tensor& ops::elu_out::call(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, const Tensor& out) {
+  const Device kernel_device = dispatch_device("elu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu.out", kernel_device);
+  decltype(auto) result = kernel(self, alpha, scale, input_scale, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_out_no_grad("elu.out", {&self}, {&out});
+  return ops::elu_out::call(self, alpha, scale, input_scale, out);
+}
 
 // ============================================================================ fill_diagonal
 
@@ -184,6 +298,18 @@ const Tensor& index_out(const Tensor& out, const Tensor& self, const std::vector
   return ops::index_Tensor_out::call(self, indices, out);
 }
 
+// ============================================================================ linalg_matrix_power
+
+// linalg_matrix_power(Tensor self, int n) -> Tensor
+Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
+  return native::linalg_matrix_power_composite(self, n);
+}
+
+// linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
+  return copy_to_out(out, linalg_matrix_power(self, n), "linalg_matrix_power.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ ne
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -341,6 +467,89 @@ const Tensor& ops::ne_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("ne.Scalar_out", {&self}, {&out});
   return ops::ne_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ rad2deg
+
+// rad2deg(Tensor self) -> Tensor
+static Tensor rad2deg_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::rad2deg_kernel(self, out);
+  return out;
+}
+
+ops::rad2deg::Kernel* ops::rad2deg::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_functional,
+    /* Meta */ rad2deg_kernel_functional,
+};
+
+Tensor ops::rad2deg::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rad2deg", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg", kernel_device);
+  return kernel(self);
+}
+
+Tensor rad2deg(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rad2deg(self);
+  }
+  return ops::rad2deg::call(self);
+}
+
+// rad2deg_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& rad2deg_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::rad2deg_kernel(self, out);
+  return self;
+}
+
+ops::rad2deg_::Kernel* ops::rad2deg_::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_inplace,
+    /* Meta */ rad2deg_kernel_inplace,
+};
+
+const Tensor& ops::rad2deg_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("rad2deg_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& rad2deg_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rad2deg_(self);
+  }
+  return ops::rad2deg_::call(self);
+}
+
+// rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rad2deg_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::rad2deg_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::rad2deg_out::Kernel* ops::rad2deg_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rad2deg_kernel_out,
+    /* Meta */ rad2deg_kernel_out,
+};
+
+const Tensor& ops::rad2deg_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("rad2deg.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rad2deg.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rad2deg_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("rad2deg.out", {&self}, {&out});
+  return ops::rad2deg_out::call(self, out);
 }
 
 // ============================================================================ reciprocal

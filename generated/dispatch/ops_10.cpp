@@ -3,12 +3,41 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
+#include "generated/ops/fliplr.h"
+#include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_unpool2d.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/sinc.h"
 
 namespace tl {
+
+// ============================================================================ cauchy
+
+// cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+ops::cauchy_::Kernel* ops::cauchy_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::cauchy_kernel,
+    /* Meta */ native::cauchy_kernel,
+};
+
+const Tensor& ops::cauchy_::call(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("cauchy_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cauchy_", kernel_device);
+  decltype(auto) result = kernel(self, median, sigma, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cauchy_(self, median, sigma, generator);
+  }
+  return ops::cauchy_::call(self, median, sigma, generator);
+}
 
 // ============================================================================ column_stack
 
@@ -23,11 +52,32 @@ const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
   return native::column_stack_out_composite(tensors, out);
 }
 
+// ============================================================================ conv_transpose3d
+
+// conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return native::conv_transpose3d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+
 // ============================================================================ cov
 
 // cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
   return native::cov_composite(self, correction, fweights, aweights);
+}
+
+// ============================================================================ fliplr
+
+// fliplr(Tensor self) -> Tensor
+Tensor fliplr(const Tensor& self) {
+  return native::fliplr_composite(self);
+}
+
+// ============================================================================ max_pool1d_with_indices
+
+// max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool1d_with_indices_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ max_unpool2d
@@ -84,6 +134,13 @@ const Tensor& ops::max_unpool2d_out::call(const Tensor& self, const Tensor& indi
 const Tensor& max_unpool2d_out(const Tensor& out, const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
   check_out_no_grad("max_unpool2d.out", {&self, &indices}, {&out});
   return ops::max_unpool2d_out::call(self, indices, output_size, out);
+}
+
+// ============================================================================ ones_like
+
+// ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::ones_like_composite(self, dtype, device);
 }
 
 // ============================================================================ sinc

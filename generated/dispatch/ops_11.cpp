@@ -5,7 +5,13 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
+#include "generated/ops/linalg_cond.h"
+#include "generated/ops/logical_not.h"
+#include "generated/ops/max_unpool3d.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/multiply.h"
 
 namespace tl {
 
@@ -68,6 +74,28 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
   return native::conv_transpose2d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
+// ============================================================================ elu_backward
+
+// elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
+ops::elu_backward::Kernel* ops::elu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::elu_backward_kernel,
+    /* Meta */ native::elu_backward_kernel,
+};
+
+Tensor ops::elu_backward::call(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  const Device kernel_device = dispatch_device("elu_backward", {&grad_output, &self_or_result});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("elu_backward", kernel_device);
+  return kernel(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+}
+
+Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  if (autograd::compute_requires_grad({&grad_output, &self_or_result})) {
+    return autograd::wrappers::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+  }
+  return ops::elu_backward::call(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+}
+
 // ============================================================================ isposinf
 
 // isposinf(Tensor self) -> Tensor
@@ -118,6 +146,192 @@ const Tensor& ops::isposinf_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& isposinf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("isposinf.out", {&self}, {&out});
   return ops::isposinf_out::call(self, out);
+}
+
+// ============================================================================ linalg_cond
+
+// linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  return native::linalg_cond_composite(self, p);
+}
+
+// linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p) {
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.out", native::OutDtype::Exact);
+}
+
+// linalg_cond.p_str(Tensor self, str p) -> Tensor
+Tensor linalg_cond(const Tensor& self, std::string_view p) {
+  return native::linalg_cond_p_str_composite(self, p);
+}
+
+// linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string_view p) {
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::Exact);
+}
+
+// ============================================================================ logical_not
+
+// logical_not(Tensor self) -> Tensor
+static Tensor logical_not_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::logical_not_kernel(self, out);
+  return out;
+}
+
+ops::logical_not::Kernel* ops::logical_not::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_functional,
+    /* Meta */ logical_not_kernel_functional,
+};
+
+Tensor ops::logical_not::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("logical_not", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not", kernel_device);
+  return kernel(self);
+}
+
+Tensor logical_not(const Tensor& self) {
+  return ops::logical_not::call(self);
+}
+
+// logical_not_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& logical_not_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::logical_not_kernel(self, out);
+  return self;
+}
+
+ops::logical_not_::Kernel* ops::logical_not_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_inplace,
+    /* Meta */ logical_not_kernel_inplace,
+};
+
+const Tensor& ops::logical_not_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("logical_not_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_not_(const Tensor& self) {
+  autograd::check_inplace_unrecorded(self, "logical_not_");
+  ops::logical_not_::call(self);
+  autograd::rebase_history_zero_grad(self, "LogicalNotBackward0");
+  return self;
+}
+
+// logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_not_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logical_not_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::logical_not_out::Kernel* ops::logical_not_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_not_kernel_out,
+    /* Meta */ logical_not_kernel_out,
+};
+
+const Tensor& ops::logical_not_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_not.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_not.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("logical_not.out", {&self}, {&out});
+  return ops::logical_not_out::call(self, out);
+}
+
+// ============================================================================ max_unpool3d
+
+// max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+static Tensor max_unpool3d_kernel_functional(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  Tensor out;
+  native::max_unpool3d_kernel(self, indices, output_size, stride, padding, out);
+  return out;
+}
+
+ops::max_unpool3d::Kernel* ops::max_unpool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool3d_kernel_functional,
+    /* Meta */ max_unpool3d_kernel_functional,
+};
+
+Tensor ops::max_unpool3d::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("max_unpool3d", {&self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool3d", kernel_device);
+  return kernel(self, indices, output_size, stride, padding);
+}
+
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_unpool3d(self, indices, output_size, stride, padding);
+  }
+  return ops::max_unpool3d::call(self, indices, output_size, stride, padding);
+}
+
+// max_unpool3d.out(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& max_unpool3d_kernel_out(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor indices_in = native::input_unaffected_by_resize(indices, out);
+  Tensor out_handle = out;
+  native::max_unpool3d_kernel(self_in, indices_in, output_size, stride, padding, out_handle);
+  return out;
+}
+
+ops::max_unpool3d_out::Kernel* ops::max_unpool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ max_unpool3d_kernel_out,
+    /* Meta */ max_unpool3d_kernel_out,
+};
+
+const Tensor& ops::max_unpool3d_out::call(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("max_unpool3d.out", {&self, &indices, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_unpool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, indices, output_size, stride, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& max_unpool3d_out(const Tensor& out, const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  check_out_no_grad("max_unpool3d.out", {&self, &indices}, {&out});
+  return ops::max_unpool3d_out::call(self, indices, output_size, stride, padding, out);
+}
+
+// ============================================================================ multiply
+
+// multiply.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor multiply(const Tensor& self, const Tensor& other) {
+  return native::multiply_Tensor_composite(self, other);
+}
+
+// multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& multiply_(const Tensor& self, const Tensor& other) {
+  return mul_(self, other);
+}
+
+// multiply.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& multiply_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("multiply.Tensor_out", {&self, &other}, {&out});
+  return mul_out(out, self, other);
+}
+
+// multiply.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor multiply(const Tensor& self, const Scalar& other) {
+  return native::multiply_Scalar_composite(self, other);
+}
+
+// multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& multiply_(const Tensor& self, const Scalar& other) {
+  return mul_(self, other);
 }
 
 }  // namespace tl

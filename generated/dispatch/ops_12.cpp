@@ -4,7 +4,9 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
 #include "generated/ops/xlogy.h"
@@ -33,6 +35,28 @@ void ops::_fused_adagrad_::call(TensorList self, TensorList grad_list, TensorLis
 void _fused_adagrad_(TensorList self, TensorList grad_list, TensorList state_sums, TensorList state_steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
   autograd::check_inplace_unrecorded(self, "_fused_adagrad_");
   return ops::_fused_adagrad_::call(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf);
+}
+
+// ============================================================================ bincount
+
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+ops::bincount::Kernel* ops::bincount::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bincount_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::bincount::call(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  const Device kernel_device = dispatch_device("bincount", {&self, opt_ptr(weights)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bincount", kernel_device);
+  return kernel(self, weights, minlength);
+}
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  if (autograd::compute_requires_grad({opt_ptr(weights)})) {
+    return autograd::wrappers::bincount(self, weights, minlength);
+  }
+  return ops::bincount::call(self, weights, minlength);
 }
 
 // ============================================================================ ldexp
@@ -117,6 +141,28 @@ const Tensor& ops::ldexp_Tensor_out::call(const Tensor& self, const Tensor& othe
 const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("ldexp.Tensor_out", {&self, &other}, {&out});
   return ops::ldexp_Tensor_out::call(self, other, out);
+}
+
+// ============================================================================ replication_pad1d_backward
+
+// replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+ops::replication_pad1d_backward::Kernel* ops::replication_pad1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::replication_pad1d_backward_kernel,
+    /* Meta */ native::replication_pad1d_backward_kernel,
+};
+
+Tensor ops::replication_pad1d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad1d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor replication_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::replication_pad1d_backward(grad_output, self, padding);
+  }
+  return ops::replication_pad1d_backward::call(grad_output, self, padding);
 }
 
 // ============================================================================ special_bessel_j0

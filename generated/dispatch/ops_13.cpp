@@ -6,8 +6,12 @@
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/logaddexp.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl {
 
@@ -42,6 +46,62 @@ const Tensor& chain_matmul_out(const Tensor& out, TensorList matrices) {
   return copy_to_out(out, chain_matmul(matrices), "chain_matmul.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ logaddexp
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+static Tensor logaddexp_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logaddexp_kernel(self, other, out);
+  return out;
+}
+
+ops::logaddexp::Kernel* ops::logaddexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp_kernel_functional,
+    /* Meta */ logaddexp_kernel_functional,
+};
+
+Tensor ops::logaddexp::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logaddexp", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::logaddexp(self, other);
+  }
+  return ops::logaddexp::call(self, other);
+}
+
+// logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logaddexp_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logaddexp_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logaddexp_out::Kernel* ops::logaddexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp_kernel_out,
+    /* Meta */ logaddexp_kernel_out,
+};
+
+const Tensor& ops::logaddexp_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logaddexp.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logaddexp.out", {&self, &other}, {&out});
+  return ops::logaddexp_out::call(self, other, out);
+}
+
 // ============================================================================ nll_loss2d_forward
 
 // nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
@@ -64,6 +124,28 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
   return ops::nll_loss2d_forward::call(self, target, weight, reduction, ignore_index);
 }
 
+// ============================================================================ replication_pad2d_backward
+
+// replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+ops::replication_pad2d_backward::Kernel* ops::replication_pad2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::replication_pad2d_backward_kernel,
+    /* Meta */ native::replication_pad2d_backward_kernel,
+};
+
+Tensor ops::replication_pad2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor replication_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::replication_pad2d_backward(grad_output, self, padding);
+  }
+  return ops::replication_pad2d_backward::call(grad_output, self, padding);
+}
+
 // ============================================================================ replication_pad3d_backward
 
 // replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
@@ -84,6 +166,257 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
     return autograd::wrappers::replication_pad3d_backward(grad_output, self, padding);
   }
   return ops::replication_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ sum
+
+// sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+ops::sum::Kernel* ops::sum::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::sum_all_kernel,
+    /* Meta */ native::sum_all_kernel,
+};
+
+Tensor ops::sum::call(const Tensor& self, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("sum", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum", kernel_device);
+  return kernel(self, dtype);
+}
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sum(self, dtype);
+  }
+  return ops::sum::call(self, dtype);
+}
+
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor sum_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::sum_dim_kernel(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::sum_dim_IntList::Kernel* ops::sum_dim_IntList::kernels[kNumDeviceTypes] = {
+    /* CPU */ sum_dim_kernel_functional,
+    /* Meta */ sum_dim_kernel_functional,
+};
+
+Tensor ops::sum_dim_IntList::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("sum.dim_IntList", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum.dim_IntList", kernel_device);
+  return kernel(self, dim, keepdim, dtype);
+}
+
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sum_dim_IntList(self, dim, keepdim, dtype);
+  }
+  return ops::sum_dim_IntList::call(self, dim, keepdim, dtype);
+}
+
+// sum.dim_IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sum_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sum_dim_kernel(self_in, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::sum_dim_IntList_out::Kernel* ops::sum_dim_IntList_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sum_dim_kernel_out,
+    /* Meta */ sum_dim_kernel_out,
+};
+
+const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sum.dim_IntList_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sum.dim_IntList_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
+  return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ xlogy
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor xlogy_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::xlogy_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Tensor::Kernel* ops::xlogy_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_functional,
+    /* Meta */ xlogy_kernel_functional,
+};
+
+Tensor ops::xlogy_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy_Tensor(self, other);
+  }
+  return ops::xlogy_Tensor::call(self, other);
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& xlogy_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::xlogy_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Tensor::Kernel* ops::xlogy__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_inplace,
+    /* Meta */ xlogy_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::xlogy__Tensor(self, other);
+  }
+  return ops::xlogy__Tensor::call(self, other);
+}
+
+// xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::xlogy_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::xlogy_Tensor_out::Kernel* ops::xlogy_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_kernel_out,
+    /* Meta */ xlogy_kernel_out,
+};
+
+const Tensor& ops::xlogy_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Tensor_out", {&self, &other}, {&out});
+  return ops::xlogy_Tensor_out::call(self, other, out);
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return native::xlogy_Scalar_Self_composite(self, other);
+}
+
+// xlogy.Scalar_Self_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& xlogy_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("xlogy.Scalar_Self_out", {&other}, {&out});
+  return copy_to_out(out, xlogy(self, other), "xlogy.Scalar_Self_out", native::OutDtype::CanCast);
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+static Tensor xlogy_scalar_other_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return out;
+}
+
+ops::xlogy_Scalar_Other::Kernel* ops::xlogy_Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_functional,
+    /* Meta */ xlogy_scalar_other_kernel_functional,
+};
+
+Tensor ops::xlogy_Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor xlogy(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy_Scalar_Other(self, other);
+  }
+  return ops::xlogy_Scalar_Other::call(self, other);
+}
+
+// xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::xlogy_scalar_other_kernel(self, other, out);
+  return self;
+}
+
+ops::xlogy__Scalar_Other::Kernel* ops::xlogy__Scalar_Other::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_inplace,
+    /* Meta */ xlogy_scalar_other_kernel_inplace,
+};
+
+const Tensor& ops::xlogy__Scalar_Other::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("xlogy_.Scalar_Other", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy_.Scalar_Other", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::xlogy__Scalar_Other(self, other);
+  }
+  return ops::xlogy__Scalar_Other::call(self, other);
+}
+
+// xlogy.Scalar_Other_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& xlogy_scalar_other_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::xlogy_scalar_other_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::xlogy_Scalar_Other_out::Kernel* ops::xlogy_Scalar_Other_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ xlogy_scalar_other_kernel_out,
+    /* Meta */ xlogy_scalar_other_kernel_out,
+};
+
+const Tensor& ops::xlogy_Scalar_Other_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("xlogy.Scalar_Other_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("xlogy.Scalar_Other_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("xlogy.Scalar_Other_out", {&self}, {&out});
+  return ops::xlogy_Scalar_Other_out::call(self, other, out);
 }
 
 }  // namespace tl

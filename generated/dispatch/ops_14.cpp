@@ -3,13 +3,182 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
+#include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
+#include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
 #include "generated/ops/view.h"
 
 namespace tl {
+
+// ============================================================================ clamp_max
+
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+static Tensor clamp_max_tensor_kernel_functional(const Tensor& self, const Tensor& max) {
+  Tensor out;
+  native::clamp_max_tensor_kernel(self, max, out);
+  return out;
+}
+
+ops::clamp_max_Tensor::Kernel* ops::clamp_max_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_functional,
+    /* Meta */ clamp_max_tensor_kernel_functional,
+};
+
+Tensor ops::clamp_max_Tensor::call(const Tensor& self, const Tensor& max) {
+  const Device kernel_device = dispatch_device("clamp_max.Tensor", {&self, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.Tensor", kernel_device);
+  return kernel(self, max);
+}
+
+Tensor clamp_max(const Tensor& self, const Tensor& max) {
+  if (autograd::compute_requires_grad({&self, &max})) {
+    return autograd::wrappers::clamp_max_Tensor(self, max);
+  }
+  return ops::clamp_max_Tensor::call(self, max);
+}
+
+// clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+static const Tensor& clamp_max_tensor_kernel_inplace(const Tensor& self, const Tensor& max) {
+  Tensor out = self;
+  native::clamp_max_tensor_kernel(self, max, out);
+  return self;
+}
+
+ops::clamp_max__Tensor::Kernel* ops::clamp_max__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_inplace,
+    /* Meta */ clamp_max_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clamp_max__Tensor::call(const Tensor& self, const Tensor& max) {
+  const Device kernel_device = dispatch_device("clamp_max_.Tensor", {&self, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_(const Tensor& self, const Tensor& max) {
+  if (autograd::compute_requires_grad({&self, &max})) {
+    return autograd::wrappers::clamp_max__Tensor(self, max);
+  }
+  return ops::clamp_max__Tensor::call(self, max);
+}
+
+// clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_max_tensor_kernel_out(const Tensor& self, const Tensor& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor max_in = native::input_unaffected_by_resize(max, out);
+  Tensor out_handle = out;
+  native::clamp_max_tensor_kernel(self_in, max_in, out_handle);
+  return out;
+}
+
+ops::clamp_max_Tensor_out::Kernel* ops::clamp_max_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_tensor_kernel_out,
+    /* Meta */ clamp_max_tensor_kernel_out,
+};
+
+const Tensor& ops::clamp_max_Tensor_out::call(const Tensor& self, const Tensor& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_max.Tensor_out", {&self, &max, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max) {
+  check_out_no_grad("clamp_max.Tensor_out", {&self, &max}, {&out});
+  return ops::clamp_max_Tensor_out::call(self, max, out);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+static Tensor clamp_max_kernel_functional(const Tensor& self, const Scalar& max) {
+  Tensor out;
+  native::clamp_max_kernel(self, max, out);
+  return out;
+}
+
+ops::clamp_max::Kernel* ops::clamp_max::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_functional,
+    /* Meta */ clamp_max_kernel_functional,
+};
+
+Tensor ops::clamp_max::call(const Tensor& self, const Scalar& max) {
+  const Device kernel_device = dispatch_device("clamp_max", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max", kernel_device);
+  return kernel(self, max);
+}
+
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_max(self, max);
+  }
+  return ops::clamp_max::call(self, max);
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+static const Tensor& clamp_max_kernel_inplace(const Tensor& self, const Scalar& max) {
+  Tensor out = self;
+  native::clamp_max_kernel(self, max, out);
+  return self;
+}
+
+ops::clamp_max_::Kernel* ops::clamp_max_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_inplace,
+    /* Meta */ clamp_max_kernel_inplace,
+};
+
+const Tensor& ops::clamp_max_::call(const Tensor& self, const Scalar& max) {
+  const Device kernel_device = dispatch_device("clamp_max_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max_", kernel_device);
+  decltype(auto) result = kernel(self, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_max_(self, max);
+  }
+  return ops::clamp_max_::call(self, max);
+}
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_max_kernel_out(const Tensor& self, const Scalar& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_max_kernel(self_in, max, out_handle);
+  return out;
+}
+
+ops::clamp_max_out::Kernel* ops::clamp_max_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_max_kernel_out,
+    /* Meta */ clamp_max_kernel_out,
+};
+
+const Tensor& ops::clamp_max_out::call(const Tensor& self, const Scalar& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clamp_max.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_max.out", kernel_device);
+  decltype(auto) result = kernel(self, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
+  check_out_no_grad("clamp_max.out", {&self}, {&out});
+  return ops::clamp_max_out::call(self, max, out);
+}
 
 // ============================================================================ isfinite
 
@@ -105,6 +274,168 @@ const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
     return autograd::wrappers::leaky_relu_(self, negative_slope);
   }
   return ops::leaky_relu_::call(self, negative_slope);
+}
+
+// ============================================================================ roll
+
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+ops::roll::Kernel* ops::roll::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::roll_kernel,
+    /* Meta */ native::roll_kernel,
+};
+
+Tensor ops::roll::call(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("roll", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("roll", kernel_device);
+  return kernel(self, shifts, dims);
+}
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::roll(self, shifts, dims);
+  }
+  return ops::roll::call(self, shifts, dims);
+}
+
+// ============================================================================ scatter_reduce
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+static Tensor scatter_reduce_two_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  Tensor out;
+  native::scatter_reduce_two_kernel(self, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+ops::scatter_reduce_two::Kernel* ops::scatter_reduce_two::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_functional,
+    /* Meta */ scatter_reduce_two_kernel_functional,
+};
+
+Tensor ops::scatter_reduce_two::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("scatter_reduce.two", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce.two", kernel_device);
+  return kernel(self, dim, index, src, reduce, include_self);
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+  }
+  return ops::scatter_reduce_two::call(self, dim, index, src, reduce, include_self);
+}
+
+// scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+static const Tensor& scatter_reduce_two_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  Tensor out = self;
+  native::scatter_reduce_two_kernel(self, dim, index, src, reduce, include_self, out);
+  return self;
+}
+
+ops::scatter_reduce__two::Kernel* ops::scatter_reduce__two::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_inplace,
+    /* Meta */ scatter_reduce_two_kernel_inplace,
+};
+
+const Tensor& ops::scatter_reduce__two::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("scatter_reduce_.two", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce_.two", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, include_self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce__two(self, dim, index, src, reduce, include_self);
+  }
+  return ops::scatter_reduce__two::call(self, dim, index, src, reduce, include_self);
+}
+
+// scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_reduce_two_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::scatter_reduce_two_kernel(self_in, dim, index_in, src_in, reduce, include_self, out_handle);
+  return out;
+}
+
+ops::scatter_reduce_two_out::Kernel* ops::scatter_reduce_two_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_two_kernel_out,
+    /* Meta */ scatter_reduce_two_kernel_out,
+};
+
+const Tensor& ops::scatter_reduce_two_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("scatter_reduce.two_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_reduce.two_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, include_self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  check_out_no_grad("scatter_reduce.two_out", {&self, &index, &src}, {&out});
+  return ops::scatter_reduce_two_out::call(self, dim, index, src, reduce, include_self, out);
+}
+
+// ============================================================================ special_entr
+
+// special_entr(Tensor self) -> Tensor
+static Tensor special_entr_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_entr_kernel(self, out);
+  return out;
+}
+
+ops::special_entr::Kernel* ops::special_entr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_functional,
+    /* Meta */ special_entr_kernel_functional,
+};
+
+Tensor ops::special_entr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_entr", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_entr", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_entr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_entr(self);
+  }
+  return ops::special_entr::call(self);
+}
+
+// special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_entr_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_entr_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_entr_out::Kernel* ops::special_entr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_entr_kernel_out,
+    /* Meta */ special_entr_kernel_out,
+};
+
+const Tensor& ops::special_entr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_entr.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_entr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_entr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_entr.out", {&self}, {&out});
+  return ops::special_entr_out::call(self, out);
 }
 
 // ============================================================================ special_erfcx

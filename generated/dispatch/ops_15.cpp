@@ -3,10 +3,179 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/hinge_embedding_loss.h"
+#include "generated/ops/special_i0e.h"
 
 namespace tl {
+
+// ============================================================================ acosh
+
+// acosh(Tensor self) -> Tensor
+static Tensor acosh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::acosh_kernel(self, out);
+  return out;
+}
+
+ops::acosh::Kernel* ops::acosh::kernels[kNumDeviceTypes] = {
+    /* CPU */ acosh_kernel_functional,
+    /* Meta */ acosh_kernel_functional,
+};
+
+Tensor ops::acosh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("acosh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acosh", kernel_device);
+  return kernel(self);
+}
+
+Tensor acosh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::acosh(self);
+  }
+  return ops::acosh::call(self);
+}
+
+// acosh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& acosh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::acosh_kernel(self, out);
+  return self;
+}
+
+ops::acosh_::Kernel* ops::acosh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ acosh_kernel_inplace,
+    /* Meta */ acosh_kernel_inplace,
+};
+
+const Tensor& ops::acosh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("acosh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acosh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& acosh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::acosh_(self);
+  }
+  return ops::acosh_::call(self);
+}
+
+// acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& acosh_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::acosh_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::acosh_out::Kernel* ops::acosh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ acosh_kernel_out,
+    /* Meta */ acosh_kernel_out,
+};
+
+const Tensor& ops::acosh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("acosh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acosh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& acosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("acosh.out", {&self}, {&out});
+  return ops::acosh_out::call(self, out);
+}
+
+// ============================================================================ atan
+
+// atan(Tensor self) -> Tensor
+static Tensor atan_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::atan_kernel(self, out);
+  return out;
+}
+
+ops::atan::Kernel* ops::atan::kernels[kNumDeviceTypes] = {
+    /* CPU */ atan_kernel_functional,
+    /* Meta */ atan_kernel_functional,
+};
+
+Tensor ops::atan::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("atan", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atan", kernel_device);
+  return kernel(self);
+}
+
+Tensor atan(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atan(self);
+  }
+  return ops::atan::call(self);
+}
+
+// atan_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& atan_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::atan_kernel(self, out);
+  return self;
+}
+
+ops::atan_::Kernel* ops::atan_::kernels[kNumDeviceTypes] = {
+    /* CPU */ atan_kernel_inplace,
+    /* Meta */ atan_kernel_inplace,
+};
+
+const Tensor& ops::atan_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("atan_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atan_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& atan_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atan_(self);
+  }
+  return ops::atan_::call(self);
+}
+
+// atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& atan_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::atan_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::atan_out::Kernel* ops::atan_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ atan_kernel_out,
+    /* Meta */ atan_kernel_out,
+};
+
+const Tensor& ops::atan_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("atan.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atan.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& atan_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("atan.out", {&self}, {&out});
+  return ops::atan_out::call(self, out);
+}
 
 // ============================================================================ deg2rad
 
@@ -96,6 +265,61 @@ const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
 // hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
   return native::hinge_embedding_loss_composite(self, target, margin, reduction);
+}
+
+// ============================================================================ special_i0e
+
+// special_i0e(Tensor self) -> Tensor
+static Tensor special_i0e_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_i0e_kernel(self, out);
+  return out;
+}
+
+ops::special_i0e::Kernel* ops::special_i0e::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_functional,
+    /* Meta */ special_i0e_kernel_functional,
+};
+
+Tensor ops::special_i0e::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_i0e", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i0e", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_i0e(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_i0e(self);
+  }
+  return ops::special_i0e::call(self);
+}
+
+// special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_i0e_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_i0e_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_i0e_out::Kernel* ops::special_i0e_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_i0e_kernel_out,
+    /* Meta */ special_i0e_kernel_out,
+};
+
+const Tensor& ops::special_i0e_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_i0e.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_i0e.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_i0e_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_i0e.out", {&self}, {&out});
+  return ops::special_i0e_out::call(self, out);
 }
 
 }  // namespace tl

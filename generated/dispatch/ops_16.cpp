@@ -4,7 +4,14 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/erfc.h"
+#include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
+#include "generated/ops/min.h"
 #include "generated/ops/native_group_norm.h"
+#include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
 
 namespace tl {
@@ -185,6 +192,218 @@ Tensor bitwise_and(const Scalar& self, const Tensor& other) {
   return ops::bitwise_and_Scalar_Tensor::call(self, other);
 }
 
+// ============================================================================ erfc
+
+// erfc(Tensor self) -> Tensor
+static Tensor erfc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erfc_kernel(self, out);
+  return out;
+}
+
+ops::erfc::Kernel* ops::erfc::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_functional,
+    /* Meta */ erfc_kernel_functional,
+};
+
+Tensor ops::erfc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc", kernel_device);
+  return kernel(self);
+}
+
+Tensor erfc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc(self);
+  }
+  return ops::erfc::call(self);
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erfc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erfc_kernel(self, out);
+  return self;
+}
+
+ops::erfc_::Kernel* ops::erfc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_inplace,
+    /* Meta */ erfc_kernel_inplace,
+};
+
+const Tensor& ops::erfc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("erfc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erfc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfc_(self);
+  }
+  return ops::erfc_::call(self);
+}
+
+// erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erfc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erfc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erfc_out::Kernel* ops::erfc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfc_kernel_out,
+    /* Meta */ erfc_kernel_out,
+};
+
+const Tensor& ops::erfc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("erfc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erfc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erfc.out", {&self}, {&out});
+  return ops::erfc_out::call(self, out);
+}
+
+// ============================================================================ geometric
+
+// geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+ops::geometric_::Kernel* ops::geometric_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::geometric_kernel,
+    /* Meta */ native::geometric_kernel,
+};
+
+const Tensor& ops::geometric_::call(const Tensor& self, double p, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("geometric_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("geometric_", kernel_device);
+  decltype(auto) result = kernel(self, p, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::geometric_(self, p, generator);
+  }
+  return ops::geometric_::call(self, p, generator);
+}
+
+// ============================================================================ group_norm
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  return native::group_norm_composite(input, num_groups, weight, bias, eps, cudnn_enabled);
+}
+
+// ============================================================================ min
+
+// min(Tensor self) -> Tensor
+ops::min::Kernel* ops::min::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::min_all_kernel,
+    /* Meta */ native::min_all_kernel,
+};
+
+Tensor ops::min::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("min", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min", kernel_device);
+  return kernel(self);
+}
+
+Tensor min(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min(self);
+  }
+  return ops::min::call(self);
+}
+
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> min_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::min_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::min_dim::Kernel* ops::min_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim_kernel_functional,
+    /* Meta */ min_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::min_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("min.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::min_dim(self, dim, keepdim);
+  }
+  return ops::min_dim::call(self, dim, keepdim);
+}
+
+// min.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> min_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::min_dim_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::min_dim_out::Kernel* ops::min_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ min_dim_kernel_out,
+    /* Meta */ min_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::min_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("min.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> min_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("min.dim_out", {&self}, {&values, &indices});
+  return ops::min_dim_out::call(self, dim, keepdim, values, indices);
+}
+
+// min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+ops::min_unary_out::Kernel* ops::min_unary_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::min_unary_out_kernel,
+    /* Meta */ native::min_unary_out_kernel,
+};
+
+const Tensor& ops::min_unary_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("min.unary_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("min.unary_out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& min_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("min.unary_out", {&self}, {&out});
+  return ops::min_unary_out::call(self, out);
+}
+
 // ============================================================================ native_group_norm
 
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
@@ -205,6 +424,90 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
     return autograd::wrappers::native_group_norm(input, weight, bias, N, C, HxW, group, eps);
   }
   return ops::native_group_norm::call(input, weight, bias, N, C, HxW, group, eps);
+}
+
+// ============================================================================ nll_loss_forward
+
+// nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+ops::nll_loss_forward::Kernel* ops::nll_loss_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss_forward_kernel,
+    /* Meta */ native::nll_loss_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::nll_loss_forward::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const Device kernel_device = dispatch_device("nll_loss_forward", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss_forward", kernel_device);
+  return kernel(self, target, weight, reduction, ignore_index);
+}
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss_forward(self, target, weight, reduction, ignore_index);
+  }
+  return ops::nll_loss_forward::call(self, target, weight, reduction, ignore_index);
+}
+
+// ============================================================================ reshape
+
+// reshape(Tensor(a) self, int[] shape) -> Tensor(a)
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  return native::reshape_composite(self, shape);
+}
+
+// ============================================================================ special_log_ndtr
+
+// special_log_ndtr(Tensor self) -> Tensor
+static Tensor special_log_ndtr_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_log_ndtr_kernel(self, out);
+  return out;
+}
+
+ops::special_log_ndtr::Kernel* ops::special_log_ndtr::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_functional,
+    /* Meta */ special_log_ndtr_kernel_functional,
+};
+
+Tensor ops::special_log_ndtr::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("special_log_ndtr", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_log_ndtr(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_log_ndtr(self);
+  }
+  return ops::special_log_ndtr::call(self);
+}
+
+// special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_log_ndtr_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_log_ndtr_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_log_ndtr_out::Kernel* ops::special_log_ndtr_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_log_ndtr_kernel_out,
+    /* Meta */ special_log_ndtr_kernel_out,
+};
+
+const Tensor& ops::special_log_ndtr_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_log_ndtr.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_log_ndtr.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_log_ndtr_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_log_ndtr.out", {&self}, {&out});
+  return ops::special_log_ndtr_out::call(self, out);
 }
 
 // ============================================================================ take_along_dim

@@ -3,11 +3,98 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/index_copy.h"
 #include "generated/ops/multi_margin_loss_backward.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl {
+
+// ============================================================================ index_copy
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+static Tensor index_copy_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out;
+  native::index_copy_kernel(self, dim, index, source, out);
+  return out;
+}
+
+ops::index_copy::Kernel* ops::index_copy::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_functional,
+    /* Meta */ index_copy_kernel_functional,
+};
+
+Tensor ops::index_copy::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const Device kernel_device = dispatch_device("index_copy", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy", kernel_device);
+  return kernel(self, dim, index, source);
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_copy(self, dim, index, source);
+  }
+  return ops::index_copy::call(self, dim, index, source);
+}
+
+// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+static const Tensor& index_copy_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out = self;
+  native::index_copy_kernel(self, dim, index, source, out);
+  return self;
+}
+
+ops::index_copy_::Kernel* ops::index_copy_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_inplace,
+    /* Meta */ index_copy_kernel_inplace,
+};
+
+const Tensor& ops::index_copy_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const Device kernel_device = dispatch_device("index_copy_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_copy_(self, dim, index, source);
+  }
+  return ops::index_copy_::call(self, dim, index, source);
+}
+
+// index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_copy_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor source_in = native::input_unaffected_by_resize(source, out);
+  Tensor out_handle = out;
+  native::index_copy_kernel(self_in, dim, index_in, source_in, out_handle);
+  return out;
+}
+
+ops::index_copy_out::Kernel* ops::index_copy_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_copy_kernel_out,
+    /* Meta */ index_copy_kernel_out,
+};
+
+const Tensor& ops::index_copy_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_copy.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_copy.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_out_no_grad("index_copy.out", {&self, &index, &source}, {&out});
+  return ops::index_copy_out::call(self, dim, index, source, out);
+}
 
 // ============================================================================ multi_margin_loss_backward
 
@@ -29,6 +116,19 @@ Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self,
     return autograd::wrappers::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction);
   }
   return ops::multi_margin_loss_backward::call(grad_output, self, target, p, margin, weight, reduction);
+}
+
+// ============================================================================ outer
+
+// outer(Tensor self, Tensor vec2) -> Tensor
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  return native::outer_composite(self, vec2);
+}
+
+// outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  check_out_no_grad("outer.out", {&self, &vec2}, {&out});
+  return copy_to_out(out, outer(self, vec2), "outer.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ split

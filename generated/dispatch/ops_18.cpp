@@ -3,14 +3,69 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl {
+
+// ============================================================================ argmax
+
+// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+static Tensor argmax_kernel_functional(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  Tensor out;
+  native::argmax_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::argmax::Kernel* ops::argmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmax_kernel_functional,
+    /* Meta */ argmax_kernel_functional,
+};
+
+Tensor ops::argmax::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("argmax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return ops::argmax::call(self, dim, keepdim);
+}
+
+// argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& argmax_kernel_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::argmax_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::argmax_out::Kernel* ops::argmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ argmax_kernel_out,
+    /* Meta */ argmax_kernel_out,
+};
+
+const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("argmax.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("argmax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_out_no_grad("argmax.out", {&self}, {&out});
+  return ops::argmax_out::call(self, dim, keepdim, out);
+}
 
 // ============================================================================ gcd
 
@@ -93,6 +148,28 @@ const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other
   return ops::gcd_out::call(self, other, out);
 }
 
+// ============================================================================ mish_backward
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::mish_backward::Kernel* ops::mish_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::mish_backward_kernel,
+    /* Meta */ native::mish_backward_kernel,
+};
+
+Tensor ops::mish_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("mish_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::mish_backward(grad_output, self);
+  }
+  return ops::mish_backward::call(grad_output, self);
+}
+
 // ============================================================================ special_expm1
 
 // special_expm1(Tensor self) -> Tensor
@@ -159,6 +236,62 @@ const Tensor& ops::special_i1_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& special_i1_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_i1.out", {&self}, {&out});
   return ops::special_i1_out::call(self, out);
+}
+
+// ============================================================================ tanh_backward
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor tanh_backward_kernel_functional(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::tanh_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::tanh_backward::Kernel* ops::tanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward_kernel_functional,
+    /* Meta */ tanh_backward_kernel_functional,
+};
+
+Tensor ops::tanh_backward::call(const Tensor& grad_output, const Tensor& output) {
+  const Device kernel_device = dispatch_device("tanh_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::tanh_backward(grad_output, output);
+  }
+  return ops::tanh_backward::call(grad_output, output);
+}
+
+// tanh_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tanh_backward_kernel_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Tensor grad_output_in = native::input_unaffected_by_resize(grad_output, out);
+  const Tensor output_in = native::input_unaffected_by_resize(output, out);
+  Tensor out_handle = out;
+  native::tanh_backward_kernel(grad_output_in, output_in, out_handle);
+  return out;
+}
+
+ops::tanh_backward_out::Kernel* ops::tanh_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tanh_backward_kernel_out,
+    /* Meta */ tanh_backward_kernel_out,
+};
+
+const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Device kernel_device = dispatch_device("tanh_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tanh_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("tanh_backward.out", {&grad_output, &output}, {&out});
+  return ops::tanh_backward_out::call(grad_output, output, out);
 }
 
 // ============================================================================ zero

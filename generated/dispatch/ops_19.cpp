@@ -3,10 +3,28 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pad_enum.h"
 #include "generated/ops/_reshape_alias.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/expm1.h"
+#include "generated/ops/is_set_to.h"
+#include "generated/ops/logical_and.h"
+#include "generated/ops/mse_loss.h"
+#include "generated/ops/mvlgamma.h"
+#include "generated/ops/native_layer_norm_backward.h"
+#include "generated/ops/permute.h"
 #include "generated/ops/rnn_tanh.h"
+#include "generated/ops/special_multigammaln.h"
+#include "generated/ops/var_mean.h"
 
 namespace tl {
+
+// ============================================================================ _pad_enum
+
+// _pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
+Tensor _pad_enum(const Tensor& self, IntArrayRef pad, int64_t mode, std::optional<double> value) {
+  return native::_pad_enum_composite(self, pad, mode, value);
+}
 
 // ============================================================================ _reshape_alias
 
@@ -30,11 +48,391 @@ Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) 
   return ops::_reshape_alias::call(self, size, stride);
 }
 
+// ============================================================================ bmm
+
+// bmm(Tensor self, Tensor mat2) -> Tensor
+static Tensor bmm_kernel_functional(const Tensor& self, const Tensor& mat2) {
+  Tensor out;
+  native::bmm_kernel(self, mat2, out);
+  return out;
+}
+
+ops::bmm::Kernel* ops::bmm::kernels[kNumDeviceTypes] = {
+    /* CPU */ bmm_kernel_functional,
+    /* Meta */ bmm_kernel_functional,
+};
+
+Tensor ops::bmm::call(const Tensor& self, const Tensor& mat2) {
+  const Device kernel_device = dispatch_device("bmm", {&self, &mat2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bmm", kernel_device);
+  return kernel(self, mat2);
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  if (autograd::compute_requires_grad({&self, &mat2})) {
+    return autograd::wrappers::bmm(self, mat2);
+  }
+  return ops::bmm::call(self, mat2);
+}
+
+// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bmm_kernel_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor mat2_in = native::input_unaffected_by_resize(mat2, out);
+  Tensor out_handle = out;
+  native::bmm_kernel(self_in, mat2_in, out_handle);
+  return out;
+}
+
+ops::bmm_out::Kernel* ops::bmm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bmm_kernel_out,
+    /* Meta */ bmm_kernel_out,
+};
+
+const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bmm.out", {&self, &mat2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bmm.out", kernel_device);
+  decltype(auto) result = kernel(self, mat2, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  check_out_no_grad("bmm.out", {&self, &mat2}, {&out});
+  return ops::bmm_out::call(self, mat2, out);
+}
+
+// ============================================================================ expm1
+
+// expm1(Tensor self) -> Tensor
+static Tensor expm1_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::expm1_kernel(self, out);
+  return out;
+}
+
+ops::expm1::Kernel* ops::expm1::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_functional,
+    /* Meta */ expm1_kernel_functional,
+};
+
+Tensor ops::expm1::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("expm1", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1", kernel_device);
+  return kernel(self);
+}
+
+Tensor expm1(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::expm1(self);
+  }
+  return ops::expm1::call(self);
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& expm1_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::expm1_kernel(self, out);
+  return self;
+}
+
+ops::expm1_::Kernel* ops::expm1_::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_inplace,
+    /* Meta */ expm1_kernel_inplace,
+};
+
+const Tensor& ops::expm1_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("expm1_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& expm1_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::expm1_(self);
+  }
+  return ops::expm1_::call(self);
+}
+
+// expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& expm1_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::expm1_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::expm1_out::Kernel* ops::expm1_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ expm1_kernel_out,
+    /* Meta */ expm1_kernel_out,
+};
+
+const Tensor& ops::expm1_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("expm1.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expm1.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("expm1.out", {&self}, {&out});
+  return ops::expm1_out::call(self, out);
+}
+
+// ============================================================================ is_set_to
+
+// is_set_to(Tensor self, Tensor tensor) -> bool
+ops::is_set_to::Kernel* ops::is_set_to::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::is_set_to_kernel,
+    /* Meta */ native::is_set_to_kernel,
+};
+
+bool ops::is_set_to::call(const Tensor& self, const Tensor& tensor) {
+  const Device kernel_device = dispatch_device("is_set_to", {&self, &tensor});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("is_set_to", kernel_device);
+  return kernel(self, tensor);
+}
+
+bool is_set_to(const Tensor& self, const Tensor& tensor) {
+  return ops::is_set_to::call(self, tensor);
+}
+
+// ============================================================================ logical_and
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+static Tensor logical_and_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_and_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_and::Kernel* ops::logical_and::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_functional,
+    /* Meta */ logical_and_kernel_functional,
+};
+
+Tensor ops::logical_and::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_and", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  return ops::logical_and::call(self, other);
+}
+
+// logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_and_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_and_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_and_::Kernel* ops::logical_and_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_inplace,
+    /* Meta */ logical_and_kernel_inplace,
+};
+
+const Tensor& ops::logical_and_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logical_and_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_and_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_and_");
+  ops::logical_and_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalAndBackward0");
+  return self;
+}
+
+// logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_and_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_and_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_and_out::Kernel* ops::logical_and_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_and_kernel_out,
+    /* Meta */ logical_and_kernel_out,
+};
+
+const Tensor& ops::logical_and_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logical_and.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_and.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_and.out", {&self, &other}, {&out});
+  return ops::logical_and_out::call(self, other, out);
+}
+
+// ============================================================================ mse_loss
+
+// mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor mse_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
+  Tensor out;
+  native::mse_loss_kernel(self, target, reduction, out);
+  return out;
+}
+
+ops::mse_loss::Kernel* ops::mse_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ mse_loss_kernel_functional,
+    /* Meta */ mse_loss_kernel_functional,
+};
+
+Tensor ops::mse_loss::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("mse_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::mse_loss(self, target, reduction);
+  }
+  return ops::mse_loss::call(self, target, reduction);
+}
+
+// mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mse_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::mse_loss_kernel(self_in, target_in, reduction, out_handle);
+  return out;
+}
+
+ops::mse_loss_out::Kernel* ops::mse_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mse_loss_kernel_out,
+    /* Meta */ mse_loss_kernel_out,
+};
+
+const Tensor& ops::mse_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mse_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("mse_loss.out", {&self, &target}, {&out});
+  return ops::mse_loss_out::call(self, target, reduction, out);
+}
+
+// ============================================================================ native_layer_norm_backward
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_layer_norm_backward::Kernel* ops::native_layer_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_layer_norm_backward_kernel,
+    /* Meta */ native::native_layer_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm_backward::call(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_layer_norm_backward", {&grad_out, &input, &mean, &rstd, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_layer_norm_backward", kernel_device);
+  return kernel(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  return ops::native_layer_norm_backward::call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+}
+
+// ============================================================================ permute
+
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+ops::permute::Kernel* ops::permute::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::permute_kernel,
+    /* Meta */ native::permute_kernel,
+};
+
+Tensor ops::permute::call(const Tensor& self, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("permute", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("permute", kernel_device);
+  return kernel(self, dims);
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::permute(self, dims);
+  }
+  return ops::permute::call(self, dims);
+}
+
 // ============================================================================ rnn_tanh
 
 // rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
   return native::rnn_tanh_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+// ============================================================================ special_multigammaln
+
+// special_multigammaln(Tensor self, int p) -> Tensor
+Tensor special_multigammaln(const Tensor& self, int64_t p) {
+  return native::special_multigammaln_composite(self, p);
+}
+
+// special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_multigammaln_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("special_multigammaln.out", {&self}, {&out});
+  return mvlgamma_out(out, self, p);
+}
+
+// ============================================================================ var_mean
+
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+ops::var_mean_correction::Kernel* ops::var_mean_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::var_mean_kernel,
+    /* Meta */ native::var_mean_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::var_mean_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("var_mean.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("var_mean.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::var_mean_correction(self, dim, correction, keepdim);
+  }
+  return ops::var_mean_correction::call(self, dim, correction, keepdim);
+}
+
+// var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> var_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("var_mean.correction_out", {&self}, {&out0, &out1});
+  return native::var_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
 }
 
 }  // namespace tl

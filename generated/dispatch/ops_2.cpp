@@ -3,13 +3,24 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
+#include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/squeeze.h"
 
 namespace tl {
+
+// ============================================================================ _pad_circular
+
+// _pad_circular(Tensor self, int[] pad) -> Tensor
+Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  return native::_pad_circular_composite(self, pad);
+}
 
 // ============================================================================ _test_scale_optional
 
@@ -33,6 +44,89 @@ Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& wei
   return ops::_test_scale_optional::call(self, weight);
 }
 
+// ============================================================================ asin
+
+// asin(Tensor self) -> Tensor
+static Tensor asin_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::asin_kernel(self, out);
+  return out;
+}
+
+ops::asin::Kernel* ops::asin::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_functional,
+    /* Meta */ asin_kernel_functional,
+};
+
+Tensor ops::asin::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin", kernel_device);
+  return kernel(self);
+}
+
+Tensor asin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin(self);
+  }
+  return ops::asin::call(self);
+}
+
+// asin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& asin_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::asin_kernel(self, out);
+  return self;
+}
+
+ops::asin_::Kernel* ops::asin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_inplace,
+    /* Meta */ asin_kernel_inplace,
+};
+
+const Tensor& ops::asin_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("asin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& asin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asin_(self);
+  }
+  return ops::asin_::call(self);
+}
+
+// asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& asin_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::asin_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::asin_out::Kernel* ops::asin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ asin_kernel_out,
+    /* Meta */ asin_kernel_out,
+};
+
+const Tensor& ops::asin_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("asin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& asin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("asin.out", {&self}, {&out});
+  return ops::asin_out::call(self, out);
+}
+
 // ============================================================================ atleast_1d
 
 // atleast_1d(Tensor self) -> Tensor
@@ -43,6 +137,182 @@ Tensor atleast_1d(const Tensor& self) {
 // atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> atleast_1d(TensorList tensors) {
   return native::atleast_1d_sequence_composite(tensors);
+}
+
+// ============================================================================ bitwise_or
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_or_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_or_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_or_Tensor::Kernel* ops::bitwise_or_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_functional,
+    /* Meta */ bitwise_or_kernel_functional,
+};
+
+Tensor ops::bitwise_or_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_or_Tensor::call(self, other);
+}
+
+// bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_or_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_or_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_or__Tensor::Kernel* ops::bitwise_or__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_inplace,
+    /* Meta */ bitwise_or_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_or__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_or_.Tensor");
+  ops::bitwise_or__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseOrBackward0");
+  return self;
+}
+
+// bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_or_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_or_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_or_Tensor_out::Kernel* ops::bitwise_or_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_kernel_out,
+    /* Meta */ bitwise_or_kernel_out,
+};
+
+const Tensor& ops::bitwise_or_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_or.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_or.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_or_Tensor_out::call(self, other, out);
+}
+
+// bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_or_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_or_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_or_Scalar::Kernel* ops::bitwise_or_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_functional,
+    /* Meta */ bitwise_or_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_or_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_or_Scalar::call(self, other);
+}
+
+// bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_or_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_or_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_or__Scalar::Kernel* ops::bitwise_or__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_inplace,
+    /* Meta */ bitwise_or_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_or__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_or_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_or_.Scalar");
+  ops::bitwise_or__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseOrBackward1");
+  return self;
+}
+
+// bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_or_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_or_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_or_Scalar_out::Kernel* ops::bitwise_or_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_or_scalar_kernel_out,
+    /* Meta */ bitwise_or_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_or_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_or_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_or.Scalar_out", {&self}, {&out});
+  return ops::bitwise_or_Scalar_out::call(self, other, out);
+}
+
+// bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_or_Scalar_Tensor::Kernel* ops::bitwise_or_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_or_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_or_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_or_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_or.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_or.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_or(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_or_Scalar_Tensor::call(self, other);
 }
 
 // ============================================================================ copy
@@ -169,6 +439,134 @@ const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sinh.out", {&self}, {&out});
   return ops::sinh_out::call(self, out);
+}
+
+// ============================================================================ squeeze
+
+// squeeze(Tensor(a) self) -> Tensor(a)
+ops::squeeze::Kernel* ops::squeeze::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze_kernel,
+    /* Meta */ native::squeeze_kernel,
+};
+
+Tensor ops::squeeze::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("squeeze", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze", kernel_device);
+  return kernel(self);
+}
+
+Tensor squeeze(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze(self);
+  }
+  return ops::squeeze::call(self);
+}
+
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+ops::squeeze_dim::Kernel* ops::squeeze_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze_dim_kernel,
+    /* Meta */ native::squeeze_dim_kernel,
+};
+
+Tensor ops::squeeze_dim::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("squeeze.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze.dim", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze_dim(self, dim);
+  }
+  return ops::squeeze_dim::call(self, dim);
+}
+
+// squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+ops::squeeze_dims::Kernel* ops::squeeze_dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze_dims_kernel,
+    /* Meta */ native::squeeze_dims_kernel,
+};
+
+Tensor ops::squeeze_dims::call(const Tensor& self, IntArrayRef dim) {
+  const Device kernel_device = dispatch_device("squeeze.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze.dims", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor squeeze(const Tensor& self, IntArrayRef dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze_dims(self, dim);
+  }
+  return ops::squeeze_dims::call(self, dim);
+}
+
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+ops::squeeze_::Kernel* ops::squeeze_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__kernel,
+    /* Meta */ native::squeeze__kernel,
+};
+
+const Tensor& ops::squeeze_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("squeeze_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze_(self);
+  }
+  return ops::squeeze_::call(self);
+}
+
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+ops::squeeze__dim::Kernel* ops::squeeze__dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__dim_kernel,
+    /* Meta */ native::squeeze__dim_kernel,
+};
+
+const Tensor& ops::squeeze__dim::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("squeeze_.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_.dim", kernel_device);
+  decltype(auto) result = kernel(self, dim);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze__dim(self, dim);
+  }
+  return ops::squeeze__dim::call(self, dim);
+}
+
+// squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+ops::squeeze__dims::Kernel* ops::squeeze__dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::squeeze__dims_kernel,
+    /* Meta */ native::squeeze__dims_kernel,
+};
+
+const Tensor& ops::squeeze__dims::call(const Tensor& self, IntArrayRef dim) {
+  const Device kernel_device = dispatch_device("squeeze_.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("squeeze_.dims", kernel_device);
+  decltype(auto) result = kernel(self, dim);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& squeeze_(const Tensor& self, IntArrayRef dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::squeeze__dims(self, dim);
+  }
+  return ops::squeeze__dims::call(self, dim);
 }
 
 }  // namespace tl

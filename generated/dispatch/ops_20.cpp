@@ -3,15 +3,43 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/cosine_similarity.h"
+#include "generated/ops/cross_entropy_loss.h"
 #include "generated/ops/hardswish_backward.h"
+#include "generated/ops/is_same_size.h"
+#include "generated/ops/logspace.h"
 #include "generated/ops/orgqr.h"
 #include "generated/ops/polygamma.h"
+#include "generated/ops/put.h"
+#include "generated/ops/randn_like.h"
 #include "generated/ops/special_polygamma.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_max_pool2d_backward
+
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ops::adaptive_max_pool2d_backward::Kernel* ops::adaptive_max_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool2d_backward_kernel,
+    /* Meta */ native::adaptive_max_pool2d_backward_kernel,
+};
+
+Tensor ops::adaptive_max_pool2d_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("adaptive_max_pool2d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool2d_backward", kernel_device);
+  return kernel(grad_output, self, indices);
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::adaptive_max_pool2d_backward(grad_output, self, indices);
+  }
+  return ops::adaptive_max_pool2d_backward::call(grad_output, self, indices);
+}
 
 // ============================================================================ adaptive_max_pool3d_backward
 
@@ -64,6 +92,13 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
   return native::cosine_similarity_composite(x1, x2, dim, eps);
 }
 
+// ============================================================================ cross_entropy_loss
+
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
+}
+
 // ============================================================================ hardswish_backward
 
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -86,6 +121,219 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   return ops::hardswish_backward::call(grad_output, self);
 }
 
+// ============================================================================ is_same_size
+
+// is_same_size(Tensor self, Tensor other) -> bool
+bool is_same_size(const Tensor& self, const Tensor& other) {
+  return native::is_same_size_composite(self, other);
+}
+
+// ============================================================================ logspace
+
+// logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_tensor_tensor_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Tensor_Tensor::Kernel* ops::logspace_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_tensor_kernel_functional,
+    /* Meta */ logspace_tensor_tensor_kernel_functional,
+};
+
+Tensor ops::logspace_Tensor_Tensor::call(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Tensor", {&start, &end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Tensor", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Tensor_Tensor::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_tensor_tensor_kernel_out(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::logspace_tensor_tensor_kernel(start_in, end_in, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Tensor_Tensor_out::Kernel* ops::logspace_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_tensor_kernel_out,
+    /* Meta */ logspace_tensor_tensor_kernel_out,
+};
+
+const Tensor& ops::logspace_Tensor_Tensor_out::call(const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Tensor_out", {&start, &end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Tensor& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Tensor_Tensor_out", {&start, &end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Tensor_Tensor_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_tensor_scalar_kernel_functional(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_tensor_scalar_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Tensor_Scalar::Kernel* ops::logspace_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_scalar_kernel_functional,
+    /* Meta */ logspace_tensor_scalar_kernel_functional,
+};
+
+Tensor ops::logspace_Tensor_Scalar::call(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Scalar", {&start}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Scalar", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Tensor_Scalar::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_tensor_scalar_kernel_out(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  Tensor out_handle = out;
+  native::logspace_tensor_scalar_kernel(start_in, end, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Tensor_Scalar_out::Kernel* ops::logspace_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_tensor_scalar_kernel_out,
+    /* Meta */ logspace_tensor_scalar_kernel_out,
+};
+
+const Tensor& ops::logspace_Tensor_Scalar_out::call(const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Tensor_Scalar_out", {&start, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Tensor& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Tensor_Scalar_out", {&start}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Tensor_Scalar_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_scalar_tensor_kernel_functional(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_scalar_tensor_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace_Scalar_Tensor::Kernel* ops::logspace_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_scalar_tensor_kernel_functional,
+    /* Meta */ logspace_scalar_tensor_kernel_functional,
+};
+
+Tensor ops::logspace_Scalar_Tensor::call(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace.Scalar_Tensor", {&end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Scalar_Tensor", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace_Scalar_Tensor::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_scalar_tensor_kernel_out(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::logspace_scalar_tensor_kernel(start, end_in, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_Scalar_Tensor_out::Kernel* ops::logspace_Scalar_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_scalar_tensor_kernel_out,
+    /* Meta */ logspace_scalar_tensor_kernel_out,
+};
+
+const Tensor& ops::logspace_Scalar_Tensor_out::call(const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.Scalar_Tensor_out", {&end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.Scalar_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.Scalar_Tensor_out", {&end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_Scalar_Tensor_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor logspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::logspace::Kernel* ops::logspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_functional,
+    /* Meta */ logspace_kernel_functional,
+};
+
+Tensor ops::logspace::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("logspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace", kernel_device);
+  return kernel(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::logspace::call(start, end, steps, base, dtype, layout, device, pin_memory);
+}
+
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::logspace_kernel(start, end, steps, base, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::logspace_out::Kernel* ops::logspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logspace_kernel_out,
+    /* Meta */ logspace_kernel_out,
+};
+
+const Tensor& ops::logspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, base, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("logspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::logspace_out::call(start, end, steps, base, dtype, layout, device, pin_memory, out);
+}
+
 // ============================================================================ orgqr
 
 // orgqr(Tensor self, Tensor input2) -> Tensor
@@ -97,6 +345,69 @@ Tensor orgqr(const Tensor& self, const Tensor& input2) {
 const Tensor& orgqr_out(const Tensor& out, const Tensor& self, const Tensor& input2) {
   check_out_no_grad("orgqr.out", {&self, &input2}, {&out});
   return copy_to_out(out, orgqr(self, input2), "orgqr.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ put
+
+// put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+static Tensor put_kernel_functional(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor out;
+  native::put_kernel(self, index, source, accumulate, out);
+  return out;
+}
+
+ops::put::Kernel* ops::put::kernels[kNumDeviceTypes] = {
+    /* CPU */ put_kernel_functional,
+    /* Meta */ put_kernel_functional,
+};
+
+Tensor ops::put::call(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  const Device kernel_device = dispatch_device("put", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("put", kernel_device);
+  return kernel(self, index, source, accumulate);
+}
+
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::put(self, index, source, accumulate);
+  }
+  return ops::put::call(self, index, source, accumulate);
+}
+
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+static const Tensor& put_kernel_inplace(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor out = self;
+  native::put_kernel(self, index, source, accumulate, out);
+  return self;
+}
+
+ops::put_::Kernel* ops::put_::kernels[kNumDeviceTypes] = {
+    /* CPU */ put_kernel_inplace,
+    /* Meta */ put_kernel_inplace,
+};
+
+const Tensor& ops::put_::call(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  const Device kernel_device = dispatch_device("put_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("put_", kernel_device);
+  decltype(auto) result = kernel(self, index, source, accumulate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::put_(self, index, source, accumulate);
+  }
+  return ops::put_::call(self, index, source, accumulate);
+}
+
+// ============================================================================ randn_like
+
+// randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randn_like_composite(self, dtype, device);
 }
 
 // ============================================================================ special_polygamma

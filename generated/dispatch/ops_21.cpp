@@ -4,8 +4,16 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/baddbmm.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/feature_alpha_dropout.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/heaviside.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
+#include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
 
 namespace tl {
 
@@ -93,6 +101,139 @@ const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& oth
   return ops::atan2_out::call(self, other, out);
 }
 
+// ============================================================================ baddbmm
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return native::baddbmm_composite(self, batch1, batch2, beta, alpha);
+}
+
+// baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("baddbmm.out", {&self, &batch1, &batch2}, {&out});
+  return copy_to_out(out, baddbmm(self, batch1, batch2, beta, alpha), "baddbmm.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ feature_alpha_dropout
+
+// feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return native::feature_alpha_dropout_composite(input, p, train);
+}
+
+// feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& feature_alpha_dropout_(const Tensor& self, double p, bool train) {
+  return native::feature_alpha_dropout__composite(self, p, train);
+}
+
+// ============================================================================ flip
+
+// flip(Tensor self, int[] dims) -> Tensor
+ops::flip::Kernel* ops::flip::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::flip_kernel,
+    /* Meta */ native::flip_kernel,
+};
+
+Tensor ops::flip::call(const Tensor& self, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("flip", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("flip", kernel_device);
+  return kernel(self, dims);
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::flip(self, dims);
+  }
+  return ops::flip::call(self, dims);
+}
+
+// ============================================================================ heaviside
+
+// heaviside(Tensor self, Tensor values) -> Tensor
+static Tensor heaviside_kernel_functional(const Tensor& self, const Tensor& values) {
+  Tensor out;
+  native::heaviside_kernel(self, values, out);
+  return out;
+}
+
+ops::heaviside::Kernel* ops::heaviside::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_functional,
+    /* Meta */ heaviside_kernel_functional,
+};
+
+Tensor ops::heaviside::call(const Tensor& self, const Tensor& values) {
+  const Device kernel_device = dispatch_device("heaviside", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside", kernel_device);
+  return kernel(self, values);
+}
+
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  return ops::heaviside::call(self, values);
+}
+
+// heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+static const Tensor& heaviside_kernel_inplace(const Tensor& self, const Tensor& values) {
+  Tensor out = self;
+  native::heaviside_kernel(self, values, out);
+  return self;
+}
+
+ops::heaviside_::Kernel* ops::heaviside_::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_inplace,
+    /* Meta */ heaviside_kernel_inplace,
+};
+
+const Tensor& ops::heaviside_::call(const Tensor& self, const Tensor& values) {
+  const Device kernel_device = dispatch_device("heaviside_", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside_", kernel_device);
+  decltype(auto) result = kernel(self, values);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& heaviside_(const Tensor& self, const Tensor& values) {
+  autograd::check_inplace_unrecorded(self, "heaviside_");
+  ops::heaviside_::call(self, values);
+  autograd::rebase_history_zero_grad(self, "HeavisideBackward0");
+  return self;
+}
+
+// heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& heaviside_kernel_out(const Tensor& self, const Tensor& values, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor values_in = native::input_unaffected_by_resize(values, out);
+  Tensor out_handle = out;
+  native::heaviside_kernel(self_in, values_in, out_handle);
+  return out;
+}
+
+ops::heaviside_out::Kernel* ops::heaviside_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ heaviside_kernel_out,
+    /* Meta */ heaviside_kernel_out,
+};
+
+const Tensor& ops::heaviside_out::call(const Tensor& self, const Tensor& values, const Tensor& out) {
+  const Device kernel_device = dispatch_device("heaviside.out", {&self, &values, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("heaviside.out", kernel_device);
+  decltype(auto) result = kernel(self, values, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  check_out_no_grad("heaviside.out", {&self, &values}, {&out});
+  return ops::heaviside_out::call(self, values, out);
+}
+
 // ============================================================================ linalg_qr
 
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
@@ -151,11 +292,163 @@ std::tuple<const Tensor&, const Tensor&> linalg_qr_out(const Tensor& Q, const Te
   return ops::linalg_qr_out::call(A, mode, Q, R);
 }
 
+// ============================================================================ lu_unpack
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+static std::tuple<Tensor, Tensor, Tensor> lu_unpack_kernel_functional(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  Tensor P;
+  Tensor L;
+  Tensor U;
+  native::lu_unpack_kernel(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+  return {P, L, U};
+}
+
+ops::lu_unpack::Kernel* ops::lu_unpack::kernels[kNumDeviceTypes] = {
+    /* CPU */ lu_unpack_kernel_functional,
+    /* Meta */ lu_unpack_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::lu_unpack::call(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  const Device kernel_device = dispatch_device("lu_unpack", {&LU_data, &LU_pivots});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lu_unpack", kernel_device);
+  return kernel(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  if (autograd::compute_requires_grad({&LU_data})) {
+    return autograd::wrappers::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  return ops::lu_unpack::call(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+
+// lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&> lu_unpack_kernel_out(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const Tensor LU_data_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(LU_data, P), L), U);
+  const Tensor LU_pivots_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(LU_pivots, P), L), U);
+  Tensor P_handle = P;
+  Tensor L_handle = L;
+  Tensor U_handle = U;
+  native::lu_unpack_kernel(LU_data_in, LU_pivots_in, unpack_data, unpack_pivots, P_handle, L_handle, U_handle);
+  return {P, L, U};
+}
+
+ops::lu_unpack_out::Kernel* ops::lu_unpack_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lu_unpack_kernel_out,
+    /* Meta */ lu_unpack_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> ops::lu_unpack_out::call(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const Device kernel_device = dispatch_device("lu_unpack.out", {&LU_data, &LU_pivots, &P, &L, &U});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lu_unpack.out", kernel_device);
+  decltype(auto) result = kernel(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+  P.bump_version();
+  L.bump_version();
+  U.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&> lu_unpack_out(const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  check_out_no_grad("lu_unpack.out", {&LU_data, &LU_pivots}, {&P, &L, &U});
+  return ops::lu_unpack_out::call(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+}
+
 // ============================================================================ max_pool1d
 
 // max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
 Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return native::max_pool1d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// ============================================================================ random
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+ops::random__from::Kernel* ops::random__from::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_from_kernel,
+    /* Meta */ native::random_from_kernel,
+};
+
+const Tensor& ops::random__from::call(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_.from", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_.from", kernel_device);
+  decltype(auto) result = kernel(self, from, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random__from(self, from, to, generator);
+  }
+  return ops::random__from::call(self, from, to, generator);
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+ops::random__to::Kernel* ops::random__to::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_to_kernel,
+    /* Meta */ native::random_to_kernel,
+};
+
+const Tensor& ops::random__to::call(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_.to", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_.to", kernel_device);
+  decltype(auto) result = kernel(self, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, int64_t to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random__to(self, to, generator);
+  }
+  return ops::random__to::call(self, to, generator);
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+ops::random_::Kernel* ops::random_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::random_kernel,
+    /* Meta */ native::random_kernel,
+};
+
+const Tensor& ops::random_::call(const Tensor& self, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("random_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("random_", kernel_device);
+  decltype(auto) result = kernel(self, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::random_(self, generator);
+  }
+  return ops::random_::call(self, generator);
+}
+
+// ============================================================================ unfold
+
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+ops::unfold::Kernel* ops::unfold::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unfold_kernel,
+    /* Meta */ native::unfold_kernel,
+};
+
+Tensor ops::unfold::call(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const Device kernel_device = dispatch_device("unfold", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unfold", kernel_device);
+  return kernel(self, dimension, size, step);
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unfold(self, dimension, size, step);
+  }
+  return ops::unfold::call(self, dimension, size, step);
 }
 
 }  // namespace tl

@@ -3,19 +3,70 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/absolute.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/margin_ranking_loss.h"
+#include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
 
 namespace tl {
 
+// ============================================================================ absolute
+
+// absolute(Tensor self) -> Tensor
+Tensor absolute(const Tensor& self) {
+  return native::absolute_composite(self);
+}
+
+// absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& absolute_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("absolute.out", {&self}, {&out});
+  return abs_out(out, self);
+}
+
+// absolute_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& absolute_(const Tensor& self) {
+  return native::absolute__composite(self);
+}
+
+// ============================================================================ diagonal
+
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+ops::diagonal::Kernel* ops::diagonal::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diagonal_kernel,
+    /* Meta */ native::diagonal_kernel,
+};
+
+Tensor ops::diagonal::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diagonal", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diagonal(self, offset, dim1, dim2);
+  }
+  return ops::diagonal::call(self, offset, dim1, dim2);
+}
+
 // ============================================================================ margin_ranking_loss
 
 // margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
   return native::margin_ranking_loss_composite(input1, input2, target, margin, reduction);
+}
+
+// ============================================================================ max_pool2d
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return native::max_pool2d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ prelu

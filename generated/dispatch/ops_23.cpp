@@ -3,16 +3,214 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/arccosh.h"
+#include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
+#include "generated/ops/lcm.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/upsample_linear1d.h"
 
 namespace tl {
+
+// ============================================================================ arccosh
+
+// arccosh(Tensor self) -> Tensor
+Tensor arccosh(const Tensor& self) {
+  return native::arccosh_composite(self);
+}
+
+// arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arccosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arccosh.out", {&self}, {&out});
+  return acosh_out(out, self);
+}
+
+// arccosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arccosh_(const Tensor& self) {
+  return native::arccosh__composite(self);
+}
+
+// ============================================================================ bitwise_left_shift
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_left_shift_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_left_shift_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor::Kernel* ops::bitwise_left_shift_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_functional,
+    /* Meta */ bitwise_left_shift_kernel_functional,
+};
+
+Tensor ops::bitwise_left_shift_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_left_shift_Tensor::call(self, other);
+}
+
+// bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_left_shift_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_left_shift__Tensor::Kernel* ops::bitwise_left_shift__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_inplace,
+    /* Meta */ bitwise_left_shift_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_left_shift__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_left_shift_.Tensor");
+  ops::bitwise_left_shift__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseLeftShiftBackward0");
+  return self;
+}
+
+// bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_left_shift_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_out::Kernel* ops::bitwise_left_shift_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_kernel_out,
+    /* Meta */ bitwise_left_shift_kernel_out,
+};
+
+const Tensor& ops::bitwise_left_shift_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_left_shift.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_left_shift_Tensor_out::call(self, other, out);
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_left_shift_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_left_shift_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_Scalar::Kernel* ops::bitwise_left_shift_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_functional,
+    /* Meta */ bitwise_left_shift_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_left_shift_Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_left_shift_Tensor_Scalar::call(self, other);
+}
+
+// bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_left_shift_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_left_shift__Tensor_Scalar::Kernel* ops::bitwise_left_shift__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_inplace,
+    /* Meta */ bitwise_left_shift_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_left_shift__Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_left_shift_.Tensor_Scalar");
+  ops::bitwise_left_shift__Tensor_Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseLeftShiftBackward1");
+  return self;
+}
+
+// bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_left_shift_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_left_shift_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_left_shift_Tensor_Scalar_out::Kernel* ops::bitwise_left_shift_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_left_shift_scalar_kernel_out,
+    /* Meta */ bitwise_left_shift_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_left_shift_Tensor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_left_shift_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_left_shift.Tensor_Scalar_out", {&self}, {&out});
+  return ops::bitwise_left_shift_Tensor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_left_shift_Scalar_Tensor::Kernel* ops::bitwise_left_shift_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_left_shift_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_left_shift_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_left_shift_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_left_shift.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_left_shift.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_left_shift_Scalar_Tensor::call(self, other);
+}
 
 // ============================================================================ clamp_min
 
@@ -356,6 +554,87 @@ Tensor kron(const Tensor& self, const Tensor& other) {
 const Tensor& kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("kron.out", {&self, &other}, {&out});
   return copy_to_out(out, kron(self, other), "kron.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ lcm
+
+// lcm(Tensor self, Tensor other) -> Tensor
+static Tensor lcm_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lcm_kernel(self, other, out);
+  return out;
+}
+
+ops::lcm::Kernel* ops::lcm::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_functional,
+    /* Meta */ lcm_kernel_functional,
+};
+
+Tensor ops::lcm::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lcm", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  return ops::lcm::call(self, other);
+}
+
+// lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lcm_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lcm_kernel(self, other, out);
+  return self;
+}
+
+ops::lcm_::Kernel* ops::lcm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_inplace,
+    /* Meta */ lcm_kernel_inplace,
+};
+
+const Tensor& ops::lcm_::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lcm_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lcm_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "lcm_");
+  ops::lcm_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LcmBackward0");
+  return self;
+}
+
+// lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lcm_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lcm_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::lcm_out::Kernel* ops::lcm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lcm_kernel_out,
+    /* Meta */ lcm_kernel_out,
+};
+
+const Tensor& ops::lcm_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lcm.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lcm.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("lcm.out", {&self, &other}, {&out});
+  return ops::lcm_out::call(self, other, out);
 }
 
 // ============================================================================ max_pool3d

@@ -4,11 +4,20 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/exp2.h"
+#include "generated/ops/fmax.h"
+#include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/matrix_exp.h"
+#include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
+#include "generated/ops/randint.h"
+#include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/sqrt.h"
+#include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
 
 namespace tl {
@@ -98,6 +107,28 @@ const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t
   return ops::addcdiv_out::call(self, tensor1, tensor2, value, out);
 }
 
+// ============================================================================ clone
+
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+ops::clone::Kernel* ops::clone::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::clone_kernel,
+    /* Meta */ native::clone_kernel,
+};
+
+Tensor ops::clone::call(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("clone", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clone", kernel_device);
+  return kernel(self, memory_format);
+}
+
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clone(self, memory_format);
+  }
+  return ops::clone::call(self, memory_format);
+}
+
 // ============================================================================ dstack
 
 // dstack(Tensor[] tensors) -> Tensor
@@ -111,6 +142,145 @@ const Tensor& dstack_out(const Tensor& out, TensorList tensors) {
   return native::dstack_out_composite(tensors, out);
 }
 
+// ============================================================================ fmax
+
+// fmax(Tensor self, Tensor other) -> Tensor
+static Tensor fmax_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::fmax_kernel(self, other, out);
+  return out;
+}
+
+ops::fmax::Kernel* ops::fmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmax_kernel_functional,
+    /* Meta */ fmax_kernel_functional,
+};
+
+Tensor ops::fmax::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("fmax", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmax", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::fmax(self, other);
+  }
+  return ops::fmax::call(self, other);
+}
+
+// fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& fmax_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::fmax_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::fmax_out::Kernel* ops::fmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ fmax_kernel_out,
+    /* Meta */ fmax_kernel_out,
+};
+
+const Tensor& ops::fmax_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("fmax.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fmax.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("fmax.out", {&self, &other}, {&out});
+  return ops::fmax_out::call(self, other, out);
+}
+
+// ============================================================================ hardsigmoid
+
+// hardsigmoid(Tensor self) -> Tensor
+static Tensor hardsigmoid_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::hardsigmoid_kernel(self, out);
+  return out;
+}
+
+ops::hardsigmoid::Kernel* ops::hardsigmoid::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_functional,
+    /* Meta */ hardsigmoid_kernel_functional,
+};
+
+Tensor ops::hardsigmoid::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardsigmoid", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid", kernel_device);
+  return kernel(self);
+}
+
+Tensor hardsigmoid(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardsigmoid(self);
+  }
+  return ops::hardsigmoid::call(self);
+}
+
+// hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& hardsigmoid_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::hardsigmoid_kernel(self, out);
+  return self;
+}
+
+ops::hardsigmoid_::Kernel* ops::hardsigmoid_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_inplace,
+    /* Meta */ hardsigmoid_kernel_inplace,
+};
+
+const Tensor& ops::hardsigmoid_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("hardsigmoid_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardsigmoid_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardsigmoid_(self);
+  }
+  return ops::hardsigmoid_::call(self);
+}
+
+// hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardsigmoid_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardsigmoid_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::hardsigmoid_out::Kernel* ops::hardsigmoid_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardsigmoid_kernel_out,
+    /* Meta */ hardsigmoid_kernel_out,
+};
+
+const Tensor& ops::hardsigmoid_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("hardsigmoid.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardsigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("hardsigmoid.out", {&self}, {&out});
+  return ops::hardsigmoid_out::call(self, out);
+}
+
 // ============================================================================ hsplit
 
 // hsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
@@ -121,6 +291,91 @@ std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
 // hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
 std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
   return native::hsplit_array_composite(self, indices);
+}
+
+// ============================================================================ matrix_exp
+
+// matrix_exp(Tensor self) -> Tensor
+Tensor matrix_exp(const Tensor& self) {
+  return native::matrix_exp_composite(self);
+}
+
+// ============================================================================ median
+
+// median(Tensor self) -> Tensor
+ops::median::Kernel* ops::median::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::median_all_kernel,
+    /* Meta */ native::median_all_kernel,
+};
+
+Tensor ops::median::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("median", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median", kernel_device);
+  return kernel(self);
+}
+
+Tensor median(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::median(self);
+  }
+  return ops::median::call(self);
+}
+
+// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> median_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::median_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::median_dim::Kernel* ops::median_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ median_dim_kernel_functional,
+    /* Meta */ median_dim_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::median_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("median.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::median_dim(self, dim, keepdim);
+  }
+  return ops::median_dim::call(self, dim, keepdim);
+}
+
+// median.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> median_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::median_dim_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::median_dim_out::Kernel* ops::median_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ median_dim_kernel_out,
+    /* Meta */ median_dim_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::median_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("median.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("median.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> median_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("median.dim_out", {&self}, {&values, &indices});
+  return ops::median_dim_out::call(self, dim, keepdim, values, indices);
 }
 
 // ============================================================================ polygamma
@@ -183,6 +438,74 @@ const Tensor& polygamma_(const Tensor& self, int64_t n) {
   return native::polygamma__composite(self, n);
 }
 
+// ============================================================================ randint
+
+// randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_composite(high, size, generator, dtype, device);
+}
+
+// randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_low_composite(low, high, size, generator, dtype, device);
+}
+
+// ============================================================================ relu
+
+// relu(Tensor self) -> Tensor
+static Tensor relu_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::relu_kernel(self, out);
+  return out;
+}
+
+ops::relu::Kernel* ops::relu::kernels[kNumDeviceTypes] = {
+    /* CPU */ relu_kernel_functional,
+    /* Meta */ relu_kernel_functional,
+};
+
+Tensor ops::relu::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("relu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("relu", kernel_device);
+  return kernel(self);
+}
+
+Tensor relu(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::relu(self);
+  }
+  return ops::relu::call(self);
+}
+
+// relu_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& relu_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::relu_kernel(self, out);
+  return self;
+}
+
+ops::relu_::Kernel* ops::relu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ relu_kernel_inplace,
+    /* Meta */ relu_kernel_inplace,
+};
+
+const Tensor& ops::relu_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("relu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("relu_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& relu_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::relu_(self);
+  }
+  return ops::relu_::call(self);
+}
+
 // ============================================================================ special_exp2
 
 // special_exp2(Tensor self) -> Tensor
@@ -194,6 +517,117 @@ Tensor special_exp2(const Tensor& self) {
 const Tensor& special_exp2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_exp2.out", {&self}, {&out});
   return exp2_out(out, self);
+}
+
+// ============================================================================ sqrt
+
+// sqrt(Tensor self) -> Tensor
+static Tensor sqrt_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sqrt_kernel(self, out);
+  return out;
+}
+
+ops::sqrt::Kernel* ops::sqrt::kernels[kNumDeviceTypes] = {
+    /* CPU */ sqrt_kernel_functional,
+    /* Meta */ sqrt_kernel_functional,
+};
+
+Tensor ops::sqrt::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sqrt", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt", kernel_device);
+  return kernel(self);
+}
+
+Tensor sqrt(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sqrt(self);
+  }
+  return ops::sqrt::call(self);
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sqrt_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sqrt_kernel(self, out);
+  return self;
+}
+
+ops::sqrt_::Kernel* ops::sqrt_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sqrt_kernel_inplace,
+    /* Meta */ sqrt_kernel_inplace,
+};
+
+const Tensor& ops::sqrt_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sqrt_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sqrt_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sqrt_(self);
+  }
+  return ops::sqrt_::call(self);
+}
+
+// sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sqrt_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sqrt_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sqrt_out::Kernel* ops::sqrt_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sqrt_kernel_out,
+    /* Meta */ sqrt_kernel_out,
+};
+
+const Tensor& ops::sqrt_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sqrt.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sqrt.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sqrt.out", {&self}, {&out});
+  return ops::sqrt_out::call(self, out);
+}
+
+// ============================================================================ std_mean
+
+// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+ops::std_mean_correction::Kernel* ops::std_mean_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::std_mean_kernel,
+    /* Meta */ native::std_mean_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::std_mean_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const Device kernel_device = dispatch_device("std_mean.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std_mean.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_mean_correction(self, dim, correction, keepdim);
+  }
+  return ops::std_mean_correction::call(self, dim, correction, keepdim);
+}
+
+// std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+std::tuple<const Tensor&, const Tensor&> std_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("std_mean.correction_out", {&self}, {&out0, &out1});
+  return native::std_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
 }
 
 // ============================================================================ swapdims

@@ -6,7 +6,9 @@
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/kl_div.h"
+#include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
 
@@ -191,11 +193,107 @@ Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool 
   return native::kl_div_composite(self, target, reduction, log_target);
 }
 
+// ============================================================================ nll_loss2d
+
+// nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return native::nll_loss2d_composite(self, target, weight, reduction, ignore_index);
+}
+
+// nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  check_out_no_grad("nll_loss2d.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::CanCast);
+}
+
 // ============================================================================ rand_like
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::rand_like_composite(self, dtype, device);
+}
+
+// ============================================================================ silu
+
+// silu(Tensor self) -> Tensor
+static Tensor silu_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::silu_kernel(self, out);
+  return out;
+}
+
+ops::silu::Kernel* ops::silu::kernels[kNumDeviceTypes] = {
+    /* CPU */ silu_kernel_functional,
+    /* Meta */ silu_kernel_functional,
+};
+
+Tensor ops::silu::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("silu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("silu", kernel_device);
+  return kernel(self);
+}
+
+Tensor silu(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::silu(self);
+  }
+  return ops::silu::call(self);
+}
+
+// silu_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& silu_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::silu_kernel(self, out);
+  return self;
+}
+
+ops::silu_::Kernel* ops::silu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ silu_kernel_inplace,
+    /* Meta */ silu_kernel_inplace,
+};
+
+const Tensor& ops::silu_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("silu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("silu_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& silu_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::silu_(self);
+  }
+  return ops::silu_::call(self);
+}
+
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& silu_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::silu_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::silu_out::Kernel* ops::silu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ silu_kernel_out,
+    /* Meta */ silu_kernel_out,
+};
+
+const Tensor& ops::silu_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("silu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("silu.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& silu_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("silu.out", {&self}, {&out});
+  return ops::silu_out::call(self, out);
 }
 
 // ============================================================================ special_ndtr

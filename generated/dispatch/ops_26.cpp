@@ -3,13 +3,157 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/bernoulli.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 #include "generated/ops/vstack.h"
 
 namespace tl {
+
+// ============================================================================ as_strided
+
+// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
+ops::as_strided::Kernel* ops::as_strided::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::as_strided_kernel,
+    /* Meta */ native::as_strided_kernel,
+};
+
+Tensor ops::as_strided::call(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  const Device kernel_device = dispatch_device("as_strided", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("as_strided", kernel_device);
+  return kernel(self, size, stride, storage_offset);
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::as_strided(self, size, stride, storage_offset);
+  }
+  return ops::as_strided::call(self, size, stride, storage_offset);
+}
+
+// ============================================================================ bernoulli
+
+// bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+static Tensor bernoulli_kernel_functional(const Tensor& self, std::optional<Generator> generator) {
+  Tensor out;
+  native::bernoulli_kernel(self, generator, out);
+  return out;
+}
+
+ops::bernoulli::Kernel* ops::bernoulli::kernels[kNumDeviceTypes] = {
+    /* CPU */ bernoulli_kernel_functional,
+    /* Meta */ bernoulli_kernel_functional,
+};
+
+Tensor ops::bernoulli::call(const Tensor& self, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("bernoulli", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bernoulli", kernel_device);
+  return kernel(self, generator);
+}
+
+Tensor bernoulli(const Tensor& self, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::bernoulli(self, generator);
+  }
+  return ops::bernoulli::call(self, generator);
+}
+
+// bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bernoulli_kernel_out(const Tensor& self, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bernoulli_kernel(self_in, generator, out_handle);
+  return out;
+}
+
+ops::bernoulli_out::Kernel* ops::bernoulli_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bernoulli_kernel_out,
+    /* Meta */ bernoulli_kernel_out,
+};
+
+const Tensor& ops::bernoulli_out::call(const Tensor& self, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bernoulli.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bernoulli.out", kernel_device);
+  decltype(auto) result = kernel(self, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bernoulli_out(const Tensor& out, const Tensor& self, std::optional<Generator> generator) {
+  check_out_no_grad("bernoulli.out", {&self}, {&out});
+  return ops::bernoulli_out::call(self, generator, out);
+}
+
+// bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+ops::bernoulli__Tensor::Kernel* ops::bernoulli__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bernoulli_tensor_kernel,
+    /* Meta */ native::bernoulli_tensor_kernel,
+};
+
+const Tensor& ops::bernoulli__Tensor::call(const Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("bernoulli_.Tensor", {&self, &p});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bernoulli_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, p, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bernoulli_(const Tensor& self, const Tensor& p, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self, &p})) {
+    return autograd::wrappers::bernoulli__Tensor(self, p, generator);
+  }
+  return ops::bernoulli__Tensor::call(self, p, generator);
+}
+
+// bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+ops::bernoulli__float::Kernel* ops::bernoulli__float::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bernoulli_float_kernel,
+    /* Meta */ native::bernoulli_float_kernel,
+};
+
+const Tensor& ops::bernoulli__float::call(const Tensor& self, double p, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("bernoulli_.float", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bernoulli_.float", kernel_device);
+  decltype(auto) result = kernel(self, p, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bernoulli_(const Tensor& self, double p, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::bernoulli__float(self, p, generator);
+  }
+  return ops::bernoulli__float::call(self, p, generator);
+}
+
+// bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+ops::bernoulli_p::Kernel* ops::bernoulli_p::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bernoulli_p_kernel,
+    /* Meta */ native::bernoulli_p_kernel,
+};
+
+Tensor ops::bernoulli_p::call(const Tensor& self, double p, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("bernoulli.p", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bernoulli.p", kernel_device);
+  return kernel(self, p, generator);
+}
+
+Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::bernoulli_p(self, p, generator);
+  }
+  return ops::bernoulli_p::call(self, p, generator);
+}
 
 // ============================================================================ hypot
 
@@ -93,6 +237,89 @@ const Tensor& ops::hypot_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("hypot.out", {&self, &other}, {&out});
   return ops::hypot_out::call(self, other, out);
+}
+
+// ============================================================================ log2
+
+// log2(Tensor self) -> Tensor
+static Tensor log2_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::log2_kernel(self, out);
+  return out;
+}
+
+ops::log2::Kernel* ops::log2::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_functional,
+    /* Meta */ log2_kernel_functional,
+};
+
+Tensor ops::log2::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2", kernel_device);
+  return kernel(self);
+}
+
+Tensor log2(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2(self);
+  }
+  return ops::log2::call(self);
+}
+
+// log2_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log2_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::log2_kernel(self, out);
+  return self;
+}
+
+ops::log2_::Kernel* ops::log2_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_inplace,
+    /* Meta */ log2_kernel_inplace,
+};
+
+const Tensor& ops::log2_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log2_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log2_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log2_(self);
+  }
+  return ops::log2_::call(self);
+}
+
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log2_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::log2_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::log2_out::Kernel* ops::log2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log2_kernel_out,
+    /* Meta */ log2_kernel_out,
+};
+
+const Tensor& ops::log2_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("log2.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log2.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log2.out", {&self}, {&out});
+  return ops::log2_out::call(self, out);
 }
 
 // ============================================================================ lu_solve

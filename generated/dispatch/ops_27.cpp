@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
 
 namespace tl {
@@ -89,6 +90,49 @@ const Tensor& ops::exp_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& exp_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("exp.out", {&self}, {&out});
   return ops::exp_out::call(self, out);
+}
+
+// ============================================================================ max_pool3d_with_indices
+
+// max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ops::max_pool3d_with_indices::Kernel* ops::max_pool3d_with_indices::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool3d_with_indices_kernel,
+    /* Meta */ native::max_pool3d_with_indices_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::max_pool3d_with_indices::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const Device kernel_device = dispatch_device("max_pool3d_with_indices", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool3d_with_indices", kernel_device);
+  return kernel(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  return ops::max_pool3d_with_indices::call(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::max_pool3d_with_indices_out::Kernel* ops::max_pool3d_with_indices_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool3d_with_indices_out_kernel,
+    /* Meta */ native::max_pool3d_with_indices_out_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::max_pool3d_with_indices_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& out, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max_pool3d_with_indices.out", {&self, &out, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool3d_with_indices.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  out.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> max_pool3d_with_indices_out(const Tensor& out, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  check_out_no_grad("max_pool3d_with_indices.out", {&self}, {&out, &indices});
+  return ops::max_pool3d_with_indices_out::call(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
 }
 
 // ============================================================================ nansum

@@ -4,18 +4,72 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adam.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/all.h"
 #include "generated/ops/alpha_dropout.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_vander.h"
+#include "generated/ops/randint_like.h"
 #include "generated/ops/searchsorted.h"
 #include "generated/ops/special_erfinv.h"
+#include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adam
+
+// _fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adam_::Kernel* ops::_fused_adam_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adam_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adam_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_adam_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adam_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : max_exp_avg_sqs) t.bump_version();
+}
+
+void _fused_adam_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adam_");
+  return ops::_fused_adam_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+// ============================================================================ _upsample_nearest_exact2d_backward
+
+// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_nearest_exact2d_backward::Kernel* ops::_upsample_nearest_exact2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_nearest_exact2d_backward_kernel,
+    /* Meta */ native::_upsample_nearest_exact2d_backward_kernel,
+};
+
+Tensor ops::_upsample_nearest_exact2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+}
 
 // ============================================================================ _upsample_nearest_exact3d_backward
 
@@ -71,6 +125,108 @@ const Tensor& adaptive_avg_pool2d_out(const Tensor& out, const Tensor& self, Int
     return out;
   }
   return ops::adaptive_avg_pool2d_out::call(self, output_size, out);
+}
+
+// ============================================================================ all
+
+// all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+static Tensor all_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor out;
+  native::all_dim_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::all_dim::Kernel* ops::all_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ all_dim_kernel_functional,
+    /* Meta */ all_dim_kernel_functional,
+};
+
+Tensor ops::all_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("all.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("all.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  return ops::all_dim::call(self, dim, keepdim);
+}
+
+// all.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& all_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::all_dim_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::all_dim_out::Kernel* ops::all_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ all_dim_kernel_out,
+    /* Meta */ all_dim_kernel_out,
+};
+
+const Tensor& ops::all_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("all.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("all.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& all_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("all.dim_out", {&self}, {&out});
+  return ops::all_dim_out::call(self, dim, keepdim, out);
+}
+
+// all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+static Tensor all_dims_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::all_dims_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::all_dims::Kernel* ops::all_dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ all_dims_kernel_functional,
+    /* Meta */ all_dims_kernel_functional,
+};
+
+Tensor ops::all_dims::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("all.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("all.dims", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor all(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return ops::all_dims::call(self, dim, keepdim);
+}
+
+// all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& all_dims_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::all_dims_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::all_dims_out::Kernel* ops::all_dims_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ all_dims_kernel_out,
+    /* Meta */ all_dims_kernel_out,
+};
+
+const Tensor& ops::all_dims_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("all.dims_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("all.dims_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  check_out_no_grad("all.dims_out", {&self}, {&out});
+  return ops::all_dims_out::call(self, dim, keepdim, out);
 }
 
 // ============================================================================ alpha_dropout
@@ -141,6 +297,28 @@ const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, con
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
 }
 
+// ============================================================================ huber_loss_backward
+
+// huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+ops::huber_loss_backward::Kernel* ops::huber_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::huber_loss_backward_kernel,
+    /* Meta */ native::huber_loss_backward_kernel,
+};
+
+Tensor ops::huber_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  const Device kernel_device = dispatch_device("huber_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction, delta);
+}
+
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::huber_loss_backward(grad_output, self, target, reduction, delta);
+  }
+  return ops::huber_loss_backward::call(grad_output, self, target, reduction, delta);
+}
+
 // ============================================================================ linalg_inv_ex
 
 // linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
@@ -162,6 +340,18 @@ std::tuple<const Tensor&, const Tensor&> linalg_inv_ex_out(const Tensor& inverse
 // linalg_vander(Tensor x, *, int? N=None) -> Tensor
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   return native::linalg_vander_composite(x, N);
+}
+
+// ============================================================================ randint_like
+
+// randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_like_composite(self, high, dtype, device);
+}
+
+// randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
 }
 
 // ============================================================================ searchsorted
@@ -278,6 +468,19 @@ Tensor special_erfinv(const Tensor& self) {
 const Tensor& special_erfinv_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_erfinv.out", {&self}, {&out});
   return erfinv_out(out, self);
+}
+
+// ============================================================================ special_psi
+
+// special_psi(Tensor self) -> Tensor
+Tensor special_psi(const Tensor& self) {
+  return native::special_psi_composite(self);
+}
+
+// special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_psi_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_psi.out", {&self}, {&out});
+  return digamma_out(out, self);
 }
 
 // ============================================================================ transpose

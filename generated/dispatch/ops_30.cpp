@@ -3,11 +3,21 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_avg_pool1d
+
+// adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_avg_pool1d_composite(self, output_size);
+}
 
 // ============================================================================ float_power
 
@@ -308,6 +318,50 @@ Tensor log_sigmoid_backward(const Tensor& grad_output, const Tensor& self, const
     return autograd::wrappers::log_sigmoid_backward(grad_output, self, buffer);
   }
   return ops::log_sigmoid_backward::call(grad_output, self, buffer);
+}
+
+// ============================================================================ multilabel_margin_loss_forward
+
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+ops::multilabel_margin_loss_forward::Kernel* ops::multilabel_margin_loss_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::multilabel_margin_loss_forward_kernel,
+    /* Meta */ native::multilabel_margin_loss_forward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::multilabel_margin_loss_forward::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("multilabel_margin_loss_forward", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multilabel_margin_loss_forward", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::multilabel_margin_loss_forward(self, target, reduction);
+  }
+  return ops::multilabel_margin_loss_forward::call(self, target, reduction);
+}
+
+// ============================================================================ upsample_trilinear3d_backward
+
+// upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_trilinear3d_backward::Kernel* ops::upsample_trilinear3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_trilinear3d_backward_kernel,
+    /* Meta */ native::upsample_trilinear3d_backward_kernel,
+};
+
+Tensor ops::upsample_trilinear3d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_trilinear3d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_trilinear3d_backward::call(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w);
 }
 
 }  // namespace tl

@@ -3,12 +3,193 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/batch_norm.h"
+#include "generated/ops/gru_cell.h"
+#include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
 #include "generated/ops/logdet.h"
+#include "generated/ops/lt.h"
+#include "generated/ops/msort.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/nll_loss.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl {
+
+// ============================================================================ batch_norm
+
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  return native::batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+}
+
+// ============================================================================ gru_cell
+
+// gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  return native::gru_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ less
+
+// less.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor lt_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lt_kernel(self, other, out);
+  return out;
+}
+
+ops::less_Tensor::Kernel* ops::less_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_functional,
+    /* Meta */ lt_kernel_functional,
+};
+
+Tensor ops::less_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less(const Tensor& self, const Tensor& other) {
+  return ops::less_Tensor::call(self, other);
+}
+
+// less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lt_kernel(self, other, out);
+  return self;
+}
+
+ops::less__Tensor::Kernel* ops::less__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_inplace,
+    /* Meta */ lt_kernel_inplace,
+};
+
+const Tensor& ops::less__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("less_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "less_.Tensor");
+  ops::less__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  return self;
+}
+
+// less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::less_Tensor_out::Kernel* ops::less_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_out,
+    /* Meta */ lt_kernel_out,
+};
+
+const Tensor& ops::less_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("less.Tensor_out", {&self, &other}, {&out});
+  return ops::less_Tensor_out::call(self, other, out);
+}
+
+// less.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor lt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::lt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::less_Scalar::Kernel* ops::less_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_functional,
+    /* Meta */ lt_scalar_kernel_functional,
+};
+
+Tensor ops::less_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less(const Tensor& self, const Scalar& other) {
+  return ops::less_Scalar::call(self, other);
+}
+
+// less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::lt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::less__Scalar::Kernel* ops::less__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_inplace,
+    /* Meta */ lt_scalar_kernel_inplace,
+};
+
+const Tensor& ops::less__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("less_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "less_.Scalar");
+  ops::less__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  return self;
+}
+
+// less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::less_Scalar_out::Kernel* ops::less_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_out,
+    /* Meta */ lt_scalar_kernel_out,
+};
+
+const Tensor& ops::less_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("less.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("less.Scalar_out", {&self}, {&out});
+  return ops::less_Scalar_out::call(self, other, out);
+}
 
 // ============================================================================ linalg_svd
 
@@ -78,6 +259,102 @@ Tensor logdet(const Tensor& self) {
   return native::logdet_composite(self);
 }
 
+// ============================================================================ msort
+
+// msort(Tensor self) -> Tensor
+Tensor msort(const Tensor& self) {
+  return native::msort_composite(self);
+}
+
+// msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& msort_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("msort.out", {&self}, {&out});
+  return copy_to_out(out, msort(self), "msort.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ mvlgamma
+
+// mvlgamma(Tensor self, int p) -> Tensor
+static Tensor mvlgamma_kernel_functional(const Tensor& self, int64_t p) {
+  Tensor out;
+  native::mvlgamma_kernel(self, p, out);
+  return out;
+}
+
+ops::mvlgamma::Kernel* ops::mvlgamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_functional,
+    /* Meta */ mvlgamma_kernel_functional,
+};
+
+Tensor ops::mvlgamma::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mvlgamma(self, p);
+  }
+  return ops::mvlgamma::call(self, p);
+}
+
+// mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_inplace(const Tensor& self, int64_t p) {
+  Tensor out = self;
+  native::mvlgamma_kernel(self, p, out);
+  return self;
+}
+
+ops::mvlgamma_::Kernel* ops::mvlgamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_inplace,
+    /* Meta */ mvlgamma_kernel_inplace,
+};
+
+const Tensor& ops::mvlgamma_::call(const Tensor& self, int64_t p) {
+  const Device kernel_device = dispatch_device("mvlgamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma_", kernel_device);
+  decltype(auto) result = kernel(self, p);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mvlgamma_(const Tensor& self, int64_t p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mvlgamma_(self, p);
+  }
+  return ops::mvlgamma_::call(self, p);
+}
+
+// mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mvlgamma_kernel_out(const Tensor& self, int64_t p, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mvlgamma_kernel(self_in, p, out_handle);
+  return out;
+}
+
+ops::mvlgamma_out::Kernel* ops::mvlgamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mvlgamma_kernel_out,
+    /* Meta */ mvlgamma_kernel_out,
+};
+
+const Tensor& ops::mvlgamma_out::call(const Tensor& self, int64_t p, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mvlgamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mvlgamma.out", kernel_device);
+  decltype(auto) result = kernel(self, p, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mvlgamma_out(const Tensor& out, const Tensor& self, int64_t p) {
+  check_out_no_grad("mvlgamma.out", {&self}, {&out});
+  return ops::mvlgamma_out::call(self, p, out);
+}
+
 // ============================================================================ native_batch_norm
 
 // native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
@@ -98,6 +375,19 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     return autograd::wrappers::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
   return ops::native_batch_norm::call(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+// ============================================================================ nll_loss
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return native::nll_loss_composite(self, target, weight, reduction, ignore_index);
+}
+
+// nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nll_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  check_out_no_grad("nll_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return copy_to_out(out, nll_loss(self, target, weight, reduction, ignore_index), "nll_loss.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ scatter_add
@@ -183,6 +473,28 @@ const Tensor& ops::scatter_add_out::call(const Tensor& self, int64_t dim, const 
 const Tensor& scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   check_out_no_grad("scatter_add.out", {&self, &index, &src}, {&out});
   return ops::scatter_add_out::call(self, dim, index, src, out);
+}
+
+// ============================================================================ unique_dim
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::unique_dim::Kernel* ops::unique_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_dim_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim::call(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  const Device kernel_device = dispatch_device("unique_dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_dim", kernel_device);
+  return kernel(self, dim, sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_dim(self, dim, sorted, return_inverse, return_counts);
+  }
+  return ops::unique_dim::call(self, dim, sorted, return_inverse, return_counts);
 }
 
 }  // namespace tl

@@ -4,12 +4,17 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/copysign.h"
+#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/linalg_matrix_rank.h"
+#include "generated/ops/logaddexp2.h"
+#include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
+#include "generated/ops/trunc.h"
 
 namespace tl {
 
@@ -178,6 +183,24 @@ const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& 
   return ops::copysign_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ fix
+
+// fix(Tensor self) -> Tensor
+Tensor fix(const Tensor& self) {
+  return native::fix_composite(self);
+}
+
+// fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& fix_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("fix.out", {&self}, {&out});
+  return trunc_out(out, self);
+}
+
+// fix_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& fix_(const Tensor& self) {
+  return native::fix__composite(self);
+}
+
 // ============================================================================ full
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -214,6 +237,19 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
   return ops::gelu_backward::call(grad_output, self, approximate);
 }
 
+// ============================================================================ inverse
+
+// inverse(Tensor self) -> Tensor
+Tensor inverse(const Tensor& self) {
+  return native::inverse_composite(self);
+}
+
+// inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("inverse.out", {&self}, {&out});
+  return copy_to_out(out, inverse(self), "inverse.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ linalg_matrix_rank
 
 // linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
@@ -234,6 +270,69 @@ Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::o
 // linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
   return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::Exact);
+}
+
+// ============================================================================ logaddexp2
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+static Tensor logaddexp2_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logaddexp2_kernel(self, other, out);
+  return out;
+}
+
+ops::logaddexp2::Kernel* ops::logaddexp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_functional,
+    /* Meta */ logaddexp2_kernel_functional,
+};
+
+Tensor ops::logaddexp2::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("logaddexp2", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::logaddexp2(self, other);
+  }
+  return ops::logaddexp2::call(self, other);
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logaddexp2_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logaddexp2_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logaddexp2_out::Kernel* ops::logaddexp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_out,
+    /* Meta */ logaddexp2_kernel_out,
+};
+
+const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logaddexp2.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
+  return ops::logaddexp2_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss_nd
+
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  return native::nll_loss_nd_composite(self, target, weight, reduction, ignore_index);
 }
 
 // ============================================================================ norm

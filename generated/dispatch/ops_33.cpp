@@ -3,12 +3,116 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/repeat_interleave.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/trace.h"
 
 namespace tl {
+
+// ============================================================================ amax
+
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+static Tensor amax_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::amax_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::amax::Kernel* ops::amax::kernels[kNumDeviceTypes] = {
+    /* CPU */ amax_kernel_functional,
+    /* Meta */ amax_kernel_functional,
+};
+
+Tensor ops::amax::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("amax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::amax(self, dim, keepdim);
+  }
+  return ops::amax::call(self, dim, keepdim);
+}
+
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& amax_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::amax_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::amax_out::Kernel* ops::amax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ amax_kernel_out,
+    /* Meta */ amax_kernel_out,
+};
+
+const Tensor& ops::amax_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("amax.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("amax.out", {&self}, {&out});
+  return ops::amax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ binary_cross_entropy_backward
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+ops::binary_cross_entropy_backward::Kernel* ops::binary_cross_entropy_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::binary_cross_entropy_backward_kernel,
+    /* Meta */ native::binary_cross_entropy_backward_kernel,
+};
+
+Tensor ops::binary_cross_entropy_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  const Device kernel_device = dispatch_device("binary_cross_entropy_backward", {&grad_output, &self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction);
+}
+
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target, opt_ptr(weight)})) {
+    return autograd::wrappers::binary_cross_entropy_backward(grad_output, self, target, weight, reduction);
+  }
+  return ops::binary_cross_entropy_backward::call(grad_output, self, target, weight, reduction);
+}
+
+// ============================================================================ diag_embed
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+ops::diag_embed::Kernel* ops::diag_embed::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diag_embed_kernel,
+    /* Meta */ native::diag_embed_kernel,
+};
+
+Tensor ops::diag_embed::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const Device kernel_device = dispatch_device("diag_embed", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diag_embed", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diag_embed(self, offset, dim1, dim2);
+  }
+  return ops::diag_embed::call(self, offset, dim1, dim2);
+}
 
 // ============================================================================ mul
 
@@ -251,6 +355,57 @@ const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& neg_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("neg.out", {&self}, {&out});
   return ops::neg_out::call(self, out);
+}
+
+// ============================================================================ repeat_interleave
+
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+ops::repeat_interleave_Tensor::Kernel* ops::repeat_interleave_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::repeat_interleave_kernel,
+    /* Meta */ native::repeat_interleave_kernel,
+};
+
+Tensor ops::repeat_interleave_Tensor::call(const Tensor& repeats, std::optional<int64_t> output_size) {
+  const Device kernel_device = dispatch_device("repeat_interleave.Tensor", {&repeats});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("repeat_interleave.Tensor", kernel_device);
+  return kernel(repeats, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  return ops::repeat_interleave_Tensor::call(repeats, output_size);
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  return native::repeat_interleave_tensor_composite(self, repeats, dim, output_size);
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
+}
+
+// ============================================================================ soft_margin_loss_backward
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::soft_margin_loss_backward::Kernel* ops::soft_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::soft_margin_loss_backward_kernel,
+    /* Meta */ native::soft_margin_loss_backward_kernel,
+};
+
+Tensor ops::soft_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("soft_margin_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::soft_margin_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::soft_margin_loss_backward::call(grad_output, self, target, reduction);
 }
 
 // ============================================================================ trace

@@ -5,9 +5,16 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/dot.h"
+#include "generated/ops/dsplit.h"
+#include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/nanquantile.h"
 #include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/special_digamma.h"
 
 namespace tl {
 
@@ -53,11 +60,102 @@ const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tenso
   return copy_to_out(out, dot(self, tensor), "dot.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ dsplit
+
+// dsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) {
+  return native::dsplit_int_composite(self, sections);
+}
+
+// dsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  return native::dsplit_array_composite(self, indices);
+}
+
+// ============================================================================ hstack
+
+// hstack(Tensor[] tensors) -> Tensor
+Tensor hstack(TensorList tensors) {
+  return native::hstack_composite(tensors);
+}
+
+// hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("hstack.out", {}, {&out}, {tensors});
+  return native::hstack_out_composite(tensors, out);
+}
+
 // ============================================================================ is_nonzero
 
 // is_nonzero(Tensor self) -> bool
 bool is_nonzero(const Tensor& self) {
   return native::is_nonzero_composite(self);
+}
+
+// ============================================================================ max_pool3d_with_indices_backward
+
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ops::max_pool3d_with_indices_backward::Kernel* ops::max_pool3d_with_indices_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool3d_with_indices_backward_kernel,
+    /* Meta */ native::max_pool3d_with_indices_backward_kernel,
+};
+
+Tensor ops::max_pool3d_with_indices_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max_pool3d_with_indices_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool3d_with_indices_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  return ops::max_pool3d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+// ============================================================================ mse_loss_backward
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::mse_loss_backward::Kernel* ops::mse_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::mse_loss_backward_kernel,
+    /* Meta */ native::mse_loss_backward_kernel,
+};
+
+Tensor ops::mse_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Device kernel_device = dispatch_device("mse_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::mse_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::mse_loss_backward::call(grad_output, self, target, reduction);
+}
+
+// ============================================================================ nanquantile
+
+// nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_scalar_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
 }
 
 // ============================================================================ soft_margin_loss
@@ -114,6 +212,19 @@ const Tensor& ops::soft_margin_loss_out::call(const Tensor& self, const Tensor& 
 const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_out_no_grad("soft_margin_loss.out", {&self, &target}, {&out});
   return ops::soft_margin_loss_out::call(self, target, reduction, out);
+}
+
+// ============================================================================ special_digamma
+
+// special_digamma(Tensor self) -> Tensor
+Tensor special_digamma(const Tensor& self) {
+  return native::special_digamma_composite(self);
+}
+
+// special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_digamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_digamma.out", {&self}, {&out});
+  return digamma_out(out, self);
 }
 
 }  // namespace tl

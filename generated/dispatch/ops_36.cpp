@@ -4,8 +4,12 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/avg_pool1d.h"
+#include "generated/ops/diagflat.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl {
 
@@ -14,6 +18,35 @@ namespace tl {
 // avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
   return native::avg_pool1d_composite(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+
+// ============================================================================ diagflat
+
+// diagflat(Tensor self, int offset=0) -> Tensor
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  return native::diagflat_composite(self, offset);
+}
+
+// ============================================================================ hardtanh_backward
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+ops::hardtanh_backward::Kernel* ops::hardtanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardtanh_backward_kernel,
+    /* Meta */ native::hardtanh_backward_kernel,
+};
+
+Tensor ops::hardtanh_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const Device kernel_device = dispatch_device("hardtanh_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh_backward", kernel_device);
+  return kernel(grad_output, self, min_val, max_val);
+}
+
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardtanh_backward(grad_output, self, min_val, max_val);
+  }
+  return ops::hardtanh_backward::call(grad_output, self, min_val, max_val);
 }
 
 // ============================================================================ lerp
@@ -183,6 +216,207 @@ const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
   return ops::lerp_Tensor_out::call(self, end, weight, out);
 }
 
+// ============================================================================ normal
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+ops::normal_::Kernel* ops::normal_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_kernel,
+    /* Meta */ native::normal_kernel,
+};
+
+const Tensor& ops::normal_::call(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal_", kernel_device);
+  decltype(auto) result = kernel(self, mean, std, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::normal_(self, mean, std, generator);
+  }
+  return ops::normal_::call(self, mean, std, generator);
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_tensor_kernel_functional(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_Tensor::Kernel* ops::normal_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_functional,
+    /* Meta */ normal_tensor_tensor_kernel_functional,
+};
+
+Tensor ops::normal_Tensor_Tensor::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor", {&mean, &std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean, &std})) {
+    return autograd::wrappers::normal_Tensor_Tensor(mean, std, generator);
+  }
+  return ops::normal_Tensor_Tensor::call(mean, std, generator);
+}
+
+// normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_tensor_kernel_out(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_tensor_tensor_kernel(mean_in, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_Tensor_out::Kernel* ops::normal_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_out,
+    /* Meta */ normal_tensor_tensor_kernel_out,
+};
+
+const Tensor& ops::normal_Tensor_Tensor_out::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor_out", {&mean, &std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_Tensor_out", {&mean, &std}, {&out});
+  return ops::normal_Tensor_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_float_kernel_functional(const Tensor& mean, double std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_float_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_float::Kernel* ops::normal_Tensor_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_functional,
+    /* Meta */ normal_tensor_float_kernel_functional,
+};
+
+Tensor ops::normal_Tensor_float::call(const Tensor& mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.Tensor_float", {&mean});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean})) {
+    return autograd::wrappers::normal_Tensor_float(mean, std, generator);
+  }
+  return ops::normal_Tensor_float::call(mean, std, generator);
+}
+
+// normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_float_kernel_out(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  Tensor out_handle = out;
+  native::normal_tensor_float_kernel(mean_in, std, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_float_out::Kernel* ops::normal_Tensor_float_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_out,
+    /* Meta */ normal_tensor_float_kernel_out,
+};
+
+const Tensor& ops::normal_Tensor_float_out::call(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.Tensor_float_out", {&mean, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, double std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_float_out", {&mean}, {&out});
+  return ops::normal_Tensor_float_out::call(mean, std, generator, out);
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_float_tensor_kernel_functional(double mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_float_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_float_Tensor::Kernel* ops::normal_float_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_functional,
+    /* Meta */ normal_float_tensor_kernel_functional,
+};
+
+Tensor ops::normal_float_Tensor::call(double mean, const Tensor& std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("normal.float_Tensor", {&std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&std})) {
+    return autograd::wrappers::normal_float_Tensor(mean, std, generator);
+  }
+  return ops::normal_float_Tensor::call(mean, std, generator);
+}
+
+// normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_float_tensor_kernel_out(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_float_tensor_kernel(mean, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_float_Tensor_out::Kernel* ops::normal_float_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_out,
+    /* Meta */ normal_float_tensor_kernel_out,
+};
+
+const Tensor& ops::normal_float_Tensor_out::call(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Device kernel_device = dispatch_device("normal.float_Tensor_out", {&std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, double mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.float_Tensor_out", {&std}, {&out});
+  return ops::normal_float_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::normal_float_float::Kernel* ops::normal_float_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_float_float_kernel,
+    /* Meta */ native::normal_float_float_kernel,
+};
+
+Tensor ops::normal_float_float::call(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("normal.float_float", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_float", kernel_device);
+  return kernel(mean, std, size, generator, dtype, device);
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::normal_float_float::call(mean, std, size, generator, dtype, device);
+}
+
 // ============================================================================ sgn
 
 // sgn(Tensor self) -> Tensor
@@ -264,6 +498,66 @@ const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sgn.out", {&self}, {&out});
   return ops::sgn_out::call(self, out);
+}
+
+// ============================================================================ upsample_bicubic2d
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bicubic2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bicubic2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bicubic2d::Kernel* ops::upsample_bicubic2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_functional,
+    /* Meta */ upsample_bicubic2d_kernel_functional,
+};
+
+Tensor ops::upsample_bicubic2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bicubic2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bicubic2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bicubic2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bicubic2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bicubic2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bicubic2d_out::Kernel* ops::upsample_bicubic2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_out,
+    /* Meta */ upsample_bicubic2d_kernel_out,
+};
+
+const Tensor& ops::upsample_bicubic2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_bicubic2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bicubic2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bicubic2d.out", {&self}, {&out});
+  return ops::upsample_bicubic2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_bicubic2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_bicubic2d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

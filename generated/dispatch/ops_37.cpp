@@ -3,12 +3,41 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/linalg_matrix_norm.h"
+#include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/swapaxes.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d_backward
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool2d_backward::Kernel* ops::_adaptive_avg_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_backward_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool2d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+}
 
 // ============================================================================ _adaptive_avg_pool3d_backward
 
@@ -32,6 +61,31 @@ Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& se
   return ops::_adaptive_avg_pool3d_backward::call(grad_output, self);
 }
 
+// ============================================================================ _fused_adamw
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adamw_::Kernel* ops::_fused_adamw_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamw_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adamw_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_adamw_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamw_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : max_exp_avg_sqs) t.bump_version();
+}
+
+void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamw_");
+  return ops::_fused_adamw_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
 // ============================================================================ allclose
 
 // allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
@@ -44,6 +98,97 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ linalg_matrix_norm
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
+}
+
+// ============================================================================ logsumexp
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor logsumexp_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::logsumexp_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::logsumexp::Kernel* ops::logsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_functional,
+    /* Meta */ logsumexp_kernel_functional,
+};
+
+Tensor ops::logsumexp::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("logsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logsumexp(self, dim, keepdim);
+  }
+  return ops::logsumexp::call(self, dim, keepdim);
+}
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logsumexp_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logsumexp_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::logsumexp_out::Kernel* ops::logsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_out,
+    /* Meta */ logsumexp_kernel_out,
+};
+
+const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("logsumexp.out", {&self}, {&out});
+  return ops::logsumexp_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ pad
+
+// pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  return native::pad_composite(self, pad, mode, value);
+}
+
+// ============================================================================ positive
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive(const Tensor& self) {
+  return native::positive_composite(self);
 }
 
 // ============================================================================ slice
@@ -66,6 +211,18 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
     return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
   }
   return ops::slice_Tensor::call(self, dim, start, end, step);
+}
+
+// ============================================================================ swapaxes
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes_composite(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes__composite(self, axis0, axis1);
 }
 
 }  // namespace tl

@@ -6,9 +6,12 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
 #include "generated/ops/avg_pool3d.h"
 #include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
@@ -137,6 +140,24 @@ const Tensor& arcsin_(const Tensor& self) {
   return native::arcsin__composite(self);
 }
 
+// ============================================================================ arcsinh
+
+// arcsinh(Tensor self) -> Tensor
+Tensor arcsinh(const Tensor& self) {
+  return native::arcsinh_composite(self);
+}
+
+// arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arcsinh.out", {&self}, {&out});
+  return asinh_out(out, self);
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsinh_(const Tensor& self) {
+  return native::arcsinh__composite(self);
+}
+
 // ============================================================================ avg_pool3d
 
 // avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
@@ -248,6 +269,19 @@ std::tuple<const Tensor&, const Tensor&> ops::linalg_cholesky_ex_out::call(const
 std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_out(const Tensor& L, const Tensor& info, const Tensor& self, bool upper, bool check_errors) {
   check_out_no_grad("linalg_cholesky_ex.out", {&self}, {&L, &info});
   return ops::linalg_cholesky_ex_out::call(self, upper, check_errors, L, info);
+}
+
+// ============================================================================ linalg_cross
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  return native::linalg_cross_composite(self, other, dim);
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  check_out_no_grad("linalg_cross.out", {&self, &other}, {&out});
+  return copy_to_out(out, linalg_cross(self, other, dim), "linalg_cross.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linspace

@@ -3,14 +3,259 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_sgd.h"
+#include "generated/ops/add.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/avg_pool2d.h"
 #include "generated/ops/ceil.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clip.h"
 #include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/pinverse.h"
 #include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
 namespace tl {
+
+// ============================================================================ _fused_sgd
+
+// _fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_sgd_::Kernel* ops::_fused_sgd_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_sgd_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_sgd_::call(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_sgd_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_sgd_", kernel_device);
+  kernel(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : momentum_buffer_list) t.bump_version();
+}
+
+void _fused_sgd_(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_sgd_");
+  return ops::_fused_sgd_::call(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+}
+
+// ============================================================================ add
+
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static Tensor add_kernel_functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  native::add_kernel(self, other, alpha, out);
+  return out;
+}
+
+ops::add_Tensor::Kernel* ops::add_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_functional,
+    /* Meta */ add_kernel_functional,
+};
+
+Tensor ops::add_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("add.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::add_Tensor(self, other, alpha);
+  }
+  return ops::add_Tensor::call(self, other, alpha);
+}
+
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& add_kernel_inplace(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out = self;
+  native::add_kernel(self, other, alpha, out);
+  return self;
+}
+
+ops::add__Tensor::Kernel* ops::add__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_inplace,
+    /* Meta */ add_kernel_inplace,
+};
+
+const Tensor& ops::add__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("add_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::add__Tensor(self, other, alpha);
+  }
+  return ops::add__Tensor::call(self, other, alpha);
+}
+
+// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& add_kernel_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::add_kernel(self_in, other_in, alpha, out_handle);
+  return out;
+}
+
+ops::add_Tensor_out::Kernel* ops::add_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_out,
+    /* Meta */ add_kernel_out,
+};
+
+const Tensor& ops::add_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("add.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_out_no_grad("add.Tensor_out", {&self, &other}, {&out});
+  return ops::add_Tensor_out::call(self, other, alpha, out);
+}
+
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+static Tensor add_scalar_kernel_functional(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  native::add_scalar_kernel(self, other, alpha, out);
+  return out;
+}
+
+ops::add_Scalar::Kernel* ops::add_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_scalar_kernel_functional,
+    /* Meta */ add_scalar_kernel_functional,
+};
+
+Tensor ops::add_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("add.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Scalar", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::add_Scalar(self, other, alpha);
+  }
+  return ops::add_Scalar::call(self, other, alpha);
+}
+
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& add_scalar_kernel_inplace(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out = self;
+  native::add_scalar_kernel(self, other, alpha, out);
+  return self;
+}
+
+ops::add__Scalar::Kernel* ops::add__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_scalar_kernel_inplace,
+    /* Meta */ add_scalar_kernel_inplace,
+};
+
+const Tensor& ops::add__Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("add_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::add__Scalar(self, other, alpha);
+  }
+  return ops::add__Scalar::call(self, other, alpha);
+}
+
+// ============================================================================ arctanh
+
+// arctanh(Tensor self) -> Tensor
+Tensor arctanh(const Tensor& self) {
+  return native::arctanh_composite(self);
+}
+
+// arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arctanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arctanh.out", {&self}, {&out});
+  return atanh_out(out, self);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh_(const Tensor& self) {
+  return native::arctanh__composite(self);
+}
+
+// ============================================================================ avg_pool2d
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+static Tensor avg_pool2d_kernel_functional(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  Tensor out;
+  native::avg_pool2d_kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+ops::avg_pool2d::Kernel* ops::avg_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool2d_kernel_functional,
+    /* Meta */ avg_pool2d_kernel_functional,
+};
+
+Tensor ops::avg_pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Device kernel_device = dispatch_device("avg_pool2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool2d", kernel_device);
+  return kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool2d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& avg_pool2d_kernel_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::avg_pool2d_kernel(self_in, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_handle);
+  return out;
+}
+
+ops::avg_pool2d_out::Kernel* ops::avg_pool2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool2d_kernel_out,
+    /* Meta */ avg_pool2d_kernel_out,
+};
+
+const Tensor& ops::avg_pool2d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Device kernel_device = dispatch_device("avg_pool2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool2d.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& avg_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  check_out_no_grad("avg_pool2d.out", {&self}, {&out});
+  return ops::avg_pool2d_out::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
 
 // ============================================================================ ceil
 
@@ -95,6 +340,170 @@ const Tensor& ceil_out(const Tensor& out, const Tensor& self) {
   return ops::ceil_out::call(self, out);
 }
 
+// ============================================================================ clip
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip_Tensor::Kernel* ops::clip_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_functional,
+    /* Meta */ clamp_tensor_kernel_functional,
+};
+
+Tensor ops::clip_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clip.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip_Tensor(self, min, max);
+  }
+  return ops::clip_Tensor::call(self, min, max);
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out = self;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip__Tensor::Kernel* ops::clip__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_inplace,
+    /* Meta */ clamp_tensor_kernel_inplace,
+};
+
+const Tensor& ops::clip__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const Device kernel_device = dispatch_device("clip_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip__Tensor(self, min, max);
+  }
+  return ops::clip__Tensor::call(self, min, max);
+}
+
+// clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_tensor_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_Tensor_out::Kernel* ops::clip_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_out,
+    /* Meta */ clamp_tensor_kernel_out,
+};
+
+const Tensor& ops::clip_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_out_no_grad("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
+  return ops::clip_Tensor_out::call(self, min, max, out);
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip::Kernel* ops::clip::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+Tensor ops::clip::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clip", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip(self, min, max);
+  }
+  return ops::clip::call(self, min, max);
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip_::Kernel* ops::clip_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+const Tensor& ops::clip_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const Device kernel_device = dispatch_device("clip_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip_(self, min, max);
+  }
+  return ops::clip_::call(self, min, max);
+}
+
+// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_out::Kernel* ops::clip_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+const Tensor& ops::clip_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Device kernel_device = dispatch_device("clip.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clip.out", {&self}, {&out});
+  return ops::clip_out::call(self, min, max, out);
+}
+
 // ============================================================================ corrcoef
 
 // corrcoef(Tensor self) -> Tensor
@@ -122,6 +531,140 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     return autograd::wrappers::expand(self, size, implicit);
   }
   return ops::expand::call(self, size, implicit);
+}
+
+// ============================================================================ histogramdd
+
+// histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_composite(self, bins, range, weight, density);
+}
+
+// histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_int_bins_composite(self, bins, range, weight, density);
+}
+
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  return native::histogramdd_TensorList_bins_composite(self, bins, range, weight, density);
+}
+
+// ============================================================================ index_fill
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor index_fill_scalar_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Scalar::Kernel* ops::index_fill_int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_functional,
+    /* Meta */ index_fill_scalar_kernel_functional,
+};
+
+Tensor ops::index_fill_int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("index_fill.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Scalar", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill_int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill_int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& index_fill_scalar_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Scalar::Kernel* ops::index_fill__int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_inplace,
+    /* Meta */ index_fill_scalar_kernel_inplace,
+};
+
+const Tensor& ops::index_fill__int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const Device kernel_device = dispatch_device("index_fill_.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill__int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill__int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+static Tensor index_fill_tensor_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Tensor::Kernel* ops::index_fill_int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_functional,
+    /* Meta */ index_fill_tensor_kernel_functional,
+};
+
+Tensor ops::index_fill_int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const Device kernel_device = dispatch_device("index_fill.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Tensor", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill_int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill_int_Tensor::call(self, dim, index, value);
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+static const Tensor& index_fill_tensor_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out = self;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Tensor::Kernel* ops::index_fill__int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_inplace,
+    /* Meta */ index_fill_tensor_kernel_inplace,
+};
+
+const Tensor& ops::index_fill__int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const Device kernel_device = dispatch_device("index_fill_.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill__int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill__int_Tensor::call(self, dim, index, value);
+}
+
+// ============================================================================ isreal
+
+// isreal(Tensor self) -> Tensor
+Tensor isreal(const Tensor& self) {
+  return native::isreal_composite(self);
 }
 
 // ============================================================================ masked_select
@@ -178,6 +721,13 @@ const Tensor& ops::masked_select_out::call(const Tensor& self, const Tensor& mas
 const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
   check_out_no_grad("masked_select.out", {&self, &mask}, {&out});
   return ops::masked_select_out::call(self, mask, out);
+}
+
+// ============================================================================ pinverse
+
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+Tensor pinverse(const Tensor& self, double rcond) {
+  return native::pinverse_composite(self, rcond);
 }
 
 // ============================================================================ ravel

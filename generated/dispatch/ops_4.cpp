@@ -3,13 +3,41 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/addbmm.h"
 #include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/avg_pool3d_backward.h"
+#include "generated/ops/bitwise_right_shift.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/linalg_cholesky.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/one_hot.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unflatten.h"
 
 namespace tl {
+
+// ============================================================================ addbmm
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return native::addbmm_composite(self, batch1, batch2, beta, alpha);
+}
+
+// addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addbmm.out", {&self, &batch1, &batch2}, {&out});
+  return copy_to_out(out, addbmm(self, batch1, batch2, beta, alpha), "addbmm.out", native::OutDtype::Exact);
+}
 
 // ============================================================================ avg_pool2d_backward
 
@@ -33,6 +61,242 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
   return ops::avg_pool2d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
+// ============================================================================ avg_pool3d_backward
+
+// avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ops::avg_pool3d_backward::Kernel* ops::avg_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::avg_pool3d_backward_kernel,
+    /* Meta */ native::avg_pool3d_backward_kernel,
+};
+
+Tensor ops::avg_pool3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Device kernel_device = dispatch_device("avg_pool3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool3d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// ============================================================================ bitwise_right_shift
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_right_shift_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_right_shift_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor::Kernel* ops::bitwise_right_shift_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_functional,
+    /* Meta */ bitwise_right_shift_kernel_functional,
+};
+
+Tensor ops::bitwise_right_shift_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_right_shift_Tensor::call(self, other);
+}
+
+// bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_right_shift_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_right_shift__Tensor::Kernel* ops::bitwise_right_shift__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_inplace,
+    /* Meta */ bitwise_right_shift_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_right_shift__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_right_shift_.Tensor");
+  ops::bitwise_right_shift__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseRightShiftBackward0");
+  return self;
+}
+
+// bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_right_shift_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_out::Kernel* ops::bitwise_right_shift_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_kernel_out,
+    /* Meta */ bitwise_right_shift_kernel_out,
+};
+
+const Tensor& ops::bitwise_right_shift_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_right_shift.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_right_shift_Tensor_out::call(self, other, out);
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_right_shift_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_right_shift_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_Scalar::Kernel* ops::bitwise_right_shift_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_functional,
+    /* Meta */ bitwise_right_shift_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_right_shift_Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_right_shift_Tensor_Scalar::call(self, other);
+}
+
+// bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_right_shift_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_right_shift__Tensor_Scalar::Kernel* ops::bitwise_right_shift__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_inplace,
+    /* Meta */ bitwise_right_shift_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_right_shift__Tensor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_right_shift_.Tensor_Scalar");
+  ops::bitwise_right_shift__Tensor_Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseRightShiftBackward1");
+  return self;
+}
+
+// bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_right_shift_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_right_shift_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_right_shift_Tensor_Scalar_out::Kernel* ops::bitwise_right_shift_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_right_shift_scalar_kernel_out,
+    /* Meta */ bitwise_right_shift_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_right_shift_Tensor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_right_shift.Tensor_Scalar_out", {&self}, {&out});
+  return ops::bitwise_right_shift_Tensor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_right_shift_Scalar_Tensor::Kernel* ops::bitwise_right_shift_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_right_shift_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_right_shift_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_right_shift_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_right_shift.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_right_shift.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_right_shift_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ empty
+
+// empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None) -> Tensor
+ops::empty::Kernel* ops::empty::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::empty_kernel,
+    /* Meta */ native::empty_kernel,
+};
+
+Tensor ops::empty::call(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("empty", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("empty", kernel_device);
+  return kernel(size, dtype, device, layout, memory_format);
+}
+
+Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device, std::optional<Layout> layout, std::optional<MemoryFormat> memory_format) {
+  return ops::empty::call(size, dtype, device, layout, memory_format);
+}
+
+// ============================================================================ empty_strided
+
+// empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::empty_strided::Kernel* ops::empty_strided::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::empty_strided_kernel,
+    /* Meta */ native::empty_strided_kernel,
+};
+
+Tensor ops::empty_strided::call(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("empty_strided", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("empty_strided", kernel_device);
+  return kernel(size, stride, dtype, device);
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::empty_strided::call(size, stride, dtype, device);
+}
+
 // ============================================================================ linalg_cholesky
 
 // linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
@@ -44,6 +308,47 @@ Tensor linalg_cholesky(const Tensor& self, bool upper) {
 const Tensor& linalg_cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
   check_out_no_grad("linalg_cholesky.out", {&self}, {&out});
   return copy_to_out(out, linalg_cholesky(self, upper), "linalg_cholesky.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ max_pool2d_with_indices_backward
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ops::max_pool2d_with_indices_backward::Kernel* ops::max_pool2d_with_indices_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool2d_with_indices_backward_kernel,
+    /* Meta */ native::max_pool2d_with_indices_backward_kernel,
+};
+
+Tensor ops::max_pool2d_with_indices_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("max_pool2d_with_indices_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool2d_with_indices_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  return ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+// ============================================================================ one_hot
+
+// one_hot(Tensor self, int num_classes=-1) -> Tensor
+ops::one_hot::Kernel* ops::one_hot::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::one_hot_kernel,
+    /* Meta */ native::one_hot_kernel,
+};
+
+Tensor ops::one_hot::call(const Tensor& self, int64_t num_classes) {
+  const Device kernel_device = dispatch_device("one_hot", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("one_hot", kernel_device);
+  return kernel(self, num_classes);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  return ops::one_hot::call(self, num_classes);
 }
 
 // ============================================================================ special_i0
@@ -64,6 +369,35 @@ const Tensor& special_i0_out(const Tensor& out, const Tensor& self) {
 // tile(Tensor self, int[] dims) -> Tensor
 Tensor tile(const Tensor& self, IntArrayRef dims) {
   return native::tile_composite(self, dims);
+}
+
+// ============================================================================ to
+
+// to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  return native::to_dtype_composite(self, dtype, non_blocking, copy);
+}
+
+// to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
+  return native::to_device_composite(self, device, dtype, non_blocking, copy);
+}
+
+// to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
+  return native::to_other_composite(self, other, non_blocking, copy);
+}
+
+// to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)
+Tensor to(const Tensor& self, bool non_blocking, bool copy) {
+  return native::to_composite(self, non_blocking, copy);
+}
+
+// ============================================================================ unflatten
+
+// unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  return native::unflatten_composite(self, dim, sizes);
 }
 
 }  // namespace tl

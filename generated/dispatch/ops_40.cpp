@@ -3,13 +3,80 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact3d
+
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor _upsample_nearest_exact3d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::_upsample_nearest_exact3d_kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact3d::Kernel* ops::_upsample_nearest_exact3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact3d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact3d_kernel_functional,
+};
+
+Tensor ops::_upsample_nearest_exact3d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d", kernel_device);
+  return kernel(self, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact3d::call(self, output_size, scales_d, scales_h, scales_w);
+}
+
+// _upsample_nearest_exact3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact3d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact3d_kernel(self_in, output_size, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact3d_out::Kernel* ops::_upsample_nearest_exact3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact3d_kernel_out,
+    /* Meta */ _upsample_nearest_exact3d_kernel_out,
+};
+
+const Tensor& ops::_upsample_nearest_exact3d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_nearest_exact3d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact3d_out::call(self, output_size, scales_d, scales_h, scales_w, out);
+}
+
+// _upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor _upsample_nearest_exact3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::_upsample_nearest_exact3d_vec_composite(input, output_size, scale_factors);
+}
 
 // ============================================================================ cat
 
@@ -63,6 +130,18 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("cat.out", {}, {&out}, {tensors});
   return ops::cat_out::call(tensors, dim, out);
+}
+
+// ============================================================================ conv3d
+
+// conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv3d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv3d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // ============================================================================ floor_divide
@@ -197,6 +276,13 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   return self;
 }
 
+// ============================================================================ l1_loss
+
+// l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return native::l1_loss_composite(self, target, reduction);
+}
+
 // ============================================================================ linalg_inv
 
 // linalg_inv(Tensor A) -> Tensor
@@ -208,6 +294,167 @@ Tensor linalg_inv(const Tensor& A) {
 const Tensor& linalg_inv_out(const Tensor& out, const Tensor& A) {
   check_out_no_grad("linalg_inv.out", {&A}, {&out});
   return copy_to_out(out, linalg_inv(A), "linalg_inv.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_slogdet
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  return native::linalg_slogdet_composite(A);
+}
+
+// linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> linalg_slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& A) {
+  check_out_no_grad("linalg_slogdet.out", {&A}, {&sign, &logabsdet});
+  auto computed = linalg_slogdet(A);
+  copy_to_out(sign, std::get<0>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
+}
+
+// ============================================================================ reflection_pad3d
+
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+static Tensor reflection_pad3d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad3d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad3d::Kernel* ops::reflection_pad3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad3d_kernel_functional,
+    /* Meta */ reflection_pad3d_kernel_functional,
+};
+
+Tensor ops::reflection_pad3d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad3d(self, padding);
+  }
+  return ops::reflection_pad3d::call(self, padding);
+}
+
+// reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad3d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad3d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad3d_out::Kernel* ops::reflection_pad3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad3d_kernel_out,
+    /* Meta */ reflection_pad3d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad3d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad3d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad3d.out", {&self}, {&out});
+  return ops::reflection_pad3d_out::call(self, padding, out);
+}
+
+// ============================================================================ renorm
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+static Tensor renorm_kernel_functional(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return out;
+}
+
+ops::renorm::Kernel* ops::renorm::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_functional,
+    /* Meta */ renorm_kernel_functional,
+};
+
+Tensor ops::renorm::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  const Device kernel_device = dispatch_device("renorm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm", kernel_device);
+  return kernel(self, p, dim, maxnorm);
+}
+
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm(self, p, dim, maxnorm);
+  }
+  return ops::renorm::call(self, p, dim, maxnorm);
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+static const Tensor& renorm_kernel_inplace(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out = self;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return self;
+}
+
+ops::renorm_::Kernel* ops::renorm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_inplace,
+    /* Meta */ renorm_kernel_inplace,
+};
+
+const Tensor& ops::renorm_::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  const Device kernel_device = dispatch_device("renorm_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm_", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm_(self, p, dim, maxnorm);
+  }
+  return ops::renorm_::call(self, p, dim, maxnorm);
+}
+
+// renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& renorm_kernel_out(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::renorm_kernel(self_in, p, dim, maxnorm, out_handle);
+  return out;
+}
+
+ops::renorm_out::Kernel* ops::renorm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_out,
+    /* Meta */ renorm_kernel_out,
+};
+
+const Tensor& ops::renorm_out::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  const Device kernel_device = dispatch_device("renorm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm.out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& renorm_out(const Tensor& out, const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_out_no_grad("renorm.out", {&self}, {&out});
+  return ops::renorm_out::call(self, p, dim, maxnorm, out);
+}
+
+// ============================================================================ rms_norm
+
+// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  return native::rms_norm_composite(input, normalized_shape, weight, eps);
 }
 
 // ============================================================================ std

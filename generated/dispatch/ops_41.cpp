@@ -6,9 +6,15 @@
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/det.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
 
 namespace tl {
@@ -140,11 +146,116 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return native::conv2d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
+// ============================================================================ cumsum
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+static Tensor cumsum_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::cumsum_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::cumsum::Kernel* ops::cumsum::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_functional,
+    /* Meta */ cumsum_kernel_functional,
+};
+
+Tensor ops::cumsum::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("cumsum", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cumsum(self, dim, dtype);
+  }
+  return ops::cumsum::call(self, dim, dtype);
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+static const Tensor& cumsum_kernel_inplace(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out = self;
+  native::cumsum_kernel(self, dim, dtype, out);
+  return self;
+}
+
+ops::cumsum_::Kernel* ops::cumsum_::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_inplace,
+    /* Meta */ cumsum_kernel_inplace,
+};
+
+const Tensor& ops::cumsum_::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("cumsum_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum_", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cumsum_(self, dim, dtype);
+  }
+  return ops::cumsum_::call(self, dim, dtype);
+}
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cumsum_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cumsum_kernel(self_in, dim, dtype, out_handle);
+  return out;
+}
+
+ops::cumsum_out::Kernel* ops::cumsum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_out,
+    /* Meta */ cumsum_kernel_out,
+};
+
+const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("cumsum.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("cumsum.out", {&self}, {&out});
+  return ops::cumsum_out::call(self, dim, dtype, out);
+}
+
 // ============================================================================ det
 
 // det(Tensor self) -> Tensor
 Tensor det(const Tensor& self) {
   return native::det_composite(self);
+}
+
+// ============================================================================ hardshrink_backward
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+ops::hardshrink_backward::Kernel* ops::hardshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardshrink_backward_kernel,
+    /* Meta */ native::hardshrink_backward_kernel,
+};
+
+Tensor ops::hardshrink_backward::call(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("hardshrink_backward", {&grad_out, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink_backward", kernel_device);
+  return kernel(grad_out, self, lambd);
+}
+
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_out, &self})) {
+    return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
+  }
+  return ops::hardshrink_backward::call(grad_out, self, lambd);
 }
 
 // ============================================================================ huber_loss
@@ -256,6 +367,119 @@ const Tensor& ops::reflection_pad2d_out::call(const Tensor& self, IntArrayRef pa
 const Tensor& reflection_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
   check_out_no_grad("reflection_pad2d.out", {&self}, {&out});
   return ops::reflection_pad2d_out::call(self, padding, out);
+}
+
+// ============================================================================ special_logsumexp
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return native::special_logsumexp_composite(self, dim, keepdim);
+}
+
+// special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("special_logsumexp.out", {&self}, {&out});
+  return logsumexp_out(out, self, dim, keepdim);
+}
+
+// ============================================================================ special_xlog1py
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+static Tensor special_xlog1py_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::special_xlog1py_kernel(self, other, out);
+  return out;
+}
+
+ops::special_xlog1py::Kernel* ops::special_xlog1py::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_functional,
+    /* Meta */ special_xlog1py_kernel_functional,
+};
+
+Tensor ops::special_xlog1py::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("special_xlog1py", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::special_xlog1py(self, other);
+  }
+  return ops::special_xlog1py::call(self, other);
+}
+
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_xlog1py_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::special_xlog1py_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::special_xlog1py_out::Kernel* ops::special_xlog1py_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_out,
+    /* Meta */ special_xlog1py_kernel_out,
+};
+
+const Tensor& ops::special_xlog1py_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("special_xlog1py.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.out", {&self, &other}, {&out});
+  return ops::special_xlog1py_out::call(self, other, out);
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Scalar& self, const Tensor& other) {
+  return native::special_xlog1py_self_scalar_composite(self, other);
+}
+
+// special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.self_scalar_out", native::OutDtype::CanCast);
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Scalar& other) {
+  return native::special_xlog1py_other_scalar_composite(self, other);
+}
+
+// special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_xlog1py.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.other_scalar_out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ split_with_sizes
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+ops::split_with_sizes::Kernel* ops::split_with_sizes::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::split_with_sizes_kernel,
+    /* Meta */ native::split_with_sizes_kernel,
+};
+
+std::vector<Tensor> ops::split_with_sizes::call(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  const Device kernel_device = dispatch_device("split_with_sizes", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("split_with_sizes", kernel_device);
+  return kernel(self, split_sizes, dim);
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::split_with_sizes(self, split_sizes, dim));
+  }
+  return autograd::mark_multi_output_views(ops::split_with_sizes::call(self, split_sizes, dim));
 }
 
 // ============================================================================ square

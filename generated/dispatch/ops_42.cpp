@@ -4,16 +4,98 @@
 #include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/linalg_lu.h"
 #include "generated/ops/linalg_lu_factor.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/stack.h"
 #include "generated/ops/svd.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_nearest_exact1d
+
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor _upsample_nearest_exact1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::_upsample_nearest_exact1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d::Kernel* ops::_upsample_nearest_exact1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact1d_kernel_functional,
+};
+
+Tensor ops::_upsample_nearest_exact1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact1d(self, output_size, scales);
+  }
+  return ops::_upsample_nearest_exact1d::call(self, output_size, scales);
+}
+
+// _upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d_out::Kernel* ops::_upsample_nearest_exact1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_out,
+    /* Meta */ _upsample_nearest_exact1d_kernel_out,
+};
+
+const Tensor& ops::_upsample_nearest_exact1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("_upsample_nearest_exact1d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact1d_out::call(self, output_size, scales, out);
+}
+
+// _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
+}
+
+// ============================================================================ conv1d
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv1d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return native::conv1d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
 
 // ============================================================================ diagonal_copy
 
@@ -110,11 +192,194 @@ std::tuple<const Tensor&, const Tensor&> linalg_lu_factor_out(const Tensor& LU, 
   return std::forward_as_tuple(LU, pivots);
 }
 
+// ============================================================================ logit
+
+// logit(Tensor self, float? eps=None) -> Tensor
+static Tensor logit_kernel_functional(const Tensor& self, std::optional<double> eps) {
+  Tensor out;
+  native::logit_kernel(self, eps, out);
+  return out;
+}
+
+ops::logit::Kernel* ops::logit::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_functional,
+    /* Meta */ logit_kernel_functional,
+};
+
+Tensor ops::logit::call(const Tensor& self, std::optional<double> eps) {
+  const Device kernel_device = dispatch_device("logit", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit", kernel_device);
+  return kernel(self, eps);
+}
+
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit(self, eps);
+  }
+  return ops::logit::call(self, eps);
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+static const Tensor& logit_kernel_inplace(const Tensor& self, std::optional<double> eps) {
+  Tensor out = self;
+  native::logit_kernel(self, eps, out);
+  return self;
+}
+
+ops::logit_::Kernel* ops::logit_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_inplace,
+    /* Meta */ logit_kernel_inplace,
+};
+
+const Tensor& ops::logit_::call(const Tensor& self, std::optional<double> eps) {
+  const Device kernel_device = dispatch_device("logit_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit_", kernel_device);
+  decltype(auto) result = kernel(self, eps);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit_(self, eps);
+  }
+  return ops::logit_::call(self, eps);
+}
+
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logit_kernel_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logit_kernel(self_in, eps, out_handle);
+  return out;
+}
+
+ops::logit_out::Kernel* ops::logit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_out,
+    /* Meta */ logit_kernel_out,
+};
+
+const Tensor& ops::logit_out::call(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logit.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit.out", kernel_device);
+  decltype(auto) result = kernel(self, eps, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  check_out_no_grad("logit.out", {&self}, {&out});
+  return ops::logit_out::call(self, eps, out);
+}
+
+// ============================================================================ masked_scatter
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+static Tensor masked_scatter_kernel_functional(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return out;
+}
+
+ops::masked_scatter::Kernel* ops::masked_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_functional,
+    /* Meta */ masked_scatter_kernel_functional,
+};
+
+Tensor ops::masked_scatter::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const Device kernel_device = dispatch_device("masked_scatter", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter", kernel_device);
+  return kernel(self, mask, source);
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter(self, mask, source);
+  }
+  return ops::masked_scatter::call(self, mask, source);
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+static const Tensor& masked_scatter_kernel_inplace(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out = self;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return self;
+}
+
+ops::masked_scatter_::Kernel* ops::masked_scatter_::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_inplace,
+    /* Meta */ masked_scatter_kernel_inplace,
+};
+
+const Tensor& ops::masked_scatter_::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const Device kernel_device = dispatch_device("masked_scatter_", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter_", kernel_device);
+  decltype(auto) result = kernel(self, mask, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter_(self, mask, source);
+  }
+  return ops::masked_scatter_::call(self, mask, source);
+}
+
 // ============================================================================ narrow
 
 // narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return native::narrow_composite(self, dim, start, length);
+}
+
+// ============================================================================ native_batch_norm_backward
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_batch_norm_backward::Kernel* ops::native_batch_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_batch_norm_backward_kernel,
+    /* Meta */ native::native_batch_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm_backward::call(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_batch_norm_backward", {&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_batch_norm_backward", kernel_device);
+  return kernel(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, opt_ptr(weight), opt_ptr(save_mean), opt_ptr(save_invstd)})) {
+    return autograd::wrappers::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  return ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+// ============================================================================ native_dropout
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ops::native_dropout::Kernel* ops::native_dropout::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_dropout_kernel,
+    /* Meta */ native::native_dropout_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::native_dropout::call(const Tensor& input, double p, std::optional<bool> train) {
+  const Device kernel_device = dispatch_device("native_dropout", {&input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_dropout", kernel_device);
+  return kernel(input, p, train);
+}
+
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::native_dropout(input, p, train);
+  }
+  return ops::native_dropout::call(input, p, train);
 }
 
 // ============================================================================ poisson
@@ -137,6 +402,61 @@ Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
     return autograd::wrappers::poisson(self, generator);
   }
   return ops::poisson::call(self, generator);
+}
+
+// ============================================================================ reflection_pad1d
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor reflection_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad1d::Kernel* ops::reflection_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_functional,
+    /* Meta */ reflection_pad1d_kernel_functional,
+};
+
+Tensor ops::reflection_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad1d(self, padding);
+  }
+  return ops::reflection_pad1d::call(self, padding);
+}
+
+// reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad1d_out::Kernel* ops::reflection_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_out,
+    /* Meta */ reflection_pad1d_kernel_out,
+};
+
+const Tensor& ops::reflection_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("reflection_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad1d.out", {&self}, {&out});
+  return ops::reflection_pad1d_out::call(self, padding, out);
 }
 
 // ============================================================================ sigmoid_backward
@@ -278,6 +598,41 @@ const Tensor& sin_out(const Tensor& out, const Tensor& self) {
   return ops::sin_out::call(self, out);
 }
 
+// ============================================================================ softshrink_backward
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+ops::softshrink_backward::Kernel* ops::softshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::softshrink_backward_kernel,
+    /* Meta */ native::softshrink_backward_kernel,
+};
+
+Tensor ops::softshrink_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  const Device kernel_device = dispatch_device("softshrink_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink_backward", kernel_device);
+  return kernel(grad_output, self, lambd);
+}
+
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::softshrink_backward(grad_output, self, lambd);
+  }
+  return ops::softshrink_backward::call(grad_output, self, lambd);
+}
+
+// ============================================================================ stack
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+Tensor stack(TensorList tensors, int64_t dim) {
+  return native::stack_composite(tensors, dim);
+}
+
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("stack.out", {}, {&out}, {tensors});
+  return native::stack_out_composite(tensors, dim, out);
+}
+
 // ============================================================================ svd
 
 // svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
@@ -293,6 +648,66 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&> svd_out(const Tensor& U,
   copy_to_out(S, std::get<1>(computed), "svd.out", native::OutDtype::CanCast);
   copy_to_out(V, std::get<2>(computed), "svd.out", native::OutDtype::CanCast);
   return std::forward_as_tuple(U, S, V);
+}
+
+// ============================================================================ upsample_trilinear3d
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_trilinear3d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_trilinear3d_kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_trilinear3d::Kernel* ops::upsample_trilinear3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_functional,
+    /* Meta */ upsample_trilinear3d_kernel_functional,
+};
+
+Tensor ops::upsample_trilinear3d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_trilinear3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_trilinear3d::call(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+// upsample_trilinear3d.out(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_trilinear3d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_trilinear3d_kernel(self_in, output_size, align_corners, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_trilinear3d_out::Kernel* ops::upsample_trilinear3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_out,
+    /* Meta */ upsample_trilinear3d_kernel_out,
+};
+
+const Tensor& ops::upsample_trilinear3d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_trilinear3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_trilinear3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_trilinear3d.out", {&self}, {&out});
+  return ops::upsample_trilinear3d_out::call(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor upsample_trilinear3d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_trilinear3d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

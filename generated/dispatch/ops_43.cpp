@@ -3,18 +3,47 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/addmv.h"
 #include "generated/ops/arctan.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/logit.h"
 #include "generated/ops/mode.h"
+#include "generated/ops/nonzero.h"
 #include "generated/ops/rnn_relu_cell.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
 namespace tl {
+
+// ============================================================================ _unsafe_view
+
+// _unsafe_view(Tensor self, int[] size) -> Tensor
+ops::_unsafe_view::Kernel* ops::_unsafe_view::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unsafe_view_kernel,
+    /* Meta */ native::unsafe_view_kernel,
+};
+
+Tensor ops::_unsafe_view::call(const Tensor& self, IntArrayRef size) {
+  const Device kernel_device = dispatch_device("_unsafe_view", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unsafe_view", kernel_device);
+  return kernel(self, size);
+}
+
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unsafe_view(self, size);
+  }
+  return ops::_unsafe_view::call(self, size);
+}
 
 // ============================================================================ addmv
 
@@ -52,6 +81,83 @@ const Tensor& arctan_(const Tensor& self) {
   return native::arctan__composite(self);
 }
 
+// ============================================================================ bucketize
+
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+static Tensor bucketize_kernel_functional(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  Tensor out;
+  native::bucketize_kernel(self, boundaries, out_int32, right, out);
+  return out;
+}
+
+ops::bucketize_Tensor::Kernel* ops::bucketize_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_functional,
+    /* Meta */ bucketize_kernel_functional,
+};
+
+Tensor ops::bucketize_Tensor::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const Device kernel_device = dispatch_device("bucketize.Tensor", {&self, &boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Tensor::call(self, boundaries, out_int32, right);
+}
+
+// bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bucketize_kernel_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor boundaries_in = native::input_unaffected_by_resize(boundaries, out);
+  Tensor out_handle = out;
+  native::bucketize_kernel(self_in, boundaries_in, out_int32, right, out_handle);
+  return out;
+}
+
+ops::bucketize_Tensor_out::Kernel* ops::bucketize_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_out,
+    /* Meta */ bucketize_kernel_out,
+};
+
+const Tensor& ops::bucketize_Tensor_out::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bucketize.Tensor_out", {&self, &boundaries, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, boundaries, out_int32, right, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  check_out_no_grad("bucketize.Tensor_out", {&self, &boundaries}, {&out});
+  return ops::bucketize_Tensor_out::call(self, boundaries, out_int32, right, out);
+}
+
+// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ops::bucketize_Scalar::Kernel* ops::bucketize_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bucketize_scalar_kernel,
+    /* Meta */ native::bucketize_scalar_kernel,
+};
+
+Tensor ops::bucketize_Scalar::call(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const Device kernel_device = dispatch_device("bucketize.Scalar", {&boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Scalar", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Scalar::call(self, boundaries, out_int32, right);
+}
+
+// ============================================================================ cdist
+
+// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  return native::cdist_composite(x1, x2, p, compute_mode);
+}
+
 // ============================================================================ diff
 
 // diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
@@ -65,6 +171,13 @@ const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t
   return native::diff_out_composite(self, n, dim, prepend, append, out);
 }
 
+// ============================================================================ instance_norm
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
+}
+
 // ============================================================================ linalg_multi_dot
 
 // linalg_multi_dot(Tensor[] tensors) -> Tensor
@@ -76,6 +189,19 @@ Tensor linalg_multi_dot(TensorList tensors) {
 const Tensor& linalg_multi_dot_out(const Tensor& out, TensorList tensors) {
   check_out_no_grad("linalg_multi_dot.out", {}, {&out}, {tensors});
   return copy_to_out(out, linalg_multi_dot(tensors), "linalg_multi_dot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_solve
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  return native::linalg_solve_composite(A, B, left);
+}
+
+// linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_solve_out(const Tensor& out, const Tensor& A, const Tensor& B, bool left) {
+  check_out_no_grad("linalg_solve.out", {&A, &B}, {&out});
+  return copy_to_out(out, linalg_solve(A, B, left), "linalg_solve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ mode
@@ -136,11 +262,146 @@ std::tuple<const Tensor&, const Tensor&> mode_out(const Tensor& values, const Te
   return ops::mode_out::call(self, dim, keepdim, values, indices);
 }
 
+// ============================================================================ nonzero
+
+// nonzero(Tensor self) -> Tensor
+static Tensor nonzero_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::nonzero_kernel(self, out);
+  return out;
+}
+
+ops::nonzero::Kernel* ops::nonzero::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_functional,
+    /* Meta */ nonzero_kernel_functional,
+};
+
+Tensor ops::nonzero::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("nonzero", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero", kernel_device);
+  return kernel(self);
+}
+
+Tensor nonzero(const Tensor& self) {
+  return ops::nonzero::call(self);
+}
+
+// nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nonzero_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::nonzero_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::nonzero_out::Kernel* ops::nonzero_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_out,
+    /* Meta */ nonzero_kernel_out,
+};
+
+const Tensor& ops::nonzero_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nonzero.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nonzero_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("nonzero.out", {&self}, {&out});
+  return ops::nonzero_out::call(self, out);
+}
+
 // ============================================================================ rnn_relu_cell
 
 // rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   return native::rnn_relu_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ sigmoid
+
+// sigmoid(Tensor self) -> Tensor
+static Tensor sigmoid_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sigmoid_kernel(self, out);
+  return out;
+}
+
+ops::sigmoid::Kernel* ops::sigmoid::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_functional,
+    /* Meta */ sigmoid_kernel_functional,
+};
+
+Tensor ops::sigmoid::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sigmoid", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid", kernel_device);
+  return kernel(self);
+}
+
+Tensor sigmoid(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sigmoid(self);
+  }
+  return ops::sigmoid::call(self);
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sigmoid_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sigmoid_kernel(self, out);
+  return self;
+}
+
+ops::sigmoid_::Kernel* ops::sigmoid_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_inplace,
+    /* Meta */ sigmoid_kernel_inplace,
+};
+
+const Tensor& ops::sigmoid_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("sigmoid_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sigmoid_(self);
+  }
+  return ops::sigmoid_::call(self);
+}
+
+// sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sigmoid_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sigmoid_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sigmoid_out::Kernel* ops::sigmoid_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_out,
+    /* Meta */ sigmoid_kernel_out,
+};
+
+const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("sigmoid.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sigmoid.out", {&self}, {&out});
+  return ops::sigmoid_out::call(self, out);
 }
 
 // ============================================================================ special_logit

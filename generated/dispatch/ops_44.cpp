@@ -8,6 +8,7 @@
 #include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
 #include "generated/ops/nll_loss_backward.h"
+#include "generated/ops/topk.h"
 
 namespace tl {
 
@@ -173,6 +174,64 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
     return autograd::wrappers::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
   return ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+// ============================================================================ topk
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> topk_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  Tensor values;
+  Tensor indices;
+  native::topk_kernel(self, k, dim, largest, sorted, values, indices);
+  return {values, indices};
+}
+
+ops::topk::Kernel* ops::topk::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk_kernel_functional,
+    /* Meta */ topk_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::topk::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const Device kernel_device = dispatch_device("topk", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk", kernel_device);
+  return kernel(self, k, dim, largest, sorted);
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::topk(self, k, dim, largest, sorted);
+  }
+  return ops::topk::call(self, k, dim, largest, sorted);
+}
+
+// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> topk_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::topk_kernel(self_in, k, dim, largest, sorted, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::topk_out::Kernel* ops::topk_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk_kernel_out,
+    /* Meta */ topk_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("topk.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk.out", kernel_device);
+  decltype(auto) result = kernel(self, k, dim, largest, sorted, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_out_no_grad("topk.out", {&self}, {&values, &indices});
+  return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
 }
 
 }  // namespace tl

@@ -3,12 +3,23 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
+#include "generated/ops/linalg_norm.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
+#include "generated/ops/special_softmax.h"
 
 namespace tl {
+
+// ============================================================================ adaptive_max_pool1d
+
+// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return native::adaptive_max_pool1d_composite(self, output_size);
+}
 
 // ============================================================================ broadcast_tensors
 
@@ -28,6 +39,28 @@ Tensor glu(const Tensor& self, int64_t dim) {
 const Tensor& glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
   check_out_no_grad("glu.out", {&self}, {&out});
   return copy_to_out(out, glu(self, dim), "glu.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_norm
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_norm_ord_str_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.ord_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ log1p
@@ -167,6 +200,26 @@ const Tensor& ops::multi_margin_loss_out::call(const Tensor& self, const Tensor&
 const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
   check_out_no_grad("multi_margin_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
   return ops::multi_margin_loss_out::call(self, target, p, margin, weight, reduction, out);
+}
+
+// ============================================================================ multilabel_margin_loss
+
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return native::multilabel_margin_loss_composite(self, target, reduction);
+}
+
+// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("multilabel_margin_loss.out", {&self, &target}, {&out});
+  return copy_to_out(out, multilabel_margin_loss(self, target, reduction), "multilabel_margin_loss.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ special_softmax
+
+// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return native::special_softmax_composite(self, dim, dtype);
 }
 
 }  // namespace tl

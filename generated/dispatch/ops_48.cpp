@@ -5,8 +5,12 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
+#include "generated/ops/gru.h"
 #include "generated/ops/linalg_solve_ex.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_linear1d_backward.h"
@@ -119,6 +123,35 @@ const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, 
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
   return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
+
+// ============================================================================ channel_shuffle
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+ops::channel_shuffle::Kernel* ops::channel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::channel_shuffle_kernel,
+    /* Meta */ native::channel_shuffle_kernel,
+};
+
+Tensor ops::channel_shuffle::call(const Tensor& self, int64_t groups) {
+  const Device kernel_device = dispatch_device("channel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("channel_shuffle", kernel_device);
+  return kernel(self, groups);
+}
+
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::channel_shuffle(self, groups);
+  }
+  return ops::channel_shuffle::call(self, groups);
+}
+
+// ============================================================================ gru
+
+// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::gru_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // ============================================================================ linalg_solve_ex
@@ -243,6 +276,69 @@ const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef di
 const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("mean.dim_out", {&self}, {&out});
   return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ mm
+
+// mm(Tensor self, Tensor mat2) -> Tensor
+static Tensor mm_kernel_functional(const Tensor& self, const Tensor& mat2) {
+  Tensor out;
+  native::mm_kernel(self, mat2, out);
+  return out;
+}
+
+ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
+    /* CPU */ mm_kernel_functional,
+    /* Meta */ mm_kernel_functional,
+};
+
+Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
+  const Device kernel_device = dispatch_device("mm", {&self, &mat2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm", kernel_device);
+  return kernel(self, mat2);
+}
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  if (autograd::compute_requires_grad({&self, &mat2})) {
+    return autograd::wrappers::mm(self, mat2);
+  }
+  return ops::mm::call(self, mat2);
+}
+
+// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mm_kernel_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor mat2_in = native::input_unaffected_by_resize(mat2, out);
+  Tensor out_handle = out;
+  native::mm_kernel(self_in, mat2_in, out_handle);
+  return out;
+}
+
+ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mm_kernel_out,
+    /* Meta */ mm_kernel_out,
+};
+
+const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const Device kernel_device = dispatch_device("mm.out", {&self, &mat2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm.out", kernel_device);
+  decltype(auto) result = kernel(self, mat2, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  check_out_no_grad("mm.out", {&self, &mat2}, {&out});
+  return ops::mm_out::call(self, mat2, out);
+}
+
+// ============================================================================ pairwise_distance
+
+// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  return native::pairwise_distance_composite(x1, x2, p, eps, keepdim);
 }
 
 // ============================================================================ replication_pad1d

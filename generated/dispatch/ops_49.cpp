@@ -5,8 +5,11 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/convolution_backward.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/index_select.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/multinomial.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl {
 
@@ -134,6 +137,13 @@ const Tensor& eye_out(const Tensor& out, int64_t n, int64_t m, std::optional<Sca
   return ops::eye_m_out::call(n, m, dtype, layout, device, pin_memory, out);
 }
 
+// ============================================================================ full_like
+
+// full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::full_like_composite(self, fill_value, dtype, device);
+}
+
 // ============================================================================ index_select
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -190,6 +200,165 @@ const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t di
   return ops::index_select_out::call(self, dim, index, out);
 }
 
+// ============================================================================ lt
+
+// lt.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor lt_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lt_kernel(self, other, out);
+  return out;
+}
+
+ops::lt_Tensor::Kernel* ops::lt_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_functional,
+    /* Meta */ lt_kernel_functional,
+};
+
+Tensor ops::lt_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lt.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lt(const Tensor& self, const Tensor& other) {
+  return ops::lt_Tensor::call(self, other);
+}
+
+// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lt_kernel(self, other, out);
+  return self;
+}
+
+ops::lt__Tensor::Kernel* ops::lt__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_inplace,
+    /* Meta */ lt_kernel_inplace,
+};
+
+const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("lt_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Tensor");
+  ops::lt__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  return self;
+}
+
+// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::lt_Tensor_out::Kernel* ops::lt_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_out,
+    /* Meta */ lt_kernel_out,
+};
+
+const Tensor& ops::lt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lt.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("lt.Tensor_out", {&self, &other}, {&out});
+  return ops::lt_Tensor_out::call(self, other, out);
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor lt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::lt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::lt_Scalar::Kernel* ops::lt_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_functional,
+    /* Meta */ lt_scalar_kernel_functional,
+};
+
+Tensor ops::lt_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("lt.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lt(const Tensor& self, const Scalar& other) {
+  return ops::lt_Scalar::call(self, other);
+}
+
+// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::lt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::lt__Scalar::Kernel* ops::lt__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_inplace,
+    /* Meta */ lt_scalar_kernel_inplace,
+};
+
+const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("lt_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Scalar");
+  ops::lt__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  return self;
+}
+
+// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::lt_Scalar_out::Kernel* ops::lt_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_out,
+    /* Meta */ lt_scalar_kernel_out,
+};
+
+const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("lt.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("lt.Scalar_out", {&self}, {&out});
+  return ops::lt_Scalar_out::call(self, other, out);
+}
+
 // ============================================================================ multinomial
 
 // multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
@@ -240,6 +409,66 @@ const Tensor& ops::multinomial_out::call(const Tensor& self, int64_t num_samples
 const Tensor& multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
   check_out_no_grad("multinomial.out", {&self}, {&out});
   return ops::multinomial_out::call(self, num_samples, replacement, generator, out);
+}
+
+// ============================================================================ upsample_nearest3d
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest3d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest3d_kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest3d::Kernel* ops::upsample_nearest3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_functional,
+    /* Meta */ upsample_nearest3d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest3d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_nearest3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d", kernel_device);
+  return kernel(self, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_nearest3d::call(self, output_size, scales_d, scales_h, scales_w);
+}
+
+// upsample_nearest3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest3d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest3d_kernel(self_in, output_size, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest3d_out::Kernel* ops::upsample_nearest3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_out,
+    /* Meta */ upsample_nearest3d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest3d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest3d.out", {&self}, {&out});
+  return ops::upsample_nearest3d_out::call(self, output_size, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest3d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

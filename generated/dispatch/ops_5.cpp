@@ -6,7 +6,14 @@
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_solve_triangular.h"
+#include "generated/ops/log.h"
+#include "generated/ops/outer.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/special_log_softmax.h"
+#include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
@@ -208,6 +215,19 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
+// ============================================================================ ger
+
+// ger(Tensor self, Tensor vec2) -> Tensor
+Tensor ger(const Tensor& self, const Tensor& vec2) {
+  return native::ger_composite(self, vec2);
+}
+
+// ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  check_out_no_grad("ger.out", {&self, &vec2}, {&out});
+  return outer_out(out, self, vec2);
+}
+
 // ============================================================================ im2col
 
 // im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
@@ -261,6 +281,206 @@ const Tensor& ops::im2col_out::call(const Tensor& self, IntArrayRef kernel_size,
 const Tensor& im2col_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   check_out_no_grad("im2col.out", {&self}, {&out});
   return ops::im2col_out::call(self, kernel_size, dilation, padding, stride, out);
+}
+
+// ============================================================================ linalg_solve_triangular
+
+// linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+static Tensor linalg_solve_triangular_kernel_functional(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  Tensor out;
+  native::linalg_solve_triangular_kernel(self, B, upper, left, unitriangular, out);
+  return out;
+}
+
+ops::linalg_solve_triangular::Kernel* ops::linalg_solve_triangular::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_solve_triangular_kernel_functional,
+    /* Meta */ linalg_solve_triangular_kernel_functional,
+};
+
+Tensor ops::linalg_solve_triangular::call(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  const Device kernel_device = dispatch_device("linalg_solve_triangular", {&self, &B});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_solve_triangular", kernel_device);
+  return kernel(self, B, upper, left, unitriangular);
+}
+
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  if (autograd::compute_requires_grad({&self, &B})) {
+    return autograd::wrappers::linalg_solve_triangular(self, B, upper, left, unitriangular);
+  }
+  return ops::linalg_solve_triangular::call(self, B, upper, left, unitriangular);
+}
+
+// linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_solve_triangular_kernel_out(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor B_in = native::input_unaffected_by_resize(B, out);
+  Tensor out_handle = out;
+  native::linalg_solve_triangular_kernel(self_in, B_in, upper, left, unitriangular, out_handle);
+  return out;
+}
+
+ops::linalg_solve_triangular_out::Kernel* ops::linalg_solve_triangular_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_solve_triangular_kernel_out,
+    /* Meta */ linalg_solve_triangular_kernel_out,
+};
+
+const Tensor& ops::linalg_solve_triangular_out::call(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_solve_triangular.out", {&self, &B, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_solve_triangular.out", kernel_device);
+  decltype(auto) result = kernel(self, B, upper, left, unitriangular, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_solve_triangular_out(const Tensor& out, const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  check_out_no_grad("linalg_solve_triangular.out", {&self, &B}, {&out});
+  return ops::linalg_solve_triangular_out::call(self, B, upper, left, unitriangular, out);
+}
+
+// ============================================================================ log
+
+// log(Tensor self) -> Tensor
+static Tensor log_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::log_kernel(self, out);
+  return out;
+}
+
+ops::log::Kernel* ops::log::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_kernel_functional,
+    /* Meta */ log_kernel_functional,
+};
+
+Tensor ops::log::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log", kernel_device);
+  return kernel(self);
+}
+
+Tensor log(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log(self);
+  }
+  return ops::log::call(self);
+}
+
+// log_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::log_kernel(self, out);
+  return self;
+}
+
+ops::log_::Kernel* ops::log_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_kernel_inplace,
+    /* Meta */ log_kernel_inplace,
+};
+
+const Tensor& ops::log_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("log_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_(self);
+  }
+  return ops::log_::call(self);
+}
+
+// log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::log_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::log_out::Kernel* ops::log_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_kernel_out,
+    /* Meta */ log_kernel_out,
+};
+
+const Tensor& ops::log_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("log.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log.out", {&self}, {&out});
+  return ops::log_out::call(self, out);
+}
+
+// ============================================================================ rsub
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+ops::rsub_Tensor::Kernel* ops::rsub_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rsub_kernel,
+    /* Meta */ native::rsub_kernel,
+};
+
+Tensor ops::rsub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("rsub.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Tensor", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::rsub_Tensor(self, other, alpha);
+  }
+  return ops::rsub_Tensor::call(self, other, alpha);
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+ops::rsub_Scalar::Kernel* ops::rsub_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rsub_scalar_kernel,
+    /* Meta */ native::rsub_scalar_kernel,
+};
+
+Tensor ops::rsub_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("rsub.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsub.Scalar", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rsub_Scalar(self, other, alpha);
+  }
+  return ops::rsub_Scalar::call(self, other, alpha);
+}
+
+// ============================================================================ special_log_softmax
+
+// special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return native::special_log_softmax_composite(self, dim, dtype);
+}
+
+// ============================================================================ tensordot
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return native::tensordot_composite(self, other, dims_self, dims_other);
+}
+
+// tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return copy_to_out(out, tensordot(self, other, dims_self, dims_other), "tensordot.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ triplet_margin_loss

@@ -8,11 +8,18 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
+#include "generated/ops/linalg_tensorsolve.h"
+#include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl {
 
@@ -309,6 +316,73 @@ const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
   return ops::hardswish_out::call(self, out);
 }
 
+// ============================================================================ linalg_tensorsolve
+
+// linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return native::linalg_tensorsolve_composite(self, other, dims);
+}
+
+// linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorsolve_out(const Tensor& out, const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_vector_norm
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor linalg_vector_norm_kernel_functional(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::linalg_vector_norm_kernel(self, ord, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::linalg_vector_norm::Kernel* ops::linalg_vector_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_functional,
+    /* Meta */ linalg_vector_norm_kernel_functional,
+};
+
+Tensor ops::linalg_vector_norm::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const Device kernel_device = dispatch_device("linalg_vector_norm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm", kernel_device);
+  return kernel(self, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_vector_norm(self, ord, dim, keepdim, dtype);
+  }
+  return ops::linalg_vector_norm::call(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_vector_norm_kernel_out(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::linalg_vector_norm_kernel(self_in, ord, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::linalg_vector_norm_out::Kernel* ops::linalg_vector_norm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_out,
+    /* Meta */ linalg_vector_norm_kernel_out,
+};
+
+const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_vector_norm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm.out", kernel_device);
+  decltype(auto) result = kernel(self, ord, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
+  return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
 // ============================================================================ linear
 
 // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
@@ -430,6 +504,90 @@ Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, 
   return ops::reflection_pad2d_backward::call(grad_output, self, padding);
 }
 
+// ============================================================================ reflection_pad3d_backward
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+ops::reflection_pad3d_backward::Kernel* ops::reflection_pad3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad3d_backward_kernel,
+    /* Meta */ native::reflection_pad3d_backward_kernel,
+};
+
+Tensor ops::reflection_pad3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("reflection_pad3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad3d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad2d
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor replication_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad2d::Kernel* ops::replication_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_functional,
+    /* Meta */ replication_pad2d_kernel_functional,
+};
+
+Tensor ops::replication_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  const Device kernel_device = dispatch_device("replication_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad2d(self, padding);
+  }
+  return ops::replication_pad2d::call(self, padding);
+}
+
+// replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad2d_out::Kernel* ops::replication_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_out,
+    /* Meta */ replication_pad2d_kernel_out,
+};
+
+const Tensor& ops::replication_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Device kernel_device = dispatch_device("replication_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad2d.out", {&self}, {&out});
+  return ops::replication_pad2d_out::call(self, padding, out);
+}
+
+// ============================================================================ scaled_dot_product_attention
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  return native::scaled_dot_product_attention_composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
 // ============================================================================ softplus
 
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -502,6 +660,78 @@ Tensor ops::tril_indices::call(int64_t row, int64_t col, int64_t offset, std::op
 
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return ops::tril_indices::call(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ upsample_nearest1d
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor upsample_nearest1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::upsample_nearest1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::upsample_nearest1d::Kernel* ops::upsample_nearest1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_functional,
+    /* Meta */ upsample_nearest1d_kernel_functional,
+};
+
+Tensor ops::upsample_nearest1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest1d(self, output_size, scales);
+  }
+  return ops::upsample_nearest1d::call(self, output_size, scales);
+}
+
+// upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::upsample_nearest1d_out::Kernel* ops::upsample_nearest1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_out,
+    /* Meta */ upsample_nearest1d_kernel_out,
+};
+
+const Tensor& ops::upsample_nearest1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("upsample_nearest1d.out", {&self}, {&out});
+  return ops::upsample_nearest1d_out::call(self, output_size, scales, out);
+}
+
+// upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+Tensor upsample_nearest1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return native::upsample_nearest1d_vec_composite(input, output_size, scale_factors);
+}
+
+// ============================================================================ vsplit
+
+// vsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) {
+  return native::vsplit_int_composite(self, sections);
+}
+
+// vsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  return native::vsplit_array_composite(self, indices);
 }
 
 }  // namespace tl

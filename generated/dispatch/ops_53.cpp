@@ -6,9 +6,12 @@
 #include "generated/ops/addr.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/erfinv.h"
+#include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/trunc.h"
 
 namespace tl {
 
@@ -113,6 +116,89 @@ const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
   return ops::erfinv_out::call(self, out);
 }
 
+// ============================================================================ gelu
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+static Tensor gelu_kernel_functional(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  native::gelu_kernel(self, approximate, out);
+  return out;
+}
+
+ops::gelu::Kernel* ops::gelu::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_functional,
+    /* Meta */ gelu_kernel_functional,
+};
+
+Tensor ops::gelu::call(const Tensor& self, std::string_view approximate) {
+  const Device kernel_device = dispatch_device("gelu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu", kernel_device);
+  return kernel(self, approximate);
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu(self, approximate);
+  }
+  return ops::gelu::call(self, approximate);
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+static const Tensor& gelu_kernel_inplace(const Tensor& self, std::string_view approximate) {
+  Tensor out = self;
+  native::gelu_kernel(self, approximate, out);
+  return self;
+}
+
+ops::gelu_::Kernel* ops::gelu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_inplace,
+    /* Meta */ gelu_kernel_inplace,
+};
+
+const Tensor& ops::gelu_::call(const Tensor& self, std::string_view approximate) {
+  const Device kernel_device = dispatch_device("gelu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu_", kernel_device);
+  decltype(auto) result = kernel(self, approximate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu_(self, approximate);
+  }
+  return ops::gelu_::call(self, approximate);
+}
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gelu_kernel_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::gelu_kernel(self_in, approximate, out_handle);
+  return out;
+}
+
+ops::gelu_out::Kernel* ops::gelu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_out,
+    /* Meta */ gelu_kernel_out,
+};
+
+const Tensor& ops::gelu_out::call(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  const Device kernel_device = dispatch_device("gelu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu.out", kernel_device);
+  decltype(auto) result = kernel(self, approximate, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gelu_out(const Tensor& out, const Tensor& self, std::string_view approximate) {
+  check_out_no_grad("gelu.out", {&self}, {&out});
+  return ops::gelu_out::call(self, approximate, out);
+}
+
 // ============================================================================ log_sigmoid_forward
 
 // log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
@@ -140,6 +226,28 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
 // lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   return native::lstm_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ pixel_unshuffle
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+ops::pixel_unshuffle::Kernel* ops::pixel_unshuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_unshuffle_kernel,
+    /* Meta */ native::pixel_unshuffle_kernel,
+};
+
+Tensor ops::pixel_unshuffle::call(const Tensor& self, int64_t downscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_unshuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_unshuffle", kernel_device);
+  return kernel(self, downscale_factor);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_unshuffle(self, downscale_factor);
+  }
+  return ops::pixel_unshuffle::call(self, downscale_factor);
 }
 
 // ============================================================================ pow
@@ -358,6 +466,89 @@ const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& expone
 const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
   check_out_no_grad("pow.Scalar_out", {&exponent}, {&out});
   return ops::pow_Scalar_out::call(self, exponent, out);
+}
+
+// ============================================================================ trunc
+
+// trunc(Tensor self) -> Tensor
+static Tensor trunc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::trunc_kernel(self, out);
+  return out;
+}
+
+ops::trunc::Kernel* ops::trunc::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_functional,
+    /* Meta */ trunc_kernel_functional,
+};
+
+Tensor ops::trunc::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("trunc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc", kernel_device);
+  return kernel(self);
+}
+
+Tensor trunc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc(self);
+  }
+  return ops::trunc::call(self);
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& trunc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::trunc_kernel(self, out);
+  return self;
+}
+
+ops::trunc_::Kernel* ops::trunc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_inplace,
+    /* Meta */ trunc_kernel_inplace,
+};
+
+const Tensor& ops::trunc_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("trunc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& trunc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc_(self);
+  }
+  return ops::trunc_::call(self);
+}
+
+// trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& trunc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::trunc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::trunc_out::Kernel* ops::trunc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_out,
+    /* Meta */ trunc_kernel_out,
+};
+
+const Tensor& ops::trunc_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("trunc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& trunc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("trunc.out", {&self}, {&out});
+  return ops::trunc_out::call(self, out);
 }
 
 }  // namespace tl

@@ -3,12 +3,23 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/rnn_tanh_cell.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ argwhere
+
+// argwhere(Tensor self) -> Tensor
+Tensor argwhere(const Tensor& self) {
+  return native::argwhere_composite(self);
+}
 
 // ============================================================================ eq
 
@@ -169,6 +180,25 @@ const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other)
   return ops::eq_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ equal
+
+// equal(Tensor self, Tensor other) -> bool
+ops::equal::Kernel* ops::equal::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::equal_kernel,
+    /* Meta */ nullptr,
+};
+
+bool ops::equal::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("equal", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("equal", kernel_device);
+  return kernel(self, other);
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  return ops::equal::call(self, other);
+}
+
 // ============================================================================ leaky_relu_backward
 
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
@@ -220,6 +250,35 @@ const Tensor& uniform_(const Tensor& self, double from, double to, std::optional
     return autograd::wrappers::uniform_(self, from, to, generator);
   }
   return ops::uniform_::call(self, from, to, generator);
+}
+
+// ============================================================================ unique_dim_consecutive
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::unique_dim_consecutive::Kernel* ops::unique_dim_consecutive::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_dim_consecutive_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim_consecutive::call(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  const Device kernel_device = dispatch_device("unique_dim_consecutive", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_dim_consecutive", kernel_device);
+  return kernel(self, dim, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_dim_consecutive(self, dim, return_inverse, return_counts);
+  }
+  return ops::unique_dim_consecutive::call(self, dim, return_inverse, return_counts);
+}
+
+// ============================================================================ zeros_like
+
+// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::zeros_like_composite(self, dtype, device);
 }
 
 }  // namespace tl

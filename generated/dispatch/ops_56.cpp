@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
+#include "generated/ops/constant_pad_nd.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/special_zeta.h"
 
@@ -85,6 +87,143 @@ const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keep
 const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_out_no_grad("amin.out", {&self}, {&out});
   return ops::amin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ constant_pad_nd
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+ops::constant_pad_nd::Kernel* ops::constant_pad_nd::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::constant_pad_nd_kernel,
+    /* Meta */ native::constant_pad_nd_kernel,
+};
+
+Tensor ops::constant_pad_nd::call(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const Device kernel_device = dispatch_device("constant_pad_nd", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("constant_pad_nd", kernel_device);
+  return kernel(self, pad, value);
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::constant_pad_nd(self, pad, value);
+  }
+  return ops::constant_pad_nd::call(self, pad, value);
+}
+
+// ============================================================================ histogram
+
+// histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+static std::tuple<Tensor, Tensor> histogram_bins_tensor_kernel_functional(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  Tensor hist;
+  Tensor bin_edges;
+  native::histogram_bins_tensor_kernel(self, bins, weight, density, hist, bin_edges);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bins_tensor::Kernel* ops::histogram_bins_tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bins_tensor_kernel_functional,
+    /* Meta */ histogram_bins_tensor_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::histogram_bins_tensor::call(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  const Device kernel_device = dispatch_device("histogram.bins_tensor", {&self, &bins, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bins_tensor", kernel_device);
+  return kernel(self, bins, weight, density);
+}
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, &bins, opt_ptr(weight)})) {
+    return autograd::wrappers::histogram_bins_tensor(self, bins, weight, density);
+  }
+  return ops::histogram_bins_tensor::call(self, bins, weight, density);
+}
+
+// histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+static std::tuple<const Tensor&, const Tensor&> histogram_bins_tensor_kernel_out(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, hist), bin_edges);
+  const Tensor bins_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(bins, hist), bin_edges);
+  Tensor hist_handle = hist;
+  Tensor bin_edges_handle = bin_edges;
+  native::histogram_bins_tensor_kernel(self_in, bins_in, weight, density, hist_handle, bin_edges_handle);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bins_tensor_out::Kernel* ops::histogram_bins_tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bins_tensor_kernel_out,
+    /* Meta */ histogram_bins_tensor_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::histogram_bins_tensor_out::call(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Device kernel_device = dispatch_device("histogram.bins_tensor_out", {&self, &bins, opt_ptr(weight), &hist, &bin_edges});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bins_tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, bins, weight, density, hist, bin_edges);
+  hist.bump_version();
+  bin_edges.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> histogram_out(const Tensor& hist, const Tensor& bin_edges, const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  check_out_no_grad("histogram.bins_tensor_out", {&self, &bins, opt_ptr(weight)}, {&hist, &bin_edges});
+  return ops::histogram_bins_tensor_out::call(self, bins, weight, density, hist, bin_edges);
+}
+
+// histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+static std::tuple<Tensor, Tensor> histogram_bin_ct_kernel_functional(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  Tensor hist;
+  Tensor bin_edges;
+  native::histogram_bin_ct_kernel(self, bins, range, weight, density, hist, bin_edges);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bin_ct::Kernel* ops::histogram_bin_ct::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bin_ct_kernel_functional,
+    /* Meta */ histogram_bin_ct_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::histogram_bin_ct::call(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const Device kernel_device = dispatch_device("histogram.bin_ct", {&self, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bin_ct", kernel_device);
+  return kernel(self, bins, range, weight, density);
+}
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::histogram_bin_ct(self, bins, range, weight, density);
+  }
+  return ops::histogram_bin_ct::call(self, bins, range, weight, density);
+}
+
+// histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+static std::tuple<const Tensor&, const Tensor&> histogram_bin_ct_kernel_out(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, hist), bin_edges);
+  Tensor hist_handle = hist;
+  Tensor bin_edges_handle = bin_edges;
+  native::histogram_bin_ct_kernel(self_in, bins, range, weight, density, hist_handle, bin_edges_handle);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bin_ct_out::Kernel* ops::histogram_bin_ct_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bin_ct_kernel_out,
+    /* Meta */ histogram_bin_ct_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::histogram_bin_ct_out::call(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Device kernel_device = dispatch_device("histogram.bin_ct_out", {&self, opt_ptr(weight), &hist, &bin_edges});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bin_ct_out", kernel_device);
+  decltype(auto) result = kernel(self, bins, range, weight, density, hist, bin_edges);
+  hist.bump_version();
+  bin_edges.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> histogram_out(const Tensor& hist, const Tensor& bin_edges, const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  check_out_no_grad("histogram.bin_ct_out", {&self, opt_ptr(weight)}, {&hist, &bin_edges});
+  return ops::histogram_bin_ct_out::call(self, bins, range, weight, density, hist, bin_edges);
 }
 
 // ============================================================================ isinf

@@ -4,10 +4,14 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_unique2.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/cross.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/poisson_nll_loss.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl {
 
@@ -33,6 +37,13 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   return ops::_unique2::call(self, sorted, return_inverse, return_counts);
 }
 
+// ============================================================================ adjoint
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+Tensor adjoint(const Tensor& self) {
+  return native::adjoint_composite(self);
+}
+
 // ============================================================================ cross
 
 // cross(Tensor self, Tensor other, int? dim=None) -> Tensor
@@ -44,6 +55,174 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
   check_out_no_grad("cross.out", {&self, &other}, {&out});
   return copy_to_out(out, cross(self, other, dim), "cross.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ frac
+
+// frac(Tensor self) -> Tensor
+static Tensor frac_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::frac_kernel(self, out);
+  return out;
+}
+
+ops::frac::Kernel* ops::frac::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_functional,
+    /* Meta */ frac_kernel_functional,
+};
+
+Tensor ops::frac::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("frac", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac", kernel_device);
+  return kernel(self);
+}
+
+Tensor frac(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac(self);
+  }
+  return ops::frac::call(self);
+}
+
+// frac_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& frac_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::frac_kernel(self, out);
+  return self;
+}
+
+ops::frac_::Kernel* ops::frac_::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_inplace,
+    /* Meta */ frac_kernel_inplace,
+};
+
+const Tensor& ops::frac_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("frac_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& frac_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac_(self);
+  }
+  return ops::frac_::call(self);
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& frac_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::frac_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::frac_out::Kernel* ops::frac_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_out,
+    /* Meta */ frac_kernel_out,
+};
+
+const Tensor& ops::frac_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("frac.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& frac_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("frac.out", {&self}, {&out});
+  return ops::frac_out::call(self, out);
+}
+
+// ============================================================================ index_reduce
+
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+static Tensor index_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return out;
+}
+
+ops::index_reduce::Kernel* ops::index_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_functional,
+    /* Meta */ index_reduce_kernel_functional,
+};
+
+Tensor ops::index_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("index_reduce", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce", kernel_device);
+  return kernel(self, dim, index, source, reduce, include_self);
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out = self;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return self;
+}
+
+ops::index_reduce_::Kernel* ops::index_reduce_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_inplace,
+    /* Meta */ index_reduce_kernel_inplace,
+};
+
+const Tensor& ops::index_reduce_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  const Device kernel_device = dispatch_device("index_reduce_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce_(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor source_in = native::input_unaffected_by_resize(source, out);
+  Tensor out_handle = out;
+  native::index_reduce_kernel(self_in, dim, index_in, source_in, reduce, include_self, out_handle);
+  return out;
+}
+
+ops::index_reduce_out::Kernel* ops::index_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_out,
+    /* Meta */ index_reduce_kernel_out,
+};
+
+const Tensor& ops::index_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_reduce.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  check_out_no_grad("index_reduce.out", {&self, &index, &source}, {&out});
+  return ops::index_reduce_out::call(self, dim, index, source, reduce, include_self, out);
 }
 
 // ============================================================================ lstm
@@ -71,6 +250,28 @@ const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArra
 // poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
   return native::poisson_nll_loss_composite(input, target, log_input, full, eps, reduction);
+}
+
+// ============================================================================ unfold_backward
+
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+ops::unfold_backward::Kernel* ops::unfold_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unfold_backward_kernel,
+    /* Meta */ native::unfold_backward_kernel,
+};
+
+Tensor ops::unfold_backward::call(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  const Device kernel_device = dispatch_device("unfold_backward", {&grad_in});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unfold_backward", kernel_device);
+  return kernel(grad_in, input_sizes, dim, size, step);
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  if (autograd::compute_requires_grad({&grad_in})) {
+    return autograd::wrappers::unfold_backward(grad_in, input_sizes, dim, size, step);
+  }
+  return ops::unfold_backward::call(grad_in, input_sizes, dim, size, step);
 }
 
 }  // namespace tl

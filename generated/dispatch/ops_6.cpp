@@ -4,8 +4,12 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/linalg_tensorinv.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/var.h"
+#include "generated/ops/where.h"
 
 namespace tl {
 
@@ -19,6 +23,42 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ linalg_tensorinv
+
+// linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
+  return native::linalg_tensorinv_composite(self, ind);
+}
+
+// linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
+  return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ log_normal
+
+// log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+ops::log_normal_::Kernel* ops::log_normal_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_normal_kernel,
+    /* Meta */ native::log_normal_kernel,
+};
+
+const Tensor& ops::log_normal_::call(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  const Device kernel_device = dispatch_device("log_normal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_normal_", kernel_device);
+  decltype(auto) result = kernel(self, mean, std, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_normal_(self, mean, std, generator);
+  }
+  return ops::log_normal_::call(self, mean, std, generator);
 }
 
 // ============================================================================ maximum
@@ -75,6 +115,89 @@ const Tensor& ops::maximum_out::call(const Tensor& self, const Tensor& other, co
 const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("maximum.out", {&self, &other}, {&out});
   return ops::maximum_out::call(self, other, out);
+}
+
+// ============================================================================ nan_to_num
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+static Tensor nan_to_num_kernel_functional(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  Tensor out;
+  native::nan_to_num_kernel(self, nan, posinf, neginf, out);
+  return out;
+}
+
+ops::nan_to_num::Kernel* ops::nan_to_num::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_functional,
+    /* Meta */ nan_to_num_kernel_functional,
+};
+
+Tensor ops::nan_to_num::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  const Device kernel_device = dispatch_device("nan_to_num", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num", kernel_device);
+  return kernel(self, nan, posinf, neginf);
+}
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nan_to_num(self, nan, posinf, neginf);
+  }
+  return ops::nan_to_num::call(self, nan, posinf, neginf);
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+static const Tensor& nan_to_num_kernel_inplace(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  Tensor out = self;
+  native::nan_to_num_kernel(self, nan, posinf, neginf, out);
+  return self;
+}
+
+ops::nan_to_num_::Kernel* ops::nan_to_num_::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_inplace,
+    /* Meta */ nan_to_num_kernel_inplace,
+};
+
+const Tensor& ops::nan_to_num_::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  const Device kernel_device = dispatch_device("nan_to_num_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num_", kernel_device);
+  decltype(auto) result = kernel(self, nan, posinf, neginf);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nan_to_num_(self, nan, posinf, neginf);
+  }
+  return ops::nan_to_num_::call(self, nan, posinf, neginf);
+}
+
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nan_to_num_kernel_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::nan_to_num_kernel(self_in, nan, posinf, neginf, out_handle);
+  return out;
+}
+
+ops::nan_to_num_out::Kernel* ops::nan_to_num_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nan_to_num_kernel_out,
+    /* Meta */ nan_to_num_kernel_out,
+};
+
+const Tensor& ops::nan_to_num_out::call(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
+  const Device kernel_device = dispatch_device("nan_to_num.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nan_to_num.out", kernel_device);
+  decltype(auto) result = kernel(self, nan, posinf, neginf, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  check_out_no_grad("nan_to_num.out", {&self}, {&out});
+  return ops::nan_to_num_out::call(self, nan, posinf, neginf, out);
 }
 
 // ============================================================================ var
@@ -203,6 +326,83 @@ const Tensor& ops::var_correction_out::call(const Tensor& self, OptionalIntArray
 const Tensor& var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
   check_out_no_grad("var.correction_out", {&self}, {&out});
   return ops::var_correction_out::call(self, dim, correction, keepdim, out);
+}
+
+// ============================================================================ where
+
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+static Tensor where_kernel_functional(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::where_kernel(condition, self, other, out);
+  return out;
+}
+
+ops::where_self::Kernel* ops::where_self::kernels[kNumDeviceTypes] = {
+    /* CPU */ where_kernel_functional,
+    /* Meta */ where_kernel_functional,
+};
+
+Tensor ops::where_self::call(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("where.self", {&condition, &self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("where.self", kernel_device);
+  return kernel(condition, self, other);
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::where_self(condition, self, other);
+  }
+  return ops::where_self::call(condition, self, other);
+}
+
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& where_kernel_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor condition_in = native::input_unaffected_by_resize(condition, out);
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::where_kernel(condition_in, self_in, other_in, out_handle);
+  return out;
+}
+
+ops::where_self_out::Kernel* ops::where_self_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ where_kernel_out,
+    /* Meta */ where_kernel_out,
+};
+
+const Tensor& ops::where_self_out::call(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("where.self_out", {&condition, &self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("where.self_out", kernel_device);
+  decltype(auto) result = kernel(condition, self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("where.self_out", {&condition, &self, &other}, {&out});
+  return ops::where_self_out::call(condition, self, other, out);
+}
+
+// where(Tensor condition) -> Tensor[]
+std::vector<Tensor> where(const Tensor& condition) {
+  return native::where_composite(condition);
+}
+
+// where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return native::where_ScalarSelf_composite(condition, self, other);
+}
+
+// where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return native::where_ScalarOther_composite(condition, self, other);
+}
+
+// where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  return native::where_Scalar_composite(condition, self, other);
 }
 
 }  // namespace tl

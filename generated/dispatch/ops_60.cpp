@@ -5,7 +5,9 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/aminmax.h"
 #include "generated/ops/cholesky.h"
+#include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl {
@@ -79,6 +81,19 @@ Tensor cholesky(const Tensor& self, bool upper) {
 const Tensor& cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
   check_out_no_grad("cholesky.out", {&self}, {&out});
   return copy_to_out(out, cholesky(self, upper), "cholesky.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ log_sigmoid
+
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  return native::log_sigmoid_composite(self);
+}
+
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log_sigmoid.out", {&self}, {&out});
+  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_xor
@@ -160,6 +175,28 @@ const Tensor& ops::logical_xor_out::call(const Tensor& self, const Tensor& other
 const Tensor& logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("logical_xor.out", {&self, &other}, {&out});
   return ops::logical_xor_out::call(self, other, out);
+}
+
+// ============================================================================ upsample_nearest2d_backward
+
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_nearest2d_backward::Kernel* ops::upsample_nearest2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest2d_backward_kernel,
+    /* Meta */ native::upsample_nearest2d_backward_kernel,
+};
+
+Tensor ops::upsample_nearest2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_nearest2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  return ops::upsample_nearest2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
 }
 
 // ============================================================================ upsample_nearest3d_backward

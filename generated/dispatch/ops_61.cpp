@@ -4,7 +4,10 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/movedim.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl {
 
@@ -91,6 +94,40 @@ const Tensor& i0_out(const Tensor& out, const Tensor& self) {
   return ops::i0_out::call(self, out);
 }
 
+// ============================================================================ movedim
+
+// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return native::movedim_composite(self, source, destination);
+}
+
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return native::movedim_int_composite(self, source, destination);
+}
+
+// ============================================================================ rot90
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+ops::rot90::Kernel* ops::rot90::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rot90_kernel,
+    /* Meta */ native::rot90_kernel,
+};
+
+Tensor ops::rot90::call(const Tensor& self, int64_t k, IntArrayRef dims) {
+  const Device kernel_device = dispatch_device("rot90", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rot90", kernel_device);
+  return kernel(self, k, dims);
+}
+
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rot90(self, k, dims);
+  }
+  return ops::rot90::call(self, k, dims);
+}
+
 // ============================================================================ selu
 
 // selu(Tensor self) -> Tensor
@@ -101,6 +138,28 @@ Tensor selu(const Tensor& self) {
 // selu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& selu_(const Tensor& self) {
   return native::selu__composite(self);
+}
+
+// ============================================================================ upsample_nearest1d_backward
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+ops::upsample_nearest1d_backward::Kernel* ops::upsample_nearest1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest1d_backward_kernel,
+    /* Meta */ native::upsample_nearest1d_backward_kernel,
+};
+
+Tensor ops::upsample_nearest1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  const Device kernel_device = dispatch_device("upsample_nearest1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales);
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest1d_backward(grad_output, output_size, input_size, scales);
+  }
+  return ops::upsample_nearest1d_backward::call(grad_output, output_size, input_size, scales);
 }
 
 }  // namespace tl

@@ -3,12 +3,292 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/bitwise_xor.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/native_group_norm_backward.h"
+#include "generated/ops/ne.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/threshold_backward.h"
 
 namespace tl {
+
+// ============================================================================ atanh
+
+// atanh(Tensor self) -> Tensor
+static Tensor atanh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::atanh_kernel(self, out);
+  return out;
+}
+
+ops::atanh::Kernel* ops::atanh::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_functional,
+    /* Meta */ atanh_kernel_functional,
+};
+
+Tensor ops::atanh::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("atanh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh", kernel_device);
+  return kernel(self);
+}
+
+Tensor atanh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atanh(self);
+  }
+  return ops::atanh::call(self);
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& atanh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::atanh_kernel(self, out);
+  return self;
+}
+
+ops::atanh_::Kernel* ops::atanh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_inplace,
+    /* Meta */ atanh_kernel_inplace,
+};
+
+const Tensor& ops::atanh_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("atanh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& atanh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atanh_(self);
+  }
+  return ops::atanh_::call(self);
+}
+
+// atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& atanh_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::atanh_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::atanh_out::Kernel* ops::atanh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_out,
+    /* Meta */ atanh_kernel_out,
+};
+
+const Tensor& ops::atanh_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("atanh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("atanh.out", {&self}, {&out});
+  return ops::atanh_out::call(self, out);
+}
+
+// ============================================================================ bitwise_xor
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_xor_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_xor_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Tensor::Kernel* ops::bitwise_xor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_functional,
+    /* Meta */ bitwise_xor_kernel_functional,
+};
+
+Tensor ops::bitwise_xor_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_xor_Tensor::call(self, other);
+}
+
+// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_xor_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Tensor::Kernel* ops::bitwise_xor__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_inplace,
+    /* Meta */ bitwise_xor_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_xor__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Tensor");
+  ops::bitwise_xor__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward0");
+  return self;
+}
+
+// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Tensor_out::Kernel* ops::bitwise_xor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_out,
+    /* Meta */ bitwise_xor_kernel_out,
+};
+
+const Tensor& ops::bitwise_xor_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_xor.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_xor_Tensor_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_xor_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Scalar::Kernel* ops::bitwise_xor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_functional,
+    /* Meta */ bitwise_xor_scalar_kernel_functional,
+};
+
+Tensor ops::bitwise_xor_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_xor_Scalar::call(self, other);
+}
+
+// bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Scalar::Kernel* ops::bitwise_xor__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_inplace,
+    /* Meta */ bitwise_xor_scalar_kernel_inplace,
+};
+
+const Tensor& ops::bitwise_xor__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Scalar");
+  ops::bitwise_xor__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward1");
+  return self;
+}
+
+// bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Scalar_out::Kernel* ops::bitwise_xor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_out,
+    /* Meta */ bitwise_xor_scalar_kernel_out,
+};
+
+const Tensor& ops::bitwise_xor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_xor.Scalar_out", {&self}, {&out});
+  return ops::bitwise_xor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_xor_Scalar_Tensor::Kernel* ops::bitwise_xor_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_xor_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_xor_scalar_tensor_kernel,
+};
+
+Tensor ops::bitwise_xor_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_xor_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ concatenate
+
+// concatenate(Tensor[] tensors, int dim=0) -> Tensor
+Tensor concatenate(TensorList tensors, int64_t dim) {
+  return native::concatenate_composite(tensors, dim);
+}
+
+// concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
+  return cat_out(out, tensors, dim);
+}
 
 // ============================================================================ count_nonzero
 
@@ -112,6 +392,19 @@ const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayR
   return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
 }
 
+// ============================================================================ linalg_svdvals
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  return native::linalg_svdvals_composite(A, driver);
+}
+
+// linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_svdvals_out(const Tensor& out, const Tensor& A, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_svdvals.out", {&A}, {&out});
+  return copy_to_out(out, linalg_svdvals(A, driver), "linalg_svdvals.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ linalg_vecdot
 
 // linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
@@ -206,6 +499,187 @@ const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& log10_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("log10.out", {&self}, {&out});
   return ops::log10_out::call(self, out);
+}
+
+// ============================================================================ native_group_norm_backward
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_group_norm_backward::Kernel* ops::native_group_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_group_norm_backward_kernel,
+    /* Meta */ native::native_group_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_group_norm_backward::call(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  const Device kernel_device = dispatch_device("native_group_norm_backward", {&grad_out, &input, &mean, &rstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_group_norm_backward", kernel_device);
+  return kernel(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  return ops::native_group_norm_backward::call(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+}
+
+// ============================================================================ not_equal
+
+// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ne_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ne_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Tensor::Kernel* ops::not_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_functional,
+    /* Meta */ ne_kernel_functional,
+};
+
+Tensor ops::not_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("not_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  return ops::not_equal_Tensor::call(self, other);
+}
+
+// not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ne_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ne_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Tensor::Kernel* ops::not_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_inplace,
+    /* Meta */ ne_kernel_inplace,
+};
+
+const Tensor& ops::not_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("not_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Tensor");
+  ops::not_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward1");
+  return self;
+}
+
+// not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ne_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::not_equal_Tensor_out::Kernel* ops::not_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_out,
+    /* Meta */ ne_kernel_out,
+};
+
+const Tensor& ops::not_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("not_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("not_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::not_equal_Tensor_out::call(self, other, out);
+}
+
+// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor ne_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::ne_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Scalar::Kernel* ops::not_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_functional,
+    /* Meta */ ne_scalar_kernel_functional,
+};
+
+Tensor ops::not_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("not_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  return ops::not_equal_Scalar::call(self, other);
+}
+
+// not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::ne_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Scalar::Kernel* ops::not_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_inplace,
+    /* Meta */ ne_scalar_kernel_inplace,
+};
+
+const Tensor& ops::not_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("not_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Scalar");
+  ops::not_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward0");
+  return self;
+}
+
+// not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ne_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::not_equal_Scalar_out::Kernel* ops::not_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_out,
+    /* Meta */ ne_scalar_kernel_out,
+};
+
+const Tensor& ops::not_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("not_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("not_equal.Scalar_out", {&self}, {&out});
+  return ops::not_equal_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ threshold_backward

@@ -4,7 +4,10 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/addmm.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/linalg_eigh.h"
 #include "generated/ops/ones.h"
 
 namespace tl {
@@ -31,11 +34,87 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
   return ops::_histogramdd_from_bin_cts::call(self, bins, range, weight, density);
 }
 
+// ============================================================================ addmm
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  return native::addmm_composite(self, mat1, mat2, beta, alpha);
+}
+
+// addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addmm(self, mat1, mat2, beta, alpha));
+}
+
+// addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addmm.out", {&self, &mat1, &mat2}, {&out});
+  return copy_to_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ flatten
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   return native::flatten_composite(self, start_dim, end_dim);
+}
+
+// ============================================================================ linalg_eigh
+
+// linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+static std::tuple<Tensor, Tensor> linalg_eigh_kernel_functional(const Tensor& A, std::string_view UPLO) {
+  Tensor eigenvalues;
+  Tensor eigenvectors;
+  native::linalg_eigh_kernel(A, UPLO, eigenvalues, eigenvectors);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eigh::Kernel* ops::linalg_eigh::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eigh_kernel_functional,
+    /* Meta */ linalg_eigh_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::linalg_eigh::call(const Tensor& A, std::string_view UPLO) {
+  const Device kernel_device = dispatch_device("linalg_eigh", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eigh", kernel_device);
+  return kernel(A, UPLO);
+}
+
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_eigh(A, UPLO);
+  }
+  return ops::linalg_eigh::call(A, UPLO);
+}
+
+// linalg_eigh.out(Tensor A, str UPLO='L', *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+static std::tuple<const Tensor&, const Tensor&> linalg_eigh_kernel_out(const Tensor& A, std::string_view UPLO, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, eigenvalues), eigenvectors);
+  Tensor eigenvalues_handle = eigenvalues;
+  Tensor eigenvectors_handle = eigenvectors;
+  native::linalg_eigh_kernel(A_in, UPLO, eigenvalues_handle, eigenvectors_handle);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eigh_out::Kernel* ops::linalg_eigh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eigh_kernel_out,
+    /* Meta */ linalg_eigh_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_eigh_out::call(const Tensor& A, std::string_view UPLO, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const Device kernel_device = dispatch_device("linalg_eigh.out", {&A, &eigenvalues, &eigenvectors});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eigh.out", kernel_device);
+  decltype(auto) result = kernel(A, UPLO, eigenvalues, eigenvectors);
+  eigenvalues.bump_version();
+  eigenvectors.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_eigh_out(const Tensor& eigenvalues, const Tensor& eigenvectors, const Tensor& A, std::string_view UPLO) {
+  check_out_no_grad("linalg_eigh.out", {&A}, {&eigenvalues, &eigenvectors});
+  return ops::linalg_eigh_out::call(A, UPLO, eigenvalues, eigenvectors);
 }
 
 // ============================================================================ ones

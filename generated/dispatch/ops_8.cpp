@@ -6,7 +6,18 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv_transpose1d.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/div.h"
+#include "generated/ops/divide.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/rnn_relu.h"
+#include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl {
@@ -155,6 +166,346 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return native::contiguous_composite(self, memory_format);
 }
 
+// ============================================================================ conv_transpose1d
+
+// conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return native::conv_transpose1d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+
+// ============================================================================ convolution
+
+// convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+ops::convolution::Kernel* ops::convolution::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::convolution_kernel,
+    /* Meta */ native::convolution_kernel,
+};
+
+Tensor ops::convolution::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  const Device kernel_device = dispatch_device("convolution", {&input, &weight, opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("convolution", kernel_device);
+  return kernel(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  if (autograd::compute_requires_grad({&input, &weight, opt_ptr(bias)})) {
+    return autograd::wrappers::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  return ops::convolution::call(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+}
+
+// ============================================================================ divide
+
+// divide.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor divide(const Tensor& self, const Tensor& other) {
+  return native::divide_Tensor_composite(self, other);
+}
+
+// divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& divide_(const Tensor& self, const Tensor& other) {
+  return div_(self, other);
+}
+
+// divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("divide.Tensor_out", {&self, &other}, {&out});
+  return div_out(out, self, other);
+}
+
+// divide.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor divide(const Tensor& self, const Scalar& other) {
+  return native::divide_Scalar_composite(self, other);
+}
+
+// divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& divide_(const Tensor& self, const Scalar& other) {
+  return div_(self, other);
+}
+
+// divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+Tensor divide(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return native::divide_Tensor_mode_composite(self, other, rounding_mode);
+}
+
+// divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+const Tensor& divide_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  return div_(self, other, rounding_mode);
+}
+
+// divide.Tensor_mode_out(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
+const Tensor& divide_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  check_out_no_grad("divide.Tensor_mode_out", {&self, &other}, {&out});
+  return div_out(out, self, other, rounding_mode);
+}
+
+// divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+Tensor divide(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return native::divide_Scalar_mode_composite(self, other, rounding_mode);
+}
+
+// divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+const Tensor& divide_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return div_(self, other, rounding_mode);
+}
+
+// ============================================================================ ge
+
+// ge.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ge_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ge_kernel(self, other, out);
+  return out;
+}
+
+ops::ge_Tensor::Kernel* ops::ge_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_functional,
+    /* Meta */ ge_kernel_functional,
+};
+
+Tensor ops::ge_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("ge.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor ge(const Tensor& self, const Tensor& other) {
+  return ops::ge_Tensor::call(self, other);
+}
+
+// ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ge_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ge_kernel(self, other, out);
+  return self;
+}
+
+ops::ge__Tensor::Kernel* ops::ge__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_inplace,
+    /* Meta */ ge_kernel_inplace,
+};
+
+const Tensor& ops::ge__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("ge_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& ge_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "ge_.Tensor");
+  ops::ge__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward1");
+  return self;
+}
+
+// ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ge_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ge_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::ge_Tensor_out::Kernel* ops::ge_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_kernel_out,
+    /* Meta */ ge_kernel_out,
+};
+
+const Tensor& ops::ge_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("ge.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("ge.Tensor_out", {&self, &other}, {&out});
+  return ops::ge_Tensor_out::call(self, other, out);
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor ge_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::ge_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::ge_Scalar::Kernel* ops::ge_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_functional,
+    /* Meta */ ge_scalar_kernel_functional,
+};
+
+Tensor ops::ge_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("ge.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor ge(const Tensor& self, const Scalar& other) {
+  return ops::ge_Scalar::call(self, other);
+}
+
+// ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& ge_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::ge_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::ge__Scalar::Kernel* ops::ge__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_inplace,
+    /* Meta */ ge_scalar_kernel_inplace,
+};
+
+const Tensor& ops::ge__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("ge_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& ge_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "ge_.Scalar");
+  ops::ge__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GeBackward0");
+  return self;
+}
+
+// ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ge_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ge_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::ge_Scalar_out::Kernel* ops::ge_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ge_scalar_kernel_out,
+    /* Meta */ ge_scalar_kernel_out,
+};
+
+const Tensor& ops::ge_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("ge.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ge.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& ge_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("ge.Scalar_out", {&self}, {&out});
+  return ops::ge_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ index_add
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+static Tensor index_add_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return out;
+}
+
+ops::index_add::Kernel* ops::index_add::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_functional,
+    /* Meta */ index_add_kernel_functional,
+};
+
+Tensor ops::index_add::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add", kernel_device);
+  return kernel(self, dim, index, source, alpha);
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add(self, dim, index, source, alpha);
+  }
+  return ops::index_add::call(self, dim, index, source, alpha);
+}
+
+// index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& index_add_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor out = self;
+  native::index_add_kernel(self, dim, index, source, alpha, out);
+  return self;
+}
+
+ops::index_add_::Kernel* ops::index_add_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_inplace,
+    /* Meta */ index_add_kernel_inplace,
+};
+
+const Tensor& ops::index_add_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const Device kernel_device = dispatch_device("index_add_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_add_(self, dim, index, source, alpha);
+  }
+  return ops::index_add_::call(self, dim, index, source, alpha);
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_add_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor source_in = native::input_unaffected_by_resize(source, out);
+  Tensor out_handle = out;
+  native::index_add_kernel(self_in, dim, index_in, source_in, alpha, out_handle);
+  return out;
+}
+
+ops::index_add_out::Kernel* ops::index_add_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_add_kernel_out,
+    /* Meta */ index_add_kernel_out,
+};
+
+const Tensor& ops::index_add_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha, const Tensor& out) {
+  const Device kernel_device = dispatch_device("index_add.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_add.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  check_out_no_grad("index_add.out", {&self, &index, &source}, {&out});
+  return ops::index_add_out::call(self, dim, index, source, alpha, out);
+}
+
+// ============================================================================ linalg_eigvalsh
+
+// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
+  return native::linalg_eigvalsh_composite(A, UPLO);
+}
+
+// linalg_eigvalsh.out(Tensor A, str UPLO='L', *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_eigvalsh_out(const Tensor& out, const Tensor& A, std::string_view UPLO) {
+  check_out_no_grad("linalg_eigvalsh.out", {&A}, {&out});
+  return copy_to_out(out, linalg_eigvalsh(A, UPLO), "linalg_eigvalsh.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ moveaxis
 
 // moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -165,6 +516,195 @@ Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination)
 // moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
   return native::moveaxis_int_composite(self, source, destination);
+}
+
+// ============================================================================ pixel_shuffle
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+ops::pixel_shuffle::Kernel* ops::pixel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_shuffle_kernel,
+    /* Meta */ native::pixel_shuffle_kernel,
+};
+
+Tensor ops::pixel_shuffle::call(const Tensor& self, int64_t upscale_factor) {
+  const Device kernel_device = dispatch_device("pixel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_shuffle", kernel_device);
+  return kernel(self, upscale_factor);
+}
+
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_shuffle(self, upscale_factor);
+  }
+  return ops::pixel_shuffle::call(self, upscale_factor);
+}
+
+// ============================================================================ rnn_relu
+
+// rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return native::rnn_relu_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+// ============================================================================ true_divide
+
+// true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor div_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::div_kernel(self, other, out);
+  return out;
+}
+
+ops::true_divide_Tensor::Kernel* ops::true_divide_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_functional,
+    /* Meta */ div_kernel_functional,
+};
+
+Tensor ops::true_divide_Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("true_divide.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor true_divide(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::true_divide_Tensor(self, other);
+  }
+  return ops::true_divide_Tensor::call(self, other);
+}
+
+// true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& div_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::div_kernel(self, other, out);
+  return self;
+}
+
+ops::true_divide__Tensor::Kernel* ops::true_divide__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_inplace,
+    /* Meta */ div_kernel_inplace,
+};
+
+const Tensor& ops::true_divide__Tensor::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("true_divide_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::true_divide__Tensor(self, other);
+  }
+  return ops::true_divide__Tensor::call(self, other);
+}
+
+// true_divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& div_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::div_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::true_divide_Tensor_out::Kernel* ops::true_divide_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_kernel_out,
+    /* Meta */ div_kernel_out,
+};
+
+const Tensor& ops::true_divide_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("true_divide.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("true_divide.Tensor_out", {&self, &other}, {&out});
+  return ops::true_divide_Tensor_out::call(self, other, out);
+}
+
+// true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor div_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::div_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::true_divide_Scalar::Kernel* ops::true_divide_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_scalar_kernel_functional,
+    /* Meta */ div_scalar_kernel_functional,
+};
+
+Tensor ops::true_divide_Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("true_divide.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor true_divide(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::true_divide_Scalar(self, other);
+  }
+  return ops::true_divide_Scalar::call(self, other);
+}
+
+// true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& div_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::div_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::true_divide__Scalar::Kernel* ops::true_divide__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ div_scalar_kernel_inplace,
+    /* Meta */ div_scalar_kernel_inplace,
+};
+
+const Tensor& ops::true_divide__Scalar::call(const Tensor& self, const Scalar& other) {
+  const Device kernel_device = dispatch_device("true_divide_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("true_divide_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& true_divide_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::true_divide__Scalar(self, other);
+  }
+  return ops::true_divide__Scalar::call(self, other);
+}
+
+// ============================================================================ upsample_bilinear2d_backward
+
+// upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_bilinear2d_backward::Kernel* ops::upsample_bilinear2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_bilinear2d_backward_kernel,
+    /* Meta */ native::upsample_bilinear2d_backward_kernel,
+};
+
+Tensor ops::upsample_bilinear2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("upsample_bilinear2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
 }
 
 // ============================================================================ vstack

@@ -3,21 +3,47 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/bilinear.h"
 #include "generated/ops/div.h"
+#include "generated/ops/dropout.h"
+#include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
+#include "generated/ops/minimum.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/subtract.h"
 
 namespace tl {
+
+// ============================================================================ _softmax_backward_data
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+ops::_softmax_backward_data::Kernel* ops::_softmax_backward_data::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::softmax_backward_data_kernel,
+    /* Meta */ native::softmax_backward_data_kernel,
+};
+
+Tensor ops::_softmax_backward_data::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  const Device kernel_device = dispatch_device("_softmax_backward_data", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_softmax_backward_data", kernel_device);
+  return kernel(grad_output, output, dim, input_dtype);
+}
+
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::_softmax_backward_data(grad_output, output, dim, input_dtype);
+  }
+  return ops::_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+}
 
 // ============================================================================ _test_mul_backward
 
@@ -395,6 +421,30 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
   return ops::div__Scalar_mode::call(self, other, rounding_mode);
 }
 
+// ============================================================================ dropout
+
+// dropout(Tensor input, float p, bool train) -> Tensor
+Tensor dropout(const Tensor& input, double p, bool train) {
+  return native::dropout_composite(input, p, train);
+}
+
+// dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+const Tensor& dropout_(const Tensor& self, double p, bool train) {
+  return native::dropout__composite(self, p, train);
+}
+
+// ============================================================================ inner
+
+// inner(Tensor self, Tensor other) -> Tensor
+Tensor inner(const Tensor& self, const Tensor& other) {
+  return native::inner_composite(self, other);
+}
+
+// inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inner_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return copy_to_out(out, inner(self, other), "inner.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ isneginf
 
 // isneginf(Tensor self) -> Tensor
@@ -555,6 +605,62 @@ std::vector<Tensor> meshgrid(TensorList tensors) {
 // meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
 std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
   return native::meshgrid_indexing_composite(tensors, indexing);
+}
+
+// ============================================================================ minimum
+
+// minimum(Tensor self, Tensor other) -> Tensor
+static Tensor minimum_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::minimum_kernel(self, other, out);
+  return out;
+}
+
+ops::minimum::Kernel* ops::minimum::kernels[kNumDeviceTypes] = {
+    /* CPU */ minimum_kernel_functional,
+    /* Meta */ minimum_kernel_functional,
+};
+
+Tensor ops::minimum::call(const Tensor& self, const Tensor& other) {
+  const Device kernel_device = dispatch_device("minimum", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("minimum", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::minimum(self, other);
+  }
+  return ops::minimum::call(self, other);
+}
+
+// minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& minimum_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::minimum_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::minimum_out::Kernel* ops::minimum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ minimum_kernel_out,
+    /* Meta */ minimum_kernel_out,
+};
+
+const Tensor& ops::minimum_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Device kernel_device = dispatch_device("minimum.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("minimum.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("minimum.out", {&self, &other}, {&out});
+  return ops::minimum_out::call(self, other, out);
 }
 
 // ============================================================================ special_expit

@@ -8,8 +8,15 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/erf.h"
+#include "generated/ops/feature_dropout.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/nextafter.h"
+#include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/repeat.h"
+#include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
 
 namespace tl::python {
@@ -71,6 +78,85 @@ PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// erf
+PyObject* fn_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erf_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erf_
+PyObject* fn_erf_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_dropout
+PyObject* fn_feature_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_dropout_
+PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_dropout_(self, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isnan
+PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isnan(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_householder_product
 PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -88,6 +174,46 @@ PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* c
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_householder_product(input, tau); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_pinv
+PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_pinv
+      auto self = r.tensor(0);
+      auto rcond = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_pinv.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -126,6 +252,42 @@ PyObject* fn_nextafter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// nll_loss2d_backward
+PyObject* fn_nn_nll_loss2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto total_weight = r.tensor(6);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// select
+PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "select(Tensor input, int dim, int index)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // softplus_backward
 PyObject* fn_nn_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -153,6 +315,48 @@ PyObject* method_detach(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::detach(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erf
+PyObject* method_erf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erf_
+PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erf_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erf_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.isnan
+PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isnan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -187,6 +391,37 @@ PyObject* method_nextafter_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.repeat
+PyObject* method_repeat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat(int[] repeats)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto repeats = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::repeat(self, repeats); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.select
+PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "select(int dim, int index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::select(self, dim, index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_0(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -206,10 +441,38 @@ atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  functions["_ops"].push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erf(Tensor input, *, Tensor? out=None) -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erf_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_(Tensor input) -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"feature_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout(Tensor input, float p, bool train) -> Tensor
+
+Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"feature_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place feature_dropout.)doc"});
+  functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
+
+True where an element of `self` is NaN.)doc"});
   functions["_linalg"].push_back({"linalg_householder_product", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_householder_product)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None) -> Tensor
 
 The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i = I - tau_i v_i v_i^H`, `v_i` the i-th column of `input` below the diagonal with 1 on it (geqrf's representation; `torchlite.linalg.householder_product`).)doc"});
+  functions["_linalg"].push_back({"linalg_pinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_pinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.pinv` with singular values below `rcond` times the largest treated as zero.
+
+linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -218,6 +481,14 @@ The next floating-point value after `self` in the direction of `other`, with bro
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"nll_loss2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+
+The gradient of nll_loss2d_forward with respect to `self`.)doc"});
+  functions["_ops"].push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
+
+A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
   functions["_nn"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
 
@@ -226,6 +497,18 @@ The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output whe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
 A view of `self` detached from the autograd graph; it never requires grad.)doc"});
+  methods.push_back({"erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf() -> Tensor
+
+The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erf_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erf_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
+
+In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
+
+True where an element of `self` is NaN.)doc"});
   methods.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor other) -> Tensor
 
@@ -234,6 +517,14 @@ The next floating-point value after `self` in the direction of `other`, with bro
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"repeat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat(int[] repeats) -> Tensor
+
+`self` tiled `repeats[i]` times along each dimension i; `repeats` may have more dimensions than `self` (new leading ones).)doc"});
+  methods.push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(select(int dim, int index) -> Tensor
+
+A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
   (void)functions;
   (void)methods;
 }

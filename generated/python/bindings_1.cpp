@@ -5,17 +5,106 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/atleast_2d.h"
+#include "generated/ops/concat.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
+#include "generated/ops/linalg_matrix_power.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::python {
 namespace {
+
+// atleast_2d
+PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atleast_2d(Tensor input)",
+      "atleast_2d(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // atleast_2d
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_2d(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // atleast_2d.Sequence
+      auto tensors = r.tensorlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::atleast_2d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// concat
+PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::concat_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu
+PyObject* fn_nn_elu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::elu_out(out, self, alpha, scale, input_scale); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::elu(self, alpha, scale, input_scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// elu_
+PyObject* fn_nn_elu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::elu_(self, alpha, scale, input_scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // fmin
 PyObject* fn_fmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -75,6 +164,26 @@ PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::index(self, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_power
+PyObject* fn_linalg_linalg_matrix_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power_out(out, self, n); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_power(self, n); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -140,6 +249,39 @@ PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// rad2deg
+PyObject* fn_rad2deg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::rad2deg_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rad2deg_
+PyObject* fn_rad2deg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -338,6 +480,34 @@ PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.rad2deg
+PyObject* method_rad2deg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.rad2deg_
+PyObject* method_rad2deg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rad2deg_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::rad2deg_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.reciprocal
 PyObject* method_reciprocal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -399,6 +569,26 @@ PyObject* method_unsqueeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_1(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
+
+`self` with at least two dimensions: 0-d becomes 1x1 and 1-D a row (views); others are returned as they are.
+
+atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
+
+`atleast_2d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Alias of `cat`.)doc"});
+  functions["_nn"].push_back({"elu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None) -> Tensor
+
+The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
+  functions["_nn"].push_back({"elu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+
+In-place version of elu(): writes the result into self. The ELU of every element x of `self`: `scale * x` for x > 0, else `scale * alpha * (exp(x * input_scale) - 1)`.)doc"});
   functions["_ops"].push_back({"fmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmin)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(fmin(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -411,6 +601,10 @@ A histogram of the elements of `self` in `bins` equal bins between `min` and `ma
       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
 `self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_power)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
+
+The n-th power of each square matrix of `self` by repeated squaring; n = 0 gives the identity, a negative n powers the inverse (`torchlite.linalg.matrix_power`).)doc"});
   functions["_ops"].push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -427,6 +621,14 @@ In-place version of ne(): writes the result into self. True where `self != other
 ne_(Tensor input, Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
+  functions["_ops"].push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_(Tensor input) -> Tensor
+
+In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reciprocal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -479,6 +681,14 @@ In-place version of ne(): writes the result into self. True where `self != other
 ne_(Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg() -> Tensor
+
+Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"rad2deg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg_() -> Tensor
+
+In-place version of rad2deg(): writes the result into self. Every element of `self` converted from radians to degrees; integer inputs give the default float dtype.)doc"});
   methods.push_back({"reciprocal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reciprocal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal() -> Tensor
 

@@ -7,7 +7,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
+#include "generated/ops/linalg_cond.h"
+#include "generated/ops/logical_not.h"
+#include "generated/ops/max_unpool3d.h"
+#include "generated/ops/multiply.h"
 
 namespace tl::python {
 namespace {
@@ -54,6 +59,25 @@ PyObject* fn_conv_transpose2d(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// elu_backward
+PyObject* fn_nn_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto alpha = r.scalar(1);
+  auto scale = r.scalar(2);
+  auto input_scale = r.scalar(3);
+  auto is_result = r.toBool(4);
+  auto self_or_result = r.tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // isposinf
 PyObject* fn_isposinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -70,6 +94,158 @@ PyObject* fn_isposinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   }
   auto result = [&] { GilRelease no_gil; return tl::isposinf(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_cond
+PyObject* fn_linalg_linalg_cond(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None)",
+      "linalg_cond(Tensor input, str p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_cond
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_cond_out(out, self, p); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_cond(self, p); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_cond.p_str
+      auto self = r.tensor(0);
+      auto p = r.string(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_cond_out(out, self, p); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_cond(self, p); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logical_not
+PyObject* fn_logical_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::logical_not_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logical_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_not_
+PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_unpool3d
+PyObject* fn_nn_max_unpool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto output_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::max_unpool3d_out(out, self, indices, output_size, stride, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::max_unpool3d(self, indices, output_size, stride, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multiply
+PyObject* fn_multiply(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply(Tensor input, Tensor other, *, Tensor? out=None)",
+      "multiply(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::multiply_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// multiply_
+PyObject* fn_multiply_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply_(Tensor input, Tensor other)",
+      "multiply_(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -103,6 +279,88 @@ PyObject* method_isposinf(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.logical_not
+PyObject* method_logical_not(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_not_
+PyObject* method_logical_not_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_not_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.multiply
+PyObject* method_multiply(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply(Tensor other)",
+      "multiply(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.multiply_
+PyObject* method_multiply_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multiply_(Tensor other)",
+      "multiply_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // multiply_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // multiply_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_11(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -114,10 +372,50 @@ The index of the smallest value of `self` along `dim` (of the flattened tensor w
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
 
 2-D transposed convolution (the gradient of conv2d with respect to its input) of `(N, C, H, W)` or `(C, H, W)` input with `weight` `(C, out/groups, kh, kw)`.)doc"});
+  functions["_nn"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
+
+The gradient of elu, from its input (`is_result` false) or its result (true): `grad_output * scale` where positive, else `grad_output * input_scale * alpha * scale * exp(x * input_scale)` (from the result y: `grad_output * input_scale * (y + alpha * scale)`).)doc"});
   functions["_ops"].push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isposinf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf(Tensor input, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is positive infinity.)doc"});
+  functions["_linalg"].push_back({"linalg_cond", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cond)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cond(Tensor input, Scalar? p=None, *, Tensor? out=None) -> Tensor
+
+The condition number of each matrix of `self` in the `p`-norm: the ratio of the extreme singular values for None/2/-2, else `norm(A) * norm(inv(A))` over square matrices (inf where A is singular) (`torchlite.linalg.cond`).
+
+linalg_cond(Tensor input, str p, *, Tensor? out=None) -> Tensor
+
+`linalg.cond` in the 'fro' or 'nuc' norm.)doc"});
+  functions["_ops"].push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_ops"].push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
+
+In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"max_unpool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_unpool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None) -> Tensor
+
+The partial inverse of max_pool3d_with_indices: a zero result of `output_size` volumes with each element of `self` written at its `indices` entry (d * oH * oW + h * oW + w). `stride` and `padding` are only checked.)doc"});
+  functions["_ops"].push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `mul`.
+
+multiply(Tensor input, Scalar other) -> Tensor
+
+Alias of `mul` by a number.)doc"});
+  functions["_ops"].push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor input, Tensor other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul`.
+
+multiply_(Tensor input, Scalar other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
@@ -126,6 +424,30 @@ The index of the smallest value of `self` along `dim` (of the flattened tensor w
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf() -> Tensor
 
 True where an element of `self` is positive infinity.)doc"});
+  methods.push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_not)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not() -> Tensor
+
+True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_not_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_() -> Tensor
+
+In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multiply)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor other) -> Tensor
+
+Alias of `mul`.
+
+multiply(Scalar other) -> Tensor
+
+Alias of `mul` by a number.)doc"});
+  methods.push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multiply_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul`.
+
+multiply_(Scalar other) -> Tensor
+
+In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,7 +6,9 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
 
@@ -34,6 +36,22 @@ PyObject* fn__fused_adagrad_(PyObject* /*module*/, PyObject* const* args, Py_ssi
   auto found_inf = r.optional_tensor(10);
   [&] { GilRelease no_gil; tl::_fused_adagrad_(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf); }();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// bincount
+PyObject* fn_bincount(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bincount(Tensor input, Tensor? weights=None, int minlength=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto weights = r.optional_tensor(1);
+  auto minlength = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -68,6 +86,22 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad1d_backward
+PyObject* fn_nn_replication_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad1d_backward(grad_output, self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -140,6 +174,22 @@ PyObject* fn_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.bincount
+PyObject* method_bincount(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bincount(Tensor? weights=None, int minlength=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto weights = r.optional_tensor(0);
+  auto minlength = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.ldexp
 PyObject* method_ldexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -177,6 +227,10 @@ void add_bindings_12(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adagrad_(Tensor[] self, Tensor[] grad_list, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
+  functions["_ops"].push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
+
+The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
   functions["_ops"].push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -185,6 +239,10 @@ One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): we
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  functions["_nn"].push_back({"replication_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
+
+The gradient of replication_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});
   functions["_ops"].push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -201,6 +259,10 @@ Alias of `xlogy` (`torchlite.special.xlogy`).
 special_xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `xlogy` (`torchlite.special.xlogy`).)doc"});
+  methods.push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bincount)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor? weights=None, int minlength=0) -> Tensor
+
+The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
   methods.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor other) -> Tensor
 

@@ -8,8 +8,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/logaddexp.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
@@ -71,6 +75,26 @@ PyObject* fn_chain_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// logaddexp
+PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // nll_loss2d_forward
 PyObject* fn_nn_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -89,6 +113,22 @@ PyObject* fn_nn_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// replication_pad2d_backward
+PyObject* fn_nn_replication_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // replication_pad3d_backward
 PyObject* fn_nn_replication_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -102,6 +142,116 @@ PyObject* fn_nn_replication_pad3d_backward(PyObject* /*module*/, PyObject* const
   auto padding = r.intlist(2);
   auto result = [&] { GilRelease no_gil; return tl::replication_pad3d_backward(grad_output, self, padding); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sum
+PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sum(Tensor input, *, ScalarType? dtype=None)",
+      "sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sum
+      auto self = r.tensor(0);
+      auto dtype = r.scalartype_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::sum(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sum.dim_IntList
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::sum_out(out, self, as_arg(dim), keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sum(self, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// xlogy
+PyObject* fn_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
+      "xlogy(Scalar self, Tensor other, *, Tensor? out=None)",
+      "xlogy(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Self
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // xlogy.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::xlogy_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// xlogy_
+PyObject* fn_xlogy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy_(Tensor input, Tensor other)",
+      "xlogy_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -135,6 +285,104 @@ PyObject* method_arctan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.logaddexp
+PyObject* method_logaddexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sum
+PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sum(*, ScalarType? dtype=None)",
+      "sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sum
+      const Tensor& self = unpack_tensor(py_self);
+      auto dtype = r.scalartype_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::sum(self, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sum.dim_IntList
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::sum(self, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.xlogy
+PyObject* method_xlogy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy(Tensor other)",
+      "xlogy(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.xlogy_
+PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "xlogy_(Tensor other)",
+      "xlogy_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // xlogy_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // xlogy_.Scalar_Other
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::xlogy_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -151,14 +399,50 @@ In-place version of arctan2(): writes the result into self. Alias of `atan2`.)do
       METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
 
 The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`).)doc"});
+  functions["_ops"].push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions["_nn"].push_back({"nll_loss2d_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 
 nll_loss_forward over images: `self` of shape (N, C, H, W) and `target` (N, H, W), one class index per pixel.)doc"});
+  functions["_nn"].push_back({"replication_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
+
+The gradient of replication_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
   functions["_nn"].push_back({"replication_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
 
 The gradient of replication_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_ops"].push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
+
+Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as int64 unless `dtype` says otherwise.
+
+sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions["_ops"].push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)` for the number `self`, 0 where `self` is 0 (unless `other` is nan).
+
+xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  functions["_ops"].push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor input, Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Tensor input, Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   methods.push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor other) -> Tensor
 
@@ -167,6 +451,34 @@ Alias of `atan2`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor other) -> Tensor
 
 In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
+  methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
+
+`log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sum(*, ScalarType? dtype=None) -> Tensor
+
+Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as int64 unless `dtype` says otherwise.
+
+sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor other) -> Tensor
+
+`self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy(Scalar other) -> Tensor
+
+`self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  methods.push_back({"xlogy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy_(Tensor other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype.
+
+xlogy_(Scalar other) -> Tensor
+
+In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,14 +5,82 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
+#include "generated/ops/roll.h"
+#include "generated/ops/scatter_reduce.h"
+#include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
+
+// clamp_max
+PyObject* fn_clamp_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max(Tensor input, Tensor max, *, Tensor? out=None)",
+      "clamp_max(Tensor input, Scalar max, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max.Tensor
+      auto self = r.tensor(0);
+      auto max = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max
+      auto self = r.tensor(0);
+      auto max = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_max_out(out, self, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_max_
+PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max_(Tensor input, Tensor max)",
+      "clamp_max_(Tensor input, Scalar max)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max_.Tensor
+      auto self = r.tensor(0);
+      auto max = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max_
+      auto self = r.tensor(0);
+      auto max = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // isfinite
 PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -63,6 +131,84 @@ PyObject* fn_nn_leaky_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// roll
+PyObject* fn_roll(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "roll(Tensor input, int[1] shifts, int[1] dims=[])",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto shifts = r.intlist(1);
+  auto dims = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::roll(self, shifts, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_reduce
+PyObject* fn_scatter_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_out(out, self, dim, index, src, reduce, include_self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scatter_reduce_
+PyObject* fn_scatter_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto src = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_entr
+PyObject* fn_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_entr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_entr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_entr(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_erfcx
 PyObject* fn_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -101,6 +247,60 @@ PyObject* fn_special_i1e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.clamp_max
+PyObject* method_clamp_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max(Tensor max)",
+      "clamp_max(Scalar max)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_max_
+PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_max_(Tensor max)",
+      "clamp_max_(Scalar max)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_max_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_max_
+      const Tensor& self = unpack_tensor(py_self);
+      auto max = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_max_(self, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.isfinite
 PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -111,6 +311,60 @@ PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.roll
+PyObject* method_roll(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "roll(int[1] shifts, int[1] dims=[])",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto shifts = r.intlist(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::roll(self, shifts, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_reduce
+PyObject* method_scatter_reduce(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce(self, dim, index, src, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_reduce_
+PyObject* method_scatter_reduce_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto src = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_(self, dim, index, src, reduce, include_self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -133,6 +387,22 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max(Tensor input, Scalar max, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  functions["_ops"].push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor input, Tensor max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max_(Tensor input, Scalar max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   functions["_ops"].push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
@@ -145,6 +415,22 @@ The leaky ReLU of every element x: x for x > 0, else `negative_slope * x`.)doc"}
       METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
 In-place leaky_relu. Its gradient is computed from the result, so a negative slope is refused at backward, as PyTorch.)doc"});
+  functions["_ops"].push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
+
+`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
+  functions["_ops"].push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+
+A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
+  functions["_ops"].push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
+  functions["_ops"].push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`).)doc"});
   functions["_ops"].push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -153,10 +439,38 @@ The scaled complementary error function `exp(x**2) * erfc(x)` of every element x
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});
+  methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor max) -> Tensor
+
+Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max(Scalar max) -> Tensor
+
+Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  methods.push_back({"clamp_max_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max_(Tensor max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the matching element of `max` (broadcast).
+
+clamp_max_(Scalar max) -> Tensor
+
+In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
   methods.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isfinite)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite() -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
+  methods.push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_roll)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(roll(int[1] shifts, int[1] dims=[]) -> Tensor
+
+`self` with its elements shifted by `shifts[i]` along each `dims[i]`, wrapping around; without `dims` the flattened tensor is shifted and the shape restored.)doc"});
+  methods.push_back({"scatter_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_reduce)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
+  methods.push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_reduce_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
   methods.push_back({"view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_view)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(view(int[] size) -> Tensor
 

@@ -5,11 +5,80 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/atan.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/hinge_embedding_loss.h"
+#include "generated/ops/special_i0e.h"
 
 namespace tl::python {
 namespace {
+
+// acosh
+PyObject* fn_acosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acosh_
+PyObject* fn_acosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan
+PyObject* fn_atan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atan_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atan_
+PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // deg2rad
 PyObject* fn_deg2rad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -61,6 +130,81 @@ PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// special_i0e
+PyObject* fn_special_i0e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_i0e(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_i0e_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_i0e(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acosh
+PyObject* method_acosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acosh_
+PyObject* method_acosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan
+PyObject* method_atan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atan_
+PyObject* method_atan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atan_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.deg2rad
 PyObject* method_deg2rad(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -92,6 +236,22 @@ PyObject* method_deg2rad_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_15(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -104,6 +264,26 @@ In-place version of deg2rad(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 
 `self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
+
+The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
+  methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
+
+The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_() -> Tensor
+
+In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan() -> Tensor
+
+The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atan_() -> Tensor
+
+In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_deg2rad)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad() -> Tensor
 

@@ -4,13 +4,26 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/erfc.h"
+#include "generated/ops/geometric.h"
+#include "generated/ops/group_norm.h"
+#include "generated/ops/min.h"
 #include "generated/ops/native_group_norm.h"
+#include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* min_type = nullptr;
+PyTypeObject* min_out_type = nullptr;
+PyTypeObject* nll_loss_forward_type = nullptr;
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -83,6 +96,98 @@ PyObject* fn_bitwise_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// erfc
+PyObject* fn_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::erfc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// erfc_
+PyObject* fn_erfc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// group_norm
+PyObject* fn_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto num_groups = r.toInt64(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enabled = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// min
+PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min(Tensor input, *, Tensor? out=None)",
+      "min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        auto result = [&] { GilRelease no_gil; return tl::min_out(out, self); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto outs = r.tensorlist(3);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
+        auto result = [&] { GilRelease no_gil; return tl::min_out(values, indices, self, dim, keepdim); }();
+        return wrap_named(min_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap_named(min_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // native_group_norm
 PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -100,6 +205,58 @@ PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_s
   auto group = r.toInt64(6);
   auto eps = r.toDouble(7);
   auto result = [&] { GilRelease no_gil; return tl::native_group_norm(input, weight, bias, N, C, HxW, group, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss_forward
+PyObject* fn_nn_nll_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_forward(self, target, weight, reduction, ignore_index); }();
+  return wrap_named(nll_loss_forward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// reshape
+PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reshape(Tensor input, int[] shape)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto shape = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::reshape(self, shape); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_log_ndtr
+PyObject* fn_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log_ndtr(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_log_ndtr(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -260,6 +417,92 @@ PyObject* method_bitwise_and_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.erfc
+PyObject* method_erfc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erfc_
+PyObject* method_erfc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::erfc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.geometric_
+PyObject* method_geometric_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "geometric_(float p, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toDouble(0);
+  auto generator = r.generator_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::geometric_(self, p, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.min
+PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "min()",
+      "min(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // min
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::min(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // min.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::min(self, dim, keepdim); }();
+      return wrap_named(min_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.reshape
+PyObject* method_reshape(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reshape(int[] shape)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto shape = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::reshape(self, shape); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.take_along_dim
 PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -279,6 +522,9 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 }  // namespace
 
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  min_type = return_type("min", {"values", "indices"});
+  min_out_type = return_type("min_out", {"values", "indices"});
+  nll_loss_forward_type = return_type("nll_loss_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -299,10 +545,42 @@ In-place version of bitwise_and(): writes the result into self. The bitwise AND 
 bitwise_and_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
+  functions["_ops"].push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_(Tensor input) -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_group_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+
+Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored.)doc"});
+  functions["_ops"].push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
   functions["_ops"].push_back({"native_group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_group_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
 
 Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
+  functions["_nn"].push_back({"nll_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
+
+The negative log likelihood of class indices `target` (int64 or uint8) under the log-probabilities `self` of shape (C,) or (N, C): `-weight[t] * self[n, t]` per sample (0 where `t == ignore_index`), summed, averaged over the total weight of the targets counted (mean), or per sample (none); also returns that total weight.)doc"});
+  functions["_ops"].push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
+
+`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
+  functions["_ops"].push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});
   functions["_ops"].push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take_along_dim)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
 
@@ -347,6 +625,30 @@ In-place version of bitwise_and(): writes the result into self. The bitwise AND 
 bitwise_and_(Scalar other) -> Tensor
 
 In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc() -> Tensor
+
+The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfc_() -> Tensor
+
+In-place version of erfc(): writes the result into self. The complementary error function `1 - erf(x)` of every element x of `self`, accurate where erf(x) is close to 1; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"geometric_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_geometric_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(geometric_(float p, *, Generator? generator=None) -> Tensor
+
+Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`).)doc"});
+  methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
+
+The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The gradient is shared evenly between tied minima.
+
+min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
+  methods.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reshape)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
+
+`self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
   methods.push_back({"take_along_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take_along_dim)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor indices, int? dim=None) -> Tensor
 

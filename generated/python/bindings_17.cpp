@@ -5,12 +5,53 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/index_copy.h"
 #include "generated/ops/multi_margin_loss_backward.h"
+#include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
 
 namespace tl::python {
 namespace {
+
+// index_copy
+PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::index_copy_out(out, self, dim, index, source); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_copy_
+PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // multi_margin_loss_backward
 PyObject* fn_nn_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -28,6 +69,26 @@ PyObject* fn_nn_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const
   auto weight = r.optional_tensor(5);
   auto reduction = r.toInt64(6);
   auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// outer
+PyObject* fn_outer(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "outer(Tensor input, Tensor vec2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::outer_out(out, self, vec2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::outer(self, vec2); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -80,6 +141,55 @@ PyObject* fn_nn_upsample_bicubic2d_backward(PyObject* /*module*/, PyObject* cons
   TL_PY_CATCH
 }
 
+// Tensor.index_copy
+PyObject* method_index_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_copy_
+PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_copy_(int dim, Tensor index, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.outer
+PyObject* method_outer(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "outer(Tensor vec2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::outer(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.split
 PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -112,10 +222,22 @@ PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_17(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions["_ops"].push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
   functions["_nn"].push_back({"multi_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 
 The gradient of multi_margin_loss with respect to `self` (PyTorch has no derivative for it).)doc"});
+  functions["_ops"].push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_outer)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
+
+The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted).)doc"});
   functions["_ops"].push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(split(Tensor input, int split_size, int dim=0) -> Sequence[Tensor]
 
@@ -128,6 +250,18 @@ Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which 
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_bicubic2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
+
+A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
+
+In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_outer)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor vec2) -> Tensor
+
+The outer product of two 1-D tensors: `result[i, j] = self[i] * vec2[j]` (dtypes promoted).)doc"});
   methods.push_back({"split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split(int split_size, int dim=0) -> Sequence[Tensor]
 

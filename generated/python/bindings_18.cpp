@@ -6,14 +6,38 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish_backward.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
+#include "generated/ops/tanh_backward.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::python {
 namespace {
+
+// argmax
+PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::argmax_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // gcd
 PyObject* fn_gcd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -46,6 +70,21 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::gcd_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mish_backward
+PyObject* fn_nn_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::mish_backward(grad_output, self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -88,6 +127,26 @@ PyObject* fn_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// tanh_backward
+PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::tanh_backward_out(out, grad_output, output); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // zero_
 PyObject* fn_zero_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -123,6 +182,22 @@ PyObject* fn_zeros(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   auto result = [&] { GilRelease no_gil; return tl::zeros(size, dtype, device); }();
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.argmax
+PyObject* method_argmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argmax(int? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64_optional(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -174,6 +249,10 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_18(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
   functions["_ops"].push_back({"gcd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gcd)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -182,6 +261,10 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_nn"].push_back({"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of mish: `grad_output * (t + x * s * (1 - t^2))` with t = tanh(softplus(x)), s = sigmoid(x).)doc"});
   functions["_ops"].push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expm1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -190,6 +273,10 @@ Alias of `expm1` (`torchlite.special.expm1`).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1(Tensor input, *, Tensor? out=None) -> Tensor
 
 The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`).)doc"});
+  functions["_ops"].push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
   functions["_ops"].push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
@@ -198,6 +285,10 @@ Sets every element of `self` to zero.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with zeros (default float dtype unless `dtype`).)doc"});
+  methods.push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(int? dim=None, bool keepdim=False) -> Tensor
+
+The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
   methods.push_back({"gcd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gcd)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gcd(Tensor other) -> Tensor
 

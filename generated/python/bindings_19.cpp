@@ -5,11 +5,38 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pad_enum.h"
 #include "generated/ops/_reshape_alias.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/expm1.h"
+#include "generated/ops/is_set_to.h"
+#include "generated/ops/logical_and.h"
+#include "generated/ops/mse_loss.h"
+#include "generated/ops/native_layer_norm_backward.h"
+#include "generated/ops/permute.h"
 #include "generated/ops/rnn_tanh.h"
+#include "generated/ops/special_multigammaln.h"
+#include "generated/ops/var_mean.h"
 
 namespace tl::python {
 namespace {
+
+// _pad_enum
+PyObject* fn_nn__pad_enum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_enum(Tensor input, int[] pad, int mode, float? value=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto mode = r.toInt64(2);
+  auto value = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_enum(self, pad, mode, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _reshape_alias
 PyObject* fn__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -23,6 +50,151 @@ PyObject* fn__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   auto size = r.intlist(1);
   auto stride = r.intlist(2);
   auto result = [&] { GilRelease no_gil; return tl::_reshape_alias(self, size, stride); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bmm
+PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::bmm_out(out, self, mat2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1
+PyObject* fn_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::expm1_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// expm1_
+PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_and
+PyObject* fn_logical_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logical_and_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logical_and(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_and_
+PyObject* fn_logical_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mse_loss
+PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::mse_loss_out(out, self, target, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mse_loss(self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_layer_norm_backward
+PyObject* fn_nn_native_layer_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto normalized_shape = r.intlist(2);
+  auto mean = r.tensor(3);
+  auto rstd = r.tensor(4);
+  auto weight = r.optional_tensor(5);
+  auto bias = r.optional_tensor(6);
+  auto output_mask = r.boollist<3>(7);
+  auto result = [&] { GilRelease no_gil; return tl::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// permute
+PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "permute(Tensor input, int[] dims)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -49,17 +221,229 @@ PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// special_multigammaln
+PyObject* fn_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_multigammaln(Tensor input, int p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::special_multigammaln_out(out, self, p); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_multigammaln(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// var_mean
+PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto correction = r.scalar_optional(2);
+  auto keepdim = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::var_mean(self, as_arg(dim), correction, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bmm
+PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bmm(Tensor mat2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expm1
+PyObject* method_expm1(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expm1_
+PyObject* method_expm1_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expm1_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::expm1_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.is_set_to
+PyObject* method_is_set_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_set_to(Tensor tensor)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::is_set_to(self, tensor); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_and
+PyObject* method_logical_and(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_and_
+PyObject* method_logical_and_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_and_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.permute
+PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "permute(int[] dims)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dims = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::permute(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_19(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_pad_enum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_enum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_enum(Tensor input, int[] pad, int mode, float? value=None) -> Tensor
+
+pad with the mode as a number (PyTorch's padding_mode: 0 reflect, 1 replicate, 2 circular, 3 constant).)doc"});
   functions["_ops"].push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__reshape_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_reshape_alias(Tensor input, int[] size, int[] stride) -> Tensor
 
 A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients.)doc"});
+  functions["_ops"].push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bmm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
+
+Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  functions["_ops"].push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_ops"].push_back({"logical_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor input, Tensor other) -> Tensor
+
+In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"mse_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
+  functions["_nn"].push_back({"native_layer_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_layer_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_layer_norm` for input, weight and bias (those `output_mask` asks for; undefined otherwise) from the saved `mean` and `rstd`, in one fused pass per row.)doc"});
+  functions["_ops"].push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_permute)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
+
+A view of `self` with its dimensions reordered as `dims` says.)doc"});
   functions["_ops"].push_back({"rnn_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
 A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n).)doc"});
+  functions["_ops"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_multigammaln)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
+
+Alias of `mvlgamma` (`torchlite.special.multigammaln`).)doc"});
+  functions["_ops"].push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
+  methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
+
+Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
+
+`exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"expm1_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_() -> Tensor
+
+In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"is_set_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_set_to)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_set_to(Tensor tensor) -> bool
+
+Whether `self` and `tensor` view the same storage with the same offset, sizes and strides.)doc"});
+  methods.push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_and)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor other) -> Tensor
+
+True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_and_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor other) -> Tensor
+
+In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_permute)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
+
+A view of `self` with its dimensions reordered as `dims` says.)doc"});
   (void)functions;
   (void)methods;
 }

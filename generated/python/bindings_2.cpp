@@ -6,14 +6,33 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
+#include "generated/ops/bitwise_or.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/squeeze.h"
 
 namespace tl::python {
 namespace {
+
+// _pad_circular
+PyObject* fn_nn__pad_circular(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_circular(Tensor input, int[] pad)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_circular(self, pad); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _test_scale_optional
 PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -26,6 +45,39 @@ PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, P
   auto self = r.tensor(0);
   auto weight = r.optional_tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::_test_scale_optional(self, weight); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin
+PyObject* fn_asin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asin_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asin_
+PyObject* fn_asin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -48,6 +100,77 @@ PyObject* fn_atleast_1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     case 1: {  // atleast_1d.Sequence
       auto tensors = r.tensorlist(0);
       auto result = [&] { GilRelease no_gil; return tl::atleast_1d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_or
+PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_or(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_or_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_or_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_or.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_or_
+PyObject* fn_bitwise_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or_(Tensor input, Tensor other)",
+      "bitwise_or_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -124,6 +247,202 @@ PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// squeeze
+PyObject* fn_squeeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "squeeze(Tensor input)",
+      "squeeze(Tensor input, int dim)",
+      "squeeze(Tensor input, int[] dim)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // squeeze
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // squeeze.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // squeeze.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.__ior__
+PyObject* operator__ior__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ior__(Tensor other)",
+      "__ior__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__or__
+PyObject* operator__or__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__or__(Tensor other)",
+      "__or__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__ror__
+PyObject* operator__ror__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ror__(Tensor other)",
+      "__ror__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.asin
+PyObject* method_asin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asin_
+PyObject* method_asin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asin_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_or
+PyObject* method_bitwise_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or(Tensor other)",
+      "bitwise_or(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_or_
+PyObject* method_bitwise_or_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_or_(Tensor other)",
+      "bitwise_or_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_or_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_or_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.copy_
 PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -168,13 +487,91 @@ PyObject* method_sinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.squeeze
+PyObject* method_squeeze(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "squeeze()",
+      "squeeze(int dim)",
+      "squeeze(int[] dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // squeeze
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // squeeze.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // squeeze.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.squeeze_
+PyObject* method_squeeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "squeeze_()",
+      "squeeze_(int dim)",
+      "squeeze_(int[] dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // squeeze_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // squeeze_.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self, dim); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // squeeze_.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::squeeze_(self, dim); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_pad_circular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_circular)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_circular(Tensor input, int[] pad) -> Tensor
+
+`self` (N, C, *) or (C, *) padded along its last `len(pad) // 2` dims with the elements from the other end (the input wrapped around); a negative pad crops.)doc"});
   functions["_ops"].push_back({"_test_scale_optional", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_scale_optional)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 
 Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula).)doc"});
+  functions["_ops"].push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asin_(Tensor input) -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"atleast_1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_1d(Tensor input) -> Tensor
 
@@ -183,6 +580,26 @@ Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` inpu
 atleast_1d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_1d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise OR of `self` and the number `other`.
+
+bitwise_or(Scalar self, Tensor other) -> Tensor
+
+The bitwise OR of the number `self` and `other`.)doc"});
+  functions["_ops"].push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
   functions["_ops"].push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
 
@@ -199,6 +616,66 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
+
+A view of `self` without its size-1 dimensions.
+
+squeeze(Tensor input, int dim) -> Tensor
+
+A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unchanged).
+
+squeeze(Tensor input, int[] dim) -> Tensor
+
+A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  methods.push_back({"__ior__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ior__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ior__(Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ior__(Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"__or__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__or__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__or__(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__or__(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"__ror__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ror__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ror__(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ror__(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin() -> Tensor
+
+The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asin_() -> Tensor
+
+In-place version of asin(): writes the result into self. The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"bitwise_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_or)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or(Tensor other) -> Tensor
+
+The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or(Scalar other) -> Tensor
+
+The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_or_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_or_(Scalar other) -> Tensor
+
+In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
   methods.push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
@@ -211,6 +688,30 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_() -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
+
+A view of `self` without its size-1 dimensions.
+
+squeeze(int dim) -> Tensor
+
+A view of `self` without dimension `dim` if it has size 1 (otherwise `self` unchanged).
+
+squeeze(int[] dim) -> Tensor
+
+A view of `self` without those of the dimensions `dim` that have size 1.)doc"});
+  methods.push_back({"squeeze_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze_() -> Tensor
+
+Removes the size-1 dimensions of `self` in place (its sizes and strides change; its data does not).
+
+squeeze_(int dim) -> Tensor
+
+Removes dimension `dim` of `self` in place if it has size 1.
+
+squeeze_(int[] dim) -> Tensor
+
+Removes those of the dimensions `dim` of `self` that have size 1, in place.)doc"});
   (void)functions;
   (void)methods;
 }

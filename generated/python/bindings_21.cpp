@@ -7,8 +7,15 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/baddbmm.h"
+#include "generated/ops/feature_alpha_dropout.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/heaviside.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
+#include "generated/ops/random.h"
+#include "generated/ops/unfold.h"
 
 namespace tl::python {
 namespace {
@@ -16,6 +23,8 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_qr_type = nullptr;
 PyTypeObject* linalg_qr_out_type = nullptr;
+PyTypeObject* lu_unpack_type = nullptr;
+PyTypeObject* lu_unpack_out_type = nullptr;
 
 // atan2
 PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -52,6 +61,129 @@ PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// baddbmm
+PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::baddbmm_out(out, self, batch1, batch2, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// baddbmm_
+PyObject* fn_baddbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto batch1 = r.tensor(1);
+  auto batch2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_alpha_dropout
+PyObject* fn_feature_alpha_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_alpha_dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_alpha_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// feature_alpha_dropout_
+PyObject* fn_feature_alpha_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "feature_alpha_dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::feature_alpha_dropout_(self, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// flip
+PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(Tensor input, int[] dims)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// heaviside
+PyObject* fn_heaviside(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside(Tensor input, Tensor values, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto values = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::heaviside_out(out, self, values); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// heaviside_
+PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside_(Tensor input, Tensor values)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto values = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_qr
 PyObject* fn_linalg_linalg_qr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -72,6 +204,32 @@ PyObject* fn_linalg_linalg_qr(PyObject* /*module*/, PyObject* const* args, Py_ss
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_qr(A, mode); }();
   return wrap_named(linalg_qr_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// lu_unpack
+PyObject* fn_lu_unpack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto LU_data = r.tensor(0);
+  auto LU_pivots = r.tensor(1);
+  auto unpack_data = r.toBool(2);
+  auto unpack_pivots = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 3);
+    const Tensor& P = outs[0];
+    const Tensor& L = outs[1];
+    const Tensor& U = outs[2];
+    auto result = [&] { GilRelease no_gil; return tl::lu_unpack_out(P, L, U, LU_data, LU_pivots, unpack_data, unpack_pivots); }();
+    return wrap_named(lu_unpack_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots); }();
+  return wrap_named(lu_unpack_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -124,11 +282,148 @@ PyObject* method_atan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.baddbmm
+PyObject* method_baddbmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.baddbmm_
+PyObject* method_baddbmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto batch1 = r.tensor(0);
+  auto batch2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.flip
+PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "flip(int[] dims)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dims = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.heaviside
+PyObject* method_heaviside(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside(Tensor values)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto values = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.heaviside_
+PyObject* method_heaviside_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "heaviside_(Tensor values)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto values = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.random_
+PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "random_(int from, int? to, *, Generator? generator=None)",
+      "random_(int to, *, Generator? generator=None)",
+      "random_(*, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // random_.from
+      const Tensor& self = unpack_tensor(py_self);
+      auto from = r.toInt64(0);
+      auto to = r.toInt64_optional(1);
+      auto generator = r.generator_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, from, to, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // random_.to
+      const Tensor& self = unpack_tensor(py_self);
+      auto to = r.toInt64(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, to, generator); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // random_
+      const Tensor& self = unpack_tensor(py_self);
+      auto generator = r.generator_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::random_(self, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.unfold
+PyObject* method_unfold(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unfold(int dimension, int size, int step)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dimension = r.toInt64(0);
+  auto size = r.toInt64(1);
+  auto step = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::unfold(self, dimension, size, step); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_21(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_qr_type = return_type("linalg_qr", {"Q", "R"});
   linalg_qr_out_type = return_type("linalg_qr_out", {"Q", "R"});
+  lu_unpack_type = return_type("lu_unpack", {"P", "L", "U"});
+  lu_unpack_out_type = return_type("lu_unpack_out", {"P", "L", "U"});
   functions["_ops"].push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -137,10 +432,42 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"baddbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"feature_alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+
+Alpha dropout of whole (sample, channel) slices of an input of rank >= 2, when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"feature_alpha_dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place feature_alpha_dropout.)doc"});
+  functions["_ops"].push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flip)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  functions["_ops"].push_back({"heaviside", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor input, Tensor values, *, Tensor? out=None) -> Tensor
+
+The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  functions["_ops"].push_back({"heaviside_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
+
+In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
   functions["_linalg"].push_back({"linalg_qr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_qr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The QR factorization of each matrix of `A` (LAPACK's geqrf and orgqr): `mode` 'reduced' (Q m x k, R k x n, k = min(m, n)), 'complete' (Q m x m, R m x n) or 'r' (R only; Q empty) (`torchlite.linalg.qr`).)doc"});
+  functions["_ops"].push_back({"lu_unpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_unpack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The permutation `P`, unit lower-trapezoidal `L` and upper-trapezoidal `U` of an LU factorization (`A = P @ L @ U`); `unpack_data=False` leaves L and U empty, `unpack_pivots=False` leaves P empty.)doc"});
   functions["_ops"].push_back({"max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
 
@@ -153,6 +480,42 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor other) -> Tensor
 
 In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_baddbmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"baddbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_baddbmm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
+
+A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  methods.push_back({"heaviside", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_heaviside)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor values) -> Tensor
+
+The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  methods.push_back({"heaviside_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_heaviside_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor values) -> Tensor
+
+In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  methods.push_back({"random_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_random_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(random_(int from, int? to, *, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [from, to), or [from, the dtype's largest integer] when `to` is None.
+
+random_(int to, *, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [0, to).
+
+random_(*, Generator? generator=None) -> Tensor
+
+Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
+  methods.push_back({"unfold", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unfold)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unfold(int dimension, int size, int step) -> Tensor
+
+A view of `self` with every window of `size` elements (every `step`-th) along `dimension`: that dimension becomes the window count and a last dimension of `size` is added.)doc"});
   (void)functions;
   (void)methods;
 }

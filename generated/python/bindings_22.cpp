@@ -5,13 +5,52 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/absolute.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/margin_ranking_loss.h"
+#include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/special_erf.h"
 #include "generated/ops/threshold.h"
 
 namespace tl::python {
 namespace {
+
+// absolute
+PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::absolute_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diagonal
+PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // margin_ranking_loss
 PyObject* fn_margin_ranking_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -27,6 +66,25 @@ PyObject* fn_margin_ranking_loss(PyObject* /*module*/, PyObject* const* args, Py
   auto margin = r.toDouble(3);
   auto reduction = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::margin_ranking_loss(input1, input2, target, margin, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool2d
+PyObject* fn_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -102,6 +160,51 @@ PyObject* fn_threshold_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.absolute
+PyObject* method_absolute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.absolute_
+PyObject* method_absolute_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "absolute_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::absolute_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.diagonal
+PyObject* method_diagonal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal(int offset=0, int dim1=0, int dim2=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto dim2 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.prelu
 PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -120,10 +223,22 @@ PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `abs`.)doc"});
+  functions["_ops"].push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
   functions["_ops"].push_back({"margin_ranking_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_margin_ranking_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 
 `max(0, -target * (input1 - input2) + margin)`, reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+
+The maximum of each window of every (H, W) plane (max_pool2d_with_indices without the indices).)doc"});
   functions["_ops"].push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_prelu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
 
@@ -140,6 +255,18 @@ Every element x of `self` where x > threshold, else `value`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_(Tensor input, Scalar threshold, Scalar value) -> Tensor
 
 In-place threshold (a function only, as PyTorch: no Tensor.threshold_).)doc"});
+  methods.push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(absolute() -> Tensor
+
+Alias of `abs`.)doc"});
+  methods.push_back({"absolute_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_absolute_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(absolute_() -> Tensor
+
+Alias of `abs_`.)doc"});
+  methods.push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagonal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
   methods.push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prelu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor weight) -> Tensor
 

@@ -5,16 +5,123 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/arccosh.h"
+#include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
+#include "generated/ops/lcm.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/upsample_linear1d.h"
 
 namespace tl::python {
 namespace {
+
+// arccosh
+PyObject* fn_arccosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arccosh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arccosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arccosh_
+PyObject* fn_arccosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_left_shift
+PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_left_shift(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_left_shift.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_left_shift_
+PyObject* fn_bitwise_left_shift_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift_(Tensor input, Tensor other)",
+      "bitwise_left_shift_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // clamp_min
 PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -182,6 +289,41 @@ PyObject* fn_kron(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// lcm
+PyObject* fn_lcm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::lcm_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lcm_
+PyObject* fn_lcm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // max_pool3d
 PyObject* fn_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -264,6 +406,142 @@ PyObject* fn_nn_upsample_linear1d(PyObject* /*module*/, PyObject* const* args, P
       auto align_corners = r.toBool(2);
       auto scale_factors = r.doublelist_optional(3);
       auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.__ilshift__
+PyObject* operator__ilshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ilshift__(Tensor other)",
+      "__ilshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__lshift__
+PyObject* operator__lshift__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__lshift__(Tensor other)",
+      "__lshift__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.arccosh
+PyObject* method_arccosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arccosh_
+PyObject* method_arccosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arccosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_left_shift
+PyObject* method_bitwise_left_shift(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift(Tensor other)",
+      "bitwise_left_shift(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_left_shift_
+PyObject* method_bitwise_left_shift_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_left_shift_(Tensor other)",
+      "bitwise_left_shift_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_left_shift_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_left_shift_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -394,6 +672,36 @@ PyObject* method_kron(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.lcm
+PyObject* method_lcm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lcm_
+PyObject* method_lcm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lcm_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lcm_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.prod
 PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -426,6 +734,34 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_23(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `acosh`.)doc"});
+  functions["_ops"].push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_(Tensor input) -> Tensor
+
+Alias of `acosh_`.)doc"});
+  functions["_ops"].push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.
+
+bitwise_left_shift(Scalar self, Tensor other) -> Tensor
+
+Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`.)doc"});
+  functions["_ops"].push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
   functions["_ops"].push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
 
@@ -466,6 +802,14 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
       METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted).)doc"});
+  functions["_ops"].push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_ops"].push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lcm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   functions["_ops"].push_back({"max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
 
@@ -486,6 +830,46 @@ The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
 upsample_linear1d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 upsample_linear1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  methods.push_back({"__ilshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ilshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ilshift__(Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+__ilshift__(Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"__lshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lshift__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lshift__(Tensor other) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+__lshift__(Scalar other) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh() -> Tensor
+
+Alias of `acosh`.)doc"});
+  methods.push_back({"arccosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arccosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_() -> Tensor
+
+Alias of `acosh_`.)doc"});
+  methods.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor other) -> Tensor
+
+Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift(Scalar other) -> Tensor
+
+Shifts the bits of `self` left by the number `other`.)doc"});
+  methods.push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
+
+bitwise_left_shift_(Scalar other) -> Tensor
+
+In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
   methods.push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_min)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor min) -> Tensor
 
@@ -522,6 +906,14 @@ In-place version of greater_equal(): writes the result into self. Alias of `ge`.
                      METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor other) -> Tensor
 
 The Kronecker product: `result[i * other.shape + j] = self[i] * other[j]` over every dim (the fewer dims padded with leading 1s; dtypes promoted).)doc"});
+  methods.push_back({"lcm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm(Tensor other) -> Tensor
+
+The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  methods.push_back({"lcm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lcm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor other) -> Tensor
+
+In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
   methods.push_back({"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prod(*, ScalarType? dtype=None) -> Tensor
 

@@ -10,7 +10,9 @@
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/kl_div.h"
+#include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
 
@@ -114,6 +116,29 @@ PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// nll_loss2d
+PyObject* fn_nn_nll_loss2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_out(out, self, target, weight, reduction, ignore_index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss2d(self, target, weight, reduction, ignore_index); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rand_like
 PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -131,6 +156,39 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   if (auto format = r.memory_format_optional(5); format && *format != MemoryFormat::Preserve)
     result = tl::contiguous(result, *format);
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu
+PyObject* fn_nn_silu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::silu_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::silu(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_
+PyObject* fn_nn_silu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::silu_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -257,10 +315,22 @@ In-place version of fmod(): writes the result into self. The remainder of dividi
       METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 
 The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says.)doc"});
+  functions["_nn"].push_back({"nll_loss2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+
+The loss of nll_loss2d_forward (inputs of shape (N, C, H, W)).)doc"});
   functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_nn"].push_back({"silu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu(Tensor input, *, Tensor? out=None) -> Tensor
+
+The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
+  functions["_nn"].push_back({"silu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_(Tensor input) -> Tensor
+
+In-place version of silu(): writes the result into self. The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
   functions["_ops"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 

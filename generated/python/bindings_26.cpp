@@ -5,13 +5,66 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/bernoulli.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
 namespace tl::python {
 namespace {
+
+// as_strided
+PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto storage_offset = r.toInt64_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bernoulli
+PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)",
+      "bernoulli(Tensor input, float p, *, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli
+      auto self = r.tensor(0);
+      auto generator = r.generator_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bernoulli_out(out, self, generator); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli.p
+      auto self = r.tensor(0);
+      auto p = r.toDouble(1);
+      auto generator = r.generator_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // hypot
 PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -44,6 +97,39 @@ PyObject* fn_hypot_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log2
+PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log2_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log2_
+PyObject* fn_log2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -107,6 +193,80 @@ PyObject* fn_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_s
   TL_PY_CATCH
 }
 
+// Tensor.as_strided
+PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided(int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto stride = r.intlist(1);
+  auto storage_offset = r.toInt64_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bernoulli
+PyObject* method_bernoulli(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli(*, Generator? generator=None)",
+      "bernoulli(float p, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli
+      const Tensor& self = unpack_tensor(py_self);
+      auto generator = r.generator_optional(0);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli.p
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.toDouble(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bernoulli_
+PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bernoulli_(Tensor p, *, Generator? generator=None)",
+      "bernoulli_(float p=0.5, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bernoulli_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.tensor(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli_(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bernoulli_.float
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.toDouble(0);
+      auto generator = r.generator_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::bernoulli_(self, p, generator); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.hypot
 PyObject* method_hypot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -137,6 +297,34 @@ PyObject* method_hypot_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.log2
+PyObject* method_log2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log2_
+PyObject* method_log2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log2_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.lu_solve
 PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -156,6 +344,18 @@ PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions["_ops"].push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bernoulli)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`.
+
+bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
+
+A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
   functions["_ops"].push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -164,6 +364,14 @@ void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor input, Tensor other) -> Tensor
 
 In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log2_(Tensor input) -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_solve)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None) -> Tensor
 
@@ -176,6 +384,26 @@ Alias of `vstack` (deprecated in PyTorch).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
 
 The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`).)doc"});
+  methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bernoulli)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(*, Generator? generator=None) -> Tensor
+
+1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`.
+
+bernoulli(float p, *, Generator? generator=None) -> Tensor
+
+A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
+  methods.push_back({"bernoulli_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bernoulli_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli_(Tensor p, *, Generator? generator=None) -> Tensor
+
+Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
+
+bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
+
+Fills `self` with 1 with probability `p`, else 0.)doc"});
   methods.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor other) -> Tensor
 
@@ -184,6 +412,14 @@ The Bessel function of the first kind of order 1 of every element of `self`; int
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor other) -> Tensor
 
 In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2() -> Tensor
+
+The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log2_() -> Tensor
+
+In-place version of log2(): writes the result into self. The base-2 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lu_solve)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor LU_data, Tensor LU_pivots) -> Tensor
 

@@ -4,8 +4,10 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
 
 namespace tl::python {
@@ -40,6 +42,33 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::exp_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool3d_with_indices
+PyObject* fn_nn_max_pool3d_with_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto outs = r.tensorlist(6);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::max_pool3d_with_indices_out(out, indices, self, kernel_size, stride, padding, dilation, ceil_mode); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -122,6 +151,10 @@ The exponential of every element of `self`; integer inputs give the default floa
       METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"max_pool3d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool3d_with_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input, and its index in the volume (d * H * W + h * W + w); as max_pool2d_with_indices.)doc"});
   functions["_ops"].push_back({"nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nansum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -5,12 +5,78 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
+#include "generated/ops/adaptive_avg_pool3d.h"
+#include "generated/ops/binary_cross_entropy.h"
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_matrix_exp.h"
+#include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
+#include "generated/ops/set.h"
+#include "generated/ops/smooth_l1_loss.h"
+#include "generated/ops/sub.h"
 
 namespace tl::python {
 namespace {
+
+// _upsample_nearest_exact1d_backward
+PyObject* fn_nn__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_avg_pool3d
+PyObject* fn_nn_adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool3d_out(out, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool3d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// binary_cross_entropy
+PyObject* fn_nn_binary_cross_entropy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_out(out, self, target, weight, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy(self, target, weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // linalg_det
 PyObject* fn_linalg_linalg_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -45,6 +111,64 @@ PyObject* fn_linalg_linalg_matrix_exp(PyObject* /*module*/, PyObject* const* arg
   TL_PY_CATCH
 }
 
+// masked_fill
+PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill(Tensor input, Tensor mask, Scalar value)",
+      "masked_fill(Tensor input, Tensor mask, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill.Scalar
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill.Tensor
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// masked_fill_
+PyObject* fn_masked_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill_(Tensor input, Tensor mask, Scalar value)",
+      "masked_fill_(Tensor input, Tensor mask, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill_.Scalar
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill_.Tensor
+      auto self = r.tensor(0);
+      auto mask = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // mv
 PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -65,6 +189,207 @@ PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
+// smooth_l1_loss
+PyObject* fn_nn_smooth_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "smooth_l1_loss(Tensor input, Tensor target, int reduction=0, float beta=1.0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto beta = r.toDouble(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::smooth_l1_loss_out(out, self, target, reduction, beta); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::smooth_l1_loss(self, target, reduction, beta); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sub
+PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
+      "sub(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::sub_out(out, self, other, alpha); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// sub_
+PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
+      "sub_(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.__isub__
+PyObject* operator__isub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__isub__(Tensor other, *, Scalar alpha=1)",
+      "__isub__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__sub__
+PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__sub__(Tensor other, *, Scalar alpha=1)",
+      "__sub__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.masked_fill
+PyObject* method_masked_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill(Tensor mask, Scalar value)",
+      "masked_fill(Tensor mask, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.masked_fill_
+PyObject* method_masked_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_fill_(Tensor mask, Scalar value)",
+      "masked_fill_(Tensor mask, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // masked_fill_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // masked_fill_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto mask = r.tensor(0);
+      auto value = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.mv
 PyObject* method_mv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -80,9 +405,115 @@ PyObject* method_mv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// Tensor.set_
+PyObject* method_set_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "set_(Tensor source)",
+      "set_(Tensor source, int storage_offset, int[] size, int[] stride=[])",
+      "set_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // set_.source_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self, source); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // set_.source_Tensor_storage_offset
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.tensor(0);
+      auto storage_offset = r.toInt64(1);
+      auto size = r.intlist(2);
+      auto stride = r.intlist(3);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self, source, storage_offset, size, stride); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // set_
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::set_(self); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.sub
+PyObject* method_sub(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sub(Tensor other, *, Scalar alpha=1)",
+      "sub(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.sub_
+PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sub_(Tensor other, *, Scalar alpha=1)",
+      "sub_(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sub_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // sub_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of _upsample_nearest_exact1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None) -> Tensor
+
+_adaptive_avg_pool3d, or the mean over the last three dims (kept) when `output_size` is (1, 1, 1), as PyTorch.)doc"});
+  functions["_nn"].push_back({"binary_cross_entropy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The binary cross entropy of probabilities `self` (in [0, 1]) against `target`: `-(target * log(self) + (1 - target) * log(1 - self))`, the logs clamped at -100, times `weight`, reduced as `reduction` says.)doc"});
   functions["_linalg"].push_back({"linalg_det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_det)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_det(Tensor A, *, Tensor? out=None) -> Tensor
 
@@ -91,14 +522,110 @@ The determinant of each square matrix of `A`, from its LU factorization (`torchl
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_exp(Tensor input) -> Tensor
 
 The matrix exponential of each square matrix of `self` by scaling and squaring with a degree-18 Taylor series (16-bit floats computed in float32) (`torchlite.linalg.matrix_exp`).)doc"});
+  functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
+
+A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor
+
+`masked_fill` with the value given as a 0-d tensor.)doc"});
+  functions["_ops"].push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor input, Tensor mask, Scalar value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill_(Tensor input, Tensor mask, Tensor value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
   functions["_ops"].push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
 
 The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
+  functions["_nn"].push_back({"smooth_l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_smooth_l1_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss(Tensor input, Tensor target, int reduction=0, float beta=1.0, *, Tensor? out=None) -> Tensor
+
+The smooth L1 error of `z = |self - target|`: `0.5 * z ** 2 / beta` where `z < beta`, else `z - 0.5 * beta` (l1_loss for beta 0), reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  functions["_ops"].push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+__isub__(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"__sub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__sub__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__sub__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+__sub__(Scalar other, Scalar alpha=1) -> Tensor
+
+Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor mask, Scalar value) -> Tensor
+
+A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill(Tensor mask, Tensor value) -> Tensor
+
+`masked_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor mask, Scalar value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
+
+masked_fill_(Tensor mask, Tensor value) -> Tensor
+
+In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
   methods.push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mv)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor vec) -> Tensor
 
 The product of the matrix `self` (n x m) with the vector `vec` (m).)doc"});
+  methods.push_back({"set_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_set_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(set_(Tensor source) -> Tensor
+
+Makes `self` a view of the storage of `source` with its sizes, strides and offset (`Tensor.set_` also takes a storage, through torchlite/storage.py). No derivative, as in PyTorch.
+
+set_(Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor
+
+Makes `self` the tensor of sizes `size` and strides `stride` (contiguous when empty) at `storage_offset` elements into the storage of `source`; the storage grows when it is too small (unless NumPy points into it).
+
+set_() -> Tensor
+
+Makes `self` an empty tensor (size [0]) on a new, empty storage of its device.)doc"});
+  methods.push_back({"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+sub(Scalar other, Scalar alpha=1) -> Tensor
+
+Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
+
+sub_(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   (void)functions;
   (void)methods;
 }

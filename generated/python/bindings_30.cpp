@@ -6,9 +6,12 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -16,6 +19,22 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_lu_factor_ex_type = nullptr;
 PyTypeObject* linalg_lu_factor_ex_out_type = nullptr;
+PyTypeObject* multilabel_margin_loss_forward_type = nullptr;
+
+// adaptive_avg_pool1d
+PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_avg_pool1d(Tensor input, int[1] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool1d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // float_power
 PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -134,6 +153,42 @@ PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
+// multilabel_margin_loss_forward
+PyObject* fn_nn_multilabel_margin_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_forward(self, target, reduction); }();
+  return wrap_named(multilabel_margin_loss_forward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// upsample_trilinear3d_backward
+PyObject* fn_nn_upsample_trilinear3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_d = r.toDouble_optional(4);
+  auto scales_h = r.toDouble_optional(5);
+  auto scales_w = r.toDouble_optional(6);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.float_power
 PyObject* method_float_power(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -193,6 +248,11 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_lu_factor_ex_type = return_type("linalg_lu_factor_ex", {"LU", "pivots", "info"});
   linalg_lu_factor_ex_out_type = return_type("linalg_lu_factor_ex_out", {"LU", "pivots", "info"});
+  multilabel_margin_loss_forward_type = return_type("multilabel_margin_loss_forward", {"output", "is_target"});
+  functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
+
+adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit height.)doc"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -221,6 +281,14 @@ The LU factorization with partial pivoting of each matrix of `A` (`A = P L U`, L
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
 
 The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction) -> tuple[Tensor, Tensor]
+
+The multi-label hinge loss of scores `self` ((C,) or (N, C)) for `target`, each sample's class indices up to its first negative one: the sum over target classes j and other classes i of `max(0, 1 - (self[j] - self[i]))`, divided by C; also returns the mask of target classes.)doc"});
+  functions["_nn"].push_back({"upsample_trilinear3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_trilinear3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 

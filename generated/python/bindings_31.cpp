@@ -6,10 +6,17 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/batch_norm.h"
+#include "generated/ops/gru_cell.h"
+#include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
 #include "generated/ops/logdet.h"
+#include "generated/ops/msort.h"
+#include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/nll_loss.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/unique_dim.h"
 
 namespace tl::python {
 namespace {
@@ -17,6 +24,111 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_svd_type = nullptr;
 PyTypeObject* linalg_svd_out_type = nullptr;
+
+// batch_norm
+PyObject* fn_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto training = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gru_cell
+PyObject* fn_gru_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  auto result = [&] { GilRelease no_gil; return tl::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// less
+PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less(Tensor input, Tensor other, *, Tensor? out=None)",
+      "less(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// less_
+PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_(Tensor input, Tensor other)",
+      "less_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // linalg_svd
 PyObject* fn_linalg_linalg_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -57,6 +169,60 @@ PyObject* fn_logdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// msort
+PyObject* fn_msort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "msort(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::msort_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::msort(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mvlgamma
+PyObject* fn_mvlgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma(Tensor input, int p, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::mvlgamma_out(out, self, p); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mvlgamma_
+PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma_(Tensor input, int p)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // native_batch_norm
 PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -74,6 +240,29 @@ PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_s
   auto momentum = r.toDouble(6);
   auto eps = r.toDouble(7);
   auto result = [&] { GilRelease no_gil; return tl::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss
+PyObject* fn_nn_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::nll_loss_out(out, self, target, weight, reduction, ignore_index); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss(self, target, weight, reduction, ignore_index); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -117,6 +306,78 @@ PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// unique_dim
+PyObject* fn_unique_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto sorted = r.toBool(2);
+  auto return_inverse = r.toBool(3);
+  auto return_counts = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::unique_dim(self, dim, sorted, return_inverse, return_counts); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.less
+PyObject* method_less(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less(Tensor other)",
+      "less(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less_
+PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_(Tensor other)",
+      "less_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.logdet
 PyObject* method_logdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -127,6 +388,50 @@ PyObject* method_logdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::logdet(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.msort
+PyObject* method_msort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "msort()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::msort(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.mvlgamma
+PyObject* method_mvlgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma(int p)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.mvlgamma_
+PyObject* method_mvlgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mvlgamma_(int p)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -170,6 +475,30 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_svd_type = return_type("linalg_svd", {"U", "S", "Vh"});
   linalg_svd_out_type = return_type("linalg_svd_out", {"U", "S", "Vh"});
+  functions["_ops"].push_back({"batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored.)doc"});
+  functions["_ops"].push_back({"gru_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One GRU step: gates reset r, update z from `input @ w_ih^T + b_ih` and `hx @ w_hh^T + b_hh`, new n = tanh(x_n + r * h_n); returns (1 - z) n + z hx.)doc"});
+  functions["_ops"].push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `lt`.
+
+less(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `lt`.)doc"});
+  functions["_ops"].push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor input, Tensor other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.
+
+less_(Tensor input, Scalar other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
   functions["_linalg"].push_back({"linalg_svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svd)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
@@ -178,10 +507,26 @@ The singular value decomposition `A = U diag(S) Vh` of each matrix of `A` (LAPAC
       METH_FASTCALL | METH_KEYWORDS, R"doc(logdet(Tensor input) -> Tensor
 
 The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
+  functions["_ops"].push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_msort)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(msort(Tensor input, *, Tensor? out=None) -> Tensor
+
+`self` sorted along its first dim (the values of `sort(self, 0)`).)doc"});
+  functions["_ops"].push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
+
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
+
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"native_batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_batch_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> tuple[Tensor, Tensor, Tensor]
 
 Batch normalization over channel dim 1 of an input of rank >= 2: in training the batch statistics (biased variance) normalize, and the running statistics, when given, are updated in place (`(1 - momentum) * running + momentum * batch`, the variance unbiased); in evaluation the running statistics normalize. Returns the output and the saved mean and 1/sqrt(var + eps) (empty in evaluation).)doc"});
+  functions["_nn"].push_back({"nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
+
+The loss of nll_loss_forward (inputs of shape (C,) or (N, C)).)doc"});
   functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
@@ -190,10 +535,42 @@ A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
 
 In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  functions["_ops"].push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`.)doc"});
+  methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor other) -> Tensor
+
+Alias of `lt`.
+
+less(Scalar other) -> Tensor
+
+Alias of `lt`.)doc"});
+  methods.push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.
+
+less_(Scalar other) -> Tensor
+
+In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
   methods.push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logdet)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logdet() -> Tensor
 
 The log of the determinant of each square matrix of `self`: NaN where the determinant is negative, `-inf` where it is zero.)doc"});
+  methods.push_back({"msort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_msort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(msort() -> Tensor
+
+`self` sorted along its first dim (the values of `sort(self, 0)`).)doc"});
+  methods.push_back({"mvlgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(int p) -> Tensor
+
+The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mvlgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(int p) -> Tensor
+
+In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

@@ -7,9 +7,13 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/copysign.h"
+#include "generated/ops/fix.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gelu_backward.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/linalg_matrix_rank.h"
+#include "generated/ops/logaddexp2.h"
+#include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/norm.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/special_ndtri.h"
@@ -81,6 +85,39 @@ PyObject* fn_copysign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// fix
+PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::fix_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fix_
+PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // full
 PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -123,6 +160,25 @@ PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// inverse
+PyObject* fn_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::inverse_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_matrix_rank
 PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -160,6 +216,44 @@ PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* ar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logaddexp2
+PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss_nd
+PyObject* fn_nn_nll_loss_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_nd(self, target, weight, reduction, ignore_index); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -336,6 +430,63 @@ PyObject* method_copysign_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.fix
+PyObject* method_fix(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.fix_
+PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.inverse
+PyObject* method_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logaddexp2
+PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.norm
 PyObject* method_norm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -435,6 +586,14 @@ In-place version of copysign(): writes the result into self. The magnitude of `s
 copysign_(Tensor input, Scalar other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
+  functions["_ops"].push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `trunc`.)doc"});
+  functions["_ops"].push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
+
+Alias of `trunc_`.)doc"});
   functions["_ops"].push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
@@ -443,6 +602,10 @@ A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
 
 The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
+  functions["_ops"].push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inverse(Tensor input, *, Tensor? out=None) -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   functions["_linalg"].push_back({"linalg_matrix_rank", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_rank)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
 
@@ -451,6 +614,14 @@ The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative o
 linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
 The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).)doc"});
+  functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_nn"].push_back({"nll_loss_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+
+nll_loss for inputs of any rank: (C,), (N, C) or (N, C, d1, ..., dk) with targets (N, d1, ..., dk); the K-dimensional case runs as nll_loss2d on an (N, C, 1, d1*...*dk) view.)doc"});
   functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
 
@@ -495,6 +666,22 @@ In-place version of copysign(): writes the result into self. The magnitude of `s
 copysign_(Scalar other) -> Tensor
 
 In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
+  methods.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix() -> Tensor
+
+Alias of `trunc`.)doc"});
+  methods.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
+
+Alias of `trunc_`.)doc"});
+  methods.push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inverse() -> Tensor
+
+`linalg.inv` under its older name.)doc"});
+  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_norm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Scalar p=2) -> Tensor
 

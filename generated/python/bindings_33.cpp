@@ -5,13 +5,74 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/repeat_interleave.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/trace.h"
 
 namespace tl::python {
 namespace {
+
+// amax
+PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::amax_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// binary_cross_entropy_backward
+PyObject* fn_nn_binary_cross_entropy_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_backward(grad_output, self, target, weight, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diag_embed
+PyObject* fn_diag_embed(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // mul
 PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -119,6 +180,61 @@ PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// repeat_interleave
+PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.Tensor
+      auto repeats = r.tensor(0);
+      auto output_size = r.toInt64_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(repeats, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_Tensor
+      auto self = r.tensor(0);
+      auto repeats = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // repeat_interleave.self_int
+      auto self = r.tensor(0);
+      auto repeats = r.toInt64(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// soft_margin_loss_backward
+PyObject* fn_nn_soft_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss_backward(grad_output, self, target, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -232,6 +348,39 @@ PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.amax
+PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.diag_embed
+PyObject* method_diag_embed(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto dim2 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.mul
 PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -314,6 +463,37 @@ PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.repeat_interleave
+PyObject* method_repeat_interleave(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.self_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_int
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.toInt64(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.trace
 PyObject* method_trace(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -331,6 +511,18 @@ PyObject* method_trace(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_33(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  functions["_nn"].push_back({"binary_cross_entropy_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+
+The gradient of binary_cross_entropy with respect to `self`: `grad_output * (self - target) / max(self * (1 - self), 1e-12)`, times `weight`, divided by `self.numel()` for mean.)doc"});
+  functions["_ops"].push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   functions["_ops"].push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -359,6 +551,22 @@ Negates every element of `self`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  functions["_ops"].push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_repeat_interleave)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, *, int? output_size=None) -> Tensor
+
+The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum.
+
+repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
+  functions["_nn"].push_back({"soft_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of soft_margin_loss with respect to `self`: `-target * exp(-target * self) / (1 + exp(-target * self)) * grad_output`, divided by `self.numel()` for mean.)doc"});
   functions["_ops"].push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
 
@@ -391,6 +599,14 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 __rmul__(Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag_embed)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
 
@@ -415,6 +631,14 @@ Negates every element of `self`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
 
 In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
+  methods.push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat_interleave)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
   methods.push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trace)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(trace() -> Tensor
 

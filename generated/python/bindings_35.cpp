@@ -8,8 +8,14 @@
 #include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/diagonal_backward.h"
 #include "generated/ops/dot.h"
+#include "generated/ops/dsplit.h"
+#include "generated/ops/hstack.h"
 #include "generated/ops/is_nonzero.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/nanquantile.h"
 #include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/special_digamma.h"
 
 namespace tl::python {
 namespace {
@@ -66,6 +72,52 @@ PyObject* fn_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// dsplit
+PyObject* fn_dsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(Tensor input, int sections)",
+      "dsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// hstack
+PyObject* fn_hstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hstack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::hstack_out(out, tensors); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hstack(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // is_nonzero
 PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -77,6 +129,87 @@ PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool3d_with_indices_backward
+PyObject* fn_nn_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto ceil_mode = r.toBool(6);
+  auto indices = r.tensor(7);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mse_loss_backward
+PyObject* fn_nn_mse_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto result = [&] { GilRelease no_gil; return tl::mse_loss_backward(grad_output, self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nanquantile
+PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+      "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      auto self = r.tensor(0);
+      auto q = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      auto self = r.tensor(0);
+      auto q = r.toDouble(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -101,6 +234,25 @@ PyObject* fn_nn_soft_margin_loss(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// special_digamma
+PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_digamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_digamma_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_digamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.dot
 PyObject* method_dot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -116,6 +268,33 @@ PyObject* method_dot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.dsplit
+PyObject* method_dsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(int sections)",
+      "dsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.is_nonzero
 PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -127,6 +306,39 @@ PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nanquantile
+PyObject* method_nanquantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+      "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.toDouble(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -145,22 +357,70 @@ Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagona
       METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor input, Tensor tensor, *, Tensor? out=None) -> Tensor
 
 The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
+  functions["_ops"].push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
+  functions["_ops"].push_back({"hstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hstack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D tensors, 1 otherwise).)doc"});
   functions["_ops"].push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  functions["_nn"].push_back({"max_pool3d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool3d_with_indices_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+
+The gradient of max_pool3d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
+  functions["_nn"].push_back({"mse_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of mse_loss with respect to `self`: `2 * (self - target) * grad_output`, divided by `self.numel()` for mean.)doc"});
+  functions["_ops"].push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
   functions["_nn"].push_back({"soft_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The two-class logistic loss `log(1 + exp(-target * self))` (targets 1 or -1), reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `digamma` (`torchlite.special.digamma`).)doc"});
   methods.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dot)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor tensor) -> Tensor
 
 The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
+  methods.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
   methods.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero() -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
+  methods.push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanquantile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
   (void)functions;
   (void)methods;
 }

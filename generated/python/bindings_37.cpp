@@ -6,14 +6,36 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/linalg_matrix_norm.h"
+#include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/slice.h"
+#include "generated/ops/swapaxes.h"
 
 namespace tl::python {
 namespace {
+
+// _adaptive_avg_pool2d_backward
+PyObject* fn_nn__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d_backward(grad_output, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _adaptive_avg_pool3d_backward
 PyObject* fn_nn__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -27,6 +49,34 @@ PyObject* fn_nn__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* co
   auto self = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool3d_backward(grad_output, self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _fused_adamw_
+PyObject* fn__fused_adamw_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_avg_sqs = r.tensorlist(3);
+  auto max_exp_avg_sqs = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto beta1 = r.toDouble(7);
+  auto beta2 = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto eps = r.toDouble(10);
+  auto amsgrad = r.toBool(11);
+  auto maximize = r.toBool(12);
+  auto grad_scale = r.optional_tensor(13);
+  auto found_inf = r.optional_tensor(14);
+  [&] { GilRelease no_gil; tl::_fused_adamw_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
+  Py_RETURN_NONE;
   TL_PY_CATCH
 }
 
@@ -69,6 +119,101 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// linalg_matrix_norm
+PyObject* fn_linalg_linalg_matrix_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_norm.str_ord
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logsumexp
+PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::logsumexp_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pad
+PyObject* fn_nn_pad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pad(Tensor input, int[] pad, str mode='constant', float? value=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto mode = r.string(2);
+  auto value = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::pad(self, pad, mode, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// positive
+PyObject* fn_positive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // slice
 PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -87,6 +232,36 @@ PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// swapaxes
+PyObject* fn_swapaxes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(Tensor input, int axis0, int axis1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto axis0 = r.toInt64(1);
+  auto axis1 = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__pos__
+PyObject* operator__pos__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__pos__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.allclose
 PyObject* method_allclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -101,6 +276,36 @@ PyObject* method_allclose(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto atol = r.toDouble(2);
   auto equal_nan = r.toBool(3);
   auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logsumexp
+PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(int[1] dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.positive
+PyObject* method_positive(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -123,13 +328,53 @@ PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.swapaxes
+PyObject* method_swapaxes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.swapaxes_
+PyObject* method_swapaxes_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes_(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes_(self, axis0, axis1); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_37(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_nn"].push_back({"_adaptive_avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of _adaptive_avg_pool2d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
   functions["_nn"].push_back({"_adaptive_avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of _adaptive_avg_pool3d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
+  functions["_ops"].push_back({"_fused_adamw_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adamw_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+`_fused_adam_` with decoupled weight decay (the parameters scaled by 1 - lr * weight_decay first), AdamW's rule.)doc"});
   functions["_ops"].push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_allclose)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
 
@@ -138,18 +383,62 @@ Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)d
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The matrix `ord`-norm over the two dims `dim`: 1/-1 the largest/smallest column sum of absolute values, inf/-inf of row sums, 2/-2 the largest/smallest singular value (`torchlite.linalg.matrix_norm`).
+
+linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The Frobenius ('fro') or nuclear ('nuc': the sum of the singular values) norm over the two dims `dim`.)doc"});
+  functions["_ops"].push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"pad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_pad)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor
+
+`self` padded along its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards): mode 'constant' (with `value`, any number of dims; negative pads crop), 'reflect', 'replicate' or 'circular' (1 to 3 trailing dims of a batched or unbatched input).)doc"});
+  functions["_ops"].push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_positive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   functions["_ops"].push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  functions["_ops"].push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapaxes)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(Tensor input, int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
+  methods.push_back({"__pos__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pos__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pos__() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   methods.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_allclose)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
 
 Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
+  methods.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_positive)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(positive() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
+  methods.push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
+  methods.push_back({"swapaxes_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes_(int axis0, int axis1) -> Tensor
+
+`transpose_(self, axis0, axis1)`: swaps two dimensions of `self` in place.)doc"});
   (void)functions;
   (void)methods;
 }

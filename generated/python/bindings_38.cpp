@@ -9,8 +9,10 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/avg_pool3d.h"
 #include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linspace.h"
 #include "generated/ops/logcumsumexp.h"
 
@@ -101,6 +103,39 @@ PyObject* fn_arcsin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// arcsinh
+PyObject* fn_arcsinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arcsinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsinh_
+PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // avg_pool3d
 PyObject* fn_nn_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -147,6 +182,27 @@ PyObject* fn_linalg_linalg_cholesky_ex(PyObject* /*module*/, PyObject* const* ar
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex(self, upper, check_errors); }();
   return wrap_named(linalg_cholesky_ex_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_cross
+PyObject* fn_linalg_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dim = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cross_out(out, self, other, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cross(self, other, dim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -333,6 +389,34 @@ PyObject* method_arcsin_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.arcsinh
+PyObject* method_arcsinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsinh_
+PyObject* method_arcsinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logcumsumexp
 PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -373,6 +457,14 @@ Alias of `asin`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
 
 Alias of `asin_`.)doc"});
+  functions["_ops"].push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `asinh`.)doc"});
+  functions["_ops"].push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
+
+Alias of `asinh_`.)doc"});
   functions["_nn"].push_back({"avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
 
@@ -381,6 +473,10 @@ The mean of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The Cholesky factor of each symmetric positive-definite matrix of `self` (LAPACK's potrf, reading its lower triangle, or its upper one when `upper`): `A = L L^H` (`A = U^H U`); `info` per matrix (k > 0: the leading minor of order k is not positive-definite). Raises only with `check_errors` (`torchlite.linalg.cholesky_ex`).)doc"});
+  functions["_ops"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
+
+The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`).)doc"});
   functions["_ops"].push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
 
@@ -421,6 +517,14 @@ Alias of `asin`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_() -> Tensor
 
 Alias of `asin_`.)doc"});
+  methods.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh() -> Tensor
+
+Alias of `asinh`.)doc"});
+  methods.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_() -> Tensor
+
+Alias of `asinh_`.)doc"});
   methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
 

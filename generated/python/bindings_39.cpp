@@ -4,16 +4,175 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_sgd.h"
+#include "generated/ops/add.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/avg_pool2d.h"
 #include "generated/ops/ceil.h"
+#include "generated/ops/clip.h"
 #include "generated/ops/corrcoef.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/masked_select.h"
+#include "generated/ops/pinverse.h"
 #include "generated/ops/ravel.h"
 #include "generated/ops/tan.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* histogramdd_type = nullptr;
+
+// _fused_sgd_
+PyObject* fn__fused_sgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto momentum_buffer_list = r.tensorlist(2);
+  auto weight_decay = r.toDouble(3);
+  auto momentum = r.toDouble(4);
+  auto lr = r.toDouble(5);
+  auto dampening = r.toDouble(6);
+  auto nesterov = r.toBool(7);
+  auto maximize = r.toBool(8);
+  auto is_first_step = r.toBool(9);
+  auto grad_scale = r.optional_tensor(10);
+  auto found_inf = r.optional_tensor(11);
+  [&] { GilRelease no_gil; tl::_fused_sgd_(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// add
+PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
+      "add(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::add_out(out, self, other, alpha); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// add_
+PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add_(Tensor input, Tensor other, *, Scalar alpha=1)",
+      "add_(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// arctanh
+PyObject* fn_arctanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::arctanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctanh_
+PyObject* fn_arctanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool2d
+PyObject* fn_nn_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto divisor_override = r.toInt64_optional(6);
+  if (!r.is_none(7)) {
+    auto out = r.tensor(7);
+    auto result = [&] { GilRelease no_gil; return tl::avg_pool2d_out(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // ceil
 PyObject* fn_ceil(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -48,6 +207,74 @@ PyObject* fn_ceil_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// clip
+PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clip_
+PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clip_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // corrcoef
 PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -58,6 +285,125 @@ PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histogramdd
+PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogramdd
+      auto self = r.tensor(0);
+      auto bins = r.intlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, IntArrayRef(bins), as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 1: {  // histogramdd.int_bins
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 2: {  // histogramdd.TensorList_bins
+      auto self = r.tensor(0);
+      auto bins = r.tensorlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, TensorList(bins), as_arg(range), weight, density); }();
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_fill
+PyObject* fn_index_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_fill_
+PyObject* fn_index_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill_(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// isreal
+PyObject* fn_isreal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -78,6 +424,21 @@ PyObject* fn_masked_select(PyObject* /*module*/, PyObject* const* args, Py_ssize
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pinverse
+PyObject* fn_pinverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(Tensor input, float rcond=1e-15)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto rcond = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -129,6 +490,179 @@ PyObject* fn_tan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.__add__
+PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__add__(Tensor other, *, Scalar alpha=1)",
+      "__add__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__iadd__
+PyObject* operator__iadd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__iadd__(Tensor other, *, Scalar alpha=1)",
+      "__iadd__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__radd__
+PyObject* operator__radd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__radd__(Tensor other, *, Scalar alpha=1)",
+      "__radd__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.add
+PyObject* method_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add(Tensor other, *, Scalar alpha=1)",
+      "add(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.add_
+PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add_(Tensor other, *, Scalar alpha=1)",
+      "add_(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // add_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.arctanh
+PyObject* method_arctanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctanh_
+PyObject* method_arctanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.ceil
 PyObject* method_ceil(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -154,6 +688,64 @@ PyObject* method_ceil_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::ceil_(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.clip
+PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor? min=None, Tensor? max=None)",
+      "clip(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clip_
+PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor? min=None, Tensor? max=None)",
+      "clip_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -187,6 +779,82 @@ PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.index_fill
+PyObject* method_index_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(int dim, Tensor index, Scalar value)",
+      "index_fill(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_fill_
+PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(int dim, Tensor index, Scalar value)",
+      "index_fill_(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.isreal
+PyObject* method_isreal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.masked_select
 PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -198,6 +866,21 @@ PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssiz
   const Tensor& self = unpack_tensor(py_self);
   auto mask = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.pinverse
+PyObject* method_pinverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(float rcond=1e-15)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto rcond = r.toDouble(0);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -247,6 +930,39 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_39(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
+  functions["_ops"].push_back({"_fused_sgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_sgd_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+One SGD step for every parameter of `self` (PyTorch's `_fused_sgd_`; its `grads` is named `grad_list` here): weight decay, momentum (the buffers are set to the gradient when `is_first_step`), Nesterov, maximize. `grad_scale` divides the gradients first (written back), a `found_inf` of 1 skips the step.)doc"});
+  functions["_ops"].push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions["_ops"].push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  functions["_ops"].push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `atanh`.)doc"});
+  functions["_ops"].push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
+
+Alias of `atanh_`.)doc"});
+  functions["_nn"].push_back({"avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
+
+The mean of each `kernel_size` window (spaced by `stride`, over the input zero-padded by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input: divided by the window's size with the padding (`count_include_pad`), without it, or by `divisor_override`. int64 means truncate.)doc"});
   functions["_ops"].push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -255,14 +971,66 @@ The smallest integer not below every element of `self`, in `self`'s dtype; integ
       METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_(Tensor input) -> Tensor
 
 In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  functions["_ops"].push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   functions["_ops"].push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
 
 The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
+  functions["_ops"].push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors.
+
+histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with `bins` equal bins along every coordinate.
+
+histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with the increasing edges of each coordinate given (`bins[d]`, of `self`'s dtype); `range` is then unused, and the edges returned are the tensors given.)doc"});
+  functions["_ops"].push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  functions["_ops"].push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  functions["_ops"].push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
+
+True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
   functions["_ops"].push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  functions["_ops"].push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pinverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(Tensor input, float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   functions["_ops"].push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
 
@@ -275,6 +1043,54 @@ The tangent of every element of `self` (radians); integer inputs give the defaul
       METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
 
 In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__add__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__add__(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"__iadd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iadd__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__iadd__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__iadd__(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"__radd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__radd__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__radd__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__radd__(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add_(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh() -> Tensor
+
+Alias of `atanh`.)doc"});
+  methods.push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_() -> Tensor
+
+Alias of `atanh_`.)doc"});
   methods.push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ceil)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil() -> Tensor
 
@@ -283,6 +1099,22 @@ The smallest integer not below every element of `self`, in `self`'s dtype; integ
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_() -> Tensor
 
 In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  methods.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
   methods.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_corrcoef)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef() -> Tensor
 
@@ -291,10 +1123,34 @@ The Pearson correlation coefficients of the variables in the rows of `self` (`co
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
 
 A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
+  methods.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isreal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
+
+True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
   methods.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
 
 The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  methods.push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pinverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
   methods.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ravel)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ravel() -> Tensor
 

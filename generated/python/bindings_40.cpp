@@ -4,15 +4,63 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_slogdet_type = nullptr;
+PyTypeObject* linalg_slogdet_out_type = nullptr;
+
+// _upsample_nearest_exact3d
+PyObject* fn_nn__upsample_nearest_exact3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact3d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_d = r.toDouble_optional(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d_out(out, self, output_size, scales_d, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // cat
 PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -31,6 +79,43 @@ PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   }
   auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv3d
+PyObject* fn_conv3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1)",
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv3d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv3d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -93,6 +178,22 @@ PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// l1_loss
+PyObject* fn_nn_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "l1_loss(Tensor input, Tensor target, int reduction=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::l1_loss(self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_inv
 PyObject* fn_linalg_linalg_inv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -108,6 +209,104 @@ PyObject* fn_linalg_linalg_inv(PyObject* /*module*/, PyObject* const* args, Py_s
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_inv(A); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_slogdet
+PyObject* fn_linalg_linalg_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_slogdet(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet_out(sign, logabsdet, A); }();
+    return wrap_named(linalg_slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet(A); }();
+  return wrap_named(linalg_slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad3d
+PyObject* fn_nn_reflection_pad3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// renorm
+PyObject* fn_renorm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.scalar(1);
+  auto dim = r.toInt64(2);
+  auto maxnorm = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::renorm_out(out, self, p, dim, maxnorm); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// renorm_
+PyObject* fn_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.scalar(1);
+  auto dim = r.toInt64(2);
+  auto maxnorm = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rms_norm
+PyObject* fn_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto eps = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::rms_norm(input, normalized_shape, weight, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -282,6 +481,40 @@ PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// Tensor.renorm
+PyObject* method_renorm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.renorm_
+PyObject* method_renorm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm_(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.std
 PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -351,10 +584,28 @@ PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void add_bindings_40(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_slogdet_type = return_type("linalg_slogdet", {"sign", "logabsdet"});
+  linalg_slogdet_out_type = return_type("linalg_slogdet_out", {"sign", "logabsdet"});
+  functions["_nn"].push_back({"_upsample_nearest_exact3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact3d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
+  functions["_ops"].push_back({"conv3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution of `(N, C, D, H, W)` or unbatched `(C, D, H, W)` input with `weight` `(out, C/groups, kd, kh, kw)`.
+
+conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input).)doc"});
   functions["_ops"].push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -371,10 +622,34 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Tensor input, Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
+
+The absolute error `|self - target|` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
   functions["_linalg"].push_back({"linalg_inv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv(Tensor A, *, Tensor? out=None) -> Tensor
 
 The inverse of each square matrix of `A` (solving `A X = I` through A's LU factorization); a singular matrix raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.inv`).)doc"});
+  functions["_linalg"].push_back({"linalg_slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_slogdet(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The sign and the log of the absolute value of the determinant of each square matrix of `A` (`torchlite.linalg.slogdet`); a singular matrix gives sign 0 and `-inf`.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, D, H, W) or (N, C, D, H, W) padded along W, H and D with the reflection of its elements; `padding` is (left, right, top, bottom, front, back).)doc"});
+  functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions["_ops"].push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path.)doc"});
   functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 
@@ -423,6 +698,14 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 floor_divide_(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  methods.push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
   methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
 

@@ -8,9 +8,14 @@
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/det.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
 
 namespace tl::python {
@@ -108,6 +113,43 @@ PyObject* fn_conv2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// cumsum
+PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::cumsum_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumsum_
+PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // det
 PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -118,6 +160,22 @@ PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::det(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardshrink_backward
+PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -160,6 +218,92 @@ PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_logsumexp
+PyObject* fn_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::special_logsumexp_out(out, self, dim, keepdim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_logsumexp(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_xlog1py
+PyObject* fn_special_xlog1py(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_xlog1py
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_xlog1py.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_xlog1py.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// split_with_sizes
+PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto split_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -212,6 +356,38 @@ PyObject* method_cholesky_inverse(PyObject* py_self, PyObject* const* args, Py_s
   TL_PY_CATCH
 }
 
+// Tensor.cumsum
+PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum_
+PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.det
 PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -222,6 +398,22 @@ PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   parser.parse(py_self, args, nargs, kwnames, parsed);
   const Tensor& self = unpack_tensor(py_self);
   auto result = [&] { GilRelease no_gil; return tl::det(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.split_with_sizes
+PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(int[] split_sizes, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto split_sizes = r.intlist(0);
+  auto dim = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -277,10 +469,22 @@ The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self
 conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
 
 2-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input; an odd total padding puts the extra row/column at the end).)doc"});
+  functions["_ops"].push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  functions["_ops"].push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions["_ops"].push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_det)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(det(Tensor input) -> Tensor
 
 `linalg.det`: the determinant of each square matrix of `self`.)doc"});
+  functions["_nn"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
   functions["_nn"].push_back({"huber_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None) -> Tensor
 
@@ -289,6 +493,26 @@ The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
 
 `self` (C, H, W) or (N, C, H, W) padded along W and H with the reflection of its elements; `padding` is (left, right, top, bottom), each less than its dim.)doc"});
+  functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Alias of `logsumexp` (`torchlite.special.logsumexp`).)doc"});
+  functions["_ops"].push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlog1py)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`).
+
+special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `self` (`torchlite.special.xlog1py`).
+
+special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`).)doc"});
+  functions["_ops"].push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
   functions["_ops"].push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -301,10 +525,22 @@ The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(bool upper=False) -> Tensor
 
 The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
+  methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   methods.push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_det)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(det() -> Tensor
 
 `linalg.det`: the determinant of each square matrix of `self`.)doc"});
+  methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
   methods.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(square() -> Tensor
 

@@ -6,14 +6,24 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/linalg_lu.h"
 #include "generated/ops/linalg_lu_factor.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
 #include "generated/ops/sigmoid_backward.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/stack.h"
 #include "generated/ops/svd.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl::python {
 namespace {
@@ -25,6 +35,77 @@ PyTypeObject* linalg_lu_factor_out_type = nullptr;
 PyTypeObject* linalg_lu_out_type = nullptr;
 PyTypeObject* svd_type = nullptr;
 PyTypeObject* svd_out_type = nullptr;
+
+// _upsample_nearest_exact1d
+PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// conv1d
+PyObject* fn_conv1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)",
+      "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv1d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv1d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv1d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      auto result = [&] { GilRelease no_gil; return tl::conv1d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // diagonal_copy
 PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -95,6 +176,73 @@ PyObject* fn_linalg_linalg_lu_factor(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
+// logit
+PyObject* fn_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(Tensor input, float? eps=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::logit_out(out, self, eps); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logit_
+PyObject* fn_logit_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(Tensor input, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_scatter
+PyObject* fn_masked_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor input, Tensor mask, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_scatter_
+PyObject* fn_masked_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto source = r.tensor(2);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // narrow
 PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -112,6 +260,45 @@ PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// native_batch_norm_backward
+PyObject* fn_nn_native_batch_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto save_mean = r.optional_tensor(5);
+  auto save_invstd = r.optional_tensor(6);
+  auto train = r.toBool(7);
+  auto eps = r.toDouble(8);
+  auto output_mask = r.boollist<3>(9);
+  auto result = [&] { GilRelease no_gil; return tl::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_dropout
+PyObject* fn_native_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout(Tensor input, float p, bool? train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // poisson
 PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -123,6 +310,26 @@ PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto self = r.tensor(0);
   auto generator = r.generator_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::poisson(self, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad1d
+PyObject* fn_nn_reflection_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d(self, padding); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -180,6 +387,42 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// softshrink_backward
+PyObject* fn_nn_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::softshrink_backward(grad_output, self, lambd); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// stack
+PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::stack_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // svd
 PyObject* fn_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -202,6 +445,106 @@ PyObject* fn_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   }
   auto result = [&] { GilRelease no_gil; return tl::svd(self, some, compute_uv); }();
   return wrap_named(svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// upsample_trilinear3d
+PyObject* fn_nn_upsample_trilinear3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_trilinear3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_d = r.toDouble_optional(3);
+      auto scales_h = r.toDouble_optional(4);
+      auto scales_w = r.toDouble_optional(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_out(out, self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_trilinear3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.logit
+PyObject* method_logit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logit_
+PyObject* method_logit_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_scatter
+PyObject* method_masked_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_scatter_
+PyObject* method_masked_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter_(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -275,6 +618,22 @@ void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& method
   linalg_lu_out_type = return_type("linalg_lu_out", {"P", "L", "U"});
   svd_type = return_type("svd", {"U", "S", "V"});
   svd_out_type = return_type("svd_out", {"U", "S", "V"});
+  functions["_nn"].push_back({"_upsample_nearest_exact1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"conv1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+
+1-D convolution of `(N, C, L)` or unbatched `(C, L)` input with `weight` `(out, C/groups, k)`.
+
+conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+
+1-D convolution with `padding='valid'` (none) or `'same'` (the output as long as the input; an odd total padding puts the extra element at the end).)doc"});
   functions["_ops"].push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
 
@@ -287,14 +646,42 @@ The LU factorization with partial pivoting unpacked: `A = P @ L @ U` (`torchlite
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 `linalg_lu_factor_ex` that raises when a matrix is singular, naming the batch element (`torchlite.linalg.lu_factor`).)doc"});
+  functions["_ops"].push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  functions["_ops"].push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
+
+In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   functions["_ops"].push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
 A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
+  functions["_nn"].push_back({"native_batch_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_batch_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_batch_norm` for input, weight and bias (those `output_mask` asks for) from the saved batch statistics (`train`) or the running ones, with per-channel sums in one pass.)doc"});
+  functions["_ops"].push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
+
+Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
   functions["_ops"].push_back({"poisson", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
 
 A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
+  functions["_nn"].push_back({"reflection_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W with the reflection of its elements (the edge not repeated); each pad must be less than W.)doc"});
   functions["_ops"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
@@ -307,10 +694,42 @@ The sine of every element of `self` (radians); integer inputs give the default f
       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
+  functions["_ops"].push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
   functions["_ops"].push_back({"svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_svd)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
 The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V).)doc"});
+  functions["_nn"].push_back({"upsample_trilinear3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by trilinear interpolation; `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_trilinear3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  methods.push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor mask, Tensor source) -> Tensor
+
+In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
 

@@ -6,12 +6,19 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/addmv.h"
 #include "generated/ops/arctan.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/mode.h"
+#include "generated/ops/nonzero.h"
 #include "generated/ops/rnn_relu_cell.h"
+#include "generated/ops/sigmoid.h"
 #include "generated/ops/special_logit.h"
 
 namespace tl::python {
@@ -20,6 +27,21 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* mode_type = nullptr;
 PyTypeObject* mode_out_type = nullptr;
+
+// _unsafe_view
+PyObject* fn__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unsafe_view(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_unsafe_view(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // addmv
 PyObject* fn_addmv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -95,6 +117,59 @@ PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// bucketize
+PyObject* fn_bucketize(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)",
+      "bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bucketize.Tensor
+      auto self = r.tensor(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::bucketize_out(out, self, boundaries, out_int32, right); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bucketize.Scalar
+      auto self = r.scalar(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cdist
+PyObject* fn_cdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto compute_mode = r.toInt64_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::cdist(x1, x2, p, compute_mode); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // diff
 PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -118,6 +193,28 @@ PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// instance_norm
+PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto use_input_stats = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_multi_dot
 PyObject* fn_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -133,6 +230,27 @@ PyObject* fn_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ss
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot(tensors); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve
+PyObject* fn_linalg_linalg_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_out(out, A, B, left); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve(A, B, left); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -161,6 +279,25 @@ PyObject* fn_mode(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// nonzero
+PyObject* fn_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::nonzero_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rnn_relu_cell
 PyObject* fn_rnn_relu_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -176,6 +313,39 @@ PyObject* fn_rnn_relu_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto b_ih = r.optional_tensor(4);
   auto b_hh = r.optional_tensor(5);
   auto result = [&] { GilRelease no_gil; return tl::rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid
+PyObject* fn_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_
+PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -298,11 +468,57 @@ PyObject* method_mode(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.nonzero
+PyObject* method_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid
+PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid_
+PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_43(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   mode_type = return_type("mode", {"values", "indices"});
   mode_out_type = return_type("mode_out", {"values", "indices"});
+  functions["_ops"].push_back({"_unsafe_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unsafe_view)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unsafe_view(Tensor input, int[] size) -> Tensor
+
+`self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`.)doc"});
   functions["_ops"].push_back({"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -319,22 +535,54 @@ Alias of `atan`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
 
 Alias of `atan_`.)doc"});
+  functions["_ops"].push_back({"bucketize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucketize)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None) -> Tensor
+
+The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it.
+
+bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+
+`bucketize` of one number (promoted as a Python number): a 0-d index.)doc"});
+  functions["_ops"].push_back({"cdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cdist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+
+The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes.)doc"});
   functions["_ops"].push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 
 The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
+  functions["_ops"].push_back({"instance_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_instance_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
   functions["_ops"].push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_multi_dot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`).)doc"});
+  functions["_linalg"].push_back({"linalg_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None) -> Tensor
+
+The solution X of `A X = B` (`X A = B` when not `left`) for square A, through A's LU factorization; B may be a batch of vectors; batch dims broadcast. A singular A raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.solve`).)doc"});
   functions["_ops"].push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
+  functions["_ops"].push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
   functions["_ops"].push_back({"rnn_relu_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu_cell)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
 
 One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`.)doc"});
+  functions["_ops"].push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 
@@ -363,6 +611,18 @@ The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_x
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mode(int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
+  methods.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero() -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
+  methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -11,9 +11,14 @@
 #include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/hardshrink.h"
 #include "generated/ops/nll_loss_backward.h"
+#include "generated/ops/topk.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* topk_type = nullptr;
+PyTypeObject* topk_out_type = nullptr;
 
 // _adaptive_avg_pool3d
 PyObject* fn__adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -111,6 +116,32 @@ PyObject* fn_nn_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// topk
+PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto largest = r.toBool(3);
+  auto sorted = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto outs = r.tensorlist(5);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
+    return wrap_named(topk_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  return wrap_named(topk_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.hardshrink
 PyObject* method_hardshrink(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -126,9 +157,29 @@ PyObject* method_hardshrink(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.topk
+PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto largest = r.toBool(2);
+  auto sorted = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  return wrap_named(topk_type, wrap(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_44(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  topk_type = return_type("topk", {"values", "indices"});
+  topk_out_type = return_type("topk_out", {"values", "indices"});
   functions["_ops"].push_back({"_adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor
 
@@ -149,10 +200,18 @@ The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 
 The gradient of nll_loss_forward with respect to `self`: zero except `-weight[t] * grad_output` (divided by `total_weight` for mean) at each counted sample's target class.)doc"});
+  functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   methods.push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hardshrink)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Scalar lambd=0.5) -> Tensor
 
 The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
+  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,7 +6,14 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/cummax.h"
+#include "generated/ops/log_softmax.h"
+#include "generated/ops/relu6.h"
+#include "generated/ops/silu_backward.h"
+#include "generated/ops/vdot.h"
 
 namespace tl::python {
 namespace {
@@ -14,6 +21,77 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* cummax_type = nullptr;
 PyTypeObject* cummax_out_type = nullptr;
+
+// _adaptive_avg_pool2d
+PyObject* fn__adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d(Tensor input, int[2] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos
+PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::acos_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos_
+PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_max_pool3d
+PyObject* fn_nn_adaptive_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d_out(out, indices, self, output_size); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // cummax
 PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -38,6 +116,118 @@ PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// log_softmax
+PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::log_softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6
+PyObject* fn_nn_relu6(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6_
+PyObject* fn_nn_relu6_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::relu6_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_backward
+PyObject* fn_nn_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto result = [&] { GilRelease no_gil; return tl::silu_backward(grad_output, self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// vdot
+PyObject* fn_vdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::vdot_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acos
+PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acos_
+PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cummax
 PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -53,19 +243,102 @@ PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.log_softmax
+PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.vdot
+PyObject* method_vdot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_45(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   cummax_type = return_type("cummax", {"values", "indices"});
   cummax_out_type = return_type("cummax_out", {"values", "indices"});
+  functions["_ops"].push_back({"_adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor
+
+The mean of each of the `output_size` windows that tile every (H, W) plane of a (C, H, W) or (N, C, H, W) input: output row i covers input rows floor(i * H / oH) to ceil((i + 1) * H / oH).)doc"});
+  functions["_ops"].push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each of the `output_size` windows that tile every (D, H, W) volume and its index in the volume; as adaptive_max_pool2d.)doc"});
   functions["_ops"].push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  functions["_ops"].push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  functions["_nn"].push_back({"relu6", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6(Tensor input) -> Tensor
+
+Clamps every element of `self` to [0, 6] (hardtanh(self, 0, 6)).)doc"});
+  functions["_nn"].push_back({"relu6_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6_(Tensor input) -> Tensor
+
+In-place relu6.)doc"});
+  functions["_nn"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of silu: `grad_output * s * (1 + x * (1 - s))` with s = sigmoid(x).)doc"});
+  functions["_ops"].push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
+  methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
 
 The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
+  methods.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vdot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor other) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   (void)functions;
   (void)methods;
 }

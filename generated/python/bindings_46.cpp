@@ -4,13 +4,23 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/floor.h"
+#include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/lgamma.h"
 #include "generated/ops/logical_or.h"
+#include "generated/ops/special_log1p.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* frexp_type = nullptr;
+PyTypeObject* frexp_out_type = nullptr;
 
 // chunk
 PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -61,6 +71,162 @@ PyObject* fn_floor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// frexp
+PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& mantissa = outs[0];
+    const Tensor& exponent = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
+    return wrap_named(frexp_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
+  return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// hardtanh
+PyObject* fn_nn_hardtanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::hardtanh_out(out, self, min_val, max_val); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh(self, min_val, max_val); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_
+PyObject* fn_nn_hardtanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_(self, min_val, max_val); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// less_equal
+PyObject* fn_less_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "less_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// less_equal_
+PyObject* fn_less_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal_(Tensor input, Tensor other)",
+      "less_equal_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// lgamma
+PyObject* fn_lgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::lgamma_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lgamma_
+PyObject* fn_lgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logical_or
 PyObject* fn_logical_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -92,6 +258,25 @@ PyObject* fn_logical_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_log1p
+PyObject* fn_special_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::special_log1p_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::special_log1p(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -140,6 +325,102 @@ PyObject* method_floor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.frexp
+PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
+  return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal
+PyObject* method_less_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor other)",
+      "less_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal_
+PyObject* method_less_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal_(Tensor other)",
+      "less_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma
+PyObject* method_lgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma_
+PyObject* method_lgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logical_or
 PyObject* method_logical_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -173,6 +454,8 @@ PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_
 }  // namespace
 
 void add_bindings_46(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  frexp_type = return_type("frexp", {"mantissa", "exponent"});
+  frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
   functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -185,6 +468,42 @@ The largest integer not above every element of `self`, in `self`'s dtype; intege
       METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
 
 In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  functions["_nn"].push_back({"hardtanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None) -> Tensor
+
+Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_nn"].push_back({"hardtanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+
+In-place version of hardtanh(): writes the result into self. Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_ops"].push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.
+
+less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.)doc"});
+  functions["_ops"].push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.
+
+less_equal_(Tensor input, Scalar other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
+  functions["_ops"].push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_(Tensor input) -> Tensor
+
+In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -193,6 +512,10 @@ True where `self` or `other` is nonzero, element by element with broadcasting; i
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_ops"].push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log1p)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `log1p` (`torchlite.special.log1p`).)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -205,6 +528,34 @@ The largest integer not above every element of `self`, in `self`'s dtype; intege
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_() -> Tensor
 
 In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  methods.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor other) -> Tensor
+
+Alias of `le`.
+
+less_equal(Scalar other) -> Tensor
+
+Alias of `le`.)doc"});
+  methods.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.
+
+less_equal_(Scalar other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
+  methods.push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma() -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_() -> Tensor
+
+In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
   methods.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor other) -> Tensor
 

@@ -5,13 +5,32 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
+#include "generated/ops/linalg_norm.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
+#include "generated/ops/special_softmax.h"
 
 namespace tl::python {
 namespace {
+
+// adaptive_max_pool1d
+PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool1d(Tensor input, int[1] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool1d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // broadcast_tensors
 PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -44,6 +63,49 @@ PyObject* fn_nn_glu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   }
   auto result = [&] { GilRelease no_gil; return tl::glu(self, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_norm
+PyObject* fn_linalg_linalg_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar_optional(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_norm.ord_str
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -104,6 +166,43 @@ PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// multilabel_margin_loss
+PyObject* fn_nn_multilabel_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_out(out, self, target, reduction); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss(self, target, reduction); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_softmax
+PyObject* fn_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::special_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.log1p
 PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -135,6 +234,10 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"adaptive_max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_max_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
+
+adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row.)doc"});
   functions["_ops"].push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
 
@@ -143,6 +246,14 @@ Views of `tensors` broadcast to their common shape. From Python `torchlite.broad
       METH_FASTCALL | METH_KEYWORDS, R"doc(glu(Tensor input, int dim=-1, *, Tensor? out=None) -> Tensor
 
 The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` along `dim` (whose size must be even).)doc"});
+  functions["_linalg"].push_back({"linalg_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector norm (`dim` of one dim, or all elements when `dim` and `ord` are None) or matrix norm (`dim` of two dims, or a 2-D input with `ord`) of `self` (`torchlite.linalg.norm`).
+
+linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+`linalg.norm` with ord 'fro' or 'nuc' (a matrix norm).)doc"});
   functions["_ops"].push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -155,6 +266,14 @@ In-place version of log1p(): writes the result into self. `log(1 + x)` for every
       METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `target`: per sample, the sum over classes i other than y of `weight[y] * max(0, margin - self[y] + self[i]) ** p` (p 1 or 2), divided by C.)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The loss of multilabel_margin_loss_forward.)doc"});
+  functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
+
+Alias of `softmax` (`torchlite.special.softmax`).)doc"});
   methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
 

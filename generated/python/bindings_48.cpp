@@ -8,8 +8,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
+#include "generated/ops/channel_shuffle.h"
+#include "generated/ops/gru.h"
 #include "generated/ops/linalg_solve_ex.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/mm.h"
+#include "generated/ops/pairwise_distance.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_linear1d_backward.h"
@@ -77,6 +81,43 @@ PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// channel_shuffle
+PyObject* fn_channel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "channel_shuffle(Tensor input, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto groups = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::channel_shuffle(self, groups); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gru
+PyObject* fn_gru(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_solve_ex
 PyObject* fn_linalg_linalg_solve_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -138,6 +179,44 @@ PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// mm
+PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::mm_out(out, self, mat2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pairwise_distance
+PyObject* fn_pairwise_distance(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto eps = r.toDouble(3);
+  auto keepdim = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::pairwise_distance(x1, x2, p, eps, keepdim); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -314,6 +393,21 @@ PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.mm
+PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mm(Tensor mat2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_48(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -331,6 +425,14 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  functions["_ops"].push_back({"channel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_channel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(channel_shuffle(Tensor input, int groups) -> Tensor
+
+`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups.)doc"});
+  functions["_ops"].push_back({"gru", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n).)doc"});
   functions["_linalg"].push_back({"linalg_solve_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -343,6 +445,14 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions["_ops"].push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
+
+Matrix product of two 2-D tensors.)doc"});
+  functions["_ops"].push_back({"pairwise_distance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pairwise_distance)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+
+The p-norm of `x1 - x2 + eps` (broadcast) along the last dim.)doc"});
   functions["_nn"].push_back({"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
 
@@ -383,6 +493,10 @@ The mean of all elements of `self` (floating-point inputs, or a floating `dtype`
 mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
+
+Matrix product of two 2-D tensors.)doc"});
   (void)functions;
   (void)methods;
 }

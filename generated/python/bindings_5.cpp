@@ -9,7 +9,13 @@
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_solve_triangular.h"
+#include "generated/ops/log.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/special_log_softmax.h"
+#include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl::python {
@@ -99,6 +105,26 @@ PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// ger
+PyObject* fn_ger(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ger(Tensor input, Tensor vec2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::ger_out(out, self, vec2); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // im2col
 PyObject* fn_nn_im2col(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -122,6 +148,129 @@ PyObject* fn_nn_im2col(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// linalg_solve_triangular
+PyObject* fn_linalg_linalg_solve_triangular(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto B = r.tensor(1);
+  auto upper = r.toBool(2);
+  auto left = r.toBool(3);
+  auto unitriangular = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_triangular_out(out, self, B, upper, left, unitriangular); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve_triangular(self, B, upper, left, unitriangular); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log
+PyObject* fn_log(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log_
+PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::log_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rsub
+PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsub(Tensor input, Tensor other, *, Scalar alpha=1)",
+      "rsub(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // rsub.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // rsub.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// special_log_softmax
+PyObject* fn_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::special_log_softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tensordot
+PyObject* fn_tensordot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims_self = r.intlist(2);
+  auto dims_other = r.intlist(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::tensordot_out(out, self, other, dims_self, dims_other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tensordot(self, other, dims_self, dims_other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // triplet_margin_loss
 PyObject* fn_triplet_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -141,6 +290,22 @@ PyObject* fn_triplet_margin_loss(PyObject* /*module*/, PyObject* const* args, Py
   auto result = [&] { GilRelease no_gil; return tl::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction); }();
   return wrap(std::move(result));
   TL_PY_CATCH
+}
+
+// Tensor.__rsub__
+PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rsub__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.scalar(0);
+  auto alpha = r.scalar(1);
+  auto result = [&] { GilRelease no_gil; return tl::rsub(self, other, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor._test_mul_add
@@ -186,6 +351,49 @@ PyObject* method_cos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.ger
+PyObject* method_ger(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ger(Tensor vec2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec2 = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::ger(self, vec2); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log
+PyObject* method_log(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log_
+PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::log_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -207,14 +415,50 @@ The cosine of every element of `self` (radians); integer inputs give the default
       METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ger)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
+
+Alias of `outer`.)doc"});
   functions["_nn"].push_back({"im2col", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_im2col)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
 
 The sliding blocks of a `(N, C, H, W)` or `(C, H, W)` input as columns `(N, C * kh * kw, L)` (`torch.nn.functional.unfold`).)doc"});
+  functions["_linalg"].push_back({"linalg_solve_triangular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_triangular)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None) -> Tensor
+
+Solves `A X = B` (`X A = B` when not `left`) for triangular A = `self`, reading only its upper or lower triangle (and taking its diagonal as ones when `unitriangular`); batch dims broadcast (`torchlite.linalg.solve_triangular`).)doc"});
+  functions["_ops"].push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log(Tensor input, *, Tensor? out=None) -> Tensor
+
+The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
+
+In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
+
+Computes `other - alpha * self` (subtraction with the operands reversed).
+
+rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  functions["_ops"].push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
+
+Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
+  functions["_ops"].push_back({"tensordot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensordot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
+
+The contraction of `self` and `other` over the paired dimensions `dims_self[i]`, `dims_other[i]` (a size-1 dimension is summed against any size): the free dims of `self`, then those of `other`. `torchlite.tensordot(a, b, dims=2)` is PyTorch's Python front end (an int, a pair of lists).)doc"});
   functions["_ops"].push_back({"triplet_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triplet_margin_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
 
 `max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative).)doc"});
+  methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
+
+Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
   methods.push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__test_mul_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
 
@@ -227,6 +471,18 @@ The cosine of every element of `self` (radians); integer inputs give the default
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos_() -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ger)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor vec2) -> Tensor
+
+Alias of `outer`.)doc"});
+  methods.push_back({"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log() -> Tensor
+
+The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
+
+In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

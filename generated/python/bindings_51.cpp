@@ -11,11 +11,18 @@
 #include "generated/ops/exp2.h"
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/hardswish.h"
+#include "generated/ops/linalg_tensorsolve.h"
+#include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/scaled_dot_product_attention.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl::python {
 namespace {
@@ -151,6 +158,50 @@ PyObject* fn_nn_hardswish_(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// linalg_tensorsolve
+PyObject* fn_linalg_linalg_tensorsolve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims = r.intlist_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve_out(out, self, other, as_arg(dims)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve(self, other, as_arg(dims)); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_vector_norm
+PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto ord = r.scalar(1);
+  auto dim = r.intlist_optional(2);
+  auto keepdim = r.toBool(3);
+  auto dtype = r.scalartype_optional(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linear
 PyObject* fn_nn_linear(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -215,6 +266,63 @@ PyObject* fn_nn_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const*
   TL_PY_CATCH
 }
 
+// reflection_pad3d_backward
+PyObject* fn_nn_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_backward(grad_output, self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad2d
+PyObject* fn_nn_replication_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_out(out, self, padding); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d(self, padding); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// scaled_dot_product_attention
+PyObject* fn_nn_scaled_dot_product_attention(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto attn_mask = r.optional_tensor(3);
+  auto dropout_p = r.toDouble(4);
+  auto is_causal = r.toBool(5);
+  auto scale = r.toDouble_optional(6);
+  auto enable_gqa = r.toBool(7);
+  auto result = [&] { GilRelease no_gil; return tl::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // softplus
 PyObject* fn_nn_softplus(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -255,6 +363,67 @@ PyObject* fn_tril_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto result = [&] { GilRelease no_gil; return tl::tril_indices(row, col, offset, dtype, layout, device, pin_memory); }();
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest1d
+PyObject* fn_nn_upsample_nearest1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_out(out, self, output_size, scales); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(self, output_size, scales); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// vsplit
+PyObject* fn_vsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(Tensor input, int sections)",
+      "vsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -314,6 +483,33 @@ PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.vsplit
+PyObject* method_vsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(int sections)",
+      "vsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_51(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -349,6 +545,14 @@ The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_(Tensor input) -> Tensor
 
 In-place version of hardswish(): writes the result into self. The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
+  functions["_linalg"].push_back({"linalg_tensorsolve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorsolve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None) -> Tensor
+
+The X with `tensordot(self, X, X.ndim) == other`, `self`'s dims in `dims` moved to the end first (`torchlite.linalg.tensorsolve`).)doc"});
+  functions["_ops"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
   functions["_nn"].push_back({"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_linear)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None) -> Tensor
 
@@ -361,6 +565,18 @@ The maximum of each `kernel_size` window (spaced by `stride`, its elements `dila
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
 
 The gradient of reflection_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
+
+The gradient of reflection_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H by repeating its edge elements; `padding` is (left, right, top, bottom).)doc"});
+  functions["_nn"].push_back({"scaled_dot_product_attention", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_scaled_dot_product_attention)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+
+Attention `softmax(query @ key^T * scale + mask) @ value` over query (..., L, E), key (..., S, E), value (..., S, Ev): `attn_mask` bool (True takes part) or additive, `is_causal` masks above the diagonal (top-left aligned), `scale` defaults to 1/sqrt(E), `dropout_p` drops attention weights, `enable_gqa` lets key/value heads divide query heads. As PyTorch on CPU, 4-D inputs with unit last strides and no dropout run the fused blockwise kernel (`_scaled_dot_product_flash_attention_for_cpu`), the rest the composite math path; fully masked rows give zeros.)doc"});
   functions["_nn"].push_back({"softplus", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None) -> Tensor
 
@@ -369,6 +585,22 @@ The softplus of every element x: `log(1 + exp(beta * x)) / beta`, and x itself w
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
 
@@ -385,6 +617,14 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,18 +5,70 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/exponential.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/rand.h"
 #include "generated/ops/randperm.h"
 #include "generated/ops/resize_as.h"
 #include "generated/ops/round.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/slogdet.h"
+#include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "generated/ops/unique_consecutive.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_type = nullptr;
+PyTypeObject* cummin_type = nullptr;
+PyTypeObject* cummin_out_type = nullptr;
+PyTypeObject* slogdet_type = nullptr;
+PyTypeObject* slogdet_out_type = nullptr;
+
+// _scaled_dot_product_flash_attention_for_cpu
+PyObject* fn__scaled_dot_product_flash_attention_for_cpu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto dropout_p = r.toDouble(3);
+  auto is_causal = r.toBool(4);
+  auto attn_mask = r.optional_tensor(5);
+  auto scale = r.toDouble_optional(6);
+  auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale); }();
+  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// _unique
+PyObject* fn__unique(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unique(Tensor input, bool sorted=True, bool return_inverse=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto sorted = r.toBool(1);
+  auto return_inverse = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::_unique(self, sorted, return_inverse); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // any
 PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -57,6 +109,44 @@ PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// broadcast_to
+PyObject* fn_broadcast_to(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cummin
+PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(Tensor input, int dim, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
+    return wrap_named(cummin_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  return wrap_named(cummin_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // fill_
 PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -68,6 +158,26 @@ PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   auto value = r.scalar(1);
   auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rand
+PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto size = r.intlist(0);
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(6);
+  native::check_pin_memory(r.toBool_optional(5));
+  auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
+  if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -170,6 +280,185 @@ PyObject* fn_round_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// scatter
+PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter.reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src, reduce); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value, reduce); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// scatter_
+PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter_.reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto reduce = r.string(4);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter_.value_reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto reduce = r.string(4);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// slogdet
+PyObject* fn_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::slogdet_out(sign, logabsdet, self); }();
+    return wrap_named(slogdet_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// tril
+PyObject* fn_tril(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::tril_out(out, self, diagonal); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tril_
+PyObject* fn_tril_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_(Tensor input, int diagonal=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // triu
 PyObject* fn_triu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -248,6 +537,36 @@ PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.broadcast_to
+PyObject* method_broadcast_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(int[] size)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cummin
+PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  return wrap_named(cummin_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -350,6 +669,152 @@ PyObject* method_round_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.scatter
+PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(int dim, Tensor index, Tensor src)",
+      "scatter(int dim, Tensor index, Scalar value)",
+      "scatter(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter(int dim, Tensor index, Scalar value, *, str reduce)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_
+PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(int dim, Tensor index, Tensor src)",
+      "scatter_(int dim, Tensor index, Scalar value)",
+      "scatter_(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter_(int dim, Tensor index, Scalar value, *, str reduce)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter_.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter_.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.slogdet
+PyObject* method_slogdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tril
+PyObject* method_tril(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tril_
+PyObject* method_tril_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.triu
 PyObject* method_triu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -383,6 +848,19 @@ PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_52(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _scaled_dot_product_flash_attention_for_cpu_type = return_type("_scaled_dot_product_flash_attention_for_cpu", {"output", "logsumexp"});
+  cummin_type = return_type("cummin", {"values", "indices"});
+  cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  slogdet_type = return_type("slogdet", {"sign", "logabsdet"});
+  slogdet_out_type = return_type("slogdet_out", {"sign", "logabsdet"});
+  functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor]
+
+The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's.)doc"});
+  functions["_ops"].push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
+
+The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct.)doc"});
   functions["_ops"].push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -391,10 +869,22 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  functions["_ops"].push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_to)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(Tensor input, int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
+  functions["_ops"].push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   functions["_ops"].push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
 
 Sets every element of `self` to `value`.)doc"});
+  functions["_ops"].push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+
+Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
   functions["_ops"].push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
@@ -419,6 +909,50 @@ In-place version of round(): writes the result into self. Every element of `self
 round_(Tensor input, *, int decimals) -> Tensor
 
 In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions["_ops"].push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions["_ops"].push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
+  functions["_ops"].push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions["_ops"].push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(Tensor input, int diagonal=0) -> Tensor
+
+In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   functions["_ops"].push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
@@ -439,6 +973,14 @@ Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
 any(int[]? dim=None, bool keepdim=False) -> Tensor
 
 Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  methods.push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_broadcast_to)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
+  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   methods.push_back({"exponential_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exponential_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exponential_(float lambd=1, *, Generator? generator=None) -> Tensor
 
@@ -467,6 +1009,50 @@ In-place version of round(): writes the result into self. Every element of `self
 round_(*, int decimals) -> Tensor
 
 In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter_(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slogdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet() -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
+  methods.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril(int diagonal=0) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(int diagonal=0) -> Tensor
+
+In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   methods.push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_triu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(triu(int diagonal=0) -> Tensor
 

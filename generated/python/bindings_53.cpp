@@ -8,9 +8,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addr.h"
 #include "generated/ops/erfinv.h"
+#include "generated/ops/gelu.h"
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
+#include "generated/ops/pixel_unshuffle.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/trunc.h"
 
 namespace tl::python {
 namespace {
@@ -92,6 +95,41 @@ PyObject* fn_erfinv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// gelu
+PyObject* fn_nn_gelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu(Tensor input, *, str approximate='none', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::gelu_out(out, self, approximate); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::gelu(self, approximate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_
+PyObject* fn_nn_gelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_(Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_(self, approximate); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // log_sigmoid_forward
 PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -121,6 +159,21 @@ PyObject* fn_lstm_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto b_ih = r.optional_tensor(4);
   auto b_hh = r.optional_tensor(5);
   auto result = [&] { GilRelease no_gil; return tl::lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pixel_unshuffle
+PyObject* fn_pixel_unshuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_unshuffle(Tensor input, int downscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto downscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_unshuffle(self, downscale_factor); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -198,6 +251,39 @@ PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// trunc
+PyObject* fn_trunc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::trunc_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trunc_
+PyObject* fn_trunc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -373,6 +459,34 @@ PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.trunc
+PyObject* method_trunc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.trunc_
+PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_53(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -393,6 +507,14 @@ The inverse error function of every element of `self` (nan outside [-1, 1], ±in
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
 
 In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"gelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu(Tensor input, *, str approximate='none', Tensor? out=None) -> Tensor
+
+The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
+  functions["_nn"].push_back({"gelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_(Tensor input, *, str approximate='none') -> Tensor
+
+In-place version of gelu(): writes the result into self. The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
   functions["_nn"].push_back({"log_sigmoid_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
 
@@ -401,6 +523,10 @@ In-place version of erfinv(): writes the result into self. The inverse error fun
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> tuple[Tensor, Tensor]
 
 One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c').)doc"});
+  functions["_ops"].push_back({"pixel_unshuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_unshuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor
+
+The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`.)doc"});
   functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -421,6 +547,14 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Tensor input, Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  functions["_ops"].push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
 
@@ -469,6 +603,14 @@ In-place version of pow(): writes the result into self. Raises each element of `
 pow_(Scalar exponent) -> Tensor
 
 In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc() -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_() -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -8,6 +8,8 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
+#include "generated/ops/constant_pad_nd.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/isinf.h"
 #include "generated/ops/special_zeta.h"
 
@@ -16,6 +18,8 @@ namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_backward_type = nullptr;
+PyTypeObject* histogram_type = nullptr;
+PyTypeObject* histogram_out_type = nullptr;
 
 // _scaled_dot_product_flash_attention_for_cpu_backward
 PyObject* fn__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -58,6 +62,70 @@ PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// constant_pad_nd
+PyObject* fn_constant_pad_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "constant_pad_nd(Tensor input, int[] pad, Scalar value=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto value = r.scalar(2);
+  auto result = [&] { GilRelease no_gil; return tl::constant_pad_nd(self, pad, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histogram
+PyObject* fn_histogram(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None)",
+      "histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogram.bins_tensor
+      auto self = r.tensor(0);
+      auto bins = r.tensor(1);
+      auto weight = r.optional_tensor(2);
+      auto density = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto outs = r.tensorlist(4);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
+        auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, weight, density); }();
+        return wrap_named(histogram_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, weight, density); }();
+      return wrap_named(histogram_type, wrap(result));
+    }
+    case 1: {  // histogram.bin_ct
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      if (!r.is_none(5)) {
+        auto outs = r.tensorlist(5);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
+        auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, as_arg(range), weight, density); }();
+        return wrap_named(histogram_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogram_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -140,6 +208,38 @@ PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.histogram
+PyObject* method_histogram(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogram(Tensor bins, *, Tensor? weight=None, bool density=False)",
+      "histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogram.bins_tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto bins = r.tensor(0);
+      auto weight = r.optional_tensor(1);
+      auto density = r.toBool(2);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, weight, density); }();
+      return wrap_named(histogram_type, wrap(result));
+    }
+    case 1: {  // histogram.bin_ct
+      const Tensor& self = unpack_tensor(py_self);
+      auto bins = r.toInt64(0);
+      auto range = r.doublelist_optional(1);
+      auto weight = r.optional_tensor(2);
+      auto density = r.toBool(3);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, as_arg(range), weight, density); }();
+      return wrap_named(histogram_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.isinf
 PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -158,6 +258,8 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 
 void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _scaled_dot_product_flash_attention_for_cpu_backward_type = return_type("_scaled_dot_product_flash_attention_for_cpu_backward", {"grad_query", "grad_key", "grad_value"});
+  histogram_type = return_type("histogram", {"hist", "bin_edges"});
+  histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
   functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor, Tensor]
 
@@ -166,6 +268,18 @@ The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes 
       METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
+  functions["_ops"].push_back({"constant_pad_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_constant_pad_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor
+
+`self` padded with `value` on both sides of its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards); a negative pad crops.)doc"});
+  functions["_ops"].push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogram)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges.
+
+histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload.)doc"});
   functions["_ops"].push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
 
@@ -186,6 +300,14 @@ The Hurwitz zeta function for the number `other` (`torchlite.special.zeta`).)doc
                      METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
 
 The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
+  methods.push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_histogram)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor bins, *, Tensor? weight=None, bool density=False) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges.
+
+histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload.)doc"});
   methods.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isinf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isinf() -> Tensor
 

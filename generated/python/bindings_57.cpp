@@ -6,10 +6,14 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_unique2.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/cross.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/poisson_nll_loss.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::python {
 namespace {
@@ -31,6 +35,20 @@ PyObject* fn__unique2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// adjoint
+PyObject* fn_adjoint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // cross
 PyObject* fn_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -48,6 +66,82 @@ PyObject* fn_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frac
+PyObject* fn_frac(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::frac_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frac_
+PyObject* fn_frac_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_reduce
+PyObject* fn_index_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::index_reduce_out(out, self, dim, index, source, reduce, include_self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_reduce_
+PyObject* fn_index_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -115,6 +209,38 @@ PyObject* fn_poisson_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// unfold_backward
+PyObject* fn_unfold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_in = r.tensor(0);
+  auto input_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto size = r.toInt64(3);
+  auto step = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::unfold_backward(grad_in, input_sizes, dim, size, step); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.adjoint
+PyObject* method_adjoint(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cross
 PyObject* method_cross(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -127,6 +253,72 @@ PyObject* method_cross(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto other = r.tensor(0);
   auto dim = r.toInt64_optional(1);
   auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frac
+PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frac_
+PyObject* method_frac_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_reduce
+PyObject* method_index_reduce(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_reduce_
+PyObject* method_index_reduce_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -155,10 +347,30 @@ void add_bindings_57(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 `_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`.)doc"});
+  functions["_ops"].push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
+
+A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
   functions["_ops"].push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
 
 `linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
+  functions["_ops"].push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frac_(Tensor input) -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  functions["_ops"].push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
 
@@ -171,10 +383,34 @@ The mean of the elements of `self` that are not NaN, over the dimensions in `dim
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
 
 The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`.)doc"});
+  functions["_ops"].push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unfold_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+
+The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into.)doc"});
+  methods.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_adjoint)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
+
+A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
   methods.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cross)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
 
 `linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
+  methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac_() -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  methods.push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 

@@ -6,8 +6,14 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
+#include "generated/ops/greater.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/native_layer_norm.h"
+#include "generated/ops/remainder.h"
+#include "generated/ops/softmax.h"
 
 namespace tl::python {
 namespace {
@@ -30,6 +36,158 @@ PyObject* fn_cholesky_solve(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   }
   auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// clamp
+PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_
+PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// diag
+PyObject* fn_diag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::diag_out(out, self, diagonal); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// greater
+PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor input, Tensor other, *, Tensor? out=None)",
+      "greater(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// greater_
+PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor input, Tensor other)",
+      "greater_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -97,6 +255,25 @@ PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// layer_norm
+PyObject* fn_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enable = r.toBool(5);
+  auto result = [&] { GilRelease no_gil; return tl::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // native_layer_norm
 PyObject* fn_native_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -111,6 +288,98 @@ PyObject* fn_native_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_s
   auto bias = r.optional_tensor(3);
   auto eps = r.toDouble(4);
   auto result = [&] { GilRelease no_gil; return tl::native_layer_norm(input, normalized_shape, weight, bias, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// remainder
+PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
+      "remainder(Tensor input, Scalar other, *, Tensor? out=None)",
+      "remainder(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // remainder.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// remainder_
+PyObject* fn_remainder_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor input, Tensor other)",
+      "remainder_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// softmax
+PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -142,6 +411,60 @@ PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.__imod__
+PyObject* operator__imod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__imod__(Tensor other)",
+      "__imod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__mod__
+PyObject* operator__mod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__mod__(Tensor other)",
+      "__mod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.cholesky_solve
 PyObject* method_cholesky_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -155,6 +478,133 @@ PyObject* method_cholesky_solve(PyObject* py_self, PyObject* const* args, Py_ssi
   auto upper = r.toBool(1);
   auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.clamp
+PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor? min=None, Tensor? max=None)",
+      "clamp(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_
+PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor? min=None, Tensor? max=None)",
+      "clamp_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.diag
+PyObject* method_diag(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.greater
+PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor other)",
+      "greater(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.greater_
+PyObject* method_greater_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor other)",
+      "greater_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -212,6 +662,76 @@ PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.remainder
+PyObject* method_remainder(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor other)",
+      "remainder(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.remainder_
+PyObject* method_remainder_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor other)",
+      "remainder_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.softmax
+PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_58(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -219,6 +739,42 @@ void add_bindings_58(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None) -> Tensor
 
 The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
+  functions["_ops"].push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions["_ops"].push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions["_ops"].push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diag(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
+  functions["_ops"].push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.
+
+greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.)doc"});
+  functions["_ops"].push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor input, Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Tensor input, Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   functions["_ops"].push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -235,10 +791,38 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Tensor input, Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  functions["_ops"].push_back({"layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_layer_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+
+Layer normalization over the trailing dims `normalized_shape`: `native_layer_norm`'s output (`cudnn_enable` is ignored, as on PyTorch's CPU).)doc"});
   functions["_ops"].push_back({"native_layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_layer_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> tuple[Tensor, Tensor, Tensor]
 
 Layer normalization over the trailing dims `normalized_shape`, in one fused pass per row: `(x - mean) * rstd * weight + bias`; also returns the row means and `rstd = 1 / sqrt(var + eps)` (biased variance), shaped for broadcasting (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
+  functions["_ops"].push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.
+
+remainder(Scalar self, Tensor other) -> Tensor
+
+The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
+  functions["_ops"].push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor input, Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Tensor input, Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  functions["_ops"].push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
 
@@ -247,10 +831,62 @@ True where `self > other`, element by element, with broadcasting.
 __gt__(Scalar other) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"__imod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imod__(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__imod__(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"__mod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mod__(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__mod__(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"cholesky_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_solve)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input2, bool upper=False) -> Tensor
 
 The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
+  methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag(int diagonal=0) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
+  methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
+
+Alias of `gt`.
+
+greater(Scalar other) -> Tensor
+
+Alias of `gt`.)doc"});
+  methods.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
 
@@ -267,6 +903,26 @@ In-place version of gt(): writes the result into self. True where `self > other`
 gt_(Scalar other) -> Tensor
 
 In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,8 +6,12 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/linalg_tensorinv.h"
+#include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
+#include "generated/ops/nan_to_num.h"
 #include "generated/ops/var.h"
+#include "generated/ops/where.h"
 
 namespace tl::python {
 namespace {
@@ -42,6 +46,26 @@ PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// linalg_tensorinv
+PyObject* fn_linalg_linalg_tensorinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto ind = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorinv_out(out, self, ind); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorinv(self, ind); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // maximum
 PyObject* fn_maximum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -58,6 +82,45 @@ PyObject* fn_maximum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::maximum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nan_to_num
+PyObject* fn_nan_to_num(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto nan = r.toDouble_optional(1);
+  auto posinf = r.toDouble_optional(2);
+  auto neginf = r.toDouble_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    auto result = [&] { GilRelease no_gil; return tl::nan_to_num_out(out, self, nan, posinf, neginf); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num(self, nan, posinf, neginf); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nan_to_num_
+PyObject* fn_nan_to_num_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto nan = r.toDouble_optional(1);
+  auto posinf = r.toDouble_optional(2);
+  auto neginf = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num_(self, nan, posinf, neginf); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -110,6 +173,62 @@ PyObject* fn_var(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// where
+PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+      "where(Tensor condition)",
+      "where(Tensor condition, Scalar self, Tensor other)",
+      "where(Tensor condition, Tensor input, Scalar other)",
+      "where(Tensor condition, Scalar self, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // where.self
+      auto condition = r.tensor(0);
+      auto self = r.tensor(1);
+      auto other = r.tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::where_out(out, condition, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // where
+      auto condition = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // where.ScalarSelf
+      auto condition = r.tensor(0);
+      auto self = r.scalar(1);
+      auto other = r.tensor(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // where.ScalarOther
+      auto condition = r.tensor(0);
+      auto self = r.tensor(1);
+      auto other = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 4: {  // where.Scalar
+      auto condition = r.tensor(0);
+      auto self = r.scalar(1);
+      auto other = r.scalar(2);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.argsort
 PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -140,6 +259,23 @@ PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.log_normal_
+PyObject* method_log_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_normal_(float mean=1, float std=2, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mean = r.toDouble(0);
+  auto std = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::log_normal_(self, mean, std, generator); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.maximum
 PyObject* method_maximum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -151,6 +287,40 @@ PyObject* method_maximum(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   const Tensor& self = unpack_tensor(py_self);
   auto other = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::maximum(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nan_to_num
+PyObject* method_nan_to_num(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto nan = r.toDouble_optional(0);
+  auto posinf = r.toDouble_optional(1);
+  auto neginf = r.toDouble_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num(self, nan, posinf, neginf); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nan_to_num_
+PyObject* method_nan_to_num_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto nan = r.toDouble_optional(0);
+  auto posinf = r.toDouble_optional(1);
+  auto neginf = r.toDouble_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::nan_to_num_(self, nan, posinf, neginf); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -193,6 +363,35 @@ PyObject* method_var(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.where
+PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "where(Tensor condition, Tensor other)",
+      "where(Tensor condition, Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // where.self
+      const Tensor& self = unpack_tensor(py_self);
+      auto condition = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // where.ScalarOther
+      const Tensor& self = unpack_tensor(py_self);
+      auto condition = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::where(condition, self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_6(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -204,10 +403,22 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  functions["_linalg"].push_back({"linalg_tensorinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None) -> Tensor
+
+The inverse of `self` read as a matrix of its first `ind` dims by the rest, shaped `self.shape[ind:] + self.shape[:ind]` (`torchlite.linalg.tensorinv`).)doc"});
   functions["_ops"].push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_maximum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  functions["_ops"].push_back({"nan_to_num", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nan_to_num)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None) -> Tensor
+
+`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
+  functions["_ops"].push_back({"nan_to_num_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nan_to_num_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
   functions["_ops"].push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 
@@ -220,6 +431,26 @@ The variance of `self` over the dimensions in `dim` (all when None), divided by 
 var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
 
 The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
+  functions["_ops"].push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_where)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.
+
+where(Tensor condition) -> Sequence[Tensor]
+
+`nonzero(condition)` as one int64 tensor per dimension (`nonzero(condition, as_tuple=True)`).
+
+where(Tensor condition, Scalar self, Tensor other) -> Tensor
+
+`where` with the number `self` picked where `condition` is true (promoted as a Python number).
+
+where(Tensor condition, Tensor input, Scalar other) -> Tensor
+
+`where` with the number `other` picked where `condition` is false (promoted as a Python number).
+
+where(Tensor condition, Scalar self, Scalar other) -> Tensor
+
+`where` picking between two numbers; the result has the default dtype of their kind.)doc"});
   methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
 
@@ -228,10 +459,22 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  methods.push_back({"log_normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_normal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_normal_(float mean=1, float std=2, *, Generator? generator=None) -> Tensor
+
+Fills `self` with exp of normal samples of mean `mean` and standard deviation `std`.)doc"});
   methods.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_maximum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  methods.push_back({"nan_to_num", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nan_to_num)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num(float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+`self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
+  methods.push_back({"nan_to_num_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nan_to_num_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+
+In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
   methods.push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_var)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(var(bool unbiased=True) -> Tensor
 
@@ -244,6 +487,14 @@ The variance of `self` over the dimensions in `dim` (all when None), divided by 
 var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
 The variance of `self` over the dimensions in `dim` (all when None), divided by max(0, N - correction) (correction 1 when None); computed in one numerically stable pass (Welford).)doc"});
+  methods.push_back({"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(where(Tensor condition, Tensor other) -> Tensor
+
+Picks elements from `self` where `condition` is true and from `other` elsewhere, broadcasting all three.
+
+where(Tensor condition, Scalar other) -> Tensor
+
+`where` with the number `other` picked where `condition` is false (promoted as a Python number).)doc"});
   (void)functions;
   (void)methods;
 }

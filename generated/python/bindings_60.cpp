@@ -8,7 +8,9 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/aminmax.h"
 #include "generated/ops/cholesky.h"
+#include "generated/ops/log_sigmoid.h"
 #include "generated/ops/logical_xor.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl::python {
@@ -62,6 +64,25 @@ PyObject* fn_cholesky(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// log_sigmoid
+PyObject* fn_nn_log_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logical_xor
 PyObject* fn_logical_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -93,6 +114,24 @@ PyObject* fn_logical_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::logical_xor_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest2d_backward
+PyObject* fn_nn_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_h = r.toDouble_optional(3);
+  auto scales_w = r.toDouble_optional(4);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -190,6 +229,10 @@ The smallest and the largest values of `self` along `dim` (over all elements whe
       METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
 
 `linalg.cholesky` under its older name (deprecated by PyTorch).)doc"});
+  functions["_nn"].push_back({"log_sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(sigmoid(x))` of every element x, without overflow (log_sigmoid_forward's output).)doc"});
   functions["_ops"].push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -198,6 +241,10 @@ True where exactly one of `self` and `other` is nonzero, element by element with
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
 
 In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"upsample_nearest2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_nearest2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_nn"].push_back({"upsample_nearest3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 

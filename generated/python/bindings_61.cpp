@@ -6,7 +6,10 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/movedim.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -44,6 +47,51 @@ PyObject* fn_i0_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// movedim
+PyObject* fn_movedim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "movedim(Tensor input, int[] source, int[] destination)",
+      "movedim(Tensor input, int source, int destination)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // movedim.intlist
+      auto self = r.tensor(0);
+      auto source = r.intlist(1);
+      auto destination = r.intlist(2);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // movedim.int
+      auto self = r.tensor(0);
+      auto source = r.toInt64(1);
+      auto destination = r.toInt64(2);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// rot90
+PyObject* fn_rot90(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rot90(Tensor input, int k=1, int[] dims=[0, 1])",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dims = r.intlist(2);
+  auto result = [&] { GilRelease no_gil; return tl::rot90(self, k, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // selu
 PyObject* fn_selu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -68,6 +116,23 @@ PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::selu_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest1d_backward
+PyObject* fn_nn_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_backward(grad_output, output_size, input_size, scales); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -100,6 +165,51 @@ PyObject* method_i0_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.movedim
+PyObject* method_movedim(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "movedim(int[] source, int[] destination)",
+      "movedim(int source, int destination)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // movedim.intlist
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.intlist(0);
+      auto destination = r.intlist(1);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // movedim.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.toInt64(0);
+      auto destination = r.toInt64(1);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.rot90
+PyObject* method_rot90(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rot90(int k=1, int[] dims=[0, 1])",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dims = r.intlist(1);
+  auto result = [&] { GilRelease no_gil; return tl::rot90(self, k, dims); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_61(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -111,6 +221,18 @@ The modified Bessel function of the first kind of order 0 of every element of `s
       METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
 
 In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
+
+A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
+
+movedim(Tensor input, int source, int destination) -> Tensor
+
+A view of `self` with dimension `source` moved to position `destination`.)doc"});
+  functions["_ops"].push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
+
+`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
   functions["_ops"].push_back({"selu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(selu(Tensor input) -> Tensor
 
@@ -119,6 +241,10 @@ The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.05070098
       METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
 
 In-place selu.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of upsample_nearest1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
 
@@ -127,6 +253,18 @@ The modified Bessel function of the first kind of order 0 of every element of `s
                      METH_FASTCALL | METH_KEYWORDS, R"doc(i0_() -> Tensor
 
 In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_movedim)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(int[] source, int[] destination) -> Tensor
+
+A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
+
+movedim(int source, int destination) -> Tensor
+
+A view of `self` with dimension `source` moved to position `destination`.)doc"});
+  methods.push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rot90)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(int k=1, int[] dims=[0, 1]) -> Tensor
+
+`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -4,12 +4,191 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/isclose.h"
+#include "generated/ops/nanmedian.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
+#include "generated/ops/sign.h"
 #include "generated/ops/softshrink.h"
 #include "generated/ops/special_gammaln.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* nanmedian_type = nullptr;
+PyTypeObject* nanmedian_out_type = nullptr;
+
+// asinh
+PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh_
+PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// isclose
+PyObject* fn_isclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto rtol = r.toDouble(2);
+  auto atol = r.toDouble(3);
+  auto equal_nan = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nanmedian
+PyObject* fn_nanmedian(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian(Tensor input)",
+      "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      auto self = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto outs = r.tensorlist(3);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
+        auto result = [&] { GilRelease no_gil; return tl::nanmedian_out(values, indices, self, dim, keepdim); }();
+        return wrap_named(nanmedian_out_type, wrap(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// native_dropout_backward
+PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto scale = r.toDouble(2);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout_backward(grad_output, mask, scale); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative
+PyObject* fn_negative(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::negative_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative_
+PyObject* fn_negative_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sign
+PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::sign_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sign_
+PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // softshrink
 PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,9 +229,180 @@ PyObject* fn_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// Tensor.asinh
+PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh_
+PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.isclose
+PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto rtol = r.toDouble(1);
+  auto atol = r.toDouble(2);
+  auto equal_nan = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nanmedian
+PyObject* method_nanmedian(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian()",
+      "nanmedian(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      const Tensor& self = unpack_tensor(py_self);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.negative
+PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.negative_
+PyObject* method_negative_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sign
+PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sign_
+PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_62(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  nanmedian_type = return_type("nanmedian", {"values", "indices"});
+  nanmedian_out_type = return_type("nanmedian_out", {"values", "indices"});
+  functions["_ops"].push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  functions["_ops"].push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmedian)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian(Tensor input) -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
+  functions["_ops"].push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+
+The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
+  functions["_ops"].push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `neg`.)doc"});
+  functions["_ops"].push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
+
+Alias of `neg_`.)doc"});
+  functions["_ops"].push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
+
+-1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions["_ops"].push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
+
+In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   functions["_nn"].push_back({"softshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 
@@ -61,6 +411,42 @@ The soft shrinkage of every element x: `x - lambd` above lambd, `x + lambd` belo
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `lgamma` (`torchlite.special.gammaln`).)doc"});
+  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isclose)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  methods.push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmedian)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian() -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
+  methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
+
+Alias of `neg`.)doc"});
+  methods.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative_() -> Tensor
+
+Alias of `neg_`.)doc"});
+  methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
+
+-1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
+
+In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   (void)functions;
   (void)methods;
 }

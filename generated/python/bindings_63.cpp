@@ -5,13 +5,143 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/bitwise_xor.h"
+#include "generated/ops/concatenate.h"
 #include "generated/ops/count_nonzero.h"
+#include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/log10.h"
+#include "generated/ops/native_group_norm_backward.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/threshold_backward.h"
 
 namespace tl::python {
 namespace {
+
+// atanh
+PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh_
+PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_xor
+PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_xor(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_xor.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// bitwise_xor_
+PyObject* fn_bitwise_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor_(Tensor input, Tensor other)",
+      "bitwise_xor_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// concatenate
+PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::concatenate_out(out, tensors, dim); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::concatenate(tensors, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // count_nonzero
 PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -47,6 +177,26 @@ PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_svdvals
+PyObject* fn_linalg_linalg_svdvals(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto driver = r.string_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals_out(out, A, as_arg(driver)); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals(A, as_arg(driver)); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -104,6 +254,93 @@ PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// native_group_norm_backward
+PyObject* fn_nn_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto N = r.toInt64(5);
+  auto C = r.toInt64(6);
+  auto HxW = r.toInt64(7);
+  auto group = r.toInt64(8);
+  auto output_mask = r.boollist<3>(9);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// not_equal
+PyObject* fn_not_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "not_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// not_equal_
+PyObject* fn_not_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal_(Tensor input, Tensor other)",
+      "not_equal_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // threshold_backward
 PyObject* fn_nn_threshold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -117,6 +354,169 @@ PyObject* fn_nn_threshold_backward(PyObject* /*module*/, PyObject* const* args, 
   auto threshold = r.scalar(2);
   auto result = [&] { GilRelease no_gil; return tl::threshold_backward(grad_output, self, threshold); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__ixor__
+PyObject* operator__ixor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ixor__(Tensor other)",
+      "__ixor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rxor__
+PyObject* operator__rxor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rxor__(Tensor other)",
+      "__rxor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__xor__
+PyObject* operator__xor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__xor__(Tensor other)",
+      "__xor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.atanh
+PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh_
+PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_xor
+PyObject* method_bitwise_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor other)",
+      "bitwise_xor(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_xor_
+PyObject* method_bitwise_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor_(Tensor other)",
+      "bitwise_xor_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -175,9 +575,95 @@ PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.not_equal
+PyObject* method_not_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor other)",
+      "not_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.not_equal_
+PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal_(Tensor other)",
+      "not_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_63(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.
+
+bitwise_xor(Scalar self, Tensor other) -> Tensor
+
+The bitwise XOR of the number `self` and `other`.)doc"});
+  functions["_ops"].push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor_(Tensor input, Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
+  functions["_ops"].push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Alias of `cat`.)doc"});
   functions["_ops"].push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
 
@@ -186,6 +672,10 @@ The number of non-zero elements of `self` along `dim` (of all elements when None
 count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
 
 The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
+  functions["_linalg"].push_back({"linalg_svdvals", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svdvals)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor
+
+The singular values (descending) of each matrix of `A` (`torchlite.linalg.svdvals`).)doc"});
   functions["_ops"].push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vecdot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor
 
@@ -198,10 +688,78 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Differentiable (PyTorch's has no derivative and differentiates a composite instead under create_graph).)doc"});
+  functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.)doc"});
+  functions["_ops"].push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.
+
+not_equal_(Tensor input, Scalar other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
   functions["_nn"].push_back({"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_threshold_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_backward(Tensor grad_output, Tensor input, Scalar threshold) -> Tensor
 
 The gradient of threshold: grad_output where self > threshold, else 0.)doc"});
+  methods.push_back({"__ixor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ixor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ixor__(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ixor__(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__rxor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rxor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rxor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__rxor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__xor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__xor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__xor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__xor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor_(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
   methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
 
@@ -218,6 +776,22 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor other) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Scalar other) -> Tensor
+
+Alias of `ne`.)doc"});
+  methods.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.
+
+not_equal_(Scalar other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -5,13 +5,20 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/addmm.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/linalg_eigh.h"
 #include "generated/ops/ones.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_eigh_type = nullptr;
+PyTypeObject* linalg_eigh_out_type = nullptr;
 
 // _histogramdd_from_bin_cts
 PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -31,6 +38,47 @@ PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* ar
   TL_PY_CATCH
 }
 
+// addmm
+PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat1 = r.tensor(1);
+  auto mat2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::addmm_out(out, self, mat1, mat2, beta, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::addmm(self, mat1, mat2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addmm_
+PyObject* fn_addmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat1 = r.tensor(1);
+  auto mat2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::addmm_(self, mat1, mat2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // flatten
 PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -44,6 +92,29 @@ PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto end_dim = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::flatten(self, start_dim, end_dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eigh
+PyObject* fn_linalg_linalg_eigh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigh(Tensor A, str UPLO='L', *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto UPLO = r.string(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& eigenvalues = outs[0];
+    const Tensor& eigenvectors = outs[1];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigh_out(eigenvalues, eigenvectors, A, UPLO); }();
+    return wrap_named(linalg_eigh_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigh(A, UPLO); }();
+  return wrap_named(linalg_eigh_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -72,6 +143,42 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// Tensor.addmm
+PyObject* method_addmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat1 = r.tensor(0);
+  auto mat2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addmm(self, mat1, mat2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addmm_
+PyObject* method_addmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat1 = r.tensor(0);
+  auto mat2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::addmm_(self, mat1, mat2, beta, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.flatten
 PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -91,18 +198,40 @@ PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_7(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_eigh_type = return_type("linalg_eigh", {"eigenvalues", "eigenvectors"});
+  linalg_eigh_out_type = return_type("linalg_eigh_out", {"eigenvalues", "eigenvectors"});
   functions["_ops"].push_back({"_histogramdd_from_bin_cts", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_cts)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 
 The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`).)doc"});
+  functions["_ops"].push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"addmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions["_ops"].push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
 
 `self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one.)doc"});
+  functions["_linalg"].push_back({"linalg_eigh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigh(Tensor A, str UPLO='L', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric matrix of `A`, reading its lower triangle (`UPLO='U'`: upper) (LAPACK's syevd; `torchlite.linalg.eigh`).)doc"});
   functions["_ops"].push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
+  methods.push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"addmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   methods.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flatten)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(int start_dim=0, int end_dim=-1) -> Tensor
 

@@ -9,7 +9,17 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv_transpose1d.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/divide.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/index_add.h"
+#include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/moveaxis.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/rnn_relu.h"
+#include "generated/ops/true_divide.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl::python {
@@ -91,6 +101,270 @@ PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// conv_transpose1d
+PyObject* fn_conv_transpose1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto output_padding = r.intlist(5);
+  auto groups = r.toInt64(6);
+  auto dilation = r.intlist(7);
+  auto result = [&] { GilRelease no_gil; return tl::conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// convolution
+PyObject* fn_convolution(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto transposed = r.toBool(6);
+  auto output_padding = r.intlist(7);
+  auto groups = r.toInt64(8);
+  auto result = [&] { GilRelease no_gil; return tl::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// divide
+PyObject* fn_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      "divide(Tensor input, Scalar other)",
+      "divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)",
+      "divide(Tensor input, Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::divide_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide.Tensor_mode
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto rounding_mode = r.string_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::divide_out(out, self, other, as_arg(rounding_mode)); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide.Scalar_mode
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// divide_
+PyObject* fn_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide_(Tensor input, Tensor other)",
+      "divide_(Tensor input, Scalar other)",
+      "divide_(Tensor input, Tensor other, *, str? rounding_mode)",
+      "divide_(Tensor input, Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide_.Tensor_mode
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide_.Scalar_mode
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto rounding_mode = r.string_optional(2);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// ge
+PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ge(Tensor input, Tensor other, *, Tensor? out=None)",
+      "ge(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ge.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::ge_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ge.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::ge_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// ge_
+PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ge_(Tensor input, Tensor other)",
+      "ge_(Tensor input, Scalar other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ge_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ge_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_add
+PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    auto result = [&] { GilRelease no_gil; return tl::index_add_out(out, self, dim, index, source, alpha); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_add_
+PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto alpha = r.scalar(4);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eigvalsh
+PyObject* fn_linalg_linalg_eigvalsh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto UPLO = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh_out(out, A, UPLO); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh(A, UPLO); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // moveaxis
 PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -120,6 +394,121 @@ PyObject* fn_moveaxis(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// pixel_shuffle
+PyObject* fn_pixel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_shuffle(Tensor input, int upscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upscale_factor = r.toInt64(1);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_shuffle(self, upscale_factor); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rnn_relu
+PyObject* fn_rnn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto params = r.tensorlist(2);
+  auto has_biases = r.toBool(3);
+  auto num_layers = r.toInt64(4);
+  auto dropout = r.toDouble(5);
+  auto train = r.toBool(6);
+  auto bidirectional = r.toBool(7);
+  auto batch_first = r.toBool(8);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// true_divide
+PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      "true_divide(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        auto result = [&] { GilRelease no_gil; return tl::true_divide_out(out, self, other); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// true_divide_
+PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide_(Tensor input, Tensor other)",
+      "true_divide_(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide_.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide_.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_bilinear2d_backward
+PyObject* fn_nn_upsample_bilinear2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // vstack
 PyObject* fn_vstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -137,6 +526,33 @@ PyObject* fn_vstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto result = [&] { GilRelease no_gil; return tl::vstack(tensors); }();
   return wrap(std::move(result));
   TL_PY_CATCH
+}
+
+// Tensor.__ge__
+PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ge__(Tensor other)",
+      "__ge__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ge.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ge.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__invert__
@@ -196,6 +612,182 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.divide
+PyObject* method_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide(Tensor other)",
+      "divide(Scalar other)",
+      "divide(Tensor other, *, str? rounding_mode)",
+      "divide(Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide.Tensor_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide.Scalar_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.divide_
+PyObject* method_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "divide_(Tensor other)",
+      "divide_(Scalar other)",
+      "divide_(Tensor other, *, str? rounding_mode)",
+      "divide_(Scalar other, *, str? rounding_mode)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // divide_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // divide_.Tensor_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // divide_.Scalar_mode
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto rounding_mode = r.string_optional(1);
+      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.ge
+PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ge(Tensor other)",
+      "ge(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ge.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ge.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.ge_
+PyObject* method_ge_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ge_(Tensor other)",
+      "ge_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ge_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ge_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_add
+PyObject* method_index_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_add_
+PyObject* method_index_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto alpha = r.scalar(3);
+  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.moveaxis
 PyObject* method_moveaxis(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -225,6 +817,60 @@ PyObject* method_moveaxis(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.true_divide
+PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide(Tensor other)",
+      "true_divide(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.true_divide_
+PyObject* method_true_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "true_divide_(Tensor other)",
+      "true_divide_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // true_divide_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // true_divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_8(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -244,6 +890,74 @@ The bitwise NOT of every element of `self` (logical NOT for bool); integer and b
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
 
 In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  functions["_ops"].push_back({"conv_transpose1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+
+1-D transposed convolution (the gradient of conv1d with respect to its input) of `(N, C, L)` or `(C, L)` input with `weight` `(C, out/groups, k)`.)doc"});
+  functions["_ops"].push_back({"convolution", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_convolution)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+
+N-d convolution (1 to 3 spatial dims) of a batched `input` `(N, C, *)`, or its transpose (`transposed`: the gradient of a convolution with respect to its input, `weight` `(C, out/groups, *)`); im2col + one matrix product per group and batch element.)doc"});
+  functions["_ops"].push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `div` (true division).
+
+divide(Tensor input, Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).
+
+divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None) -> Tensor
+
+Alias of `div` with a `rounding_mode`.
+
+divide(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` by a number with a `rounding_mode`.)doc"});
+  functions["_ops"].push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor input, Tensor other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` (true division).
+
+divide_(Tensor input, Scalar other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number (true division).
+
+divide_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`.
+
+divide_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
+  functions["_ops"].push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self >= other`, element by element, with broadcasting.
+
+ge(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is at least the number `other`.)doc"});
+  functions["_ops"].push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
+
+In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
+
+ge_(Tensor input, Scalar other) -> Tensor
+
+In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
+  functions["_ops"].push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions["_ops"].push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions["_linalg"].push_back({"linalg_eigvalsh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvalsh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None) -> Tensor
+
+The eigenvalues (ascending) of each symmetric matrix of `A` (`torchlite.linalg.eigvalsh`).)doc"});
   functions["_ops"].push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
 
@@ -252,10 +966,46 @@ Alias of `movedim`.
 moveaxis(Tensor input, int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  functions["_ops"].push_back({"pixel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_shuffle(Tensor input, int upscale_factor) -> Tensor
+
+Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels.)doc"});
+  functions["_ops"].push_back({"rnn_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n).)doc"});
+  functions["_ops"].push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `div` (true division).
+
+true_divide(Tensor input, Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).)doc"});
+  functions["_ops"].push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor input, Tensor other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
+
+true_divide_(Tensor input, Scalar other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
+  functions["_nn"].push_back({"upsample_bilinear2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_bilinear2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"vstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vstack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` row-wise (along dimension 0), each made at least 2-D.)doc"});
+  methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ge__(Tensor other) -> Tensor
+
+True where `self >= other`, element by element, with broadcasting.
+
+__ge__(Scalar other) -> Tensor
+
+True where an element of `self` is at least the number `other`.)doc"});
   methods.push_back({"__invert__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__invert__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__invert__() -> Tensor
 
@@ -272,6 +1022,62 @@ In-place version of bitwise_not(): writes the result into self. The bitwise NOT 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(contiguous(*, MemoryFormat memory_format=contiguous_format) -> Tensor
 
 `self` if it is already contiguous (row-major), otherwise a contiguous copy.)doc"});
+  methods.push_back({"divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_divide)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(divide(Tensor other) -> Tensor
+
+Alias of `div` (true division).
+
+divide(Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).
+
+divide(Tensor other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` with a `rounding_mode`.
+
+divide(Scalar other, *, str? rounding_mode) -> Tensor
+
+Alias of `div` by a number with a `rounding_mode`.)doc"});
+  methods.push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_divide_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` (true division).
+
+divide_(Scalar other) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number (true division).
+
+divide_(Tensor other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`.
+
+divide_(Scalar other, *, str? rounding_mode) -> Tensor
+
+In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
+  methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
+
+True where `self >= other`, element by element, with broadcasting.
+
+ge(Scalar other) -> Tensor
+
+True where an element of `self` is at least the number `other`.)doc"});
+  methods.push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor other) -> Tensor
+
+In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
+
+ge_(Scalar other) -> Tensor
+
+In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
+  methods.push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  methods.push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
   methods.push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_moveaxis)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(int[] source, int[] destination) -> Tensor
 
@@ -280,6 +1086,22 @@ Alias of `movedim`.
 moveaxis(int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  methods.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor other) -> Tensor
+
+Alias of `div` (true division).
+
+true_divide(Scalar other) -> Tensor
+
+Alias of `div` by a number (true division).)doc"});
+  methods.push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
+
+true_divide_(Scalar other) -> Tensor
+
+In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,14 +6,18 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/bilinear.h"
 #include "generated/ops/div.h"
+#include "generated/ops/dropout.h"
+#include "generated/ops/inner.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
+#include "generated/ops/minimum.h"
 #include "generated/ops/special_expit.h"
 #include "generated/ops/subtract.h"
 
@@ -24,6 +28,23 @@ namespace {
 PyTypeObject* _test_mul_backward_type = nullptr;
 PyTypeObject* max_type = nullptr;
 PyTypeObject* max_out_type = nullptr;
+
+// _softmax_backward_data
+PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  auto result = [&] { GilRelease no_gil; return tl::_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _test_mul_backward
 PyObject* fn__test_mul_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -207,6 +228,58 @@ PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// dropout
+PyObject* fn_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout(input, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dropout_
+PyObject* fn_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dropout_(Tensor input, float p, bool train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::dropout_(self, p, train); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// inner
+PyObject* fn_inner(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inner(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::inner_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::inner(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // isneginf
 PyObject* fn_isneginf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -289,6 +362,26 @@ PyObject* fn_meshgrid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// minimum
+PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "minimum(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    auto result = [&] { GilRelease no_gil; return tl::minimum_out(out, self, other); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -556,6 +649,21 @@ PyObject* method_div_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.inner
+PyObject* method_inner(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inner(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::inner(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isneginf
 PyObject* method_isneginf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -594,6 +702,21 @@ PyObject* method_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.minimum
+PyObject* method_minimum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "minimum(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -661,6 +784,10 @@ void add_bindings_9(FunctionTables& functions, std::vector<PyMethodDef>& methods
   _test_mul_backward_type = return_type("_test_mul_backward", {"grad_self", "grad_other"});
   max_type = return_type("max", {"values", "indices"});
   max_out_type = return_type("max_out", {"values", "indices"});
+  functions["_ops"].push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+
+The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim))`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
   functions["_ops"].push_back({"_test_mul_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
@@ -713,6 +840,18 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  functions["_ops"].push_back({"dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout(Tensor input, float p, bool train) -> Tensor
+
+Zeroes each element with probability `p` and scales the others by 1/(1-p), when `train` (otherwise, and for p = 0 or an empty input, `input` itself); the noise is drawn with bernoulli_(1 - p), PyTorch's stream for the same seed; p = 1 gives input * 0.)doc"});
+  functions["_ops"].push_back({"dropout_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dropout_(Tensor input, float p, bool train) -> Tensor
+
+In-place dropout.)doc"});
+  functions["_ops"].push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
   functions["_ops"].push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -733,6 +872,10 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
 meshgrid(Tensor[] tensors, *, str indexing) -> Sequence[Tensor]
 
 Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"` output i varies along dimension i, with "xy" the first two dimensions are swapped (NumPy's Cartesian convention). From Python also `meshgrid(a, b, ...)`.)doc"});
+  functions["_ops"].push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_minimum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   functions["_ops"].push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -813,6 +956,10 @@ In-place version of div(): writes the result into self. Divides every element of
 div_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
+  methods.push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inner)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor other) -> Tensor
+
+The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
   methods.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isneginf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf() -> Tensor
 
@@ -825,6 +972,10 @@ The largest element of `self` as a 0-d tensor (NaN if any element is NaN). The g
 max(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The largest values of `self` along `dim` and their indices (the first of ties; NaN counts as the largest).)doc"});
+  methods.push_back({"minimum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_minimum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor other) -> Tensor
+
+The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
   methods.push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_subtract)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor other, *, Scalar alpha=1) -> Tensor
 
