@@ -230,7 +230,9 @@ void adaptive_max_nd(const Tensor& self, IntArrayRef output_size, int n, const c
               const int64_t row = (id * I[1] + ih) * I[2];
               for (int64_t iw = w0; iw < w1; ++iw) {
                 const acc v = static_cast<acc>(ip[row + iw]);
-                if (v > best || std::isnan(v)) best = v, best_i = row + iw;  // NaN wins, as PyTorch
+                const bool take = (v > best) | (v != v);  // NaN wins, as PyTorch; selects, not a branch
+                best = take ? v : best;
+                best_i = take ? row + iw : best_i;
               }
             }
           *op_++ = static_cast<scalar_t>(best);
