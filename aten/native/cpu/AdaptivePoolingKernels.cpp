@@ -107,20 +107,37 @@ void adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const c
     using acc = opmath_t<scalar_t>;
     const scalar_t* src = in.data_ptr<scalar_t>();
     scalar_t* dst = ob.data_ptr<scalar_t>();
+    const Dims3& O = pl.out;
     parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
+      std::vector<acc> column(static_cast<size_t>(O[2]));
       for (int64_t plane = b; plane < e; ++plane) {
         const scalar_t* ip = src + plane * in_plane;
         scalar_t* op_ = dst + plane * out_plane;
-        for_each_adaptive_window(pl, [&](int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-          acc sum = 0;
-          for (int64_t id = d0; id < d1; ++id)
-            for (int64_t ih = h0; ih < h1; ++ih) {
-              const scalar_t* row = ip + (id * I[1] + ih) * I[2];
-              for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<acc>(row[iw]);
+        // One row of outputs at a time, reading its input rows in order and adding each into the sums
+        // of its column windows: every window still sums row by row, left to right (PyTorch's order),
+        // but the input streams through once instead of window by window.
+        for (int64_t od = 0; od < O[0]; ++od) {
+          const int64_t d0 = window_begin(od, O[0], I[0]), d1 = window_end(od, O[0], I[0]);
+          for (int64_t oh = 0; oh < O[1]; ++oh) {
+            const int64_t h0 = window_begin(oh, O[1], I[1]), h1 = window_end(oh, O[1], I[1]);
+            std::fill(column.begin(), column.end(), acc(0));
+            for (int64_t id = d0; id < d1; ++id)
+              for (int64_t ih = h0; ih < h1; ++ih) {
+                const scalar_t* row = ip + (id * I[1] + ih) * I[2];
+                for (int64_t ow = 0; ow < O[2]; ++ow) {
+                  acc sum = column[ow];
+                  for (int64_t iw = window_begin(ow, O[2], I[2]), w1 = window_end(ow, O[2], I[2]); iw < w1; ++iw)
+                    sum += static_cast<acc>(row[iw]);
+                  column[ow] = sum;
+                }
+              }
+            for (int64_t ow = 0; ow < O[2]; ++ow) {
+              const int64_t w0 = window_begin(ow, O[2], I[2]), w1 = window_end(ow, O[2], I[2]);
+              *op_++ = static_cast<scalar_t>(column[ow] / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
+                                             static_cast<acc>(w1 - w0));
             }
-          *op_++ = static_cast<scalar_t>(sum / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
-                                         static_cast<acc>(w1 - w0));
-        });
+          }
+        }
       }
     });
   });
@@ -230,7 +247,9 @@ void adaptive_max_nd(const Tensor& self, IntArrayRef output_size, int n, const c
               const int64_t row = (id * I[1] + ih) * I[2];
               for (int64_t iw = w0; iw < w1; ++iw) {
                 const acc v = static_cast<acc>(ip[row + iw]);
-                if (v > best || std::isnan(v)) best = v, best_i = row + iw;  // NaN wins, as PyTorch
+                const bool take = (v > best) | (v != v);  // NaN wins, as PyTorch; selects, not a branch
+                best = take ? v : best;
+                best_i = take ? row + iw : best_i;
               }
             }
           *op_++ = static_cast<scalar_t>(best);
