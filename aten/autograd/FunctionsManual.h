@@ -22,7 +22,7 @@
 #include "aten/autograd/FunctionsManualShapes.h"  // repeat, roll
 #include "aten/autograd/FunctionsManualNorm.h"  // norm, linalg_vector_norm, renorm
 #include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
-#include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
+#include "aten/autograd/FunctionsManualResampling.h"  // constant_pad_nd, embedding
 
 namespace tl::autograd::generated {
 

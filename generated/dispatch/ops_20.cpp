@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/alias.h"
 #include "generated/ops/cosine_similarity.h"
+#include "generated/ops/embedding_renorm.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -42,6 +43,30 @@ Tensor alias(const Tensor& self) {
 // cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
   return native::cosine_similarity_composite(x1, x2, dim, eps);
+}
+
+// ============================================================================ embedding_renorm
+
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+ops::embedding_renorm_::Kernel* ops::embedding_renorm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_renorm_kernel,
+    /* Meta */ native::embedding_renorm_kernel,
+};
+
+const Tensor& ops::embedding_renorm_::call(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  const Device kernel_device = dispatch_device("embedding_renorm_", {&self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("embedding_renorm_", kernel_device);
+  decltype(auto) result = kernel(self, indices, max_norm, norm_type);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::embedding_renorm_(self, indices, max_norm, norm_type);
+  }
+  return ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
 }
 
 // ============================================================================ hardswish_backward

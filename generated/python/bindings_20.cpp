@@ -9,6 +9,7 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/cosine_similarity.h"
+#include "generated/ops/embedding_renorm.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -46,6 +47,23 @@ PyObject* fn_cosine_similarity(PyObject* /*module*/, PyObject* const* args, Py_s
   auto dim = r.toInt64(2);
   auto eps = r.toDouble(3);
   auto result = [&] { GilRelease no_gil; return tl::cosine_similarity(x1, x2, dim, eps); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// embedding_renorm_
+PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto max_norm = r.toDouble(2);
+  auto norm_type = r.toDouble(3);
+  auto result = [&] { GilRelease no_gil; return tl::embedding_renorm_(self, indices, max_norm, norm_type); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -312,6 +330,10 @@ A view of `self` with the same geometry (a new tensor object sharing everything)
       METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
 
 The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divided by its 2-norm (at least `eps`), then their dot product.)doc"});
+  functions["_ops"].push_back({"embedding_renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding_renorm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type) -> Tensor
+
+Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 
