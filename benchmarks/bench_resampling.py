@@ -3,7 +3,8 @@
     python benchmarks/bench_resampling.py [--repeat N] [--markdown]
 
 Cases (issue 11): interpolate bilinear 2x on 32x64x56x56 (forward, and its backward op as autograd calls
-it), F.pad reflect on the same input (forward and backward op). Medians of several repeats, the two
+it), F.pad reflect on the same input (forward and backward op), embedding lookup and its weight gradient
+(32000x512 table, 4096 indices). Medians of several repeats, the two
 libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0: torchlite is faster).
 """
 from __future__ import annotations
@@ -64,6 +65,18 @@ def cases():
     yield ("pad constant (3, 3, 3, 3), 32x64x56x56",
            lambda: TF.pad(lx, [3, 3, 3, 3]),
            lambda: F.pad(x, [3, 3, 3, 3]))
+    w = torch.randn(32000, 512)
+    lw = tl.tensor(w.numpy())
+    idx = torch.randint(0, 32000, (4096,), generator=torch.Generator().manual_seed(0))
+    lidx = tl.tensor(idx.numpy())
+    ge = torch.randn(4096, 512)
+    lge = tl.tensor(ge.numpy())
+    yield ("embedding 32000x512, 4096 indices",
+           lambda: TF.embedding(lidx, lw),
+           lambda: F.embedding(idx, w))
+    yield ("embedding_dense_backward 32000x512, 4096",
+           lambda: N.embedding_dense_backward(lge, lidx, 32000, -1, False),
+           lambda: A.embedding_dense_backward(ge, idx, 32000, -1, False))
 
 
 def main():

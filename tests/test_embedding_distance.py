@@ -86,3 +86,50 @@ def test_defaults_as_torch():
     assert_same(TF.one_hot(tl.tensor([1, 0])), F.one_hot(torch.tensor([1, 0])))
     assert_same(TF.pairwise_distance(tl.ones(2, 3), tl.zeros(2, 3)), F.pairwise_distance(torch.ones(2, 3),
                                                                                         torch.zeros(2, 3)))
+
+
+# ---- embedding
+
+def test_embedding_signature():
+    import inspect
+    assert list(inspect.signature(TF.embedding).parameters) == list(inspect.signature(F.embedding).parameters)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 1}, {"padding_idx": -2}, {"scale_grad_by_freq": True},
+                                    {"padding_idx": 0, "scale_grad_by_freq": True}])
+def test_embedding_and_gradient_like_torch(kwargs):
+    w = _rand(6, 4).requires_grad_()
+    idx = torch.tensor([[0, 1, 1], [4, 0, 1]])
+    y = F.embedding(idx, w, **kwargs)
+    lw = from_torch(w.detach()).requires_grad_()
+    ly = TF.embedding(from_torch(idx), lw, **kwargs)
+    assert_same(ly.detach(), y.detach())
+    assert type(ly.grad_fn).__name__ == type(y.grad_fn).__name__
+    g = _rand(*y.shape, seed=3)
+    (gw,) = torch.autograd.grad(y, w, g)
+    (lgw,) = tl.autograd.grad(ly, lw, from_torch(g))
+    assert_same(lgw, gw)
+
+
+def test_embedding_max_norm_renormalizes_like_torch():
+    for norm_type in (2.0, 1.0, 3.0):
+        w = _rand(6, 4) * 3
+        lw = from_torch(w.clone())
+        idx = torch.tensor([0, 2, 2, 5])
+        y = F.embedding(idx, w, max_norm=1.5, norm_type=norm_type)
+        ly = TF.embedding(from_torch(idx), lw, max_norm=1.5, norm_type=norm_type)
+        assert_same(ly, y)
+        assert_same(lw, w)  # rows 0, 2, 5 renormalized in place, as in PyTorch
+
+
+def test_embedding_errors_like_torch():
+    w = torch.randn(5, 3)
+    for call, exc in ((lambda m, w: m.embedding(w, m.tensor([1.0])), RuntimeError),
+                      (lambda m, w: m.embedding(w, m.tensor([5])), IndexError),
+                      (lambda m, w: m.embedding(w[0], m.tensor([1])), RuntimeError)):
+        with pytest.raises(exc):
+            call(torch, w)
+        with pytest.raises(exc):
+            call(tl, from_torch(w))
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        TF.embedding(tl.tensor([1]), from_torch(w), padding_idx=5)

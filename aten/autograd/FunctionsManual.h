@@ -24,7 +24,7 @@
 #include "aten/autograd/FunctionsManualActivation.h"  // double backward of the activations
 #include "aten/autograd/FunctionsManualPooling.h"  // max-pool double backward, adaptive sizes
 #include "aten/autograd/FunctionsManualConvolution.h"  // linear, convolution (double backward)
-#include "aten/autograd/FunctionsManualPadding.h"  // constant_pad_nd
+#include "aten/autograd/FunctionsManualResampling.h"  // constant_pad_nd, embedding
 #include "aten/autograd/FunctionsManualLoss.h"  // double backward of the losses
 #include "aten/autograd/FunctionsManualNormalization.h"  // double backward of the normalizations
 #include "aten/autograd/FunctionsManualLinalg.h"  // LU factorization and solves (LAPACK ops)

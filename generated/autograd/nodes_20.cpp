@@ -9,6 +9,7 @@
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/embedding_renorm.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/put.h"
@@ -95,6 +96,23 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+struct EmbeddingRenormBackward0 final : Node {
+  std::string name() const override { return "EmbeddingRenormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list EmbeddingRenormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::embedding_renorm_");
   }
   return grad_inputs;
 }
@@ -224,6 +242,19 @@ Tensor alias(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  check_inplace(self, "embedding_renorm_");
+  auto grad_fn = std::make_shared<EmbeddingRenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor

@@ -10,6 +10,7 @@
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d.h"
 #include "generated/ops/avg_pool3d_backward.h"
+#include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/zeros_like.h"
@@ -98,6 +99,34 @@ variable_list AvgPool3DBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+struct EmbeddingDenseBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingDenseBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  SavedVariable indices_;
+  int64_t padding_idx_;
+};
+
+variable_list EmbeddingDenseBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& padding_idx = as_arg(padding_idx_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = embedding_dense_double_backward(grad, indices, padding_idx);
+  }
+  return grad_inputs;
+}
+
 // Backward of max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
   std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
@@ -176,6 +205,24 @@ Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArr
   {
     AutoGradMode below_autograd(false);
     result = ops::avg_pool3d_backward::call(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  auto grad_fn = std::make_shared<EmbeddingDenseBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->padding_idx_ = padding_idx;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::embedding_dense_backward::call(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/hardtanh.h"
@@ -18,6 +20,37 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+struct EmbeddingBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  SavedVariable indices_;
+  int64_t padding_idx_;
+  bool scale_grad_by_freq_;
+  DimVector weight_sizes;
+};
+
+variable_list EmbeddingBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& padding_idx = as_arg(padding_idx_);
+  const auto& scale_grad_by_freq = as_arg(scale_grad_by_freq_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = embedding_dense_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq);
+  }
+  return grad_inputs;
+}
 
 // Backward of floor(Tensor self) -> Tensor
 struct FloorBackward0 final : Node {
@@ -123,6 +156,26 @@ variable_list LgammaBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  auto grad_fn = std::make_shared<EmbeddingBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&weight}));
+  grad_fn->padding_idx_ = padding_idx;
+  grad_fn->scale_grad_by_freq_ = scale_grad_by_freq;
+  grad_fn->weight_sizes = weight.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::embedding::call(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // floor(Tensor self) -> Tensor
 Tensor floor(const Tensor& self) {

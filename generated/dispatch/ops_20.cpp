@@ -8,6 +8,7 @@
 #include "generated/ops/alias.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
+#include "generated/ops/embedding_renorm.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -97,6 +98,30 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 // cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
   return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
+}
+
+// ============================================================================ embedding_renorm
+
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+ops::embedding_renorm_::Kernel* ops::embedding_renorm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_renorm_kernel,
+    /* Meta */ native::embedding_renorm_kernel,
+};
+
+const Tensor& ops::embedding_renorm_::call(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  const Device kernel_device = dispatch_device("embedding_renorm_", {&self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("embedding_renorm_", kernel_device);
+  decltype(auto) result = kernel(self, indices, max_norm, norm_type);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::embedding_renorm_(self, indices, max_norm, norm_type);
+  }
+  return ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
 }
 
 // ============================================================================ hardswish_backward

@@ -8,6 +8,7 @@
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/i0.h"
@@ -257,6 +258,28 @@ Tensor ops::bitwise_right_shift_Scalar_Tensor::call(const Scalar& self, const Te
 
 Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
   return ops::bitwise_right_shift_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ embedding_dense_backward
+
+// embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+ops::embedding_dense_backward::Kernel* ops::embedding_dense_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_dense_backward_kernel,
+    /* Meta */ native::embedding_dense_backward_kernel,
+};
+
+Tensor ops::embedding_dense_backward::call(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  const Device kernel_device = dispatch_device("embedding_dense_backward", {&grad_output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("embedding_dense_backward", kernel_device);
+  return kernel(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+}
+
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  return ops::embedding_dense_backward::call(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
 }
 
 // ============================================================================ empty

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/embedding.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/hardtanh.h"
@@ -21,6 +22,28 @@ namespace tl {
 // chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   return native::chunk_composite(self, chunks, dim);
+}
+
+// ============================================================================ embedding
+
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+ops::embedding::Kernel* ops::embedding::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_kernel,
+    /* Meta */ native::embedding_kernel,
+};
+
+Tensor ops::embedding::call(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  const Device kernel_device = dispatch_device("embedding", {&weight, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("embedding", kernel_device);
+  return kernel(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  if (autograd::compute_requires_grad({&weight})) {
+    return autograd::wrappers::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  return ops::embedding::call(weight, indices, padding_idx, scale_grad_by_freq, sparse);
 }
 
 // ============================================================================ floor

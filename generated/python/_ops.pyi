@@ -1015,6 +1015,14 @@ def einsum(equation: str, tensors: Sequence[Tensor], *, path: Optional[Sequence[
     """Einstein summation over the subscripts of `equation` (ellipsis, repeated subscripts for diagonals, implicit output): operands contracted pairwise through batched matrix products, in the order `path` gives (pairs of operand positions, opt_einsum's format) or else in the order of fewest multiplications. `torchlite.einsum` is PyTorch's Python front end (operands as arguments, sublist format)."""
     ...
 
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of `weight` (num_embeddings, dim) at `indices` (int64 or int32, any shape): shape indices.shape + (dim,). `padding_idx` rows get no gradient; `scale_grad_by_freq` divides each row's gradient by its index's count; `sparse` gradients are not supported (dense ones are computed)."""
+    ...
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd)."""
+    ...
+
 def empty(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Optional[Any] = None, memory_format: Optional[Any] = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` with uninitialised data."""
     ...

@@ -12,6 +12,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
+#include "generated/ops/embedding_renorm.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -101,6 +102,23 @@ PyObject* fn_nn_cross_entropy_loss(PyObject* /*module*/, PyObject* const* args, 
   auto ignore_index = r.toInt64(4);
   auto label_smoothing = r.toDouble(5);
   auto result = [&] { GilRelease no_gil; return tl::cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// embedding_renorm_
+PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto max_norm = r.toDouble(2);
+  auto norm_type = r.toDouble(3);
+  auto result = [&] { GilRelease no_gil; return tl::embedding_renorm_(self, indices, max_norm, norm_type); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -414,6 +432,10 @@ The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divi
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 
 The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against class indices (`nll_loss_nd(log_softmax(self, 1))`, with `label_smoothing` mixing in the mean over classes) or against class probabilities of `self`'s shape.)doc"});
+  functions["_ops"].push_back({"embedding_renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding_renorm_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type) -> Tensor
+
+Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
   functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
+#include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/linalg_cholesky.h"
@@ -174,6 +175,24 @@ PyObject* fn_bitwise_right_shift_(PyObject* /*module*/, PyObject* const* args, P
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// embedding_dense_backward
+PyObject* fn_nn_embedding_dense_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto num_weights = r.toInt64(2);
+  auto padding_idx = r.toInt64(3);
+  auto scale_grad_by_freq = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -587,6 +606,10 @@ In-place version of bitwise_right_shift(): writes the result into self. Shifts t
 bitwise_right_shift_(Tensor input, Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
+  functions["_nn"].push_back({"embedding_dense_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_embedding_dense_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+
+The gradient of embedding's weight: (num_weights, dim) with each row of `grad_output` added to the row of its index (none for `padding_idx`; divided by the index's count with `scale_grad_by_freq`).)doc"});
   functions["_ops"].push_back({"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/embedding.h"
 #include "generated/ops/floor.h"
 #include "generated/ops/frexp.h"
 #include "generated/ops/hardtanh.h"
@@ -34,6 +35,24 @@ PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto chunks = r.toInt64(1);
   auto dim = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// embedding
+PyObject* fn_embedding(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto weight = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto padding_idx = r.toInt64(2);
+  auto scale_grad_by_freq = r.toBool(3);
+  auto sparse = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -460,6 +479,10 @@ void add_bindings_46(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
+  functions["_ops"].push_back({"embedding", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+
+The rows of `weight` (num_embeddings, dim) at `indices` (int64 or int32, any shape): shape indices.shape + (dim,). `padding_idx` rows get no gradient; `scale_grad_by_freq` divides each row's gradient by its index's count; `sparse` gradients are not supported (dense ones are computed).)doc"});
   functions["_ops"].push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
 

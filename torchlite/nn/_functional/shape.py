@@ -13,7 +13,7 @@ from typing import List, Optional
 import torchlite as _tl
 from torchlite._C import _nn
 
-__all__ = ["channel_shuffle", "cosine_similarity", "interpolate", "one_hot", "pad", "pairwise_distance",
+__all__ = ["channel_shuffle", "cosine_similarity", "embedding", "interpolate", "one_hot", "pad", "pairwise_distance",
            "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 # Bound as PyTorch binds them (F.pixel_shuffle is torch.pixel_shuffle, ...).
@@ -138,3 +138,26 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def embedding(input, weight, padding_idx: Optional[int] = None, max_norm: Optional[float] = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False):
+    """The rows of `weight` (num_embeddings, dim) at the indices `input`. `padding_idx` (negative counts from
+    the end) gets no gradient; `max_norm` first renormalizes, in place and without autograd, the rows used whose
+    `norm_type`-norm exceeds it; `scale_grad_by_freq` divides each row's gradient by its index's count.
+    Sparse gradients are not supported."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError("embedding: sparse=True (sparse gradients) is not supported by torchlite")
+    if max_norm is not None:
+        input = input.contiguous()
+        with _tl.no_grad():
+            _tl.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _tl.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
