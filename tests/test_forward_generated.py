@@ -54,6 +54,14 @@ KNOWN_MISMATCHES: list = [
     (("addmv", 0, "inplace", "expanded", None),
      "PyTorch's addmv_ writes into a self whose elements share memory (stride 0); torchlite refuses, as PyTorch's "
      "addmm_ and copy_ do"),
+    *[(("native_layer_norm_backward", None, "functional", variant, "float32"),
+       "PyTorch's native_layer_norm_backward reads mean and rstd as contiguous memory whatever their strides (a "
+       "sliced or expanded mean gives it other statistics); torchlite reads them through their strides")
+      for variant in ("sliced", "expanded")],
+    *[(("native_group_norm_backward", None, "functional", variant, "float32"),
+       "PyTorch's native_group_norm_backward reads grad_out, input, mean and rstd as contiguous memory whatever their "
+       "strides; torchlite reads them through their strides")
+      for variant in ("transposed", "sliced", "expanded")],
 ]
 
 
