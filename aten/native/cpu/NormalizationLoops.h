@@ -57,11 +57,24 @@ TL_TARGET_CLONES void run_moments(const T* x, int64_t n, opmath_t<T>* mean, opma
   using acc_t = opmath_t<T>;
   const acc_t nn = static_cast<acc_t>(n);
   const acc_t m = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / nn;
-  const acc_t sd = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i) - m; });
-  const acc_t sd2 = lane_sum<acc_t>(n, [&](int64_t i) {
+  // The deviations' sum and sum of squares in one pass, each with its own kLanes accumulators.
+  acc_t a1[kLanes] = {}, a2[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const acc_t d = ld(x, i + j) - m;
+      a1[j] += d;
+      a2[j] += d * d;
+    }
+  acc_t t1 = 0, t2 = 0;
+  for (; i < n; ++i) {
     const acc_t d = ld(x, i) - m;
-    return d * d;
-  });
+    t1 += d;
+    t2 += d * d;
+  }
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) a1[j] += a1[j + w], a2[j] += a2[j + w];
+  const acc_t sd = a1[0] + t1, sd2 = a2[0] + t2;
   *mean = m + sd / nn;
   *m2 = sd2 - sd * sd / nn;
 }
