@@ -418,3 +418,18 @@ def test_group_norm_statistics_are_differentiable_like_torch():
     got = tl.autograd.grad([ours[1], ours[2]], [x], [gm, gr])[0]
     expected = torch.autograd.grad([theirs[1], theirs[2]], [t], [tgm, tgr])[0]
     assert_same(got, expected)
+
+
+def test_meta_shapes():
+    def m(*s):
+        return tl.empty(*s, device="meta")
+    assert [tuple(t.shape) for t in tl.native_layer_norm(m(3, 4), [4], m(4), m(4), 1e-5)] == [(3, 4), (3, 1), (3, 1)]
+    assert [tuple(t.shape) for t in tl.native_batch_norm(m(3, 4, 5), m(4), m(4), None, None, True, 0.1, 1e-5)] == \
+        [(3, 4, 5), (4,), (4,)]
+    assert [tuple(t.shape) for t in tl.native_group_norm(m(3, 4, 5), m(4), m(4), 3, 4, 5, 2, 1e-5)] == \
+        [(3, 4, 5), (3, 2), (3, 2)]
+    assert [tuple(t.shape) for t in tl._C._nn.native_batch_norm_backward(
+        m(3, 4, 5), m(3, 4, 5), m(4), None, None, m(4), m(4), True, 1e-5, [True, True, True])] == [(3, 4, 5), (4,), (4,)]
+    for out in (tl.rms_norm(m(3, 4), [4]), TF.local_response_norm(m(2, 3, 4), 2), TF.normalize(m(2, 3)),
+                TF.dropout(m(3, 4)), TF.group_norm(m(2, 4, 3), 2), TF.instance_norm(m(2, 3, 4))):
+        assert out.device.type == "meta"
