@@ -75,6 +75,14 @@ KNOWN_MISMATCHES: list = [
        "grad) and its scalar tail (trunc(x * grad / beta)), so a result depends on the element's position; "
        "torchlite computes every element as the vectorized loop does")
       for dtype in ("uint8", "int8", "int16", "int32")],
+    *[(("native_layer_norm_backward", None, "functional", variant, "float32"),
+       "PyTorch's native_layer_norm_backward reads mean and rstd as contiguous memory whatever their strides (a "
+       "sliced or expanded mean gives it other statistics); torchlite reads them through their strides")
+      for variant in ("sliced", "expanded")],
+    *[(("native_group_norm_backward", None, "functional", variant, "float32"),
+       "PyTorch's native_group_norm_backward reads grad_out, input, mean and rstd as contiguous memory whatever their "
+       "strides; torchlite reads them through their strides")
+      for variant in ("transposed", "sliced", "expanded")],
 ]
 
 

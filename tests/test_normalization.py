@@ -380,3 +380,56 @@ def test_dropout_gradient_follows_the_mask():
     out.sum().backward()
     expected.sum().backward()
     assert_same(x.grad, t.grad, atol=0, rtol=0)
+
+
+# ---------------------------------------------------------------- bias without weight
+
+@pytest.mark.parametrize("op", ["layer_norm", "batch_norm", "group_norm"])
+def test_bias_without_weight_gradients(op):
+    # PyTorch's double backward refuses a bias without weight (an undefined weight reaches a mul), so the YAML
+    # samples avoid the case: first-order gradients are compared with PyTorch's, second order by gradgradcheck.
+    x, t = _pair((4, 6, 3))
+    b, tb = _pair((6,) if op != "layer_norm" else (3,), 1)
+    calls = {"layer_norm": (lambda m, a, c: m.layer_norm(a, [3], None, c)),
+             "batch_norm": (lambda m, a, c: m.batch_norm(a, None, c, None, None, True, 0.1, 1e-5, False)),
+             # PyTorch's own group_norm backward fails without a weight ("tensor does not have a device"): its
+             # oracle gets weight ones, the same function
+             "group_norm": (lambda m, a, c: m.group_norm(a, 3, None if m is tl else m.ones(6, dtype=a.dtype), c))}
+    call = calls[op]
+    for a in (x, b, t, tb):
+        a.requires_grad_()
+    g, tg = _pair((4, 6, 3), 2)
+    ours = tl.autograd.grad(call(tl, x, b), (x, b), g)
+    theirs = torch.autograd.grad(call(torch, t, tb), (t, tb), tg)
+    for o, e in zip(ours, theirs):
+        assert_same(o, e)
+    assert tl.autograd.gradgradcheck(lambda a, c: call(tl, a, c), (x, b))
+
+
+def test_group_norm_statistics_are_differentiable_like_torch():
+    x, t = _pair((2, 4, 3))
+    x.requires_grad_()
+    t.requires_grad_()
+    ours, theirs = tl.native_group_norm(x, None, None, 2, 4, 3, 2, 1e-5), torch.native_group_norm(t, None, None, 2, 4,
+                                                                                                      3, 2, 1e-5)
+    assert [o.requires_grad for o in ours] == [e.requires_grad for e in theirs]
+    gm, tgm = _pair((2, 2), 1)
+    gr, tgr = _pair((2, 2), 2)
+    got = tl.autograd.grad([ours[1], ours[2]], [x], [gm, gr])[0]
+    expected = torch.autograd.grad([theirs[1], theirs[2]], [t], [tgm, tgr])[0]
+    assert_same(got, expected)
+
+
+def test_meta_shapes():
+    def m(*s):
+        return tl.empty(*s, device="meta")
+    assert [tuple(t.shape) for t in tl.native_layer_norm(m(3, 4), [4], m(4), m(4), 1e-5)] == [(3, 4), (3, 1), (3, 1)]
+    assert [tuple(t.shape) for t in tl.native_batch_norm(m(3, 4, 5), m(4), m(4), None, None, True, 0.1, 1e-5)] == \
+        [(3, 4, 5), (4,), (4,)]
+    assert [tuple(t.shape) for t in tl.native_group_norm(m(3, 4, 5), m(4), m(4), 3, 4, 5, 2, 1e-5)] == \
+        [(3, 4, 5), (3, 2), (3, 2)]
+    assert [tuple(t.shape) for t in tl._C._nn.native_batch_norm_backward(
+        m(3, 4, 5), m(3, 4, 5), m(4), None, None, m(4), m(4), True, 1e-5, [True, True, True])] == [(3, 4, 5), (4,), (4,)]
+    for out in (tl.rms_norm(m(3, 4), [4]), TF.local_response_norm(m(2, 3, 4), 2), TF.normalize(m(2, 3)),
+                TF.dropout(m(3, 4)), TF.group_norm(m(2, 4, 3), 2), TF.instance_norm(m(2, 3, 4))):
+        assert out.device.type == "meta"

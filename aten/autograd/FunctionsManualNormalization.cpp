@@ -1,10 +1,16 @@
 #include "aten/autograd/FunctionsManualNormalization.h"
 
+#include <tuple>
 #include <vector>
 
+#include "aten/autograd/GradMode.h"
+
 #include "generated/ops/add.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/div.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/rsqrt.h"
@@ -30,7 +36,7 @@ std::vector<int64_t> all_dims_but(int64_t ndim, int64_t keep) {
   return dims;
 }
 
-// The affine normalizations (layer, batch in training, group) share one structure: with
+// The affine normalizations (layer, batch in training) share one structure: with
 // statistics over `norm_dims`, xhat = (x - mean) * rstd, g = gO * w and the projection
 // P(v) = v - mean(v) - xhat * mean(v * xhat) (symmetric), the backward op computes
 //   dx = rstd * P(g),   dw = sum_param(gO * xhat),   db = sum_param(gO).
@@ -127,20 +133,45 @@ std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(
   return {gI, gW, gGO};
 }
 
-std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
-                                                              const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
-                                                              const Tensor& gO, const Tensor& mean, const Tensor& rstd,
-                                                              int64_t N, int64_t C, int64_t HxW, int64_t group,
-                                                              std::array<bool, 3> grad_input_mask) {
-  // [N, G, C/G, HxW]: statistics per (n, g), parameters per (g, c).
-  const std::vector<int64_t> xs{N, group, C / group, HxW}, ps{1, group, C / group, 1}, ss{N, group, 1, 1};
-  const Tensor w = weight && weight->defined() ? reshape(*weight, ps) : Tensor();
-  auto [gI, gW, gGO] = affine_norm_double_backward(
-      reshape(input, xs), w, view_or_undefined(ggI, xs), view_or_undefined(ggW, ps), view_or_undefined(ggB, ps),
-      reshape(gO, xs), reshape(mean, ss), reshape(rstd, ss), {2, 3}, {0, 3}, grad_input_mask);
-  const int64_t c_only[1] = {C};
-  return {view_or_undefined(gI, input.sizes()), view_or_undefined(gW, IntArrayRef(c_only, 1)),
-          view_or_undefined(gGO, gO.sizes())};
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward_with_stats(const Tensor& grad, const Tensor& grad_mean,
+                                                                  const Tensor& grad_rstd, const Tensor& input,
+                                                                  const Tensor& mean, const Tensor& rstd,
+                                                                  const std::optional<Tensor>& weight, int64_t N,
+                                                                  int64_t C, int64_t HxW, int64_t group,
+                                                                  std::array<bool, 3> grad_input_mask) {
+  Tensor gI, gW, gB;
+  if (grad.defined() && GradMode::is_enabled()) {
+    // [N, G, C/G, HxW]: dx = rstd * P(dy * w) (affine_norm_double_backward's notation), dw, db summed.
+    const std::vector<int64_t> xs{N, group, C / group, HxW}, ps{1, group, C / group, 1}, ss{N, group, 1, 1};
+    const std::vector<int64_t> norm_dims{2, 3}, param_dims{0, 3};
+    const Tensor x = reshape(input, xs), dy = reshape(grad, xs), r = reshape(rstd, ss);
+    const Tensor xhat = mul(sub(x, reshape(mean, ss)), r);
+    const Tensor g = weight && weight->defined() ? mul(dy, reshape(*weight, ps)) : dy;
+    auto mean_n = [&](const Tensor& v) { return tl::mean(v, IntArrayRef(norm_dims), /*keepdim=*/true); };
+    const int64_t c_only[1] = {C};
+    if (grad_input_mask[0])
+      gI = reshape(mul(r, sub(sub(g, mean_n(g)), mul(xhat, mean_n(mul(g, xhat))))), input.sizes());
+    if (grad_input_mask[1] && weight && weight->defined())
+      gW = reshape(sum(mul(dy, xhat), IntArrayRef(param_dims), false), IntArrayRef(c_only, 1));
+    if (grad_input_mask[2]) gB = reshape(sum(dy, IntArrayRef(param_dims), false), IntArrayRef(c_only, 1));
+  } else if (grad.defined()) {
+    std::tie(gI, gW, gB) = native_group_norm_backward(contiguous(grad), input, mean, rstd, weight, N, C, HxW, group,
+                                                      grad_input_mask);
+  }
+  if (grad_input_mask[0] && (grad_mean.defined() || grad_rstd.defined())) {
+    const std::vector<int64_t> xs{N, group, C / group * HxW}, ss{N, group, 1};
+    const double n = static_cast<double>(C / group * HxW);
+    const Tensor x = reshape(input, xs);
+    Tensor extra = zeros_like(x);
+    if (grad_mean.defined()) extra = add(extra, div(reshape(grad_mean, ss), n));
+    if (grad_rstd.defined()) {
+      const Tensor r = reshape(rstd, ss);
+      extra = sub(extra, div(mul(mul(reshape(grad_rstd, ss), mul(mul(r, r), r)), sub(x, reshape(mean, ss))), n));
+    }
+    extra = reshape(extra, input.sizes());
+    gI = gI.defined() ? add(gI, extra) : extra;
+  }
+  return {gI, gW, gB};
 }
 
 }  // namespace tl::autograd::generated

@@ -15,7 +15,6 @@
 #include "generated/ops/min.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_group_norm.h"
-#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/nll_loss_forward.h"
@@ -129,6 +128,7 @@ variable_list MinBackward0::apply(variable_list&& grads) {
 
 // Backward of native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
 struct NativeGroupNormBackward0 final : Node {
+  NativeGroupNormBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
   std::string name() const override { return "NativeGroupNormBackward0"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override {
@@ -166,7 +166,7 @@ variable_list NativeGroupNormBackward0::apply(variable_list&& grads) {
   const auto& result2 = result2_.unpack(shared_from_this());
   if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
     const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
-    auto computed = native_group_norm_backward(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask);
+    auto computed = group_norm_backward_with_stats(grads[0], grads[1], grads[2], input, result1, result2, weight, N, C, HxW, group, grad_input_mask);
     if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
     if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
     if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
@@ -359,8 +359,10 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
   }
   check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
-  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
   }

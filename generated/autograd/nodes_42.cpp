@@ -189,10 +189,16 @@ variable_list NativeBatchNormBackwardBackward0::apply(variable_list&& grads) {
     if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
   }
   if (should_compute_output(3)) {
-    grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean");
+    grad_inputs[3] = not_implemented("native_batch_norm_backward running_mean");
   }
   if (should_compute_output(4)) {
-    grad_inputs[4] = not_implemented("native_batch_norm_backward save_invstd");
+    grad_inputs[4] = not_implemented("native_batch_norm_backward running_var");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("native_batch_norm_backward save_mean");
+  }
+  if (should_compute_output(6)) {
+    grad_inputs[6] = not_implemented("native_batch_norm_backward save_invstd");
   }
   return grad_inputs;
 }
@@ -513,7 +519,7 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
 // native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
   auto grad_fn = std::make_shared<NativeBatchNormBackwardBackward0>();
-  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, opt_ptr(weight), opt_ptr(save_mean), opt_ptr(save_invstd)}));
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)}));
   grad_fn->train_ = train;
   grad_fn->eps_ = eps;
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
@@ -525,16 +531,16 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
     grad_fn->weight_ = save_optional(weight, false);
   }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
     grad_fn->running_mean_ = save_optional(running_mean, false);
   }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
     grad_fn->running_var_ = save_optional(running_var, false);
   }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(5)) {
     grad_fn->save_mean_ = save_optional(save_mean, false);
   }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(6)) {
     grad_fn->save_invstd_ = save_optional(save_invstd, false);
   }
   std::tuple<Tensor, Tensor, Tensor> result;

@@ -75,26 +75,6 @@ variable_list Log10Backward0::apply(variable_list&& grads) {
 struct NativeGroupNormBackwardBackward0 final : Node {
   std::string name() const override { return "NativeGroupNormBackwardBackward0"; }
   variable_list apply(variable_list&& grads) override;
-  void release_variables() override {
-    grad_out_.reset_data();
-    input_.reset_data();
-    mean_.reset_data();
-    rstd_.reset_data();
-    weight_.reset_data();
-  }
-  size_t saved_bytes() const override {
-    return grad_out_.nbytes() + input_.nbytes() + mean_.nbytes() + rstd_.nbytes() + weight_.nbytes();
-  }
-
-  SavedVariable grad_out_;
-  SavedVariable input_;
-  SavedVariable mean_;
-  SavedVariable rstd_;
-  SavedVariable weight_;
-  int64_t N_;
-  int64_t C_;
-  int64_t HxW_;
-  int64_t group_;
 };
 
 variable_list NativeGroupNormBackwardBackward0::apply(variable_list&& grads) {
@@ -102,27 +82,20 @@ variable_list NativeGroupNormBackwardBackward0::apply(variable_list&& grads) {
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
-  const auto& grad_out = grad_out_.unpack(shared_from_this());
-  const auto& input = input_.unpack(shared_from_this());
-  const auto& mean = mean_.unpack(shared_from_this());
-  const auto& rstd = rstd_.unpack(shared_from_this());
-  const auto& weight = unpack_optional(weight_, shared_from_this());
-  const auto& N = as_arg(N_);
-  const auto& C = as_arg(C_);
-  const auto& HxW = as_arg(HxW_);
-  const auto& group = as_arg(group_);
-  if (should_compute_output(1) || should_compute_output(4) || should_compute_output(0)) {
-    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(4), should_compute_output(0)};
-    auto computed = group_norm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, mean, rstd, N, C, HxW, group, grad_input_mask);
-    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
-    if (should_compute_output(4)) grad_inputs[4] = std::get<1>(std::move(computed));
-    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::native_group_norm_backward");
   }
   if (should_compute_output(2)) {
-    grad_inputs[2] = not_implemented("native_group_norm_backward mean");
+    grad_inputs[2] = not_implemented("aten::native_group_norm_backward");
   }
   if (should_compute_output(3)) {
-    grad_inputs[3] = not_implemented("native_group_norm_backward rstd");
+    grad_inputs[3] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::native_group_norm_backward");
   }
   return grad_inputs;
 }
@@ -234,25 +207,6 @@ const Tensor& log10_(const Tensor& self) {
 std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
   auto grad_fn = std::make_shared<NativeGroupNormBackwardBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &rstd, opt_ptr(weight)}));
-  grad_fn->N_ = N;
-  grad_fn->C_ = C;
-  grad_fn->HxW_ = HxW;
-  grad_fn->group_ = group;
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
-    grad_fn->grad_out_ = SavedVariable(grad_out, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
-    grad_fn->input_ = SavedVariable(input, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
-    grad_fn->mean_ = SavedVariable(mean, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(3) || grad_fn->should_compute_output(4)) {
-    grad_fn->rstd_ = SavedVariable(rstd, false);
-  }
-  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(4)) {
-    grad_fn->weight_ = save_optional(weight, false);
-  }
   std::tuple<Tensor, Tensor, Tensor> result;
   {
     AutoGradMode below_autograd(false);

@@ -354,7 +354,7 @@ std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm_backward::call(const T
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
-  if (autograd::compute_requires_grad({&grad_out, &input, opt_ptr(weight), opt_ptr(save_mean), opt_ptr(save_invstd)})) {
+  if (autograd::compute_requires_grad({&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)})) {
     return autograd::wrappers::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   }
   return ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);

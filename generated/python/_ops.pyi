@@ -2069,7 +2069,7 @@ def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> 
     ...
 
 def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], N: int, C: int, HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
-    """Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters)."""
+    """Group normalization of a contiguous input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters); all three are differentiable, as PyTorch's."""
     ...
 
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor], bias: Optional[Tensor], eps: float) -> tuple[Tensor, Tensor, Tensor]:

@@ -568,7 +568,7 @@ The smallest values of `self` along `dim` and their indices (the first of ties; 
   functions["_ops"].push_back({"native_group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_group_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
 
-Group normalization of an input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
+Group normalization of a contiguous input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters); all three are differentiable, as PyTorch's.)doc"});
   functions["_nn"].push_back({"nll_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 

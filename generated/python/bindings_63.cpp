@@ -691,7 +691,7 @@ In-place version of log10(): writes the result into self. The base-10 logarithm 
   functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
-The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Differentiable (PyTorch's has no derivative and differentiates a composite instead under create_graph).)doc"});
+The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Not differentiable, as PyTorch's: under create_graph native_group_norm's gradient is computed with differentiable ops instead.)doc"});
   functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -73,9 +73,10 @@ Tensor instance_norm_composite(const Tensor& input, const std::optional<Tensor>&
   const std::optional<Tensor> rm = repeated(running_mean), rv = repeated(running_var);
   const Tensor out = batch_norm(view(contiguous(input), shape), repeated(weight), repeated(bias), rm, rv,
                                 use_input_stats, momentum, eps, cudnn_enabled);
-  // The running statistics of the b copies are averaged back into the c channels.
-  if (has_mean) copy_(*running_mean, tl::mean(view(*rm, {b, c}), IntArrayRef{0}, false));
-  if (has_var) copy_(*running_var, tl::mean(view(*rv, {b, c}), IntArrayRef{0}, false));
+  // The running statistics of the b copies are averaged back into the c channels, written as
+  // native_batch_norm writes them (the raw copy kernel: no autograd, as PyTorch's write through an alias).
+  if (has_mean) copy_kernel(*running_mean, tl::mean(view(*rm, {b, c}), IntArrayRef{0}, false), false);
+  if (has_var) copy_kernel(*running_var, tl::mean(view(*rv, {b, c}), IntArrayRef{0}, false), false);
   return view(out, input.sizes());
 }
 

@@ -100,6 +100,15 @@ TL_TARGET_CLONES void affine_row(const T* a, const T* b, const opmath_t<T>* p, c
   }
 }
 
+// One row of the 2-d layout: out[c] = (x[c] - mean[c]) * scale[c] + bias[c] (PyTorch's form for 2-d inputs: a
+// constant channel gives exactly bias).
+template <typename T>
+TL_TARGET_CLONES void normalize_row(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale,
+                                    const opmath_t<T>* bias, int64_t C, T* out) {
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>((ld(x, c) - mean[c]) * scale[c] + bias[c]);
+}
+
 // out = a * p[c] + (b ? b * q[c] : 0) + r[c], element by element over the [N, C, S] layout.
 template <typename T>
 void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, const opmath_t<T>* p,
@@ -123,6 +132,7 @@ struct BatchNormDims {
 };
 
 BatchNormDims batch_norm_dims(const Tensor& input) {
+  TL_CHECK(input.dim() > 0, "batch_norm: expected an input with a channel dim 1, but got a 0-d input");
   maybe_wrap_dim(1, input.dim(), "batch_norm");
   BatchNormDims d{input.sizes()[0], input.sizes()[1], 1};
   for (int64_t i = 2; i < input.dim(); ++i) d.S *= input.sizes()[i];
@@ -150,7 +160,8 @@ Tensor channel_param(const std::optional<Tensor>& t, ScalarType acc, int64_t C, 
 // 1 / sqrt(var + eps), 0 for a zero variance without eps (PyTorch's rule).
 template <typename acc_t>
 acc_t inv_std(acc_t var, double eps) {
-  return var == 0 && eps == 0 ? acc_t(0) : acc_t(1) / std::sqrt(var + static_cast<acc_t>(eps));
+  // In double, then rounded once (as PyTorch, whose eps is a double).
+  return var == 0 && eps == 0 ? acc_t(0) : static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(var) + eps));
 }
 
 }  // namespace
@@ -195,10 +206,18 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
       channel_sums<scalar_t, false>(N, C, S, mp, nullptr, [&](int64_t i, int64_t) { return ld(xp, i); },
                                     [](int64_t, int64_t) { return acc_t(0); });
       for (int64_t c = 0; c < C; ++c) mp[c] /= n;
-      channel_sums<scalar_t, false>(N, C, S, var_sum.data(), nullptr, [&](int64_t i, int64_t c) {
-            const acc_t dv = ld(xp, i) - mp[c];
-            return dv * dv;
-          }, [](int64_t, int64_t) { return acc_t(0); });
+      // The corrected two-pass variance (NormalizationLoops.h's run_moments, per channel).
+      std::vector<acc_t> dev_sum(C);
+      channel_sums<scalar_t, true>(N, C, S, dev_sum.data(), var_sum.data(),
+                                   [&](int64_t i, int64_t c) { return ld(xp, i) - mp[c]; },
+                                   [&](int64_t i, int64_t c) {
+                                     const acc_t dv = ld(xp, i) - mp[c];
+                                     return dv * dv;
+                                   });
+      for (int64_t c = 0; c < C; ++c) {
+        mp[c] += dev_sum[c] / n;
+        var_sum[c] -= dev_sum[c] * dev_sum[c] / n;
+      }
       for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(var_sum[c] / n, eps);
       // Running statistics: momentum-weighted, with the unbiased variance (as PyTorch, n - 1 may be 0).
       if (opt(running_mean) || opt(running_var)) {
@@ -221,14 +240,21 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
         sp[c] = inv_std<acc_t>(rv.data_ptr<acc_t>()[c], eps);
       }
     }
-    // y = x * scale + shift, scale = invstd * w, shift = b - mean * scale.
+    // y = x * scale + shift, scale = invstd * w, shift = b - mean * scale (2-d: (x - mean) * scale + b).
     std::vector<acc_t> scale(C), shift(C);
     for (int64_t c = 0; c < C; ++c) {
       scale[c] = sp[c] * w.data_ptr<acc_t>()[c];
       shift[c] = b.data_ptr<acc_t>()[c] - mp[c] * scale[c];
     }
-    if (N * S > 0)
-      channel_affine<scalar_t>(N, C, S, xp, nullptr, scale.data(), nullptr, shift.data(), y.data_ptr<scalar_t>());
+    scalar_t* yp = y.data_ptr<scalar_t>();
+    if (S == 1) {
+      const acc_t* bp = b.data_ptr<acc_t>();
+      parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
+        for (int64_t n = lo; n < hi; ++n) normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+      });
+    } else if (N * S > 0) {
+      channel_affine<scalar_t>(N, C, S, xp, nullptr, scale.data(), nullptr, shift.data(), yp);
+    }
   });
   if (training) {
     copy_stats(save_mean, mean);
@@ -242,13 +268,15 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_kernel(
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
     const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
     std::array<bool, 3> output_mask) {
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()) || input.numel() == 0,
+              "\"batch_norm_backward_cpu\" not implemented for '",
+              legacy_type_name(input.dtype()), "'");
+  TL_CHECK_INDEX(input.dim() > 0, "Dimension specified as 1 but tensor has no dimensions");  // PyTorch's
   const BatchNormDims d = batch_norm_dims(input);
   const int64_t N = d.N, C = d.C, S = d.S;
   TL_CHECK(grad_out.sizes() == input.sizes(), "native_batch_norm_backward: grad_out of shape ", grad_out.sizes(),
            " does not match input of shape ", input.sizes());
   check_channels(weight, "weight", C);
-  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"batch_norm_backward_cpu\" not implemented for '",
-              legacy_type_name(input.dtype()), "'");
   if (train) {
     TL_CHECK(opt(save_mean) && opt(save_invstd), "native_batch_norm_backward: save_mean and save_invstd must be "
              "defined in training mode");
@@ -266,6 +294,11 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_kernel(
   if (output_mask[1]) dw = empty({C}, param_dtype, input.device());
   if (output_mask[2]) db = empty({C}, param_dtype, input.device());
   if (input.is_meta()) return {dx, dw, db};
+  if (input.numel() == 0) {  // nothing summed: zero parameter gradients
+    if (dw.defined()) dw = zeros({C}, param_dtype, input.device());
+    if (db.defined()) db = zeros({C}, param_dtype, input.device());
+    return {dx, dw, db};
+  }
   const ScalarType acc = opmath_type(input.dtype());
   const Tensor x = contiguous(input), dy = contiguous(to(grad_out, input.dtype()));
   const Tensor w = channel_param(weight, acc, C, 1.0, input.device());

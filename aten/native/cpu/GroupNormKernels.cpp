@@ -36,6 +36,7 @@ void check_group_norm_inputs(const Tensor& input, const std::optional<Tensor>& w
            "shape ", input.sizes(), " and num_groups=", group);
   TL_CHECK(input.numel() == N * C * HxW && N >= 0 && C >= 0 && HxW >= 0,
            "Expected X.numel() == N * C * HxW to be true, but got false.");
+
   for (const auto& [p, name] : {std::pair{opt(weight), "weight"}, std::pair{opt(bias), "bias"}})
     TL_CHECK(!p || (p->dim() == 1 && p->numel() == C), "Expected ", name, " to be a vector of size equal to the "
              "number of channels in input, but got ", name, " of shape ", p->sizes(), " and input of shape ",
@@ -52,6 +53,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input,
                                                              const std::optional<Tensor>& bias, int64_t N, int64_t C,
                                                              int64_t HxW, int64_t group, double eps) {
   check_group_norm_inputs(input, weight, bias, N, C, HxW, group);
+  // As PyTorch's kernel, which reads X as [N, C, HxW] memory: group_norm passes a contiguous input.
+  TL_CHECK(input.is_contiguous(), "Expected X.is_contiguous(memory_format) to be true, but got false.");
   TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"GroupNormKernelImpl\" not implemented for '",
               legacy_type_name(input.dtype()), "'");
   const ScalarType param_dtype = norm_param_dtype(input, {opt(weight), opt(bias)});
@@ -76,7 +79,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_kernel(const Tensor& input,
         acc_t m = 0, m2 = 0;
         if (run > 0) run_moments<scalar_t>(xp + ng * run, run, &m, &m2);
         const acc_t var = run > 0 ? m2 / static_cast<acc_t>(run) : std::numeric_limits<acc_t>::quiet_NaN();
-        const acc_t r = acc_t(1) / std::sqrt(std::max(var, acc_t(0)) + static_cast<acc_t>(eps));
+        const acc_t r = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
         mp[ng] = m;
         rp[ng] = run > 0 ? r : std::numeric_limits<acc_t>::quiet_NaN();
         const int64_t g = ng % group;

@@ -29,7 +29,7 @@ namespace {
 using norm::lane_sum;
 using norm::ld;
 
-// One row: mean, rstd = 1/sqrt(var + eps) (biased variance, from the deviations: no cancellation),
+// One row: mean, rstd = 1/sqrt(var + eps) (biased variance, from the deviations: run_moments),
 // and y = (x - mean) * rstd * w + b. w/b are null when absent.
 template <typename T>
 TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
@@ -40,12 +40,11 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
     *rstd_out = std::numeric_limits<acc_t>::quiet_NaN();
     return;
   }
-  const acc_t mean = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / static_cast<acc_t>(n);
-  const acc_t var = lane_sum<acc_t>(n, [&](int64_t i) {
-                      const acc_t d = ld(x, i) - mean;
-                      return d * d;
-                    }) / static_cast<acc_t>(n);
-  const acc_t rstd = acc_t(1) / std::sqrt(std::max(var, acc_t(0)) + static_cast<acc_t>(eps));
+  acc_t mean, m2;
+  norm::run_moments(x, n, &mean, &m2);
+  const acc_t var = m2 / static_cast<acc_t>(n);
+  // In double, then rounded once (as PyTorch, whose eps is a double).
+  const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
   *mean_out = mean;
   *rstd_out = rstd;
   if (w && b) {
@@ -124,6 +123,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_kernel(const Tensor& input,
                                                              const std::optional<Tensor>& weight,
                                                              const std::optional<Tensor>& bias, double eps) {
   const LayerNormDims d = check_layer_norm_inputs(input, normalized_shape, weight, bias);
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"LayerNormKernelImpl\" not implemented for '",
+              legacy_type_name(input.dtype()), "'");
   const ScalarType param_dtype = norm_param_dtype(input, {weight && weight->defined() ? &*weight : nullptr,
                                                            bias && bias->defined() ? &*bias : nullptr});
   Tensor y = empty(input.sizes(), input.dtype(), input.device());
@@ -160,6 +161,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
            " does not match input of shape ", input.sizes());
   TL_CHECK(mean.numel() == d.M && rstd.numel() == d.M, "native_layer_norm_backward: expected mean and rstd with ",
            d.M, " elements, but got ", mean.numel(), " and ", rstd.numel());
+  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()) || d.M == 0, "\"LayerNormBackwardKernelImpl\" not "
+              "implemented for '", legacy_type_name(input.dtype()), "'");
   const bool has_w = weight && weight->defined(), has_b = bias && bias->defined();
   Tensor dx, dw, db;
   if (output_mask[0]) dx = empty(input.sizes(), input.dtype(), input.device());

@@ -49,16 +49,34 @@ TL_TARGET_CLONES void run_sums(const T* a, const T* b, int64_t n, opmath_t<T>* s
   *sum_ab = lane_sum<acc_t>(n, [&](int64_t i) { return ld(a, i) * ld(b, i); });
 }
 
-// mean and the sum of squared deviations from it of a contiguous run (two passes, no cancellation).
+// mean and the sum of squared deviations from it of a contiguous run: the corrected two-pass algorithm
+// (the deviations' own sum refines the mean and removes the first pass's rounding from m2), so a
+// constant run gets its value back as the mean and a zero m2.
 template <typename T>
 TL_TARGET_CLONES void run_moments(const T* x, int64_t n, opmath_t<T>* mean, opmath_t<T>* m2) {
   using acc_t = opmath_t<T>;
-  const acc_t m = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / static_cast<acc_t>(n);
-  *mean = m;
-  *m2 = lane_sum<acc_t>(n, [&](int64_t i) {
+  const acc_t nn = static_cast<acc_t>(n);
+  const acc_t m = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / nn;
+  // The deviations' sum and sum of squares in one pass, each with its own kLanes accumulators.
+  acc_t a1[kLanes] = {}, a2[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const acc_t d = ld(x, i + j) - m;
+      a1[j] += d;
+      a2[j] += d * d;
+    }
+  acc_t t1 = 0, t2 = 0;
+  for (; i < n; ++i) {
     const acc_t d = ld(x, i) - m;
-    return d * d;
-  });
+    t1 += d;
+    t2 += d * d;
+  }
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) a1[j] += a1[j + w], a2[j] += a2[j + w];
+  const acc_t sd = a1[0] + t1, sd2 = a2[0] + t2;
+  *mean = m + sd / nn;
+  *m2 = sd2 - sd * sd / nn;
 }
 
 }  // namespace tl::native::norm

@@ -82,10 +82,10 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
     rest = list(sq.shape[2:])
     parts = []
     if before:
-        parts.append(_tl.zeros([sq.size(0), before] + rest, dtype=sq.dtype))
+        parts.append(_tl.zeros([sq.size(0), before] + rest, dtype=sq.dtype, device=sq.device))
     parts.append(sq)
     if after:
-        parts.append(_tl.zeros([sq.size(0), after] + rest, dtype=sq.dtype))
+        parts.append(_tl.zeros([sq.size(0), after] + rest, dtype=sq.dtype, device=sq.device))
     padded = _tl.cat(parts, 1) if len(parts) > 1 else sq
     # The window sum, in the window's order (as the pooling kernel adds), then the mean over `size`.
     total = padded.narrow(1, 0, channels)
