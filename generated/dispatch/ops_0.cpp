@@ -204,6 +204,7 @@ Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional
 
 // linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
   return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
 }
 
