@@ -39,17 +39,22 @@ def median_times(fns, number: int, repeat: int) -> list[float]:
 
 def pair(shape, dtype, seed):
     a = np.random.default_rng(seed).standard_normal(shape)
-    a = a + shape[-1] * np.eye(shape[-1])  # well conditioned (and positive definite after a @ a.T)
+    if shape[-1] == shape[-2]:
+        a = a + shape[-1] * np.eye(shape[-1])  # well conditioned (and positive definite after a @ a.T)
     a = a.astype(dtype)
     return tl.from_numpy(a.copy()), torch.from_numpy(a.copy())
 
 
-# op name -> callable(lib, A, B): B is a right-hand side with A's batch and 16 columns
+# op name -> callable(lib, A, B, S): B is a right-hand side with A's batch and 16 columns, S = A A^T
+# (symmetric positive definite)
 OPS = {
-    "solve": lambda lib, a, b: lib.linalg.solve(a, b),
-    "inv": lambda lib, a, b: lib.linalg.inv(a),
-    "det": lambda lib, a, b: lib.linalg.det(a),
-    "lu_factor": lambda lib, a, b: lib.linalg.lu_factor(a),
+    "solve": lambda lib, a, b, s: lib.linalg.solve(a, b),
+    "inv": lambda lib, a, b, s: lib.linalg.inv(a),
+    "cholesky": lambda lib, a, b, s: lib.linalg.cholesky(s),
+    "svd": lambda lib, a, b, s: lib.linalg.svd(a, full_matrices=False),
+    "det": lambda lib, a, b, s: lib.linalg.det(a),
+    "eigh": lambda lib, a, b, s: lib.linalg.eigh(s),
+    "qr": lambda lib, a, b, s: lib.linalg.qr(a),
 }
 
 
@@ -60,8 +65,10 @@ def rows(quick: bool):
             for shape in [(512, 512), (64, 32, 32)]:
                 la, ta = pair(shape, dtype, 0)
                 lb, tb = pair(shape[:-1] + (16,), dtype, 1)
-                number = 3 if quick else 10
-                t_tl, t_torch = median_times([lambda: op(tl, la, lb), lambda: op(torch, ta, tb)], number,
+                ls = la @ la.transpose(-2, -1)
+                ts = ta @ ta.transpose(-2, -1)
+                number = 2 if quick else 5
+                t_tl, t_torch = median_times([lambda: op(tl, la, lb, ls), lambda: op(torch, ta, tb, ts)], number,
                                              2 if quick else 5)
                 label = f"{name} {dtype} {'x'.join(map(str, shape))}"
                 out.append((label, f"{t_tl * 1e3:.3f} ms / {t_torch * 1e3:.3f} ms", t_tl / t_torch))

@@ -19,8 +19,24 @@ CASES = [f for f in ENTRIES if _variant(f, SchemaKind.out) is not None and "rand
          and len(_variant(f, SchemaKind.out).schema.out_arguments) == 1]
 
 
-@pytest.mark.parametrize("out_dtype", OUT_DTYPES)
-@pytest.mark.parametrize("f", CASES, ids=[str(f.schema.name) for f in CASES])
+# Strict xfails: (op, out dtype) where torchlite differs from PyTorch, with the reason.
+_NORM_OUT = ("the generated out= of an op with a `dtype=` argument computes in out's dtype when dtype is None (as "
+             "linalg_vector_norm.out); PyTorch's matrix_norm/norm out= require out to have the result's dtype")
+KNOWN_OUT_DTYPE_GAPS = {
+    **{("linalg_matrix_norm", d): _NORM_OUT for d in ("float64", "float16", "int64")},
+    **{(name, "float64"): _NORM_OUT for name in ("linalg_matrix_norm.str_ord", "linalg_norm", "linalg_norm.ord_str")},
+}
+
+
+def _out_dtype_cases():
+    for f in CASES:
+        for d in OUT_DTYPES:
+            gap = KNOWN_OUT_DTYPE_GAPS.get((str(f.schema.name), d))
+            yield pytest.param(f, d, id=f"{f.schema.name}-{d}",
+                               marks=[pytest.mark.xfail(reason=gap, strict=True)] if gap else [])
+
+
+@pytest.mark.parametrize("f,out_dtype", list(_out_dtype_cases()))
 def test_out_of_another_dtype_like_torch(f, out_dtype):
     sample = f.samples[0]
     t_fn, l_fn = _callables(f, "out", sample)

@@ -73,12 +73,12 @@ Tensor fortran_copy(const Tensor& t) {
   return r;
 }
 
-void assign_output(const char* op, Tensor& out, const Tensor& result) {
+void assign_output(const char* op, Tensor& out, const Tensor& result, OutDtype rule) {
   if (!out.defined()) {
     out = result;
     return;
   }
-  prepare_output(out, {op, result.sizes(), result.scalar_type(), result.device(), OutDtype::Exact});
+  prepare_output(out, {op, result.sizes(), result.scalar_type(), result.device(), rule});
   if (!result.is_meta()) commit_output(out, result);
 }
 

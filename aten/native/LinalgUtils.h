@@ -7,6 +7,7 @@
 
 #include "aten/core/ArrayRef.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/OutputUtils.h"
 
 namespace tl::native::linalg {
 
@@ -36,7 +37,8 @@ Tensor fortran_copy(const Tensor& t);
 // The functional call hands the kernel an undefined `out`: the computed `result` becomes it.
 // out= hands a user tensor: checked (exact dtype, device) and resized by prepare_output, then
 // `result` is copied in.
-void assign_output(const char* op, Tensor& out, const Tensor& result);
+// `rule`: how out's dtype must relate to the result's (PyTorch's LAPACK outs: exact).
+void assign_output(const char* op, Tensor& out, const Tensor& result, OutDtype rule = OutDtype::Exact);
 
 // Raises for the first failing batch element of `info` (int32, one per matrix), when `info` is on
 // the CPU: message(info_value) is the reason; the batch element is named "(Batch element i): "

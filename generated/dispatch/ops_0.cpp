@@ -196,7 +196,7 @@ Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
 // linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& input, const Tensor& tau) {
   check_out_no_grad("linalg_householder_product.out", {&input, &tau}, {&out});
-  return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ linalg_pinv
@@ -208,7 +208,7 @@ Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
 
 // linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
-  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::CanCast);
 }
 
 // linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
@@ -218,7 +218,8 @@ Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional
 
 // linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::Exact);
+  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ nextafter

@@ -307,6 +307,7 @@ Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
 
 // linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
+  check_out_no_grad("linalg_matrix_power.out", {&self}, {&out});
   return copy_to_out(out, linalg_matrix_power(self, n), "linalg_matrix_power.out", native::OutDtype::Exact);
 }
 

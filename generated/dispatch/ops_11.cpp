@@ -157,7 +157,7 @@ Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
 
 // linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p) {
-  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.out", native::OutDtype::CanCast);
 }
 
 // linalg_cond.p_str(Tensor self, str p) -> Tensor
@@ -167,7 +167,7 @@ Tensor linalg_cond(const Tensor& self, std::string_view p) {
 
 // linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string_view p) {
-  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ logical_not

@@ -369,7 +369,7 @@ Tensor orgqr(const Tensor& self, const Tensor& input2) {
 // orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& orgqr_out(const Tensor& out, const Tensor& self, const Tensor& input2) {
   check_out_no_grad("orgqr.out", {&self, &input2}, {&out});
-  return copy_to_out(out, orgqr(self, input2), "orgqr.out", native::OutDtype::Exact);
+  return copy_to_out(out, orgqr(self, input2), "orgqr.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ put

@@ -332,7 +332,7 @@ Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivo
 // lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lu_solve_out(const Tensor& out, const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
   check_out_no_grad("lu_solve.out", {&self, &LU_data, &LU_pivots}, {&out});
-  return copy_to_out(out, lu_solve(self, LU_data, LU_pivots), "lu_solve.out", native::OutDtype::CanCast);
+  return copy_to_out(out, lu_solve(self, LU_data, LU_pivots), "lu_solve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ row_stack

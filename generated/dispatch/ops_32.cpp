@@ -259,7 +259,8 @@ Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
 
 // linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, double tol, bool hermitian) {
-  return copy_to_out(out, linalg_matrix_rank(self, tol, hermitian), "linalg_matrix_rank.out", native::OutDtype::Exact);
+  check_out_no_grad("linalg_matrix_rank.out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, tol, hermitian), "linalg_matrix_rank.out", native::OutDtype::CanCast);
 }
 
 // linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
@@ -269,7 +270,8 @@ Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::o
 
 // linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::Exact);
+  check_out_no_grad("linalg_matrix_rank.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ logaddexp2

@@ -325,7 +325,7 @@ Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntAr
 
 // linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_tensorsolve_out(const Tensor& out, const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
-  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ linalg_vector_norm

@@ -34,7 +34,7 @@ Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
 
 // linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
-  return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ log_normal

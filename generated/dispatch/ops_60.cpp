@@ -80,7 +80,7 @@ Tensor cholesky(const Tensor& self, bool upper) {
 // cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
   check_out_no_grad("cholesky.out", {&self}, {&out});
-  return copy_to_out(out, cholesky(self, upper), "cholesky.out", native::OutDtype::Exact);
+  return copy_to_out(out, cholesky(self, upper), "cholesky.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ log_sigmoid

@@ -82,7 +82,7 @@ void cholesky_solve_kernel(const Tensor& self, const Tensor& input2, bool upper,
   Tensor lower = upper ? ops::transpose_int::call(input2, -2, -1) : input2;
   Tensor y = ops::linalg_solve_triangular::call(lower, self, /*upper=*/false, /*left=*/true, /*unitriangular=*/false);
   Tensor x = ops::linalg_solve_triangular::call(ops::transpose_int::call(lower, -2, -1), y, true, true, false);
-  assign_output("cholesky_solve", out, x);
+  assign_output("cholesky_solve", out, x, OutDtype::CanCast);  // PyTorch casts into a float out
 }
 
 void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out) {
@@ -90,7 +90,7 @@ void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out) {
   Tensor I = ops::eye::call(self.size(-1), self.scalar_type(), std::nullopt, self.device(), std::nullopt);
   Tensor r;
   cholesky_solve_kernel(I, self, upper, r);
-  assign_output("cholesky_inverse", out, r);
+  assign_output("cholesky_inverse", out, r, OutDtype::CanCast);
 }
 
 }  // namespace tl::native
