@@ -70,11 +70,12 @@ KNOWN_MISMATCHES: list = [
       for i in (0, 1, 2) for variant, dtype in
       [("contiguous", d) for d in ("float16", "bfloat16", "float32", "float64")]
       + [(v, "float32") for v in (("transposed", "sliced", "expanded") if i < 2 else ("sliced", "expanded"))]],
-    *[(("smooth_l1_loss_backward", 1, "functional", "contiguous", dtype),
+    *[(("smooth_l1_loss_backward", 1, "functional", variant, dtype),
        "PyTorch's integer smooth_l1_loss_backward gives different values in its vectorized loop (trunc(x / beta) * "
        "grad) and its scalar tail (trunc(x * grad / beta)), so a result depends on the element's position; "
        "torchlite computes every element as the vectorized loop does")
-      for dtype in ("uint8", "int8", "int16", "int32")],
+      for variant, dtype in [("contiguous", d) for d in ("uint8", "int8", "int16", "int32")]
+      + [(v, "int64") for v in ("transposed", "sliced", "expanded")]],
     *[(("native_layer_norm_backward", None, "functional", variant, "float32"),
        "PyTorch's native_layer_norm_backward reads mean and rstd as contiguous memory whatever their strides (a "
        "sliced or expanded mean gives it other statistics); torchlite reads them through their strides")

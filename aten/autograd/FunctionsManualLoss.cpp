@@ -117,10 +117,11 @@ Tensor binary_cross_entropy_double_backward_grad_output(const Tensor& grad, cons
 Tensor binary_cross_entropy_double_backward_target(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
                                                    const Tensor& target, const std::optional<Tensor>& weight,
                                                    int64_t reduction) {
-  Tensor denom;
+  // As PyTorch: p (1 - p) is differentiated, the clamp to 1e-12 (in place, grad mode off) is not.
+  const Tensor denom = mul(rsub(self, 1.0), self);
   {
-    AutoGradMode no_grad(false);  // as PyTorch: the clamp is not differentiated
-    denom = clamp_min(mul(rsub(self, 1.0), self), 1e-12);
+    AutoGradMode no_grad(false);
+    clamp_min_(denom, 1e-12);
   }
   return mean_scaled(div(weighted(neg(mul(grad, grad_output)), weight), denom), self, reduction);
 }

@@ -44,13 +44,5 @@ Tensor soft_margin_loss_double_backward(const Tensor& grad, const Tensor& self, 
                                         int64_t reduction);
 Tensor soft_margin_loss_double_backward_grad_output(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
                                                     const Tensor& target, int64_t reduction);
-// multi_margin_loss_backward / multilabel_margin_loss_backward are linear in grad_output: their derivative
-// with respect to it (the second derivative in self is zero).
-Tensor multi_margin_loss_double_backward_grad_output(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
-                                                     const Tensor& target, const Scalar& p, const Scalar& margin,
-                                                     const std::optional<Tensor>& weight, int64_t reduction);
-Tensor multilabel_margin_loss_double_backward_grad_output(const Tensor& grad, const Tensor& grad_output,
-                                                          const Tensor& self, const Tensor& target, int64_t reduction,
-                                                          const Tensor& is_target);
 
 }  // namespace tl::autograd::generated

@@ -203,7 +203,7 @@ Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<
 // nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   check_out_no_grad("nll_loss2d.out", {&self, &target, opt_ptr(weight)}, {&out});
-  return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::CanCast);
+  return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ rand_like

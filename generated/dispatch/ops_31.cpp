@@ -387,7 +387,7 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 // nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& nll_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   check_out_no_grad("nll_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
-  return copy_to_out(out, nll_loss(self, target, weight, reduction, ignore_index), "nll_loss.out", native::OutDtype::CanCast);
+  return copy_to_out(out, nll_loss(self, target, weight, reduction, ignore_index), "nll_loss.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ scatter_add

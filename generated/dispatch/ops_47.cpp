@@ -212,7 +212,7 @@ Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t 
 // multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_out_no_grad("multilabel_margin_loss.out", {&self, &target}, {&out});
-  return copy_to_out(out, multilabel_margin_loss(self, target, reduction), "multilabel_margin_loss.out", native::OutDtype::CanCast);
+  return copy_to_out(out, multilabel_margin_loss(self, target, reduction), "multilabel_margin_loss.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ special_softmax

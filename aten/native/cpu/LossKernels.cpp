@@ -67,7 +67,12 @@ void check_reduction(int64_t reduction, const char* op) {
 }
 
 // `loss` reduced into `out` (undefined: allocated; 'none' and defined: resized and copied into).
-void reduce_into(const Tensor& loss, int64_t reduction, Tensor& out, const char* op) {
+// `exact`: out= must have the loss's dtype (PyTorch's ops that compute into out in place).
+void reduce_into(const Tensor& loss, int64_t reduction, Tensor& out, const char* op, bool exact = false) {
+  if (exact && out.defined()) {
+    TL_CHECK(out.dtype() == loss.dtype(), op, ": Expected out tensor to have dtype ", scalar_type_name(loss.dtype()),
+             ", but got ", scalar_type_name(out.dtype()), " instead");
+  }
   if (!out.defined()) {
     out = apply_loss_reduction(loss, reduction);
   } else if (reduction == kReductionMean) {
@@ -223,7 +228,7 @@ void binary_cross_entropy_kernel(const Tensor& self, const Tensor& target, const
   });
   loss = reshape(loss, self.sizes());
   if (has(weight)) mul_(loss, *weight);  // in place, as PyTorch: weight may not grow the loss or change its dtype
-  reduce_into(loss, reduction, out, op);
+  reduce_into(loss, reduction, out, op, /*exact=*/true);
 }
 
 Tensor binary_cross_entropy_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& target,
@@ -301,7 +306,7 @@ void soft_margin_loss_kernel(const Tensor& self, const Tensor& target, int64_t r
   const Tensor loss = soft_margin_map(self, target, op, [](double x, double y, double) TL_MATH_INLINE {
     return vec::log1p_f64(vec::exp_f64(-y * x));
   }, 1.0, false);
-  reduce_into(loss, reduction, out, op);
+  reduce_into(loss, reduction, out, op, /*exact=*/true);
 }
 
 Tensor soft_margin_loss_backward_kernel(const Tensor& grad_output, const Tensor& self, const Tensor& target,

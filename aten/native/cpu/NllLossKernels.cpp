@@ -145,6 +145,8 @@ Tensor nll_backward_impl(const Tensor& grad_output, const Tensor& self_, const T
   const bool per_sample = reduction == kReductionNone && g.batched;
   TL_CHECK(total_weight.numel() == 1, op, ": expected total_weight to be a single element tensor, got: ",
            total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  TL_CHECK(per_sample || total_weight.dtype() == st, op, ": expected scalar type ", scalar_type_name(st), " but found ",
+           scalar_type_name(total_weight.dtype()));
   if (per_sample) {
     TL_CHECK(grad_output.sizes() == target_.sizes(), op, ": expected grad_output of shape ", target_.sizes(),
              " (the target's), but got: ", grad_output.sizes());
