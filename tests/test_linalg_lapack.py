@@ -486,3 +486,30 @@ GRAD_CASES.update({
     "vander": lambda L, a: L.linalg.vander(a[..., 0], N=4),
     "tensorsolve": lambda L, a: L.linalg.tensorsolve(a, a[..., 0]),
 })
+
+
+@pytest.mark.parametrize("op", ["svd", "svdvals", "pinv", "matrix_rank"])
+def test_svd_of_nan_input_raises_as_torch(op):
+    # LAPACK's gesdd can loop forever on NaN/inf (found by the fuzzer): such input fails first, as PyTorch's.
+    value = float("nan")
+    a = [[1.0, value], [2.0, 3.0]]
+    for batched in (False, True):
+        t_in = torch.tensor(a).unsqueeze(0).expand(2, 2, 2).clone() if batched else torch.tensor(a)
+        if batched:
+            t_in[0] = torch.eye(2)
+        with pytest.raises(RuntimeError) as expected:
+            getattr(torch.linalg, op)(t_in)
+        with pytest.raises(tl.linalg.LinAlgError) as got:
+            getattr(tl.linalg, op)(tl.tensor(t_in.numpy()))
+        assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf")])
+@pytest.mark.parametrize("op", ["svd", "svdvals", "pinv", "matrix_rank"])
+def test_svd_of_infinite_input_gives_nan_as_torch(op, value):
+    a = torch.tensor([[[1.0, 0.0], [0.0, 2.0]], [[1.0, value], [2.0, 3.0]]])
+    expected = getattr(torch.linalg, op)(a)
+    got = getattr(tl.linalg, op)(tl.tensor(a.numpy()))
+    expected = expected if isinstance(expected, torch.Tensor) else expected[1]
+    got = got if isinstance(got, tl.Tensor) else got[1]
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6, equal_nan=True)

@@ -279,8 +279,9 @@ def test_multihead_attention_and_transformer_match_torch(batch_first):
     for (name, a), (_, b) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
     x, y = _inputs(tl, [(5, 3, 8)])[0], _inputs(torch, [(5, 3, 8)])[0]
-    mask_tl = tl.nn.Transformer.generate_square_subsequent_mask(5)
-    mask_t = torch.nn.Transformer.generate_square_subsequent_mask(5)
+    seq = 3 if batch_first else 5  # inputs are (5, 3, 8): (batch, seq) or (seq, batch)
+    mask_tl = tl.nn.Transformer.generate_square_subsequent_mask(seq)
+    mask_t = torch.nn.Transformer.generate_square_subsequent_mask(seq)
     out, w = ours(x, x, x, attn_mask=mask_tl)
     ref, rw = theirs(y, y, y, attn_mask=mask_t)
     np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5)

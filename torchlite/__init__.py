@@ -185,7 +185,7 @@ def set_num_interop_threads(n: int) -> None:
     """Recorded only: torchlite runs no inter-op thread pool (ops run one at a time; each op parallelizes
     with set_num_threads's threads)."""
     global _interop_threads
-    if not isinstance(n, int) or n < 1:
+    if not isinstance(n, _builtins.int) or n < 1:
         raise RuntimeError(f"set_num_interop_threads: Expected a positive number of threads, got {n}")
     _interop_threads = n
 

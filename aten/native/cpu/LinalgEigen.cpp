@@ -3,6 +3,8 @@
 // conquer, as PyTorch's CPU default). Each matrix is decomposed from a Fortran-ordered copy
 // (cpu/Lapack.h); results are written in Fortran order, as PyTorch lays them out. The batch is
 // split across threads, each LAPACK call single-threaded.
+#include <cmath>
+#include <limits>
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -107,11 +109,35 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
       const char jobz = full_matrices ? 'A' : 'S';
       const int im = lapack::to_int(op, m), in = lapack::to_int(op, n);
       const int iu = static_cast<int>(std::max<int64_t>(m, 1)), iv = static_cast<int>(std::max<int64_t>(vrows, 1));
+      // gesdd does not return on NaN/inf input (it can loop forever), so it never sees one: a matrix with a
+      // NaN fails with PyTorch's message; one with an infinity (and no NaN) gets NaN factors, as PyTorch's.
+      std::vector<char> skip(static_cast<size_t>(nb), 0);
+      auto screen = [&](auto* ap, auto* up, auto* sp, auto* vp) {
+        using T = std::remove_pointer_t<decltype(ap)>;
+        for (int64_t b = 0; b < nb; ++b) {
+          for (int64_t i = 0; i < m * n; ++i) {
+            if (std::isnan(ap[b * m * n + i]))
+              raise_info(op, true, b, A.dim() > 2,
+                         "The algorithm failed to converge because the input matrix contained non-finite values.");
+            if (std::isinf(ap[b * m * n + i])) skip[b] = 1;
+          }
+          if (skip[b]) {
+            const T nan = std::numeric_limits<T>::quiet_NaN();
+            std::fill(up + b * m * ucols, up + (b + 1) * m * ucols, nan);
+            std::fill(sp + b * k, sp + (b + 1) * k, nan);
+            std::fill(vp + b * vrows * n, vp + (b + 1) * vrows * n, nan);
+          }
+        }
+      };
+      if (A.scalar_type() == ScalarType::Float32)
+        screen(af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
+      else
+        screen(af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
       auto run = [&](auto* ap, auto* up, auto* sp, auto* vp) {
         using T = std::remove_pointer_t<decltype(ap)>;
         parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
           for (int64_t b = b0; b < b1; ++b)
-            info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
+            if (!skip[b]) info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
                                        vp + b * vrows * n, iv);
         });
       };

@@ -128,6 +128,12 @@ void lu_unpack_kernel(const Tensor& LU_data, const Tensor& LU_pivots, bool unpac
   TL_CHECK(LU_data.dim() >= 2, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: ",
            LU_data.sizes(), " instead");
   const int64_t m = LU_data.size(-2), n = LU_data.size(-1), k = std::min(m, n);
+  // PyTorch unpacks L and U with tril/triu, which have no uint16/uint32/uint64 instances.
+  const ScalarType data_type = LU_data.scalar_type();
+  TL_CHECK_AS(NotImplementedError,
+              !unpack_data || (data_type != ScalarType::UInt16 && data_type != ScalarType::UInt32 &&
+                               data_type != ScalarType::UInt64),
+              "lu_unpack: not implemented for dtype ", scalar_type_name(data_type));
   if (unpack_pivots) {
     TL_CHECK(LU_pivots.scalar_type() == ScalarType::Int32,
              "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"

@@ -27,6 +27,14 @@ Tensor permuted_copy(const Tensor& self, IntArrayRef out_sizes, IntArrayRef spli
   return out;
 }
 
+// PyTorch's kernels have no uint16/uint32/uint64 instances (its dispatch raises NotImplementedError); the
+// strided copy here would take any dtype, so the refusal is explicit.
+void check_dtype(const char* op, const Tensor& self) {
+  const ScalarType t = self.scalar_type();
+  TL_CHECK_AS(NotImplementedError, t != ScalarType::UInt16 && t != ScalarType::UInt32 && t != ScalarType::UInt64,
+              op, ": not implemented for dtype ", scalar_type_name(t));
+}
+
 // The first n entries of `a`, then `tail`.
 DimVector head_then(IntArrayRef a, int64_t n, std::initializer_list<int64_t> tail) {
   DimVector v;
@@ -38,6 +46,7 @@ DimVector head_then(IntArrayRef a, int64_t n, std::initializer_list<int64_t> tai
 }  // namespace
 
 Tensor pixel_shuffle_kernel(const Tensor& self, int64_t upscale_factor) {
+  check_dtype("pixel_shuffle", self);
   const int64_t nd = self.dim();
   TL_CHECK(nd >= 3, "pixel_shuffle expects input to have at least 3 dimensions, but got input with ", nd,
            " dimension(s)");
@@ -55,6 +64,7 @@ Tensor pixel_shuffle_kernel(const Tensor& self, int64_t upscale_factor) {
 }
 
 Tensor pixel_unshuffle_kernel(const Tensor& self, int64_t downscale_factor) {
+  check_dtype("pixel_unshuffle", self);
   const int64_t nd = self.dim();
   TL_CHECK(nd >= 3, "pixel_unshuffle expects input to have at least 3 dimensions, but got input with ", nd,
            " dimension(s)");
@@ -76,6 +86,7 @@ Tensor pixel_unshuffle_kernel(const Tensor& self, int64_t downscale_factor) {
 }
 
 Tensor channel_shuffle_kernel(const Tensor& self, int64_t groups) {
+  check_dtype("channel_shuffle", self);
   TL_CHECK(self.dim() > 2, "channel_shuffle expects input with > 2 dims, but got input with sizes ", self.sizes());
   TL_CHECK(groups > 0, "channel_shuffle: Number of groups to divide channels in must be positive. Value of groups:",
            groups);

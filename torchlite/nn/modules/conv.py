@@ -222,8 +222,9 @@ class _LazyConvXdMixin(LazyModuleMixin):
 def _lazy_class(name, base):
     def __init__(self, out_channels, kernel_size, *args, bias=True, device=None, dtype=None, **kwargs):
         factory = {"device": device, "dtype": dtype}
-        # As PyTorch: built with 0 channels, the weight (and bias) replaced by placeholders.
-        base.__init__(self, 0, 0, kernel_size, *args, bias=False, **kwargs)
+        # As PyTorch: built with 0 channels, the weight (and bias) replaced by placeholders. Through
+        # LazyModuleMixin.__init__, which registers the hook materializing them at the first call.
+        LazyModuleMixin.__init__(self, 0, 0, kernel_size, *args, bias=False, **kwargs)
         self.weight = UninitializedParameter(**factory)
         self.out_channels = out_channels
         if bias:
