@@ -149,3 +149,18 @@ def test_bincount_of_a_non_1d_input_raises_like_torch(shape):
         torch.bincount(x)
     with pytest.raises(RuntimeError, match="1-d non-negative"):
         tl.bincount(from_torch(x))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tl.max_pool3d(tl.ones(1, 4, dtype=tl.float16), (-2**63, 1, -2**31 - 1)),
+    lambda: tl.max_pool2d(tl.empty((4,), dtype=tl.int16, device="meta").as_strided((1, 4), (1, 1)), [-2**63, 1],
+                          padding=[1], dilation=(4, -1), ceil_mode=False),
+    lambda: tl.constant_pad_nd(tl.ones(2, 3), [2**63 - 1, 2**63 - 1]),
+    lambda: tl.constant_pad_nd(tl.ones(2, 3), [2**62, 2**62]),
+])
+def test_window_and_pad_sizes_at_the_int64_limits_raise(call):
+    # The sanitized CI's smoke fuzz: kernel sizes of -2**63 overflowed `k - 1` before the 128-bit window
+    # arithmetic, and pads near 2**63 overflowed the padded size (UB). PyTorch overflows too (its messages
+    # are accidents of the overflow); torchlite raises a RuntimeError naming the op.
+    with pytest.raises(RuntimeError, match="max_pool3d|max_pool2d|constant_pad_nd"):
+        call()

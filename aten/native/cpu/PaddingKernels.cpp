@@ -8,6 +8,7 @@
 // plain copy), the backward scatter-adds through them; both run in parallel over the planes (all
 // the non-padded dims together), which never share an element.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -60,7 +61,11 @@ Tensor constant_pad_nd_kernel(const Tensor& self, IntArrayRef pad, const Scalar&
     }
     in_sizes[d] = n;
     any_positive = any_positive || before > 0 || after > 0;
-    out_sizes[d] = self.sizes()[d] + before + after;
+    // In 128 bits: the fuzzer's pads near the int64 limits must not overflow (UBSan).
+    const __int128 padded = static_cast<__int128>(self.sizes()[d]) + before + after;
+    TL_CHECK(padded <= INT64_MAX, op, ": the padded size of dimension ", d, " (", self.sizes()[d], " + ", before,
+             " + ", after, ") does not fit in int64");
+    out_sizes[d] = static_cast<int64_t>(padded);
   }
   // Convert (and range-check) the value on every path, as fill_ would.
   Tensor out = empty_tensor(any_positive ? IntArrayRef(out_sizes) : IntArrayRef(in_sizes), self.dtype(),

@@ -45,7 +45,7 @@ inline Window window_args(IntArrayRef kernel_size, IntArrayRef stride, IntArrayR
     TL_CHECK(w.s[i] != 0, op, ": stride should not be zero");
     TL_CHECK(w.p[i] >= 0, op, ": pad must be non-negative, but got pad: ", w.p[i]);
     // __int128: the fuzzer's 2**62 kernels must not overflow the effective size.
-    const __int128 effective = static_cast<__int128>(w.k[i] - 1) * w.d[i] + 1;
+    const __int128 effective = (static_cast<__int128>(w.k[i]) - 1) * w.d[i] + 1;
     TL_CHECK(w.p[i] <= effective / 2, op, ": pad should be at most half of effective kernel size, but got pad=",
              w.p[i], ", kernel_size=", w.k[i], " and dilation=", w.d[i]);
     // Window ends are then computed in int64 without overflow (such windows cannot fit in memory anyway).
@@ -64,7 +64,8 @@ inline Window window_args(IntArrayRef kernel_size, IntArrayRef stride, IntArrayR
 // would start in the right padding dropped (PyTorch's pooling_output_shape).
 inline int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
   const __int128 span = static_cast<__int128>(in) + 2 * static_cast<__int128>(pad) -
-                        static_cast<__int128>(dil) * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+                        static_cast<__int128>(dil) * (static_cast<__int128>(k) - 1) - 1 +
+                        (ceil_mode ? static_cast<__int128>(stride) - 1 : 0);
   __int128 q = span / stride;
   if (span % stride != 0 && span < 0) --q;  // floor division
   __int128 out = q + 1;
