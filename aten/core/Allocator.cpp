@@ -14,6 +14,7 @@
 #include <string>
 #include <new>
 
+#include "aten/core/BlockCache.h"
 #include "aten/core/Exception.h"
 
 namespace tl {
@@ -58,13 +59,18 @@ std::string human_bytes(size_t nbytes) {
 
 struct CpuBlock {
   size_t nbytes;
+  size_t huge_total;  // a huge block's whole size (it may go to the block cache); 0 for small blocks
 };
 
 // The header before each block records its size so the deleter can keep the count.
 void cpu_free(void* ctx) {
-  auto* base = static_cast<char*>(ctx);
-  g_cpu_bytes.fetch_sub(reinterpret_cast<CpuBlock*>(base)->nbytes, std::memory_order_relaxed);
-  std::free(base);
+  auto* block = static_cast<CpuBlock*>(ctx);
+  g_cpu_bytes.fetch_sub(block->nbytes, std::memory_order_relaxed);
+  if (block->huge_total) {
+    block_cache_give(block, block->huge_total);
+  } else {
+    std::free(block);
+  }
 }
 
 struct CpuAllocator final : Allocator {
@@ -80,7 +86,9 @@ struct CpuAllocator final : Allocator {
     // chunk under the arena lock on every call, a fifth of a 1-element op's time; malloc's
     // thread cache does not. malloc's 16-byte alignment leaves room for the header within `align`.
     static_assert(sizeof(CpuBlock) <= alignof(std::max_align_t));
-    void* base = huge ? std::aligned_alloc(align, total) : std::malloc(total);
+    void* base = huge ? block_cache_take(total) : nullptr;
+    const bool reused = base != nullptr;
+    if (!base) base = huge ? std::aligned_alloc(align, total) : std::malloc(total);
     if (!base) out_of_memory_error(nbytes);
     char* data = static_cast<char*>(base) + align;
     if (!huge) {
@@ -88,9 +96,9 @@ struct CpuAllocator final : Allocator {
       data = reinterpret_cast<char*>((first + align - 1) & ~uintptr_t(align - 1));
     }
 #ifdef MADV_HUGEPAGE
-    if (huge) madvise(data, total - align, MADV_HUGEPAGE);
+    if (huge && !reused) madvise(data, total - align, MADV_HUGEPAGE);
 #endif
-    reinterpret_cast<CpuBlock*>(base)->nbytes = nbytes;
+    *reinterpret_cast<CpuBlock*>(base) = CpuBlock{nbytes, huge ? total : 0};
     g_cpu_bytes.fetch_add(nbytes, std::memory_order_relaxed);
     return DataPtr(data, base, &cpu_free);
   }
