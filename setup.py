@@ -33,6 +33,18 @@ def sanitizers() -> list[str]:
     return sorted(s.strip() for s in value.split(",") if s.strip())
 
 
+def host_isa_level() -> int:
+    """This machine's x86-64 micro-architecture level (4: AVX-512, 3: AVX2 + FMA, 1: baseline), from
+    /proc/cpuinfo's flags (1 where it cannot tell)."""
+    try:
+        flags = set(next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split())
+    except (OSError, StopIteration):
+        return 1
+    v3 = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"}
+    v4 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
+    return 4 if v3 | v4 <= flags else 3 if v3 <= flags else 1
+
+
 def native_build(output_name: str) -> Build:
     """The compile and link settings. Each variant (release, debug, sanitized, without BLAS) has
     its own directory under build/native/, so switching between them never recompiles the others."""
@@ -50,7 +62,9 @@ def native_build(output_name: str) -> Build:
         # miss their ulp bounds (tests/test_vecmath.py). -g1 (line tables) keeps reports readable at
         # a fraction of -g's compile time; UB aborts instead of printing and going on.
         opt = ["-O0", "-g"] if debug else ["-O1", "-fexpensive-optimizations", "-g1"]
-        san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer"]
+        # One version of each multi-versioned kernel, for this machine's ISA (the one the clones would
+        # pick here): a third of the kernels' compile time (aten/native/cpu/Vectorize.h).
+        san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer", f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
         if "undefined" in sanitize:
             san.append("-fno-sanitize-recover=undefined")
     if not blas["libraries"]:

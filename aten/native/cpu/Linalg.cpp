@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "aten/core/Exception.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
@@ -219,18 +220,13 @@ void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
 
 // r[j] += a * b[j]: the inner loop of the fallback. Compiled for AVX-512, AVX2 and baseline x86-64
 // and picked at load time (the build itself targets baseline x86-64).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TL_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define TL_MULTIVERSION
-#endif
-TL_MULTIVERSION void axpy(float* __restrict r, const float* __restrict b, float a, int64_t n) {
+TL_TARGET_CLONES void axpy(float* __restrict r, const float* __restrict b, float a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
 }
-TL_MULTIVERSION void axpy(double* __restrict r, const double* __restrict b, double a, int64_t n) {
+TL_TARGET_CLONES void axpy(double* __restrict r, const double* __restrict b, double a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
 }
-TL_MULTIVERSION void axpy(uint64_t* __restrict r, const uint64_t* __restrict b, uint64_t a, int64_t n) {
+TL_TARGET_CLONES void axpy(uint64_t* __restrict r, const uint64_t* __restrict b, uint64_t a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) r[j] += a * b[j];
 }
 

@@ -25,6 +25,7 @@
 #endif
 
 #include "aten/core/Exception.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/OutputUtils.h"
@@ -114,11 +115,6 @@ constexpr int kCascadeLevels = 9;  // 16^9 terms
 // Contiguous leaves for the common types, compiled for AVX-512, AVX2 and baseline x86-64 and
 // picked at load time (the build targets baseline x86-64). Same lanes and order as the generic
 // leaf below, and additions only, so every version gives bit-identical results.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TL_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define TL_MULTIVERSION
-#endif
 // Each lane adds at most kLaneRun terms before carrying into a second level of lanes, so no
 // accumulator runs long: with equal terms (1e5 x 0.1f) long runs would round the same way each
 // time and drift (PyTorch's cascade sum does the same).
@@ -148,10 +144,10 @@ __attribute__((always_inline)) inline acc_t leaf_sum_impl(const in_t* p, int64_t
   for (; i < n; ++i) r += load<acc_t>(p + i * s);
   return hi[0] + r;
 }
-TL_MULTIVERSION float leaf_sum(const float* p, int64_t n) { return leaf_sum_impl<float>(p, n); }
-TL_MULTIVERSION double leaf_sum(const double* p, int64_t n) { return leaf_sum_impl<double>(p, n); }
-TL_MULTIVERSION uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
-TL_MULTIVERSION uint64_t leaf_sum(const int32_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
+TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_impl<float>(p, n); }
+TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_impl<double>(p, n); }
+TL_TARGET_CLONES uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
+TL_TARGET_CLONES uint64_t leaf_sum(const int32_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
 
 template <typename acc_t, typename in_t>
 constexpr bool has_fast_leaf_v = (std::is_same_v<in_t, float> && std::is_same_v<acc_t, float>) ||
@@ -239,7 +235,7 @@ acc_t sum_flat_range(const in_t* p, const std::vector<Dim>& rd, int64_t b, int64
 // Rows are added four at a time into a cascade of row accumulators (carry every 16 rows).
 constexpr int64_t kChunk = 4096;
 template <typename acc_t, typename in_t>
-TL_MULTIVERSION void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
+TL_TARGET_CLONES void sum_rows(const in_t* p, int64_t C, int64_t sw, const std::vector<Dim>& rd, int64_t rb, int64_t re,
               acc_t* out) {
   constexpr bool exact = std::is_same_v<acc_t, uint64_t>;
   acc_t level[kCascadeLevels][kChunk];

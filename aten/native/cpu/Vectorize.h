@@ -8,13 +8,23 @@
 //
 // Note: GCC contracts a * b + c into an FMA in C++ (-ffp-contract=fast) when the clone's ISA has
 // one (x86-64-v3/v4), so clones may differ in the last bit of such expressions.
+//
+// The sanitizer build (setup.py) defines TL_SINGLE_CLONE_ISA to the building machine's level (4, 3 or
+// 1) and compiles one version only: the instrumented clones tripled the compile time of every kernel
+// file, and that build only ever runs where it was built.
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(TL_SINGLE_CLONE_ISA) && TL_SINGLE_CLONE_ISA == 4
+#define TL_TARGET_CLONES __attribute__((target("arch=x86-64-v4")))
+#elif defined(TL_SINGLE_CLONE_ISA) && TL_SINGLE_CLONE_ISA == 3
+#define TL_TARGET_CLONES __attribute__((target("arch=x86-64-v3")))
+#elif defined(TL_SINGLE_CLONE_ISA)
+#define TL_TARGET_CLONES
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define TL_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TL_TARGET_CLONES
