@@ -349,3 +349,16 @@ def test_set_has_no_derivative():
         w = tl.zeros(3, requires_grad=True)
         w.set_(tl.ones(2))
     assert w.tolist() == [1.0, 1.0] and w.is_leaf
+
+
+def test_tensor_share_memory_matches_torch():
+    def run(lib):
+        x = lib.arange(4.0)
+        v = x[1:]
+        before = x.is_shared()
+        r = v.share_memory_()
+        again = x.share_memory_()  # already shared: nothing moves
+        v.add_(1)
+        return [before, r is v, again is x, x.is_shared(), v.is_shared(), x.tolist()]
+
+    assert run(tl) == run(torch)

@@ -320,6 +320,18 @@ class Tensor(_C.TensorBase):
     # `_install_tensor_methods(Tensor)`, torchlite/__init__.py calls it after importing it and the
     # methods it sets replace nothing here.
 
+    # ---- shared memory ----------------------------------------------------------------------
+
+    def share_memory_(self):
+        """Moves the storage's bytes into shared memory (every view of it follows); a no-op when they are
+        already there. Processes forked afterwards see each other's writes."""
+        self.untyped_storage().share_memory_()
+        return self
+
+    def is_shared(self) -> builtins.bool:
+        """Whether the storage's bytes are in shared memory."""
+        return self.untyped_storage().is_shared()
+
     # ---- copying and pickling ---------------------------------------------------------------
 
     def __deepcopy__(self, memo):
