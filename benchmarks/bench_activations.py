@@ -10,9 +10,7 @@ alternately; the ratio is torchlite's time over PyTorch's (below 1.0: torchlite 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -21,6 +19,8 @@ import torchlite.nn.functional as TF
 
 import torch
 import torch.nn.functional as F
+
+from _timing import median_pair
 
 SIDE = 3162  # 3162^2 ~ 10M elements
 
@@ -50,23 +50,6 @@ OPS = {
     "prelu": (lambda f, x: f.prelu(x, x.new_ones(1) * 0.25), None),
     "rrelu (eval)": (lambda f, x: f.rrelu(x), None),
 }
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def main() -> int:

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
@@ -25,24 +23,9 @@ import torch.nn.functional as F
 import torchlite as tl
 import torchlite.nn.functional as TF
 
+from _timing import median_pair
+
 B, H, L, D = 8, 8, 512, 64
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def sdpa_inputs(lib, requires_grad):

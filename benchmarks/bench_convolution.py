@@ -10,9 +10,7 @@ repeats, the two libraries measured alternately; the ratio is torchlite's time o
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -22,6 +20,8 @@ import torchlite.nn.functional as TF
 import torch
 import torch.nn.functional as F
 
+from _timing import median_pair
+
 # name -> (input shape, weight shape, conv kwargs: stride, padding, dilation, groups)
 CASES = {
     "conv2d 32x3x32x32 -> 64, 3x3 pad 1": ((32, 3, 32, 32), (64, 3, 3, 3), dict(padding=1)),
@@ -30,20 +30,6 @@ CASES = {
     "conv1d 32x64x1024 -> 128, k 5 pad 2": ((32, 64, 1024), (128, 64, 5), dict(padding=2)),
     "conv_transpose2d 32x64x28x28 -> 32, 4x4 s 2": ((32, 64, 28, 28), (64, 32, 4, 4), dict(stride=2, padding=1)),
 }
-
-
-def median_pair(f_tl, f_torch, repeat: int) -> tuple[float, float]:
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f_tl()
-        t1 = time.perf_counter()
-        f_torch()
-        t2 = time.perf_counter()
-        a.append(t1 - t0)
-        b.append(t2 - t1)
-    return statistics.median(a), statistics.median(b)
 
 
 def conv_case(name, ishape, wshape, kw, rep):
@@ -59,7 +45,7 @@ def conv_case(name, ishape, wshape, kw, rep):
     ws = (tl.from_numpy(w), torch.from_numpy(w))
     bs = (tl.from_numpy(b), torch.from_numpy(b))
     fwd = median_pair(lambda: getattr(TF, fname)(xs[0], ws[0], bs[0], **kw),
-                      lambda: getattr(F, fname)(xs[1], ws[1], bs[1], **kw), rep)
+                      lambda: getattr(F, fname)(xs[1], ws[1], bs[1], **kw), repeat=rep)
     out = getattr(F, fname)(xs[1], ws[1], bs[1], **kw)
     g = rng.standard_normal(tuple(out.shape)).astype(np.float32)
     gs = (tl.from_numpy(g), torch.from_numpy(g))
@@ -67,7 +53,7 @@ def conv_case(name, ishape, wshape, kw, rep):
     pad = kw.get("padding", 0)
     args = ([bias_n], [stride] * nd, [pad] * nd, [1] * nd, transposed, [0] * nd, kw.get("groups", 1), [True, True, True])
     bwd = median_pair(lambda: tl.convolution_backward(gs[0], xs[0], ws[0], *args),
-                      lambda: torch.ops.aten.convolution_backward(gs[1], xs[1], ws[1], *args), rep)
+                      lambda: torch.ops.aten.convolution_backward(gs[1], xs[1], ws[1], *args), repeat=rep)
     return fwd, bwd
 
 
@@ -78,12 +64,12 @@ def linear_case(rep):
     b = rng.standard_normal(1024).astype(np.float32)
     g = rng.standard_normal((4096, 1024)).astype(np.float32)
     T = [(tl.from_numpy(a), torch.from_numpy(a)) for a in (x, w, b, g)]
-    fwd = median_pair(lambda: TF.linear(T[0][0], T[1][0], T[2][0]), lambda: F.linear(T[0][1], T[1][1], T[2][1]), rep)
+    fwd = median_pair(lambda: TF.linear(T[0][0], T[1][0], T[2][0]), lambda: F.linear(T[0][1], T[1][1], T[2][1]), repeat=rep)
 
     def back(lib, i):
         xr = T[0][i].requires_grad_() if not T[0][i].requires_grad else T[0][i]
         return lambda: lib.autograd.grad((TF if i == 0 else F).linear(xr, T[1][i], T[2][i]), [xr], T[3][i])
-    bwd = median_pair(back(tl, 0), back(torch, 1), rep)
+    bwd = median_pair(back(tl, 0), back(torch, 1), repeat=rep)
     return fwd, bwd
 
 

@@ -10,13 +10,13 @@ by PyTorch's (below 1.0: torchlite is faster). Both use 2 threads.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import torchlite as tl
+
+from _timing import median_pair
 
 N = 4096  # matrices are N x N float32 (64 MiB)
 
@@ -52,23 +52,6 @@ CASES = {
     "asarray(ndarray 1000)": lambda L, d: L.asarray(d["arr"]),
     "tensor(list of 1000 floats)": lambda L, d: L.tensor(d["lst"]),
 }
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def fmt(seconds: float) -> str:

@@ -10,23 +10,13 @@ Every figure is the median of several repeats (torchlite and PyTorch timed alter
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 
 import numpy as np
 import torch
 
 import torchlite as tl
 
-
-def bench_pair(ours, theirs, repeat: int) -> tuple[float, float]:
-    """Median seconds of each, timed alternately so that load changes hit both alike."""
-    ours(), theirs()  # warm up (page faults of the first allocation, lazy initialisation)
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=1))
-        b.append(timeit.timeit(theirs, number=1))
-    return statistics.median(a), statistics.median(b)
+from _timing import median_pair
 
 
 def main() -> int:
@@ -91,7 +81,7 @@ def main() -> int:
             continue
         ours_t = {k: v[0] for k, v in T.items()}
         theirs_t = {k: v[1] for k, v in T.items()}
-        a, b = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep)
+        a, b = median_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), repeat=rep)
         print(f"{name:40s} {a * 1e3:8.2f}ms {b * 1e3:8.2f}ms {a / b:6.2f}x", flush=True)
     return 0
 

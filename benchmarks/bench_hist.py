@@ -10,23 +10,13 @@ use the same number of threads (default 2).
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 
 import numpy as np
 import torch
 
 import torchlite as tl
 
-
-def bench_pair(ours, theirs, repeat: int, number: int = 1) -> tuple[float, float]:
-    """Median seconds per call of each, timed alternately so that load changes hit both alike."""
-    ours(), theirs()  # warm up (page faults of the first allocation, lazy initialisation)
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=number) / number)
-        b.append(timeit.timeit(theirs, number=number) / number)
-    return statistics.median(a), statistics.median(b)
+from _timing import median_pair
 
 
 def main() -> int:
@@ -83,10 +73,10 @@ def main() -> int:
     print(f"threads: {args.threads}; medians of {rep}")
     print(f"{'':40s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, f in cases:
-        a, b = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep)
+        a, b = median_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), repeat=rep)
         print(f"{name:40s} {a * 1e3:8.2f}ms {b * 1e3:8.2f}ms {a / b:6.2f}x", flush=True)
     for name, f in tiny:
-        a, b = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep, number=2000)
+        a, b = median_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), number=2000, repeat=rep)
         print(f"{name:40s} {a * 1e6:8.2f}us {b * 1e6:8.2f}us {a / b:6.2f}x", flush=True)
     return 0
 

@@ -10,23 +10,13 @@ Every figure is the median of several repeats (torchlite and PyTorch timed alter
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 
 import numpy as np
 import torch
 
 import torchlite as tl
 
-
-def bench_pair(ours, theirs, repeat: int, number: int) -> tuple[float, float]:
-    """Median seconds per call of each, timed alternately so that load changes hit both alike."""
-    ours(), theirs()  # warm up
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=number) / number)
-        b.append(timeit.timeit(theirs, number=number) / number)
-    return statistics.median(a), statistics.median(b)
+from _timing import median_pair
 
 
 def main() -> int:
@@ -71,7 +61,7 @@ def main() -> int:
     print(f"{'':40s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, pair, f, number in cases:
         calls = max(1, number // (3 if args.quick else 1))
-        a, b = bench_pair(lambda: f(tl, pair[0]), lambda: f(torch, pair[1]), rep, calls)
+        a, b = median_pair(lambda: f(tl, pair[0]), lambda: f(torch, pair[1]), number=calls, repeat=rep)
         print(f"{name:40s} {a * 1e6:8.1f}µs {b * 1e6:8.1f}µs {a / b:6.2f}x", flush=True)
     return 0
 

@@ -11,8 +11,6 @@ other processes hits both alike. Both use 2 threads.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
@@ -20,21 +18,10 @@ import torchlite as tl
 
 import torch
 
+from _timing import median_times
+
 THREADS = 2
 USE_MIN = False
-
-
-def median_times(fns, number: int, repeat: int) -> list[float]:
-    """Seconds per call of each of `fns` (median, or fastest with --min), taking turns call by call."""
-    for f in fns:
-        f()
-    samples = [[] for _ in fns]
-    for _ in range(number * repeat):
-        for f, s in zip(fns, samples):
-            t0 = time.perf_counter()
-            f()
-            s.append(time.perf_counter() - t0)
-    return [min(s) if USE_MIN else statistics.median(s) for s in samples]
 
 
 def pair(shape, dtype, seed):
@@ -68,8 +55,8 @@ def rows(quick: bool):
                 ls = la @ la.transpose(-2, -1)
                 ts = ta @ ta.transpose(-2, -1)
                 number = 2 if quick else 5
-                t_tl, t_torch = median_times([lambda: op(tl, la, lb, ls), lambda: op(torch, ta, tb, ts)], number,
-                                             2 if quick else 5)
+                t_tl, t_torch = median_times([lambda: op(tl, la, lb, ls), lambda: op(torch, ta, tb, ts)], 1,
+                                             number * (2 if quick else 5), fastest=USE_MIN)
                 label = f"{name} {dtype} {'x'.join(map(str, shape))}"
                 out.append((label, f"{t_tl * 1e3:.3f} ms / {t_torch * 1e3:.3f} ms", t_tl / t_torch))
     return out

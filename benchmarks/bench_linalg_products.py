@@ -12,8 +12,6 @@ libraries taking turns call by call so load from other processes hits both alike
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
@@ -21,23 +19,10 @@ import torchlite as tl
 
 import torch
 
+from _timing import median_times
+
 THREADS = 2
 USE_MIN = False
-
-
-def median_times(fns, number: int, repeat: int) -> list[float]:
-    """Median seconds per call of each of `fns`: `number * repeat` calls of each, the libraries taking
-    turns call by call, so that bursts of load from other processes hit all of them alike. With
-    `--min`, the fastest call instead (the compute alone, on a loaded machine)."""
-    for f in fns:
-        f()
-    samples = [[] for _ in fns]
-    for _ in range(number * repeat):
-        for f, s in zip(fns, samples):
-            t0 = time.perf_counter()
-            f()
-            s.append(time.perf_counter() - t0)
-    return [min(s) if USE_MIN else statistics.median(s) for s in samples]
 
 
 def pair(shape, dtype, seed):
@@ -57,7 +42,8 @@ def matmul_rows(quick: bool):
             lb, tb = pair(sb, dtype, 1)
             flops = 2.0 * np.prod(sa) * sb[-1]
             number = max(1, int(2e8 / flops))
-            t_tl, t_torch = median_times([lambda: la @ lb, lambda: ta @ tb], number, 3 if quick else 7)
+            t_tl, t_torch = median_times([lambda: la @ lb, lambda: ta @ tb], 1, number * (3 if quick else 7),
+                                           fastest=USE_MIN)
             g_tl, g_torch = flops / t_tl / 1e9, flops / t_torch / 1e9
             name = f"matmul {dtype} {'x'.join(map(str, sa))} @ {'x'.join(map(str, sb))}"
             rows.append((name, f"{g_tl:.1f} / {g_torch:.1f} GFLOP/s", g_tl / g_torch))
@@ -78,7 +64,7 @@ def einsum_rows(quick: bool):
         number = 5 if quick else 20
         t_es, t_hand, t_torch = median_times(
             [lambda: tl.einsum(eq, *lts), lambda: best(tl, *lts), lambda: torch.einsum(eq, *tts)],
-            number, 3 if quick else 7)
+            1, number * (3 if quick else 7), fastest=USE_MIN)
         name = f"einsum {eq} {' '.join('x'.join(map(str, s)) for s in shapes)} float32"
         rows.append((name, f"{t_es * 1e3:.3f} ms vs matmuls {t_hand * 1e3:.3f} ms (torch einsum {t_torch * 1e3:.3f} ms)",
                      t_es / t_hand))

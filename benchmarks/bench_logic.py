@@ -11,15 +11,15 @@ torchlite's time divided by PyTorch's (below 1.0: torchlite is faster). Both use
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import torchlite as tl
 
 import torch
+
+from _timing import median_pair
 
 SIDE = 3162  # 3162^2 ~ 10M elements
 
@@ -62,23 +62,6 @@ def values(dtype: str, shape, seed: int) -> np.ndarray:
     v = rng.uniform(-3.0, 3.0, shape).astype(np.float32)
     v[rng.uniform(size=shape) < 0.3] = 0  # some zeros for the logical ops
     return v
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up (page faults of the first output, lazy init)
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def main() -> int:

@@ -11,9 +11,7 @@ faster). float32, 2 threads.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -22,6 +20,8 @@ import torchlite.nn.functional as TF
 
 import torch
 import torch.nn.functional as F
+
+from _timing import median_pair
 
 N_ELEM = 10_000_000
 
@@ -53,23 +53,6 @@ CASES = {
     "bce_with_logits 10M": (lambda: _pair(2), lambda f, x, t: f.binary_cross_entropy_with_logits(x, t)),
     "binary_cross_entropy 10M": (_probs, lambda f, x, t: f.binary_cross_entropy(x, t)),
 }
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def main() -> int:

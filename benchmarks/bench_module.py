@@ -12,29 +12,12 @@ float32, 2 threads.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import torch
 
 import torchlite as tl
 
-
-def median_pair(f_tl, f_torch, number, repeat):
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
+from _timing import median_pair
 
 
 def cases(lib):

@@ -10,9 +10,7 @@ torchlite is faster).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -21,6 +19,8 @@ import torchlite.nn.functional as TF
 
 import torch
 import torch.nn.functional as F
+
+from _timing import median_pair
 
 
 def _cases():
@@ -44,23 +44,6 @@ def _cases():
         "batch_norm train 32x64x56x56": ((32, 64, 56, 56), bn),
         "group_norm 32x64x56x56 (32 groups)": ((32, 64, 56, 56), gn),
     }
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def _inputs(shape, lib, requires_grad):

@@ -10,15 +10,15 @@ alternately; the ratio is torchlite's time over PyTorch's (below 1.0: torchlite 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 import torchlite as tl
 import torchlite.nn.functional as TF
+
+from _timing import median_pair
 
 SHAPE = (32, 64, 56, 56)
 
@@ -40,23 +40,6 @@ CASES = {
         lambda nn, g, x, s: nn._adaptive_avg_pool2d_backward(g, x),
         None),
 }
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def backward_whole(f, lib, x):

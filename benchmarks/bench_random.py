@@ -9,23 +9,14 @@ sequentially from one generator (PyTorch's CPU random kernels are serial), so th
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 
 import torchlite as tl
 
 import torch
 
+from _timing import median_pair
+
 N = 10_000_000
-
-
-def bench_pair(ours, theirs, repeat: int) -> tuple[float, float]:
-    ours(), theirs()
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=1))
-        b.append(timeit.timeit(theirs, number=1))
-    return statistics.median(a), statistics.median(b)
 
 
 def main() -> int:
@@ -52,7 +43,7 @@ def main() -> int:
     print(f"medians of {rep}")
     print(f"{'':34s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, f in cases:
-        a, b = bench_pair(lambda: f(tl), lambda: f(torch), rep)
+        a, b = median_pair(lambda: f(tl), lambda: f(torch), repeat=rep)
         unit, scale = ("us", 1e6) if "per call" in name else ("ms", 1e3)
         print(f"{name:34s} {a * scale:8.2f}{unit} {b * scale:8.2f}{unit} {a / b:6.2f}x", flush=True)
     return 0

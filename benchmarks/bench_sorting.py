@@ -12,24 +12,13 @@ the 10M rows.
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 
 import numpy as np
 import torch
 
 import torchlite as tl
 
-
-def bench_pair(ours, theirs, repeat: int) -> tuple[float, float, float]:
-    """Median seconds of each, timed alternately so that load changes hit both alike, and the ratio
-    of their fastest repeats."""
-    ours(), theirs()  # warm up
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=1))
-        b.append(timeit.timeit(theirs, number=1))
-    return statistics.median(a), statistics.median(b), min(a) / min(b)
+from _timing import median_pair_fastest
 
 
 def main() -> int:
@@ -92,7 +81,7 @@ def main() -> int:
             continue
         ours_t = {k: v[0] for k, v in T.items()}
         theirs_t = {k: v[1] for k, v in T.items()}
-        a, b, fastest = bench_pair(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), rep)
+        a, b, fastest = median_pair_fastest(lambda: f(tl, ours_t), lambda: f(torch, theirs_t), repeat=rep)
         print(f"{name:40s} {a * 1e3:8.2f}ms {b * 1e3:8.2f}ms {a / b:6.2f}x {fastest:8.2f}x", flush=True)
     return 0
 

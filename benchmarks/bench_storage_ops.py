@@ -8,22 +8,13 @@ Medians of several repeats, the two libraries timed alternately; ratio = torchli
 from __future__ import annotations
 
 import argparse
-import statistics
-import timeit
 import warnings
 
 import torchlite as tl
 
 import torch
 
-
-def bench_pair(ours, theirs, repeat: int, number: int) -> tuple[float, float]:
-    ours(), theirs()
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(timeit.timeit(ours, number=number) / number)
-        b.append(timeit.timeit(theirs, number=number) / number)
-    return statistics.median(a), statistics.median(b)
+from _timing import median_pair
 
 
 def main() -> int:
@@ -61,7 +52,7 @@ def main() -> int:
     print(f"medians of {rep}")
     print(f"{'':46s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, f, number in cases:
-        a, b = bench_pair(lambda: f(tl, data[tl]), lambda: f(torch, data[torch]), rep, number)
+        a, b = median_pair(lambda: f(tl, data[tl]), lambda: f(torch, data[torch]), number=number, repeat=rep)
         unit, scale = ("us", 1e6) if "per call" in name else ("ms", 1e3)
         print(f"{name:46s} {a * scale:8.2f}{unit} {b * scale:8.2f}{unit} {a / b:6.2f}x", flush=True)
     return 0

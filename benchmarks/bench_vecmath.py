@@ -10,15 +10,15 @@ torchlite's time divided by PyTorch's (below 1.0: torchlite is faster). Both use
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import torchlite as tl
 
 import torch
+
+from _timing import median_pair
 
 SIDE = 3162  # 3162^2 ~ 10M elements
 
@@ -35,23 +35,6 @@ def values(domain: str, shape, dtype, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     low, high = {"pos": (0.01, 10.0), "unit": (-0.99, 0.99), "above1": (1.0, 10.0)}.get(domain, (-3.0, 3.0))
     return rng.uniform(low, high, shape).astype(dtype)
-
-
-def median_pair(f_tl, f_torch, number: int, repeat: int) -> tuple[float, float]:
-    """Median seconds per call of each, measured alternately."""
-    a, b = [], []
-    f_tl(), f_torch()  # warm up (page faults of the first output, lazy init)
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f_tl()
-        t1 = time.perf_counter()
-        for _ in range(number):
-            f_torch()
-        t2 = time.perf_counter()
-        a.append((t1 - t0) / number)
-        b.append((t2 - t1) / number)
-    return statistics.median(a), statistics.median(b)
 
 
 def cases(names):

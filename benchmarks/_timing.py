@@ -1,0 +1,49 @@
+"""The timer of the benchmark scripts: torchlite's and PyTorch's calls alternate, so that load from other
+processes on the shared machine hits both alike, and each figure is a median over repeats.
+
+    from _timing import median_pair, median_times   # the scripts run from this folder
+
+Each function is called once first (page faults of a fresh output, lazy initialisation), then `repeat`
+rounds each time every function `number` times in turn; a round's time is divided by `number`.
+`number=1, repeat=n` alternates call by call, which spreads bursts of load most evenly.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable, Sequence
+
+
+def alternating_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7) -> list[list[float]]:
+    """Seconds per call of each function, one figure per round (fns[i] -> result[i])."""
+    for f in fns:
+        f()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for f, out in zip(fns, times):
+            start = time.perf_counter()
+            for _ in range(number):
+                f()
+            out.append((time.perf_counter() - start) / number)
+    return times
+
+
+def median_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7,
+                 fastest: bool = False) -> list[float]:
+    """Median seconds per call of each function (with `fastest`, its fastest round instead)."""
+    pick = min if fastest else statistics.median
+    return [pick(t) for t in alternating_times(fns, number, repeat)]
+
+
+def median_pair(ours: Callable[[], object], theirs: Callable[[], object], number: int = 1,
+                repeat: int = 7) -> tuple[float, float]:
+    """Median seconds per call of torchlite's and PyTorch's version."""
+    a, b = median_times([ours, theirs], number, repeat)
+    return a, b
+
+
+def median_pair_fastest(ours: Callable[[], object], theirs: Callable[[], object], number: int = 1,
+                        repeat: int = 7) -> tuple[float, float, float]:
+    """median_pair, and the ratio of the two fastest rounds (the steadier figure under heavy load)."""
+    a, b = alternating_times([ours, theirs], number, repeat)
+    return statistics.median(a), statistics.median(b), min(a) / min(b)
