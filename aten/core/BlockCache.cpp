@@ -44,6 +44,8 @@ Cache& cache() {
 
 }  // namespace
 
+bool block_cache_enabled() { return kCacheEnabled; }
+
 void* block_cache_take(size_t total) {
   if (!kCacheEnabled || total > kBlockCacheMaxBlock) return nullptr;
   Cache& c = cache();

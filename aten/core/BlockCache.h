@@ -16,6 +16,8 @@ void* block_cache_take(size_t total);
 // Keeps `base` (`total` bytes) for reuse, or frees it when the cache is off or the block too large.
 // The cache holds at most 64 MiB; older blocks are freed first.
 void block_cache_give(void* base, size_t total);
+// False in the sanitizer build, where every block goes straight back to the system.
+bool block_cache_enabled();
 // Frees every cached block (tests; memory pressure).
 void block_cache_clear();
 

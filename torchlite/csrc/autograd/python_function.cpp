@@ -12,6 +12,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/Allocator.h"
+#include "aten/core/BlockCache.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/alias.h"
 #include "torchlite/csrc/autograd/python_node.h"
@@ -422,6 +423,7 @@ PyObject* py_graph_saved_bytes(PyObject*, PyObject* obj) {
 }
 
 PyObject* py_cpu_allocated_bytes(PyObject*, PyObject*) { return PyLong_FromSize_t(tl::cpu_allocated_bytes()); }
+PyObject* py_block_cache_enabled(PyObject*, PyObject*) { return PyBool_FromLong(tl::block_cache_enabled()); }
 
 PyMethodDef methods[] = {
     {"_create_py_node", py_create_py_node, METH_VARARGS,
@@ -445,6 +447,8 @@ PyMethodDef methods[] = {
 PyMethodDef parent_methods[] = {
     {"_cpu_allocated_bytes", py_cpu_allocated_bytes, METH_NOARGS,
      "Bytes of CPU tensor memory currently allocated by torchlite."},
+    {"_block_cache_enabled", py_block_cache_enabled, METH_NOARGS,
+     "Whether freed large CPU blocks are kept for reuse (off in the sanitizer build)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
