@@ -617,7 +617,7 @@ def test_detach():
 def test_alias():
     a = make((3, 4), "float32", 20)
     x = from_torch(a)[1:, ::2]
-    y = tl.alias(x)
+    y = tl._C._internal.alias(x)
     assert y is not x
     assert_geometry(y, torch.ops.aten.alias.default(a[1:, ::2]))
     assert storage_base(y) == storage_base(x)
@@ -625,7 +625,7 @@ def test_alias():
     assert x._version == y._version == 1
     assert_same(x, a[1:, ::2] + 1)
     w = tl.ones(2, requires_grad=True)
-    assert tl.alias(w).requires_grad == torch.ops.aten.alias.default(torch.ones(2, requires_grad=True)).requires_grad
+    assert tl._C._internal.alias(w).requires_grad == torch.ops.aten.alias.default(torch.ones(2, requires_grad=True)).requires_grad
 
 
 # ---------------------------------------------------------------- sharing: data_ptr and the version counter
@@ -647,8 +647,8 @@ def test_data_ptr_of_views():
 def test_version_counter_is_shared():
     x = tl.zeros(3, 4)
     x0 = x._version  # 0 in torch; test_factories checks that separately
-    views = [x.t(), x[1], x.view(12), x.unsqueeze(0), x[:, None, 1:], tl.alias(x), x.detach(), x.expand(2, 3, 4),
-             x.as_strided((2,), (5,), 1), x.reshape(2, 6), tl.slice(x, 1, 1, 3), x.select(1, 0), x.permute(1, 0),
+    views = [x.t(), x[1], x.view(12), x.unsqueeze(0), x[:, None, 1:], tl._C._internal.alias(x), x.detach(), x.expand(2, 3, 4),
+             x.as_strided((2,), (5,), 1), x.reshape(2, 6), tl._C._internal.slice(x, 1, 1, 3), x.select(1, 0), x.permute(1, 0),
              x.squeeze(), x.transpose(0, 1)]
     assert all(v._version == x0 for v in views)
     x.add_(1)

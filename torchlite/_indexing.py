@@ -166,7 +166,7 @@ def getitem(tensor, index):
     items, consumed, advanced = _normalize(tensor, index)
     if advanced:
         result, indices = _apply(tensor, items, consumed, True)
-        return _ops.index(result, indices)
+        return _C._internal.index(result, indices)
     return _basic_view(tensor, items, consumed)
 
 
@@ -196,7 +196,7 @@ def _basic_view(tensor, items, consumed):
             result = result.select(dim, index)
     if result is tensor:
         # tensor[...] and tensor[()] are views too, not the tensor itself.
-        result = _ops.alias(tensor)
+        result = _C._internal.alias(tensor)
     return result
 
 
