@@ -90,7 +90,7 @@ class Tensor(_C.TensorBase):
             return self.select(0, index)
         if type(index) is slice and index.step is None and self.dim() > 0:
             try:
-                return self.slice(0, index.start, index.stop)
+                return _C._internal.slice(self, 0, index.start, index.stop)
             except ValueError:  # bounds beyond int64: _indexing clamps them
                 pass
         if type(index) is Tensor and index.dim() > 0 and index.dtype != _C.uint8:  # t[mask], t[idx]: the index op
