@@ -26,6 +26,8 @@ TOP_LEVEL_PRIVATE = {
     "_test_scale_optional": "a `test_op` entry exercising Tensor? arguments in formulas",
     "_test_sum_defined": "a `test_op` entry exercising undefined gradients (materialize_grads)",
 }
+TEST_OPS = {name: "a `test_op` entry (see TOP_LEVEL_PRIVATE)" for name in
+            ("_test_mul_add", "_test_mul_backward", "_test_scale_optional", "_test_sum_defined")}
 TENSOR_PRIVATE = {
     "_numpy_holder": "the object whose __array_interface__ Tensor.numpy() wraps (keeps the storage alive)",
     "_test_mul_add": "a `test_op` entry bound as a method: test_schema_types checks a method's named tuple",
@@ -44,6 +46,8 @@ def _is_private_submodule(obj):
 NAMESPACES = {
     "torch": (tl, torch, TOP_LEVEL_PRIVATE),
     "Tensor": (tl.Tensor, torch.Tensor, TENSOR_PRIVATE),
+    # the generated functions: torch._C._VariableFunctions is what torch re-exports at its top level
+    "_C._ops": (tl._C._ops, torch._C._VariableFunctions, TEST_OPS),
     "nn.functional": (TF, F, {}),
     "_C._nn": (tl._C._nn, torch._C._nn, {}),
     "_C._special": (tl._C._special, torch._C._special, {}),
