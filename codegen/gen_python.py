@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from codegen import cpp
 from codegen.context import Context
 from codegen.model import (
-    INTERNAL_MODULE, PYTHON_MODULES, Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type,
+    INTERNAL_MODULE, PYTHON_MODULES, Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind,
+    Type,
 )
 from codegen.templates import render
 

@@ -16,8 +16,8 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument, BaseType, Derivative,
-    FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
+    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument,
+    BaseType, Derivative, FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     Return, SchemaKind, Tag,
 )
 from codegen.schema_parser import SchemaError, parse_schema

@@ -90,7 +90,8 @@ celu_ = torch.celu_
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """x for x > 0, else negative_slope * x."""
-    return torch._C._nn.leaky_relu_(input, negative_slope) if inplace else torch._C._nn.leaky_relu(input, negative_slope)
+    op = torch._C._nn.leaky_relu_ if inplace else torch._C._nn.leaky_relu
+    return op(input, negative_slope)
 
 
 leaky_relu_ = torch._C._nn.leaky_relu_
