@@ -232,6 +232,8 @@ def named_return(f: NativeFunction) -> tuple[str, list[str]] | None:
     rets = f.schema.returns
     if len(rets) < 2 or not all(r.name for r in rets):
         return None
+    if f.python_binding is not None:
+        return None  # a plain tuple, as torch.ops.aten gives: torch.return_types has no type for it
     name = f.schema.name.base + ("_out" if f.schema.kind() == SchemaKind.out else "")
     return name, [r.name for r in rets]
 

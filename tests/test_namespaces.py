@@ -53,6 +53,9 @@ NAMESPACES = {
     "_C._special": (tl._C._special, torch._C._special, {}),
     "_C._linalg": (tl._C._linalg, torch._C._linalg, {}),
     "_C._fft": (tl._C._fft, torch._C._fft, {}),
+    "return_types": (tl.return_types, torch.return_types,
+                     {"_test_mul_add": TEST_OPS["_test_mul_add"], "_test_mul_backward": TEST_OPS["_test_mul_backward"],
+                      "_test_mul_add_out": "the out= form of the `test_op` entry _test_mul_add"}),
     "special": (tl.special, torch.special, {}),
     "linalg": (tl.linalg, torch.linalg, {}),
 }
@@ -118,6 +121,12 @@ def test_unbound_ops_are_internal():
         assert not hasattr(tl, name) and not hasattr(tl._C._ops, name) and not hasattr(tl._C._nn, name), name
         assert not hasattr(torch, name) and not hasattr(torch._C._nn, name), name
     assert not hasattr(tl.Tensor, "slice") and not hasattr(torch.Tensor, "slice")
+    # a plain tuple, as torch.ops.aten returns (torch.return_types has no nll_loss_forward)
+    x, target = tl.tensor([[0.5, -1.0], [2.0, 0.25]]), tl.tensor([1, 0])
+    r = tl._C._internal.nll_loss_forward(x, target, None, 1, -100)
+    want = torch.ops.aten.nll_loss_forward(torch.tensor(x.tolist()), torch.tensor(target.tolist()), None, 1, -100)
+    assert type(r) is tuple and type(want) is tuple
+    assert [t.tolist() for t in r] == [t.tolist() for t in want]
     g, y = np.array([0.5, -1.0]), np.array([0.25, 0.75])
     got = tl._C._internal.sigmoid_backward(tl.tensor(g.tolist()), tl.tensor(y.tolist()))
     want = torch.ops.aten.sigmoid_backward(torch.tensor(g, dtype=torch.float32), torch.tensor(y, dtype=torch.float32))

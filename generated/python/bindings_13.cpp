@@ -4,7 +4,6 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
@@ -17,9 +16,6 @@
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* nll_loss2d_forward_type = nullptr;
 
 // arctan2
 PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -94,7 +90,7 @@ PyObject* fn_internal_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* 
   auto reduction = r.toInt64(3);
   auto ignore_index = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_forward(self, target, weight, reduction, ignore_index); }();
-  return wrap_named(nll_loss2d_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -371,7 +367,6 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  nll_loss2d_forward_type = return_type("nll_loss2d_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

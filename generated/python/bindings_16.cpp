@@ -23,7 +23,6 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
-PyTypeObject* nll_loss_forward_type = nullptr;
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -196,7 +195,7 @@ PyObject* fn_internal_nll_loss_forward(PyObject* /*module*/, PyObject* const* ar
   auto reduction = r.toInt64(3);
   auto ignore_index = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss_forward(self, target, weight, reduction, ignore_index); }();
-  return wrap_named(nll_loss_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -497,7 +496,6 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
-  nll_loss_forward_type = return_type("nll_loss_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -19,7 +19,6 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_lu_factor_ex_type = nullptr;
 PyTypeObject* linalg_lu_factor_ex_out_type = nullptr;
-PyTypeObject* multilabel_margin_loss_forward_type = nullptr;
 
 // adaptive_avg_pool1d
 PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -138,7 +137,7 @@ PyObject* fn_internal_multilabel_margin_loss_forward(PyObject* /*module*/, PyObj
   auto target = r.tensor(1);
   auto reduction = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_forward(self, target, reduction); }();
-  return wrap_named(multilabel_margin_loss_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -221,7 +220,6 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_lu_factor_ex_type = return_type("linalg_lu_factor_ex", {"LU", "pivots", "info"});
   linalg_lu_factor_ex_out_type = return_type("linalg_lu_factor_ex_out", {"LU", "pivots", "info"});
-  multilabel_margin_loss_forward_type = return_type("multilabel_margin_loss_forward", {"output", "is_target"});
   functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
 

@@ -4,7 +4,6 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addr.h"
 #include "generated/ops/erfinv.h"
@@ -17,9 +16,6 @@
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* log_sigmoid_forward_type = nullptr;
 
 // addr
 PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -108,7 +104,7 @@ PyObject* fn_internal_log_sigmoid_forward(PyObject* /*module*/, PyObject* const*
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
-  return wrap_named(log_sigmoid_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -431,7 +427,6 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_53(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  log_sigmoid_forward_type = return_type("log_sigmoid_forward", {"output", "buffer"});
   functions["_ops"].push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 

@@ -17,7 +17,6 @@ namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_backward_type = nullptr;
 PyTypeObject* histogram_type = nullptr;
 PyTypeObject* histogram_out_type = nullptr;
 
@@ -40,7 +39,7 @@ PyObject* fn_internal__scaled_dot_product_flash_attention_for_cpu_backward(PyObj
   auto attn_mask = r.optional_tensor(8);
   auto scale = r.toDouble_optional(9);
   auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale); }();
-  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_backward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -257,7 +256,6 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  _scaled_dot_product_flash_attention_for_cpu_backward_type = return_type("_scaled_dot_product_flash_attention_for_cpu_backward", {"grad_query", "grad_key", "grad_value"});
   histogram_type = return_type("histogram", {"hist", "bin_edges"});
   histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
   functions["_internal"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__scaled_dot_product_flash_attention_for_cpu_backward)),
