@@ -56,6 +56,7 @@ NAMESPACES = {
     "return_types": (tl.return_types, torch.return_types,
                      {"_test_mul_add": TEST_OPS["_test_mul_add"], "_test_mul_backward": TEST_OPS["_test_mul_backward"],
                       "_test_mul_add_out": "the out= form of the `test_op` entry _test_mul_add"}),
+    "random": (tl.random, torch.random, {"_PyGenerator": "collections.abc.Generator, fork_rng's return annotation"}),
     "special": (tl.special, torch.special, {}),
     "linalg": (tl.linalg, torch.linalg, {}),
 }
@@ -138,6 +139,6 @@ def test_unbound_ops_are_internal():
 def test_python_level_names():
     assert not hasattr(tl, "fork_rng") and not hasattr(torch, "fork_rng")
     assert tl.random.fork_rng is not None and torch.random.fork_rng is not None
-    for module in (tl, TF):
+    for module in (tl, TF, tl.random):
         assert not hasattr(module, "annotations")
     assert not hasattr(TF, "_nn") and not hasattr(TF, "_tl")

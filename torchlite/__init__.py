@@ -5,8 +5,6 @@ here); tensors are torchlite.Tensor; autograd is torchlite.autograd.
 """
 from __future__ import annotations
 
-del annotations  # the __future__ feature stays on; its name is no attribute of torch
-
 import builtins as _builtins
 import math as _math
 
@@ -106,6 +104,7 @@ nan = _math.nan
 pi = _math.pi
 e = _math.e
 del _math
+del annotations  # the __future__ import's name (the feature stays on): no attribute of torch
 
 
 def is_tensor(obj) -> bool:
