@@ -52,7 +52,7 @@ def conv_case(name, ishape, wshape, kw, rep):
     stride = kw.get("stride", 1)
     pad = kw.get("padding", 0)
     args = ([bias_n], [stride] * nd, [pad] * nd, [1] * nd, transposed, [0] * nd, kw.get("groups", 1), [True, True, True])
-    bwd = median_pair(lambda: tl.convolution_backward(gs[0], xs[0], ws[0], *args),
+    bwd = median_pair(lambda: tl._C._internal.convolution_backward(gs[0], xs[0], ws[0], *args),
                       lambda: torch.ops.aten.convolution_backward(gs[1], xs[1], ws[1], *args), repeat=rep)
     return fwd, bwd
 

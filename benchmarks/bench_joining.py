@@ -55,7 +55,7 @@ def main() -> int:
         ("rot90 (1000,1000) f32", B, lambda L, t: L.rot90(t), 20),
         ("repeat_interleave 10k counts", R, lambda L, t: L.repeat_interleave(t), 50),
         ("unfold_backward (1000,1000) size 3", W,
-         lambda L, t: (L.ops.aten.unfold_backward if L is torch else L.unfold_backward)(t, [1000, 1000], 0, 3, 1), 10),
+         lambda L, t: (L.ops.aten.unfold_backward if L is torch else L._C._internal.unfold_backward)(t, [1000, 1000], 0, 3, 1), 10),
     ]
     print(f"threads: {args.threads}; medians of {rep}")
     print(f"{'':40s} {'torchlite':>10s} {'torch':>10s} {'ratio':>7s}")

@@ -29,7 +29,7 @@ def cases():
     gp = torch.randn(32, 64, 62, 62)
     lgp = tl.tensor(gp.numpy())
     A = torch.ops.aten
-    N = tl._C._nn
+    N = tl._C._internal
     yield ("interpolate bilinear 2x, 32x64x56x56",
            lambda: TF.interpolate(lx, scale_factor=2, mode="bilinear"),
            lambda: F.interpolate(x, scale_factor=2, mode="bilinear"))

@@ -153,11 +153,15 @@ def _tensor(spec, dtype, config, rank, seed):
 def _callables(f, sample):
     name = f.schema.name.name
     hint = _hint(sample, "torch")
+    # Where each library binds the function (python_module: torch._C._nn; python_binding: internal:
+    # torchlite._C._internal, nowhere in PyTorch but torch.ops.aten, which the samples' hints name).
+    l_ns = getattr(tl._C, f.python_namespace) if f.python_namespace else tl
+    t_ns = getattr(torch._C, f"_{f.python_module}") if f.python_module and not f.python_binding else torch
     if hint:
         oracle = eval(hint, {"torch": torch})  # noqa: S307 - our own YAML
-        return (lambda a, k: getattr(tl, name)(*a, **k)), (lambda a, k: oracle(*a, **k))
-    if "function" in f.variants and hasattr(torch, name) and hasattr(tl, name):
-        return (lambda a, k: getattr(tl, name)(*a, **k)), (lambda a, k: getattr(torch, name)(*a, **k))
+        return (lambda a, k: getattr(l_ns, name)(*a, **k)), (lambda a, k: oracle(*a, **k))
+    if "function" in f.variants and hasattr(t_ns, name) and hasattr(l_ns, name):
+        return (lambda a, k: getattr(l_ns, name)(*a, **k)), (lambda a, k: getattr(t_ns, name)(*a, **k))
     method = (lambda a, k: getattr(a[0], name)(*a[1:], **k))
     return method, method
 

@@ -12,15 +12,15 @@ def _variants(f: NativeFunction, derived: list[NativeFunction]) -> str:
         if PYTHON_HIDDEN_TAG in f.tags:
             return "C++ only, as in PyTorch"
         return f"`out=` of `{f.out_of.schema.name}`"
+    module = f"torchlite._C.{f.python_namespace}" if f.python_namespace else "torchlite"
     names = []
-    if "function" in f.variants:
-        names.append(f"`torchlite.{f.schema.name.name}`")
-    if "method" in f.variants:
-        names.append(f"`Tensor.{f.schema.name.name}`")
+    for g in (f, *(d for d in derived if d.derived_kind is SchemaKind.inplace)):
+        if "function" in g.variants:
+            names.append(f"`{module}.{g.schema.name.name}`")
+        if "method" in g.variants and f.python_binding is None:
+            names.append(f"`Tensor.{g.schema.name.name}`")
     for d in derived:
-        if d.derived_kind is SchemaKind.inplace:
-            names.append(f"`Tensor.{d.schema.name.name}`")
-        elif d.derived_kind is SchemaKind.out or (d.out_of is not None and PYTHON_HIDDEN_TAG not in d.tags):
+        if d.derived_kind is SchemaKind.out or (d.out_of is not None and PYTHON_HIDDEN_TAG not in d.tags):
             names.append("`out=`")
     names += [f"`{op}`" for f2 in [f, *derived] for op in f2.python_operators]
     return ", ".join(names)

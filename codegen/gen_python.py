@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from codegen import cpp
 from codegen.context import Context
 from codegen.model import (
-    PYTHON_MODULES, Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind, Type,
+    INTERNAL_MODULE, PYTHON_MODULES, Argument, BaseType, ListType, NativeFunction, OptionalType, SchemaKind,
+    Type,
 )
 from codegen.templates import render
 
@@ -167,10 +168,12 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
         name = f.schema.name.name
         out = outs.get(str(f.schema.name))
         if "function" in f.variants:
-            module = f"_{f.python_module}" if f.python_module else "_ops"
+            module = f.python_namespace or "_ops"
             c_name = f"fn_{name}" if module == "_ops" else f"fn{module}_{name}"
             b = functions.setdefault((name, module), Binding(name, c_name, False, False, module=module))
             b.overloads.append(_overload(f, out, False, name))
+        if f.python_binding is not None:
+            continue  # bound in torchlite._C._internal only: no method, no operator
         if "method" in f.variants and f.schema.argument("self") is not None \
                 and f.schema.argument("self").type == BaseType("Tensor"):
             b = methods.setdefault(name, Binding(name, f"method_{name}", True, False))
@@ -229,6 +232,8 @@ def named_return(f: NativeFunction) -> tuple[str, list[str]] | None:
     rets = f.schema.returns
     if len(rets) < 2 or not all(r.name for r in rets):
         return None
+    if f.python_binding is not None:
+        return None  # a plain tuple, as torch.ops.aten gives: torch.return_types has no type for it
     name = f.schema.name.base + ("_out" if f.schema.kind() == SchemaKind.out else "")
     return name, [r.name for r in rets]
 
@@ -348,7 +353,7 @@ def generate(ctx: Context) -> dict[str, str]:
                                                    uses_args=uses_args, return_types=return_types(fns + mths),
                                                    out_tuples=out_tuples)
     files["python/init.cpp"] = render("python_init.cpp.j2", shards=used,
-                                      modules=["_ops"] + [f"_{m}" for m in PYTHON_MODULES])
+                                      modules=["_ops"] + [f"_{m}" for m in (*PYTHON_MODULES, INTERNAL_MODULE)])
     files["python/_ops.pyi"] = render("ops.pyi.j2", functions=[b for b in functions if b.module == "_ops"],
                                       stub=stub_lines)
     files["python/_C.pyi"] = render("C.pyi.j2", methods=methods, stub=stub_lines)

@@ -16,8 +16,8 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, PYTHON_MODULES, Annotation, Argument, BaseType, Derivative,
-    FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
+    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument,
+    BaseType, Derivative, FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     Return, SchemaKind, Tag,
 )
 from codegen.schema_parser import SchemaError, parse_schema
@@ -38,7 +38,7 @@ class CodegenError(Exception):
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
               "backward_node", "alias_of", "out_dtype", "device_check",
-              "out_autograd", "python_module", "materialize_grads")
+              "out_autograd", "python_module", "python_binding", "materialize_grads")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -196,8 +196,13 @@ class _EntryReader:
                 self.error(key, f"unknown key `{key}`{hint}")
         doc = self._get("doc", str, required=True)
         variants = self._variants()
-        derive = tuple(kind for key, kind in (("inplace", SchemaKind.inplace), ("out", SchemaKind.out))
-                       if self._get(key, bool, default=False))
+        inplace = self.raw.get("inplace", False)
+        if not isinstance(inplace, bool) and inplace != "method":
+            self.error("inplace", "`inplace:` must be `true` (an in-place method, and a function where the entry is "
+                       f"one), `method` (a method only) or `false`, not {_kind(inplace)}")
+            inplace = False
+        derive = tuple(kind for kind, wanted in ((SchemaKind.inplace, bool(inplace)),
+                                                 (SchemaKind.out, self._get("out", bool, default=False))) if wanted)
         alias_of = self._get("alias_of", str)
         dispatch, body = self._dispatch(schema, alias_of)
         derivatives, non_differentiable = self._derivatives()
@@ -222,6 +227,10 @@ class _EntryReader:
         if python_module is not None and python_module not in PYTHON_MODULES:
             self.error("python_module", f"`python_module:` must be one of {', '.join(PYTHON_MODULES)}, "
                        f"not `{python_module}`")
+        python_binding = self._get("python_binding", str)
+        if python_binding not in (None, INTERNAL_MODULE):
+            self.error("python_binding", f"`python_binding:` must be `{INTERNAL_MODULE}` (absent: bound as "
+                       f"`variants:` and `python_module:` say), not `{python_binding}`")
         materialize_grads = self._get("materialize_grads", bool, default=True)
         if not self.ok or schema is None:
             return []
@@ -234,7 +243,8 @@ class _EntryReader:
             view_of=view_of, samples=tuple(samples or ()), dtypes=dtypes, derive=derive, key_lines=self._key_lines(),
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
             out_autograd=out_autograd,
-            python_module=python_module, materialize_grads=materialize_grads,
+            python_module=python_module, python_binding=python_binding, inplace_method_only=inplace == "method",
+            materialize_grads=materialize_grads,
         )
         return _with_derived(source)
 
@@ -458,9 +468,10 @@ def _with_derived(source: NativeFunction) -> list[NativeFunction]:
         if kind is SchemaKind.inplace:
             schema = _inplace_schema(source.schema)
             # PyTorch's in-place ops are methods, except those of a python_module (F.elu_ is
-            # torch._C._nn.elu_, not Tensor.elu_): those keep the entry's variants.
-            variants = source.variants if source.python_module else \
-                frozenset({"method"} | ({"function"} & source.variants))
+            # torch._C._nn.elu_, not Tensor.elu_): those keep the entry's variants. `inplace: method`
+            # leaves out the function (Tensor.add_ but no torch.add_).
+            functions = frozenset() if source.inplace_method_only else {"function"} & source.variants
+            variants = source.variants if source.python_module else frozenset({"method"} | functions)
             operators = inplace_ops
         else:
             schema = _out_schema(source.schema)

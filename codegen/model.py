@@ -211,6 +211,10 @@ COMPOSITE = "Composite"
 # The Python submodules a function binding may be placed in (`python_module: nn` binds it in
 # torchlite._C._nn instead of torchlite._C._ops, as PyTorch binds F.elu's op in torch._C._nn).
 PYTHON_MODULES = ("nn", "special", "linalg", "fft")
+# `python_binding: internal`: PyTorch gives the op no public Python binding (backward ops, `slice`,
+# `_to_copy`: reached there only as torch.ops.aten.X); torchlite binds the function in this private
+# module alone, for its own Python code and the tests, and binds no method.
+INTERNAL_MODULE = "internal"
 
 # Python's augmented-assignment dunders: a `python_operators` name in this set binds the
 # in-place variant of an op (`__iadd__` -> add_), every other dunder binds the op itself.
@@ -288,6 +292,13 @@ class NativeFunction:
     # The Python submodule of the function binding (`python_module: nn` -> torchlite._C._nn), as
     # PyTorch's YAML key; None for the top-level torchlite._C._ops. Methods are unaffected.
     python_module: Optional[str] = None
+    # `python_binding: internal`: no public binding; the function is bound in torchlite._C._internal
+    # only (INTERNAL_MODULE), and no method or operator is bound. None: bound as the other keys say.
+    python_binding: Optional[str] = None
+    # `inplace: method`: the derived in-place variant is a Tensor method only (`Tensor.add_`, no
+    # `torchlite.add_`), as PyTorch's in-place ops declared `variants: method`; `inplace: true` also
+    # binds it as a function where the entry is one (`torchlite.abs_`).
+    inplace_method_only: bool = False
     # `materialize_grads: false`: the backward node passes the gradients of unused outputs to its
     # formulas undefined (they check `grads[i].defined()`, as PyTorch's std_mean_backward) instead of
     # the engine filling them with zeros, which would turn a NaN in an unused part into NaN gradients.
@@ -295,6 +306,13 @@ class NativeFunction:
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def python_namespace(self) -> Optional[str]:
+        """The torchlite._C submodule binding the function (`_nn`, `_internal`), None for the top level."""
+        if self.python_binding == INTERNAL_MODULE:
+            return f"_{INTERNAL_MODULE}"
+        return f"_{self.python_module}" if self.python_module else None
 
     def loc_of(self, key: str) -> Location:
         """Where `key` is written in the YAML; the entry's own line when it is absent."""

@@ -294,6 +294,19 @@ def _check_python_module(fn: NativeFunction, tags: set[str]) -> Problems:
     if fn.python_module is not None and "function" not in fn.variants:
         yield "python_module", ("`python_module:` places the function binding, but the entry is not a "
                                 "function (`variants:` has no `function`)")
+    if fn.python_binding is not None and "function" not in fn.variants:
+        yield "python_binding", (f"`python_binding: {fn.python_binding}` binds the function in torchlite._C._"
+                                 f"{fn.python_binding} only, but the entry is not a function (`variants:` has no "
+                                 "`function`)")
+    if fn.python_binding is not None and fn.python_operators:
+        yield "python_binding", (f"`python_binding: {fn.python_binding}` binds no method, so no "
+                                 "`python_operators:` either")
+    if fn.inplace_method_only and fn.derived_kind is None:
+        if fn.python_module is not None:
+            yield "inplace", ("`inplace: method` on an entry with `python_module:`, whose in-place variant is a "
+                              "function there (torch._C._nn.elu_, no Tensor.elu_)")
+        elif "function" not in fn.variants:
+            yield "inplace", "`inplace: method` on an entry that is no function: `inplace: true` says it"
 
 
 def _check_out_autograd(fn: NativeFunction, tags: set[str]) -> Problems:

@@ -223,8 +223,12 @@ def iter_specs(obj):
 
 
 def op_namespace(f, lib):
-    """Where `lib` binds entry f's function: the top level, or lib._C._nn for `python_module: nn`."""
-    return getattr(lib._C, f"_{f.python_module}") if f.python_module else lib
+    """Where `lib` binds entry f's function: the top level, lib._C._nn for `python_module: nn`, and
+    torchlite._C._internal for `python_binding: internal` (PyTorch binds those nowhere in Python:
+    torch.ops.aten reaches them)."""
+    if f.python_binding and lib is torch:
+        return torch.ops.aten
+    return getattr(lib._C, f.python_namespace) if f.python_namespace else lib
 
 
 def sample_callables(f, sample, name=None):

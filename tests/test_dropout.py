@@ -132,4 +132,4 @@ def test_native_dropout_backward_by_value(grad_dtype, mask_dtype):
     g, tg = _input(grad_dtype)
     # PyTorch computes (grad_output * mask) * scale: a float32 mask promotes a float16 gradient.
     tm = torch.tensor([True, False, True, True]).to(torch_dtype(mask_dtype)).expand(3, 4)
-    assert_same(tl.native_dropout_backward(g, from_torch(tm), 2.5), torch_dropout_backward(tg, tm, 2.5))
+    assert_same(tl._C._internal.native_dropout_backward(g, from_torch(tm), 2.5), torch_dropout_backward(tg, tm, 2.5))

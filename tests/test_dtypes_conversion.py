@@ -57,7 +57,7 @@ def test_to_dtype(src, dst):
     assert dtype_name(r.dtype) == dst
     exact(r, t.to(torch_dtype(dst)))
     exact(x.to(dtype=tl_dtype(dst)), t.to(dtype=torch_dtype(dst)))
-    exact(tl._C._ops._to_copy(x, dtype=tl_dtype(dst)), t.to(torch_dtype(dst), copy=True))
+    exact(tl._C._internal._to_copy(x, dtype=tl_dtype(dst)), t.to(torch_dtype(dst), copy=True))
 
 
 SHORTHANDS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "int": "int32",
@@ -258,9 +258,10 @@ def test_copy_overlap_like_torch():
                       lambda: b.expand(3, 4).copy_(torch.arange(12.0).view(3, 4)))
 
 
-def test_copy_function_form_and_type_errors():
+def test_copy_method_form_and_type_errors():
     x = tl.zeros(3)
-    r = tl.copy_(x, tl.tensor([1, 2, 3]))
+    assert not hasattr(tl, "copy_") and not hasattr(torch, "copy_")  # a method only, as in PyTorch
+    r = x.copy_(tl.tensor([1, 2, 3]))
     assert r is x and x.tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(TypeError):
         x.copy_([1, 2, 3])

@@ -428,7 +428,7 @@ def test_meta_shapes():
         [(3, 4, 5), (4,), (4,)]
     assert [tuple(t.shape) for t in tl.native_group_norm(m(3, 4, 5), m(4), m(4), 3, 4, 5, 2, 1e-5)] == \
         [(3, 4, 5), (3, 2), (3, 2)]
-    assert [tuple(t.shape) for t in tl._C._nn.native_batch_norm_backward(
+    assert [tuple(t.shape) for t in tl._C._internal.native_batch_norm_backward(
         m(3, 4, 5), m(3, 4, 5), m(4), None, None, m(4), m(4), True, 1e-5, [True, True, True])] == [(3, 4, 5), (4,), (4,)]
     for out in (tl.rms_norm(m(3, 4), [4]), TF.local_response_norm(m(2, 3, 4), 2), TF.normalize(m(2, 3)),
                 TF.dropout(m(3, 4)), TF.group_norm(m(2, 4, 3), 2), TF.instance_norm(m(2, 3, 4))):

@@ -128,7 +128,7 @@ def test_meta_shapes():
     assert TF.pad(x, [1, 2, 1, 3], "reflect").shape == (2, 3, 8, 8)
     assert TF.pad(x, [1, 2, 3, 4], "replicate").shape == (2, 3, 11, 8)
     assert TF.pad(x, [1, 2, -1, 4, 1, 1, 2, 2], value=1.0).shape == (6, 5, 7, 8)
-    assert tl._C._nn.reflection_pad2d_backward(tl.empty(2, 3, 8, 8, device="meta"), x, [1, 2, 1, 3]).shape == \
+    assert tl._C._internal.reflection_pad2d_backward(tl.empty(2, 3, 8, 8, device="meta"), x, [1, 2, 1, 3]).shape == \
         (2, 3, 4, 5)
 
 
@@ -161,7 +161,7 @@ def test_error_messages_name_the_op():
     with pytest.raises(RuntimeError, match="^constant_pad_nd: Length of pad must be even"):
         tl.constant_pad_nd(tl.ones(2, 3), [1])
     with pytest.raises(RuntimeError, match="^reflection_pad2d_backward: grad_output width unexpected"):
-        tl._C._nn.reflection_pad2d_backward(tl.ones(1, 2, 5, 5), tl.ones(1, 2, 3, 4), [1, 1, 1, 1])
+        tl._C._internal.reflection_pad2d_backward(tl.ones(1, 2, 5, 5), tl.ones(1, 2, 3, 4), [1, 1, 1, 1])
 
 
 def test_out_variant_like_torch():
@@ -276,7 +276,7 @@ def test_upsample_backward_ops_double_backward_like_torch():
     v = _rand(*gi.shape)
     (expected,) = torch.autograd.grad(gi, g, v)
     lg = from_torch(g.detach()).requires_grad_()
-    lgi = tl._C._nn.upsample_bicubic2d_backward(lg, [7, 9], [2, 3, 4, 5], True)
+    lgi = tl._C._internal.upsample_bicubic2d_backward(lg, [7, 9], [2, 3, 4, 5], True)
     assert type(lgi.grad_fn).__name__ == type(gi.grad_fn).__name__
     (got,) = tl.autograd.grad(lgi, lg, from_torch(v))
     assert_same(got, expected)

@@ -296,7 +296,7 @@ def test_meta_shapes():
     assert tuple(tl.roll(x, 1, 0).shape) == (2, 3, 4)
     assert tuple(tl.rot90(x).shape) == (3, 2, 4)
     assert tuple(x.unfold(2, 2, 2).shape) == (2, 3, 2, 2)
-    assert tuple(tl.unfold_backward(x.unfold(2, 2, 2), [2, 3, 4], 2, 2, 2).shape) == (2, 3, 4)
+    assert tuple(tl._C._internal.unfold_backward(x.unfold(2, 2, 2), [2, 3, 4], 2, 2, 2).shape) == (2, 3, 4)
     assert tuple(tl.hstack([x, x]).shape) == (2, 6, 4)
     assert tuple(tl.repeat_interleave(tl.empty(3, dtype=tl.int64, device="meta"), output_size=7).shape) == (7,)
     with pytest.raises(NotImplementedError):
@@ -348,7 +348,7 @@ NODE_CASES = {
     "t_": lambda L, y: y.t_(),
     "transpose_": lambda L, y: y.transpose_(0, 1),
     "swapdims_": lambda L, y: y.swapdims_(0, 1),
-    "unfold_backward": lambda L, y: (L.ops.aten.unfold_backward if L is torch else L.unfold_backward)(
+    "unfold_backward": lambda L, y: (L.ops.aten.unfold_backward if L is torch else L._C._internal.unfold_backward)(
         y.unfold(1, 2, 1), [2, 3], 1, 2, 1),
 }
 

@@ -26,6 +26,19 @@ class _TorchNamespace:
 TORCH = _TorchNamespace()
 
 
+class _TorchliteNamespace:
+    """torchlite with the same two names, from torchlite._C._internal (no public binding, as in PyTorch)."""
+
+    def __getattr__(self, name):
+        return getattr(tl, name)
+
+    slice = staticmethod(tl._C._internal.slice)
+    alias = staticmethod(tl._C._internal.alias)
+
+
+TL = _TorchliteNamespace()
+
+
 def view_like_torch(fn, a, x, shares=True):
     """Applies fn(namespace, tensor) to torch base `a` and torchlite base `x` (equal values and geometry). Either both
     raise compatible errors (returns None) or the results agree in geometry and values, and (for a view) the
@@ -33,9 +46,9 @@ def view_like_torch(fn, a, x, shares=True):
     expected, err = torch_result(lambda: fn(TORCH, a))
     if err is not None:
         with pytest.raises(error_types_like(err)):
-            fn(tl, x)
+            fn(TL, x)
         return None
-    got = fn(tl, x)
+    got = fn(TL, x)
     assert isinstance(got, tl.Tensor)
     assert_geometry(got, expected)
     if expected.device.type != "meta":
@@ -188,10 +201,10 @@ def test_reshape(case):
     expected, err = torch_result(lambda: fn(TORCH, a))
     if err is not None:
         with pytest.raises(error_types_like(err)):
-            fn(tl, x)
+            fn(TL, x)
         return
     assert (storage_base(expected) == storage_base(a)) == torch_shares
-    got = fn(tl, x)
+    got = fn(TL, x)
     assert_geometry(got, expected)
     assert_same(got, expected, atol=0, rtol=0)
     if torch_shares:
@@ -445,7 +458,7 @@ BAD_STEP_CASES = ["slice(1,0,4,0)", "slice(1,3,1,-1)"]
 def test_select_index_slice(case):
     if case in BAD_STEP_CASES:
         with pytest.raises((RuntimeError, ValueError)):
-            SELECT_CASES[case](tl, tl.ones(3, 4))
+            SELECT_CASES[case](TL, tl.ones(3, 4))
         return
     run_view_case(SELECT_CASES[case], make((3, 4), "float32", 12))
 
@@ -454,15 +467,16 @@ def test_select_index_slice(case):
 def test_select_index_slice_meta(case):
     if case in BAD_STEP_CASES:
         with pytest.raises((RuntimeError, ValueError)):
-            SELECT_CASES[case](tl, tl.empty(3, 4, device="meta"))
+            SELECT_CASES[case](TL, tl.empty(3, 4, device="meta"))
         return
     view_like_torch(SELECT_CASES[case], torch.empty(3, 4, device="meta"), tl.empty(3, 4, device="meta"))
 
 
-def test_slice_method():
+def test_slice_is_internal():
     a = make((3, 4), "float32", 13)
     x = from_torch(a)
-    got = x.slice(1, 1, 4, 2)
+    assert not hasattr(x, "slice") and not hasattr(a, "slice")  # aten::slice has no Python binding in PyTorch
+    got = tl._C._internal.slice(x, 1, 1, 4, 2)
     expected = torch.ops.aten.slice.Tensor(a, 1, 1, 4, 2)
     assert_geometry(got, expected)
     assert_same(got, expected)
@@ -526,7 +540,7 @@ def test_as_strided_meta():
         _, cpu_err = torch_result(lambda: fn(TORCH, torch.empty(3, 4)))
         if cpu_err is not None:
             with pytest.raises(error_types_like(cpu_err)):
-                fn(tl, tl.empty(3, 4, device="meta"))
+                fn(TL, tl.empty(3, 4, device="meta"))
         else:
             view_like_torch(fn, torch.empty(3, 4, device="meta"), tl.empty(3, 4, device="meta"))
 
@@ -617,7 +631,7 @@ def test_detach():
 def test_alias():
     a = make((3, 4), "float32", 20)
     x = from_torch(a)[1:, ::2]
-    y = tl.alias(x)
+    y = tl._C._internal.alias(x)
     assert y is not x
     assert_geometry(y, torch.ops.aten.alias.default(a[1:, ::2]))
     assert storage_base(y) == storage_base(x)
@@ -625,7 +639,7 @@ def test_alias():
     assert x._version == y._version == 1
     assert_same(x, a[1:, ::2] + 1)
     w = tl.ones(2, requires_grad=True)
-    assert tl.alias(w).requires_grad == torch.ops.aten.alias.default(torch.ones(2, requires_grad=True)).requires_grad
+    assert tl._C._internal.alias(w).requires_grad == torch.ops.aten.alias.default(torch.ones(2, requires_grad=True)).requires_grad
 
 
 # ---------------------------------------------------------------- sharing: data_ptr and the version counter
@@ -647,8 +661,8 @@ def test_data_ptr_of_views():
 def test_version_counter_is_shared():
     x = tl.zeros(3, 4)
     x0 = x._version  # 0 in torch; test_factories checks that separately
-    views = [x.t(), x[1], x.view(12), x.unsqueeze(0), x[:, None, 1:], tl.alias(x), x.detach(), x.expand(2, 3, 4),
-             x.as_strided((2,), (5,), 1), x.reshape(2, 6), tl.slice(x, 1, 1, 3), x.select(1, 0), x.permute(1, 0),
+    views = [x.t(), x[1], x.view(12), x.unsqueeze(0), x[:, None, 1:], tl._C._internal.alias(x), x.detach(), x.expand(2, 3, 4),
+             x.as_strided((2,), (5,), 1), x.reshape(2, 6), tl._C._internal.slice(x, 1, 1, 3), x.select(1, 0), x.permute(1, 0),
              x.squeeze(), x.transpose(0, 1)]
     assert all(v._version == x0 for v in views)
     x.add_(1)

@@ -28,6 +28,7 @@ def _preload_blas() -> None:
 
 
 _preload_blas()
+del _preload_blas
 
 from torchlite import _C
 from torchlite._C import (  # noqa: F401
@@ -54,22 +55,21 @@ from torchlite._C import (  # noqa: F401
 )
 from torchlite._size import Size
 from torchlite import random  # noqa: E402
-from torchlite.random import (  # noqa: E402,F401
-    fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
+from torchlite.random import (  # noqa: E402,F401  (fork_rng only as torchlite.random.fork_rng, as PyTorch)
+    get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from torchlite._tensor import Tensor, _expect_tensor
 from torchlite._tensor_str import set_printoptions
 from torchlite._ops import *  # noqa: F401,F403  (every generated operator; typed by _ops.pyi)
-from torchlite import _ops as _generated_ops
 
-# ... including the underscore ones (torchlite._to_copy), which `import *` skips.
-globals().update({_name: getattr(_generated_ops, _name) for _name in dir(_generated_ops)
+# ... including the underscore ones (torchlite._unique2), which `import *` skips.
+globals().update({_name: getattr(_C._ops, _name) for _name in dir(_C._ops)
                   if _name.startswith("_") and not _name.startswith("__")})
 
 from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
 from torchlite.functional import (  # noqa: E402,F401  (variadic front ends, as torch.functional)
     atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, meshgrid)
-from torchlite._unique_functions import unique, unique_consecutive, install_methods as _install_unique  # noqa: E402
-_install_unique(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
+from torchlite._unique_functions import unique, unique_consecutive  # noqa: E402
+_unique_functions.install_methods(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
 from torchlite._contractions import cdist, chain_matmul, einsum, tensordot  # noqa: E402,F401  (torch/functional.py's)
 from torchlite._norm import norm  # noqa: E402  (PyTorch's Python function: p='fro'/'nuc', dim, dtype, out)
 from torchlite import linalg  # noqa: E402,F401
@@ -88,11 +88,10 @@ from torchlite.autograd import (  # noqa: E402,F401
     enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,
     is_inference_mode_enabled, no_grad, set_grad_enabled)
 
-from torchlite import storage as _storage_module  # noqa: E402
 from torchlite.storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402,F401
 
-globals().update(_storage_module._LEGACY_CLASSES)  # FloatStorage, LongStorage, ...
-_storage_module._install_tensor_methods(Tensor)  # set_ with a storage, storage(), storage_type()
+globals().update(storage._LEGACY_CLASSES)  # FloatStorage, LongStorage, ...
+storage._install_tensor_methods(Tensor)  # set_ with a storage, storage(), storage_type()
 
 if hasattr(autograd, "_install_tensor_methods"):
     # Hook point: autograd adds register_hook, retain_grad, ... to Tensor.
@@ -104,6 +103,8 @@ inf = _math.inf
 nan = _math.nan
 pi = _math.pi
 e = _math.e
+del _math
+del annotations  # the __future__ import's name (the feature stays on): no attribute of torch
 
 
 def is_tensor(obj) -> bool:

@@ -137,7 +137,7 @@ def _apply(tensor, items, consumed, advanced):
             # in PyTorch; a step beyond it keeps only the first element.
             start = None if item.start is None else _clamp_int64(operator.index(item.start))
             stop = None if item.stop is None else _clamp_int64(operator.index(item.stop))
-            result = result.slice(dim, start, stop, _clamp_int64(step))
+            result = _C._internal.slice(result, dim, start, stop, _clamp_int64(step))
             dim += 1
         elif advanced and _is_advanced(item) and _as_int(item) is None:
             if isinstance(item, bool) or (isinstance(item, _C.TensorBase) and item.dtype == _C.bool
@@ -166,7 +166,7 @@ def getitem(tensor, index):
     items, consumed, advanced = _normalize(tensor, index)
     if advanced:
         result, indices = _apply(tensor, items, consumed, True)
-        return _ops.index(result, indices)
+        return _C._internal.index(result, indices)
     return _basic_view(tensor, items, consumed)
 
 
@@ -186,7 +186,7 @@ def _basic_view(tensor, items, consumed):
                 raise ValueError("step must be greater than zero")
             start = None if item.start is None else _clamp_int64(operator.index(item.start))
             stop = None if item.stop is None else _clamp_int64(operator.index(item.stop))
-            result = result.slice(dim, start, stop, _clamp_int64(step))
+            result = _C._internal.slice(result, dim, start, stop, _clamp_int64(step))
             dim += 1
         else:
             index = _as_int(item)
@@ -196,7 +196,7 @@ def _basic_view(tensor, items, consumed):
             result = result.select(dim, index)
     if result is tensor:
         # tensor[...] and tensor[()] are views too, not the tensor itself.
-        result = _ops.alias(tensor)
+        result = _C._internal.alias(tensor)
     return result
 
 

@@ -52,7 +52,7 @@ def legacy_new(name: str, dtype, own_device, args, device=None):
         if args[0].dtype != dtype or args[0].device.type != own_device.type:
             raise TypeError(f"expected {_STEMS[dtype]}Tensor (dtype {dtype}, device {own_device.type}), got a "
                             f"tensor of dtype {args[0].dtype} on {args[0].device}")
-        return _ops.alias(args[0])
+        return _C._internal.alias(args[0])
     if len(args) == 1 and isinstance(args[0], Size):
         return _ops.empty(args[0], dtype=dtype, device=own_device)
     if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):

@@ -64,5 +64,5 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     elif p is None:
         p = 2
     if out is None:
-        return _ops.linalg_vector_norm(input, p, dims, keepdim, dtype=dtype)
-    return _ops.linalg_vector_norm(input, p, dims, keepdim, dtype=dtype, out=out)
+        return _C._linalg.linalg_vector_norm(input, p, dims, keepdim, dtype=dtype)
+    return _C._linalg.linalg_vector_norm(input, p, dims, keepdim, dtype=dtype, out=out)

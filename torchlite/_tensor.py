@@ -55,7 +55,7 @@ class Tensor(_C.TensorBase):
         if not args:
             result = _ops.empty((0,), device=device)
         elif len(args) == 1 and isinstance(args[0], _C.TensorBase):
-            result = _ops.alias(args[0])
+            result = _C._internal.alias(args[0])
         elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
             result = _ops.empty(args, device=device)
         elif len(args) == 1 and isinstance(args[0], Size):
@@ -90,11 +90,11 @@ class Tensor(_C.TensorBase):
             return self.select(0, index)
         if type(index) is slice and index.step is None and self.dim() > 0:
             try:
-                return self.slice(0, index.start, index.stop)
+                return _C._internal.slice(self, 0, index.start, index.stop)
             except ValueError:  # bounds beyond int64: _indexing clamps them
                 pass
         if type(index) is Tensor and index.dim() > 0 and index.dtype != _C.uint8:  # t[mask], t[idx]: the index op
-            return _ops.index(self, (index,))
+            return _C._internal.index(self, (index,))
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value):

@@ -13,6 +13,8 @@ import math
 
 from torchlite import _C
 
+_slice = _C._internal.slice  # a view of a range of one dim (no Tensor.slice, as in PyTorch)
+
 
 class _PrintOptions:
     precision = 4
@@ -110,7 +112,7 @@ def _summarized_data(t, summarize: bool):
     n = t.shape[0]
     if t.dim() == 1:
         if n > 2 * edge:
-            return t.slice(0, 0, edge).tolist() + [_ELIDED] + t.slice(0, n - edge, n).tolist()
+            return _slice(t, 0, 0, edge).tolist() + [_ELIDED] + _slice(t, 0, n - edge, n).tolist()
         return t.tolist()
     if n > 2 * edge:
         rows = list(range(edge)) + [None] + list(range(n - edge, n))

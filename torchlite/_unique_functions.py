@@ -3,7 +3,7 @@ Python (torch/functional.py) on top of the ops _unique2 / unique_dim / unique_co
 the output alone or a tuple with the inverse indices and/or counts that were asked for."""
 from __future__ import annotations
 
-from torchlite import _ops
+from torchlite import _C, _ops
 
 
 def _asked(output, inverse, counts, return_inverse, return_counts):
@@ -21,7 +21,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     `return_inverse` also where each element (slice) of `input` went, with `return_counts` how often
     each occurs. Each NaN is distinct."""
     if dim is not None:
-        output, inverse, counts = _ops.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+        output, inverse, counts = _C._internal.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
                                                   return_counts=return_counts)
     else:
         output, inverse, counts = _ops._unique2(input, sorted=sorted, return_inverse=return_inverse,

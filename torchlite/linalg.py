@@ -1,20 +1,15 @@
 """torchlite.linalg: PyTorch's ``torch.linalg`` namespace.
 
 Every name is a generated operator of native_functions.yaml, with PyTorch's signature, keywords and
-``out=``. The LAPACK-backed ones and the functions built on them (``python_module: linalg``) are
-bound in ``torchlite._C._linalg``, as PyTorch binds them in ``torch._C._linalg``; the products and
-vector_norm are top-level operators (``torchlite.linalg_cross``, ...).
+``out=``, bound in ``torchlite._C._linalg`` (``python_module: linalg``) as PyTorch binds them in
+``torch._C._linalg``.
 """
-from torchlite import _C, _ops
+from torchlite._C import _LinAlgError as LinAlgError, _linalg
 
-_linalg = _C._linalg
-
-LinAlgError = _C._LinAlgError
-
-vector_norm = _ops.linalg_vector_norm
-cross = _ops.linalg_cross
-vecdot = _ops.linalg_vecdot
-multi_dot = _ops.linalg_multi_dot
+vector_norm = _linalg.linalg_vector_norm
+cross = _linalg.linalg_cross
+vecdot = _linalg.linalg_vecdot
+multi_dot = _linalg.linalg_multi_dot
 
 lu_factor_ex = _linalg.linalg_lu_factor_ex
 lu_factor = _linalg.linalg_lu_factor
@@ -49,7 +44,8 @@ vander = _linalg.linalg_vander
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal (a view) of each matrix of `A`: `torchlite.diagonal` with matrix defaults."""
-    return _ops.diagonal(A, offset, dim1, dim2)
+    from torchlite._C._ops import diagonal  # imported here: no module-level name torch.linalg lacks
+    return diagonal(A, offset, dim1, dim2)
 
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",

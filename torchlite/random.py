@@ -7,6 +7,8 @@ from collections.abc import Generator as _PyGenerator
 
 from torchlite._C import Generator, default_generator
 
+del annotations  # the __future__ import's name (the feature stays on): no attribute of torch.random
+
 __all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 

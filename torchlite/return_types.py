@@ -4,3 +4,4 @@ from torchlite._C import _return_types as _impl
 
 globals().update({name: getattr(_impl, name) for name in dir(_impl) if not name.startswith("__")})
 __all__ = [name for name in dir(_impl) if not name.startswith("_")]
+del _impl

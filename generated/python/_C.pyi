@@ -2340,10 +2340,6 @@ class TensorBase:
         """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
         ...
 
-    def slice(self, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
-        """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
-        ...
-
     def slogdet(self) -> tuple[Tensor, Tensor]:
         """`linalg.slogdet` under its older name."""
         ...

@@ -15,10 +15,6 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) 
     """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
     ...
 
-def _clone_contiguous(input: Tensor) -> Tensor:
-    """A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes."""
-    ...
-
 def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
     ...
@@ -51,16 +47,8 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
-def _reshape_alias(input: Tensor, size: Sequence[int], stride: Sequence[int]) -> Tensor:
-    """A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients."""
-    ...
-
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0., is_causal: bool = False, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor]:
     """The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's."""
-    ...
-
-def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor, dropout_p: float, is_causal: bool, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor, Tensor]:
-    """The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's."""
     ...
 
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
@@ -83,20 +71,12 @@ def _test_sum_defined(tensors: Sequence[Optional[Tensor]]) -> Tensor:
     """Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input)."""
     ...
 
-def _to_copy(input: Tensor, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None) -> Tensor:
-    """A copy of `self` converted to `dtype` and moved to `device` (the current ones when None)."""
-    ...
-
 def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) -> tuple[Tensor, Tensor]:
     """The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct."""
     ...
 
 def _unique2(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """`_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`."""
-    ...
-
-def _unsafe_view(input: Tensor, size: Sequence[int]) -> Tensor:
-    """`self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`."""
     ...
 
 def abs(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -144,45 +124,20 @@ def add(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """Adds the number `other`, scaled by `alpha`, to every element of `self`."""
     ...
 
-@overload
-def add_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
-    """In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes."""
-    ...
-@overload
-def add_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`."""
-    ...
-
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """`beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
-    ...
-
-def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
-    """In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
     ...
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """`self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
     ...
 
-def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
-    """In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused."""
-    ...
-
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
     ...
 
-def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
-    """In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three."""
-    ...
-
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """`beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
-    ...
-
-def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
-    """In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
     ...
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
@@ -197,16 +152,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: 
     """`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
     ...
 
-def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
-    """In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`)."""
-    ...
-
 def adjoint(input: Tensor) -> Tensor:
     """A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is."""
-    ...
-
-def alias(input: Tensor) -> Tensor:
-    """A view of `self` with the same geometry (a new tensor object sharing everything)."""
     ...
 
 @overload
@@ -304,10 +251,6 @@ def arctan2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Te
     """Alias of `atan2`."""
     ...
 
-def arctan2_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of arctan2(): writes the result into self. Alias of `atan2`."""
-    ...
-
 def arctan_(input: Tensor) -> Tensor:
     """Alias of `atan_`."""
     ...
@@ -369,10 +312,6 @@ def atan2(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tens
     """The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
     ...
 
-def atan2_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype."""
-    ...
-
 def atan_(input: Tensor) -> Tensor:
     """In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype."""
     ...
@@ -420,10 +359,6 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, 
     """`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
     ...
 
-def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
-    """In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
-    ...
-
 def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
     """Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored."""
     ...
@@ -463,15 +398,6 @@ def bitwise_and(self: Number, other: Tensor) -> Tensor:
     ...
 
 @overload
-def bitwise_and_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only."""
-    ...
-@overload
-def bitwise_and_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`."""
-    ...
-
-@overload
 def bitwise_left_shift(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
     ...
@@ -484,21 +410,8 @@ def bitwise_left_shift(self: Number, other: Tensor) -> Tensor:
     """Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`."""
     ...
 
-@overload
-def bitwise_left_shift_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only."""
-    ...
-@overload
-def bitwise_left_shift_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`."""
-    ...
-
 def bitwise_not(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
-    ...
-
-def bitwise_not_(input: Tensor) -> Tensor:
-    """In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only."""
     ...
 
 @overload
@@ -515,15 +428,6 @@ def bitwise_or(self: Number, other: Tensor) -> Tensor:
     ...
 
 @overload
-def bitwise_or_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
-    ...
-@overload
-def bitwise_or_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`."""
-    ...
-
-@overload
 def bitwise_right_shift(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
     ...
@@ -537,15 +441,6 @@ def bitwise_right_shift(self: Number, other: Tensor) -> Tensor:
     ...
 
 @overload
-def bitwise_right_shift_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only."""
-    ...
-@overload
-def bitwise_right_shift_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`."""
-    ...
-
-@overload
 def bitwise_xor(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
     ...
@@ -556,15 +451,6 @@ def bitwise_xor(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -
 @overload
 def bitwise_xor(self: Number, other: Tensor) -> Tensor:
     """The bitwise XOR of the number `self` and `other`."""
-    ...
-
-@overload
-def bitwise_xor_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only."""
-    ...
-@overload
-def bitwise_xor_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`."""
     ...
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -771,14 +657,6 @@ def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: S
     """N-d convolution (1 to 3 spatial dims) of a batched `input` `(N, C, *)`, or its transpose (`transposed`: the gradient of a convolution with respect to its input, `weight` `(C, out/groups, *)`); im2col + one matrix product per group and batch element."""
     ...
 
-def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bias_sizes: Optional[Sequence[int]], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int, output_mask: Sequence[bool]) -> tuple[Tensor, Tensor, Tensor]:
-    """The gradients of `convolution` with respect to its input, weight and bias, each only where `output_mask` asks for it (undefined otherwise): the input's by the transposed product and col2im, the weight's by a product with the im2col columns, the bias's by a sum."""
-    ...
-
-def copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`."""
-    ...
-
 @overload
 def copysign(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
@@ -786,15 +664,6 @@ def copysign(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> T
 @overload
 def copysign(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """The magnitude of each element of `self` with the sign of the number `other`."""
-    ...
-
-@overload
-def copysign_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype."""
-    ...
-@overload
-def copysign_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`."""
     ...
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -854,16 +723,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: Optional[dtype] = None, out: Opti
     """Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
     ...
 
-def cumprod_(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
-    """In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise."""
-    ...
-
 def cumsum(input: Tensor, dim: int, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
     """Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
-    ...
-
-def cumsum_(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
-    """In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
     ...
 
 def deg2rad(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -898,10 +759,6 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     """A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension."""
     ...
 
-def diagonal_backward(grad_output: Tensor, input_sizes: Sequence[int], offset: int, dim1: int, dim2: int) -> Tensor:
-    """Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`."""
-    ...
-
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
     """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
     ...
@@ -912,10 +769,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
 
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
-    ...
-
-def digamma_(input: Tensor) -> Tensor:
-    """In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
     ...
 
 @overload
@@ -936,23 +789,6 @@ def div(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor
     ...
 
 @overload
-def div_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
-    ...
-@overload
-def div_(input: Tensor, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
-    """In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division)."""
-    ...
-@overload
-def div_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division)."""
-    ...
-@overload
-def div_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
-    """In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says."""
-    ...
-
-@overload
 def divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `div` (true division)."""
     ...
@@ -967,23 +803,6 @@ def divide(input: Tensor, other: Tensor, *, rounding_mode: Optional[str], out: O
 @overload
 def divide(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
     """Alias of `div` by a number with a `rounding_mode`."""
-    ...
-
-@overload
-def divide_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of divide(): writes the result into self. Alias of `div` (true division)."""
-    ...
-@overload
-def divide_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of divide(): writes the result into self. Alias of `div` by a number (true division)."""
-    ...
-@overload
-def divide_(input: Tensor, other: Tensor, *, rounding_mode: Optional[str]) -> Tensor:
-    """In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`."""
-    ...
-@overload
-def divide_(input: Tensor, other: Number, *, rounding_mode: Optional[str]) -> Tensor:
-    """In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`."""
     ...
 
 def dot(input: Tensor, tensor: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1044,15 +863,6 @@ def eq(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` equals the number `other`."""
     ...
 
-@overload
-def eq_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting."""
-    ...
-@overload
-def eq_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`."""
-    ...
-
 def equal(input: Tensor, other: Tensor) -> bool:
     """Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals)."""
     ...
@@ -1075,10 +885,6 @@ def erfc_(input: Tensor) -> Tensor:
 
 def erfinv(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
-    ...
-
-def erfinv_(input: Tensor) -> Tensor:
-    """In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype."""
     ...
 
 def exp(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1171,15 +977,6 @@ def float_power(self: Number, exponent: Tensor, *, out: Optional[Tensor] = None)
     """The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64)."""
     ...
 
-@overload
-def float_power_(input: Tensor, exponent: Tensor) -> Tensor:
-    """In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting."""
-    ...
-@overload
-def float_power_(input: Tensor, exponent: Number) -> Tensor:
-    """In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64)."""
-    ...
-
 def floor(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged."""
     ...
@@ -1197,15 +994,6 @@ def floor_divide(input: Tensor, other: Number) -> Tensor:
     """Divides every element of `self` by the number `other`, rounding toward negative infinity."""
     ...
 
-@overload
-def floor_divide_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`)."""
-    ...
-@overload
-def floor_divide_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity."""
-    ...
-
 def fmax(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion."""
     ...
@@ -1221,15 +1009,6 @@ def fmod(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tenso
 @overload
 def fmod(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
-    ...
-
-@overload
-def fmod_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises."""
-    ...
-@overload
-def fmod_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`."""
     ...
 
 def frac(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1273,15 +1052,6 @@ def ge(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` is at least the number `other`."""
     ...
 
-@overload
-def ge_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting."""
-    ...
-@overload
-def ge_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`."""
-    ...
-
 def ger(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `outer`."""
     ...
@@ -1296,30 +1066,12 @@ def greater(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Te
     ...
 
 @overload
-def greater_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of greater(): writes the result into self. Alias of `gt`."""
-    ...
-@overload
-def greater_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of greater(): writes the result into self. Alias of `gt`."""
-    ...
-
-@overload
 def greater_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `ge`."""
     ...
 @overload
 def greater_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `ge`."""
-    ...
-
-@overload
-def greater_equal_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
-    ...
-@overload
-def greater_equal_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of greater_equal(): writes the result into self. Alias of `ge`."""
     ...
 
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
@@ -1343,25 +1095,12 @@ def gt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` is greater than the number `other`."""
     ...
 
-@overload
-def gt_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting."""
-    ...
-@overload
-def gt_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`."""
-    ...
-
 def hardshrink(input: Tensor, lambd: Number = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """The hard shrinkage of every element x: x where |x| > lambd, else 0."""
     ...
 
 def heaviside(input: Tensor, values: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
-    ...
-
-def heaviside_(input: Tensor, values: Tensor) -> Tensor:
-    """In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype."""
     ...
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
@@ -1411,10 +1150,6 @@ def hypot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tens
     """`sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
     ...
 
-def hypot_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only."""
-    ...
-
 def i0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
     ...
@@ -1423,24 +1158,12 @@ def i0_(input: Tensor) -> Tensor:
     """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def index(input: Tensor, indices: Sequence[Optional[Tensor]], *, out: Optional[Tensor] = None) -> Tensor:
-    """`self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`."""
-    ...
-
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
     ...
 
-def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
-    """In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
-    ...
-
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
-    ...
-
-def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    """In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`."""
     ...
 
 @overload
@@ -1450,15 +1173,6 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
 @overload
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
     """`index_fill` with the value given as a 0-d tensor."""
-    ...
-
-@overload
-def index_fill_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
-    """In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end)."""
-    ...
-@overload
-def index_fill_(input: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
-    """In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor."""
     ...
 
 def index_put(input: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
@@ -1471,10 +1185,6 @@ def index_put_(input: Tensor, indices: Sequence[Optional[Tensor]], values: Tenso
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin."""
-    ...
-
-def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
-    """In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin."""
     ...
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1571,30 +1281,12 @@ def le(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 @overload
-def le_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting."""
-    ...
-@overload
-def le_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`."""
-    ...
-
-@overload
 def lerp(input: Tensor, end: Tensor, weight: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
     ...
 @overload
 def lerp(input: Tensor, end: Tensor, weight: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
-    ...
-
-@overload
-def lerp_(input: Tensor, end: Tensor, weight: Number) -> Tensor:
-    """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype."""
-    ...
-@overload
-def lerp_(input: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-    """In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any)."""
     ...
 
 @overload
@@ -1607,15 +1299,6 @@ def less(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tenso
     ...
 
 @overload
-def less_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of less(): writes the result into self. Alias of `lt`."""
-    ...
-@overload
-def less_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of less(): writes the result into self. Alias of `lt`."""
-    ...
-
-@overload
 def less_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `le`."""
     ...
@@ -1624,37 +1307,8 @@ def less_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) ->
     """Alias of `le`."""
     ...
 
-@overload
-def less_equal_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of less_equal(): writes the result into self. Alias of `le`."""
-    ...
-@overload
-def less_equal_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of less_equal(): writes the result into self. Alias of `le`."""
-    ...
-
 def lgamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
-    ...
-
-def lgamma_(input: Tensor) -> Tensor:
-    """In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype."""
-    ...
-
-def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Optional[Tensor] = None) -> Tensor:
-    """The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`)."""
-    ...
-
-def linalg_multi_dot(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
-    """The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`)."""
-    ...
-
-def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Optional[Tensor] = None) -> Tensor:
-    """The dot product of `x` and `y` along `dim`, other dims broadcast (`sum(x * y, dim)`; `torchlite.linalg.vecdot`)."""
-    ...
-
-def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Optional[Tensor] = None) -> Tensor:
-    """The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`)."""
     ...
 
 @overload
@@ -1730,32 +1384,16 @@ def logical_and(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -
     """True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
     ...
 
-def logical_and_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
-    ...
-
 def logical_not(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
-    ...
-
-def logical_not_(input: Tensor) -> Tensor:
-    """In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype."""
     ...
 
 def logical_or(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
     ...
 
-def logical_or_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
-    ...
-
 def logical_xor(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
-    ...
-
-def logical_xor_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype."""
     ...
 
 def logit(input: Tensor, eps: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1804,15 +1442,6 @@ def lt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` is less than the number `other`."""
     ...
 
-@overload
-def lt_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting."""
-    ...
-@overload
-def lt_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`."""
-    ...
-
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order)."""
     ...
@@ -1834,21 +1463,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     """`masked_fill` with the value given as a 0-d tensor."""
     ...
 
-@overload
-def masked_fill_(input: Tensor, mask: Tensor, value: Number) -> Tensor:
-    """In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true."""
-    ...
-@overload
-def masked_fill_(input: Tensor, mask: Tensor, value: Tensor) -> Tensor:
-    """In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor."""
-    ...
-
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
-    ...
-
-def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    """In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true."""
     ...
 
 def masked_select(input: Tensor, mask: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1975,15 +1591,6 @@ def mul(input: Tensor, other: Number) -> Tensor:
     """Multiplies every element of `self` by the number `other`."""
     ...
 
-@overload
-def mul_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion."""
-    ...
-@overload
-def mul_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`."""
-    ...
-
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum."""
     ...
@@ -1997,25 +1604,12 @@ def multiply(input: Tensor, other: Number) -> Tensor:
     """Alias of `mul` by a number."""
     ...
 
-@overload
-def multiply_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of multiply(): writes the result into self. Alias of `mul`."""
-    ...
-@overload
-def multiply_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of multiply(): writes the result into self. Alias of `mul` by a number."""
-    ...
-
 def mv(input: Tensor, vec: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The product of the matrix `self` (n x m) with the vector `vec` (m)."""
     ...
 
 def mvlgamma(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
     """The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
-    ...
-
-def mvlgamma_(input: Tensor, p: int) -> Tensor:
-    """In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype."""
     ...
 
 def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[float] = None, neginf: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2064,10 +1658,6 @@ def native_dropout(input: Tensor, p: float, train: Optional[bool]) -> tuple[Tens
     """Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask."""
     ...
 
-def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
-    """The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion."""
-    ...
-
 def native_group_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], N: int, C: int, HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """Group normalization of a contiguous input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters); all three are differentiable, as PyTorch's."""
     ...
@@ -2083,15 +1673,6 @@ def ne(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 @overload
 def ne(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` differs from the number `other`."""
-    ...
-
-@overload
-def ne_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting."""
-    ...
-@overload
-def ne_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`."""
     ...
 
 def neg(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2112,10 +1693,6 @@ def negative_(input: Tensor) -> Tensor:
 
 def nextafter(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
-    ...
-
-def nextafter_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only."""
     ...
 
 def nonzero(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2163,15 +1740,6 @@ def not_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> 
 @overload
 def not_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `ne`."""
-    ...
-
-@overload
-def not_equal_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
-    ...
-@overload
-def not_equal_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of not_equal(): writes the result into self. Alias of `ne`."""
     ...
 
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
@@ -2239,15 +1807,6 @@ def pow(self: Number, exponent: Tensor, *, out: Optional[Tensor] = None) -> Tens
     """Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`."""
     ...
 
-@overload
-def pow_(input: Tensor, exponent: Tensor) -> Tensor:
-    """In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion."""
-    ...
-@overload
-def pow_(input: Tensor, exponent: Number) -> Tensor:
-    """In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`."""
-    ...
-
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self)."""
     ...
@@ -2263,10 +1822,6 @@ def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Optional[dtyp
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
-    ...
-
-def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    """In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`."""
     ...
 
 @overload
@@ -2357,21 +1912,8 @@ def remainder(self: Number, other: Tensor) -> Tensor:
     """The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`."""
     ...
 
-@overload
-def remainder_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises."""
-    ...
-@overload
-def remainder_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`."""
-    ...
-
 def renorm(input: Tensor, p: Number, dim: int, maxnorm: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
-    ...
-
-def renorm_(input: Tensor, p: Number, dim: int, maxnorm: Number) -> Tensor:
-    """In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`)."""
     ...
 
 @overload
@@ -2487,37 +2029,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, value: Number, *, reduce: st
     """A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
     ...
 
-@overload
-def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims)."""
-    ...
-@overload
-def scatter_(input: Tensor, dim: int, index: Tensor, value: Number) -> Tensor:
-    """In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`."""
-    ...
-@overload
-def scatter_(input: Tensor, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
-    """In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises)."""
-    ...
-@overload
-def scatter_(input: Tensor, dim: int, index: Tensor, value: Number, *, reduce: str) -> Tensor:
-    """In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises)."""
-    ...
-
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
     ...
 
-def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order."""
-    ...
-
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin."""
-    ...
-
-def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
-    """In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin."""
     ...
 
 @overload
@@ -2545,10 +2062,6 @@ def sgn(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
     ...
 
-def sgn_(input: Tensor) -> Tensor:
-    """In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`)."""
-    ...
-
 def sigmoid(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -2557,16 +2070,8 @@ def sigmoid_(input: Tensor) -> Tensor:
     """In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype."""
     ...
 
-def sigmoid_backward(grad_output: Tensor, output: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The gradient of sigmoid from its result: `grad_output * (1 - output) * output`."""
-    ...
-
 def sign(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """-1, 0 or 1 for every element of `self` according to its sign."""
-    ...
-
-def sign_(input: Tensor) -> Tensor:
-    """In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign."""
     ...
 
 def signbit(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2597,10 +2102,6 @@ def sinh_(input: Tensor) -> Tensor:
     """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def slice(input: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
-    """A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped."""
-    ...
-
 def slogdet(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """`linalg.slogdet` under its older name."""
     ...
@@ -2616,153 +2117,6 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, out: Optiona
 @overload
 def sort(input: Tensor, *, stable: Optional[bool], dim: int = -1, descending: bool = False, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
     """`sort` with an explicit `stable` flag; the sort is stable either way."""
-    ...
-
-def special_bessel_j0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`)."""
-    ...
-
-def special_bessel_j1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`)."""
-    ...
-
-def special_digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `digamma` (`torchlite.special.digamma`)."""
-    ...
-
-def special_entr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`)."""
-    ...
-
-def special_erf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `erf` (`torchlite.special.erf`)."""
-    ...
-
-def special_erfc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `erfc` (`torchlite.special.erfc`)."""
-    ...
-
-def special_erfcx(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`)."""
-    ...
-
-def special_erfinv(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `erfinv` (`torchlite.special.erfinv`)."""
-    ...
-
-def special_exp2(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `exp2` (`torchlite.special.exp2`)."""
-    ...
-
-def special_expit(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `sigmoid` (`torchlite.special.expit`)."""
-    ...
-
-def special_expm1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `expm1` (`torchlite.special.expm1`)."""
-    ...
-
-def special_gammaln(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `lgamma` (`torchlite.special.gammaln`)."""
-    ...
-
-def special_i0(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `i0` (`torchlite.special.i0`)."""
-    ...
-
-def special_i0e(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`)."""
-    ...
-
-def special_i1(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`)."""
-    ...
-
-def special_i1e(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`)."""
-    ...
-
-def special_log1p(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `log1p` (`torchlite.special.log1p`)."""
-    ...
-
-def special_log_ndtr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`)."""
-    ...
-
-def special_log_softmax(input: Tensor, dim: int, *, dtype: Optional[dtype] = None) -> Tensor:
-    """Alias of `log_softmax` (`torchlite.special.log_softmax`)."""
-    ...
-
-def special_logit(input: Tensor, eps: Optional[float] = None, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `logit` (`torchlite.special.logit`)."""
-    ...
-
-def special_logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `logsumexp` (`torchlite.special.logsumexp`)."""
-    ...
-
-def special_multigammaln(input: Tensor, p: int, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `mvlgamma` (`torchlite.special.multigammaln`)."""
-    ...
-
-def special_ndtr(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`)."""
-    ...
-
-def special_ndtri(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`)."""
-    ...
-
-def special_polygamma(n: int, input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `polygamma` (`torchlite.special.polygamma`)."""
-    ...
-
-def special_psi(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `digamma` (`torchlite.special.psi`)."""
-    ...
-
-def special_softmax(input: Tensor, dim: int, dtype: Optional[dtype] = None) -> Tensor:
-    """Alias of `softmax` (`torchlite.special.softmax`)."""
-    ...
-
-@overload
-def special_xlog1py(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """`self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`)."""
-    ...
-@overload
-def special_xlog1py(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """`self * log1p(other)` for the number `self` (`torchlite.special.xlog1py`)."""
-    ...
-@overload
-def special_xlog1py(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
-    """`self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`)."""
-    ...
-
-@overload
-def special_xlogy(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
-    ...
-@overload
-def special_xlogy(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
-    ...
-@overload
-def special_xlogy(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
-    """Alias of `xlogy` (`torchlite.special.xlogy`)."""
-    ...
-
-@overload
-def special_zeta(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`)."""
-    ...
-@overload
-def special_zeta(self: Number, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The Hurwitz zeta function for the number `self` (`torchlite.special.zeta`)."""
-    ...
-@overload
-def special_zeta(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
-    """The Hurwitz zeta function for the number `other` (`torchlite.special.zeta`)."""
     ...
 
 @overload
@@ -2838,30 +2192,12 @@ def sub(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     ...
 
 @overload
-def sub_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
-    """In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion."""
-    ...
-@overload
-def sub_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`."""
-    ...
-
-@overload
 def subtract(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `sub`."""
     ...
 @overload
 def subtract(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
     """Alias of `sub` of a number."""
-    ...
-
-@overload
-def subtract_(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor:
-    """In-place version of subtract(): writes the result into self. Alias of `sub`."""
-    ...
-@overload
-def subtract_(input: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """In-place version of subtract(): writes the result into self. Alias of `sub` of a number."""
     ...
 
 @overload
@@ -2913,10 +2249,6 @@ def tanh_(input: Tensor) -> Tensor:
     """In-place version of tanh(): writes the result into self. The hyperbolic tangent of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def tanh_backward(grad_output: Tensor, output: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The gradient of tanh from its result: `grad_output * (1 - output**2)`."""
-    ...
-
 @overload
 def tensor_split(input: Tensor, sections: int, dim: int = 0) -> Sequence[Tensor]:
     """Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer)."""
@@ -2962,10 +2294,6 @@ def tril(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> T
     """The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
     ...
 
-def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
-    ...
-
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`."""
     ...
@@ -2976,10 +2304,6 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 
 def triu(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
-    ...
-
-def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
-    """In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere."""
     ...
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
@@ -2993,15 +2317,6 @@ def true_divide(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -
 @overload
 def true_divide(input: Tensor, other: Number) -> Tensor:
     """Alias of `div` by a number (true division)."""
-    ...
-
-@overload
-def true_divide_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of true_divide(): writes the result into self. Alias of `div` (true division)."""
-    ...
-@overload
-def true_divide_(input: Tensor, other: Number) -> Tensor:
-    """In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division)."""
     ...
 
 def trunc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -3020,20 +2335,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """A view of `self` with dimension `dim` split into `sizes` (one of them may be -1)."""
     ...
 
-def unfold_backward(grad_in: Tensor, input_sizes: Sequence[int], dim: int, size: int, step: int) -> Tensor:
-    """The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into."""
-    ...
-
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> tuple[Tensor, Tensor, Tensor]:
     """`self` (flattened when `dim` is None) with every run of equal consecutive values (or slices along `dim`) kept once, with the inverse indices and run lengths when asked (empty tensors otherwise; along a dim both are always computed). `torchlite.unique_consecutive` returns only the asked ones."""
-    ...
-
-def unique_dim(input: Tensor, dim: int, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
-    """The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`."""
-    ...
-
-def unique_dim_consecutive(input: Tensor, dim: int, return_inverse: bool = False, return_counts: bool = False) -> tuple[Tensor, Tensor, Tensor]:
-    """`unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed)."""
     ...
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:

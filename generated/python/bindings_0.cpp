@@ -237,23 +237,8 @@ PyObject* fn_nextafter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// nextafter_
-PyObject* fn_nextafter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "nextafter_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::nextafter_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // nll_loss2d_backward
-PyObject* fn_nn_nll_loss2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_nll_loss2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
@@ -289,7 +274,7 @@ PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 }
 
 // softplus_backward
-PyObject* fn_nn_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_softplus_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold)",
@@ -477,11 +462,7 @@ The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eige
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  functions["_ops"].push_back({"nextafter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor input, Tensor other) -> Tensor
-
-In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
-  functions["_nn"].push_back({"nll_loss2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_backward)),
+  functions["_internal"].push_back({"nll_loss2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_nll_loss2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 
 The gradient of nll_loss2d_forward with respect to `self`.)doc"});
@@ -489,7 +470,7 @@ The gradient of nll_loss2d_forward with respect to `self`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
 A view of `self` at position `index` of dimension `dim`, which is removed.)doc"});
-  functions["_nn"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus_backward)),
+  functions["_internal"].push_back({"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_softplus_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
 
 The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output where `beta * x > threshold`.)doc"});

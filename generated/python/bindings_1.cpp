@@ -149,7 +149,7 @@ PyObject* fn_histc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // index
-PyObject* fn_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_index(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "index(Tensor input, Tensor?[] indices, *, Tensor? out=None)",
@@ -225,33 +225,6 @@ PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
-// ne_
-PyObject* fn_ne_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ne_(Tensor input, Tensor other)",
-      "ne_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ne_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ne_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::ne_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // rad2deg
 PyObject* fn_rad2deg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -319,7 +292,7 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
 }
 
 // smooth_l1_loss_backward
-PyObject* fn_nn_smooth_l1_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_smooth_l1_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "smooth_l1_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float beta)",
@@ -597,7 +570,7 @@ The smaller of `self` and `other` element by element, ignoring a NaN on one side
       METH_FASTCALL | METH_KEYWORDS, R"doc(histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None) -> Tensor
 
 A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype.)doc"});
-  functions["_ops"].push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index)),
+  functions["_internal"].push_back({"index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_index)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(index(Tensor input, Tensor?[] indices, *, Tensor? out=None) -> Tensor
 
 `self` indexed by integer or bool tensors at the dims where `indices` holds one (None keeps a dim whole): PyTorch's advanced indexing, `self[indices]`.)doc"});
@@ -613,14 +586,6 @@ True where `self != other`, element by element, with broadcasting.
 ne(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
-  functions["_ops"].push_back({"ne_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(ne_(Tensor input, Tensor other) -> Tensor
-
-In-place version of ne(): writes the result into self. True where `self != other`, element by element, with broadcasting.
-
-ne_(Tensor input, Scalar other) -> Tensor
-
-In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
   functions["_ops"].push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -637,7 +602,7 @@ In-place version of rad2deg(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_nn"].push_back({"smooth_l1_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_smooth_l1_loss_backward)),
+  functions["_internal"].push_back({"smooth_l1_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_smooth_l1_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float beta) -> Tensor
 
 The gradient of smooth_l1_loss with respect to `self`: `(self - target) / beta` inside (-beta, beta), its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});

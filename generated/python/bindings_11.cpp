@@ -60,7 +60,7 @@ PyObject* fn_conv_transpose2d(PyObject* /*module*/, PyObject* const* args, Py_ss
 }
 
 // elu_backward
-PyObject* fn_nn_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result)",
@@ -153,20 +153,6 @@ PyObject* fn_logical_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// logical_not_
-PyObject* fn_logical_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_not_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // max_unpool3d
 PyObject* fn_nn_max_unpool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -215,33 +201,6 @@ PyObject* fn_multiply(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
       auto self = r.tensor(0);
       auto other = r.scalar(1);
       auto result = [&] { GilRelease no_gil; return tl::multiply(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// multiply_
-PyObject* fn_multiply_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "multiply_(Tensor input, Tensor other)",
-      "multiply_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // multiply_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // multiply_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::multiply_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -372,7 +331,7 @@ The index of the smallest value of `self` along `dim` (of the flattened tensor w
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
 
 2-D transposed convolution (the gradient of conv2d with respect to its input) of `(N, C, H, W)` or `(C, H, W)` input with `weight` `(C, out/groups, kh, kw)`.)doc"});
-  functions["_nn"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu_backward)),
+  functions["_internal"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_elu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 
 The gradient of elu, from its input (`is_result` false) or its result (true): `grad_output * scale` where positive, else `grad_output * input_scale * alpha * scale * exp(x * input_scale)` (from the result y: `grad_output * input_scale * (y + alpha * scale)`).)doc"});
@@ -392,10 +351,6 @@ linalg_cond(Tensor input, str p, *, Tensor? out=None) -> Tensor
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_ops"].push_back({"logical_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_(Tensor input) -> Tensor
-
-In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
   functions["_nn"].push_back({"max_unpool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_unpool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None) -> Tensor
 
@@ -408,14 +363,6 @@ Alias of `mul`.
 multiply(Tensor input, Scalar other) -> Tensor
 
 Alias of `mul` by a number.)doc"});
-  functions["_ops"].push_back({"multiply_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply_(Tensor input, Tensor other) -> Tensor
-
-In-place version of multiply(): writes the result into self. Alias of `mul`.
-
-multiply_(Tensor input, Scalar other) -> Tensor
-
-In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 

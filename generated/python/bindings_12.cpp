@@ -91,7 +91,7 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 }
 
 // replication_pad1d_backward
-PyObject* fn_nn_replication_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_replication_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
@@ -107,7 +107,7 @@ PyObject* fn_nn_replication_pad1d_backward(PyObject* /*module*/, PyObject* const
 }
 
 // special_bessel_j0
-PyObject* fn_special_bessel_j0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_bessel_j0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_bessel_j0(Tensor input, *, Tensor? out=None)",
@@ -126,7 +126,7 @@ PyObject* fn_special_bessel_j0(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // special_xlogy
-PyObject* fn_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_xlogy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_xlogy(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -239,15 +239,15 @@ The number of occurrences of each value in the 1-D non-negative integer tensor `
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
-  functions["_nn"].push_back({"replication_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d_backward)),
+  functions["_internal"].push_back({"replication_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_replication_pad1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
 
 The gradient of replication_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});
-  functions["_ops"].push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j0)),
+  functions["_special"].push_back({"special_bessel_j0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_bessel_j0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j0(Tensor input, *, Tensor? out=None) -> Tensor
 
 The Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j0`).)doc"});
-  functions["_ops"].push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlogy)),
+  functions["_special"].push_back({"special_xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_xlogy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `xlogy` (`torchlite.special.xlogy`).

@@ -4,7 +4,6 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
@@ -17,9 +16,6 @@
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* nll_loss2d_forward_type = nullptr;
 
 // arctan2
 PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -37,21 +33,6 @@ PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::arctan2(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// arctan2_
-PyObject* fn_arctan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "arctan2_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::arctan2_(self, other); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -96,7 +77,7 @@ PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 }
 
 // nll_loss2d_forward
-PyObject* fn_nn_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)",
@@ -109,12 +90,12 @@ PyObject* fn_nn_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* args, 
   auto reduction = r.toInt64(3);
   auto ignore_index = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss2d_forward(self, target, weight, reduction, ignore_index); }();
-  return wrap_named(nll_loss2d_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
 // replication_pad2d_backward
-PyObject* fn_nn_replication_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_replication_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
@@ -130,7 +111,7 @@ PyObject* fn_nn_replication_pad2d_backward(PyObject* /*module*/, PyObject* const
 }
 
 // replication_pad3d_backward
-PyObject* fn_nn_replication_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_replication_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
@@ -386,15 +367,10 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  nll_loss2d_forward_type = return_type("nll_loss2d_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Alias of `atan2`.)doc"});
-  functions["_ops"].push_back({"arctan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor input, Tensor other) -> Tensor
-
-In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
   functions["_ops"].push_back({"chain_matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chain_matmul)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
 
@@ -403,15 +379,15 @@ The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTo
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `log(exp(self) + exp(other))` without overflow, with broadcasting; floating dtypes only.)doc"});
-  functions["_nn"].push_back({"nll_loss2d_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d_forward)),
+  functions["_internal"].push_back({"nll_loss2d_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_nll_loss2d_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 
 nll_loss_forward over images: `self` of shape (N, C, H, W) and `target` (N, H, W), one class index per pixel.)doc"});
-  functions["_nn"].push_back({"replication_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d_backward)),
+  functions["_internal"].push_back({"replication_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_replication_pad2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
 
 The gradient of replication_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
-  functions["_nn"].push_back({"replication_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad3d_backward)),
+  functions["_internal"].push_back({"replication_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_replication_pad3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
 
 The gradient of replication_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});

@@ -171,27 +171,8 @@ PyObject* fn_scatter_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
-// scatter_reduce_
-PyObject* fn_scatter_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto src = r.tensor(3);
-  auto reduce = r.string(4);
-  auto include_self = r.toBool(5);
-  auto result = [&] { GilRelease no_gil; return tl::scatter_reduce_(self, dim, index, src, reduce, include_self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // special_entr
-PyObject* fn_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_entr(Tensor input, *, Tensor? out=None)",
@@ -210,7 +191,7 @@ PyObject* fn_special_entr(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 }
 
 // special_erfcx
-PyObject* fn_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_erfcx(Tensor input, *, Tensor? out=None)",
@@ -229,7 +210,7 @@ PyObject* fn_special_erfcx(PyObject* /*module*/, PyObject* const* args, Py_ssize
 }
 
 // special_i1e
-PyObject* fn_special_i1e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_i1e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_i1e(Tensor input, *, Tensor? out=None)",
@@ -423,19 +404,15 @@ In-place leaky_relu. Its gradient is computed from the result, so a negative slo
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
 
 A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
-  functions["_ops"].push_back({"scatter_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_reduce_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
-
-In-place version of scatter_reduce(): writes the result into self. A copy of `self` where each `src[i][j]` is reduced into `out[index[i][j]][j]` for dim 0 (and likewise for other dims) by `reduce` ('sum', 'prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the values of `self` at the positions scattered to take no part. Mean floors for integer dtypes; a NaN in `src` wins amax/amin.)doc"});
-  functions["_ops"].push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_entr)),
+  functions["_special"].push_back({"special_entr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_entr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_entr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The elementwise entropy `-x * log(x)` of every element x of `self` (0 at 0, -inf below 0); integer inputs give the default float dtype (`torchlite.special.entr`).)doc"});
-  functions["_ops"].push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfcx)),
+  functions["_special"].push_back({"special_erfcx", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erfcx)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfcx(Tensor input, *, Tensor? out=None) -> Tensor
 
 The scaled complementary error function `exp(x**2) * erfc(x)` of every element x of `self`, without overflow or underflow; integer inputs give the default float dtype (`torchlite.special.erfcx`).)doc"});
-  functions["_ops"].push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1e)),
+  functions["_special"].push_back({"special_i1e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i1e)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});

@@ -131,7 +131,7 @@ PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, P
 }
 
 // special_i0e
-PyObject* fn_special_i0e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_i0e(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_i0e(Tensor input, *, Tensor? out=None)",
@@ -264,7 +264,7 @@ In-place version of deg2rad(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 
 `self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says.)doc"});
-  functions["_ops"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0e)),
+  functions["_special"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0e)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});

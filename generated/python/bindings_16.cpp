@@ -23,7 +23,6 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
-PyTypeObject* nll_loss_forward_type = nullptr;
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -62,33 +61,6 @@ PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
       auto self = r.scalar(0);
       auto other = r.tensor(1);
       auto result = [&] { GilRelease no_gil; return tl::bitwise_and(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// bitwise_and_
-PyObject* fn_bitwise_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_and_(Tensor input, Tensor other)",
-      "bitwise_and_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_and_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_and_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_and_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -210,7 +182,7 @@ PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // nll_loss_forward
-PyObject* fn_nn_nll_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_nll_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)",
@@ -223,7 +195,7 @@ PyObject* fn_nn_nll_loss_forward(PyObject* /*module*/, PyObject* const* args, Py
   auto reduction = r.toInt64(3);
   auto ignore_index = r.toInt64(4);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss_forward(self, target, weight, reduction, ignore_index); }();
-  return wrap_named(nll_loss_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -243,7 +215,7 @@ PyObject* fn_reshape(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
 }
 
 // special_log_ndtr
-PyObject* fn_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_log_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_log_ndtr(Tensor input, *, Tensor? out=None)",
@@ -524,7 +496,6 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
-  nll_loss_forward_type = return_type("nll_loss_forward", {"output", "total_weight"});
   functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -537,14 +508,6 @@ The bitwise AND of `self` and the number `other`.
 bitwise_and(Scalar self, Tensor other) -> Tensor
 
 The bitwise AND of the number `self` and `other`.)doc"});
-  functions["_ops"].push_back({"bitwise_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_and_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_and(): writes the result into self. The bitwise AND of `self` and the number `other`.)doc"});
   functions["_ops"].push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -569,7 +532,7 @@ The smallest values of `self` along `dim` and their indices (the first of ties; 
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
 
 Group normalization of a contiguous input of N * C * HxW elements: the channels split into `group` groups, each (sample, group) normalized by its mean and 1/sqrt(var + eps) (biased variance), then scaled and shifted per channel. Returns the output and the statistics, shaped [N, group] (float32 for float16/bfloat16 inputs with float32 parameters); all three are differentiable, as PyTorch's.)doc"});
-  functions["_nn"].push_back({"nll_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_forward)),
+  functions["_internal"].push_back({"nll_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_nll_loss_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 
 The negative log likelihood of class indices `target` (int64 or uint8) under the log-probabilities `self` of shape (C,) or (N, C): `-weight[t] * self[n, t]` per sample (0 where `t == ignore_index`), summed, averaged over the total weight of the targets counted (mean), or per sample (none); also returns that total weight.)doc"});
@@ -577,7 +540,7 @@ The negative log likelihood of class indices `target` (int64 or uint8) under the
       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
 `self` with another shape: a view when the strides allow it, otherwise a copy. One size may be -1.)doc"});
-  functions["_ops"].push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_ndtr)),
+  functions["_special"].push_back({"special_log_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_log_ndtr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithm of the standard normal cumulative distribution function of every element of `self`, accurate in both tails; integer inputs give the default float dtype (`torchlite.special.log_ndtr`).)doc"});

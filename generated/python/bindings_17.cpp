@@ -36,25 +36,8 @@ PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// index_copy_
-PyObject* fn_index_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto source = r.tensor(3);
-  auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // multi_margin_loss_backward
-PyObject* fn_nn_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1)",
@@ -123,7 +106,7 @@ PyObject* fn_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // upsample_bicubic2d_backward
-PyObject* fn_nn_upsample_bicubic2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_bicubic2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
@@ -226,11 +209,7 @@ void add_bindings_17(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  functions["_ops"].push_back({"index_copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(Tensor input, int dim, Tensor index, Tensor source) -> Tensor
-
-In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
-  functions["_nn"].push_back({"multi_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss_backward)),
+  functions["_internal"].push_back({"multi_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_multi_margin_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 
 The gradient of multi_margin_loss with respect to `self` (PyTorch has no derivative for it).)doc"});
@@ -246,7 +225,7 @@ Views of `self` cut along `dim` into pieces of `split_size` (the last may be sma
 split(Tensor input, int[] split_size, int dim=0) -> Sequence[Tensor]
 
 Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which must sum to the size of `dim`.)doc"});
-  functions["_nn"].push_back({"upsample_bicubic2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bicubic2d_backward)),
+  functions["_internal"].push_back({"upsample_bicubic2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_bicubic2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_bicubic2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

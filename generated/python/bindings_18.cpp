@@ -75,7 +75,7 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 }
 
 // mish_backward
-PyObject* fn_nn_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mish_backward(Tensor grad_output, Tensor input)",
@@ -90,7 +90,7 @@ PyObject* fn_nn_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ss
 }
 
 // special_expm1
-PyObject* fn_special_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_expm1(Tensor input, *, Tensor? out=None)",
@@ -109,7 +109,7 @@ PyObject* fn_special_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize
 }
 
 // special_i1
-PyObject* fn_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_i1(Tensor input, *, Tensor? out=None)",
@@ -128,7 +128,7 @@ PyObject* fn_special_i1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // tanh_backward
-PyObject* fn_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_tanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
@@ -261,19 +261,19 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
-  functions["_nn"].push_back({"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish_backward)),
+  functions["_internal"].push_back({"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_mish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of mish: `grad_output * (t + x * s * (1 - t^2))` with t = tanh(softplus(x)), s = sigmoid(x).)doc"});
-  functions["_ops"].push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expm1)),
+  functions["_special"].push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_expm1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `expm1` (`torchlite.special.expm1`).)doc"});
-  functions["_ops"].push_back({"special_i1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i1)),
+  functions["_special"].push_back({"special_i1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1(Tensor input, *, Tensor? out=None) -> Tensor
 
 The modified Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.i1`).)doc"});
-  functions["_ops"].push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh_backward)),
+  functions["_internal"].push_back({"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_tanh_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
 The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});

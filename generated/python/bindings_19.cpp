@@ -39,7 +39,7 @@ PyObject* fn_nn__pad_enum(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 }
 
 // _reshape_alias
-PyObject* fn__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__reshape_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_reshape_alias(Tensor input, int[] size, int[] stride)",
@@ -127,21 +127,6 @@ PyObject* fn_logical_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// logical_and_
-PyObject* fn_logical_and_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_and_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::logical_and_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // mse_loss
 PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -164,7 +149,7 @@ PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
 }
 
 // native_layer_norm_backward
-PyObject* fn_nn_native_layer_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_native_layer_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask)",
@@ -222,7 +207,7 @@ PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // special_multigammaln
-PyObject* fn_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_multigammaln(Tensor input, int p, *, Tensor? out=None)",
@@ -368,7 +353,7 @@ void add_bindings_19(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_enum(Tensor input, int[] pad, int mode, float? value=None) -> Tensor
 
 pad with the mode as a number (PyTorch's padding_mode: 0 reflect, 1 replicate, 2 circular, 3 constant).)doc"});
-  functions["_ops"].push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__reshape_alias)),
+  functions["_internal"].push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__reshape_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_reshape_alias(Tensor input, int[] size, int[] stride) -> Tensor
 
 A view of `self` with the given sizes and strides, which `reshape` computes for an input that is not contiguous but can be viewed (as PyTorch). Its gradient assumes such strides (a reshape of `self`), so the samples only check shapes; reshape's own tests check values and gradients.)doc"});
@@ -388,15 +373,11 @@ In-place version of expm1(): writes the result into self. `exp(x) - 1` for every
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_ops"].push_back({"logical_and_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor input, Tensor other) -> Tensor
-
-In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions["_nn"].push_back({"mse_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
-  functions["_nn"].push_back({"native_layer_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_layer_norm_backward)),
+  functions["_internal"].push_back({"native_layer_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_layer_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
 The gradients of `native_layer_norm` for input, weight and bias (those `output_mask` asks for; undefined otherwise) from the saved `mean` and `rstd`, in one fused pass per row.)doc"});
@@ -408,7 +389,7 @@ A view of `self` with its dimensions reordered as `dims` says.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
 A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n).)doc"});
-  functions["_ops"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_multigammaln)),
+  functions["_special"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_multigammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
 Alias of `mvlgamma` (`torchlite.special.multigammaln`).)doc"});

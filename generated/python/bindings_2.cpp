@@ -151,49 +151,6 @@ PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// bitwise_or_
-PyObject* fn_bitwise_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_or_(Tensor input, Tensor other)",
-      "bitwise_or_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_or_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_or_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_or_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// copy_
-PyObject* fn_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copy_(Tensor input, Tensor src, bool non_blocking=False)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto src = r.tensor(1);
-  auto non_blocking = r.toBool(2);
-  auto result = [&] { GilRelease no_gil; return tl::copy_(self, src, non_blocking); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // randn
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -592,18 +549,6 @@ The bitwise OR of `self` and the number `other`.
 bitwise_or(Scalar self, Tensor other) -> Tensor
 
 The bitwise OR of the number `self` and `other`.)doc"});
-  functions["_ops"].push_back({"bitwise_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_or_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_or_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and `other` (logical OR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_or_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
-  functions["_ops"].push_back({"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copy_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor input, Tensor src, bool non_blocking=False) -> Tensor
-
-Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
   functions["_ops"].push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 

@@ -25,7 +25,7 @@ namespace tl::python {
 namespace {
 
 // adaptive_max_pool2d_backward
-PyObject* fn_nn_adaptive_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_adaptive_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "adaptive_max_pool2d_backward(Tensor grad_output, Tensor input, Tensor indices)",
@@ -41,7 +41,7 @@ PyObject* fn_nn_adaptive_max_pool2d_backward(PyObject* /*module*/, PyObject* con
 }
 
 // adaptive_max_pool3d_backward
-PyObject* fn_nn_adaptive_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_adaptive_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "adaptive_max_pool3d_backward(Tensor grad_output, Tensor input, Tensor indices)",
@@ -57,7 +57,7 @@ PyObject* fn_nn_adaptive_max_pool3d_backward(PyObject* /*module*/, PyObject* con
 }
 
 // alias
-PyObject* fn_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_alias(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "alias(Tensor input)",
@@ -124,7 +124,7 @@ PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // hardswish_backward
-PyObject* fn_nn_hardswish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_hardswish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "hardswish_backward(Tensor grad_output, Tensor input)",
@@ -287,23 +287,6 @@ PyObject* fn_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// put_
-PyObject* fn_put_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "put_(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto index = r.tensor(1);
-  auto source = r.tensor(2);
-  auto accumulate = r.toBool(3);
-  auto result = [&] { GilRelease no_gil; return tl::put_(self, index, source, accumulate); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // randn_like
 PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -326,7 +309,7 @@ PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // special_polygamma
-PyObject* fn_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_polygamma(int n, Tensor input, *, Tensor? out=None)",
@@ -412,15 +395,15 @@ PyObject* method_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_nn"].push_back({"adaptive_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool2d_backward)),
+  functions["_internal"].push_back({"adaptive_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_adaptive_max_pool2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d_backward(Tensor grad_output, Tensor input, Tensor indices) -> Tensor
 
 The gradient of adaptive_max_pool2d: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
-  functions["_nn"].push_back({"adaptive_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool3d_backward)),
+  functions["_internal"].push_back({"adaptive_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_adaptive_max_pool3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool3d_backward(Tensor grad_output, Tensor input, Tensor indices) -> Tensor
 
 The gradient of adaptive_max_pool3d: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
-  functions["_ops"].push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_alias)),
+  functions["_internal"].push_back({"alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
@@ -436,7 +419,7 @@ The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against
       METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type) -> Tensor
 
 Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
-  functions["_nn"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_backward)),
+  functions["_internal"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of hardswish: 0 for x <= -3, `grad_output * (x / 3 + 1 / 2)` for -3 < x < 3, grad_output from 3 on.)doc"});
@@ -468,15 +451,11 @@ logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dt
       METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
 A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
-  functions["_ops"].push_back({"put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_put_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
-
-In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
   functions["_ops"].push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers with the shape of `self` and its dtype and device unless given.)doc"});
-  functions["_ops"].push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_polygamma)),
+  functions["_special"].push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_polygamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});

@@ -46,21 +46,6 @@ PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// atan2_
-PyObject* fn_atan2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "atan2_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::atan2_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // baddbmm
 PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -80,24 +65,6 @@ PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::baddbmm(self, batch1, batch2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// baddbmm_
-PyObject* fn_baddbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto batch1 = r.tensor(1);
-  auto batch2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::baddbmm_(self, batch1, batch2, beta, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -165,21 +132,6 @@ PyObject* fn_heaviside(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// heaviside_
-PyObject* fn_heaviside_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "heaviside_(Tensor input, Tensor values)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto values = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::heaviside_(self, values); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -428,18 +380,10 @@ void add_bindings_21(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"atan2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2_(Tensor input, Tensor other) -> Tensor
-
-In-place version of atan2(): writes the result into self. The angle of the point (other, self), that is atan(self / other) in the right quadrant, with broadcasting; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions["_ops"].push_back({"baddbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_baddbmm_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions["_ops"].push_back({"feature_alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 
@@ -456,10 +400,6 @@ A copy of `self` with the order of elements reversed along each dim in `dims`.)d
       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor input, Tensor values, *, Tensor? out=None) -> Tensor
 
 The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
-  functions["_ops"].push_back({"heaviside_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor input, Tensor values) -> Tensor
-
-In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
   functions["_linalg"].push_back({"linalg_qr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_qr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -105,7 +105,7 @@ PyObject* fn_prelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // special_erf
-PyObject* fn_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_erf(Tensor input, *, Tensor? out=None)",
@@ -243,7 +243,7 @@ The maximum of each window of every (H, W) plane (max_pool2d_with_indices withou
       METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
 
 The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
-  functions["_ops"].push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erf)),
+  functions["_special"].push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erf` (`torchlite.special.erf`).)doc"});

@@ -96,33 +96,6 @@ PyObject* fn_bitwise_left_shift(PyObject* /*module*/, PyObject* const* args, Py_
   TL_PY_CATCH
 }
 
-// bitwise_left_shift_
-PyObject* fn_bitwise_left_shift_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_left_shift_(Tensor input, Tensor other)",
-      "bitwise_left_shift_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_left_shift_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_left_shift_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_left_shift_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // clamp_min
 PyObject* fn_clamp_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -235,33 +208,6 @@ PyObject* fn_greater_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::greater_equal(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// greater_equal_
-PyObject* fn_greater_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater_equal_(Tensor input, Tensor other)",
-      "greater_equal_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater_equal_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater_equal_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_equal_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -754,14 +700,6 @@ Shifts the bits of `self` left by the number `other`.
 bitwise_left_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` left by `other`; backs the reflected `number << tensor`.)doc"});
-  functions["_ops"].push_back({"bitwise_left_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by `other`, with broadcasting and type promotion; shifts outside [0, bit width) give 0. Integer dtypes only.
-
-bitwise_left_shift_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_left_shift(): writes the result into self. Shifts the bits of `self` left by the number `other`.)doc"});
   functions["_ops"].push_back({"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_min)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_min(Tensor input, Tensor min, *, Tensor? out=None) -> Tensor
 
@@ -790,14 +728,6 @@ Alias of `ge`.
 greater_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `ge`.)doc"});
-  functions["_ops"].push_back({"greater_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal_(Tensor input, Tensor other) -> Tensor
-
-In-place version of greater_equal(): writes the result into self. Alias of `ge`.
-
-greater_equal_(Tensor input, Scalar other) -> Tensor
-
-In-place version of greater_equal(): writes the result into self. Alias of `ge`.)doc"});
   functions["_ops"].push_back({"kron", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kron)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kron(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

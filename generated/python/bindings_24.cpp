@@ -52,23 +52,6 @@ PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// addcdiv_
-PyObject* fn_addcdiv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto tensor1 = r.tensor(1);
-  auto tensor2 = r.tensor(2);
-  auto value = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::addcdiv_(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // clone
 PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -321,7 +304,7 @@ PyObject* fn_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // special_exp2
-PyObject* fn_special_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_exp2(Tensor input, *, Tensor? out=None)",
@@ -664,10 +647,6 @@ void add_bindings_24(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 
 `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
-  functions["_ops"].push_back({"addcdiv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-
-In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
   functions["_ops"].push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
@@ -728,7 +707,7 @@ Replaces every negative element of `self` with zero.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(relu_(Tensor input) -> Tensor
 
 In-place version of relu(): writes the result into self. Replaces every negative element of `self` with zero.)doc"});
-  functions["_ops"].push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_exp2)),
+  functions["_special"].push_back({"special_exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_exp2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `exp2` (`torchlite.special.exp2`).)doc"});

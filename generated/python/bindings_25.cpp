@@ -72,33 +72,6 @@ PyObject* fn_fmod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// fmod_
-PyObject* fn_fmod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "fmod_(Tensor input, Tensor other)",
-      "fmod_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // fmod_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // fmod_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::fmod_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // kl_div
 PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -194,7 +167,7 @@ PyObject* fn_nn_silu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // special_ndtr
-PyObject* fn_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_ndtr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_ndtr(Tensor input, *, Tensor? out=None)",
@@ -303,14 +276,6 @@ The remainder of `self / other` with the sign of `self` (C's fmod), with broadca
 fmod(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
-  functions["_ops"].push_back({"fmod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fmod_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod_(Tensor input, Tensor other) -> Tensor
-
-In-place version of fmod(): writes the result into self. The remainder of `self / other` with the sign of `self` (C's fmod), with broadcasting and type promotion; integer division by zero raises.
-
-fmod_(Tensor input, Scalar other) -> Tensor
-
-In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
   functions["_ops"].push_back({"kl_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kl_div)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 
@@ -331,7 +296,7 @@ The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(silu_(Tensor input) -> Tensor
 
 In-place version of silu(): writes the result into self. The SiLU (swish) of every element x: `x * sigmoid(x)`.)doc"});
-  functions["_ops"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtr)),
+  functions["_special"].push_back({"special_ndtr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_ndtr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtr(Tensor input, *, Tensor? out=None) -> Tensor
 
 The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2` of every element x of `self` (`torchlite.special.ndtr`).)doc"});

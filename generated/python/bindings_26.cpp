@@ -86,21 +86,6 @@ PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// hypot_
-PyObject* fn_hypot_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "hypot_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::hypot_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // log2
 PyObject* fn_log2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -175,7 +160,7 @@ PyObject* fn_row_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 }
 
 // special_bessel_j1
-PyObject* fn_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_bessel_j1(Tensor input, *, Tensor? out=None)",
@@ -360,10 +345,6 @@ A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
-  functions["_ops"].push_back({"hypot_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot_(Tensor input, Tensor other) -> Tensor
-
-In-place version of hypot(): writes the result into self. `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
   functions["_ops"].push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -380,7 +361,7 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Alias of `vstack` (deprecated in PyTorch).)doc"});
-  functions["_ops"].push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_bessel_j1)),
+  functions["_special"].push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_bessel_j1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
 
 The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`).)doc"});

@@ -20,7 +20,7 @@ namespace tl::python {
 namespace {
 
 // _upsample_nearest_exact1d_backward
-PyObject* fn_nn__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
@@ -140,35 +140,6 @@ PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// masked_fill_
-PyObject* fn_masked_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "masked_fill_(Tensor input, Tensor mask, Scalar value)",
-      "masked_fill_(Tensor input, Tensor mask, Tensor value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // masked_fill_.Scalar
-      auto self = r.tensor(0);
-      auto mask = r.tensor(1);
-      auto value = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // masked_fill_.Tensor
-      auto self = r.tensor(0);
-      auto mask = r.tensor(1);
-      auto value = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::masked_fill_(self, mask, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // mv
 PyObject* fn_mv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -238,35 +209,6 @@ PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
       auto result = [&] { GilRelease no_gil; return tl::sub(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// sub_
-PyObject* fn_sub_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sub_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "sub_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // sub_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // sub_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::sub_(self, other, alpha); }();
       return wrap(std::move(result));
     }
   }
@@ -502,7 +444,7 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_nn"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d_backward)),
+  functions["_internal"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_nearest_exact1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 
 The gradient of _upsample_nearest_exact1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
@@ -530,14 +472,6 @@ A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is t
 masked_fill(Tensor input, Tensor mask, Tensor value) -> Tensor
 
 `masked_fill` with the value given as a 0-d tensor.)doc"});
-  functions["_ops"].push_back({"masked_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill_(Tensor input, Tensor mask, Scalar value) -> Tensor
-
-In-place version of masked_fill(): writes the result into self. A copy of `self` with `value` where the bool `mask` (broadcast with `self`) is true.
-
-masked_fill_(Tensor input, Tensor mask, Tensor value) -> Tensor
-
-In-place version of masked_fill(): writes the result into self. `masked_fill` with the value given as a 0-d tensor.)doc"});
   functions["_ops"].push_back({"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mv(Tensor input, Tensor vec, *, Tensor? out=None) -> Tensor
 
@@ -554,14 +488,6 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
-  functions["_ops"].push_back({"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sub_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(sub_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type promotion.
-
-sub_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of sub(): writes the result into self. Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
   methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
 

@@ -60,7 +60,7 @@ PyObject* fn__fused_adam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 }
 
 // _upsample_nearest_exact2d_backward
-PyObject* fn_nn__upsample_nearest_exact2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__upsample_nearest_exact2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
@@ -78,7 +78,7 @@ PyObject* fn_nn__upsample_nearest_exact2d_backward(PyObject* /*module*/, PyObjec
 }
 
 // _upsample_nearest_exact3d_backward
-PyObject* fn_nn__upsample_nearest_exact3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__upsample_nearest_exact3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
@@ -210,7 +210,7 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 }
 
 // huber_loss_backward
-PyObject* fn_nn_huber_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_huber_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "huber_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float delta)",
@@ -353,7 +353,7 @@ PyObject* fn_searchsorted(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 }
 
 // special_erfinv
-PyObject* fn_special_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_erfinv(Tensor input, *, Tensor? out=None)",
@@ -372,7 +372,7 @@ PyObject* fn_special_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssiz
 }
 
 // special_psi
-PyObject* fn_special_psi(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_psi(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_psi(Tensor input, *, Tensor? out=None)",
@@ -493,11 +493,11 @@ void add_bindings_29(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 One Adam step for every parameter of `self` (PyTorch's `_fused_adam_`): L2 weight decay added to the gradient, the moving averages, bias corrections from each parameter's `state_steps` value (already incremented), amsgrad (`max_exp_avg_sqs` empty otherwise), maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
-  functions["_nn"].push_back({"_upsample_nearest_exact2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d_backward)),
+  functions["_internal"].push_back({"_upsample_nearest_exact2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_nearest_exact2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of _upsample_nearest_exact2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
-  functions["_nn"].push_back({"_upsample_nearest_exact3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d_backward)),
+  functions["_internal"].push_back({"_upsample_nearest_exact3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_nearest_exact3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of _upsample_nearest_exact3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
@@ -525,7 +525,7 @@ In-place alpha_dropout.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
-  functions["_nn"].push_back({"huber_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss_backward)),
+  functions["_internal"].push_back({"huber_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_huber_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float delta) -> Tensor
 
 The gradient of huber_loss with respect to `self`: `self - target` inside (-delta, delta), `delta` times its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});
@@ -553,11 +553,11 @@ For each value of `self`, the index in the innermost dimension of `sorted_sequen
 searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 
 `searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index.)doc"});
-  functions["_ops"].push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfinv)),
+  functions["_special"].push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erfinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erfinv` (`torchlite.special.erfinv`).)doc"});
-  functions["_ops"].push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_psi)),
+  functions["_special"].push_back({"special_psi", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_psi)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_psi(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.psi`).)doc"});

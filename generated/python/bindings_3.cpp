@@ -35,22 +35,6 @@ PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// cumprod_
-PyObject* fn_cumprod_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumprod_(Tensor input, int dim, *, ScalarType? dtype=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::cumprod_(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // flipud
 PyObject* fn_flipud(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -95,33 +79,6 @@ PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::le(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// le_
-PyObject* fn_le_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "le_(Tensor input, Tensor other)",
-      "le_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // le_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // le_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::le_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -359,10 +316,6 @@ void add_bindings_3(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
-  functions["_ops"].push_back({"cumprod_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
-
-In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
   functions["_ops"].push_back({"flipud", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flipud)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flipud(Tensor input) -> Tensor
 
@@ -375,14 +328,6 @@ True where `self <= other`, element by element, with broadcasting.
 le(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
-  functions["_ops"].push_back({"le_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(le_(Tensor input, Tensor other) -> Tensor
-
-In-place version of le(): writes the result into self. True where `self <= other`, element by element, with broadcasting.
-
-le_(Tensor input, Scalar other) -> Tensor
-
-In-place version of le(): writes the result into self. True where an element of `self` is at most the number `other`.)doc"});
   functions["_ops"].push_back({"matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
 

@@ -19,7 +19,6 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_lu_factor_ex_type = nullptr;
 PyTypeObject* linalg_lu_factor_ex_out_type = nullptr;
-PyTypeObject* multilabel_margin_loss_forward_type = nullptr;
 
 // adaptive_avg_pool1d
 PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -85,33 +84,6 @@ PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// float_power_
-PyObject* fn_float_power_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "float_power_(Tensor input, Tensor exponent)",
-      "float_power_(Tensor input, Scalar exponent)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // float_power_.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // float_power_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::float_power_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // linalg_lu_factor_ex
 PyObject* fn_linalg_linalg_lu_factor_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -138,7 +110,7 @@ PyObject* fn_linalg_linalg_lu_factor_ex(PyObject* /*module*/, PyObject* const* a
 }
 
 // log_sigmoid_backward
-PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer)",
@@ -154,7 +126,7 @@ PyObject* fn_nn_log_sigmoid_backward(PyObject* /*module*/, PyObject* const* args
 }
 
 // multilabel_margin_loss_forward
-PyObject* fn_nn_multilabel_margin_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_multilabel_margin_loss_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction)",
@@ -165,12 +137,12 @@ PyObject* fn_nn_multilabel_margin_loss_forward(PyObject* /*module*/, PyObject* c
   auto target = r.tensor(1);
   auto reduction = r.toInt64(2);
   auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_forward(self, target, reduction); }();
-  return wrap_named(multilabel_margin_loss_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
 // upsample_trilinear3d_backward
-PyObject* fn_nn_upsample_trilinear3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_trilinear3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
@@ -248,7 +220,6 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_lu_factor_ex_type = return_type("linalg_lu_factor_ex", {"LU", "pivots", "info"});
   linalg_lu_factor_ex_out_type = return_type("linalg_lu_factor_ex_out", {"LU", "pivots", "info"});
-  multilabel_margin_loss_forward_type = return_type("multilabel_margin_loss_forward", {"output", "is_target"});
   functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
 
@@ -265,27 +236,19 @@ float_power(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
 float_power(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64).)doc"});
-  functions["_ops"].push_back({"float_power_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power_(Tensor input, Tensor exponent) -> Tensor
-
-In-place version of float_power(): writes the result into self. `self ** exponent` computed in float64 (the result is always float64), with broadcasting.
-
-float_power_(Tensor input, Scalar exponent) -> Tensor
-
-In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
   functions["_linalg"].push_back({"linalg_lu_factor_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
 The LU factorization with partial pivoting of each matrix of `A` (`A = P L U`, LAPACK's getrf): `LU` holds L below the diagonal (unit diagonal implied) and U on and above it, `pivots` the 1-based row interchanges (int32), `info` per matrix (k > 0: U[k-1, k-1] is zero). Raises only with `check_errors` (`torchlite.linalg.lu_factor_ex`).)doc"});
-  functions["_nn"].push_back({"log_sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_backward)),
+  functions["_internal"].push_back({"log_sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_log_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_backward(Tensor grad_output, Tensor input, Tensor buffer) -> Tensor
 
 The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted and not needed).)doc"});
-  functions["_nn"].push_back({"multilabel_margin_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss_forward)),
+  functions["_internal"].push_back({"multilabel_margin_loss_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_multilabel_margin_loss_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction) -> tuple[Tensor, Tensor]
 
 The multi-label hinge loss of scores `self` ((C,) or (N, C)) for `target`, each sample's class indices up to its first negative one: the sum over target classes j and other classes i of `max(0, 1 - (self[j] - self[i]))`, divided by C; also returns the mask of target classes.)doc"});
-  functions["_nn"].push_back({"upsample_trilinear3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d_backward)),
+  functions["_internal"].push_back({"upsample_trilinear3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_trilinear3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_trilinear3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

@@ -103,33 +103,6 @@ PyObject* fn_less(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// less_
-PyObject* fn_less_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "less_(Tensor input, Tensor other)",
-      "less_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // linalg_svd
 PyObject* fn_linalg_linalg_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -208,21 +181,6 @@ PyObject* fn_mvlgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// mvlgamma_
-PyObject* fn_mvlgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mvlgamma_(Tensor input, int p)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto p = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::mvlgamma_(self, p); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // native_batch_norm
 PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -289,25 +247,8 @@ PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// scatter_add_
-PyObject* fn_scatter_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto src = r.tensor(3);
-  auto result = [&] { GilRelease no_gil; return tl::scatter_add_(self, dim, index, src); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // unique_dim
-PyObject* fn_unique_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_unique_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)",
@@ -491,14 +432,6 @@ Alias of `lt`.
 less(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `lt`.)doc"});
-  functions["_ops"].push_back({"less_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(less_(Tensor input, Tensor other) -> Tensor
-
-In-place version of less(): writes the result into self. Alias of `lt`.
-
-less_(Tensor input, Scalar other) -> Tensor
-
-In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
   functions["_linalg"].push_back({"linalg_svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svd)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
@@ -515,10 +448,6 @@ The log of the determinant of each square matrix of `self`: NaN where the determ
       METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
 The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"mvlgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mvlgamma_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(Tensor input, int p) -> Tensor
-
-In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"native_batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_batch_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> tuple[Tensor, Tensor, Tensor]
 
@@ -531,11 +460,7 @@ The loss of nll_loss_forward (inputs of shape (C,) or (N, C)).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  functions["_ops"].push_back({"scatter_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter_add(): writes the result into self. A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
-  functions["_ops"].push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim)),
+  functions["_internal"].push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unique_dim)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`.)doc"});

@@ -58,33 +58,6 @@ PyObject* fn_copysign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
-// copysign_
-PyObject* fn_copysign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "copysign_(Tensor input, Tensor other)",
-      "copysign_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // copysign_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // copysign_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // fix
 PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -145,7 +118,7 @@ PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 }
 
 // gelu_backward
-PyObject* fn_nn_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none')",
@@ -358,7 +331,7 @@ PyObject* fn_quantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // special_ndtri
-PyObject* fn_special_ndtri(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_ndtri(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_ndtri(Tensor input, *, Tensor? out=None)",
@@ -578,14 +551,6 @@ The magnitude of `self` with the sign of `other` (signed zeros included), with b
 copysign(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The magnitude of each element of `self` with the sign of the number `other`.)doc"});
-  functions["_ops"].push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor input, Tensor other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
-
-copysign_(Tensor input, Scalar other) -> Tensor
-
-In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   functions["_ops"].push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -598,7 +563,7 @@ Alias of `trunc_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
-  functions["_nn"].push_back({"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_backward)),
+  functions["_internal"].push_back({"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_gelu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
 
 The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
@@ -646,7 +611,7 @@ The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self
 quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
 
 `quantile` of one `q` given as a number.)doc"});
-  functions["_ops"].push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_ndtri)),
+  functions["_special"].push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_ndtri)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`).)doc"});

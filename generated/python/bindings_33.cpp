@@ -40,7 +40,7 @@ PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 }
 
 // binary_cross_entropy_backward
-PyObject* fn_nn_binary_cross_entropy_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_binary_cross_entropy_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
@@ -106,35 +106,8 @@ PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// mul_
-PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor input, Tensor other)",
-      "mul_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // mul_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // mul_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // multilabel_margin_loss_backward
-PyObject* fn_nn_multilabel_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_multilabel_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target)",
@@ -223,7 +196,7 @@ PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // soft_margin_loss_backward
-PyObject* fn_nn_soft_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_soft_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
@@ -515,7 +488,7 @@ void add_bindings_33(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
-  functions["_nn"].push_back({"binary_cross_entropy_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy_backward)),
+  functions["_internal"].push_back({"binary_cross_entropy_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_binary_cross_entropy_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
 
 The gradient of binary_cross_entropy with respect to `self`: `grad_output * (self - target) / max(self * (1 - self), 1e-12)`, times `weight`, divided by `self.numel()` for mean.)doc"});
@@ -531,15 +504,7 @@ Multiplies `self` by `other` element by element, with broadcasting and type prom
 mul(Tensor input, Scalar other) -> Tensor
 
 Multiplies every element of `self` by the number `other`.)doc"});
-  functions["_ops"].push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
-
-mul_(Tensor input, Scalar other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
-  functions["_nn"].push_back({"multilabel_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss_backward)),
+  functions["_internal"].push_back({"multilabel_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_multilabel_margin_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target) -> Tensor
 
 The gradient of multilabel_margin_loss_forward with respect to `self` (PyTorch has no derivative for it).)doc"});
@@ -563,7 +528,7 @@ Each element of `self` (flattened when `dim` is None) or each slice along `dim` 
 repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 
 Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
-  functions["_nn"].push_back({"soft_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss_backward)),
+  functions["_internal"].push_back({"soft_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_soft_margin_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
 
 The gradient of soft_margin_loss with respect to `self`: `-target * exp(-target * self) / (1 + exp(-target * self)) * grad_output`, divided by `self.numel()` for mean.)doc"});

@@ -35,7 +35,7 @@ PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // diagonal_backward
-PyObject* fn_diagonal_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_diagonal_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2)",
@@ -133,7 +133,7 @@ PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // max_pool3d_with_indices_backward
-PyObject* fn_nn_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices)",
@@ -154,7 +154,7 @@ PyObject* fn_nn_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject*
 }
 
 // mse_loss_backward
-PyObject* fn_nn_mse_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_mse_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
@@ -235,7 +235,7 @@ PyObject* fn_nn_soft_margin_loss(PyObject* /*module*/, PyObject* const* args, Py
 }
 
 // special_digamma
-PyObject* fn_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_digamma(Tensor input, *, Tensor? out=None)",
@@ -349,7 +349,7 @@ void add_bindings_35(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
 
 Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
-  functions["_ops"].push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_backward)),
+  functions["_internal"].push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_diagonal_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
 Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`.)doc"});
@@ -373,11 +373,11 @@ Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D t
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
 
 Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
-  functions["_nn"].push_back({"max_pool3d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool3d_with_indices_backward)),
+  functions["_internal"].push_back({"max_pool3d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_max_pool3d_with_indices_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
 
 The gradient of max_pool3d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
-  functions["_nn"].push_back({"mse_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss_backward)),
+  functions["_internal"].push_back({"mse_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_mse_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
 
 The gradient of mse_loss with respect to `self`: `2 * (self - target) * grad_output`, divided by `self.numel()` for mean.)doc"});
@@ -393,7 +393,7 @@ nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str int
       METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The two-class logistic loss `log(1 + exp(-target * self))` (targets 1 or -1), reduced as `reduction` says.)doc"});
-  functions["_ops"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_digamma)),
+  functions["_special"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_digamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `digamma` (`torchlite.special.digamma`).)doc"});

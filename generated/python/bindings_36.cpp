@@ -52,7 +52,7 @@ PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // hardtanh_backward
-PyObject* fn_nn_hardtanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_hardtanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val)",
@@ -100,35 +100,6 @@ PyObject* fn_lerp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// lerp_
-PyObject* fn_lerp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lerp_(Tensor input, Tensor end, Scalar weight)",
-      "lerp_(Tensor input, Tensor end, Tensor weight)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lerp_.Scalar
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lerp_.Tensor
-      auto self = r.tensor(0);
-      auto end = r.tensor(1);
-      auto weight = r.tensor(2);
-      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
       return wrap(std::move(result));
     }
   }
@@ -217,20 +188,6 @@ PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// sgn_
-PyObject* fn_sgn_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sgn_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -401,7 +358,7 @@ The mean of each window of every row of a (C, L) or (N, C, L) input: avg_pool2d 
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
 
 The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
-  functions["_nn"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_backward)),
+  functions["_internal"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardtanh_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val) -> Tensor
 
 The gradient of hardtanh: grad_output where `min_val < self < max_val`, else 0.)doc"});
@@ -413,14 +370,6 @@ The gradient of hardtanh: grad_output where `min_val < self < max_val`, else 0.)
 lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None) -> Tensor
 
 `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
-  functions["_ops"].push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor input, Tensor end, Scalar weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
-
-lerp_(Tensor input, Tensor end, Tensor weight) -> Tensor
-
-In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
   functions["_ops"].push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
@@ -441,10 +390,6 @@ Normal samples of shape `size` with mean `mean` and standard deviation `std`.)do
       METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
 
 The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
-  functions["_ops"].push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_(Tensor input) -> Tensor
-
-In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   functions["_nn"].push_back({"upsample_bicubic2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bicubic2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 

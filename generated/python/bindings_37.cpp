@@ -23,7 +23,7 @@ namespace tl::python {
 namespace {
 
 // _adaptive_avg_pool2d_backward
-PyObject* fn_nn__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input)",
@@ -38,7 +38,7 @@ PyObject* fn_nn__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* co
 }
 
 // _adaptive_avg_pool3d_backward
-PyObject* fn_nn__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input)",
@@ -215,7 +215,7 @@ PyObject* fn_positive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // slice
-PyObject* fn_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
@@ -310,24 +310,6 @@ PyObject* method_positive(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// Tensor.slice
-PyObject* method_slice(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "slice(int dim=0, int? start=None, int? end=None, int step=1)",
-  }, /*is_method=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
-  const Tensor& self = unpack_tensor(py_self);
-  auto dim = r.toInt64(0);
-  auto start = r.toInt64_optional(1);
-  auto end = r.toInt64_optional(2);
-  auto step = r.toInt64(3);
-  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.swapaxes
 PyObject* method_swapaxes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -363,11 +345,11 @@ PyObject* method_swapaxes_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_37(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_nn"].push_back({"_adaptive_avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool2d_backward)),
+  functions["_internal"].push_back({"_adaptive_avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__adaptive_avg_pool2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of _adaptive_avg_pool2d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
-  functions["_nn"].push_back({"_adaptive_avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__adaptive_avg_pool3d_backward)),
+  functions["_internal"].push_back({"_adaptive_avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__adaptive_avg_pool3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of _adaptive_avg_pool3d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
@@ -403,7 +385,7 @@ log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum i
       METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
 
 `self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
-  functions["_ops"].push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice)),
+  functions["_internal"].push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_slice)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
 A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
@@ -427,10 +409,6 @@ log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum i
                      METH_FASTCALL | METH_KEYWORDS, R"doc(positive() -> Tensor
 
 `self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
-  methods.push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice)),
-                     METH_FASTCALL | METH_KEYWORDS, R"doc(slice(int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
-
-A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
   methods.push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(int axis0, int axis1) -> Tensor
 

@@ -24,7 +24,7 @@ PyTypeObject* linalg_cholesky_ex_type = nullptr;
 PyTypeObject* linalg_cholesky_ex_out_type = nullptr;
 
 // _clone_contiguous
-PyObject* fn__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_clone_contiguous(Tensor input)",
@@ -186,7 +186,7 @@ PyObject* fn_linalg_linalg_cholesky_ex(PyObject* /*module*/, PyObject* const* ar
 }
 
 // linalg_cross
-PyObject* fn_linalg_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_linalg_linalg_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)",
@@ -437,7 +437,7 @@ PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_38(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_cholesky_ex_type = return_type("linalg_cholesky_ex", {"L", "info"});
   linalg_cholesky_ex_out_type = return_type("linalg_cholesky_ex_out", {"L", "info"});
-  functions["_ops"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__clone_contiguous)),
+  functions["_internal"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__clone_contiguous)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
 
 A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
@@ -473,7 +473,7 @@ The mean of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The Cholesky factor of each symmetric positive-definite matrix of `self` (LAPACK's potrf, reading its lower triangle, or its upper one when `upper`): `A = L L^H` (`A = U^H U`); `info` per matrix (k > 0: the leading minor of order k is not positive-definite). Raises only with `check_errors` (`torchlite.linalg.cholesky_ex`).)doc"});
-  functions["_ops"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_cross)),
+  functions["_linalg"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
 
 The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`).)doc"});

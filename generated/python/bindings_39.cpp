@@ -87,35 +87,6 @@ PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// add_
-PyObject* fn_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "add_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "add_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // add_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // add_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // arctanh
 PyObject* fn_arctanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -356,37 +327,6 @@ PyObject* fn_index_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
       auto index = r.tensor(2);
       auto value = r.tensor(3);
       auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// index_fill_
-PyObject* fn_index_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_fill_(Tensor input, int dim, Tensor index, Scalar value)",
-      "index_fill_(Tensor input, int dim, Tensor index, Tensor value)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // index_fill_.int_Scalar
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // index_fill_.int_Tensor
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.tensor(3);
-      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
       return wrap(std::move(result));
     }
   }
@@ -943,14 +883,6 @@ Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting thei
 add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
-  functions["_ops"].push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
-
-add_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   functions["_ops"].push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1011,14 +943,6 @@ A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (n
 index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
 
 `index_fill` with the value given as a 0-d tensor.)doc"});
-  functions["_ops"].push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
-
-index_fill_(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
-
-In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
   functions["_ops"].push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
 

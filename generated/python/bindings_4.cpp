@@ -47,26 +47,8 @@ PyObject* fn_addbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// addbmm_
-PyObject* fn_addbmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto batch1 = r.tensor(1);
-  auto batch2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::addbmm_(self, batch1, batch2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // avg_pool2d_backward
-PyObject* fn_nn_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override)",
@@ -87,7 +69,7 @@ PyObject* fn_nn_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args,
 }
 
 // avg_pool3d_backward
-PyObject* fn_nn_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "avg_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override)",
@@ -151,35 +133,8 @@ PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
-// bitwise_right_shift_
-PyObject* fn_bitwise_right_shift_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_right_shift_(Tensor input, Tensor other)",
-      "bitwise_right_shift_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_right_shift_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_right_shift_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_right_shift_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // embedding_dense_backward
-PyObject* fn_nn_embedding_dense_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_embedding_dense_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq)",
@@ -258,7 +213,7 @@ PyObject* fn_linalg_linalg_cholesky(PyObject* /*module*/, PyObject* const* args,
 }
 
 // max_pool2d_with_indices_backward
-PyObject* fn_nn_max_pool2d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_max_pool2d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices)",
@@ -294,7 +249,7 @@ PyObject* fn_nn_one_hot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // special_i0
-PyObject* fn_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_i0(Tensor input, *, Tensor? out=None)",
@@ -574,15 +529,11 @@ void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions["_ops"].push_back({"addbmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm_(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of addbmm(): writes the result into self. `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions["_nn"].push_back({"avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool2d_backward)),
+  functions["_internal"].push_back({"avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_avg_pool2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
 The gradient of avg_pool2d: each element of `grad_output` divided by its window's divisor and added to the window's input elements.)doc"});
-  functions["_nn"].push_back({"avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool3d_backward)),
+  functions["_internal"].push_back({"avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_avg_pool3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
 The gradient of avg_pool3d: each element of `grad_output` divided by its window's divisor and added to the window's input elements.)doc"});
@@ -598,15 +549,7 @@ Shifts the bits of `self` right by the number `other`.
 bitwise_right_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`.)doc"});
-  functions["_ops"].push_back({"bitwise_right_shift_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_right_shift_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_right_shift_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by `other` (arithmetic shift for signed dtypes), with broadcasting and type promotion; shifts outside [0, bit width) give 0, or -1 for negative signed values. Integer dtypes only.
-
-bitwise_right_shift_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
-  functions["_nn"].push_back({"embedding_dense_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_embedding_dense_backward)),
+  functions["_internal"].push_back({"embedding_dense_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_embedding_dense_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
 
 The gradient of embedding's weight: (num_weights, dim) with each row of `grad_output` added to the row of its index (none for `padding_idx`; divided by the index's count with `scale_grad_by_freq`).)doc"});
@@ -622,7 +565,7 @@ A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None) -> Tensor
 
 `linalg_cholesky_ex` that raises `torchlite.linalg.LinAlgError` naming the batch element when a matrix is not positive-definite (`torchlite.linalg.cholesky`).)doc"});
-  functions["_nn"].push_back({"max_pool2d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool2d_with_indices_backward)),
+  functions["_internal"].push_back({"max_pool2d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_max_pool2d_with_indices_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 
 The gradient of max_pool2d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
@@ -630,7 +573,7 @@ The gradient of max_pool2d_with_indices: each element of `grad_output` added to 
       METH_FASTCALL | METH_KEYWORDS, R"doc(one_hot(Tensor input, int num_classes=-1) -> Tensor
 
 The int64 one-hot encoding of the class indices `self`: a new last dim of `num_classes` entries (-1: the largest index + 1), 1 at each index and 0 elsewhere.)doc"});
-  functions["_ops"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_i0)),
+  functions["_special"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `i0` (`torchlite.special.i0`).)doc"});

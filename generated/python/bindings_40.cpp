@@ -151,33 +151,6 @@ PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// floor_divide_
-PyObject* fn_floor_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "floor_divide_(Tensor input, Tensor other)",
-      "floor_divide_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // floor_divide_
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // floor_divide_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // l1_loss
 PyObject* fn_nn_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -273,23 +246,6 @@ PyObject* fn_renorm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// renorm_
-PyObject* fn_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto p = r.scalar(1);
-  auto dim = r.toInt64(2);
-  auto maxnorm = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -614,14 +570,6 @@ Divides `self` by `other` and rounds the quotient toward negative infinity (Pyth
 floor_divide(Tensor input, Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
-  functions["_ops"].push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor input, Tensor other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
-
-floor_divide_(Tensor input, Scalar other) -> Tensor
-
-In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
 
@@ -642,10 +590,6 @@ The sign and the log of the absolute value of the determinant of each square mat
       METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
 
 `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
-  functions["_ops"].push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm) -> Tensor
-
-In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
   functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 

@@ -134,22 +134,6 @@ PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// cumsum_
-PyObject* fn_cumsum_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto dtype = r.scalartype_optional(2);
-  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // det
 PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -165,7 +149,7 @@ PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
 }
 
 // hardshrink_backward
-PyObject* fn_nn_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd)",
@@ -223,7 +207,7 @@ PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py
 }
 
 // special_logsumexp
-PyObject* fn_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
@@ -244,7 +228,7 @@ PyObject* fn_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_s
 }
 
 // special_xlog1py
-PyObject* fn_special_xlog1py(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_xlog1py(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -473,15 +457,11 @@ conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padd
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
-  functions["_ops"].push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
-
-In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
   functions["_ops"].push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_det)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(det(Tensor input) -> Tensor
 
 `linalg.det`: the determinant of each square matrix of `self`.)doc"});
-  functions["_nn"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardshrink_backward)),
+  functions["_internal"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardshrink_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
 
 The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
@@ -493,11 +473,11 @@ The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
 
 `self` (C, H, W) or (N, C, H, W) padded along W and H with the reflection of its elements; `padding` is (left, right, top, bottom), each less than its dim.)doc"});
-  functions["_ops"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logsumexp)),
+  functions["_special"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_logsumexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 Alias of `logsumexp` (`torchlite.special.logsumexp`).)doc"});
-  functions["_ops"].push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_xlog1py)),
+  functions["_special"].push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_xlog1py)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`).

@@ -227,22 +227,6 @@ PyObject* fn_masked_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
-// masked_scatter_
-PyObject* fn_masked_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mask = r.tensor(1);
-  auto source = r.tensor(2);
-  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // narrow
 PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -261,7 +245,7 @@ PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 }
 
 // native_batch_norm_backward
-PyObject* fn_nn_native_batch_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_native_batch_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask)",
@@ -335,7 +319,7 @@ PyObject* fn_nn_reflection_pad1d(PyObject* /*module*/, PyObject* const* args, Py
 }
 
 // sigmoid_backward
-PyObject* fn_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
@@ -388,7 +372,7 @@ PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 }
 
 // softshrink_backward
-PyObject* fn_nn_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd)",
@@ -658,15 +642,11 @@ In-place version of logit(): writes the result into self. `log(z / (1 - z))` of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
 
 A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
-  functions["_ops"].push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor input, Tensor mask, Tensor source) -> Tensor
-
-In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   functions["_ops"].push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
 
 A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
-  functions["_nn"].push_back({"native_batch_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_batch_norm_backward)),
+  functions["_internal"].push_back({"native_batch_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_batch_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
 The gradients of `native_batch_norm` for input, weight and bias (those `output_mask` asks for) from the saved batch statistics (`train`) or the running ones, with per-channel sums in one pass.)doc"});
@@ -682,7 +662,7 @@ A sample of the Poisson distribution of rate `self` per element (in self's dtype
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
 
 `self` (C, W) or (N, C, W) padded along W with the reflection of its elements (the edge not repeated); each pad must be less than W.)doc"});
-  functions["_ops"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_backward)),
+  functions["_internal"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_sigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
 The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
@@ -694,7 +674,7 @@ The sine of every element of `self` (radians); integer inputs give the default f
       METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
 
 In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
-  functions["_nn"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink_backward)),
+  functions["_internal"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_softshrink_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd) -> Tensor
 
 The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});

@@ -29,7 +29,7 @@ PyTypeObject* mode_type = nullptr;
 PyTypeObject* mode_out_type = nullptr;
 
 // _unsafe_view
-PyObject* fn__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_unsafe_view(Tensor input, int[] size)",
@@ -216,7 +216,7 @@ PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize
 }
 
 // linalg_multi_dot
-PyObject* fn_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_linalg_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)",
@@ -351,7 +351,7 @@ PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // special_logit
-PyObject* fn_special_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_logit(Tensor input, float? eps=None, *, Tensor? out=None)",
@@ -515,7 +515,7 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 void add_bindings_43(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   mode_type = return_type("mode", {"values", "indices"});
   mode_out_type = return_type("mode_out", {"values", "indices"});
-  functions["_ops"].push_back({"_unsafe_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unsafe_view)),
+  functions["_internal"].push_back({"_unsafe_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__unsafe_view)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_unsafe_view(Tensor input, int[] size) -> Tensor
 
 `self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`.)doc"});
@@ -555,7 +555,7 @@ The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_x
       METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 
 Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
-  functions["_ops"].push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_multi_dot)),
+  functions["_linalg"].push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_multi_dot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`).)doc"});
@@ -583,7 +583,7 @@ The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer 
       METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
 
 In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_logit)),
+  functions["_special"].push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_logit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
 
 Alias of `logit` (`torchlite.special.logit`).)doc"});

@@ -97,7 +97,7 @@ PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // nll_loss_backward
-PyObject* fn_nn_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
@@ -196,7 +196,7 @@ binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - 
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 
 The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
-  functions["_nn"].push_back({"nll_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_backward)),
+  functions["_internal"].push_back({"nll_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_nll_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 
 The gradient of nll_loss_forward with respect to `self`: zero except `-weight[t] * grad_output` (divided by `total_weight` for mean) at each counted sample's target class.)doc"});

@@ -166,7 +166,7 @@ PyObject* fn_nn_relu6_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 }
 
 // silu_backward
-PyObject* fn_nn_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "silu_backward(Tensor grad_output, Tensor input)",
@@ -311,7 +311,7 @@ Clamps every element of `self` to [0, 6] (hardtanh(self, 0, 6)).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(relu6_(Tensor input) -> Tensor
 
 In-place relu6.)doc"});
-  functions["_nn"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu_backward)),
+  functions["_internal"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_silu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of silu: `grad_output * s * (1 + x * (1 - s))` with s = sigmoid(x).)doc"});

@@ -186,33 +186,6 @@ PyObject* fn_less_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// less_equal_
-PyObject* fn_less_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "less_equal_(Tensor input, Tensor other)",
-      "less_equal_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // less_equal_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // less_equal_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // lgamma
 PyObject* fn_lgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -228,20 +201,6 @@ PyObject* fn_lgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// lgamma_
-PyObject* fn_lgamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lgamma_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -266,23 +225,8 @@ PyObject* fn_logical_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
-// logical_or_
-PyObject* fn_logical_or_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_or_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // special_log1p
-PyObject* fn_special_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_log1p(Tensor input, *, Tensor? out=None)",
@@ -511,31 +455,15 @@ Alias of `le`.
 less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `le`.)doc"});
-  functions["_ops"].push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor input, Tensor other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.
-
-less_equal_(Tensor input, Scalar other) -> Tensor
-
-In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
   functions["_ops"].push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_(Tensor input) -> Tensor
-
-In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_ops"].push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor input, Tensor other) -> Tensor
-
-In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_ops"].push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log1p)),
+  functions["_special"].push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_log1p)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `log1p` (`torchlite.special.log1p`).)doc"});

@@ -188,7 +188,7 @@ PyObject* fn_nn_multilabel_margin_loss(PyObject* /*module*/, PyObject* const* ar
 }
 
 // special_softmax
-PyObject* fn_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_softmax(Tensor input, int dim, ScalarType? dtype=None)",
@@ -270,7 +270,7 @@ The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `
       METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The loss of multilabel_margin_loss_forward.)doc"});
-  functions["_ops"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_softmax)),
+  functions["_special"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_softmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
 
 Alias of `softmax` (`torchlite.special.softmax`).)doc"});

@@ -27,7 +27,7 @@ PyTypeObject* linalg_solve_ex_type = nullptr;
 PyTypeObject* linalg_solve_ex_out_type = nullptr;
 
 // _to_copy
-PyObject* fn__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
@@ -60,23 +60,6 @@ PyObject* fn_addcmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// addcmul_
-PyObject* fn_addcmul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto tensor1 = r.tensor(1);
-  auto tensor2 = r.tensor(2);
-  auto value = r.scalar(3);
-  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -278,7 +261,7 @@ PyObject* fn_nn_upsample_bilinear2d(PyObject* /*module*/, PyObject* const* args,
 }
 
 // upsample_linear1d_backward
-PyObject* fn_nn_upsample_linear1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_linear1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None)",
@@ -413,7 +396,7 @@ PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 void add_bindings_48(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_solve_ex_type = return_type("linalg_solve_ex", {"result", "info"});
   linalg_solve_ex_out_type = return_type("linalg_solve_ex_out", {"result", "info"});
-  functions["_ops"].push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__to_copy)),
+  functions["_internal"].push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__to_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 
 A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
@@ -421,10 +404,6 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 
 `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
-  functions["_ops"].push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-
-In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   functions["_ops"].push_back({"channel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_channel_shuffle)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(channel_shuffle(Tensor input, int groups) -> Tensor
 
@@ -465,7 +444,7 @@ The p-norm of `x1 - x2 + eps` (broadcast) along the last dim.)doc"});
 upsample_bilinear2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 upsample_bilinear2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
-  functions["_nn"].push_back({"upsample_linear1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_linear1d_backward)),
+  functions["_internal"].push_back({"upsample_linear1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_linear1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
 
 The gradient of upsample_linear1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

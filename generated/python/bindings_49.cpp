@@ -19,7 +19,7 @@ namespace tl::python {
 namespace {
 
 // convolution_backward
-PyObject* fn_convolution_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_convolution_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask)",
@@ -165,33 +165,6 @@ PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// lt_
-PyObject* fn_lt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "lt_(Tensor input, Tensor other)",
-      "lt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // lt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // lt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -374,7 +347,7 @@ PyObject* method_multinomial(PyObject* py_self, PyObject* const* args, Py_ssize_
 }  // namespace
 
 void add_bindings_49(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  functions["_ops"].push_back({"convolution_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_convolution_backward)),
+  functions["_internal"].push_back({"convolution_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_convolution_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
 The gradients of `convolution` with respect to its input, weight and bias, each only where `output_mask` asks for it (undefined otherwise): the input's by the transposed product and col2im, the weight's by a product with the im2col columns, the bias's by a sum.)doc"});
@@ -402,14 +375,6 @@ True where `self < other`, element by element, with broadcasting.
 lt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is less than the number `other`.)doc"});
-  functions["_ops"].push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
-
-lt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
   functions["_ops"].push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multinomial)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
 

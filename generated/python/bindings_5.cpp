@@ -234,7 +234,7 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
 }
 
 // special_log_softmax
-PyObject* fn_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)",
@@ -443,7 +443,7 @@ Computes `other - alpha * self` (subtraction with the operands reversed).
 rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
-  functions["_ops"].push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_log_softmax)),
+  functions["_special"].push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_log_softmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});

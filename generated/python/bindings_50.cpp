@@ -48,7 +48,7 @@ PyObject* fn_nn_mish_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // reflection_pad1d_backward
-PyObject* fn_nn_reflection_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_reflection_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
@@ -157,7 +157,7 @@ The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish_(Tensor input) -> Tensor
 
 In-place version of mish(): writes the result into self. The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
-  functions["_nn"].push_back({"reflection_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d_backward)),
+  functions["_internal"].push_back({"reflection_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
 
 The gradient of reflection_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});

@@ -111,7 +111,7 @@ PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // hardsigmoid_backward
-PyObject* fn_nn_hardsigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_hardsigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "hardsigmoid_backward(Tensor grad_output, Tensor input)",
@@ -180,7 +180,7 @@ PyObject* fn_linalg_linalg_tensorsolve(PyObject* /*module*/, PyObject* const* ar
 }
 
 // linalg_vector_norm
-PyObject* fn_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_linalg_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
@@ -251,7 +251,7 @@ PyObject* fn_nn_max_pool2d_with_indices(PyObject* /*module*/, PyObject* const* a
 }
 
 // reflection_pad2d_backward
-PyObject* fn_nn_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
@@ -267,7 +267,7 @@ PyObject* fn_nn_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const*
 }
 
 // reflection_pad3d_backward
-PyObject* fn_nn_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
@@ -533,7 +533,7 @@ In-place version of cosh(): writes the result into self. The hyperbolic cosine o
       METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
 
 In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_nn"].push_back({"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardsigmoid_backward)),
+  functions["_internal"].push_back({"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardsigmoid_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of hardsigmoid: `grad_output / 6` where -3 < self < 3, else 0.)doc"});
@@ -549,7 +549,7 @@ In-place version of hardswish(): writes the result into self. The hard swish of 
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None) -> Tensor
 
 The X with `tensordot(self, X, X.ndim) == other`, `self`'s dims in `dims` moved to the end first (`torchlite.linalg.tensorsolve`).)doc"});
-  functions["_ops"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vector_norm)),
+  functions["_linalg"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_vector_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
@@ -561,11 +561,11 @@ The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when N
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The maximum of each `kernel_size` window (spaced by `stride`, its elements `dilation` apart, over the input padded with -inf by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input, and its index in the plane (h * W + w). NaN wins; `ceil_mode` rounds the output size up.)doc"});
-  functions["_nn"].push_back({"reflection_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d_backward)),
+  functions["_internal"].push_back({"reflection_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
 
 The gradient of reflection_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
-  functions["_nn"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d_backward)),
+  functions["_internal"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
 
 The gradient of reflection_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});

@@ -351,57 +351,6 @@ PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// scatter_
-PyObject* fn_scatter_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src)",
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value)",
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce)",
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // scatter_.src
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // scatter_.value
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // scatter_.reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto src = r.tensor(3);
-      auto reduce = r.string(4);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // scatter_.value_reduce
-      auto self = r.tensor(0);
-      auto dim = r.toInt64(1);
-      auto index = r.tensor(2);
-      auto value = r.scalar(3);
-      auto reduce = r.string(4);
-      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // slogdet
 PyObject* fn_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -444,21 +393,6 @@ PyObject* fn_tril(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// tril_
-PyObject* fn_tril_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "tril_(Tensor input, int diagonal=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto diagonal = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // triu
 PyObject* fn_triu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -475,21 +409,6 @@ PyObject* fn_triu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::triu(self, diagonal); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// triu_
-PyObject* fn_triu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "triu_(Tensor input, int diagonal=0)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto diagonal = r.toInt64(1);
-  auto result = [&] { GilRelease no_gil; return tl::triu_(self, diagonal); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -925,22 +844,6 @@ A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multipli
 scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
 
 A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
-  functions["_ops"].push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(Tensor input, int dim, Tensor index, Tensor src) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
-
-scatter_(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
-
-scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
-
-scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-
-In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
   functions["_ops"].push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slogdet)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -949,18 +852,10 @@ In-place version of scatter(): writes the result into self. A copy of `self` whe
       METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
 The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions["_ops"].push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(Tensor input, int diagonal=0) -> Tensor
-
-In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   functions["_ops"].push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
 
 The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
-  functions["_ops"].push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(Tensor input, int diagonal=0) -> Tensor
-
-In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   functions["_ops"].push_back({"unique_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_consecutive)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None) -> tuple[Tensor, Tensor, Tensor]
 

@@ -4,7 +4,6 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
-#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/addr.h"
 #include "generated/ops/erfinv.h"
@@ -17,9 +16,6 @@
 
 namespace tl::python {
 namespace {
-
-// Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* log_sigmoid_forward_type = nullptr;
 
 // addr
 PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -44,24 +40,6 @@ PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// addr_
-PyObject* fn_addr_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto vec1 = r.tensor(1);
-  auto vec2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::addr_(self, vec1, vec2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // erfinv
 PyObject* fn_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -77,20 +55,6 @@ PyObject* fn_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::erfinv(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// erfinv_
-PyObject* fn_erfinv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "erfinv_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::erfinv_(self); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -131,7 +95,7 @@ PyObject* fn_nn_gelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 }
 
 // log_sigmoid_forward
-PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "log_sigmoid_forward(Tensor input)",
@@ -140,7 +104,7 @@ PyObject* fn_nn_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args,
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
-  return wrap_named(log_sigmoid_forward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -220,33 +184,6 @@ PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// pow_
-PyObject* fn_pow_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "pow_(Tensor input, Tensor exponent)",
-      "pow_(Tensor input, Scalar exponent)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // pow_.Tensor_Tensor
-      auto self = r.tensor(0);
-      auto exponent = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // pow_.Tensor_Scalar
-      auto self = r.tensor(0);
-      auto exponent = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
       return wrap(std::move(result));
     }
   }
@@ -490,23 +427,14 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_53(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  log_sigmoid_forward_type = return_type("log_sigmoid_forward", {"output", "buffer"});
   functions["_ops"].push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
-  functions["_ops"].push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
   functions["_ops"].push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
 The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_(Tensor input) -> Tensor
-
-In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
   functions["_nn"].push_back({"gelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu(Tensor input, *, str approximate='none', Tensor? out=None) -> Tensor
 
@@ -515,7 +443,7 @@ The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate=
       METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_(Tensor input, *, str approximate='none') -> Tensor
 
 In-place version of gelu(): writes the result into self. The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
-  functions["_nn"].push_back({"log_sigmoid_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid_forward)),
+  functions["_internal"].push_back({"log_sigmoid_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_log_sigmoid_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
 
 `log(sigmoid(x))` of every element x, computed as `min(x, 0) - log1p(exp(-|x|))`, and the buffer PyTorch's CPU kernel returns beside it (`exp(-|x|)`).)doc"});
@@ -539,14 +467,6 @@ Raises each element of `self` to the number `exponent`.
 pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
-  functions["_ops"].push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor input, Tensor exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
-
-pow_(Tensor input, Scalar exponent) -> Tensor
-
-In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   functions["_ops"].push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
 

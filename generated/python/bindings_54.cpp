@@ -32,20 +32,6 @@ PyObject* fn_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// digamma_
-PyObject* fn_digamma_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "digamma_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // rrelu
 PyObject* fn_rrelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -252,10 +238,6 @@ void add_bindings_54(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
 
 The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
-  functions["_ops"].push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_(Tensor input) -> Tensor
-
-In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"rrelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
 

@@ -70,33 +70,6 @@ PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
-// eq_
-PyObject* fn_eq_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "eq_(Tensor input, Tensor other)",
-      "eq_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // eq_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // eq_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // equal
 PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -113,7 +86,7 @@ PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // leaky_relu_backward
-PyObject* fn_nn_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result)",
@@ -149,7 +122,7 @@ PyObject* fn_rnn_tanh_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize
 }
 
 // unique_dim_consecutive
-PyObject* fn_unique_dim_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_unique_dim_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False)",
@@ -328,19 +301,11 @@ True where `self == other`, element by element, with broadcasting.
 eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` equals the number `other`.)doc"});
-  functions["_ops"].push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor input, Tensor other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
-
-eq_(Tensor input, Scalar other) -> Tensor
-
-In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
   functions["_ops"].push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
 
 Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
-  functions["_nn"].push_back({"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_leaky_relu_backward)),
+  functions["_internal"].push_back({"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_leaky_relu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result) -> Tensor
 
 The gradient of leaky_relu: grad_output where self > 0, else `grad_output * negative_slope`.)doc"});
@@ -348,7 +313,7 @@ The gradient of leaky_relu: grad_output where self > 0, else `grad_output * nega
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
 
 One Elman RNN step: `tanh(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)` for input (N, I) and hx (N, H).)doc"});
-  functions["_ops"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_dim_consecutive)),
+  functions["_internal"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unique_dim_consecutive)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 `unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed).)doc"});

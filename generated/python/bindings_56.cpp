@@ -17,12 +17,11 @@ namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
-PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_backward_type = nullptr;
 PyTypeObject* histogram_type = nullptr;
 PyTypeObject* histogram_out_type = nullptr;
 
 // _scaled_dot_product_flash_attention_for_cpu_backward
-PyObject* fn__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None)",
@@ -40,7 +39,7 @@ PyObject* fn__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*mo
   auto attn_mask = r.optional_tensor(8);
   auto scale = r.toDouble_optional(9);
   auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale); }();
-  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_backward_type, wrap(result));
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -144,7 +143,7 @@ PyObject* fn_isinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // special_zeta
-PyObject* fn_special_zeta(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_zeta(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_zeta(Tensor input, Tensor other, *, Tensor? out=None)",
@@ -257,10 +256,9 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
-  _scaled_dot_product_flash_attention_for_cpu_backward_type = return_type("_scaled_dot_product_flash_attention_for_cpu_backward", {"grad_query", "grad_key", "grad_value"});
   histogram_type = return_type("histogram", {"hist", "bin_edges"});
   histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
-  functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu_backward)),
+  functions["_internal"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__scaled_dot_product_flash_attention_for_cpu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor, Tensor]
 
 The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's.)doc"});
@@ -284,7 +282,7 @@ A histogram of the elements of `self` in `bins` equal bins between the ends of `
       METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
 
 True where an element of `self` is positive or negative infinity.)doc"});
-  functions["_ops"].push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_zeta)),
+  functions["_special"].push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_zeta)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_zeta(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`).

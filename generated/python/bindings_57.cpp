@@ -127,25 +127,6 @@ PyObject* fn_index_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
-// index_reduce_
-PyObject* fn_index_reduce_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto source = r.tensor(3);
-  auto reduce = r.string(4);
-  auto include_self = r.toBool(5);
-  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // lstm
 PyObject* fn_lstm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -210,7 +191,7 @@ PyObject* fn_poisson_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ss
 }
 
 // unfold_backward
-PyObject* fn_unfold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_unfold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step)",
@@ -367,10 +348,6 @@ In-place version of frac(): writes the result into self. The fractional part `x 
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
 
 A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
-  functions["_ops"].push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
-
-In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
 
@@ -383,7 +360,7 @@ The mean of the elements of `self` that are not NaN, over the dimensions in `dim
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
 
 The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`.)doc"});
-  functions["_ops"].push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unfold_backward)),
+  functions["_internal"].push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unfold_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
 
 The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into.)doc"});

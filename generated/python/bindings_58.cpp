@@ -164,33 +164,6 @@ PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
-// greater_
-PyObject* fn_greater_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "greater_(Tensor input, Tensor other)",
-      "greater_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // greater_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // greater_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // gt
 PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -221,33 +194,6 @@ PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// gt_
-PyObject* fn_gt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "gt_(Tensor input, Tensor other)",
-      "gt_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // gt_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // gt_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -329,33 +275,6 @@ PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto self = r.scalar(0);
       auto other = r.tensor(1);
       auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// remainder_
-PyObject* fn_remainder_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "remainder_(Tensor input, Tensor other)",
-      "remainder_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // remainder_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // remainder_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
       return wrap(std::move(result));
     }
   }
@@ -767,14 +686,6 @@ Alias of `gt`.
 greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `gt`.)doc"});
-  functions["_ops"].push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor input, Tensor other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.
-
-greater_(Tensor input, Scalar other) -> Tensor
-
-In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
   functions["_ops"].push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -783,14 +694,6 @@ True where `self > other`, element by element, with broadcasting.
 gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is greater than the number `other`.)doc"});
-  functions["_ops"].push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor input, Tensor other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
-
-gt_(Tensor input, Scalar other) -> Tensor
-
-In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   functions["_ops"].push_back({"layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_layer_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 
@@ -811,14 +714,6 @@ The remainder of dividing every element of `self` by the number `other`, with th
 remainder(Scalar self, Tensor other) -> Tensor
 
 The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
-  functions["_ops"].push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor input, Tensor other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
-
-remainder_(Tensor input, Scalar other) -> Tensor
-
-In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   functions["_ops"].push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
 

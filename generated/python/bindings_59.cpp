@@ -47,7 +47,7 @@ PyObject* fn_index_put_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 }
 
 // special_erfc
-PyObject* fn_special_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_erfc(Tensor input, *, Tensor? out=None)",
@@ -145,7 +145,7 @@ A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 
 In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
-  functions["_ops"].push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_erfc)),
+  functions["_special"].push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erfc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erfc` (`torchlite.special.erfc`).)doc"});

@@ -103,23 +103,8 @@ PyObject* fn_logical_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// logical_xor_
-PyObject* fn_logical_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "logical_xor_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::logical_xor_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // upsample_nearest2d_backward
-PyObject* fn_nn_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
@@ -137,7 +122,7 @@ PyObject* fn_nn_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* cons
 }
 
 // upsample_nearest3d_backward
-PyObject* fn_nn_upsample_nearest3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_nearest3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
@@ -237,15 +222,11 @@ The smallest and the largest values of `self` along `dim` (over all elements whe
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_ops"].push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor input, Tensor other) -> Tensor
-
-In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
-  functions["_nn"].push_back({"upsample_nearest2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest2d_backward)),
+  functions["_internal"].push_back({"upsample_nearest2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_nearest2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
-  functions["_nn"].push_back({"upsample_nearest3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest3d_backward)),
+  functions["_internal"].push_back({"upsample_nearest3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_nearest3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

@@ -121,7 +121,7 @@ PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
 }
 
 // upsample_nearest1d_backward
-PyObject* fn_nn_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
@@ -241,7 +241,7 @@ The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.05070098
       METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
 
 In-place selu.)doc"});
-  functions["_nn"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d_backward)),
+  functions["_internal"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 
 The gradient of upsample_nearest1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

@@ -109,7 +109,7 @@ PyObject* fn_nanmedian(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
 }
 
 // native_dropout_backward
-PyObject* fn_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)",
@@ -176,20 +176,6 @@ PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
-// sign_
-PyObject* fn_sign_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "sign_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // softshrink
 PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -211,7 +197,7 @@ PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize
 }
 
 // special_gammaln
-PyObject* fn_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_gammaln(Tensor input, *, Tensor? out=None)",
@@ -383,7 +369,7 @@ True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both
 nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 `median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
-  functions["_ops"].push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout_backward)),
+  functions["_internal"].push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_dropout_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 
 The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
@@ -399,15 +385,11 @@ Alias of `neg_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
 
 -1, 0 or 1 for every element of `self` according to its sign.)doc"});
-  functions["_ops"].push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(sign_(Tensor input) -> Tensor
-
-In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   functions["_nn"].push_back({"softshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
 
 The soft shrinkage of every element x: `x - lambd` above lambd, `x + lambd` below -lambd, else 0; lambd must be >= 0.)doc"});
-  functions["_ops"].push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_gammaln)),
+  functions["_special"].push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_gammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `lgamma` (`torchlite.special.gammaln`).)doc"});

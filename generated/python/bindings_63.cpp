@@ -96,33 +96,6 @@ PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// bitwise_xor_
-PyObject* fn_bitwise_xor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_xor_(Tensor input, Tensor other)",
-      "bitwise_xor_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // bitwise_xor_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // bitwise_xor_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // concatenate
 PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -201,7 +174,7 @@ PyObject* fn_linalg_linalg_svdvals(PyObject* /*module*/, PyObject* const* args, 
 }
 
 // linalg_vecdot
-PyObject* fn_linalg_vecdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_linalg_linalg_vecdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)",
@@ -255,7 +228,7 @@ PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 }
 
 // native_group_norm_backward
-PyObject* fn_nn_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask)",
@@ -314,35 +287,8 @@ PyObject* fn_not_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
-// not_equal_
-PyObject* fn_not_equal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "not_equal_(Tensor input, Tensor other)",
-      "not_equal_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // not_equal_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // not_equal_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // threshold_backward
-PyObject* fn_nn_threshold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_threshold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "threshold_backward(Tensor grad_output, Tensor input, Scalar threshold)",
@@ -652,14 +598,6 @@ The bitwise XOR of `self` and the number `other`.
 bitwise_xor(Scalar self, Tensor other) -> Tensor
 
 The bitwise XOR of the number `self` and `other`.)doc"});
-  functions["_ops"].push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor input, Tensor other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
-
-bitwise_xor_(Tensor input, Scalar other) -> Tensor
-
-In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
   functions["_ops"].push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
@@ -676,7 +614,7 @@ The number of non-zero elements of `self` over the dimensions in `dim`, as int64
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor
 
 The singular values (descending) of each matrix of `A` (`torchlite.linalg.svdvals`).)doc"});
-  functions["_ops"].push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_vecdot)),
+  functions["_linalg"].push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_vecdot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor
 
 The dot product of `x` and `y` along `dim`, other dims broadcast (`sum(x * y, dim)`; `torchlite.linalg.vecdot`).)doc"});
@@ -688,7 +626,7 @@ The base-10 logarithm of every element of `self`; integer inputs give the defaul
       METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
 
 In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
-  functions["_nn"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_native_group_norm_backward)),
+  functions["_internal"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_group_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
 The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Not differentiable, as PyTorch's: under create_graph native_group_norm's gradient is computed with differentiable ops instead.)doc"});
@@ -700,15 +638,7 @@ Alias of `ne`.
 not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `ne`.)doc"});
-  functions["_ops"].push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor input, Tensor other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.
-
-not_equal_(Tensor input, Scalar other) -> Tensor
-
-In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
-  functions["_nn"].push_back({"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_threshold_backward)),
+  functions["_internal"].push_back({"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_threshold_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_backward(Tensor grad_output, Tensor input, Scalar threshold) -> Tensor
 
 The gradient of threshold: grad_output where self > threshold, else 0.)doc"});

@@ -61,24 +61,6 @@ PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
-// addmm_
-PyObject* fn_addmm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto mat1 = r.tensor(1);
-  auto mat2 = r.tensor(2);
-  auto beta = r.scalar(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::addmm_(self, mat1, mat2, beta, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // flatten
 PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -208,10 +190,6 @@ The histogram of `histogramdd(self, bins, range, weight, density)` (its bins fro
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
-  functions["_ops"].push_back({"addmm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-
-In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
   functions["_ops"].push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
 

@@ -87,20 +87,6 @@ PyObject* fn_bitwise_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// bitwise_not_
-PyObject* fn_bitwise_not_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "bitwise_not_(Tensor input)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto result = [&] { GilRelease no_gil; return tl::bitwise_not_(self); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // conv_transpose1d
 PyObject* fn_conv_transpose1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -197,49 +183,6 @@ PyObject* fn_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
-// divide_
-PyObject* fn_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "divide_(Tensor input, Tensor other)",
-      "divide_(Tensor input, Scalar other)",
-      "divide_(Tensor input, Tensor other, *, str? rounding_mode)",
-      "divide_(Tensor input, Scalar other, *, str? rounding_mode)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // divide_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // divide_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // divide_.Tensor_mode
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // divide_.Scalar_mode
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::divide_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // ge
 PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -277,33 +220,6 @@ PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
   TL_PY_CATCH
 }
 
-// ge_
-PyObject* fn_ge_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "ge_(Tensor input, Tensor other)",
-      "ge_(Tensor input, Scalar other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // ge_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // ge_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::ge_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // index_add
 PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -323,24 +239,6 @@ PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::index_add(self, dim, index, source, alpha); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
-// index_add_
-PyObject* fn_index_add_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto dim = r.toInt64(1);
-  auto index = r.tensor(2);
-  auto source = r.tensor(3);
-  auto alpha = r.scalar(4);
-  auto result = [&] { GilRelease no_gil; return tl::index_add_(self, dim, index, source, alpha); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -463,35 +361,8 @@ PyObject* fn_true_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
-// true_divide_
-PyObject* fn_true_divide_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "true_divide_(Tensor input, Tensor other)",
-      "true_divide_(Tensor input, Scalar other)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // true_divide_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // true_divide_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::true_divide_(self, other); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // upsample_bilinear2d_backward
-PyObject* fn_nn_upsample_bilinear2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_internal_upsample_bilinear2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None)",
@@ -886,10 +757,6 @@ The values from `start` up to but excluding `end` in steps of `step`; int64 if a
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
 
 The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
-  functions["_ops"].push_back({"bitwise_not_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not_(Tensor input) -> Tensor
-
-In-place version of bitwise_not(): writes the result into self. The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
   functions["_ops"].push_back({"conv_transpose1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
 
@@ -914,22 +781,6 @@ Alias of `div` with a `rounding_mode`.
 divide(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 Alias of `div` by a number with a `rounding_mode`.)doc"});
-  functions["_ops"].push_back({"divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_divide_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(divide_(Tensor input, Tensor other) -> Tensor
-
-In-place version of divide(): writes the result into self. Alias of `div` (true division).
-
-divide_(Tensor input, Scalar other) -> Tensor
-
-In-place version of divide(): writes the result into self. Alias of `div` by a number (true division).
-
-divide_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
-
-In-place version of divide(): writes the result into self. Alias of `div` with a `rounding_mode`.
-
-divide_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
-
-In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
   functions["_ops"].push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -938,22 +789,10 @@ True where `self >= other`, element by element, with broadcasting.
 ge(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at least the number `other`.)doc"});
-  functions["_ops"].push_back({"ge_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(ge_(Tensor input, Tensor other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where `self >= other`, element by element, with broadcasting.
-
-ge_(Tensor input, Scalar other) -> Tensor
-
-In-place version of ge(): writes the result into self. True where an element of `self` is at least the number `other`.)doc"});
   functions["_ops"].push_back({"index_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
-  functions["_ops"].push_back({"index_add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_add_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
-
-In-place version of index_add(): writes the result into self. A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
   functions["_linalg"].push_back({"linalg_eigvalsh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvalsh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None) -> Tensor
 
@@ -982,15 +821,7 @@ Alias of `div` (true division).
 true_divide(Tensor input, Scalar other) -> Tensor
 
 Alias of `div` by a number (true division).)doc"});
-  functions["_ops"].push_back({"true_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide_(Tensor input, Tensor other) -> Tensor
-
-In-place version of true_divide(): writes the result into self. Alias of `div` (true division).
-
-true_divide_(Tensor input, Scalar other) -> Tensor
-
-In-place version of true_divide(): writes the result into self. Alias of `div` by a number (true division).)doc"});
-  functions["_nn"].push_back({"upsample_bilinear2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d_backward)),
+  functions["_internal"].push_back({"upsample_bilinear2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_bilinear2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_bilinear2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});

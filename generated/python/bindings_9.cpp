@@ -185,49 +185,6 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// div_
-PyObject* fn_div_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "div_(Tensor input, Tensor other)",
-      "div_(Tensor input, Tensor other, *, str? rounding_mode)",
-      "div_(Tensor input, Scalar other)",
-      "div_(Tensor input, Scalar other, *, str? rounding_mode)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // div_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // div_.Tensor_mode
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // div_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other); }();
-      return wrap(std::move(result));
-    }
-    case 3: {  // div_.Scalar_mode
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto rounding_mode = r.string_optional(2);
-      auto result = [&] { GilRelease no_gil; return tl::div_(self, other, as_arg(rounding_mode)); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
 // dropout
 PyObject* fn_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -386,7 +343,7 @@ PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
 }
 
 // special_expit
-PyObject* fn_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* fn_special_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
       "special_expit(Tensor input, *, Tensor? out=None)",
@@ -431,35 +388,6 @@ PyObject* fn_subtract(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
       auto other = r.scalar(1);
       auto alpha = r.scalar(2);
       auto result = [&] { GilRelease no_gil; return tl::subtract(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-  }
-  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
-  TL_PY_CATCH
-}
-
-// subtract_
-PyObject* fn_subtract_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "subtract_(Tensor input, Tensor other, *, Scalar alpha=1)",
-      "subtract_(Tensor input, Scalar other, Scalar alpha=1)",
-  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  switch (r.idx) {
-    case 0: {  // subtract_.Tensor
-      auto self = r.tensor(0);
-      auto other = r.tensor(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // subtract_.Scalar
-      auto self = r.tensor(0);
-      auto other = r.scalar(1);
-      auto alpha = r.scalar(2);
-      auto result = [&] { GilRelease no_gil; return tl::subtract_(self, other, alpha); }();
       return wrap(std::move(result));
     }
   }
@@ -824,22 +752,6 @@ Divides every element of `self` by the number `other` (true division).
 div(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
-  functions["_ops"].push_back({"div_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(div_(Tensor input, Tensor other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other` (true division; integer inputs give the default float dtype).
-
-div_(Tensor input, Tensor other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides `self` by `other`, then rounds as `rounding_mode` says ("trunc", "floor", or None for true division).
-
-div_(Tensor input, Scalar other) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other` (true division).
-
-div_(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
-
-In-place version of div(): writes the result into self. Divides every element of `self` by the number `other`, rounding as `rounding_mode` says.)doc"});
   functions["_ops"].push_back({"dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dropout)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(dropout(Tensor input, float p, bool train) -> Tensor
 
@@ -876,7 +788,7 @@ Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"`
       METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
-  functions["_ops"].push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_expit)),
+  functions["_special"].push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_expit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
@@ -888,14 +800,6 @@ Alias of `sub`.
 subtract(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Alias of `sub` of a number.)doc"});
-  functions["_ops"].push_back({"subtract_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(subtract_(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
-
-In-place version of subtract(): writes the result into self. Alias of `sub`.
-
-subtract_(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
-
-In-place version of subtract(): writes the result into self. Alias of `sub` of a number.)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 

@@ -348,7 +348,8 @@ def test_error_is_sorted_by_line_across_loader_and_validation(tmp_path):
     assert errors == [
         "native_functions.yaml:5: a: has tensor inputs (self) but no `derivatives:`; "
         "write `self: non_differentiable` if it has no gradient",
-        "native_functions.yaml:10: b: `inplace:` must be bool, not `maybe` (str)",
+        "native_functions.yaml:10: b: `inplace:` must be `true` (an in-place method, and a function where the entry "
+        "is one), `method` (a method only) or `false`, not `maybe` (str)",
     ]
 
 
@@ -445,3 +446,26 @@ def test_python_module_places_functions_not_methods(tmp_path):
     assert [(b.module, b.py_name, b.c_name) for b in functions] == [
         ("_nn", "f", "fn_nn_f"), ("_nn", "f_", "fn_nn_f_"), ("_ops", "g", "fn_g"), ("_ops", "g_", "fn_g_")]
     assert [b.py_name for b in methods] == ["g_"]
+
+
+def test_inplace_method_and_python_binding_internal(tmp_path):
+    """`inplace: method` derives an in-place method only (Tensor.add_, no torchlite.add_); `python_binding:
+    internal` binds the function (and its out= form) in torchlite._C._internal only, and no method."""
+    from codegen.context import build_context
+    from codegen.gen_python import bindings
+    path = tmp_path / "native_functions.yaml"
+    path.write_text("functions:\n"
+                    "- func: f(Tensor self) -> Tensor\n  doc: F.\n  variants: function, method\n  inplace: method\n"
+                    "  dispatch: {CPU: f_kernel}\n  derivatives: {self: grad}\n"
+                    "- func: g_backward(Tensor grad_output, Tensor self) -> Tensor\n  doc: G.\n  variants: function, method\n"
+                    "  python_binding: internal\n  python_module: nn\n  out: true\n  dispatch: {CPU: g_kernel}\n"
+                    "  derivatives: {grad_output: grad, self: grad}\n")
+    nf = load_native_functions(path)
+    assert [(str(f.schema.name), sorted(f.variants), f.python_namespace) for f in nf.functions] == [
+        ("f", ["function", "method"], None), ("f_", ["method"], None),
+        ("g_backward", ["function", "method"], "_internal"), ("g_backward.out", ["function"], "_internal")]
+    functions, methods = bindings(build_context(nf))
+    assert [(b.module, b.py_name, b.c_name) for b in functions] == [
+        ("_ops", "f", "fn_f"), ("_internal", "g_backward", "fn_internal_g_backward")]
+    assert [b.py_name for b in methods] == ["f", "f_"]
+

@@ -499,6 +499,56 @@ CASES = {
           derivatives: {self: grad}
         """, [err(L + 3, "f", "`python_module:` places the function binding, but the entry is not a "
                               "function (`variants:` has no `function`)")]),
+    "python_binding_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          python_binding: private
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`python_binding:` must be `internal` (absent: bound as `variants:` and "
+                              "`python_module:` say), not `private`")]),
+    "python_binding_on_a_method": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          variants: method
+          python_binding: internal
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "`python_binding: internal` binds the function in torchlite._C._internal only, but "
+                              "the entry is not a function (`variants:` has no `function`)")]),
+    "python_binding_with_operators": ("""
+        - func: f(Tensor self, Tensor other) -> Tensor
+          doc: F.
+          python_binding: internal
+          python_operators: [__add__]
+          dispatch: {CPU: f_kernel}
+          derivatives: {"self, other": not_implemented("f")}
+        """, [err(L + 2, "f", "`python_binding: internal` binds no method, so no `python_operators:` either")]),
+    "inplace_unknown": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          inplace: function
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 2, "f", "`inplace:` must be `true` (an in-place method, and a function where the entry is "
+                              "one), `method` (a method only) or `false`, not `function` (str)")]),
+    "inplace_method_with_python_module": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          python_module: nn
+          inplace: method
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "`inplace: method` on an entry with `python_module:`, whose in-place variant is a "
+                              "function there (torch._C._nn.elu_, no Tensor.elu_)")]),
+    "inplace_method_on_a_method": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          variants: method
+          inplace: method
+          dispatch: {CPU: f_kernel}
+          derivatives: {self: grad}
+        """, [err(L + 3, "f", "`inplace: method` on an entry that is no function: `inplace: true` says it")]),
     "out_autograd_not_implemented_on_a_composite": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.

@@ -78,7 +78,7 @@ def run_torch(body, torch_prelude):
 def mismatch(scope, exc, t_scope, t_exc, check_values):
     """None when torchlite (scope, exc) behaved like PyTorch (t_scope, t_exc), else what differs."""
     if isinstance(t_exc, AttributeError):
-        return None  # PyTorch has no such function (torchlite also binds some in-place ops as functions)
+        return None  # PyTorch has no such function (the ops torchlite binds in torchlite._C._internal)
     if exc is not None or t_exc is not None:
         if exc is None:
             return f"PyTorch raises {type(t_exc).__name__}: {str(t_exc)[:200]}"

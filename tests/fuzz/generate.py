@@ -299,6 +299,6 @@ def generate(target, rng):
     if target.variant in ("method", "inplace"):
         call = f"{self_text}.{name}({args})"
     else:
-        module = f"_C._{target.fn.python_module}." if target.fn.python_module else ""
+        module = f"_C.{target.fn.python_namespace}." if target.fn.python_namespace else ""
         call = f"torchlite.{module}{name}({args})"
     return Call(target, gen.setup, call, list(gen.tensors), frozenset(gen.features))

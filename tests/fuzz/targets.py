@@ -30,16 +30,18 @@ def load_targets(path=YAML):
     targets = []
     for fn in load_native_functions(path).functions:
         kind = fn.derived_kind or fn.schema.kind()
+        # `python_binding: internal`: a function of torchlite._C._internal only, never a method
+        methods = "method" in fn.variants and not fn.python_binding
         if kind == SchemaKind.out:
             targets.append(Target(fn, "out"))
         elif kind == SchemaKind.inplace and _has_tensor_self(fn):
-            if "method" in fn.variants:  # not F.elu_ (torchlite._C._nn.elu_, a function only)
+            if methods:  # not F.elu_ (torchlite._C._nn.elu_, a function only)
                 targets.append(Target(fn, "inplace"))
             if "function" in fn.variants:
                 targets.append(Target(fn, "function"))
         else:
             if "function" in fn.variants:
                 targets.append(Target(fn, "function"))
-            if "method" in fn.variants and _has_tensor_self(fn):
+            if methods and _has_tensor_self(fn):
                 targets.append(Target(fn, "method"))
     return targets

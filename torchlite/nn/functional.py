@@ -6,13 +6,10 @@ in ``torch._C._nn``, top-level ones otherwise); this module adds PyTorch's Pytho
 warning, through Python's ``warnings``) and ``dtype=``, and the few activations PyTorch writes in Python
 (softsign, tanhshrink, softmin).
 """
-from __future__ import annotations
-
 import warnings
 from typing import Optional
 
-import torchlite as _tl
-from torchlite._C import _nn
+import torchlite as torch  # PyTorch's functional.py calls `torch.*` and `torch._C._nn.*` (F.torch, as there)
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
@@ -22,97 +19,98 @@ __all__ = [
 ]
 
 # Bound as they are in PyTorch (F.gelu is torch._C._nn.gelu, F.hardshrink is torch.hardshrink, ...).
-gelu = _nn.gelu
-softplus = _nn.softplus
-softshrink = _nn.softshrink
-logsigmoid = _nn.log_sigmoid
-hardshrink = _tl.hardshrink
+gelu = torch._C._nn.gelu
+softplus = torch._C._nn.softplus
+softshrink = torch._C._nn.softshrink
+logsigmoid = torch._C._nn.log_sigmoid
+hardshrink = torch.hardshrink
 
 
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     """x where x > threshold, else value."""
-    return _tl.threshold_(input, threshold, value) if inplace else _tl.threshold(input, threshold, value)
+    return torch.threshold_(input, threshold, value) if inplace else torch.threshold(input, threshold, value)
 
 
-threshold_ = _tl.threshold_
+threshold_ = torch.threshold_
 
 
 def relu(input, inplace: bool = False):
     """max(x, 0) of every element."""
-    return _tl.relu_(input) if inplace else _tl.relu(input)
+    return torch.relu_(input) if inplace else torch.relu(input)
 
 
-relu_ = _tl.relu_
+relu_ = torch.relu_
 
 
 def glu(input, dim: int = -1):
     """The gated linear unit `a * sigmoid(b)` of the halves a, b of `input` along `dim`."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    return _nn.glu(input, dim)
+    return torch._C._nn.glu(input, dim)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
     """Clamps every element to [min_val, max_val]."""
     if inplace:
-        return _nn.hardtanh_(input, min_val, max_val)
-    return _nn.hardtanh(input, min_val, max_val)
+        return torch._C._nn.hardtanh_(input, min_val, max_val)
+    return torch._C._nn.hardtanh(input, min_val, max_val)
 
 
-hardtanh_ = _nn.hardtanh_
+hardtanh_ = torch._C._nn.hardtanh_
 
 
 def relu6(input, inplace: bool = False):
     """Clamps every element to [0, 6]."""
-    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+    return torch._C._nn.relu6_(input) if inplace else torch._C._nn.relu6(input)
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """scale-free ELU: x for x > 0, else alpha * (exp(x) - 1)."""
-    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+    return torch._C._nn.elu_(input, alpha) if inplace else torch._C._nn.elu(input, alpha)
 
 
-elu_ = _nn.elu_
+elu_ = torch._C._nn.elu_
 
 
 def selu(input, inplace: bool = False):
     """SELU: elu with PyTorch's fixed alpha and scale."""
-    return _tl.selu_(input) if inplace else _tl.selu(input)
+    return torch.selu_(input) if inplace else torch.selu(input)
 
 
-selu_ = _tl.selu_
+selu_ = torch.selu_
 
 
 def celu(input, alpha: float = 1.0, inplace: bool = False):
     """CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    return _tl.celu_(input, alpha) if inplace else _tl.celu(input, alpha)
+    return torch.celu_(input, alpha) if inplace else torch.celu(input, alpha)
 
 
-celu_ = _tl.celu_
+celu_ = torch.celu_
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """x for x > 0, else negative_slope * x."""
-    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+    op = torch._C._nn.leaky_relu_ if inplace else torch._C._nn.leaky_relu
+    return op(input, negative_slope)
 
 
-leaky_relu_ = _nn.leaky_relu_
+leaky_relu_ = torch._C._nn.leaky_relu_
 
 
 def prelu(input, weight):
     """x for x > 0, else weight * x (weight one value or one per channel)."""
-    return _tl.prelu(input, weight)
+    return torch.prelu(input, weight)
 
 
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
     """Randomized leaky ReLU: a random slope in [lower, upper] per element when training, their mean otherwise."""
     if inplace:
-        return _tl.rrelu_(input, lower, upper, training)
-    return _tl.rrelu(input, lower, upper, training)
+        return torch.rrelu_(input, lower, upper, training)
+    return torch.rrelu(input, lower, upper, training)
 
 
 def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
-    return _tl.rrelu_(input, lower, upper, training)
+    return torch.rrelu_(input, lower, upper, training)
 
 
 def tanhshrink(input):
@@ -135,22 +133,22 @@ def sigmoid(input):
 
 def hardsigmoid(input, inplace: bool = False):
     """clamp(x / 6 + 1/2, 0, 1)."""
-    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+    return torch._C._nn.hardsigmoid_(input) if inplace else torch._C._nn.hardsigmoid(input)
 
 
 def silu(input, inplace: bool = False):
     """x * sigmoid(x)."""
-    return _nn.silu_(input) if inplace else _nn.silu(input)
+    return torch._C._nn.silu_(input) if inplace else torch._C._nn.silu(input)
 
 
 def mish(input, inplace: bool = False):
     """x * tanh(softplus(x))."""
-    return _nn.mish_(input) if inplace else _nn.mish(input)
+    return torch._C._nn.mish_(input) if inplace else torch._C._nn.mish(input)
 
 
 def hardswish(input, inplace: bool = False):
     """x * clamp(x + 3, 0, 6) / 6."""
-    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+    return torch._C._nn.hardswish_(input) if inplace else torch._C._nn.hardswish(input)
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -16,5 +16,6 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/tanh_backward_like.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unbind.h"

@@ -44,10 +44,6 @@ def mul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor
     """Multiplies."""
     ...
 
-def mul_(input: Tensor, other: Tensor) -> Tensor:
-    """In-place version of mul(): writes the result into self. Multiplies."""
-    ...
-
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """Ones."""
     ...

@@ -46,21 +46,6 @@ PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
-// mul_
-PyObject* fn_mul_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  TL_PY_TRY
-  static PythonArgParser parser({
-      "mul_(Tensor input, Tensor other)",
-  }, /*is_method=*/false);
-  ParsedArgs parsed;
-  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto self = r.tensor(0);
-  auto other = r.tensor(1);
-  auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
-  return wrap(std::move(result));
-  TL_PY_CATCH
-}
-
 // Tensor.__imul__
 PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -147,10 +132,6 @@ Advanced indexing.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 Multiplies.)doc"});
-  functions["_ops"].push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul_)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor input, Tensor other) -> Tensor
-
-In-place version of mul(): writes the result into self. Multiplies.)doc"});
   methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
 

@@ -1,0 +1,144 @@
+"""torchlite's public namespaces hold the names PyTorch 2.13's hold, and no others.
+
+For each pair of namespaces, the names torchlite has and torch lacks (dunders aside) must be private
+(a leading `_`) and listed below with the reason they exist; the YAML keys that place generated
+bindings (`inplace: method`, `python_module:`, `python_binding: internal`; docs/native_functions.md)
+keep the generated part in line. Names torch has and torchlite lacks are missing features, not
+leaks: they are not checked here.
+"""
+import types
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+
+# Private names torchlite may have where torch has none, one reason each.
+TOP_LEVEL_PRIVATE = {
+    "_builtins": "the builtins module: torchlite.int / float / bool shadow Python's in the package namespace",
+    "_expect_tensor": "the argument check of the package's Python functions (is_floating_point, numel, ...)",
+    "_interop_threads": "the value set_num_interop_threads records (torchlite has no inter-op pool)",
+    "_test_mul_add": "a `test_op` entry exercising named-tuple returns and grad_input_mask (test_schema_types)",
+    "_test_mul_backward": "a `test_op` entry: the backward op of _test_mul_add, with its own derivative",
+    "_test_scale_optional": "a `test_op` entry exercising Tensor? arguments in formulas",
+    "_test_sum_defined": "a `test_op` entry exercising undefined gradients (materialize_grads)",
+}
+TEST_OPS = {name: "a `test_op` entry (see TOP_LEVEL_PRIVATE)" for name in
+            ("_test_mul_add", "_test_mul_backward", "_test_scale_optional", "_test_sum_defined")}
+TENSOR_PRIVATE = {
+    "_numpy_holder": "the object whose __array_interface__ Tensor.numpy() wraps (keeps the storage alive)",
+    "_test_mul_add": "a `test_op` entry bound as a method: test_schema_types checks a method's named tuple",
+}
+
+
+def _extra(ours, theirs):
+    return {n for n in set(dir(ours)) - set(dir(theirs)) if not (n.startswith("__") and n.endswith("__"))}
+
+
+def _is_private_submodule(obj):
+    """A module of the torchlite package itself (torchlite._indexing, ...): private by its name."""
+    return isinstance(obj, types.ModuleType) and obj.__name__.startswith("torchlite.")
+
+
+NAMESPACES = {
+    "torch": (tl, torch, TOP_LEVEL_PRIVATE),
+    "Tensor": (tl.Tensor, torch.Tensor, TENSOR_PRIVATE),
+    # the generated functions: torch._C._VariableFunctions is what torch re-exports at its top level
+    "_C._ops": (tl._C._ops, torch._C._VariableFunctions, TEST_OPS),
+    "nn.functional": (TF, F, {}),
+    "_C._nn": (tl._C._nn, torch._C._nn, {}),
+    "_C._special": (tl._C._special, torch._C._special, {}),
+    "_C._linalg": (tl._C._linalg, torch._C._linalg, {}),
+    "_C._fft": (tl._C._fft, torch._C._fft, {}),
+    "return_types": (tl.return_types, torch.return_types,
+                     {"_test_mul_add": TEST_OPS["_test_mul_add"], "_test_mul_backward": TEST_OPS["_test_mul_backward"],
+                      "_test_mul_add_out": "the out= form of the `test_op` entry _test_mul_add"}),
+    "random": (tl.random, torch.random, {"_PyGenerator": "collections.abc.Generator, fork_rng's return annotation"}),
+    "special": (tl.special, torch.special, {}),
+    "linalg": (tl.linalg, torch.linalg, {}),
+}
+
+
+@pytest.mark.parametrize("where", sorted(NAMESPACES))
+def test_no_public_names_torch_lacks(where):
+    ours, theirs, _ = NAMESPACES[where]
+    assert sorted(n for n in _extra(ours, theirs) if not n.startswith("_")) == []
+
+
+@pytest.mark.parametrize("where", sorted(NAMESPACES))
+def test_private_names_torch_lacks_are_listed(where):
+    ours, theirs, allowed = NAMESPACES[where]
+    extra = {n for n in _extra(ours, theirs) if n.startswith("_")}
+    unlisted = sorted(n for n in extra - set(allowed) if not _is_private_submodule(getattr(ours, n)))
+    assert unlisted == []
+    assert set(allowed) <= extra, "a listed name is gone or torch has it now: drop it from the list"
+
+
+def test_inplace_functions_only_where_torch_has_them():
+    for name in ("abs_", "exp_", "relu_", "sigmoid_", "zero_", "clamp_"):
+        assert hasattr(tl, name) and hasattr(torch, name), name
+    for name in ("add_", "sub_", "mul_", "div_", "eq_", "lt_", "index_add_", "scatter_", "masked_fill_", "tril_",
+                 "copy_", "index_reduce_", "scatter_reduce_"):
+        assert not hasattr(tl, name) and not hasattr(torch, name), name
+        assert hasattr(tl.Tensor, name) and hasattr(torch.Tensor, name), name
+    x = tl.tensor([1.0, -2.0])
+    assert x.add_(1) is x and x.tolist() == [2.0, -1.0]
+    assert tl.abs_(x) is x and x.tolist() == [2.0, 1.0]
+    # nn in-place ops stay functions of torch._C._nn (no Tensor.elu_), as in PyTorch
+    assert hasattr(tl._C._nn, "elu_") and not hasattr(tl.Tensor, "elu_") and not hasattr(torch.Tensor, "elu_")
+
+
+def test_special_and_linalg_are_bound_where_torch_binds_them():
+    a = np.array([-1.5, 0.0, 0.25, 2.0])
+    t, x = torch.tensor(a), tl.tensor(a.tolist(), dtype=tl.float64)
+    for name in ("erf", "expit", "logit", "i0e", "ndtr", "xlogy"):
+        args = (x, x) if name == "xlogy" else (x,)
+        want = getattr(torch.special, name)(*((t, t) if name == "xlogy" else (t,)))
+        np.testing.assert_allclose(getattr(tl.special, name)(*args).tolist(), want.tolist(), rtol=1e-12)
+        assert getattr(tl.special, name) is getattr(tl._C._special, f"special_{name}")
+        assert hasattr(torch._C._special, f"special_{name}")
+        assert not hasattr(tl, f"special_{name}") and not hasattr(torch, f"special_{name}")
+    out = tl.empty(0, dtype=tl.float64)
+    assert tl.special.erf(x, out=out) is out
+    for name in ("vector_norm", "cross", "vecdot", "multi_dot"):
+        assert getattr(tl.linalg, name) is getattr(tl._C._linalg, f"linalg_{name}")
+        assert hasattr(torch._C._linalg, f"linalg_{name}")
+        assert not hasattr(tl, f"linalg_{name}") and not hasattr(torch, f"linalg_{name}")
+    m = np.arange(6.0).reshape(2, 3)
+    assert tl.linalg.cross(tl.tensor(m), tl.tensor(m[::-1].copy())).tolist() == \
+        torch.linalg.cross(torch.tensor(m), torch.tensor(m[::-1].copy())).tolist()
+    assert tl.linalg.vector_norm(tl.tensor(m)).item() == pytest.approx(torch.linalg.vector_norm(torch.tensor(m)).item())
+    assert tl.special.sinc(tl.tensor([0.5])).tolist() == pytest.approx(torch.special.sinc(torch.tensor([0.5])).tolist())
+
+
+def test_unbound_ops_are_internal():
+    """Ops PyTorch binds nowhere in Python (torch.ops.aten only) are in torchlite._C._internal alone."""
+    for name in ("sigmoid_backward", "convolution_backward", "nll_loss_forward", "elu_backward", "slice", "alias",
+                 "index", "_to_copy", "_unsafe_view", "_reshape_alias", "unique_dim", "unique_dim_consecutive"):
+        assert hasattr(tl._C._internal, name), name
+        assert not hasattr(tl, name) and not hasattr(tl._C._ops, name) and not hasattr(tl._C._nn, name), name
+        assert not hasattr(torch, name) and not hasattr(torch._C._nn, name), name
+    assert not hasattr(tl.Tensor, "slice") and not hasattr(torch.Tensor, "slice")
+    # a plain tuple, as torch.ops.aten returns (torch.return_types has no nll_loss_forward)
+    x, target = tl.tensor([[0.5, -1.0], [2.0, 0.25]]), tl.tensor([1, 0])
+    r = tl._C._internal.nll_loss_forward(x, target, None, 1, -100)
+    want = torch.ops.aten.nll_loss_forward(torch.tensor(x.tolist()), torch.tensor(target.tolist()), None, 1, -100)
+    assert type(r) is tuple and type(want) is tuple
+    assert [t.tolist() for t in r] == [t.tolist() for t in want]
+    g, y = np.array([0.5, -1.0]), np.array([0.25, 0.75])
+    got = tl._C._internal.sigmoid_backward(tl.tensor(g.tolist()), tl.tensor(y.tolist()))
+    want = torch.ops.aten.sigmoid_backward(torch.tensor(g, dtype=torch.float32), torch.tensor(y, dtype=torch.float32))
+    assert got.tolist() == want.tolist()
+    x = tl.arange(10.0)
+    assert tl._C._internal.slice(x, 0, 2, 8, 3).tolist() == [2.0, 5.0]
+
+
+def test_python_level_names():
+    assert not hasattr(tl, "fork_rng") and not hasattr(torch, "fork_rng")
+    assert tl.random.fork_rng is not None and torch.random.fork_rng is not None
+    for module in (tl, TF, tl.random):
+        assert not hasattr(module, "annotations")
+    assert not hasattr(TF, "_nn") and not hasattr(TF, "_tl")
