@@ -24,7 +24,7 @@ from _timing import median_pair
 
 SIDE = 3162  # 3162^2 ~ 10M elements
 
-# name -> (forward(F, x), backward(lib, g, x) or None); lib is torch.ops.aten or torchlite._C._nn.
+# name -> (forward(F, x), backward(lib, g, x) or None); lib is torch.ops.aten or torchlite._C._internal.
 OPS = {
     "relu": (lambda f, x: f.relu(x), None),
     "relu6": (lambda f, x: f.relu6(x), None),
@@ -83,7 +83,7 @@ def main() -> int:
             continue
         cells = [median_pair(lambda: fwd(TF, x_tl), lambda: fwd(F, x_th), 1, rep) + ("ms",)]
         if bwd is not None:
-            cells.append(median_pair(lambda: bwd(tl._C._nn, g_tl, x_tl), lambda: bwd(torch.ops.aten, g_th, x_th), 1, rep)
+            cells.append(median_pair(lambda: bwd(tl._C._internal, g_tl, x_tl), lambda: bwd(torch.ops.aten, g_th, x_th), 1, rep)
                          + ("ms",))
         else:
             cells.append(None)

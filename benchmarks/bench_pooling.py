@@ -75,7 +75,7 @@ def main() -> int:
             continue
         st = saved(F, xt) if saved else None
         sl = saved(TF, xl) if saved else None
-        a, b = median_pair(lambda: bwd(tl._C._nn, gl, xl, sl), lambda: bwd(torch.ops.aten, gt, xt, st), number, rep)
+        a, b = median_pair(lambda: bwd(tl._C._internal, gl, xl, sl), lambda: bwd(torch.ops.aten, gt, xt, st), number, rep)
         rows.append((name, "backward", a, b))
     if args.markdown:
         print("| case (32x64x56x56 float32) | pass | torchlite ms | PyTorch ms | ratio |")
