@@ -150,25 +150,33 @@ def _tensor(spec, dtype, config, rank, seed):
     return rng.integers(lo, hi, shape).astype(dtype)
 
 
-def _callables(f, sample):
+def _functions(f, sample, a_tl, a_th):
+    """(torchlite function, its args), (torch function, its args): each looked up once, so that no
+    call pays a module or method attribute lookup the other does not."""
     name = f.schema.name.name
     hint = _hint(sample, "torch")
     if hint:
         oracle = eval(hint, {"torch": torch})  # noqa: S307 - our own YAML
-        # The same function in torchlite (torchlite.special.zeta for torch.special.zeta), looked up
-        # once as the oracle is, so that neither call pays a module attribute lookup.
-        ours = None
+        ours = None  # the same function in torchlite: torchlite.special.zeta for torch.special.zeta
         if re.fullmatch(r"torch(\.\w+)+", hint):
             try:
                 ours = eval("tl" + hint[len("torch"):], {"tl": tl})  # noqa: S307 - our own YAML
             except AttributeError:  # torch.ops.aten.*: torchlite has no such namespace
                 pass
-        ours = ours or getattr(tl, name)
-        return (lambda a, k: ours(*a, **k)), (lambda a, k: oracle(*a, **k))
+        return (ours or getattr(tl, name), a_tl), (oracle, a_th)
     if "function" in f.variants and hasattr(torch, name) and hasattr(tl, name):
-        return (lambda a, k: getattr(tl, name)(*a, **k)), (lambda a, k: getattr(torch, name)(*a, **k))
-    method = (lambda a, k: getattr(a[0], name)(*a[1:], **k))
-    return method, method
+        return (getattr(tl, name), a_tl), (getattr(torch, name), a_th)
+    (pa, ka), (qa, kb) = a_tl, a_th
+    return (getattr(pa[0], name), (pa[1:], ka)), (getattr(qa[0], name), (qa[1:], kb))
+
+
+def _bind(fn, args, kwargs):
+    """fn(*args, **kwargs) as a no-argument call written out in Python syntax (`fn(a0, a1,
+    rounding_mode=k0)`), compiled once: a call with a ** dict would also time unpacking the dict,
+    which costs METH_FASTCALL bindings (torchlite's) more than METH_VARARGS ones (PyTorch's)."""
+    names = {"fn": fn, **{f"a{i}": v for i, v in enumerate(args)}, **{f"k{i}": v for i, v in enumerate(kwargs.values())}}
+    call = ", ".join([f"a{i}" for i in range(len(args))] + [f"{key}=k{i}" for i, key in enumerate(kwargs)])
+    return eval(f"lambda: fn({call})", names)  # noqa: S307 - names are the sample's keywords
 
 
 def inputs(f, sample, config):
@@ -193,9 +201,8 @@ def inputs(f, sample, config):
     a_tl = _map(args_tl, build(tl))
     it = iter(specs)  # the same values in torch, spec by spec
     a_th = _map(args_th, lambda s: build(torch)(next(it)))
-    call_tl, call_th = _callables(f, sample)
-    (pa, ka), (qa, kb) = a_tl, a_th  # (args, kwargs) of each
-    return (lambda: call_tl(pa, ka)), (lambda: call_th(qa, kb))
+    (f_tl, (pa, ka)), (f_th, (qa, kb)) = _functions(f, sample, a_tl, a_th)
+    return _bind(f_tl, pa, ka), _bind(f_th, qa, kb)
 
 
 def median_pair(f_tl, f_th, number, repeat):
