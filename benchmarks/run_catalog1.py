@@ -11,7 +11,9 @@ as a transposed 2-D view of contiguous storage, and per-call time on 1-element t
 floating dtype (bitwise, gcd/lcm, shifts) run on int32, bool-only ones on bool.
 
 Each figure is the median of several repeats, torchlite and PyTorch measured alternately in the same
-process so that load from other processes hits both alike; the ratio is torchlite / PyTorch. Targets
+process so that load from other processes hits both alike; the ratio is torchlite / PyTorch. Both
+functions are looked up once (torchlite.special.erfcx beside torch.special.erfcx for a `# torch:` hint)
+and each call is compiled in Python syntax, `fn(a0, a1, rounding_mode=k0)`, as users write it. Targets
 (issue 8): 10M columns <= 1.0, 1-element column <= 0.6. Both libraries use 2 threads. Rows over target
 are measured again (`--retry`, default 2 more runs) and the best run kept: the shared machine's load
 moves single runs by +-0.1.
