@@ -58,36 +58,42 @@ Tensor cast_to(const Tensor& t, ScalarType dtype) {
 
 namespace detail {
 
-DimGeometry make_geometry(ArrayRef<Tensor> ops, int64_t dim, const char* op) {
-  DimGeometry g;
-  g.nops = static_cast<int64_t>(ops.size());
-  const int64_t nd = ops[0].dim();
-  for (const Tensor& t : ops)
-    TL_CHECK(t.dim() == nd, op, ": operands must have the same number of dimensions");
+void make_geometry(DimGeometry& g, ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, int64_t dim, const char* op) {
+  const int64_t nout = static_cast<int64_t>(outputs.size());
+  g.nops = nout + static_cast<int64_t>(inputs.size());
+  const auto operand = [&](int64_t k) -> const Tensor& { return k < nout ? outputs[k] : inputs[k - nout]; };
+  const Tensor& t0 = operand(0);
+  const int64_t nd = t0.dim();
+  for (int64_t k = 0; k < g.nops; ++k)
+    TL_CHECK(operand(k).dim() == nd, op, ": operands must have the same number of dimensions");
   const int64_t d = nd == 0 ? 0 : maybe_wrap_dim(dim, nd, op);
+  const int64_t no = nd == 0 ? 0 : nd - 1;
+  g.outer_sizes.resize(static_cast<size_t>(no));
   g.nslices = 1;
-  for (int64_t i = 0; i < nd; ++i) {
+  for (int64_t i = 0, j = 0; i < nd; ++i) {
     if (i == d) continue;
-    g.outer_sizes.push_back(ops[0].sizes()[i]);
-    g.nslices *= ops[0].sizes()[i];
-    for (const Tensor& t : ops)
-      TL_CHECK(t.sizes()[i] == ops[0].sizes()[i], op, ": operands differ in size at dimension ", i);
+    g.outer_sizes[j++] = t0.sizes()[i];
+    g.nslices *= t0.sizes()[i];
+    for (int64_t k = 0; k < g.nops; ++k)
+      TL_CHECK(operand(k).sizes()[i] == t0.sizes()[i], op, ": operands differ in size at dimension ", i);
   }
-  const int64_t no = static_cast<int64_t>(g.outer_sizes.size());
-  g.outer_strides.resize(g.nops * no);
+  g.outer_strides.resize(static_cast<size_t>(g.nops * no));
+  g.dim_strides.resize(static_cast<size_t>(g.nops));
+  g.dim_sizes.resize(static_cast<size_t>(g.nops));
+  g.itemsizes.resize(static_cast<size_t>(g.nops));
+  g.bases.resize(static_cast<size_t>(g.nops));
   for (int64_t k = 0; k < g.nops; ++k) {
-    const Tensor& t = ops[k];
+    const Tensor& t = operand(k);
     const int64_t isz = static_cast<int64_t>(t.itemsize());
     int64_t j = 0;
     for (int64_t i = 0; i < nd; ++i)
       if (i != d) g.outer_strides[k * no + j++] = t.strides()[i] * isz;
-    g.dim_strides.push_back(nd == 0 ? 1 : t.strides()[d]);
-    g.dim_sizes.push_back(nd == 0 ? 1 : t.sizes()[d]);
-    g.itemsizes.push_back(isz);
-    g.bases.push_back(static_cast<char*>(t.data_ptr()));
-    g.max_len = std::max(g.max_len, g.dim_sizes.back());
+    g.dim_strides[k] = nd == 0 ? 1 : t.strides()[d];
+    g.dim_sizes[k] = nd == 0 ? 1 : t.sizes()[d];
+    g.itemsizes[k] = isz;
+    g.bases[k] = static_cast<char*>(t.data_ptr());
+    g.max_len = std::max(g.max_len, g.dim_sizes[k]);
   }
-  return g;
 }
 
 namespace {

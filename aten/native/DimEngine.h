@@ -30,6 +30,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"  // SmallVec
 
 namespace tl::native {
 
@@ -79,26 +80,31 @@ Tensor cast_to(const Tensor& t, ScalarType dtype);
 
 namespace detail {
 
+// Per-call state lives inline (SmallVec): a call on small tensors (softmax of one row) would
+// otherwise spend as long in malloc/free as in its kernel. Heap only beyond 8 outer dims/4 operands.
 struct DimGeometry {
   int64_t nops = 0;
-  int64_t nslices = 0;              // product of the sizes of every dim except `dim`
-  std::vector<int64_t> outer_sizes; // sizes of the other dims, innermost last
-  std::vector<int64_t> outer_strides;  // [nops][outer dims], in bytes
-  std::vector<int64_t> dim_strides;    // per operand, in elements
-  std::vector<int64_t> dim_sizes;      // per operand
-  std::vector<int64_t> itemsizes;
-  std::vector<char*> bases;
+  int64_t nslices = 0;                   // product of the sizes of every dim except `dim`
+  SmallVec<int64_t, 8> outer_sizes;      // sizes of the other dims, innermost last
+  SmallVec<int64_t, 32> outer_strides;   // [nops][outer dims], in bytes
+  SmallVec<int64_t, 4> dim_strides;      // per operand, in elements
+  SmallVec<int64_t, 4> dim_sizes;        // per operand
+  SmallVec<int64_t, 4> itemsizes;
+  SmallVec<char*, 4> bases;
   int64_t max_len = 0;
 };
 
-DimGeometry make_geometry(ArrayRef<Tensor> ops, int64_t dim, const char* op);
+// Fills `g` for the operands: the outputs, then the inputs.
+void make_geometry(DimGeometry& g, ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, int64_t dim, const char* op);
 
 // Walks slice indices in order, keeping each operand's byte offset of the current slice.
 struct SliceWalker {
   const DimGeometry& g;
-  std::vector<int64_t> idx;
-  std::vector<int64_t> off;
-  SliceWalker(const DimGeometry& geom, int64_t start) : g(geom), idx(geom.outer_sizes.size()), off(geom.nops, 0) {
+  SmallVec<int64_t, 8> idx;
+  SmallVec<int64_t, 8> off;
+  SliceWalker(const DimGeometry& geom, int64_t start) : g(geom) {
+    idx.resize(geom.outer_sizes.size());
+    off.resize(static_cast<size_t>(geom.nops));
     const int64_t nd = static_cast<int64_t>(idx.size());
     for (int64_t d = nd - 1; d >= 0; --d) {
       idx[d] = start % g.outer_sizes[d];
@@ -116,9 +122,12 @@ struct SliceWalker {
     }
   }
   // Slices left in the innermost outer dim from here (they are evenly spaced in memory).
-  int64_t run_left() const { return idx.empty() ? 1 : g.outer_sizes.back() - idx.back(); }
+  int64_t run_left() const {
+    const size_t nd = idx.size();
+    return nd == 0 ? 1 : g.outer_sizes[nd - 1] - idx[nd - 1];
+  }
   int64_t inner_stride(int64_t k) const {  // bytes between neighbouring slices of the run
-    return idx.empty() ? 0 : g.outer_strides[k * idx.size() + idx.size() - 1];
+    return idx.size() == 0 ? 0 : g.outer_strides[k * idx.size() + idx.size() - 1];
   }
 };
 
@@ -136,10 +145,10 @@ constexpr int64_t kScratchGroup = 16;  // slices copied together: 16 floats = on
 // Runs f(const DimSlice* s) for every slice; s[0..outputs) are the outputs, then the inputs.
 template <typename F>
 void dim_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, int64_t dim, DimApplyOptions opts, const F& f) {
-  std::vector<Tensor> ops(outputs.begin(), outputs.end());
-  ops.insert(ops.end(), inputs.begin(), inputs.end());
-  if (ops.empty() || ops[0].is_meta()) return;
-  const detail::DimGeometry g = detail::make_geometry(ops, dim, "dim_apply");
+  if (outputs.empty() && inputs.empty()) return;
+  if ((outputs.empty() ? inputs[0] : outputs[0]).is_meta()) return;
+  detail::DimGeometry g;
+  detail::make_geometry(g, outputs, inputs, dim, "dim_apply");
   if (g.nslices == 0) return;
   const int64_t nops = g.nops;
   const int64_t nout = static_cast<int64_t>(outputs.size());
@@ -152,7 +161,8 @@ void dim_apply(ArrayRef<Tensor> outputs, ArrayRef<Tensor> inputs, int64_t dim, D
 
   parallel_for(0, g.nslices, grain, [&](int64_t begin, int64_t end) {
     detail::SliceWalker w(g, begin);
-    std::vector<DimSlice> s(nops);
+    SmallVec<DimSlice, 4> s;
+    s.resize(static_cast<size_t>(nops));
     if (!use_scratch) {
       for (int64_t i = begin; i < end; ++i, w.next()) {
         for (int64_t k = 0; k < nops; ++k) s[k] = {g.bases[k] + w.off[k], g.dim_strides[k], g.dim_sizes[k]};

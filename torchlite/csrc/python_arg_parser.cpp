@@ -95,11 +95,13 @@ const std::vector<PyObject*>& numpy_aliases(const std::string& name) {
   };
   static const std::vector<PyObject*> none, dim = make({"axis"}), keepdim = make({"keepdims"}),
                                              input = make({"x", "a", "x1"}), other = make({"x2"});
-  if (name == "dim") return dim;
-  if (name == "keepdim") return keepdim;
-  if (name == "input") return input;
-  if (name == "other") return other;
-  return none;
+  // Asked for each keyword parameter of each signature tried: the length rules most names out.
+  switch (name.size()) {
+    case 3: return name == "dim" ? dim : none;
+    case 5: return name == "input" ? input : name == "other" ? other : none;
+    case 7: return name == "keepdim" ? keepdim : none;
+    default: return none;
+  }
 }
 
 bool is_keyword_of(PyObject* kw, const FunctionParameter& p) {

@@ -158,9 +158,10 @@ void rem_scalar(const Tensor& self, const Scalar& other, Tensor& out, const char
   TL_DISPATCH_NUMERIC(iter.common_dtype(), op, [&] { rem_scalar_loop<kind, scalar_t>(iter, other, op); });
 }
 
-// gcd of |a| and |b| by Euclid; |INT_MIN| wraps to INT_MIN as in PyTorch.
+// gcd of |a| and |b| by Euclid; |INT_MIN| wraps to INT_MIN as in PyTorch. Kept for the inputs
+// gcd_fast refuses: PyTorch's Euclid on a wrapped INT_MIN gives results such as gcd(INT_MIN, 6) = -2.
 template <typename T>
-inline T gcd_integer(T a, T b) {
+inline T gcd_euclid(T a, T b) {
   a = a < 0 ? wrapping_neg(a) : a;
   b = b < 0 ? wrapping_neg(b) : b;
   while (a != 0) {  // b % a cannot trap: b is INT_MIN only while a is INT_MIN or 0
@@ -171,11 +172,56 @@ inline T gcd_integer(T a, T b) {
   return b;
 }
 
+template <typename U>
+TL_ALWAYS_INLINE int count_trailing_zeros(U v) {  // v != 0
+  if constexpr (sizeof(U) == 8) return __builtin_ctzll(v);
+  else return __builtin_ctz(v);
+}
+
+// Binary (Stein's) gcd of u, v >= 0: shifts, subtractions and conditional moves instead of
+// Euclid's divisions; the gcd is unique, so the result is Euclid's bit for bit.
+template <typename U>
+TL_ALWAYS_INLINE U gcd_binary(U u, U v) {
+  if (u == 0) return v;
+  if (v == 0) return u;
+  const int zu = count_trailing_zeros(u), zv = count_trailing_zeros(v);
+  u >>= zu;
+  v >>= zv;
+  while (u != v) {  // both odd: |u - v| is even and nonzero
+    const U d = u > v ? u - v : v - u;
+    v = u < v ? u : v;
+    u = d >> count_trailing_zeros(d);
+  }
+  return u << (zu < zv ? zu : zv);
+}
+
+// Unsigned type wide enough for |a| of T (8/16-bit types compute in 32 bits, as C++ promotes them).
+template <typename T>
+using gcd_unsigned_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+
+template <typename T>
+inline T gcd_integer(T a, T b) {
+  const T pa = a < 0 ? wrapping_neg(a) : a, pb = b < 0 ? wrapping_neg(b) : b;
+  if (pa < 0 || pb < 0) return gcd_euclid(a, b);  // a wrapped minimum value
+  using U = gcd_unsigned_t<T>;
+  return static_cast<T>(gcd_binary(static_cast<U>(pa), static_cast<U>(pb)));
+}
+
 // |a / gcd * b|, computed in int for 8/16-bit types (C++ promotion, as PyTorch) and wrapping.
+// Without a wrapped minimum value it is |(|a| / g) * |b||: both products agree up to sign modulo
+// 2^bits, and the wrapping |x| equals |-x|; the unsigned division is the cheaper one.
 template <typename T>
 inline T lcm_integer(T a, T b) {
   using W = std::conditional_t<(sizeof(T) < 4), int32_t, T>;
-  const W g = gcd_integer(a, b);
+  const T pa = a < 0 ? wrapping_neg(a) : a, pb = b < 0 ? wrapping_neg(b) : b;
+  if (pa >= 0 && pb >= 0) {
+    using U = gcd_unsigned_t<T>;
+    const U g = gcd_binary(static_cast<U>(pa), static_cast<U>(pb));
+    if (g == 0) return 0;
+    const W r = static_cast<W>(static_cast<U>(static_cast<U>(pa) / g * static_cast<U>(pb)));
+    return static_cast<T>(r < 0 ? wrapping_neg(r) : r);
+  }
+  const W g = gcd_euclid(a, b);
   if (g == 0) return 0;
   const W q = (std::is_signed_v<W> && g == W(-1)) ? wrapping_neg(W(a)) : static_cast<W>(W(a) / g);
   const W r = wrapping_mul(q, W(b));

@@ -40,14 +40,16 @@ TL_TARGET_CLONES void map2(const double* a, const double* b, double* out, int64_
 }
 template <typename P>
 TL_TARGET_CLONES bool any1(const double* a, int64_t n, const P& p) {
-  bool any = false;
-  for (int64_t i = 0; i < n; ++i) any |= p(a[i]);
+  int any = 0;  // an int OR reduction under omp simd vectorizes (the bool loop ran scalar)
+#pragma omp simd reduction(| : any)
+  for (int64_t i = 0; i < n; ++i) any |= static_cast<int>(p(a[i]));
   return any;
 }
 template <typename P>
 TL_TARGET_CLONES bool any2(const double* a, const double* b, int64_t n, const P& p) {
-  bool any = false;
-  for (int64_t i = 0; i < n; ++i) any |= p(a[i], b[i]);
+  int any = 0;  // an int OR reduction under omp simd vectorizes (the bool loop ran scalar)
+#pragma omp simd reduction(| : any)
+  for (int64_t i = 0; i < n; ++i) any |= static_cast<int>(p(a[i], b[i]));
   return any;
 }
 

@@ -422,8 +422,8 @@ inline double zeta_f64(double s, double q) {
       8.586062056277845e-15, -2.174868698558062e-16, 5.5090028283602295e-18, -1.3954464685812522e-19,
   };
   constexpr double kTiny = 1.1102230246251565e-16;  // 2^-53
-  if (s == 1.0) return kInf;
-  if (s < 1.0) return kNaN;
+  // One branch, the value by a select: bool or integer s (0s and 1s at random) would mispredict.
+  if (s <= 1.0) return dsel(s == 1.0, kInf, kNaN);
   if (q <= 0.0) {
     if (q == std::floor(q)) return kInf;
     if (s != std::floor(s)) return kNaN;
