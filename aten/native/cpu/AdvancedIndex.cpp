@@ -406,7 +406,7 @@ Tensor index_impl(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   if (const Tensor* mask = lone_mask(self, indices, stride)) return index_lone_mask(self, *mask, stride);
   const Plan p = make_plan(self, indices);
   Tensor out = empty_tensor(p.result, self.dtype(), self.device());
-  if (self.is_meta() || p.idx.empty() && !p.dims.empty()) return out;
+  if (self.is_meta() || (p.idx.empty() && !p.dims.empty())) return out;
   const BlockOffsets block(p, self);
   const Walk w = rest_walk(p, self, out, true);
   const int64_t sn = flat_stride(p, out);
@@ -481,7 +481,7 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
   const Plan p = make_plan(out, indices);
   TL_CHECK(is_expandable_to(v.sizes(), p.result), "shape mismatch: value tensor of shape ", v.sizes(),
            " cannot be broadcast to indexing result of shape ", IntArrayRef(p.result));
-  if (out.is_meta() || p.idx.empty() && !p.dims.empty()) return;
+  if (out.is_meta() || (p.idx.empty() && !p.dims.empty())) return;
   const Tensor ve = expand_view(v, p.result);
   const BlockOffsets block(p, out);
   const Walk w = rest_walk(p, out, ve, false);
