@@ -62,6 +62,7 @@ class UntypedStorage(_C.StorageBase):
 
     __slots__ = ()
     is_sparse = False
+    is_sparse_csr = False
     is_cuda = False
 
     def __new__(cls, *args, device=None):
@@ -135,9 +136,90 @@ class UntypedStorage(_C.StorageBase):
     def is_pinned(self, device="cuda") -> bool:
         return False
 
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
     @property
     def filename(self):
         return None
+
+    @property
+    def is_hpu(self) -> bool:
+        return False
+
+    def get_device(self):
+        """The device index: None for CPU and meta storages, as PyTorch."""
+        return self.device.index
+
+    def new(self):
+        """An empty storage on the same device."""
+        return UntypedStorage(0, device=self.device)
+
+    def type(self, dtype=None, non_blocking=False):
+        """The type's name without `dtype`; else the storage converted to the storage class `dtype`
+        (a class or its dotted name): self if it is of that class, otherwise a new one of as many
+        elements as self has bytes, copied from self."""
+        if dtype is None:
+            return "torch.storage.UntypedStorage"
+        target = _storage_class(dtype)
+        if target is builtins.type(self):
+            return self
+        return target(self.size()).copy_(self, non_blocking)
+
+    def to(self, *, device, non_blocking=False):
+        """Self when on `device`, else a copy of the bytes there."""
+        device = device if isinstance(device, _C.device) else _C.device(device)
+        if device == self.device:
+            return self
+        if device.type != "cpu":  # PyTorch looks for torch.<device type>, which meta has not
+            raise AssertionError(f"{device.type.upper()} device module is not loaded")
+        if self.device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return UntypedStorage(self.nbytes(), device=device).copy_(self)
+
+    def _to(self, dtype):
+        """Each byte converted to `dtype`: a TypedStorage of nbytes() elements, never sharing self's memory."""
+        return _converted(self._tensor(_uint8), dtype, self)
+
+    def double(self):
+        return self._to(_C.float64)
+
+    def float(self):
+        return self._to(_C.float32)
+
+    def half(self):
+        return self._to(_C.float16)
+
+    def bfloat16(self):
+        return self._to(_C.bfloat16)
+
+    def long(self):
+        return self._to(_C.int64)
+
+    def int(self):
+        return self._to(_C.int32)
+
+    def short(self):
+        return self._to(_C.int16)
+
+    def char(self):
+        return self._to(_C.int8)
+
+    def byte(self):
+        return self._to(_C.uint8)
+
+    def bool(self):
+        return self._to(_C.bool)
+
+    def byteswap(self, dtype):
+        """Reverses the bytes of each `dtype` element in place (nbytes() must be a multiple of its size)."""
+        size = dtype.itemsize
+        if size > 1 and self.nbytes():
+            if self.nbytes() % size:
+                raise RuntimeError(f"byteswap: the storage size {self.nbytes()} is not a multiple of {size}")
+            if self.device.type != "meta":
+                elements = self._tensor(_uint8).view(-1, size)
+                elements.copy_(elements.flip(1))
 
     def __copy__(self):
         return self
@@ -169,6 +251,32 @@ class UntypedStorage(_C.StorageBase):
         if dtype is None:
             raise RuntimeError("argument 'dtype' cannot be None")
         return _from_buffer(cls, buffer, byte_order, count, offset, dtype)
+
+
+def _converted(values, dtype, source):
+    """A TypedStorage over `values` (a 1-D tensor) converted to `dtype`, copied if the conversion
+    returned `source`'s own memory (a conversion to the same dtype)."""
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"Argument 'dtype' must be torch.dtype, not {builtins.type(dtype)}")
+    untyped = values.to(dtype).untyped_storage()
+    if untyped._cdata == source._cdata:
+        untyped = untyped.clone()
+    return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+
+def _storage_class(name):
+    """The storage class `name` designates: a class, or a dotted name under torchlite or torch
+    ('torch.FloatStorage', 'torch.storage.UntypedStorage', ...)."""
+    if not isinstance(name, str):
+        return name
+    import torchlite
+    parts = name.split(".")
+    if parts[0] not in ("torch", "torchlite"):
+        raise ValueError(f"type: {name!r} is not the name of a storage class")
+    obj = torchlite
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
 
 
 def _from_buffer(cls, buffer, byte_order, count, offset, dtype):
@@ -215,7 +323,6 @@ class TypedStorage:
     `TypedStorage(wrap_storage=untyped, dtype=dtype)`."""
 
     is_sparse = False
-    dtype = None  # the legacy classes (FloatStorage) fix it per class
 
     def __new__(cls, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
         if not _internal:
@@ -354,14 +461,41 @@ class TypedStorage:
         return TypedStorage(wrap_storage=untyped_storage, dtype=self.dtype, _internal=True)
 
     def _to(self, dtype):
-        values = self._elements().to(dtype)
-        return TypedStorage(wrap_storage=values.untyped_storage(), dtype=dtype, _internal=True)
+        return _converted(self._elements(), dtype, self._untyped_storage)
 
     def type(self, dtype=None, non_blocking=False):
+        """The legacy class's name without `dtype`; else, as PyTorch, the UntypedStorage's `type`
+        (the bytes, not the elements, are what is converted)."""
         if dtype is None:
             return f"torch.{_LEGACY_STEMS[self.dtype]}Storage"
-        target = dtype if isinstance(dtype, _C.dtype) else _LEGACY_BY_NAME[dtype.split(".")[-1]]
-        return self._to(target)
+        return self._untyped_storage.type(dtype, non_blocking)
+
+    def to(self, *, device, non_blocking=False):
+        return self._new_wrapped_storage(self._untyped_storage.to(device=device, non_blocking=non_blocking))
+
+    def get_device(self):
+        return self._untyped_storage.get_device()
+
+    def resizable(self) -> bool:
+        return self._untyped_storage.resizable()
+
+    @property
+    def filename(self):
+        return None
+
+    @property
+    def is_hpu(self) -> bool:
+        return False
+
+    def pin_memory(self, device=None):
+        return self._new_wrapped_storage(self._untyped_storage.pin_memory(device))
+
+    def pickle_storage_type(self) -> str:
+        """The name of the legacy class of this dtype ('FloatStorage'), what pickles record."""
+        try:
+            return f"{_LEGACY_STEMS[self.dtype]}Storage"
+        except KeyError as e:
+            raise KeyError(f"dtype {self.dtype} is not recognized") from e
 
     def float(self):
         return self._to(_C.float32)
@@ -430,7 +564,6 @@ _LEGACY_STEMS = {
     _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
     _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long", _C.bool: "Bool",
 }
-_LEGACY_BY_NAME = {stem + "Storage": dtype for dtype, stem in _LEGACY_STEMS.items()}
 
 
 class _LegacyStorageMeta(builtins.type):
