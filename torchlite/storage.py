@@ -14,11 +14,13 @@ afterwards) and refuses a storage NumPy points into; pickling copies the bytes.
 """
 from __future__ import annotations
 
-import builtins
-import sys
+import builtins as _builtins
+import sys as _sys
 import warnings
 
 from torchlite import _C
+
+__all__ = ["TypedStorage", "UntypedStorage"]
 
 _uint8 = _C.uint8
 
@@ -27,11 +29,11 @@ def _slice_bounds(index: slice, size: int):
     start, stop, step = index.indices(size)
     if step != 1:
         raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
-    return start, builtins.max(start, stop)
+    return start, _builtins.max(start, stop)
 
 
 def _check_int_index(index, size: int, what: str) -> int:
-    if not isinstance(index, builtins.int) or isinstance(index, builtins.bool):
+    if not isinstance(index, _builtins.int) or isinstance(index, _builtins.bool):
         raise TypeError(f"can't index a {what} with {type(index).__name__}")
     if index < -size or index >= size:
         raise IndexError(f"index {index} out of range for storage of size {size}")
@@ -66,7 +68,7 @@ class UntypedStorage(_C.StorageBase):
     is_cuda = False
 
     def __new__(cls, *args, device=None):
-        if len(args) == 1 and not isinstance(args[0], builtins.int) and hasattr(args[0], "__iter__"):
+        if len(args) == 1 and not isinstance(args[0], _builtins.int) and hasattr(args[0], "__iter__"):
             values = list(args[0])
             result = super().__new__(cls, len(values), device=device)
             if values and not result.device.type == "meta":
@@ -162,7 +164,7 @@ class UntypedStorage(_C.StorageBase):
         if dtype is None:
             return "torch.storage.UntypedStorage"
         target = _storage_class(dtype)
-        if target is builtins.type(self):
+        if target is _builtins.type(self):
             return self
         return target(self.size()).copy_(self, non_blocking)
 
@@ -257,7 +259,7 @@ def _converted(values, dtype, source):
     """A TypedStorage over `values` (a 1-D tensor) converted to `dtype`, copied if the conversion
     returned `source`'s own memory (a conversion to the same dtype)."""
     if not isinstance(dtype, _C.dtype):
-        raise TypeError(f"Argument 'dtype' must be torch.dtype, not {builtins.type(dtype)}")
+        raise TypeError(f"Argument 'dtype' must be torch.dtype, not {_builtins.type(dtype)}")
     untyped = values.to(dtype).untyped_storage()
     if untyped._cdata == source._cdata:
         untyped = untyped.clone()
@@ -295,7 +297,7 @@ def _from_buffer(cls, buffer, byte_order, count, offset, dtype):
         raise ValueError(f"buffer has only {len(view) - offset} elements after offset {offset}, but specified a "
                          f"size of {count}")
     result = UntypedStorage._new_from_bytes(view[offset:offset + count * itemsize])
-    native = sys.byteorder
+    native = _sys.byteorder
     if byte_order != "native" and byte_order != native and itemsize > 1 and count:
         swapped = result._tensor(_uint8).view(count, itemsize)
         swapped.copy_(swapped.flip(1))
@@ -347,7 +349,7 @@ class TypedStorage:
             untyped = wrap_storage
         elif not args:
             untyped = UntypedStorage(0, device=device)
-        elif len(args) == 1 and isinstance(args[0], builtins.int) and not isinstance(args[0], builtins.bool):
+        elif len(args) == 1 and isinstance(args[0], _builtins.int) and not isinstance(args[0], _builtins.bool):
             if args[0] < 0:
                 raise RuntimeError(f"TypedStorage: the size must not be negative, got {args[0]}")
             untyped = UntypedStorage(args[0] * dtype.itemsize, device=device)
@@ -566,10 +568,10 @@ _LEGACY_STEMS = {
 }
 
 
-class _LegacyStorageMeta(builtins.type):
+class _LegacyStorageMeta(_builtins.type):
     def __instancecheck__(cls, obj) -> bool:
         if cls.__dict__.get("_legacy_dtype") is None:
-            return builtins.type.__instancecheck__(cls, obj)
+            return _builtins.type.__instancecheck__(cls, obj)
         return isinstance(obj, TypedStorage) and obj.dtype == cls._legacy_dtype and obj.device.type == "cpu"
 
 
@@ -590,8 +592,8 @@ def _make_legacy(stem: str, dtype):
 _LEGACY_CLASSES = {f"{stem}Storage": _make_legacy(stem, dtype) for dtype, stem in _LEGACY_STEMS.items()}
 
 
-def is_storage(obj) -> bool:
-    """True if `obj` is a storage (UntypedStorage or TypedStorage)."""
+def _is_storage(obj) -> bool:
+    """torchlite.is_storage: True if `obj` is a storage (UntypedStorage or TypedStorage)."""
     return isinstance(obj, (UntypedStorage, TypedStorage))
 
 

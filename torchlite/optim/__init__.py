@@ -13,3 +13,6 @@ from .sgd import SGD
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
            "lr_scheduler"]
+
+# The optimizers' modules stay importable (torchlite.optim.adam) but off the namespace, as torch.optim does.
+del adadelta, adagrad, adam, adamax, nadam, optimizer, radam, rmsprop, sgd  # noqa: F821

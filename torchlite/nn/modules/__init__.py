@@ -25,3 +25,5 @@ __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "Par
            *_activation_all, *batchnorm.__all__, *conv.__all__, *distance.__all__, *dropout.__all__,
            *loss.__all__, *normalization.__all__, *padding.__all__, *pooling.__all__, *resampling.__all__,
            *sparse.__all__, *rnn.__all__, *transformer.__all__]
+
+del resampling  # torch.nn.modules names its files otherwise (upsampling, pixelshuffle); the module stays importable
