@@ -147,6 +147,69 @@ SUBMODULES = {
     },
     "func": {},
 }
+OPTIMIZER_HELPERS = ("_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_scalar_step", "_value")
+OPTIMIZER_FUSED = ("_check_fused_foreach", "_use_fused")
+SHARED = "a helper imported from optim/optimizer.py, which every optimizer shares"
+SUBMODULES.update({
+    "autograd.gradcheck": {**_same(IMPORT, "_torchlite"),
+                           **_same(HELPER, "_analytical_jacobians", "_differentiable_indices", "_numerical_jacobians")},
+    "functional": {**_same(IMPORT, "_Size", "_warnings"), **_same(HELPER, "_as_list", "_atleast"),
+                   "_meshgrid_warned": "meshgrid's warn-once flag"},
+    "nn.modules.activation": {**_same(IMPORT, "_torchlite"),
+                              **_same(HELPER, "_InplaceOnly", "_SoftmaxLike", "_inplace_suffix")},
+    "nn.modules.container": {**_same(IMPORT, "_Tensor"),
+                             **_same(HELPER, "_abs_index", "_dtype_name", "_entry_repr", "_tensor_type_name",
+                                     "_typename")},
+    "nn.modules.conv": {**_same(IMPORT, "_torchlite"),
+                        **_same(HELPER, "_PADDING_MODES", "_PADDING_STRINGS", "_conv_class", "_conv_transpose_class",
+                                "_lazy_class")},
+    "nn.modules.distance": {},
+    "nn.modules.dropout": {},
+    "nn.modules.flatten": {},
+    "nn.modules.lazy": _same(IMPORT, "_torchlite"),
+    "nn.modules.linear": _same(IMPORT, "_torchlite"),
+    "nn.modules.loss": {**_same(IMPORT, "_warnings"), "_legacy_reduction": "maps size_average/reduce to reduction"},
+    "nn.modules.module": {**_same(IMPORT, "_torchlite", "_is_lazy"),
+                          **_same(HELPER, "_add_global_hook", "_conversion_memo", "_convert_buffer",
+                                  "_convert_parameter", "_legacy_hook_warning", "_parse_to", "_run_registration_hooks",
+                                  "_torch_size_str", "_typename", "_warn_legacy_backward_hook")},
+    "nn.modules.normalization": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_shape")},
+    "nn.modules.padding": _same(HELPER, "_PadNd", "_SIDES", "_ZeroPad"),
+    "nn.modules.pooling": _same(HELPER, "_AvgPoolWithDivisor"),
+    "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
+    "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
+    "nn.utils.stateless": {**_same(IMPORT, "_warnings"), **_same(HELPER, "_ABSENT", "_owner", "_swapped")},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS) for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
+    "optim.adagrad": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
+    "optim.sgd": _same(SHARED, "_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_value",
+                       *OPTIMIZER_FUSED),
+    "utils.data.dataloader": _same(IMPORT, "_math", "_multiprocessing", "_torchlite"),
+    "utils.data.dataset": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_lengths_from_fractions")},
+    "utils.data.sampler": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_is_strict_int")},
+})
+
+# Modules whose extra public names need classes moved between files (torch keeps them elsewhere):
+# known differences, each with where torch has the names.
+MISPLACED = {
+    "nn.modules.batchnorm": "InstanceNorm1d/2d/3d live in torch.nn.modules.instancenorm",
+    "nn.modules.transformer": "imports (GELU, ReLU, Parameter, constant_, xavier_normal_, ...) and MultiheadAttention "
+                              "in __all__ (torch's is in nn.modules.activation)",
+    "nn.modules.utils": "__all__ lists the private _pair & co (torch's holds consume_prefix_in_state_dict_if_present)",
+    "nn.utils.clip_grad": "get_total_norm and clip_grads_with_norm_ (torch 2.13 has them in torch.nn.utils only)",
+    "nn.utils.convert_parameters": "imports (Tensor, torchlite) and an __all__ torch's module lacks",
+    "optim.adam": "AdamW (torch.optim.adamw)",
+}
+
+
+@pytest.mark.parametrize("where", sorted(MISPLACED))
+def test_misplaced_names(where):
+    ours, theirs = importlib.import_module(f"torchlite.{where}"), importlib.import_module(f"torch.{where}")
+    extra_public = sorted(n for n in _extra(ours, theirs) if not n.startswith("_"))
+    if extra_public:
+        pytest.xfail(f"known: {MISPLACED[where]}: {extra_public}")
+    pytest.fail(f"torchlite.{where} has no public name torch's lacks now: move it to SUBMODULES")
+
+
 for _name, _allowed in SUBMODULES.items():
     NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),
                          _allowed)
