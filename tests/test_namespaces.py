@@ -186,17 +186,18 @@ SUBMODULES.update({
     "utils.data.dataloader": _same(IMPORT, "_math", "_multiprocessing", "_torchlite"),
     "utils.data.dataset": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_lengths_from_fractions")},
     "utils.data.sampler": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_is_strict_int")},
+    "nn.modules.transformer": {**_same(IMPORT, "_GELU", "_Parameter", "_ReLU", "_constant_", "_torchlite",
+                                       "_xavier_normal_", "_NonDynamicallyQuantizableLinear"),
+                               **_same(HELPER, "_activation", "_clones", "_is_causal_mask")},
+    "nn.modules.utils": {},
+    "nn.utils.clip_grad": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_as_list")},
+    "nn.utils.convert_parameters": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_check_same_device")},
 })
 
 # Modules whose extra public names need classes moved between files (torch keeps them elsewhere):
 # known differences, each with where torch has the names.
 MISPLACED = {
     "nn.modules.batchnorm": "InstanceNorm1d/2d/3d live in torch.nn.modules.instancenorm",
-    "nn.modules.transformer": "imports (GELU, ReLU, Parameter, constant_, xavier_normal_, ...) and MultiheadAttention "
-                              "in __all__ (torch's is in nn.modules.activation)",
-    "nn.modules.utils": "__all__ lists the private _pair & co (torch's holds consume_prefix_in_state_dict_if_present)",
-    "nn.utils.clip_grad": "get_total_norm and clip_grads_with_norm_ (torch 2.13 has them in torch.nn.utils only)",
-    "nn.utils.convert_parameters": "imports (Tensor, torchlite) and an __all__ torch's module lacks",
     "optim.adam": "AdamW (torch.optim.adamw)",
 }
 

@@ -56,6 +56,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (PyTorch's class of that name; a plain Linear here)."""
+
+
 class Bilinear(Module):
     """y = x1^T A x2 + b, with weight (out_features, in1_features, in2_features)."""
 
