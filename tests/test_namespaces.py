@@ -192,24 +192,11 @@ SUBMODULES.update({
     "nn.modules.utils": {},
     "nn.utils.clip_grad": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_as_list")},
     "nn.utils.convert_parameters": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_check_same_device")},
+    "nn.modules.batchnorm": _same(IMPORT, "_torchlite"),
+    "nn.modules.instancenorm": {},
+    "optim.adam": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
+    "optim.adamw": {},
 })
-
-# Modules whose extra public names need classes moved between files (torch keeps them elsewhere):
-# known differences, each with where torch has the names.
-MISPLACED = {
-    "nn.modules.batchnorm": "InstanceNorm1d/2d/3d live in torch.nn.modules.instancenorm",
-    "optim.adam": "AdamW (torch.optim.adamw)",
-}
-
-
-@pytest.mark.parametrize("where", sorted(MISPLACED))
-def test_misplaced_names(where):
-    ours, theirs = importlib.import_module(f"torchlite.{where}"), importlib.import_module(f"torch.{where}")
-    extra_public = sorted(n for n in _extra(ours, theirs) if not n.startswith("_"))
-    if extra_public:
-        pytest.xfail(f"known: {MISPLACED[where]}: {extra_public}")
-    pytest.fail(f"torchlite.{where} has no public name torch's lacks now: move it to SUBMODULES")
-
 
 for _name, _allowed in SUBMODULES.items():
     NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),
