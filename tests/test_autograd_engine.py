@@ -257,11 +257,11 @@ def test_graph_is_freed_when_unreachable():
 def test_no_grad_enable_grad_set_grad_enabled():
     x = tl.tensor([1.0], requires_grad=True)
     with tl.autograd.no_grad():
-        assert not tl.autograd.is_grad_enabled()
+        assert not tl.is_grad_enabled()
         assert not (x * 2).requires_grad
         with tl.autograd.enable_grad():
             assert (x * 2).requires_grad
-    assert tl.autograd.is_grad_enabled()
+    assert tl.is_grad_enabled()
 
     @tl.autograd.no_grad()
     def f(t):
@@ -271,37 +271,37 @@ def test_no_grad_enable_grad_set_grad_enabled():
     def g(t):
         return t * 2
 
-    assert not f(x).requires_grad and not g(x).requires_grad and tl.autograd.is_grad_enabled()
+    assert not f(x).requires_grad and not g(x).requires_grad and tl.is_grad_enabled()
 
     tl.autograd.set_grad_enabled(False)
     try:
-        assert not tl.autograd.is_grad_enabled()
+        assert not tl.is_grad_enabled()
     finally:
         tl.autograd.set_grad_enabled(True)
     with tl.autograd.set_grad_enabled(False):
         assert not (x * 2).requires_grad
-    assert tl.autograd.is_grad_enabled()
+    assert tl.is_grad_enabled()
 
     @tl.autograd.set_grad_enabled(False)
     def h(t):
         return t * 2
 
-    assert tl.autograd.is_grad_enabled()
+    assert tl.is_grad_enabled()
     assert not h(x).requires_grad
 
     @tl.autograd.no_grad()
     def gen():
-        yield tl.autograd.is_grad_enabled()
-        yield tl.autograd.is_grad_enabled()
+        yield tl.is_grad_enabled()
+        yield tl.is_grad_enabled()
 
     assert list(gen()) == [False, False]
-    assert tl.autograd.is_grad_enabled()
+    assert tl.is_grad_enabled()
 
 
 def test_grad_mode_is_thread_local():
     seen = []
     with tl.autograd.no_grad():
-        t = threading.Thread(target=lambda: seen.append(tl.autograd.is_grad_enabled()))
+        t = threading.Thread(target=lambda: seen.append(tl.is_grad_enabled()))
         t.start()
         t.join()
     assert seen == [True]

@@ -6,6 +6,7 @@ bindings (`inplace: method`, `python_module:`, `python_binding: internal`; docs/
 keep the generated part in line. Names torch has and torchlite lacks are missing features, not
 leaks: they are not checked here.
 """
+import importlib
 import types
 
 import numpy as np
@@ -60,6 +61,172 @@ NAMESPACES = {
     "special": (tl.special, torch.special, {}),
     "linalg": (tl.linalg, torch.linalg, {}),
 }
+
+
+
+def _same(reason, *names):
+    return {name: reason for name in names}
+
+
+IMPORT = "an import kept off the public namespace under a leading underscore"
+TENSOR_METHOD = "a Tensor method this module installs on Tensor at import (_install_tensor_methods)"
+HELPER = "a helper of this module's functions"
+PICKLE = "the pickle format's globals, records and (un)picklers that torch keeps in other modules"
+
+# The Python submodules torchlite shares with torch (torchlite.<name> and torch.<name>), with the
+# private names torchlite's has and torch's lacks.
+SUBMODULES = {
+    "autograd": {
+        **_same(IMPORT, "_torchlite", "_weakref"),
+        **_same(TENSOR_METHOD, "_install_tensor_methods", "_tensor_detach_", "_tensor_is_inference",
+                "_tensor_register_hook", "_tensor_register_post_accumulate_grad_hook", "_tensor_retain_grad"),
+        **_same(HELPER, "_as_tensor_tuple", "_is_tensor", "_leaf_hook_handle"),
+        "_RemovableHandle": "what Tensor.register_hook returns (torch.utils.hooks.RemovableHandle, which torchlite lacks)",
+    },
+    "autograd.function": {
+        **_same(IMPORT, "_torchlite", "_no_grad"),
+        "_DelayedError": "the node a once_differentiable backward's outputs get: it raises when differentiated",
+        "_ONCE_DIFFERENTIABLE_MSG": "that node's message",
+        "_setup_context_not_overridden": "the marker of a Function that defines no setup_context (forward takes ctx)",
+    },
+    "autograd.grad_mode": _same(IMPORT, "_functools", "_inspect"),
+    "autograd.anomaly_mode": {"_DecoratorContextManager": "grad_mode's decorator base, which detect_anomaly extends"},
+    "autograd.graph": {
+        "_graph_saved_bytes": "the C walk behind _saved_bytes / _graph_size",
+        "_saved_bytes": "torchlite only: the bytes a graph keeps for backward (docs/autograd.md)",
+        "_graph_size": "torchlite only: the number of nodes of a graph",
+    },
+    "nn": {},
+    "nn.init": {
+        **_same(IMPORT, "_torchlite"),
+        **_same(HELPER, "_LINEAR_FNS", "_norm_cdf", "_orthogonal_"),
+        "_deprecated": "makes the deprecated aliases (uniform, normal, ...) that warn and call the `_` form",
+    },
+    "nn.utils": {},
+    "nn.modules": {"_activation_all": "activation's __all__, spliced into this package's __all__"},
+    "nn.parameter": {
+        **_same(IMPORT, "_Tensor", "_copy", "_torchlite"),
+        "_rebuild_parameter": "what a pickled Parameter rebuilds with",
+    },
+    "optim": {},
+    "optim.lr_scheduler": _same(HELPER, "_Composite", "_EPOCH_DEPRECATION", "_LambdaState", "_check_members",
+                                "_group_values", "_lambdas", "_mark_optimizer_steps", "_momentum_option", "_per_group",
+                                "_set_group_value", "_set_momentum"),
+    "optim.optimizer": {
+        **_same(IMPORT, "_Tensor"),
+        **_same("a helper the optimizers share (optim/<name>.py imports it)", "_check_fused_foreach", "_check_nonneg",
+                "_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_scalar_step", "_typename",
+                "_use_fused", "_value", "_with_hooks", "_register"),
+        "_RemovableHandle": "what the hook registrations return (torch.utils.hooks.RemovableHandle's contract)",
+        "_global_step_pre_hooks": "the hooks register_optimizer_step_pre_hook adds",
+        "_global_step_post_hooks": "the hooks register_optimizer_step_post_hook adds",
+    },
+    "utils": {},
+    "utils.data": {},
+    "cuda": {"_no_cuda": "raises the error of every function that needs CUDA"},
+    "backends": _same(IMPORT, "_SimpleNamespace"),
+    "serialization": {
+        **_same(IMPORT, "_Size", "_TypedStorage", "_UntypedStorage", "_collections", "_compat_pickle", "_tl",
+                "_zipfile"),
+        **_same(PICKLE, "_DTYPE_GLOBALS", "_DTYPE_NAMES", "_Global", "_Pickler", "_REBUILD_PARAMETER", "_REBUILD_V2",
+                "_REBUILD_V3", "_SAFE_BUILTINS", "_STORAGE_CLASS", "_STORAGE_DTYPE", "_StorageClass", "_StorageRef",
+                "_TORCH_DEVICE", "_TORCH_GLOBALS", "_TORCH_SIZE", "_UNTYPED", "_Unpickler", "_rebuild_parameter",
+                "_rebuild_parameter_with_state", "_rebuild_tensor", "_rebuild_tensor_v3", "_reduce_tensor"),
+        **_same("the zip format's layout (PyTorch's numbers)", "_ALIGNMENT", "_AlignedZipWriter", "_VERSION",
+                "_archive_name"),
+        **_same(HELPER, "_apply_map_location", "_dtype_global", "_weights_only_error"),
+    },
+    "storage": {
+        **_same(IMPORT, "_builtins", "_sys"),
+        **_same(HELPER, "_check_int_index", "_converted", "_from_buffer", "_load_typed_storage",
+                "_load_untyped_storage", "_make_legacy", "_repr_lines", "_slice_bounds", "_storage_class",
+                "_typed_storage_warned", "_uint8"),
+        **_same("the legacy classes (FloatStorage, ...) torchlite's top level takes", "_LEGACY_CLASSES", "_LEGACY_STEMS"),
+        **_same(TENSOR_METHOD, "_install_tensor_methods", "_storage", "_storage_source"),
+        "_is_storage": "torchlite.is_storage (torch's is top-level only)",
+    },
+    "func": {},
+}
+OPTIMIZER_HELPERS = ("_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_scalar_step", "_value")
+OPTIMIZER_FUSED = ("_check_fused_foreach", "_use_fused")
+SHARED = "a helper imported from optim/optimizer.py, which every optimizer shares"
+SUBMODULES.update({
+    "autograd.gradcheck": {**_same(IMPORT, "_torchlite"),
+                           **_same(HELPER, "_analytical_jacobians", "_differentiable_indices", "_numerical_jacobians")},
+    "functional": {**_same(IMPORT, "_Size", "_warnings"), **_same(HELPER, "_as_list", "_atleast"),
+                   "_meshgrid_warned": "meshgrid's warn-once flag"},
+    "nn.modules.activation": {**_same(IMPORT, "_torchlite"),
+                              **_same(HELPER, "_InplaceOnly", "_SoftmaxLike", "_inplace_suffix")},
+    "nn.modules.container": {**_same(IMPORT, "_Tensor"),
+                             **_same(HELPER, "_abs_index", "_dtype_name", "_entry_repr", "_tensor_type_name",
+                                     "_typename")},
+    "nn.modules.conv": {**_same(IMPORT, "_torchlite"),
+                        **_same(HELPER, "_PADDING_MODES", "_PADDING_STRINGS", "_conv_class", "_conv_transpose_class",
+                                "_lazy_class")},
+    "nn.modules.distance": {},
+    "nn.modules.dropout": {},
+    "nn.modules.flatten": {},
+    "nn.modules.lazy": _same(IMPORT, "_torchlite"),
+    "nn.modules.linear": _same(IMPORT, "_torchlite"),
+    "nn.modules.loss": {**_same(IMPORT, "_warnings"), "_legacy_reduction": "maps size_average/reduce to reduction"},
+    "nn.modules.module": {**_same(IMPORT, "_torchlite", "_is_lazy"),
+                          **_same(HELPER, "_add_global_hook", "_conversion_memo", "_convert_buffer",
+                                  "_convert_parameter", "_legacy_hook_warning", "_parse_to", "_run_registration_hooks",
+                                  "_torch_size_str", "_typename", "_warn_legacy_backward_hook")},
+    "nn.modules.normalization": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_shape")},
+    "nn.modules.padding": _same(HELPER, "_PadNd", "_SIDES", "_ZeroPad"),
+    "nn.modules.pooling": _same(HELPER, "_AvgPoolWithDivisor"),
+    "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
+    "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
+    "nn.utils.stateless": {**_same(IMPORT, "_warnings"), **_same(HELPER, "_ABSENT", "_owner", "_swapped")},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS) for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
+    "optim.adagrad": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
+    "optim.sgd": _same(SHARED, "_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_value",
+                       *OPTIMIZER_FUSED),
+    "utils.data.dataloader": _same(IMPORT, "_math", "_multiprocessing", "_torchlite"),
+    "utils.data.dataset": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_lengths_from_fractions")},
+    "utils.data.sampler": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_is_strict_int")},
+    "nn.modules.transformer": {**_same(IMPORT, "_GELU", "_Parameter", "_ReLU", "_constant_", "_torchlite",
+                                       "_xavier_normal_", "_NonDynamicallyQuantizableLinear"),
+                               **_same(HELPER, "_activation", "_clones", "_is_causal_mask")},
+    "nn.modules.utils": {},
+    "nn.utils.clip_grad": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_as_list")},
+    "nn.utils.convert_parameters": {**_same(IMPORT, "_Tensor", "_torchlite"), **_same(HELPER, "_check_same_device")},
+    "nn.modules.batchnorm": _same(IMPORT, "_torchlite"),
+    "nn.modules.instancenorm": {},
+    "optim.adam": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
+    "optim.adamw": {},
+})
+
+for _name, _allowed in SUBMODULES.items():
+    NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),
+                         _allowed)
+
+
+@pytest.mark.parametrize("where", sorted(SUBMODULES))
+def test_all_holds_only_names_torchs_all_holds(where):
+    """Where torch's module defines __all__, torchlite's does too, with no name torch's lacks."""
+    ours, theirs, _ = NAMESPACES[where]
+    assert hasattr(ours, "__all__") == hasattr(theirs, "__all__")
+    if hasattr(theirs, "__all__"):
+        assert sorted(set(ours.__all__) - set(theirs.__all__)) == []
+        assert all(hasattr(ours, n) for n in ours.__all__)
+
+
+def test_moved_names_are_where_torch_has_them():
+    """Names taken off a namespace stay reachable where PyTorch keeps them."""
+    assert not hasattr(tl.nn, "func") and not hasattr(torch.nn, "func")
+    assert tl.func.functional_call is not None and torch.func.functional_call is not None
+    for name in ("is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"):
+        assert callable(getattr(tl, name)) and callable(getattr(torch, name)), name
+        assert not hasattr(tl.autograd, name) and not hasattr(torch.autograd, name), name
+    assert tl.is_grad_enabled() is True and tl.is_anomaly_enabled() is False
+    for name in ("FunctionCtx", "InplaceFunction", "once_differentiable"):
+        assert hasattr(tl.autograd.function, name) and hasattr(torch.autograd.function, name), name
+    assert tl.is_storage(tl.UntypedStorage(1)) and not tl.is_storage(tl.tensor(1.0))
+    # the modules taken off their package's namespace stay importable
+    assert importlib.import_module("torchlite.optim.adam").Adam is tl.optim.Adam
+    assert importlib.import_module("torchlite.nn.modules.resampling").Upsample is tl.nn.Upsample
 
 
 @pytest.mark.parametrize("where", sorted(NAMESPACES))

@@ -204,7 +204,8 @@ def test_step_hooks_run_in_order():
     calls = []
     h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
     h2 = opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
-    g = tl.optim.optimizer.register_optimizer_step_pre_hook(lambda o, a, k: calls.append("global-pre"))
+    from torchlite.optim.optimizer import register_optimizer_step_pre_hook  # torch.optim has no `optimizer` name
+    g = register_optimizer_step_pre_hook(lambda o, a, k: calls.append("global-pre"))
     p.grad = tl.ones(2)
     opt.step()
     assert calls == ["global-pre", "pre", "post"]

@@ -84,11 +84,11 @@ from torchlite import special  # noqa: E402,F401
 from torchlite import nn  # noqa: E402,F401
 from torchlite import optim  # noqa: E402,F401
 from torchlite import utils  # noqa: E402,F401
-from torchlite.autograd import (  # noqa: E402,F401
-    enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled,
-    is_inference_mode_enabled, no_grad, set_grad_enabled)
+from torchlite.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
+from torchlite.autograd._state import (  # noqa: E402,F401
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled)
 
-from torchlite.storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402,F401
+from torchlite.storage import TypedStorage, UntypedStorage, _is_storage as is_storage  # noqa: E402,F401
 
 globals().update(storage._LEGACY_CLASSES)  # FloatStorage, LongStorage, ...
 storage._install_tensor_methods(Tensor)  # set_ with a storage, storage(), storage_type()

@@ -49,3 +49,6 @@ def manual_seed_all(seed: int) -> None:
 
 def empty_cache() -> None:
     """No CUDA caching allocator: nothing to free."""
+
+
+del annotations  # torch.cuda has no such name

@@ -3,11 +3,11 @@ broadcast_tensors, meshgrid and atleast_1d/2d/3d over their YAML-declared ops, a
 broadcast_shapes, which needs no tensors."""
 from __future__ import annotations
 
-import warnings
+import warnings as _warnings
 from collections.abc import Sequence
 
 from torchlite import _C
-from torchlite._size import Size
+from torchlite._size import Size as _Size
 
 _ops = _C._ops
 
@@ -33,7 +33,7 @@ def broadcast_shapes(*shapes):
         if not isinstance(shape, Sequence):
             raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
     if not shapes:
-        return Size([])
+        return _Size([])
     common = [1] * max(len(s) for s in shapes)
     for index, shape in enumerate(shapes):
         for i in range(-1, -1 - len(shape), -1):
@@ -48,7 +48,7 @@ def broadcast_shapes(*shapes):
                 raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at {i}! Mismatching "
                                    f"argument at index {index} had {shape}; but expected shape should be "
                                    f"broadcastable to {common}")
-    return Size(common)
+    return _Size(common)
 
 
 _meshgrid_warned = False
@@ -62,7 +62,7 @@ def meshgrid(*tensors, indexing: str | None = None):
     if indexing is None:
         if not _meshgrid_warned:
             _meshgrid_warned = True
-            warnings.warn("torchlite.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            _warnings.warn("torchlite.meshgrid: in an upcoming release, it will be required to pass the indexing "
                           "argument.", UserWarning, stacklevel=2)
         return tuple(_ops.meshgrid(tensors))
     return tuple(_ops.meshgrid(tensors, indexing=indexing))
@@ -86,3 +86,6 @@ def atleast_2d(*tensors):
 def atleast_3d(*tensors):
     """Each tensor with at least three dimensions: one tensor for one argument, else a tuple."""
     return _atleast(_ops.atleast_3d, tensors)
+
+
+del annotations  # torch's module has no such name

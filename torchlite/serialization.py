@@ -16,20 +16,20 @@ runs. weights_only=False is the explicit opt-in to arbitrary pickles (which can 
 from __future__ import annotations
 
 import _compat_pickle
-import collections
+import collections as _collections
 import io
 import os
 import pickle
 import struct
 import sys
-import zipfile
+import zipfile as _zipfile
 from typing import Any, BinaryIO, Callable, Optional, Union
 
 import torchlite as _tl
-from torchlite._size import Size
-from torchlite.storage import TypedStorage, UntypedStorage
+from torchlite._size import Size as _Size
+from torchlite.storage import TypedStorage as _TypedStorage, UntypedStorage as _UntypedStorage
 
-__all__ = ["save", "load", "DEFAULT_PROTOCOL"]
+__all__ = ["save", "load"]
 
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64
@@ -73,7 +73,7 @@ class _StorageRef:
     """A tensor's storage inside the pickle: written as a persistent id, its bytes as a record."""
     __slots__ = ("storage", "dtype")
 
-    def __init__(self, storage: UntypedStorage, dtype):
+    def __init__(self, storage: _UntypedStorage, dtype):
         self.storage, self.dtype = storage, dtype
 
 
@@ -82,7 +82,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: it lets torch's globals 
 
     def __init__(self, file, protocol):
         super().__init__(file, protocol)
-        self.storages: dict[Any, tuple[str, UntypedStorage]] = {}  # identity -> (key, storage)
+        self.storages: dict[Any, tuple[str, _UntypedStorage]] = {}  # identity -> (key, storage)
         self._ids: dict[Any, tuple] = {}
 
     def _save_global_ref(self, obj: _Global):
@@ -117,7 +117,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: it lets torch's globals 
     def reducer_override(self, obj):
         if isinstance(obj, _tl.Tensor):
             return _reduce_tensor(obj)
-        if isinstance(obj, Size):
+        if isinstance(obj, _Size):
             return _TORCH_SIZE, (tuple(obj),)
         if isinstance(obj, _tl.device):
             return _TORCH_DEVICE, (str(obj),)
@@ -127,7 +127,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: it lets torch's globals 
         # dtypes are pickled as the bare global `torch.float32`, as PyTorch does.
         if isinstance(obj, _tl.dtype):
             return self._save_global_ref(_dtype_global(obj))
-        if isinstance(obj, (TypedStorage, UntypedStorage)):
+        if isinstance(obj, (_TypedStorage, _UntypedStorage)):
             raise pickle.PicklingError("torchlite.save: saving bare storages is not supported; save a tensor")
         return super().save(obj, save_persistent_id)
 
@@ -149,11 +149,11 @@ def _reduce_tensor(t):
                            "data, call detach() on the tensor before serializing (e.g., putting it on the "
                            "queue).")
     if isinstance(t, _tl.nn.Parameter):
-        return _REBUILD_PARAMETER, (t.detach(), t.requires_grad, collections.OrderedDict())
+        return _REBUILD_PARAMETER, (t.detach(), t.requires_grad, _collections.OrderedDict())
     if t.device.type != "cpu":
         raise RuntimeError(f"torchlite.save: tensors on {t.device} cannot be saved")
     ref = _StorageRef(t.untyped_storage(), t.dtype)
-    args = (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, collections.OrderedDict())
+    args = (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, _collections.OrderedDict())
     if t.dtype in _STORAGE_CLASS:
         return _REBUILD_V2, args
     return _REBUILD_V3, args + (_dtype_global(t.dtype),)
@@ -165,13 +165,13 @@ class _AlignedZipWriter:
     mapped in place."""
 
     def __init__(self, file: BinaryIO, archive: str):
-        self.zip = zipfile.ZipFile(file, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True)
+        self.zip = _zipfile.ZipFile(file, mode="w", compression=_zipfile.ZIP_STORED, allowZip64=True)
         self.file = file
         self.archive = archive
 
     def write(self, name: str, data: bytes) -> None:
-        info = zipfile.ZipInfo(f"{self.archive}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_STORED
+        info = _zipfile.ZipInfo(f"{self.archive}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+        info.compress_type = _zipfile.ZIP_STORED
         header_end = self.zip.fp.tell() + 30 + len(info.filename.encode("utf-8"))
         if len(data) >= 0xFFFFFFFF or self.zip.fp.tell() >= 0xFFFFFFFF:
             header_end += 20  # the zip64 extra field zipfile adds
@@ -265,7 +265,7 @@ _TORCH_GLOBALS: dict[tuple[str, str], Any] = {
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
-    ("torch", "Size"): Size,
+    ("torch", "Size"): _Size,
     ("torch", "device"): _tl.device,
     ("torch.storage", "UntypedStorage"): _UNTYPED,
     ("torch", "UntypedStorage"): _UNTYPED,
@@ -276,9 +276,9 @@ _TORCH_GLOBALS: dict[tuple[str, str], Any] = {
 # What weights_only loading may rebuild besides torch's names (PyTorch's default allow-list, less what
 # torchlite has no counterpart for: sparse and quantized tensors, layouts).
 _SAFE_BUILTINS = {
-    ("collections", "OrderedDict"): collections.OrderedDict,
-    ("collections", "Counter"): collections.Counter,
-    ("collections", "defaultdict"): collections.defaultdict,
+    ("collections", "OrderedDict"): _collections.OrderedDict,
+    ("collections", "Counter"): _collections.Counter,
+    ("collections", "defaultdict"): _collections.defaultdict,
     ("builtins", "set"): set,
     ("builtins", "frozenset"): frozenset,
     ("builtins", "bytearray"): bytearray,
@@ -304,7 +304,7 @@ class _Unpickler(pickle.Unpickler):
         self.weights_only = weights_only
         self.read_record = read_record
         self.map_location = map_location
-        self.loaded: dict[str, UntypedStorage] = {}
+        self.loaded: dict[str, _UntypedStorage] = {}
 
     def find_class(self, module: str, name: str):
         # Protocol-2 pickles name Python 2 modules (`__builtin__.set`): map them as pickle itself does.
@@ -334,12 +334,12 @@ class _Unpickler(pickle.Unpickler):
             raise pickle.UnpicklingError(f"torchlite.load: unsupported storage type {cls!r}")
         if key not in self.loaded:
             data = self.read_record(f"data/{key}")
-            storage = UntypedStorage._new_from_bytes(data)
+            storage = _UntypedStorage._new_from_bytes(data)
             self.loaded[key] = _apply_map_location(storage, location, self.map_location)
         return (self.loaded[key], cls.dtype)
 
 
-def _apply_map_location(storage: UntypedStorage, location: str, map_location):
+def _apply_map_location(storage: _UntypedStorage, location: str, map_location):
     if map_location is None:
         target = location
     elif isinstance(map_location, dict):
@@ -369,11 +369,11 @@ def load(f: FileLike, map_location=None, pickle_module: Any = None, *, weights_o
     path = isinstance(f, (str, os.PathLike))
     source = open(f, "rb") if path else f
     try:
-        if not zipfile.is_zipfile(source):
+        if not _zipfile.is_zipfile(source):
             raise RuntimeError("torchlite.load: not a zip checkpoint; the legacy (pre-1.6) torch.save format and "
                                "TorchScript archives are not supported")
         source.seek(0)
-        with zipfile.ZipFile(source) as archive:
+        with _zipfile.ZipFile(source) as archive:
             names = archive.namelist()
             pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
             if len(pkl) != 1:
@@ -389,3 +389,6 @@ def load(f: FileLike, map_location=None, pickle_module: Any = None, *, weights_o
     finally:
         if path:
             source.close()
+
+
+del annotations, BinaryIO, Optional, Union  # annotations are strings; torch.serialization has none of these

@@ -14,11 +14,13 @@ afterwards) and refuses a storage NumPy points into; pickling copies the bytes.
 """
 from __future__ import annotations
 
-import builtins
-import sys
+import builtins as _builtins
+import sys as _sys
 import warnings
 
 from torchlite import _C
+
+__all__ = ["TypedStorage", "UntypedStorage"]
 
 _uint8 = _C.uint8
 
@@ -27,11 +29,11 @@ def _slice_bounds(index: slice, size: int):
     start, stop, step = index.indices(size)
     if step != 1:
         raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
-    return start, builtins.max(start, stop)
+    return start, _builtins.max(start, stop)
 
 
 def _check_int_index(index, size: int, what: str) -> int:
-    if not isinstance(index, builtins.int) or isinstance(index, builtins.bool):
+    if not isinstance(index, _builtins.int) or isinstance(index, _builtins.bool):
         raise TypeError(f"can't index a {what} with {type(index).__name__}")
     if index < -size or index >= size:
         raise IndexError(f"index {index} out of range for storage of size {size}")
@@ -62,10 +64,11 @@ class UntypedStorage(_C.StorageBase):
 
     __slots__ = ()
     is_sparse = False
+    is_sparse_csr = False
     is_cuda = False
 
     def __new__(cls, *args, device=None):
-        if len(args) == 1 and not isinstance(args[0], builtins.int) and hasattr(args[0], "__iter__"):
+        if len(args) == 1 and not isinstance(args[0], _builtins.int) and hasattr(args[0], "__iter__"):
             values = list(args[0])
             result = super().__new__(cls, len(values), device=device)
             if values and not result.device.type == "meta":
@@ -135,9 +138,90 @@ class UntypedStorage(_C.StorageBase):
     def is_pinned(self, device="cuda") -> bool:
         return False
 
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
     @property
     def filename(self):
         return None
+
+    @property
+    def is_hpu(self) -> bool:
+        return False
+
+    def get_device(self):
+        """The device index: None for CPU and meta storages, as PyTorch."""
+        return self.device.index
+
+    def new(self):
+        """An empty storage on the same device."""
+        return UntypedStorage(0, device=self.device)
+
+    def type(self, dtype=None, non_blocking=False):
+        """The type's name without `dtype`; else the storage converted to the storage class `dtype`
+        (a class or its dotted name): self if it is of that class, otherwise a new one of as many
+        elements as self has bytes, copied from self."""
+        if dtype is None:
+            return "torch.storage.UntypedStorage"
+        target = _storage_class(dtype)
+        if target is _builtins.type(self):
+            return self
+        return target(self.size()).copy_(self, non_blocking)
+
+    def to(self, *, device, non_blocking=False):
+        """Self when on `device`, else a copy of the bytes there."""
+        device = device if isinstance(device, _C.device) else _C.device(device)
+        if device == self.device:
+            return self
+        if device.type != "cpu":  # PyTorch looks for torch.<device type>, which meta has not
+            raise AssertionError(f"{device.type.upper()} device module is not loaded")
+        if self.device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return UntypedStorage(self.nbytes(), device=device).copy_(self)
+
+    def _to(self, dtype):
+        """Each byte converted to `dtype`: a TypedStorage of nbytes() elements, never sharing self's memory."""
+        return _converted(self._tensor(_uint8), dtype, self)
+
+    def double(self):
+        return self._to(_C.float64)
+
+    def float(self):
+        return self._to(_C.float32)
+
+    def half(self):
+        return self._to(_C.float16)
+
+    def bfloat16(self):
+        return self._to(_C.bfloat16)
+
+    def long(self):
+        return self._to(_C.int64)
+
+    def int(self):
+        return self._to(_C.int32)
+
+    def short(self):
+        return self._to(_C.int16)
+
+    def char(self):
+        return self._to(_C.int8)
+
+    def byte(self):
+        return self._to(_C.uint8)
+
+    def bool(self):
+        return self._to(_C.bool)
+
+    def byteswap(self, dtype):
+        """Reverses the bytes of each `dtype` element in place (nbytes() must be a multiple of its size)."""
+        size = dtype.itemsize
+        if size > 1 and self.nbytes():
+            if self.nbytes() % size:
+                raise RuntimeError(f"byteswap: the storage size {self.nbytes()} is not a multiple of {size}")
+            if self.device.type != "meta":
+                elements = self._tensor(_uint8).view(-1, size)
+                elements.copy_(elements.flip(1))
 
     def __copy__(self):
         return self
@@ -171,6 +255,32 @@ class UntypedStorage(_C.StorageBase):
         return _from_buffer(cls, buffer, byte_order, count, offset, dtype)
 
 
+def _converted(values, dtype, source):
+    """A TypedStorage over `values` (a 1-D tensor) converted to `dtype`, copied if the conversion
+    returned `source`'s own memory (a conversion to the same dtype)."""
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"Argument 'dtype' must be torch.dtype, not {_builtins.type(dtype)}")
+    untyped = values.to(dtype).untyped_storage()
+    if untyped._cdata == source._cdata:
+        untyped = untyped.clone()
+    return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+
+def _storage_class(name):
+    """The storage class `name` designates: a class, or a dotted name under torchlite or torch
+    ('torch.FloatStorage', 'torch.storage.UntypedStorage', ...)."""
+    if not isinstance(name, str):
+        return name
+    import torchlite
+    parts = name.split(".")
+    if parts[0] not in ("torch", "torchlite"):
+        raise ValueError(f"type: {name!r} is not the name of a storage class")
+    obj = torchlite
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
 def _from_buffer(cls, buffer, byte_order, count, offset, dtype):
     if byte_order not in ("native", "little", "big"):
         raise ValueError(f"from_buffer: byte_order must be 'native', 'little' or 'big', not {byte_order!r}")
@@ -187,7 +297,7 @@ def _from_buffer(cls, buffer, byte_order, count, offset, dtype):
         raise ValueError(f"buffer has only {len(view) - offset} elements after offset {offset}, but specified a "
                          f"size of {count}")
     result = UntypedStorage._new_from_bytes(view[offset:offset + count * itemsize])
-    native = sys.byteorder
+    native = _sys.byteorder
     if byte_order != "native" and byte_order != native and itemsize > 1 and count:
         swapped = result._tensor(_uint8).view(count, itemsize)
         swapped.copy_(swapped.flip(1))
@@ -215,7 +325,6 @@ class TypedStorage:
     `TypedStorage(wrap_storage=untyped, dtype=dtype)`."""
 
     is_sparse = False
-    dtype = None  # the legacy classes (FloatStorage) fix it per class
 
     def __new__(cls, *args, wrap_storage=None, dtype=None, device=None, _internal=False):
         if not _internal:
@@ -240,7 +349,7 @@ class TypedStorage:
             untyped = wrap_storage
         elif not args:
             untyped = UntypedStorage(0, device=device)
-        elif len(args) == 1 and isinstance(args[0], builtins.int) and not isinstance(args[0], builtins.bool):
+        elif len(args) == 1 and isinstance(args[0], _builtins.int) and not isinstance(args[0], _builtins.bool):
             if args[0] < 0:
                 raise RuntimeError(f"TypedStorage: the size must not be negative, got {args[0]}")
             untyped = UntypedStorage(args[0] * dtype.itemsize, device=device)
@@ -354,14 +463,41 @@ class TypedStorage:
         return TypedStorage(wrap_storage=untyped_storage, dtype=self.dtype, _internal=True)
 
     def _to(self, dtype):
-        values = self._elements().to(dtype)
-        return TypedStorage(wrap_storage=values.untyped_storage(), dtype=dtype, _internal=True)
+        return _converted(self._elements(), dtype, self._untyped_storage)
 
     def type(self, dtype=None, non_blocking=False):
+        """The legacy class's name without `dtype`; else, as PyTorch, the UntypedStorage's `type`
+        (the bytes, not the elements, are what is converted)."""
         if dtype is None:
             return f"torch.{_LEGACY_STEMS[self.dtype]}Storage"
-        target = dtype if isinstance(dtype, _C.dtype) else _LEGACY_BY_NAME[dtype.split(".")[-1]]
-        return self._to(target)
+        return self._untyped_storage.type(dtype, non_blocking)
+
+    def to(self, *, device, non_blocking=False):
+        return self._new_wrapped_storage(self._untyped_storage.to(device=device, non_blocking=non_blocking))
+
+    def get_device(self):
+        return self._untyped_storage.get_device()
+
+    def resizable(self) -> bool:
+        return self._untyped_storage.resizable()
+
+    @property
+    def filename(self):
+        return None
+
+    @property
+    def is_hpu(self) -> bool:
+        return False
+
+    def pin_memory(self, device=None):
+        return self._new_wrapped_storage(self._untyped_storage.pin_memory(device))
+
+    def pickle_storage_type(self) -> str:
+        """The name of the legacy class of this dtype ('FloatStorage'), what pickles record."""
+        try:
+            return f"{_LEGACY_STEMS[self.dtype]}Storage"
+        except KeyError as e:
+            raise KeyError(f"dtype {self.dtype} is not recognized") from e
 
     def float(self):
         return self._to(_C.float32)
@@ -430,13 +566,12 @@ _LEGACY_STEMS = {
     _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
     _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long", _C.bool: "Bool",
 }
-_LEGACY_BY_NAME = {stem + "Storage": dtype for dtype, stem in _LEGACY_STEMS.items()}
 
 
-class _LegacyStorageMeta(builtins.type):
+class _LegacyStorageMeta(_builtins.type):
     def __instancecheck__(cls, obj) -> bool:
         if cls.__dict__.get("_legacy_dtype") is None:
-            return builtins.type.__instancecheck__(cls, obj)
+            return _builtins.type.__instancecheck__(cls, obj)
         return isinstance(obj, TypedStorage) and obj.dtype == cls._legacy_dtype and obj.device.type == "cpu"
 
 
@@ -457,8 +592,8 @@ def _make_legacy(stem: str, dtype):
 _LEGACY_CLASSES = {f"{stem}Storage": _make_legacy(stem, dtype) for dtype, stem in _LEGACY_STEMS.items()}
 
 
-def is_storage(obj) -> bool:
-    """True if `obj` is a storage (UntypedStorage or TypedStorage)."""
+def _is_storage(obj) -> bool:
+    """torchlite.is_storage: True if `obj` is a storage (UntypedStorage or TypedStorage)."""
     return isinstance(obj, (UntypedStorage, TypedStorage))
 
 

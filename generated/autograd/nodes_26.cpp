@@ -45,6 +45,33 @@ variable_list AsStridedBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)
+struct AsStridedBackward1 final : Node {
+  std::string name() const override { return "AsStridedBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+  DimVector self_sizes;
+  int64_t self_storage_offset;
+  DimVector self_strides;
+};
+
+variable_list AsStridedBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& size = as_arg(size_);
+  const auto& stride = as_arg(stride_);
+  const auto& storage_offset = as_arg(storage_offset_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
+  }
+  return grad_inputs;
+}
+
 // Backward of bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 struct BernoulliBackward0 final : Node {
   std::string name() const override { return "BernoulliBackward0"; }
@@ -210,6 +237,25 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)
+const Tensor& as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  check_inplace(self, "as_strided_");
+  auto grad_fn = std::make_shared<AsStridedBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->size_ = size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->storage_offset_ = storage_offset;
+  grad_fn->self_sizes = self.sizes();
+  grad_fn->self_storage_offset = self.storage_offset();
+  grad_fn->self_strides = self.strides();
+  {
+    AutoGradMode below_autograd(false);
+    ops::as_strided_::call(self, size, stride, storage_offset);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 // bernoulli(Tensor self, *, Generator? generator=None) -> Tensor

@@ -36,6 +36,28 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return ops::as_strided::call(self, size, stride, storage_offset);
 }
 
+// as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)
+ops::as_strided_::Kernel* ops::as_strided_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::as_strided__kernel,
+    /* Meta */ native::as_strided__kernel,
+};
+
+const Tensor& ops::as_strided_::call(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  const Device kernel_device = dispatch_device("as_strided_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("as_strided_", kernel_device);
+  decltype(auto) result = kernel(self, size, stride, storage_offset);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::as_strided_(self, size, stride, storage_offset);
+  }
+  return ops::as_strided_::call(self, size, stride, storage_offset);
+}
+
 // ============================================================================ bernoulli
 
 // bernoulli(Tensor self, *, Generator? generator=None) -> Tensor

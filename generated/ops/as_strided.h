@@ -9,6 +9,9 @@ namespace tl {
 // as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt);
 
+// as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)
+const Tensor& as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt);
+
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {
 
@@ -18,13 +21,22 @@ struct as_strided {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 };
+
+// as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)
+struct as_strided_ {
+  using Kernel = const Tensor&(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);  // records as_strided for backward
+const Tensor& as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);  // records as_strided_ for backward
 }  // namespace autograd::wrappers
 
 namespace native {
+const Tensor& as_strided__kernel(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 Tensor as_strided_kernel(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 }  // namespace native
 }  // namespace tl

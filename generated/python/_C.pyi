@@ -574,6 +574,10 @@ class TensorBase:
         """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
         ...
 
+    def as_strided_(self, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
+        """Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage."""
+        ...
+
     def asin(self) -> Tensor:
         """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
         ...

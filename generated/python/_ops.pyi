@@ -288,6 +288,10 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     """A view of the storage of `self` with the given sizes, strides and offset (in elements)."""
     ...
 
+def as_strided_(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
+    """Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage."""
+    ...
+
 def asin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
     ...

@@ -33,6 +33,23 @@ PyObject* fn_as_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// as_strided_
+PyObject* fn_as_strided_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto storage_offset = r.toInt64_optional(3);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided_(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // bernoulli
 PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -195,6 +212,23 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.as_strided_
+PyObject* method_as_strided_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "as_strided_(int[] size, int[] stride, int? storage_offset=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto stride = r.intlist(1);
+  auto storage_offset = r.toInt64_optional(2);
+  auto result = [&] { GilRelease no_gil; return tl::as_strided_(self, size, stride, storage_offset); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bernoulli
 PyObject* method_bernoulli(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -333,6 +367,10 @@ void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  functions["_ops"].push_back({"as_strided_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage.)doc"});
   functions["_ops"].push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bernoulli)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None) -> Tensor
 
@@ -369,6 +407,10 @@ The Bessel function of the first kind of order 1 of every element of `self`; int
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
 A view of the storage of `self` with the given sizes, strides and offset (in elements).)doc"});
+  methods.push_back({"as_strided_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_(int[] size, int[] stride, int? storage_offset=None) -> Tensor
+
+Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage.)doc"});
   methods.push_back({"bernoulli", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bernoulli)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bernoulli(*, Generator? generator=None) -> Tensor
 

@@ -5,26 +5,25 @@ way PyTorch's do and call torchlite._C._autograd.
 """
 from __future__ import annotations
 
-import weakref
+import weakref as _weakref
 from typing import Optional, Tuple
 
-import torchlite
+import torchlite as _torchlite
 from torchlite._C import _autograd as _C
 
 from . import graph
-from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
-from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                        set_grad_enabled)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .function import Function, NestedIOFunction
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
-           "once_differentiable", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+# torch.autograd's names; the state queries (is_grad_enabled, ...) are torch's top-level ones
+# only, kept in ._state. Annotations are strings: the typing names go at the end of the module.
+__all__ = ["Function", "backward", "grad_mode", "NestedIOFunction", "detect_anomaly", "enable_grad", "grad",
+           "gradcheck", "gradgradcheck", "inference_mode", "no_grad", "set_detect_anomaly", "set_grad_enabled"]
 
 
 def _is_tensor(x) -> bool:
-    return isinstance(x, torchlite.Tensor)
+    return isinstance(x, _torchlite.Tensor)
 
 
 def _tensor_or_tensors_to_tuple(tensors, length: int, what: str) -> tuple:
@@ -77,7 +76,7 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None, cr
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None, create_graph: bool = False,
          only_inputs: bool = True, allow_unused: Optional[bool] = None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> Tuple[Optional["torchlite.Tensor"], ...]:
+         materialize_grads: bool = False) -> Tuple[Optional["_torchlite.Tensor"], ...]:
     """Returns the gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input),
     without touching any ``.grad``.
 
@@ -101,11 +100,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
         retain_graph = create_graph
     result = _C._grad(outputs, inputs, grad_outputs, bool(retain_graph), bool(create_graph), bool(allow_unused))
     if materialize_grads:
-        result = tuple(torchlite.zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+        result = tuple(_torchlite.zeros_like(x) if g is None else g for g, x in zip(result, inputs))
     return result
 
 
-class RemovableHandle:
+class _RemovableHandle:
     """What register_hook returns: ``handle.remove()`` takes the hook off again (also usable as a
     context manager that removes it on exit)."""
 
@@ -124,15 +123,15 @@ class RemovableHandle:
         self.remove()
 
 
-def _leaf_hook_handle(tensor, hook_id: int) -> RemovableHandle:
-    ref = weakref.ref(tensor)
+def _leaf_hook_handle(tensor, hook_id: int) -> _RemovableHandle:
+    ref = _weakref.ref(tensor)
 
     def remove():
         t = ref()
         if t is not None:
             _C._remove_tensor_hook(t, hook_id)
 
-    return RemovableHandle(remove)
+    return _RemovableHandle(remove)
 
 
 def _tensor_register_hook(self, hook):
@@ -144,7 +143,7 @@ def _tensor_register_hook(self, hook):
     r = _C._register_tensor_hook(self, hook)
     if isinstance(r, int):
         return _leaf_hook_handle(self, r)
-    return RemovableHandle(r.remove)
+    return _RemovableHandle(r.remove)
 
 
 def _tensor_register_post_accumulate_grad_hook(self, hook):
@@ -183,4 +182,7 @@ def _install_tensor_methods(cls) -> None:
 
 # Last: gradcheck imports torchlite (already in sys.modules by now). Binding the functions here
 # also makes `torchlite.autograd.gradcheck` the function rather than the submodule, as in PyTorch.
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from . import grad_mode  # noqa: E402,F401  (torch.autograd.grad_mode: imported above, named here as torch does)
+
+del annotations, Optional, Tuple

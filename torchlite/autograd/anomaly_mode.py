@@ -15,17 +15,7 @@ from torchlite._C import _autograd as _C
 
 from .grad_mode import _DecoratorContextManager
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
-
-
-def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
-    return _C._is_anomaly_enabled()
-
-
-def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection checks backward results for NaN."""
-    return _C._is_anomaly_check_nan_enabled()
+__all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 
 class detect_anomaly(_DecoratorContextManager):
@@ -78,3 +68,6 @@ class set_detect_anomaly(_DecoratorContextManager):
 
     def clone(self) -> "set_detect_anomaly":
         return self.__class__(self.mode, self.check_nan)
+
+
+del annotations  # torch.autograd.anomaly_mode has no such name

@@ -23,10 +23,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Tuple
 
-import torchlite
+import torchlite as _torchlite
 from torchlite._C import _autograd as _C
 
-from .grad_mode import no_grad
+from .grad_mode import no_grad as _no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "NestedIOFunction"]
@@ -40,7 +40,7 @@ class FunctionCtx(_C._FunctionCtx):
         """Keeps tensors (or None) for backward; read them back with ``ctx.saved_tensors``.
         Saved tensors are checked for in-place changes when read, like the ones ops save."""
         for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, torchlite.Tensor):
+            if t is not None and not isinstance(t, _torchlite.Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")
         self.to_save = tensors
@@ -82,7 +82,7 @@ class BackwardCFunction(FunctionCtx):
             full = tuple(next(it, None) if is_t else None for is_t in output_mask)
         if self.materialize_grads and any(g is None for g, is_t in zip(full, output_mask) if is_t):
             metas = self._output_meta
-            full = tuple(torchlite.zeros(m[0], dtype=m[1], device=m[2]) if g is None and m is not None else g
+            full = tuple(_torchlite.zeros(m[0], dtype=m[1], device=m[2]) if g is None and m is not None else g
                          for g, m in zip(full, metas))
         fn = self._forward_cls
         result = fn.backward(self, *full)
@@ -99,7 +99,7 @@ class BackwardCFunction(FunctionCtx):
                                    f"got {len(result)})")
         out = []
         for i, (g, is_t) in enumerate(zip(result, input_mask)):
-            if g is not None and not isinstance(g, torchlite.Tensor):
+            if g is not None and not isinstance(g, _torchlite.Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             if is_t:
                 out.append(g)
@@ -169,12 +169,12 @@ class Function(_SingleLevelFunction):
         if cls.backward is _SingleLevelFunction.backward and cls.vjp is _SingleLevelFunction.vjp:
             pass  # raised at backward time, as in PyTorch
         ctx = cls._backward_cls()
-        is_tensor = [isinstance(a, torchlite.Tensor) for a in args]
+        is_tensor = [isinstance(a, _torchlite.Tensor) for a in args]
         grad_on = _C.is_grad_enabled()
         ctx.needs_input_grad = tuple(grad_on and t and a.requires_grad for a, t in zip(args, is_tensor))
         ctx._input_mask = is_tensor
         uses_setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
-        with no_grad():
+        with _no_grad():
             if uses_setup_context:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
@@ -182,10 +182,10 @@ class Function(_SingleLevelFunction):
                 outputs = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
-        ctx._output_mask = [isinstance(o, torchlite.Tensor) for o in outs]
+        ctx._output_mask = [isinstance(o, _torchlite.Tensor) for o in outs]
         if not any(ctx.needs_input_grad):
             return outputs
-        ctx._output_meta = [(tuple(o.shape), o.dtype, o.device) if isinstance(o, torchlite.Tensor) else None
+        ctx._output_meta = [(tuple(o.shape), o.dtype, o.device) if isinstance(o, _torchlite.Tensor) else None
                             for o in outs]
         new = _C._create_py_node(ctx, type(ctx).__name__, tuple(args), outs,
                                  getattr(ctx, "dirty_tensors", None), getattr(ctx, "non_differentiable", None),
@@ -227,18 +227,18 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        with no_grad():
+        with _no_grad():
             outputs = fn(ctx, *args)
         if not _C.is_grad_enabled():
             return outputs
-        requires_grad = any(isinstance(a, torchlite.Tensor) and a.requires_grad for a in args)
+        requires_grad = any(isinstance(a, _torchlite.Tensor) and a.requires_grad for a in args)
         if not requires_grad:
             return outputs
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
 
         def fake_requires_grad(v):
-            if isinstance(v, torchlite.Tensor) and v.is_floating_point():
+            if isinstance(v, _torchlite.Tensor) and v.is_floating_point():
                 v = v.detach()
                 v.requires_grad_(True)
             return v
@@ -247,3 +247,6 @@ def once_differentiable(fn):
         return wrapped if is_tuple else wrapped[0]
 
     return wrapper
+
+
+del annotations, Tuple  # annotations are strings; torch.autograd.function has neither name

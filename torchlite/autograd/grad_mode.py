@@ -6,34 +6,28 @@ one thread does not affect another.
 """
 from __future__ import annotations
 
-import functools
-import inspect
+import functools as _functools
+import inspect as _inspect
 from typing import Any, Callable, TypeVar
 
 from torchlite._C import _autograd as _C
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
-
-
-def is_grad_enabled() -> bool:
-    """Whether operations record autograd history in this thread."""
-    return _C.is_grad_enabled()
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
 
 
 class _DecoratorContextManager:
     """Lets a context manager decorate functions: each call runs inside a fresh copy of it."""
 
     def __call__(self, orig_func: F) -> F:
-        if inspect.isclass(orig_func):
+        if _inspect.isclass(orig_func):
             raise RuntimeError("torchlite's grad-mode context managers cannot decorate classes; "
                                "decorate its methods instead")
-        if inspect.isgeneratorfunction(orig_func):
+        if _inspect.isgeneratorfunction(orig_func):
             return self._wrap_generator(orig_func)
 
-        @functools.wraps(orig_func)
+        @_functools.wraps(orig_func)
         def decorate_context(*args, **kwargs):
             with self.clone():
                 return orig_func(*args, **kwargs)
@@ -43,7 +37,7 @@ class _DecoratorContextManager:
     def _wrap_generator(self, func):
         """The generator's own code runs inside the context; the caller's code between steps does not."""
 
-        @functools.wraps(func)
+        @_functools.wraps(func)
         def generator_context(*args, **kwargs):
             gen = func(*args, **kwargs)
             try:
@@ -146,11 +140,6 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-def is_inference_mode_enabled() -> bool:
-    """Whether inference mode is on in this thread."""
-    return _C._is_inference_mode_enabled()
-
-
 class inference_mode(_DecoratorContextManager):
     """Like no_grad, and tensors made inside are *inference tensors*: autograd refuses to save
     them for backward later ("Inference tensors cannot be saved for backward"), to let them
@@ -186,3 +175,6 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self) -> "inference_mode":
         return self.__class__(self.mode)
+
+
+del annotations, Callable, TypeVar  # F (as torch) is built; annotations are strings

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import torchlite
+import torchlite as _torchlite
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -21,18 +23,18 @@ def _as_tuple(x):
 
 
 def _differentiable_outputs(outputs):
-    return [o for o in outputs if isinstance(o, torchlite.Tensor) and o.requires_grad]
+    return [o for o in outputs if isinstance(o, _torchlite.Tensor) and o.requires_grad]
 
 
 def _differentiable_indices(outputs):
-    return [k for k, o in enumerate(outputs) if isinstance(o, torchlite.Tensor) and o.requires_grad]
+    return [k for k, o in enumerate(outputs) if isinstance(o, _torchlite.Tensor) and o.requires_grad]
 
 
 def _numerical_jacobians(func, inputs, wrt, eps, out_indices):
     """For each input in wrt: array [numel(input), total numel of the chosen outputs] of d out / d in."""
     import numpy as np  # imported on use: it would add ~90 ms to `import torchlite`
     def flat_outputs():
-        with torchlite.no_grad():
+        with _torchlite.no_grad():
             outs = _as_tuple(func(*inputs))
         return np.concatenate([outs[k].detach().double().contiguous().numpy().reshape(-1) for k in out_indices]
                               or [np.zeros(0)])
@@ -66,9 +68,9 @@ def _analytical_jacobians(func, inputs, wrt):
     col = 0
     for out, n in zip(outputs, sizes):
         for k in range(n):
-            grad_out = torchlite.zeros(out.shape, dtype=out.dtype)
+            grad_out = _torchlite.zeros(out.shape, dtype=out.dtype)
             grad_out.reshape(-1)[k] = 1.0
-            grads = torchlite.autograd.grad([out], [inputs[i] for i in wrt], [grad_out],
+            grads = _torchlite.autograd.grad([out], [inputs[i] for i in wrt], [grad_out],
                                             retain_graph=True, allow_unused=True)
             for j, g in enumerate(grads):
                 if g is not None:
@@ -86,18 +88,18 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     (with float32 the differences are too coarse to be meaningful)."""
     import numpy as np
     inputs = _as_tuple(inputs)
-    wrt = [i for i, x in enumerate(inputs) if isinstance(x, torchlite.Tensor) and x.requires_grad]
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, _torchlite.Tensor) and x.requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for i in wrt:
-        if inputs[i].dtype != torchlite.float64:
+        if inputs[i].dtype != _torchlite.float64:
             raise ValueError(f"gradcheck: input {i} has dtype {inputs[i].dtype}; use float64 inputs "
                              "(finite differences are not accurate enough in lower precision)")
     analytical, indices, outputs = _analytical_jacobians(func, inputs, wrt)
     if not indices:
         # No output carries a gradient: then the function must not depend on its inputs at all.
-        indices = [k for k, o in enumerate(outputs) if isinstance(o, torchlite.Tensor) and o.is_floating_point()]
+        indices = [k for k, o in enumerate(outputs) if isinstance(o, _torchlite.Tensor) and o.is_floating_point()]
         analytical = [np.zeros((inputs[i].numel(), sum(outputs[k].numel() for k in indices))) for i in wrt]
     numerical = _numerical_jacobians(func, inputs, wrt, eps, indices)
     for j, i in enumerate(wrt):
@@ -119,13 +121,13 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     grad_outputs, random when not given), so the backward formulas' own gradients are checked."""
     import numpy as np
     inputs = _as_tuple(inputs)
-    wrt = [i for i, x in enumerate(inputs) if isinstance(x, torchlite.Tensor) and x.requires_grad]
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, _torchlite.Tensor) and x.requires_grad]
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = []
         for o in outputs:
-            g = torchlite.from_numpy(rng.standard_normal(tuple(o.shape)).astype(np.float64)).requires_grad_()
+            g = _torchlite.from_numpy(rng.standard_normal(tuple(o.shape)).astype(np.float64)).requires_grad_()
             if gen_non_contig_grad_outputs and g.dim() >= 2:
                 g = g.detach().t().contiguous().t().requires_grad_()
             grad_outputs.append(g)
@@ -134,11 +136,14 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
 
     def first_derivatives(*args):
         ins, gos = args[:n_in], args[n_in:]
-        with torchlite.enable_grad():  # also when gradcheck evaluates it for finite differences
+        with _torchlite.enable_grad():  # also when gradcheck evaluates it for finite differences
             outs = _differentiable_outputs(_as_tuple(func(*ins)))
-            grads = torchlite.autograd.grad(outs, [ins[i] for i in wrt], list(gos), create_graph=True,
+            grads = _torchlite.autograd.grad(outs, [ins[i] for i in wrt], list(gos), create_graph=True,
                                             allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
+
+
+del annotations, Sequence  # torch's module has no such name

@@ -1,14 +1,15 @@
 """Backward-graph nodes. ``tensor.grad_fn`` is a Node; each node class (MulBackward0, ...)
 is its own subclass of Node, made on first use.
 
-``saved_bytes(tensor_or_node)`` reports the memory a graph keeps for backward (torchlite only).
+``_saved_bytes(tensor_or_node)`` reports the memory a graph keeps for backward (torchlite only: private,
+as torch.autograd.graph has no such name).
 """
 from torchlite._C._autograd import Node, _graph_saved_bytes
 
-__all__ = ["Node", "saved_bytes", "graph_size"]
+__all__ = ["Node"]
 
 
-def saved_bytes(tensor_or_node) -> int:
+def _saved_bytes(tensor_or_node) -> int:
     """Bytes of tensor data kept for backward by every node of the graph reachable from
     ``tensor_or_node`` (a tensor's ``grad_fn``, or a node): the sum of ``node.saved_bytes()``
     over the graph, each node counted once (a tensor saved by two nodes counts twice). 0 for a
@@ -17,6 +18,6 @@ def saved_bytes(tensor_or_node) -> int:
     return _graph_saved_bytes(tensor_or_node)[0]
 
 
-def graph_size(tensor_or_node) -> int:
+def _graph_size(tensor_or_node) -> int:
     """The number of nodes reachable from ``tensor_or_node`` (AccumulateGrad nodes included)."""
     return _graph_saved_bytes(tensor_or_node)[1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 
-import torchlite
+import torchlite as _torchlite
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -43,13 +43,13 @@ def calculate_gain(nonlinearity, param=None):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills ``tensor`` from U(a, b)."""
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills ``tensor`` from N(mean, std^2)."""
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
@@ -66,26 +66,26 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         mass = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
         if mass > 0.3:
             # the bounds as the tensor's dtype rounds them, so accepted values stay inside
-            lo = torchlite.tensor(a, dtype=tensor.dtype).item()
-            hi = torchlite.tensor(b, dtype=tensor.dtype).item()
+            lo = _torchlite.tensor(a, dtype=tensor.dtype).item()
+            hi = _torchlite.tensor(b, dtype=tensor.dtype).item()
             result = tensor.normal_(mean, std, generator=generator)
             while True:
                 outside = (result < lo) | (result > hi)
                 if not outside.any():
                     break
-                redraw = torchlite.empty_like(result).normal_(mean, std, generator=generator)
-                result = torchlite.where(outside, redraw, result)
+                redraw = _torchlite.empty_like(result).normal_(mean, std, generator=generator)
+                result = _torchlite.where(outside, redraw, result)
             if tensor is not result:
                 tensor.copy_(result)
             return tensor
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        candidates = torchlite.empty_like(tensor)
-        accept_buf = torchlite.empty_like(tensor)
+        candidates = _torchlite.empty_like(tensor)
+        accept_buf = _torchlite.empty_like(tensor)
 
         def log_ratio(x):
             # log density relative to the peak, in place
@@ -99,9 +99,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             result = tensor
             while True:
                 candidates.uniform_(a, b, generator=generator)
-                result = torchlite.where(pending, candidates, result)
+                result = _torchlite.where(pending, candidates, result)
                 log_ratio(candidates)
-                pending = torchlite.where(
+                pending = _torchlite.where(
                     pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
                     pending)
                 if not pending.any():
@@ -112,7 +112,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fills ``tensor`` with ``val``."""
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         return tensor.fill_(val)
 
 
@@ -123,7 +123,7 @@ def ones_(tensor):
 
 def zeros_(tensor):
     """Fills ``tensor`` with zeros."""
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         return tensor.zero_()
 
 
@@ -131,8 +131,8 @@ def eye_(tensor):
     """Fills the 2-d ``tensor`` with the identity (ones on the diagonal)."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with torchlite.no_grad():
-        tensor.copy_(torchlite.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+    with _torchlite.no_grad():
+        tensor.copy_(_torchlite.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 
@@ -149,7 +149,7 @@ def dirac_(tensor, groups=1):
         return tensor
     out_per_group = sizes[0] // groups
     centre = tuple(s // 2 for s in sizes[2:])
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         tensor.zero_()
         for g in range(groups):
             for d in range(min(out_per_group, sizes[1])):
@@ -223,10 +223,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         return tensor
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            zero_rows = torchlite.randperm(rows)[:num_zeros]
+            zero_rows = _torchlite.randperm(rows)[:num_zeros]
             tensor[zero_rows, col] = 0
     return tensor
 
@@ -245,11 +245,11 @@ def _orthogonal_(tensor, gain=1, generator=None):
     wide = rows < cols
     if wide:
         normal = normal.t()
-    q, r = torchlite.linalg.qr(normal)
-    q = q * torchlite.diagonal(r, 0).sign()
+    q, r = _torchlite.linalg.qr(normal)
+    q = q * _torchlite.diagonal(r, 0).sign()
     if wide:
         q = q.t()
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         tensor.view_as(q).copy_(q)
         tensor.mul_(gain)
     return tensor
@@ -279,8 +279,11 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 sparse = _deprecated(sparse_)
 
-if hasattr(torchlite.linalg, "qr"):
+if hasattr(_torchlite.linalg, "qr"):
     orthogonal_ = _orthogonal_
     orthogonal_.__name__ = "orthogonal_"
     orthogonal = _deprecated(orthogonal_)
     __all__ += ["orthogonal_", "orthogonal"]
+
+
+del annotations  # torch.nn.init has no such name

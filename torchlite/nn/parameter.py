@@ -7,10 +7,10 @@ tensor marked so that Module.__setattr__ registers it as a buffer.
 """
 from __future__ import annotations
 
-import copy
+import copy as _copy
 
-import torchlite
-from torchlite._tensor import Tensor
+import torchlite as _torchlite
+from torchlite._tensor import Tensor as _Tensor
 
 __all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "is_lazy"]
 
@@ -23,7 +23,7 @@ def _rebuild_parameter(data, requires_grad, state):
     return param
 
 
-class Parameter(Tensor):
+class Parameter(_Tensor):
     """A tensor that a Module registers as a parameter when assigned as one of its attributes.
 
     ``Parameter(data=None, requires_grad=True)``: shares ``data``'s storage (an empty tensor when
@@ -32,11 +32,11 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            data = torchlite.empty(0)
-        if not isinstance(data, Tensor):
+            data = _torchlite.empty(0)
+        if not isinstance(data, _Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         # _make_subclass detaches: the parameter is a new leaf sharing data's storage.
-        return Tensor._make_subclass(cls, data, requires_grad)
+        return _Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
         pass
@@ -46,7 +46,7 @@ class Parameter(Tensor):
             return memo[id(self)]
         result = type(self)(self.data.clone(), self.requires_grad)
         result.__dict__.update(
-            {k: copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
+            {k: _copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
         memo[id(self)] = result
         return result
 
@@ -60,22 +60,22 @@ class Parameter(Tensor):
                 (self.data, self.requires_grad, (type(self), dict(self.__dict__))))
 
 
-class _BufferMeta(type(Tensor)):
+class _BufferMeta(type(_Tensor)):
     """``isinstance(t, Buffer)`` is true for the tensors nn.Buffer marked."""
 
     def __instancecheck__(cls, instance):
         if cls is Buffer:
-            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+            return isinstance(instance, _Tensor) and getattr(instance, "_is_buffer", False)
         return super().__instancecheck__(instance)
 
 
-class Buffer(Tensor, metaclass=_BufferMeta):
+class Buffer(_Tensor, metaclass=_BufferMeta):
     """``nn.Buffer(data=None, *, persistent=True)``: a detached tensor that Module.__setattr__
     registers as a buffer (in the state dict unless ``persistent=False``)."""
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            data = torchlite.empty(0)
+            data = _torchlite.empty(0)
         t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
         t._is_buffer = True
@@ -93,7 +93,7 @@ class UninitializedTensorMixin:
             device = self.data.device
         if dtype is None:
             dtype = self.data.dtype
-        self.data = torchlite.empty(shape, device=device, dtype=dtype)
+        self.data = _torchlite.empty(shape, device=device, dtype=dtype)
         self.__class__ = self.cls_to_become
 
     @property
@@ -130,8 +130,8 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        data = torchlite.empty(0, device=device, dtype=dtype)
-        return Tensor._make_subclass(cls, data, requires_grad)
+        data = _torchlite.empty(0, device=device, dtype=dtype)
+        return _Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
@@ -144,17 +144,20 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         return result
 
 
-class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+class UninitializedBuffer(UninitializedTensorMixin, _Tensor):
     """A buffer with no shape yet (Lazy modules); becomes a plain Tensor when materialized."""
 
-    cls_to_become = Tensor
+    cls_to_become = _Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        data = torchlite.empty(0, device=device, dtype=dtype)
-        t = Tensor._make_subclass(cls, data, requires_grad)
+        data = _torchlite.empty(0, device=device, dtype=dtype)
+        t = _Tensor._make_subclass(cls, data, requires_grad)
         t.persistent = persistent
         t._is_buffer = True
         return t
 
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
+
+
+del annotations  # torch.nn.parameter has no such name

@@ -3,7 +3,8 @@ errors (trajectories equal PyTorch's single-tensor CPU path)."""
 from . import lr_scheduler
 from .adadelta import Adadelta
 from .adagrad import Adagrad
-from .adam import Adam, AdamW
+from .adam import Adam
+from .adamw import AdamW
 from .adamax import Adamax
 from .nadam import NAdam
 from .optimizer import Optimizer
@@ -13,3 +14,6 @@ from .sgd import SGD
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
            "lr_scheduler"]
+
+# The optimizers' modules stay importable (torchlite.optim.adam) but off the namespace, as torch.optim does.
+del adadelta, adagrad, adam, adamw, adamax, nadam, optimizer, radam, rmsprop, sgd  # noqa: F821

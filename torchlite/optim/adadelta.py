@@ -53,3 +53,6 @@ class Adadelta(Optimizer):
                 acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
                 p.add_(delta, alpha=-lr)
         return loss
+
+
+del annotations  # torch's module has no such name

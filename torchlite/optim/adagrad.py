@@ -77,3 +77,6 @@ class Adagrad(Optimizer):
             state_sum.addcmul_(grad, grad, value=1)
             std = state_sum.sqrt().add_(eps)
             p.addcdiv_(grad, std, value=-clr)
+
+
+del annotations  # torch's module has no such name

@@ -6,7 +6,7 @@ import torchlite as torch
 from .optimizer import (Optimizer, _check_fused_foreach, _check_options, _closure_loss, _no_grad_step,
                         _params_with_grad, _scalar_step, _use_fused, _value)
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam"]
 
 
 class Adam(Optimizer):
@@ -92,15 +92,4 @@ class Adam(Optimizer):
             p.addcdiv_(exp_avg, denom, value=-(lr / bias_correction1))
 
 
-class AdamW(Adam):
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
-                 amsgrad: bool = False, *, maximize: bool = False, foreach=None, capturable: bool = False,
-                 differentiable: bool = False, fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group["decoupled_weight_decay"] = True
+del annotations  # torch's module has no such name

@@ -48,3 +48,6 @@ class Adamax(Optimizer):
                 clr = lr / (1 - beta1 ** step_t.item())
                 p.addcdiv_(exp_avg, exp_inf, value=-clr)
         return loss
+
+
+del annotations  # torch's module has no such name

@@ -66,3 +66,6 @@ class NAdam(Optimizer):
                 p.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product_value)))
                 p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
         return loss
+
+
+del annotations  # torch's module has no such name

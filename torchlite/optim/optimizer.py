@@ -11,9 +11,9 @@ from itertools import chain
 from typing import Any, Callable
 
 import torchlite as torch
-from torchlite import Tensor
+from torchlite import Tensor as _Tensor
 
-__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 class _RequiredParameter:
@@ -67,7 +67,7 @@ def register_optimizer_step_post_hook(hook: Callable) -> _RemovableHandle:
 
 
 def _typename(obj) -> str:
-    if isinstance(obj, Tensor):
+    if isinstance(obj, _Tensor):
         return obj.type()
     module = type(obj).__module__
     name = type(obj).__qualname__
@@ -85,10 +85,10 @@ class Optimizer:
         self._optimizer_state_dict_post_hooks: "OrderedDict[int, Callable]" = OrderedDict()
         self._optimizer_load_state_dict_pre_hooks: "OrderedDict[int, Callable]" = OrderedDict()
         self._optimizer_load_state_dict_post_hooks: "OrderedDict[int, Callable]" = OrderedDict()
-        if isinstance(params, Tensor):
+        if isinstance(params, _Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_typename(params)}")
-        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.state: defaultdict[_Tensor, Any] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -126,7 +126,7 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        if isinstance(params, Tensor):
+        if isinstance(params, _Tensor):
             params = [params]
         elif isinstance(params, set):
             raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
@@ -142,7 +142,7 @@ class Optimizer:
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
             param_group["param_names"] = names
         for param in tensors:
-            if not isinstance(param, Tensor):
+            if not isinstance(param, _Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -155,7 +155,7 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
-        seen: set[Tensor] = set()
+        seen: set[_Tensor] = set()
         for group in self.param_groups:
             seen.update(group["params"])
             if ("param_names" in param_group) != ("param_names" in group):
@@ -201,7 +201,7 @@ class Optimizer:
             return packed
 
         param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        packed_state = {(mapping[id(k)] if isinstance(k, _Tensor) else k): v for k, v in self.state.items()}
         state_dict = {"state": packed_state, "param_groups": param_groups}
         for hook in self._optimizer_state_dict_post_hooks.values():
             result = hook(self, state_dict)
@@ -210,7 +210,7 @@ class Optimizer:
         return state_dict
 
     @staticmethod
-    def _cast_state_value(param: Tensor, value: Tensor, key: Any) -> Tensor:
+    def _cast_state_value(param: _Tensor, value: _Tensor, key: Any) -> _Tensor:
         # Floating state follows the parameter's dtype, except the step counter, kept as saved (float32).
         # (.to returns the same tensor when nothing changes: the loaded state aliases the dict's, as in PyTorch.)
         if key != "step" and param.is_floating_point():
@@ -235,7 +235,7 @@ class Optimizer:
                           chain.from_iterable(g["params"] for g in groups)))
 
         def cast(param, value, key=None):
-            if isinstance(value, Tensor):
+            if isinstance(value, _Tensor):
                 return self._cast_state_value(param, value, key)
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
@@ -324,7 +324,7 @@ def _no_grad_step(step):
     return wrapper
 
 
-def _params_with_grad(group: dict[str, Any], op: str) -> list[Tensor]:
+def _params_with_grad(group: dict[str, Any], op: str) -> list[_Tensor]:
     out = []
     for p in group["params"]:
         if p.grad is None:
@@ -340,13 +340,13 @@ def _check_nonneg(name: str, value, label: str | None = None) -> None:
         raise ValueError(f"Invalid {label or name}: {value}")
 
 
-def _scalar_step() -> Tensor:
+def _scalar_step() -> _Tensor:
     return torch.tensor(0.0, dtype=torch.float32)
 
 
 def _check_options(*, lr, eps=None, betas=None, weight_decay=None, differentiable=False, capturable=False) -> None:
     """The argument checks the optimizers share, with PyTorch's messages."""
-    if isinstance(lr, Tensor) and lr.numel() != 1:
+    if isinstance(lr, _Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
@@ -368,7 +368,7 @@ def _check_options(*, lr, eps=None, betas=None, weight_decay=None, differentiabl
 
 def _value(x) -> float:
     """A Python number from a float or a 1-element tensor (lr and betas may be tensors)."""
-    return x.item() if isinstance(x, Tensor) else x
+    return x.item() if isinstance(x, _Tensor) else x
 
 
 def _use_fused(group: dict[str, Any]) -> bool:
@@ -383,3 +383,6 @@ def _use_fused(group: dict[str, Any]) -> bool:
 def _check_fused_foreach(fused, foreach) -> None:
     if fused and foreach:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+del annotations  # torch.optim.optimizer has no such name

@@ -63,3 +63,6 @@ class RAdam(Optimizer):
                 else:
                     p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
         return loss
+
+
+del annotations  # torch's module has no such name

@@ -67,3 +67,6 @@ class RMSprop(Optimizer):
                 else:
                     p.addcdiv_(grad, avg, value=-lr)
         return loss
+
+
+del annotations  # torch's module has no such name

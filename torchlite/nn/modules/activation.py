@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn.parameter import Parameter
 
@@ -120,7 +120,7 @@ class Sigmoid(Module):
     """``1 / (1 + exp(-x))``."""
 
     def forward(self, input):
-        return torchlite.sigmoid(input)
+        return _torchlite.sigmoid(input)
 
 
 class Hardsigmoid(Module):
@@ -140,7 +140,7 @@ class Tanh(Module):
     """The hyperbolic tangent."""
 
     def forward(self, input):
-        return torchlite.tanh(input)
+        return _torchlite.tanh(input)
 
 
 class SiLU(_InplaceOnly):
@@ -316,11 +316,11 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
-        self.weight = Parameter(torchlite.empty(num_parameters, device=device, dtype=dtype))
+        self.weight = Parameter(_torchlite.empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self):
-        torchlite.nn.init.constant_(self.weight, self.init)
+        _torchlite.nn.init.constant_(self.weight, self.init)
 
     def forward(self, input):
         return F.prelu(input, self.weight)
@@ -390,3 +390,6 @@ class Softmax2d(Module):
             raise ValueError(
                 f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+del annotations  # torch's module has no such name

@@ -1,18 +1,16 @@
-"""Batch and instance normalization layers: BatchNorm1d/2d/3d (running statistics with momentum, or a
-cumulative average when momentum=None; track_running_stats; affine) and InstanceNorm1d/2d/3d, with
-PyTorch's buffers (running_mean, running_var, num_batches_tracked), checks and repr."""
+"""Batch normalization layers: BatchNorm1d/2d/3d (running statistics with momentum, or a cumulative
+average when momentum=None; track_running_stats; affine), with PyTorch's buffers (running_mean,
+running_var, num_batches_tracked), checks and repr. InstanceNorm is in instancenorm.py, on the same base."""
 from __future__ import annotations
 
-import warnings
-
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
 
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -29,18 +27,18 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(torchlite.empty(num_features, **factory))
+            self.weight = Parameter(_torchlite.empty(num_features, **factory))
             if bias:
-                self.bias = Parameter(torchlite.empty(num_features, **factory))
+                self.bias = Parameter(_torchlite.empty(num_features, **factory))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", torchlite.zeros(num_features, **factory))
-            self.register_buffer("running_var", torchlite.ones(num_features, **factory))
-            self.register_buffer("num_batches_tracked", torchlite.tensor(0, dtype=torchlite.long, device=device))
+            self.register_buffer("running_mean", _torchlite.zeros(num_features, **factory))
+            self.register_buffer("running_var", _torchlite.ones(num_features, **factory))
+            self.register_buffer("num_batches_tracked", _torchlite.tensor(0, dtype=_torchlite.long, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -75,7 +73,7 @@ class _NormBase(Module):
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
                 state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
-                                   else torchlite.tensor(0, dtype=torchlite.long))
+                                   else _torchlite.tensor(0, dtype=_torchlite.long))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 
@@ -118,74 +116,4 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-class _InstanceNorm(_NormBase):
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
-                         bias=bias)
-
-    def _apply_instance_norm(self, input):
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        version = local_metadata.get("version", None)
-        if version is None and not self.track_running_stats:
-            keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
-            if keys:
-                klass = self.__class__.__name__
-                names = " and ".join(f'"{k}"' for k in keys)
-                error_msgs.append(
-                    f"Unexpected running stats buffer(s) {names} for {klass} with track_running_stats=False. If "
-                    "state_dict is a checkpoint saved before 0.4.0, this may be expected because "
-                    f"{klass} does not track running stats by default since 0.4.0. Please remove these keys "
-                    "from state_dict. If the running stats are actually needed, instead set "
-                    f"track_running_stats=True in {klass} to enable them. See the documentation of {klass} "
-                    "for details.")
-                for key in keys:
-                    state_dict.pop(key)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
-
-    def forward(self, input):
-        self._check_input_dim(input)
-        feature_dim = input.dim() - self._no_batch_dim
-        if input.size(feature_dim) != self.num_features:
-            if self.affine:
-                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
-                                 f"({self.num_features}), but got: {input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
-        if input.dim() == self._no_batch_dim:
-            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
-        return self._apply_instance_norm(input)
-
-
-class InstanceNorm1d(_InstanceNorm):
-    """Instance normalization over (N, C, L) or (C, L)."""
-    _no_batch_dim = 2
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-
-
-class InstanceNorm2d(_InstanceNorm):
-    """Instance normalization over (N, C, H, W) or (C, H, W)."""
-    _no_batch_dim = 3
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
-
-
-class InstanceNorm3d(_InstanceNorm):
-    """Instance normalization over (N, C, D, H, W) or (C, D, H, W)."""
-    _no_batch_dim = 4
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (4, 5):
-            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+del annotations  # torch's module has no such name

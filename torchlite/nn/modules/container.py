@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
 
-from torchlite._tensor import Tensor
+from torchlite._tensor import Tensor as _Tensor
 from torchlite.nn.parameter import Parameter
 
 from .module import Module, _addindent, _typename
@@ -315,7 +315,7 @@ class ModuleDict(Module):
 
 def _entry_repr(p, type_name):
     """One line of ParameterList/ParameterDict's repr."""
-    if isinstance(p, Tensor):
+    if isinstance(p, _Tensor):
         size = "x".join(str(s) for s in p.size())
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
         return f"{kind} containing: [{type_name(p)} of size {size}]"
@@ -349,7 +349,7 @@ class ParameterList(Module):
 
     def __setitem__(self, idx, param):
         key = str(_abs_index(idx, len(self)))
-        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+        if isinstance(param, _Tensor) and not isinstance(param, Parameter):
             param = Parameter(param)
         setattr(self, key, param)
 
@@ -374,7 +374,7 @@ class ParameterList(Module):
 
     def extend(self, values):
         """Appends every value of the iterable ``values``; returns self."""
-        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
+        if not isinstance(values, container_abcs.Iterable) or isinstance(values, _Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
                             + type(values).__name__)
         for value in values:
@@ -411,7 +411,7 @@ class ParameterDict(Module):
     def __setitem__(self, key, value):
         self._keys[key] = None
         attr = self._key_to_attr(key)
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        if isinstance(value, _Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
         setattr(self, attr, value)
 

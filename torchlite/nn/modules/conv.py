@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter, UninitializedParameter
@@ -65,9 +65,9 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = list(_reverse_repeat_tuple(padding, 2))
         shape = ((in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups))
-        self.weight = Parameter(torchlite.empty((*shape, *kernel_size), **factory))
+        self.weight = Parameter(_torchlite.empty((*shape, *kernel_size), **factory))
         if bias:
-            self.bias = Parameter(torchlite.empty(out_channels, **factory))
+            self.bias = Parameter(_torchlite.empty(out_channels, **factory))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -208,7 +208,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.in_channels = input.shape[1 if batched else 0]
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
-            with torchlite.no_grad():
+            with _torchlite.no_grad():
                 if self.transposed:
                     shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
                 else:
@@ -240,3 +240,6 @@ LazyConv3d = _lazy_class("LazyConv3d", Conv3d)
 LazyConvTranspose1d = _lazy_class("LazyConvTranspose1d", ConvTranspose1d)
 LazyConvTranspose2d = _lazy_class("LazyConvTranspose2d", ConvTranspose2d)
 LazyConvTranspose3d = _lazy_class("LazyConvTranspose3d", ConvTranspose3d)
+
+
+del annotations  # torch's module has no such name

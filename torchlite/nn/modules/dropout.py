@@ -51,3 +51,6 @@ class AlphaDropout(_DropoutNd):
 class FeatureAlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+del annotations  # torch's module has no such name

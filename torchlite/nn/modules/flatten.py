@@ -45,3 +45,6 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+del annotations  # torch's module has no such name

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn.parameter import is_lazy
 
 __all__ = ["LazyModuleMixin"]
@@ -43,7 +43,7 @@ class LazyModuleMixin:
             if key in state_dict and param is not None and is_lazy(param):
                 value = state_dict[key]
                 if not is_lazy(value):
-                    with torchlite.no_grad():
+                    with _torchlite.no_grad():
                         param.materialize(value.shape)
 
     def initialize_parameters(self, *args, **kwargs):
@@ -71,3 +71,6 @@ class LazyModuleMixin:
         raise RuntimeError("Modules with uninitialized parameters can't be used with "
                            "`DataParallel`. Run a dummy forward pass to correctly initialize the "
                            "modules")
+
+
+del annotations  # torch's module has no such name

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter, UninitializedParameter
@@ -34,9 +34,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(torchlite.empty((out_features, in_features), **factory))
+        self.weight = Parameter(_torchlite.empty((out_features, in_features), **factory))
         if bias:
-            self.bias = Parameter(torchlite.empty(out_features, **factory))
+            self.bias = Parameter(_torchlite.empty(out_features, **factory))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -56,6 +56,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (PyTorch's class of that name; a plain Linear here)."""
+
+
 class Bilinear(Module):
     """y = x1^T A x2 + b, with weight (out_features, in1_features, in2_features)."""
 
@@ -68,9 +72,9 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(torchlite.empty((out_features, in1_features, in2_features), **factory))
+        self.weight = Parameter(_torchlite.empty((out_features, in1_features, in2_features), **factory))
         if bias:
-            self.bias = Parameter(torchlite.empty(out_features, **factory))
+            self.bias = Parameter(_torchlite.empty(out_features, **factory))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -108,9 +112,12 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     def initialize_parameters(self, input) -> None:
         if self.has_uninitialized_params():
-            with torchlite.no_grad():
+            with _torchlite.no_grad():
                 self.in_features = input.shape[-1]
                 self.weight.materialize((self.out_features, self.in_features))
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+
+
+del annotations  # torch's module has no such name

@@ -2,7 +2,7 @@
 The legacy `size_average` / `reduce` arguments map to `reduction` as in PyTorch, with its warning."""
 from __future__ import annotations
 
-import warnings
+import warnings as _warnings
 
 from torchlite.nn import functional as F
 
@@ -20,7 +20,7 @@ def _legacy_reduction(size_average, reduce) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     result = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
+    _warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
                   stacklevel=3)
     return result
 
@@ -63,7 +63,7 @@ class NLLLoss(_WeightedLoss):
 class NLLLoss2d(NLLLoss):
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean"):
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and "
+        _warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and "
                       "see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
                       FutureWarning, stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
@@ -290,3 +290,6 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)
+
+
+del annotations  # torch's module has no such name

@@ -14,9 +14,9 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-import torchlite
+import torchlite as _torchlite
 from torchlite._tensor import Tensor
-from torchlite.nn.parameter import Buffer, Parameter, is_lazy
+from torchlite.nn.parameter import Buffer, Parameter, is_lazy as _is_lazy
 
 from ._hooks import BackwardHook, RemovableHandle
 
@@ -615,7 +615,7 @@ class Module:
 
     def to_empty(self, *, device, recurse=True):
         """Replaces every parameter and buffer by uninitialised storage on ``device``."""
-        return self._apply(lambda t: torchlite.empty_like(t, device=device), recurse=recurse)
+        return self._apply(lambda t: _torchlite.empty_like(t, device=device), recurse=recurse)
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: moves and/or casts
@@ -909,7 +909,7 @@ class Module:
                     f'While copying the parameter named "{key}", expected torch.Tensor or '
                     f"Tensor-like object from checkpoint but received {type(input_param)}")
                 continue
-            lazy = is_lazy(param)
+            lazy = _is_lazy(param)
             if (not lazy and param.dim() == 0 and input_param.dim() == 1
                     and input_param.shape[0] == 1):
                 input_param = input_param[0]
@@ -926,7 +926,7 @@ class Module:
                     "`assign=True` to assign items in the state dictionary to their corresponding "
                     "key in the module instead of copying them in place?)", stacklevel=2)
             try:
-                with torchlite.no_grad():
+                with _torchlite.no_grad():
                     if assign:
                         if isinstance(param, Parameter):
                             if not isinstance(input_param, Parameter):
@@ -1039,11 +1039,11 @@ def _convert_parameter(param, fn, memo):
     """``fn`` applied to a parameter and its gradient (see Module._apply)."""
     if id(param) in memo:
         return memo[id(param)][1]
-    with torchlite.no_grad():
+    with _torchlite.no_grad():
         applied = fn(param)
         grad = param.grad
         grad_applied = fn(grad) if grad is not None else None
-    if is_lazy(param):
+    if _is_lazy(param):
         # a placeholder stays one, with the new dtype/device
         result = type(param)(param.requires_grad, device=applied.device, dtype=applied.dtype)
     elif applied.device == param.device:
@@ -1093,7 +1093,7 @@ def _warn_legacy_backward_hook(inputs, result, grad_fn):
 
 def _convert_buffer(buf, fn):
     applied = fn(buf)
-    if is_lazy(buf) and not is_lazy(applied):
+    if _is_lazy(buf) and not _is_lazy(applied):
         # a placeholder stays one, with the new dtype/device
         return type(buf)(buf.requires_grad, device=applied.device, dtype=applied.dtype,
                          persistent=getattr(buf, "persistent", True))
@@ -1119,9 +1119,9 @@ def _parse_to(*args, **kwargs):
     if rest and isinstance(rest[0], Tensor):
         t = rest.pop(0)
         device, dtype = t.device, t.dtype
-    if rest and isinstance(rest[0], (str, torchlite.device, int)) and not isinstance(rest[0], bool):
+    if rest and isinstance(rest[0], (str, _torchlite.device, int)) and not isinstance(rest[0], bool):
         device = rest.pop(0)
-    if rest and isinstance(rest[0], torchlite.dtype):
+    if rest and isinstance(rest[0], _torchlite.dtype):
         dtype = rest.pop(0)
     if rest and isinstance(rest[0], bool):
         non_blocking = rest.pop(0)
@@ -1129,5 +1129,8 @@ def _parse_to(*args, **kwargs):
         raise TypeError("to() received an invalid combination of arguments - got "
                         f"({', '.join(type(a).__name__ for a in args)})")
     if device is not None:
-        device = torchlite.device(device)
+        device = _torchlite.device(device)
     return device, dtype, non_blocking
+
+
+del annotations  # torch's module has no such name

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
@@ -32,9 +32,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(torchlite.empty(self.normalized_shape, **factory))
+            self.weight = Parameter(_torchlite.empty(self.normalized_shape, **factory))
             if bias:
-                self.bias = Parameter(torchlite.empty(self.normalized_shape, **factory))
+                self.bias = Parameter(_torchlite.empty(self.normalized_shape, **factory))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -72,9 +72,9 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         if affine:
-            self.weight = Parameter(torchlite.empty(num_channels, **factory))
+            self.weight = Parameter(_torchlite.empty(num_channels, **factory))
             if bias:
-                self.bias = Parameter(torchlite.empty(num_channels, **factory))
+                self.bias = Parameter(_torchlite.empty(num_channels, **factory))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -108,7 +108,7 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(torchlite.empty(self.normalized_shape, **factory))
+            self.weight = Parameter(_torchlite.empty(self.normalized_shape, **factory))
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()
@@ -141,3 +141,6 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+del annotations  # torch's module has no such name

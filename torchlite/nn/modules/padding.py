@@ -119,3 +119,6 @@ class ReplicationPad2d(_PadNd):
 
 class ReplicationPad3d(_PadNd):
     _dims, _mode = 3, "replicate"
+
+
+del annotations  # torch's module has no such name

@@ -222,3 +222,6 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """3-d average pooling to a fixed output size."""
     _pool = staticmethod(lambda *a: F.adaptive_avg_pool3d(*a))
+
+
+del annotations  # torch's module has no such name

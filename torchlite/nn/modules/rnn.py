@@ -8,7 +8,7 @@ import math
 import numbers
 import warnings
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
 
@@ -66,14 +66,14 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(directions):
                 layer_input = input_size if layer == 0 else real_hidden * directions
-                params = [torchlite.empty((gate_size, layer_input), **factory),
-                          torchlite.empty((gate_size, real_hidden), **factory)]
+                params = [_torchlite.empty((gate_size, layer_input), **factory),
+                          _torchlite.empty((gate_size, real_hidden), **factory)]
                 names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
                 if bias:
-                    params += [torchlite.empty(gate_size, **factory), torchlite.empty(gate_size, **factory)]
+                    params += [_torchlite.empty(gate_size, **factory), _torchlite.empty(gate_size, **factory)]
                     names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
                 if proj_size > 0:
-                    params.append(torchlite.empty((proj_size, hidden_size), **factory))
+                    params.append(_torchlite.empty((proj_size, hidden_size), **factory))
                     names.append("weight_hr_l{}{}")
                 suffix = "_reverse" if direction == 1 else ""
                 names = [n.format(layer, suffix) for n in names]
@@ -157,7 +157,7 @@ class RNNBase(Module):
 
     def _prepare(self, input, name):
         """The batched input and whether it was batched (packed sequences are refused)."""
-        if not isinstance(input, torchlite.Tensor):
+        if not isinstance(input, _torchlite.Tensor):
             raise NotImplementedError(f"{name}: packed sequences (nn.utils.rnn.PackedSequence) are not supported "
                                       "yet in torchlite")
         if input.dim() not in (2, 3):
@@ -171,7 +171,7 @@ class RNNBase(Module):
     def _zeros(self, input, size):
         batch = input.size(0) if self.batch_first else input.size(1)
         directions = 2 if self.bidirectional else 1
-        return torchlite.zeros(self.num_layers * directions, batch, size, dtype=input.dtype, device=input.device)
+        return _torchlite.zeros(self.num_layers * directions, batch, size, dtype=input.dtype, device=input.device)
 
 
 class RNN(RNNBase):
@@ -204,7 +204,7 @@ class RNN(RNNBase):
         else:
             hx = self._zeros(input, self.hidden_size)
         self.check_forward_args(input, hx, None)
-        op = torchlite.rnn_tanh if self.mode == "RNN_TANH" else torchlite.rnn_relu
+        op = _torchlite.rnn_tanh if self.mode == "RNN_TANH" else _torchlite.rnn_relu
         output, hidden = op(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
                             self.bidirectional, self.batch_first)
         if not batched:
@@ -243,7 +243,7 @@ class LSTM(RNNBase):
                                    f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
             hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
-        output, h, c = torchlite.lstm(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+        output, h, c = _torchlite.lstm(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
                                       self.training, self.bidirectional, self.batch_first)
         if not batched:
             output = output.squeeze(0 if self.batch_first else 1)
@@ -270,7 +270,7 @@ class GRU(RNNBase):
         else:
             hx = self._zeros(input, self.hidden_size)
         self.check_forward_args(input, hx, None)
-        output, hidden = torchlite.gru(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+        output, hidden = _torchlite.gru(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
                                        self.training, self.bidirectional, self.batch_first)
         if not batched:
             output = output.squeeze(0 if self.batch_first else 1)
@@ -287,11 +287,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(torchlite.empty((num_chunks * hidden_size, input_size), **factory))
-        self.weight_hh = Parameter(torchlite.empty((num_chunks * hidden_size, hidden_size), **factory))
+        self.weight_ih = Parameter(_torchlite.empty((num_chunks * hidden_size, input_size), **factory))
+        self.weight_hh = Parameter(_torchlite.empty((num_chunks * hidden_size, hidden_size), **factory))
         if bias:
-            self.bias_ih = Parameter(torchlite.empty(num_chunks * hidden_size, **factory))
-            self.bias_hh = Parameter(torchlite.empty(num_chunks * hidden_size, **factory))
+            self.bias_ih = Parameter(_torchlite.empty(num_chunks * hidden_size, **factory))
+            self.bias_hh = Parameter(_torchlite.empty(num_chunks * hidden_size, **factory))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -330,13 +330,13 @@ class RNNCell(RNNCellBase):
             raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         input, batched = self._batch(input, "RNNCell")
         if hx is None:
-            hx = torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = _torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not batched:
             hx = hx.unsqueeze(0)
         if self.nonlinearity == "tanh":
-            out = torchlite.rnn_tanh_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+            out = _torchlite.rnn_tanh_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         elif self.nonlinearity == "relu":
-            out = torchlite.rnn_relu_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+            out = _torchlite.rnn_relu_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         return out if batched else out.squeeze(0)
@@ -353,11 +353,11 @@ class LSTMCell(RNNCellBase):
                     raise ValueError(f"LSTMCell: Expected hx[{i}] to be 1D or 2D, got {value.dim()}D instead")
         input, batched = self._batch(input, "LSTMCell")
         if hx is None:
-            zeros = torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            zeros = _torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
             hx = (zeros, zeros)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        h, c = torchlite.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        h, c = _torchlite.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -370,8 +370,11 @@ class GRUCell(RNNCellBase):
             raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         input, batched = self._batch(input, "GRUCell")
         if hx is None:
-            hx = torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = _torchlite.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not batched:
             hx = hx.unsqueeze(0)
-        out = torchlite.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        out = _torchlite.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return out if batched else out.squeeze(0)
+
+
+del annotations  # torch's module has no such name

@@ -2,7 +2,7 @@
 maxima of bags of rows), initialised N(0, 1) with the padding row zeroed, as in PyTorch."""
 from __future__ import annotations
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
@@ -40,7 +40,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(torchlite.empty((num_embeddings, embedding_dim), **factory),
+            self.weight = Parameter(_torchlite.empty((num_embeddings, embedding_dim), **factory),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -55,7 +55,7 @@ class Embedding(Module):
 
     def _fill_padding_idx_with_zero(self) -> None:
         if self.padding_idx is not None:
-            with torchlite.no_grad():
+            with _torchlite.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
@@ -103,7 +103,7 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx must be within num_embeddings")
         if _weight is None:
-            self.weight = Parameter(torchlite.empty((num_embeddings, embedding_dim), **factory))
+            self.weight = Parameter(_torchlite.empty((num_embeddings, embedding_dim), **factory))
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -119,7 +119,7 @@ class EmbeddingBag(Module):
 
     def _fill_padding_idx_with_zero(self) -> None:
         if self.padding_idx is not None:
-            with torchlite.no_grad():
+            with _torchlite.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
@@ -154,3 +154,6 @@ class EmbeddingBag(Module):
                   include_last_offset=include_last_offset, padding_idx=padding_idx)
         bag.weight.requires_grad = not freeze
         return bag
+
+
+del annotations  # torch's module has no such name

@@ -6,24 +6,24 @@ from __future__ import annotations
 
 import copy
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.nn import functional as F
-from torchlite.nn.init import constant_, xavier_normal_, xavier_uniform_
-from torchlite.nn.parameter import Parameter
+from torchlite.nn.init import constant_ as _constant_
+from torchlite.nn.init import xavier_normal_ as _xavier_normal_
+from torchlite.nn.init import xavier_uniform_
+from torchlite.nn.parameter import Parameter as _Parameter
 
-from .activation import GELU, ReLU
+from .activation import GELU as _GELU, ReLU as _ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear as _NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
-           "TransformerDecoder", "Transformer"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The output projection of MultiheadAttention (PyTorch's class of that name; a plain Linear here)."""
+# MultiheadAttention is defined here but, as in PyTorch, exported by the package (torch keeps it in activation).
+__all__ = ["TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
+           "Transformer"]
 
 
 class MultiheadAttention(Module):
@@ -47,23 +47,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(torchlite.empty((embed_dim, embed_dim), **factory))
-            self.k_proj_weight = Parameter(torchlite.empty((embed_dim, self.kdim), **factory))
-            self.v_proj_weight = Parameter(torchlite.empty((embed_dim, self.vdim), **factory))
+            self.q_proj_weight = _Parameter(_torchlite.empty((embed_dim, embed_dim), **factory))
+            self.k_proj_weight = _Parameter(_torchlite.empty((embed_dim, self.kdim), **factory))
+            self.v_proj_weight = _Parameter(_torchlite.empty((embed_dim, self.vdim), **factory))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(torchlite.empty((3 * embed_dim, embed_dim), **factory))
+            self.in_proj_weight = _Parameter(_torchlite.empty((3 * embed_dim, embed_dim), **factory))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(torchlite.empty(3 * embed_dim, **factory))
+            self.in_proj_bias = _Parameter(_torchlite.empty(3 * embed_dim, **factory))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **factory)
+        self.out_proj = _NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **factory)
         if add_bias_kv:
-            self.bias_k = Parameter(torchlite.empty((1, 1, embed_dim), **factory))
-            self.bias_v = Parameter(torchlite.empty((1, 1, embed_dim), **factory))
+            self.bias_k = _Parameter(_torchlite.empty((1, 1, embed_dim), **factory))
+            self.bias_v = _Parameter(_torchlite.empty((1, 1, embed_dim), **factory))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -77,12 +77,12 @@ class MultiheadAttention(Module):
             xavier_uniform_(self.k_proj_weight)
             xavier_uniform_(self.v_proj_weight)
         if self.in_proj_bias is not None:
-            constant_(self.in_proj_bias, 0.0)
-            constant_(self.out_proj.bias, 0.0)
+            _constant_(self.in_proj_bias, 0.0)
+            _constant_(self.out_proj.bias, 0.0)
         if self.bias_k is not None:
-            xavier_normal_(self.bias_k)
+            _xavier_normal_(self.bias_k)
         if self.bias_v is not None:
-            xavier_normal_(self.bias_v)
+            _xavier_normal_(self.bias_v)
 
     def __setstate__(self, state):
         state.setdefault("_qkv_same_embed_dim", True)
@@ -138,9 +138,9 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         activation = _activation(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
+        if activation is F.relu or isinstance(activation, _ReLU):
             self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
+        elif activation is F.gelu or isinstance(activation, _GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
@@ -274,8 +274,8 @@ class TransformerDecoder(Module):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A float (sz, sz) mask: -inf above the diagonal, 0 elsewhere (position i sees positions <= i)."""
-    dtype = dtype if dtype is not None else torchlite.get_default_dtype()
-    return torchlite.triu(torchlite.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+    dtype = dtype if dtype is not None else _torchlite.get_default_dtype()
+    return _torchlite.triu(_torchlite.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 def _is_causal_mask(mask, size):
@@ -283,7 +283,7 @@ def _is_causal_mask(mask, size):
     if mask is None or mask.dim() != 2 or tuple(mask.shape) != (size, size):
         return False
     causal = _generate_square_subsequent_mask(size, dtype=mask.dtype)
-    return bool(torchlite.equal(mask, causal))
+    return bool(_torchlite.equal(mask, causal))
 
 
 class Transformer(Module):
@@ -335,3 +335,6 @@ class Transformer(Module):
         for p in self.parameters():
             if p.dim() > 1:
                 xavier_uniform_(p)
+
+
+del annotations  # torch's module has no such name

@@ -5,7 +5,8 @@ from __future__ import annotations
 import collections.abc
 from itertools import repeat
 
-__all__ = ["_single", "_pair", "_triple", "_quadruple", "_ntuple", "_reverse_repeat_tuple"]
+# Private helpers only: torch's __all__ holds consume_prefix_in_state_dict_if_present, which torchlite lacks.
+__all__ = []
 
 
 def _ntuple(n: int, name: str = "parse"):
@@ -26,3 +27,6 @@ _quadruple = _ntuple(4, "_quadruple")
 def _reverse_repeat_tuple(t, n: int) -> tuple:
     """(a, b) -> (b, b, a, a) for n = 2: F.pad's order (last dim first, each side)."""
     return tuple(x for x in reversed(t) for _ in range(n))
+
+
+del annotations  # torch's module has no such name

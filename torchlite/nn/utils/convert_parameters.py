@@ -1,10 +1,8 @@
 """parameters_to_vector / vector_to_parameters: all parameters as one flat vector and back."""
 from __future__ import annotations
 
-import torchlite
-from torchlite._tensor import Tensor
-
-__all__ = ["parameters_to_vector", "vector_to_parameters"]
+import torchlite as _torchlite
+from torchlite._tensor import Tensor as _Tensor
 
 
 def _check_same_device(param, device):
@@ -21,12 +19,12 @@ def parameters_to_vector(parameters):
     for param in parameters:
         device = _check_same_device(param, device)
         flat.append(param.view(-1))
-    return torchlite.cat(flat)
+    return _torchlite.cat(flat)
 
 
 def vector_to_parameters(vec, parameters):
     """Points each parameter's data at its consecutive slice of the 1-d ``vec``."""
-    if not isinstance(vec, Tensor):
+    if not isinstance(vec, _Tensor):
         from torchlite.nn.modules.module import _typename
         raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
     device = None
@@ -36,3 +34,6 @@ def vector_to_parameters(vec, parameters):
         n = param.numel()
         param.data = vec[offset:offset + n].view_as(param).data
         offset += n
+
+
+del annotations  # torch's module has no such name

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import contextlib
-import warnings
+import warnings as _warnings
 
 __all__ = ["functional_call"]
 
@@ -56,7 +56,7 @@ _ABSENT = object()
 def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True,
                     strict=False):
     """Deprecated (as in PyTorch 2.x): torchlite.func.functional_call."""
-    warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and "
+    _warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and "
                   "will be removed in a future version of PyTorch. Please use "
                   "`torch.func.functional_call` instead which is a drop-in replacement.",
                   FutureWarning, stacklevel=2)
@@ -100,3 +100,6 @@ def _functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None,
         args = (args,)
     with _swapped(module, tensors, strict):
         return module(*args, **(kwargs or {}))
+
+
+del annotations  # torch's module has no such name

@@ -1,13 +1,13 @@
 """DataLoader (PyTorch's torch.utils.data.dataloader): batches from a dataset in the main process
 (num_workers=0) or from worker processes, delivered in sampler order either way."""
 import itertools
-import math
-import multiprocessing
+import math as _math
+import multiprocessing as _multiprocessing
 import os
 import queue
 import warnings
 
-import torchlite
+import torchlite as _torchlite
 from torchlite.utils.data import _collate, _worker
 from torchlite.utils.data.dataset import IterableDataset
 from torchlite.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -124,12 +124,12 @@ class DataLoader:
                 raise ValueError("multiprocessing_context can only be used with multi-process loading "
                                  f"(num_workers > 0), but got num_workers={self.num_workers}")
             if isinstance(context, str):
-                valid = multiprocessing.get_all_start_methods()
+                valid = _multiprocessing.get_all_start_methods()
                 if context not in valid:
                     raise ValueError("multiprocessing_context option should specify a valid start method in "
                                      f"{valid!r}, but got multiprocessing_context={context!r}")
-                context = multiprocessing.get_context(context)
-            if not isinstance(context, multiprocessing.context.BaseContext):
+                context = _multiprocessing.get_context(context)
+            if not isinstance(context, _multiprocessing.context.BaseContext):
                 raise TypeError("multiprocessing_context option should be a valid context object or a string "
                                 f"specifying the start method, but got multiprocessing_context={context}")
         self.__multiprocessing_context = context
@@ -171,7 +171,7 @@ class DataLoader:
             # stream turns out longer.
             length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
-                length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
+                length = length // self.batch_size if self.drop_last else _math.ceil(length / self.batch_size)
             return length
         return len(self._index_sampler)
 
@@ -206,7 +206,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         # Drawn at every iterator, workers or not, so the loader consumes its generator as PyTorch's does.
-        self._base_seed = torchlite.empty((), dtype=torchlite.int64).random_(generator=loader.generator).item()
+        self._base_seed = _torchlite.empty((), dtype=_torchlite.int64).random_(generator=loader.generator).item()
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
 
@@ -267,7 +267,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
-        context = loader.multiprocessing_context or multiprocessing.get_context()
+        context = loader.multiprocessing_context or _multiprocessing.get_context()
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
         self._workers_status = []

@@ -5,7 +5,7 @@ import math
 import warnings
 from typing import Generic, TypeVar
 
-import torchlite
+import torchlite as _torchlite
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split"]
@@ -207,11 +207,11 @@ def random_split(dataset, lengths, generator=None):
     randperm drawn from `generator` (the default generator when None): the same split as PyTorch's for the
     same seed."""
     if generator is None:
-        generator = torchlite.default_generator
+        generator = _torchlite.default_generator
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _lengths_from_fractions(len(dataset), lengths)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = torchlite.randperm(sum(lengths), generator=generator).tolist()
+    indices = _torchlite.randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[end - length:end])
             for end, length in zip(itertools.accumulate(lengths), lengths)]

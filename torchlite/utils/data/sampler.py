@@ -3,7 +3,7 @@ seed, since torchlite's randperm, randint, random_ and multinomial streams are P
 import itertools
 from typing import Generic, TypeVar
 
-import torchlite
+import torchlite as _torchlite
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -63,20 +63,20 @@ class RandomSampler(Sampler):
         generator = self.generator
         if generator is None:
             # A fresh generator seeded from the default one: one int64 draw per epoch, as PyTorch.
-            seed = int(torchlite.empty((), dtype=torchlite.int64).random_().item())
-            generator = torchlite.Generator()
+            seed = int(_torchlite.empty((), dtype=_torchlite.int64).random_().item())
+            generator = _torchlite.Generator()
             generator.manual_seed(seed)
         if self.replacement:
             # Chunks of 32 draws: the stream PyTorch consumes.
             for _ in range(self.num_samples // 32):
-                yield from torchlite.randint(high=n, size=(32,), dtype=torchlite.int64,
+                yield from _torchlite.randint(high=n, size=(32,), dtype=_torchlite.int64,
                                              generator=generator).tolist()
-            yield from torchlite.randint(high=n, size=(self.num_samples % 32,), dtype=torchlite.int64,
+            yield from _torchlite.randint(high=n, size=(self.num_samples % 32,), dtype=_torchlite.int64,
                                          generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from torchlite.randperm(n, generator=generator).tolist()
-            yield from torchlite.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+                yield from _torchlite.randperm(n, generator=generator).tolist()
+            yield from _torchlite.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -90,7 +90,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in torchlite.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in _torchlite.randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -105,7 +105,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights = torchlite.as_tensor(weights, dtype=torchlite.double)
+        weights = _torchlite.as_tensor(weights, dtype=_torchlite.double)
         if weights.dim() != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
         self.weights = weights
@@ -114,7 +114,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        drawn = torchlite.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        drawn = _torchlite.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
         yield from iter(drawn.tolist())
 
     def __len__(self):
