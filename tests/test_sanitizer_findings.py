@@ -2,6 +2,7 @@
 --fuzz): signed overflow and pointer arithmetic that the normal build happens to survive. CI runs
 this file under the sanitizers too, where each of these aborted before its fix. PyTorch is the oracle
 where it gives a value; where PyTorch itself overflows (and so wraps by accident), torchlite raises."""
+import numpy as np
 import pytest
 import torch
 
@@ -164,3 +165,62 @@ def test_window_and_pad_sizes_at_the_int64_limits_raise(call):
     # are accidents of the overflow); torchlite raises a RuntimeError naming the op.
     with pytest.raises(RuntimeError, match="max_pool3d|max_pool2d|constant_pad_nd"):
         call()
+
+
+def test_native_group_norm_with_an_overflowing_n_c_hxw_raises():
+    # The sanitized CI's fuzz: N * C * HxW overflowed int64 in the numel check (UB). PyTorch raises (on the
+    # negative N); torchlite's check is now done in checked arithmetic and raises its message.
+    x = tl.tensor([[0.5] * 4] * 4, dtype=tl.float64)
+    with pytest.raises(RuntimeError):
+        torch.native_group_norm(torch.zeros(4, 4, dtype=torch.float64), None, None, -1, 2**62, 3, 4, 1e-5)
+    with pytest.raises(RuntimeError, match="N \\* C \\* HxW"):
+        tl.native_group_norm(x, None, None, -1, 2**62, 3, 4, 1e-5)
+    with pytest.raises(RuntimeError, match="N \\* C \\* HxW"):
+        tl.native_group_norm(x, None, None, 2**62, 4, 2**62, 4, 1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_integer_linear_and_conv_wrap_like_torch(dtype):
+    # The sanitized CI's fuzz: the integer matmul loop behind linear/convolution accumulated in int64 and
+    # overflowed (UB); it now accumulates in uint64 and wraps, as PyTorch's results do.
+    big = torch.iinfo(dtype).max
+    a = torch.tensor([[big, big, -big - 1], [big, 3, -1]], dtype=dtype)
+    w = torch.tensor([[3, 5, -1], [1, 1, 1]], dtype=dtype)
+    b = torch.tensor([big, 1], dtype=dtype)
+    for args in ((a, w), (a, w, b)):
+        expected = torch.nn.functional.linear(*args)
+        got = tl.nn.functional.linear(*(from_torch(t) for t in args))
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    x = a.reshape(1, 1, 2, 3)
+    k = torch.tensor([[[[big, 2], [1, big]]]], dtype=dtype)
+    np.testing.assert_array_equal(tl.nn.functional.conv2d(from_torch(x), from_torch(k)).numpy(),
+                                  torch.nn.functional.conv2d(x, k).numpy())
+
+
+def test_pixel_shuffle_with_an_overflowing_factor_raises_like_torch():
+    # The sanitized fuzz: upscale_factor**2 overflowed (UB). PyTorch raises ValueError; so does torchlite.
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    for lib, t in ((torch, x), (tl, from_torch(x))):
+        with pytest.raises(ValueError, match="upscale factor is too large"):
+            lib.pixel_shuffle(t, 2**62)
+    with pytest.raises(RuntimeError, match="pixel_shuffle"):
+        tl.pixel_shuffle(tl.empty(1, 0, 2**62, 1), 4)  # no channels: only h * r can overflow
+
+
+@pytest.mark.parametrize("name, k", [("replication_pad1d", 1), ("reflection_pad1d", 1), ("replication_pad2d", 2)])
+def test_replication_pad_near_the_int64_limit_raises(name, k):
+    # The sanitized fuzz: input size + pads overflowed int64 (UB). PyTorch cannot even take the pad (its
+    # argument parser overflows, a TypeError); torchlite raises a RuntimeError naming the op.
+    x = tl.empty((4, 8, 8)[-(k + 1):], dtype=tl.bfloat16, device="meta")
+    with pytest.raises(RuntimeError, match=name):
+        getattr(tl._C._nn, name)(x, (3, 2**63 - 1) * k)
+
+
+def test_one_hot_of_the_largest_int64_raises():
+    # The sanitized fuzz: num_classes = max + 1 overflowed for INT64_MAX (UB). PyTorch wraps and raises in
+    # zeros(); torchlite raises naming one_hot.
+    x = torch.tensor([[2**63 - 1], [0]])
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.one_hot(x)
+    with pytest.raises(RuntimeError, match="one_hot"):
+        tl.nn.functional.one_hot(from_torch(x))

@@ -251,6 +251,17 @@ void image_from_cols(const T* w, const T* colside, T* image, const ConvShape& sh
   });
 }
 
+// a + b wrapping as the integer type's arithmetic (modulo 2^bits, no signed overflow); plain + for floats.
+template <typename T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
 // dW_g = sum over the batch of colside[n] @ im2col(image[n])^T. Each thread sums its share of the
 // batch into its own buffer (the first into dW itself); the buffers are added at the end.
 template <typename T>
@@ -295,13 +306,14 @@ void weight_grad(const T* colside, const T* image, T* dw, const ConvShape& sh) {
     }
   });
   for (const auto& p : partial)
-    for (int64_t i = 0; i < wsize; ++i) dw[i] += p[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < wsize; ++i) dw[i] = wrapping_add(dw[i], p[static_cast<size_t>(i)]);
 }
 
-// Sum of grad_output over the batch and spatial dims, per channel (accumulated in double / int64).
+// Sum of grad_output over the batch and spatial dims, per channel (accumulated in double, or in
+// uint64 for integers: wrapping as the type's arithmetic, without signed overflow).
 template <typename T>
 void bias_grad(const T* go, T* db, int64_t batch, int64_t channels, int64_t spatial) {
-  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
   parallel_for(0, channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, batch * spatial)),
                [&](int64_t c0, int64_t c1) {
                  for (int64_t c = c0; c < c1; ++c) {

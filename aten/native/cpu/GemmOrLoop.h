@@ -1,7 +1,8 @@
 // Row-major C (+)= op(A) op(B) for the dtypes convolution and linear compute in: float32/float64
 // through the BLAS (single-threaded; callers split work with tl::parallel_for), integers (and
-// builds without a BLAS) through a plain loop that accumulates in int64 / double. The integer
-// result wraps as the type's own arithmetic would (the sum is taken modulo 2^bits when cast back).
+// builds without a BLAS) through a plain loop that accumulates in uint64 / double. The integer
+// result wraps as the type's own arithmetic would: the sum is taken modulo 2^64 in unsigned
+// arithmetic (signed overflow would be undefined behaviour) and modulo 2^bits when cast back.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -28,7 +29,7 @@ void gemm_or_loop(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
       return;
     }
   }
-  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       acc_t acc = accumulate ? static_cast<acc_t>(c[i * ldc + j]) : acc_t(0);

@@ -34,7 +34,11 @@ void check_group_norm_inputs(const Tensor& input, const std::optional<Tensor>& w
   TL_CHECK(group > 0, "Expected num groups to be greater than 0, got ", group);
   TL_CHECK(C % group == 0, "Expected number of channels in input to be divisible by num_groups, but got input of "
            "shape ", input.sizes(), " and num_groups=", group);
-  TL_CHECK(input.numel() == N * C * HxW && N >= 0 && C >= 0 && HxW >= 0,
+  // N * C * HxW in checked arithmetic: the caller's N, C, HxW may be anything (an overflowing product
+  // is no match either).
+  int64_t NC = 0, NCHW = 0;
+  const bool overflow = __builtin_mul_overflow(N, C, &NC) || __builtin_mul_overflow(NC, HxW, &NCHW);
+  TL_CHECK(!overflow && input.numel() == NCHW && N >= 0 && C >= 0 && HxW >= 0,
            "Expected X.numel() == N * C * HxW to be true, but got false.");
 
   for (const auto& [p, name] : {std::pair{opt(weight), "weight"}, std::pair{opt(bias), "bias"}})

@@ -32,6 +32,8 @@ Tensor one_hot_kernel(const Tensor& self, int64_t num_classes) {
   const auto [lo, hi] = std::minmax_element(p, p + idx.numel());
   TL_CHECK(*lo >= 0, "one_hot: Class values must be non-negative.");
   if (num_classes == -1) {
+    TL_CHECK(*hi < INT64_MAX, "one_hot: the number of classes inferred from the largest class value (", *hi,
+             ") + 1 does not fit in int64");
     num_classes = *hi + 1;
   } else {
     TL_CHECK(*hi < num_classes, "one_hot: Class values must be smaller than num_classes.");

@@ -127,7 +127,11 @@ DimVector pad_output_shape(const char* op, const Tensor& input, IntArrayRef padd
   bool valid = true;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t d = nd - 1 - i;
-    shape[d] = input.sizes()[d] + padding[2 * i] + padding[2 * i + 1];
+    // In 128 bits: pads near the int64 limits must not overflow (UBSan).
+    const __int128 padded = static_cast<__int128>(input.sizes()[d]) + padding[2 * i] + padding[2 * i + 1];
+    TL_CHECK(padded <= INT64_MAX, op, ": the padded size of dimension ", d, " (", input.sizes()[d], " + ",
+             padding[2 * i], " + ", padding[2 * i + 1], ") does not fit in int64");
+    shape[d] = static_cast<int64_t>(padded);
     valid = valid && shape[d] >= 1;
   }
   if (!valid) {

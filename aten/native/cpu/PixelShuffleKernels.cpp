@@ -53,9 +53,18 @@ Tensor pixel_shuffle_kernel(const Tensor& self, int64_t upscale_factor) {
   const int64_t r = upscale_factor;
   TL_CHECK(r > 0, "pixel_shuffle expects a positive upscale_factor, but got ", r);
   const int64_t c = self.sizes()[nd - 3], h = self.sizes()[nd - 2], w = self.sizes()[nd - 1];
-  TL_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square ",
-           "of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
+  // r * r, the output sizes and the channel stride in checked arithmetic: r comes from the caller.
+  int64_t rr = 0;
+  const bool rr_overflows = __builtin_mul_overflow(r, r, &rr);
+  TL_CHECK_VALUE(!rr_overflows, "pixel_shuffle: upscale factor is too large, (upscale_factor)^2 overflowed: ",
+                 "upscale_factor=", r);
+  TL_CHECK(c % rr == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of ",
+           "upscale_factor, but input.size(-3)=", c, " is not divisible by ", rr);
   const int64_t sc = self.strides()[nd - 3], sh = self.strides()[nd - 2], sw = self.strides()[nd - 1];
+  int64_t unused = 0;
+  TL_CHECK(!__builtin_mul_overflow(h, r, &unused) && !__builtin_mul_overflow(w, r, &unused) &&
+               !__builtin_mul_overflow(sc, rr, &unused),
+           "pixel_shuffle: the output of input ", self.sizes(), " with upscale_factor ", r, " does not fit in int64");
   const int64_t b = nd - 3;
   // out[..., oc, y * r + i, x * r + j] = self[..., oc * r * r + i * r + j, y, x]
   return permuted_copy(self, head_then(self.sizes(), b, {c / (r * r), h * r, w * r}),
