@@ -57,7 +57,43 @@ def _load_typed_storage(untyped, dtype):
     return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
 
 
-class UntypedStorage(_C.StorageBase):
+class _DtypeCasts:
+    """The casts both storage classes have, each a new TypedStorage of that dtype (`self._to`)."""
+
+    __slots__ = ()
+
+    def double(self):
+        return self._to(_C.float64)
+
+    def float(self):
+        return self._to(_C.float32)
+
+    def half(self):
+        return self._to(_C.float16)
+
+    def bfloat16(self):
+        return self._to(_C.bfloat16)
+
+    def long(self):
+        return self._to(_C.int64)
+
+    def int(self):
+        return self._to(_C.int32)
+
+    def short(self):
+        return self._to(_C.int16)
+
+    def char(self):
+        return self._to(_C.int8)
+
+    def byte(self):
+        return self._to(_C.uint8)
+
+    def bool(self):
+        return self._to(_C.bool)
+
+
+class UntypedStorage(_DtypeCasts, _C.StorageBase):
     """The bytes behind tensors: `UntypedStorage(nbytes, *, device=None)`, `UntypedStorage(sequence of
     byte values)`, or `tensor.untyped_storage()`. Indexing reads and writes bytes (ints in [0, 255]);
     a slice is a storage sharing the bytes."""
@@ -183,36 +219,6 @@ class UntypedStorage(_C.StorageBase):
         """Each byte converted to `dtype`: a TypedStorage of nbytes() elements, never sharing self's memory."""
         return _converted(self._tensor(_uint8), dtype, self)
 
-    def double(self):
-        return self._to(_C.float64)
-
-    def float(self):
-        return self._to(_C.float32)
-
-    def half(self):
-        return self._to(_C.float16)
-
-    def bfloat16(self):
-        return self._to(_C.bfloat16)
-
-    def long(self):
-        return self._to(_C.int64)
-
-    def int(self):
-        return self._to(_C.int32)
-
-    def short(self):
-        return self._to(_C.int16)
-
-    def char(self):
-        return self._to(_C.int8)
-
-    def byte(self):
-        return self._to(_C.uint8)
-
-    def bool(self):
-        return self._to(_C.bool)
-
     def byteswap(self, dtype):
         """Reverses the bytes of each `dtype` element in place (nbytes() must be a multiple of its size)."""
         size = dtype.itemsize
@@ -319,7 +325,7 @@ def _warn_typed_storage_removal():
                       UserWarning, stacklevel=3)
 
 
-class TypedStorage:
+class TypedStorage(_DtypeCasts):
     """An UntypedStorage read as elements of one dtype (what `Tensor.storage()` returns; PyTorch
     deprecates it in favour of UntypedStorage). `TypedStorage(size or sequence, *, dtype, device)` or
     `TypedStorage(wrap_storage=untyped, dtype=dtype)`."""
@@ -498,36 +504,6 @@ class TypedStorage:
             return f"{_LEGACY_STEMS[self.dtype]}Storage"
         except KeyError as e:
             raise KeyError(f"dtype {self.dtype} is not recognized") from e
-
-    def float(self):
-        return self._to(_C.float32)
-
-    def double(self):
-        return self._to(_C.float64)
-
-    def half(self):
-        return self._to(_C.float16)
-
-    def bfloat16(self):
-        return self._to(_C.bfloat16)
-
-    def long(self):
-        return self._to(_C.int64)
-
-    def int(self):
-        return self._to(_C.int32)
-
-    def short(self):
-        return self._to(_C.int16)
-
-    def char(self):
-        return self._to(_C.int8)
-
-    def byte(self):
-        return self._to(_C.uint8)
-
-    def bool(self):
-        return self._to(_C.bool)
 
     def __copy__(self):
         return self._new_wrapped_storage(self._untyped_storage)
