@@ -151,7 +151,7 @@ SUBMODULES = {
         **_same("the legacy classes (FloatStorage, ...) torchlite's top level takes", "_LEGACY_CLASSES", "_LEGACY_STEMS"),
         **_same(TENSOR_METHOD, "_install_tensor_methods", "_storage", "_storage_source"),
         "_is_storage": "torchlite.is_storage (torch's is top-level only)",
-        "_DtypeCasts": "the ten dtype casts (double() ... bool()) UntypedStorage and TypedStorage share",
+        "_StorageShared": "the dtype casts and fixed queries UntypedStorage and TypedStorage share",
     },
     "func": {},
 }

@@ -57,10 +57,19 @@ def _load_typed_storage(untyped, dtype):
     return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
 
 
-class _DtypeCasts:
-    """The casts both storage classes have, each a new TypedStorage of that dtype (`self._to`)."""
+class _StorageShared:
+    """What UntypedStorage and TypedStorage have alike: the dtype casts, each a new TypedStorage of that
+    dtype (`self._to`), and the file/device queries whose answer is fixed here."""
 
     __slots__ = ()
+
+    @property
+    def filename(self):
+        return None  # no storage is mapped from a file (from_file is not supported)
+
+    @property
+    def is_hpu(self) -> bool:
+        return False
 
     def double(self):
         return self._to(_C.float64)
@@ -93,7 +102,7 @@ class _DtypeCasts:
         return self._to(_C.bool)
 
 
-class UntypedStorage(_DtypeCasts, _C.StorageBase):
+class UntypedStorage(_StorageShared, _C.StorageBase):
     """The bytes behind tensors: `UntypedStorage(nbytes, *, device=None)`, `UntypedStorage(sequence of
     byte values)`, or `tensor.untyped_storage()`. Indexing reads and writes bytes (ints in [0, 255]);
     a slice is a storage sharing the bytes."""
@@ -176,14 +185,6 @@ class UntypedStorage(_DtypeCasts, _C.StorageBase):
 
     def pin_memory(self, device=None):
         raise RuntimeError("Cannot access accelerator device when none is available.")
-
-    @property
-    def filename(self):
-        return None
-
-    @property
-    def is_hpu(self) -> bool:
-        return False
 
     def get_device(self):
         """The device index: None for CPU and meta storages, as PyTorch."""
@@ -325,7 +326,7 @@ def _warn_typed_storage_removal():
                       UserWarning, stacklevel=3)
 
 
-class TypedStorage(_DtypeCasts):
+class TypedStorage(_StorageShared):
     """An UntypedStorage read as elements of one dtype (what `Tensor.storage()` returns; PyTorch
     deprecates it in favour of UntypedStorage). `TypedStorage(size or sequence, *, dtype, device)` or
     `TypedStorage(wrap_storage=untyped, dtype=dtype)`."""
@@ -486,14 +487,6 @@ class TypedStorage(_DtypeCasts):
 
     def resizable(self) -> bool:
         return self._untyped_storage.resizable()
-
-    @property
-    def filename(self):
-        return None
-
-    @property
-    def is_hpu(self) -> bool:
-        return False
 
     def pin_memory(self, device=None):
         return self._new_wrapped_storage(self._untyped_storage.pin_memory(device))
