@@ -1,6 +1,7 @@
 // gather, scatter (src, value), scatter_add, index_select, index_add, index_fill,
 // index_copy and take, on the index engine (aten/native/IndexEngine.h): each kernel checks its
 // op's shape rules, then is only its per-slice loop over already checked indices.
+#include <atomic>
 #include <cstring>
 #include <string_view>
 #include <type_traits>
@@ -135,6 +136,55 @@ void check_index_vector(const Tensor& index, const char* op) {
   TL_CHECK_AS(IndexError, index.dim() <= 1, op, ": Index is supposed to be a vector");
 }
 
+// Strides of `t` over dims [b, e) merged into one (dims of size 1 ignored): the stride of the
+// innermost dim of the run, or -1 when the dims do not form one evenly strided run.
+int64_t merged_stride(const Tensor& t, int64_t b, int64_t e) {
+  int64_t stride = 0, extent = 0;  // extent: the span the dims after the current one cover
+  bool any = false;
+  for (int64_t d = e - 1; d >= b; --d) {
+    const int64_t size = t.sizes()[d];
+    if (size == 1) continue;
+    if (!any) { stride = t.strides()[d]; extent = stride * size; any = true; continue; }
+    if (t.strides()[d] != extent) return -1;
+    extent *= size;
+  }
+  return any ? stride : 0;
+}
+
+// gather along a dim that is not the innermost, in the memory order of a contiguous int64
+// index and output: row by row of the output, each element read from self's row the index
+// names. (The index engine would walk strided columns through scratch buffers: 1.3x slower.)
+// Returns false when the layout does not allow it.
+bool gather_outer_dim(const Tensor& src, int64_t dim, const Tensor& idx, const Tensor& out, const IndexRule& rule) {
+  const int64_t nd = idx.dim();
+  if (dim >= nd - 1 || idx.dtype() != ScalarType::Int64 || !idx.is_contiguous() || !out.is_contiguous())
+    return false;
+  const int64_t inner_stride = merged_stride(src, dim + 1, nd);
+  const int64_t outer_stride = merged_stride(src, 0, dim);
+  if (inner_stride != 1 || outer_stride < 0) return false;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= idx.sizes()[d];
+  for (int64_t d = dim + 1; d < nd; ++d) inner *= idx.sizes()[d];
+  if (inner < 16) return false;  // short rows: the engine's per-slice loops are better
+  const int64_t rows = outer * idx.sizes()[dim], dim_stride = src.strides()[dim];
+  const int64_t* ix = idx.data_ptr<int64_t>();
+  std::atomic<bool> bad{false};
+  TL_DISPATCH_ALL(src.dtype(), rule.op, [&] {
+    const scalar_t* x = src.data_ptr<scalar_t>();
+    scalar_t* y = out.data_ptr<scalar_t>();
+    const int64_t per_outer = idx.sizes()[dim];
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
+      bool ok = true;
+      for (int64_t r = b; r < e; ++r)
+        ok &= gather_across(y + r * inner, x + (r / per_outer) * outer_stride, ix + r * inner, inner, rule.bound,
+                            dim_stride);
+      if (!ok) bad = true;
+    });
+  });
+  if (bad) detail::check_in_place(ix, idx.numel(), rule);  // raises, naming the first bad index
+  return true;
+}
+
 // Shape of self with dim resized to n.
 DimVector with_dim_size(const Tensor& self, int64_t dim, int64_t n) {
   DimVector s(self.sizes());
@@ -157,6 +207,7 @@ void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   const Tensor o = as_dims_of(out, nd);
   const Tensor src = restrict_to(as_dims_of(self, nd), idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
+  if (gather_outer_dim(src, dim, idx, o, rule)) return;
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     // Indices are checked as they are used (returning false at a bad one), in one pass.
     index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
