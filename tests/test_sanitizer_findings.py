@@ -224,3 +224,22 @@ def test_one_hot_of_the_largest_int64_raises():
         torch.nn.functional.one_hot(x)
     with pytest.raises(RuntimeError, match="one_hot"):
         tl.nn.functional.one_hot(from_torch(x))
+
+
+def test_avg_pool_int64_window_sums_wrap_like_torch():
+    # The sanitized fuzz (seed 6): int64 window sums overflowed (signed-overflow UB). They wrap now, giving
+    # PyTorch's numbers; a divisor_override of -1 negates with wrapping instead of trapping on INT64_MIN / -1.
+    m = 2**63 - 1
+    x = torch.tensor([[[m, m, 5, -m - 1, -m - 1, 3]]])
+    assert tl.nn.functional.avg_pool1d(from_torch(x), 2).tolist() == torch.nn.functional.avg_pool1d(x, 2).tolist()
+    for divisor in (-1, 3):
+        ours = tl.nn.functional.avg_pool2d(from_torch(x), (1, 2), divisor_override=divisor)
+        assert ours.tolist() == torch.nn.functional.avg_pool2d(x, (1, 2), divisor_override=divisor).tolist()
+
+
+@pytest.mark.parametrize("pad", [[2**63 - 1, 0], [0, 2**63 - 1], [-2**63, -2**63], [-2, -2]])
+def test_circular_pad_near_the_int64_limits_raises(pad):
+    # The sanitized fuzz (seed 6): size + pads overflowed int64 (UB). For two pads of -2**63 PyTorch's sum
+    # wraps back to the input's size and returns a tensor; torchlite raises, as for any pad that empties a dim.
+    with pytest.raises(RuntimeError, match="_pad_circular"):
+        tl.nn.functional.pad(tl.ones(1, 2, 3), pad, mode="circular")

@@ -49,9 +49,10 @@ Tensor _pad_circular_composite(const Tensor& self, IntArrayRef pad) {
   DimVector shape(self.sizes());
   for (int64_t i = 0; i < k; ++i) {
     const int64_t d = nd - 1 - i, n = self.sizes()[d], l = pad[2 * i], r = pad[2 * i + 1];
-    shape[d] = n + l + r;
     TL_CHECK(l <= n && r <= n, op, ": Padding value causes wrapping around more than once.");
-    TL_CHECK(shape[d] >= 0, op, ": Negative padding value is resulting in an empty dimension");
+    // Checked: pads near INT64_MIN would overflow the sum.
+    const bool overflow = __builtin_add_overflow(n, l, &shape[d]) || __builtin_add_overflow(shape[d], r, &shape[d]);
+    TL_CHECK(!overflow && shape[d] >= 0, op, ": Negative padding value is resulting in an empty dimension");
   }
   Tensor out = tl::empty(shape, self.dtype(), self.device());
   // The input (cropped by negative pads) into the middle.

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "aten/native/cpu/PoolingShape.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
@@ -268,8 +270,15 @@ void avg_pool_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride
           for (int64_t id = sd.begin; id < sd.end; ++id)
             for (int64_t ih = sh.begin; ih < sh.end; ++ih) {
               const T* row = ip + (id * I[1] + ih) * I[2];
-              for (int64_t iw = sw.begin; iw < sw.end; ++iw) sum += static_cast<acc>(row[iw]);
+              // int64 window sums wrap as PyTorch's do (no signed-overflow UB)
+              for (int64_t iw = sw.begin; iw < sw.end; ++iw) sum = wrapping_add(sum, static_cast<acc>(row[iw]));
             }
+          if constexpr (std::is_integral_v<acc>) {
+            if (div == -1) {  // a divisor_override of -1: negation, wrapping at the type's minimum
+              *op_++ = static_cast<T>(wrapping_mul(sum, acc(-1)));
+              return;
+            }
+          }
           *op_++ = static_cast<T>(sum / static_cast<acc>(div));
         });
       }
