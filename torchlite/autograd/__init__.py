@@ -184,5 +184,6 @@ def _install_tensor_methods(cls) -> None:
 # also makes `torchlite.autograd.gradcheck` the function rather than the submodule, as in PyTorch.
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from . import grad_mode  # noqa: E402,F401  (torch.autograd.grad_mode: imported above, named here as torch does)
+from . import functional  # noqa: E402,F401  (torch.autograd.functional: vjp, jvp, jacobian, ...)
 
 del annotations, Optional, Tuple
