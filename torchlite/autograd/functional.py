@@ -32,7 +32,7 @@ def _untuple(res, was_tuple):
     if isinstance(was_tuple, tuple):
         outer, inner = was_tuple
         if not inner:
-            res = tuple(row[0] for row in res)
+            res = type(res)(row[0] for row in res)
         return res if outer else res[0]
     return res if was_tuple else res[0]
 
@@ -263,7 +263,8 @@ def _jacobian_forward(func, inputs, vectorize):
                 else:
                     block = out.new_zeros(out.shape + inp.shape)
                 jac[i].append(block)
-    return _untuple(tuple(tuple(row) for row in jac), (outputs_were_tuple, inputs_were_tuple))
+    # lists, not tuples, as PyTorch's forward-mode jacobian returns
+    return _untuple(jac, (outputs_were_tuple, inputs_were_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -280,11 +281,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                              'Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+            raise NotImplementedError("torchlite.autograd.functional.jacobian: `create_graph=True` and "
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
         if strict:
-            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+            raise RuntimeError('torchlite.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
                                'not supported together (yet). Please either set `strict=False` or '
                                '`strategy="reverse-mode"`.')
         return _jacobian_forward(func, inputs, vectorize)
@@ -293,7 +294,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         inputs = _prepare(inputs, create_graph, need_graph=True)
         outputs_were_tuple, outputs = _call(func, inputs, "jacobian", strict)
         if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+            raise RuntimeError("torchlite.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                "supported together. Please either set `strict=False` or `vectorize=False`.")
         jac = _jacobian_reverse(outputs, inputs, create_graph, strict)
         return _untuple(_finish(jac, create_graph), (outputs_were_tuple, inputs_were_tuple))
