@@ -16,7 +16,7 @@ import contextlib
 import warnings
 
 import torchlite as _tl
-from torchlite.autograd.graph import saved_tensors_hooks
+from torchlite.autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
            "detach_variable", "get_device_states", "set_device_states", "noop_context_fn",
@@ -214,7 +214,7 @@ class _Frame:
 
         with _rng_restored(self.preserve, self.rng_state):
             args = detach_variable(tuple(self.args))
-            with _tl.enable_grad(), saved_tensors_hooks(keep, refuse), self.recompute_context:
+            with _tl.enable_grad(), _saved_tensors_hooks(keep, refuse), self.recompute_context:
                 self.function(*args, **self.kwargs)
         if self.check:
             self._check_metadata(saved)
@@ -240,7 +240,7 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
         return function(*args, **kwargs)
     forward_context, recompute_context = context_fn()
     frame = _Frame(function, preserve, recompute_context, determinism_check, args, kwargs)
-    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+    with _saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
 
 

@@ -9,8 +9,8 @@ setter runs the right inverses. State-dict keys are PyTorch's
 (``parametrizations.weight.original``).
 """
 import collections.abc
-import contextlib
-import copy
+import contextlib as _contextlib
+import copy as _copy
 import copyreg
 
 import torchlite as _tl
@@ -25,7 +25,7 @@ _cache_depth = 0
 _cache = {}  # (id(module), name) -> tensor, while inside cached()
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def cached():
     """Inside this block each parametrized tensor is computed once, on first access."""
     global _cache_depth, _cache
@@ -146,10 +146,10 @@ def _deepcopy_by_dict(self, memo):
         return memo[id(self)]
     replica = self.__new__(self.__class__)
     memo[id(self)] = replica
-    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    replica.__dict__ = _copy.deepcopy(self.__dict__, memo)
     for slot in copyreg._slotnames(self.__class__):
         if hasattr(self, slot):
-            setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+            setattr(replica, slot, _copy.deepcopy(getattr(self, slot), memo))
     return replica
 
 

@@ -1,7 +1,7 @@
 """The hook-based weight normalization (deprecated in PyTorch in favour of
 parametrizations.weight_norm): parameters ``<name>_g`` and ``<name>_v``, and a forward pre-hook
 that recomputes ``module.<name>`` from them before every call."""
-import warnings
+import warnings as _warnings
 
 from torchlite.nn.parameter import Parameter, UninitializedParameter
 from torchlite.nn.utils._weight_norm_math import norm_except_dim, weight_norm as _weight_norm
@@ -21,7 +21,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+        _warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
