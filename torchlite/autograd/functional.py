@@ -252,8 +252,10 @@ def _jacobian_forward(func, inputs, vectorize):
         for j, inp in enumerate(inputs):
             cols = [[] for _ in outputs]
             for k in range(inp.nelement()):
-                tangent = tuple(_tl.zeros_like(x) for x in inputs)
-                tangent[j].view(-1)[k] = 1
+                tangent = [_tl.zeros_like(x) for x in inputs]
+                tangent[j] = _tl.zeros(inp.numel(), dtype=inp.dtype)
+                tangent[j][k] = 1
+                tangent[j] = tangent[j].view(inp.shape)
                 jv = _jvp_by_double_backward(outputs, inputs, tangent, False, False)
                 for i, c in enumerate(jv):
                     cols[i].append(c.detach())

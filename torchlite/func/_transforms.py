@@ -238,11 +238,10 @@ def linearize(func, *primals):
 
 # ---- jacobians ------------------------------------------------------------------------------------
 
-def _jacobian_tree(flat_out, out_spec, flat_in, in_spec, argnums, blocks):
+def _jacobian_tree(blocks, out_spec, in_spec):
     """Nests blocks[i][j] (output leaf i, input leaf j) as PyTorch does: the output structure, each
     leaf replaced by the input structure (a tuple per argnum when argnums is a tuple)."""
-    per_output = [tree_unflatten(row, in_spec) for row in blocks]
-    return tree_unflatten(per_output, out_spec)
+    return tree_unflatten([tree_unflatten(row, in_spec) for row in blocks], out_spec)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
@@ -269,9 +268,16 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                         rows[j].append(g)
                 blocks.append([_tl.stack(r).reshape(o.shape + x.shape) if r else x.new_zeros(o.shape + x.shape)
                                for r, x in zip(rows, made)])
-        jac = _release(_jacobian_tree(flat_out, out_spec, made, spec, argnums_, blocks), keep)
+        jac = _release(_jacobian_tree(blocks, out_spec, spec), keep)
         return (jac, _release(aux, keep)) if has_aux else jac
     return wrapper
+
+
+def _basis_vector(like, k):
+    """Zeros shaped like ``like`` with a one at flat index ``k`` (contiguous, whatever like's strides)."""
+    e = _tl.zeros(like.numel(), dtype=like.dtype)
+    e[k] = 1
+    return e.view(like.shape)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
@@ -296,13 +302,13 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 cols = [[] for _ in flat_out]
                 for k in range(x.numel()):
                     tangent = [_tl.zeros_like(m) for m in made]
-                    tangent[j].view(-1)[k] = 1
+                    tangent[j] = _basis_vector(x, k)
                     for i, c in enumerate(_grads(jt_u, dummies, tangent, keep)):
                         cols[i].append(c)
                 for i, o in enumerate(flat_out):
                     blocks[i][j] = (_tl.stack(cols[i], dim=-1).reshape(o.shape + x.shape) if cols[i]
                                     else o.new_zeros(o.shape + x.shape))
-        jac = _release(_jacobian_tree(flat_out, out_spec, made, spec, argnums_, blocks), keep)
+        jac = _release(_jacobian_tree(blocks, out_spec, spec), keep)
         return (jac, _release(aux, keep)) if has_aux else jac
     return wrapper
 
