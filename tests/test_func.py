@@ -160,6 +160,9 @@ def test_vmap_pytrees_kwargs_nesting_and_none_outputs():
     _same(lf.vmap(lambda a: (a * 2, 5), out_dims=(0, None))(x), tf.vmap(lambda a: (a * 2, 5), out_dims=(0, None))(xt))
     _same(lf.vmap(lf.grad(lambda a: a.pow(3).sum()))(x), tf.vmap(tf.grad(lambda a: a.pow(3).sum()))(xt))
     _same(lf.vmap(lambda a: a.sum(), chunk_size=2)(x), tf.vmap(lambda a: a.sum(), chunk_size=2)(xt))
+    e, et = tl.ones(0, 3, dtype=tl.float64), torch.ones(0, 3, dtype=torch.float64)
+    _same(lf.vmap(lambda a: a * 2)(e), tf.vmap(lambda a: a * 2)(et))
+    _same(lf.vmap(lambda a: (a.sum(), a), out_dims=(0, 1))(e), tf.vmap(lambda a: (a.sum(), a), out_dims=(0, 1))(et))
 
 
 def test_vmap_randomness():

@@ -101,6 +101,12 @@ def _stack(func, samples, out_dim):
     return _tl.stack(samples, dim=out_dim)
 
 
+def _zeros_sample(arg, dim):
+    shape = list(arg.shape)
+    del shape[dim]
+    return arg.new_zeros(shape)
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``vmap(f)(*args)``: ``f`` applied to each slice of the inputs along ``in_dims`` (an int, None
     for an input not mapped, or a tree matching the arguments), results stacked along ``out_dims``."""
@@ -123,10 +129,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                    "the 'same' or 'different' randomness flags on vmap or perform the randomness "
                                    "operation out of vmap")
-        if size == 0:
-            raise ValueError("vmap: the mapped dimension has size 0, which torchlite's loop cannot map")
+        empty = size == 0
+        if empty:
+            # no sample to map: one call on zeros learns the outputs' shapes, then no rows are kept
+            zeros = [a if d is None else _zeros_sample(a, d) for a, d in zip(flat_args, flat_dims)]
+            outputs.append(func(*tree_unflatten(zeros, spec), **kwargs))
         dims, out_spec = _flat_out_dims(func, out_dims, outputs[0])
         flat_samples = [tree_flatten(o)[0] for o in outputs]
         stacked = [_stack(func, [s[i] for s in flat_samples], d) for i, d in enumerate(dims)]
+        if empty:
+            stacked = [t if d is None else t.narrow(d, 0, 0) for t, d in zip(stacked, dims)]
         return tree_unflatten(stacked, out_spec)
     return wrapped
