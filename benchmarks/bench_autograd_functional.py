@@ -1,6 +1,6 @@
 """autograd.functional, checkpointing and torch.func: torchlite beside PyTorch in one run.
 
-    python benchmarks/bench_autograd_functional.py [--quick] [--markdown]
+    python benchmarks/bench_autograd_functional.py [--quick] [--markdown] [--threads N]
 
 Each row is a whole call (forward + the backward passes it makes), float32, 2 threads, medians of
 several rounds with the two libraries alternating; the ratio is torchlite's time over PyTorch's.
@@ -69,10 +69,11 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.add_argument("--threads", type=int, default=2, help="threads of both libraries (default 2)")
     args = p.parse_args()
     rep = 3 if args.quick else 7
-    tl.set_num_threads(2)
-    torch.set_num_threads(2)
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     table = cases(np.random.default_rng(0))
     if args.markdown:
         print("| call | torchlite / PyTorch | ratio |")
