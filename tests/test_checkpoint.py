@@ -247,3 +247,21 @@ def test_reentrant_refuses_autograd_grad_and_backward_inputs():
     checkpoint(lambda a: a.sin(), x, use_reentrant=True).sum().backward()
     assert tl.allclose(x.grad, x.cos())
     assert tl.autograd._is_checkpoint_valid()
+
+
+def test_pack_hook_sees_the_saved_tensor_with_its_history_like_torch():
+    def run(lib):
+        a = lib.ones(3, requires_grad=True)
+        x = a * 2
+        seen = []
+
+        def pack(t):
+            seen.append((t is x, t is a, t.requires_grad, type(t.grad_fn).__name__ if t.grad_fn else None))
+            return t.detach()
+
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            lib.sin(x)
+            a.exp()
+        return seen
+
+    assert run(tl) == run(torch)

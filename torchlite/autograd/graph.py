@@ -58,7 +58,8 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         def pack_to_cpu(tensor):
-            return tensor.device, tensor.cpu()
+            # detached: the graph must not hold the tensor with its history (a cycle through C++)
+            return tensor.device, tensor.detach().cpu()
 
         def unpack_from_cpu(packed):
             device, tensor = packed
