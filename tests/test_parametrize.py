@@ -378,3 +378,16 @@ def test_fuse_linear_bn_and_weights_without_bias():
     assert w.shape == (4, 3, 1, 1) and b.shape == (4,)
     with pytest.raises(AssertionError, match="To fuse, linear.out_features == bn.num_features or bn.num_features == 1"):
         tl.nn.utils.fuse_linear_bn_eval(tl.nn.Linear(3, 5).eval(), bn)
+
+
+def test_original_is_the_registered_parameter_and_optimizers_see_it():
+    m = tl.nn.Linear(3, 3)
+    p = m.weight
+    tl.nn.utils.parametrize.register_parametrization(m, "weight", Symmetric.make(tl))
+    assert m.parametrizations.weight.original is p  # the same object, now holding right_inverse(weight)
+    assert tl.equal(p, p.triu())
+    opt = tl.optim.SGD(m.parameters(), lr=0.1)
+    before = m.weight.detach().clone()
+    m(tl.randn(4, 3)).sum().backward()
+    opt.step()
+    assert not tl.equal(m.weight, before) and tl.allclose(m.weight, m.weight.T)
