@@ -265,3 +265,26 @@ def test_pack_hook_sees_the_saved_tensor_with_its_history_like_torch():
         return seen
 
     assert run(tl) == run(torch)
+
+
+def test_non_reentrant_context_fn_inputs_without_grad_and_no_grad_mode():
+    import contextlib
+    entered = []
+
+    @contextlib.contextmanager
+    def ctx(tag):
+        entered.append(tag)
+        yield
+
+    lin = tl.nn.Linear(3, 2)
+    x = tl.randn(4, 3)                       # the input needs no gradient; the parameters do
+    out = checkpoint(lin, x, use_reentrant=False, context_fn=lambda: (ctx("forward"), ctx("recompute")))
+    assert entered == ["forward"]
+    out.pow(2).sum().backward()
+    assert entered == ["forward", "recompute"]
+    expected = tl.autograd.grad(lin(x).pow(2).sum(), lin.weight)[0]
+    assert tl.allclose(lin.weight.grad, expected, atol=1e-6)
+    f = Counting(lin)
+    with tl.no_grad():
+        y = checkpoint(f, x, use_reentrant=False)
+    assert f.calls == 1 and not y.requires_grad
