@@ -249,6 +249,9 @@ def _jacobian_forward(func, inputs, vectorize):
         outputs_were_tuple, outputs = _as_tuple(func(*inputs), "outputs", "jacobian")
         outputs = tuple(o if o.requires_grad else o.detach() for o in outputs)
         jac = [[] for _ in outputs]  # jac[i][j]: columns for input j of output i
+        # J^T u once; each column J e_k is then one backward pass through it
+        dummies = tuple(_tl.zeros_like(o, requires_grad=True) for o in outputs)
+        jt_u = _grad(outputs, inputs, dummies, create_graph=True)
         for j, inp in enumerate(inputs):
             cols = [[] for _ in outputs]
             for k in range(inp.nelement()):
@@ -256,7 +259,8 @@ def _jacobian_forward(func, inputs, vectorize):
                 tangent[j] = _tl.zeros(inp.numel(), dtype=inp.dtype)
                 tangent[j][k] = 1
                 tangent[j] = tangent[j].view(inp.shape)
-                jv = _jvp_by_double_backward(outputs, inputs, tangent, False, False)
+                jv = _zeros_for_none(_grad(jt_u, dummies, tangent, retain_graph=True), outputs, False, False,
+                                     "back_trick")
                 for i, c in enumerate(jv):
                     cols[i].append(c.detach())
             for i, out in enumerate(outputs):
