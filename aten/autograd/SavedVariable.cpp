@@ -31,6 +31,20 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   requires_grad_ = t.requires_grad();
   is_leaf_ = t.is_leaf();
   const std::shared_ptr<Node>& fn = t.grad_fn();
+  if (std::unique_ptr<SavedVariableHooks> hooks = make_saved_variable_hooks()) {
+    // The hooks keep the tensor (or whatever stands for it); only its history stays here.
+    if (const AutogradMeta* meta = t.impl()->autograd_meta()) grad_accumulator_ = meta->grad_accumulator;
+    saved_original_ = !fn;
+    if (fn && is_output) {
+      weak_grad_fn_ = fn;
+    } else if (fn) {
+      grad_fn_ = fn;
+    }
+    hooks_ = std::move(hooks);
+    PackHookGuard packing;
+    hooks_->call_pack_hook(t);
+    return;
+  }
   if (!fn) {
     // No history to keep: the tensor itself (a leaf comes back as the same tensor).
     data_ = t;
@@ -61,6 +75,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
       fn = grad_fn_;
     }
   }
+  if (hooks_) return unpack_from_hooks(std::move(fn));
   if (data_.version() != saved_version_) {
     std::ostringstream os;
     os << "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -87,7 +102,30 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   return Tensor(std::move(impl));
 }
 
+Tensor SavedVariable::unpack_from_hooks(std::shared_ptr<Node> fn) const {
+  Tensor data = hooks_->call_unpack_hook();
+  TL_CHECK(data.defined(), "unpack_hook returned an undefined tensor");
+  // Without history: the tensor as the hook gives it, unless it lost the requires_grad of the
+  // leaf it stands for (then an alias that reaches the leaf's AccumulateGrad).
+  if (!fn && (!requires_grad_ || data.requires_grad())) return data;
+  const TensorImpl& src = *data.impl();
+  auto impl = intrusive_ptr<TensorImpl>::make(src.storage(), src.dtype(), src.sizes(), src.strides(),
+                                              src.storage_offset());
+  impl->share_version_counter(data.impl()->version_counter());
+  impl->set_wrapped_number(src.is_wrapped_number());
+  AutogradMeta& meta = impl->ensure_autograd_meta();
+  if (fn) {
+    meta.grad_fn = std::move(fn);
+    meta.output_nr = output_nr_;
+  } else {
+    meta.requires_grad = true;
+    meta.grad_accumulator = grad_accumulator_;
+  }
+  return Tensor(std::move(impl));
+}
+
 void SavedVariable::reset_data() {
+  hooks_.reset();
   data_.reset();
   grad_fn_.reset();
   weak_grad_fn_.reset();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "aten/autograd/SavedVariableHooks.h"
 #include "aten/core/Tensor.h"
 
 namespace tl::autograd {
@@ -26,6 +27,10 @@ class SavedVariable {
   size_t nbytes() const;
 
  private:
+  // With saved-tensor hooks (pushed when this was saved): the tensor went to hooks_ instead of
+  // data_, and comes back from it at unpack with the history recorded here re-attached.
+  Tensor unpack_from_hooks(std::shared_ptr<Node> fn) const;
+
   // Leaves and tensors without history are kept as they are (a leaf must come back as the
   // same tensor, so its gradient reaches its AccumulateGrad). Tensors with a grad_fn are kept
   // as an alias without autograd state (data_), their history in grad_fn_ (inputs) or
@@ -42,6 +47,7 @@ class SavedVariable {
   bool requires_grad_ = false;
   bool released_ = false;
   bool saved_original_ = false;         // data_ is the tensor itself (no rebuild at unpack)
+  std::shared_ptr<SavedVariableHooks> hooks_;  // shared: SavedVariable stays copyable
 };
 
 // Tensor[] and Tensor? arguments kept by a node (generated code).

@@ -5,6 +5,7 @@ way PyTorch's do and call torchlite._C._autograd.
 """
 from __future__ import annotations
 
+import threading as _threading
 import weakref as _weakref
 from typing import Optional, Tuple
 
@@ -46,6 +47,31 @@ def _as_tensor_tuple(tensors, what: str) -> tuple:
         raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(tensors).__name__}") from None
 
 
+_graph_tasks = _threading.local()  # .valid: per running backward pass of this thread, may it run a reentrant checkpoint
+
+
+class _GraphTask:
+    """Marks a backward pass: reentrant checkpointing works only in one started by backward()
+    without ``inputs`` (its inner backward would fill .grad, which autograd.grad must not do)."""
+
+    def __init__(self, checkpoint_valid: bool):
+        self.checkpoint_valid = checkpoint_valid
+
+    def __enter__(self):
+        if not hasattr(_graph_tasks, "valid"):
+            _graph_tasks.valid = []
+        _graph_tasks.valid.append(self.checkpoint_valid)
+
+    def __exit__(self, *exc):
+        _graph_tasks.valid.pop()
+
+
+def _is_checkpoint_valid() -> bool:
+    """Whether the running backward pass allows a reentrant checkpoint (torch.autograd's name)."""
+    valid = getattr(_graph_tasks, "valid", None)
+    return not valid or valid[-1]
+
+
 def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None, create_graph: bool = False,
              grad_variables=None, inputs=None) -> None:
     """Accumulates into ``.grad`` of the graph leaves the gradients of ``tensors``.
@@ -71,7 +97,8 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None, cr
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
-    _C._backward(tensors, grad_tensors, bool(retain_graph), bool(create_graph), inputs)
+    with _GraphTask(inputs is None):
+        _C._backward(tensors, grad_tensors, bool(retain_graph), bool(create_graph), inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None, create_graph: bool = False,
@@ -98,7 +125,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
                            f"got {len(grad_outputs)}")
     if retain_graph is None:
         retain_graph = create_graph
-    result = _C._grad(outputs, inputs, grad_outputs, bool(retain_graph), bool(create_graph), bool(allow_unused))
+    with _GraphTask(False):
+        result = _C._grad(outputs, inputs, grad_outputs, bool(retain_graph), bool(create_graph), bool(allow_unused))
     if materialize_grads:
         result = tuple(_torchlite.zeros_like(x) if g is None else g for g, x in zip(result, inputs))
     return result
@@ -184,5 +212,6 @@ def _install_tensor_methods(cls) -> None:
 # also makes `torchlite.autograd.gradcheck` the function rather than the submodule, as in PyTorch.
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from . import grad_mode  # noqa: E402,F401  (torch.autograd.grad_mode: imported above, named here as torch does)
+from . import functional  # noqa: E402,F401  (torch.autograd.functional: vjp, jvp, jacobian, ...)
 
 del annotations, Optional, Tuple

@@ -9,6 +9,7 @@
 #include "torchlite/csrc/autograd/python_function.h"
 #include "torchlite/csrc/autograd/python_hooks.h"
 #include "torchlite/csrc/autograd/python_node.h"
+#include "torchlite/csrc/autograd/python_saved_variable_hooks.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/tensor.h"
 
@@ -185,6 +186,10 @@ PyMethodDef methods[] = {
     {"_retain_grad", py_retain_grad, METH_O, "Makes backward fill .grad of a non-leaf tensor."},
     {"_retains_grad", py_retains_grad, METH_O, "Whether retain_grad() was called on this non-leaf tensor."},
     {"_grad_accumulator", py_grad_accumulator, METH_O, "The AccumulateGrad node of a leaf requiring grad."},
+    {"_push_saved_tensors_default_hooks", py_push_saved_tensors_default_hooks, METH_VARARGS,
+     "_push_saved_tensors_default_hooks(pack_hook, unpack_hook): hooks for the tensors saved on this thread."},
+    {"_pop_saved_tensors_default_hooks", py_pop_saved_tensors_default_hooks, METH_NOARGS,
+     "Removes the innermost saved-tensor hooks of this thread."},
     {nullptr, nullptr, 0, nullptr},
 };
 
