@@ -408,6 +408,9 @@ def test_spawn_context():
 
 
 class AllDtypes(tld.Dataset):
+    def __init__(self, grad=True):
+        self.grad = grad
+
     def __len__(self):
         return 2
 
@@ -420,7 +423,8 @@ class AllDtypes(tld.Dataset):
         out["transposed"] = base.t()
         out["empty"] = torchlite.zeros(0, 4)
         out["scalar"] = torchlite.tensor(1.5)
-        out["grad"] = torchlite.ones(2, requires_grad=True)
+        if self.grad:
+            out["grad"] = torchlite.ones(2, requires_grad=True)
         return out
 
 
@@ -431,8 +435,28 @@ def test_every_dtype_crosses_the_process_boundary():
     expected = describe(tld.DataLoader(AllDtypes(), batch_size=None))
     got = describe(tld.DataLoader(AllDtypes(), batch_size=None, num_workers=1, timeout=WAIT))
     assert got == expected
-    expected = describe(tld.DataLoader(AllDtypes(), batch_size=2))
-    assert describe(tld.DataLoader(AllDtypes(), batch_size=2, num_workers=1, timeout=WAIT)) == expected
+    expected = describe(tld.DataLoader(AllDtypes(grad=False), batch_size=2))
+    got = [b for b in tld.DataLoader(AllDtypes(grad=False), batch_size=2, num_workers=1, timeout=WAIT)]
+    assert describe(got) == expected
+    # collated into shared memory in the worker (an empty batch has no memory to share, as in PyTorch)
+    assert all(v.is_shared() == (v.numel() > 0) for b in got for v in b.values())
+    assert _no_children_left()
+
+
+def test_a_worker_cannot_collate_tensors_that_require_grad():
+    """A worker stacks into shared memory with out=, which autograd refuses: PyTorch's error, from the worker."""
+    class RequiresGrad(tld.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return torchlite.ones(2, requires_grad=True)
+    loader = tld.DataLoader(RequiresGrad(), batch_size=2, num_workers=1, timeout=WAIT)
+    with pytest.raises(RuntimeError, match=r"Caught RuntimeError in DataLoader worker process 0(.|\n)*stack\(\): "
+                       "functions with out=... arguments don't support automatic differentiation"):
+        list(loader)
+    assert [t.requires_grad for t in tld.DataLoader(RequiresGrad(), batch_size=None, num_workers=1, timeout=WAIT)] \
+        == [True, True]
     assert _no_children_left()
 
 

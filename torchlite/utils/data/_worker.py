@@ -9,11 +9,9 @@ import sys
 import traceback
 
 import torchlite
-from torchlite.utils.data import _tensor_transport
+import torchlite.multiprocessing  # noqa: F401 - its reducers send the batches through shared memory
 
 __all__ = ["WorkerInfo", "get_worker_info"]
-
-_tensor_transport.register()
 
 # How long a blocking queue read waits before the reader checks that its peer is still alive (seconds).
 MP_STATUS_CHECK_INTERVAL = 1.0
