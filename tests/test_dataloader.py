@@ -488,3 +488,70 @@ def test_forked_workers_after_parallel_kernels_in_parent():
                                              multiprocessing_context="fork")]
     assert got == [b.tolist() for b in tld.DataLoader(HeavyOps(), batch_size=2)]
     assert _no_children_left()
+
+
+# ---- batches through shared memory (issue 12): torchlite/utils/data/_batch_transport.py
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_worker_batches_are_shared_memory_and_leak_no_descriptors():
+    images = torchlite.arange(2 * 16 * 3, dtype=torchlite.float32).reshape(16 * 2, 3)
+    dataset = tld.TensorDataset(images, torchlite.arange(32))
+    loader = tld.DataLoader(dataset, batch_size=5, num_workers=2, timeout=WAIT)
+    list(loader)  # warm-up: multiprocessing's own helpers open descriptors once
+    assert _no_children_left()
+    before = _open_fds()
+    batches = list(loader)
+    assert [b[1].tolist() for b in batches] == [list(range(i, min(i + 5, 32))) for i in range(0, 32, 5)]
+    assert all(x.is_shared() and y.is_shared() for x, y in batches)
+    assert torchlite.equal(torchlite.cat([x for x, _ in batches]), images)
+    del batches
+    assert _no_children_left()
+    assert _open_fds() == before
+
+
+def _packed_roundtrip(batches, unpack=None):
+    from torchlite.utils.data import _batch_transport as bt
+    ours, theirs = bt.channel()
+    sender, receiver = bt.BatchSender(0, theirs), bt.BatchReceiver([ours])
+    try:
+        packed = [sender.pack(b) for b in batches]
+        return [receiver.unpack(packed[i]) for i in (unpack if unpack is not None else range(len(packed)))]
+    finally:
+        receiver.close()
+        theirs.close()
+
+
+def test_the_batch_transport_maps_the_same_memory_and_keeps_views():
+    base = torchlite.arange(12.0).reshape(3, 4).share_memory_()
+    (got,) = _packed_roundtrip([{"a": base[1:], "b": base.t(), "n": 3, "s": "x"}])
+    assert got["n"] == 3 and got["s"] == "x"
+    assert got["a"].tolist() == base[1:].tolist() and got["b"].stride() == (1, 4)
+    assert got["a"].untyped_storage() is got["b"].untyped_storage()  # one descriptor per storage and batch
+    got["a"][0, 0] = -1.0
+    assert base[1, 0].item() == -1.0
+
+
+def test_the_batch_transport_skips_batches_never_unpacked_and_sends_many_descriptors():
+    before = _open_fds()
+    batches = [[torchlite.full((2,), float(i))] for i in range(3)]
+    got = _packed_roundtrip(batches, unpack=[2])  # 0 and 1 were never unpacked: their descriptors are closed
+    assert got[0][0].tolist() == [2.0, 2.0]
+    many = [torchlite.full((1,), float(i)) for i in range(300)]  # over the 253 descriptors of one message
+    (back,) = _packed_roundtrip([many])
+    assert [t.item() for t in back] == list(range(300))
+    del got, back, batches, many
+    assert _open_fds() == before
+
+
+def test_spawned_workers_send_shared_batches():
+    ctx = multiprocessing.get_context("spawn")
+    dataset = tld.TensorDataset(torchlite.arange(8.0).reshape(4, 2))
+    batches = list(tld.DataLoader(dataset, batch_size=2, num_workers=1, multiprocessing_context=ctx, timeout=WAIT))
+    assert [b[0].tolist() for b in batches] == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
+    assert all(b[0].is_shared() for b in batches)
+    del batches
+    assert _no_children_left()

@@ -7,6 +7,7 @@ processes use the helpers of tests/mp_children.py, join with timeouts and kill w
 import multiprocessing as stdlib_mp
 import os
 import pickle
+import re
 import sys
 import warnings
 from multiprocessing.reduction import ForkingPickler
@@ -285,3 +286,45 @@ def test_exception_classes_match_torch():
     for name in ("ProcessException", "ProcessRaisedException", "ProcessExitedException"):
         ours, theirs = getattr(ours_module, name), getattr(theirs_module, name)
         assert [c.__name__ for c in ours.__mro__] == [c.__name__ for c in theirs.__mro__]
+
+
+# ------------------------------------------------------------------------------------------- Hogwild
+
+
+def test_module_share_memory_moves_parameters_and_buffers():
+    model = tl.nn.Sequential(tl.nn.Linear(3, 2), tl.nn.BatchNorm1d(2))
+    first = model[0].weight
+    assert model.share_memory() is model
+    assert model[0].weight is first  # the Parameter objects stay, their bytes moved
+    assert all(p.is_shared() for p in model.parameters()) and all(b.is_shared() for b in model.buffers())
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_hogwild_processes_train_one_shared_model(method, reaper):
+    tl.manual_seed(0)
+    model = tl.nn.Linear(1, 1)
+    model.share_memory()
+    weight_ptr = model.weight.untyped_storage().data_ptr()
+    ctx = mp.get_context(method)
+    barrier = ctx.Barrier(2)
+    workers = [ctx.Process(target=mp_children.hogwild_steps, args=(rank, model, 150, barrier), daemon=True)
+               for rank in range(2)]
+    for p in workers:
+        p.start()
+        reaper.append(p)
+    for p in workers:
+        p.join(TIMEOUT)
+        assert p.exitcode == 0
+    # Both processes stepped the parent's parameters: y = 2x - 1 was learnt in the parent's memory.
+    assert model.weight.untyped_storage().data_ptr() == weight_ptr
+    assert abs(model.weight.item() - 2.0) < 0.05 and abs(model.bias.item() + 1.0) < 0.05
+
+
+def test_the_hogwild_example_runs():
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", "hogwild.py"), "--epochs", "2"],
+                         capture_output=True, text=True, timeout=TIMEOUT * 2, env=env, check=True).stdout
+    accuracy = float(re.search(r"([0-9.]+) after", out).group(1))
+    assert "torchlite: 2 Hogwild processes" in out and accuracy > 0.8, out

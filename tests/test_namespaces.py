@@ -211,6 +211,7 @@ SUBMODULES.update({
     "multiprocessing.reductions": {
         **_same(IMPORT, "_ForkingPickler", "_LEGACY_CLASSES", "_TypedStorage", "_UntypedStorage", "_torchlite",
                 "_weakref"),
+        "_dtype_name": "a dtype as the name pickles carry (pickling a dtype object searches every module)",
         "_copies_for_children": "keeps the shared copies of unmovable storages alive until a spawned child starts",
         "_shared_fd": "the fd of a storage's shared memory, or of a shared copy when it cannot move there"},
     "multiprocessing.spawn": {

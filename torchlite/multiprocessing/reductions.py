@@ -24,9 +24,13 @@ from torchlite.storage import _LEGACY_CLASSES, TypedStorage as _TypedStorage, Un
 _copies_for_children = _weakref.WeakKeyDictionary()
 
 
-def rebuild_tensor(cls, storage, dtype, metadata):
+def _dtype_name(dtype):
+    return str(dtype).rpartition(".")[2]  # torchlite.float32 -> float32
+
+
+def rebuild_tensor(cls, storage, dtype_name, metadata):
     offset, size, stride, requires_grad = metadata
-    t = _torchlite.empty(0, dtype=dtype).set_(storage, offset, size, stride)
+    t = _torchlite.empty(0, dtype=getattr(_torchlite, dtype_name)).set_(storage, offset, size, stride)
     if cls is _torchlite.nn.Parameter:
         # A Parameter keeps its class and requires_grad, as PyTorch's rebuild does (its __dict__ does not cross).
         return _torchlite.nn.Parameter(t, requires_grad=requires_grad)
@@ -44,7 +48,8 @@ def reduce_tensor(tensor):
     if tensor.is_meta:
         return tensor.__reduce_ex__(2)
     metadata = (tensor.storage_offset(), tuple(tensor.size()), tuple(tensor.stride()), tensor.requires_grad)
-    return rebuild_tensor, (type(tensor), tensor.untyped_storage(), tensor.dtype, metadata)
+    # The dtype by name: pickle finds a dtype object's module by searching every loaded module (slow).
+    return rebuild_tensor, (type(tensor), tensor.untyped_storage(), _dtype_name(tensor.dtype), metadata)
 
 
 def rebuild_storage_fd(cls, df, size):
@@ -87,12 +92,12 @@ def reduce_storage(storage):
     return rebuild_storage_fd, (type(storage), df, size)
 
 
-def rebuild_typed_storage(storage, dtype):
-    return _TypedStorage(wrap_storage=storage, dtype=dtype, _internal=True)
+def rebuild_typed_storage(storage, dtype_name):
+    return _TypedStorage(wrap_storage=storage, dtype=getattr(_torchlite, dtype_name), _internal=True)
 
 
 def reduce_typed_storage(storage):
-    return rebuild_typed_storage, (storage._untyped_storage, storage.dtype)
+    return rebuild_typed_storage, (storage._untyped_storage, _dtype_name(storage.dtype))
 
 
 def rebuild_typed_storage_child(storage, storage_type):
