@@ -159,6 +159,13 @@ def test_a_storage_that_cannot_move_is_sent_as_a_shared_copy():
     assert not x.is_shared() and y.is_shared() and y.tolist() == [0.0, 1.0, 2.0, 3.0]
     y[0] = 5.0
     assert array[0] == 0.0
+    # A view sends only its own elements (a sample of a from_numpy dataset views the whole dataset).
+    big = tl.from_numpy(np.arange(1000, dtype=np.float32).reshape(100, 10))
+    row = roundtrip(big[7, ::2])
+    assert row.tolist() == [70.0, 72.0, 74.0, 76.0, 78.0] and row.untyped_storage().nbytes() == 20
+    assert row.storage_offset() == 0 and row.stride() == (1,)
+    leaf = roundtrip(tl.from_numpy(np.ones(2, dtype=np.float32)).requires_grad_())
+    assert leaf.requires_grad and leaf.is_leaf and leaf.is_shared()
 
 
 def test_plain_pickle_is_unchanged():
@@ -220,6 +227,20 @@ def test_queue_between_processes_shares_memory(method, reaper):
     assert row.shape == (4,) and row.storage_offset() == 4 and row.tolist() == [1.0] * 4
     row.fill_(7.0)
     assert x[1].tolist() == [7.0] * 4  # the row the child sent back is x's memory
+
+
+def test_spawn_arguments_cross_even_when_the_memory_cannot_move(reaper):
+    """A spawned child's arguments are pickled before it starts and their descriptors passed at launch: the
+    shared copies made for memory that cannot move must live until then."""
+    ctx = mp.get_context("spawn")
+    outbox = ctx.Queue()
+    tensors = [tl.from_numpy(np.arange(3, dtype=np.float32)), tl.tensor([5, 6]), tl.from_numpy(np.ones((2, 2)))[1]]
+    p = ctx.Process(target=mp_children.report_values, args=(tensors, outbox), daemon=True)
+    p.start()
+    reaper.append(p)
+    assert outbox.get(timeout=TIMEOUT) == [[0.0, 1.0, 2.0], [5, 6], [1.0, 1.0]]
+    p.join(TIMEOUT)
+    assert p.exitcode == 0
 
 
 def test_pipe_between_processes_shares_memory(reaper):

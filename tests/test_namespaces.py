@@ -212,7 +212,7 @@ SUBMODULES.update({
         **_same(IMPORT, "_ForkingPickler", "_LEGACY_CLASSES", "_TypedStorage", "_UntypedStorage", "_torchlite",
                 "_weakref"),
         "_dtype_name": "a dtype as the name pickles carry (pickling a dtype object searches every module)",
-        "_copies_for_children": "keeps the shared copies of unmovable storages alive until a spawned child starts",
+        "_sent_to_children": "keeps the storages sent to a spawned child alive until it has started",
         "_shared_fd": "the fd of a storage's shared memory, or of a shared copy when it cannot move there"},
     "multiprocessing.spawn": {
         **_same(IMPORT, "_shutil", "_traceback"),

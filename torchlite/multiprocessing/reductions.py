@@ -20,8 +20,8 @@ from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 import torchlite as _torchlite
 from torchlite.storage import _LEGACY_CLASSES, TypedStorage as _TypedStorage, UntypedStorage as _UntypedStorage
 
-# The shared copies sent to each child being spawned, alive as long as its Popen object.
-_copies_for_children = _weakref.WeakKeyDictionary()
+# The storages sent to each child being spawned, alive as long as its Popen object.
+_sent_to_children = _weakref.WeakKeyDictionary()
 
 
 def _dtype_name(dtype):
@@ -47,9 +47,19 @@ def reduce_tensor(tensor):
             "before serializing (e.g., putting it on the queue).")
     if tensor.is_meta:
         return tensor.__reduce_ex__(2)
-    metadata = (tensor.storage_offset(), tuple(tensor.size()), tuple(tensor.stride()), tensor.requires_grad)
+    storage = tensor.untyped_storage()
+    if not storage.is_shared() and not storage.resizable():
+        # Memory that cannot move to shared memory (NumPy's, a storage slice): send a shared copy of this
+        # tensor's elements only, not of the whole storage (a sample of a from_numpy dataset views all of it).
+        copy = _torchlite.empty(0, dtype=tensor.dtype).set_(
+            _UntypedStorage._new_using_fd_cpu(tensor.numel() * tensor.element_size()), 0, tuple(tensor.size()))
+        copy.copy_(tensor.detach())
+        storage, offset, stride = copy.untyped_storage(), 0, copy.stride()
+    else:
+        offset, stride = tensor.storage_offset(), tensor.stride()
+    metadata = (offset, tuple(tensor.size()), tuple(stride), tensor.requires_grad)
     # The dtype by name: pickle finds a dtype object's module by searching every loaded module (slow).
-    return rebuild_tensor, (type(tensor), tensor.untyped_storage(), _dtype_name(tensor.dtype), metadata)
+    return rebuild_tensor, (type(tensor), storage, _dtype_name(tensor.dtype), metadata)
 
 
 def rebuild_storage_fd(cls, df, size):
@@ -66,7 +76,7 @@ def rebuild_storage_empty(cls):
 
 def _shared_fd(storage):
     """(fd, nbytes) of `storage`'s shared memory: moved there in place, or a shared copy where it cannot move
-    (the copy is kept alive by the returned storage, which the caller holds until pickling is done)."""
+    (a storage sent on its own; the caller holds the returned storage until the fd is sent)."""
     try:
         return storage, storage._share_fd_cpu_()
     except RuntimeError:
@@ -84,10 +94,10 @@ def reduce_storage(storage):
         return rebuild_storage_empty, (type(storage),)
     holder, (fd, size) = _shared_fd(storage)
     popen = multiprocessing.context.get_spawning_popen()
-    if popen is not None and holder is not storage:
-        # Arguments of a child being spawned: its fds are passed at launch, after pickling, so a shared copy
-        # must outlive this call (a resource sharer instead duplicates the fd right away).
-        _copies_for_children.setdefault(popen, []).append(holder)
+    if popen is not None:
+        # Arguments of a child being spawned: its fds are passed at launch, after pickling, so the storage (or a
+        # copy made for the message) must outlive the pickler (a resource sharer duplicates the fd right away).
+        _sent_to_children.setdefault(popen, []).append(holder)
     df = multiprocessing.reduction.DupFd(fd)
     return rebuild_storage_fd, (type(storage), df, size)
 
