@@ -8,9 +8,9 @@ receiver from the sender's resource sharer over a Unix socket). The receiver map
 storage plus its geometry (offset, size, stride), so views stay views; pickle's memo sends a storage once per
 message however many tensors of the message view it.
 
-Storages that cannot move in place (NumPy's memory under `from_numpy`, a slice of another storage) are copied
-into fresh shared memory for the message: the receiver sees later writes of other receivers of that message,
-not the sender's. Meta tensors carry no data and keep their ordinary pickling.
+Memory that cannot move in place (NumPy's under `from_numpy`, a slice of another storage) is copied into fresh
+shared memory for the message: a tensor's own elements, or all of a storage sent on its own. The receiver then
+does not see the sender's later writes. Meta tensors carry no data and keep their ordinary pickling.
 """
 import multiprocessing
 import os

@@ -3,7 +3,7 @@
 collate() dispatches on the type of the batch's first element through a {type: fn} map (exact type first, then
 isinstance in the map's order), then recurses into mappings, namedtuples and sequences. Tensors are stacked
 into an ordinary tensor, except inside a DataLoader worker, where they are stacked straight into shared memory
-(as PyTorch's are): the batch then crosses to the main process as a file descriptor (torchlite.multiprocessing)
+(as PyTorch's are): the batch then crosses to the main process as file descriptors (_batch_transport.py)
 without being copied again.
 """
 import collections.abc

@@ -271,11 +271,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
         self._workers_status = []
+        self._receiver = _batch_transport.BatchReceiver([])  # gets each worker's channel as it starts
         self._workers_done_event = context.Event()
         self._data_queue = context.Queue()
         self._index_queues = []
         self._workers = []
-        self._receiver = _batch_transport.BatchReceiver([])
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()  # the main process never waits on flushing it at exit
