@@ -203,6 +203,14 @@ def test_mapping_a_descriptor_is_checked():
         os.close(unsealed)
     with pytest.raises(RuntimeError, match="_share_fd_cpu_: only CPU storages"):
         tl.UntypedStorage(4, device="meta")._share_fd_cpu_()
+    mapped = tl.UntypedStorage._new_shared_fd_cpu(fd, 16, keep_fd=False)  # holds no descriptor of its own
+    mapped[0] = 3
+    assert s[0] == 3 and mapped.is_shared()
+    address = mapped.data_ptr()
+    fd2, size2 = mapped._share_fd_cpu_()  # to pass it on, it moves to new shared memory, bytes kept
+    assert size2 == 16 and fd2 != fd and mapped.data_ptr() != address and mapped[0] == 3
+    mapped[0] = 4
+    assert s[0] == 3
     fresh = tl.UntypedStorage._new_using_fd_cpu(5)
     assert fresh.is_shared() and fresh.nbytes() == 5 and fresh.tolist() == [0] * 5 and not fresh.resizable()
 

@@ -9,7 +9,7 @@ descriptor list), and sends the descriptors over a socketpair made for it (SCM_R
 pickle on the data queue, so they are waiting when the main process unpacks the batch. Each send is tagged with
 the batch's sequence number: the descriptors of batches the main process never unpacked (an epoch cut short)
 are closed when a later batch is read. The kernel holds the memory while the descriptors are in flight, so the
-worker may free its batch right away.
+worker may free its batch right away; the main process closes them once mapped (the mappings stay).
 """
 import io
 import pickle
@@ -91,7 +91,9 @@ class _BatchUnpickler(pickle.Unpickler):
         index, nbytes = pid
         storage = self.storages.get(index)
         if storage is None:
-            storage = self.storages[index] = torchlite.UntypedStorage._new_shared_fd_cpu(self.fds[index], nbytes)
+            # No descriptor kept per storage: a training loop may hold thousands of batches.
+            storage = self.storages[index] = torchlite.UntypedStorage._new_shared_fd_cpu(
+                self.fds[index], nbytes, keep_fd=False)
         return storage
 
 
