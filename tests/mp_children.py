@@ -56,3 +56,10 @@ def hogwild_steps(rank, model, steps, barrier):
 
 def report_values(tensors, outbox):
     outbox.put([t.tolist() for t in tensors])
+
+
+def report_parent_death_signal(i, outbox):
+    import ctypes
+    sig = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(sig))  # PR_GET_PDEATHSIG
+    outbox.put(sig.value)

@@ -8,6 +8,7 @@ import multiprocessing as stdlib_mp
 import os
 import pickle
 import re
+import signal
 import sys
 import warnings
 from multiprocessing.reduction import ForkingPickler
@@ -304,6 +305,13 @@ def test_a_child_that_exits_or_is_killed_is_reported():
     with pytest.raises(mp.ProcessExitedException, match="^process 0 terminated with signal SIGKILL$") as info:
         mp.start_processes(mp_children.kill_self, nprocs=1, start_method="fork")
     assert info.value.exit_code == -9 and info.value.signal_name == "SIGKILL"
+
+
+def test_children_are_interrupted_when_the_parent_dies():
+    ctx = mp.get_context("fork")
+    outbox = ctx.SimpleQueue()
+    mp.start_processes(mp_children.report_parent_death_signal, args=(outbox,), nprocs=1, start_method="fork")
+    assert outbox.get() == signal.SIGINT
 
 
 def test_spawn_only_spawns():

@@ -59,7 +59,17 @@ class ProcessExitedException(ProcessException):
         return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
 
+def _interrupt_when_parent_dies():
+    """SIGINT to this process when its parent dies (prctl PR_SET_PDEATHSIG), as PyTorch's children get."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the children outlive a parent that dies
+
+
 def _run_child(fn, i, args, error_file):
+    _interrupt_when_parent_dies()
     try:
         fn(i, *args)
     except KeyboardInterrupt:
