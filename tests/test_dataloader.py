@@ -3,6 +3,7 @@ main process and with worker processes. Worker tests pass timeout= so a bug fail
 import dataclasses
 import multiprocessing
 import os
+from multiprocessing.reduction import ForkingPickler
 import warnings
 
 import numpy as np
@@ -408,6 +409,9 @@ def test_spawn_context():
 
 
 class AllDtypes(tld.Dataset):
+    def __init__(self, grad=True):
+        self.grad = grad
+
     def __len__(self):
         return 2
 
@@ -420,7 +424,8 @@ class AllDtypes(tld.Dataset):
         out["transposed"] = base.t()
         out["empty"] = torchlite.zeros(0, 4)
         out["scalar"] = torchlite.tensor(1.5)
-        out["grad"] = torchlite.ones(2, requires_grad=True)
+        if self.grad:
+            out["grad"] = torchlite.ones(2, requires_grad=True)
         return out
 
 
@@ -431,8 +436,28 @@ def test_every_dtype_crosses_the_process_boundary():
     expected = describe(tld.DataLoader(AllDtypes(), batch_size=None))
     got = describe(tld.DataLoader(AllDtypes(), batch_size=None, num_workers=1, timeout=WAIT))
     assert got == expected
-    expected = describe(tld.DataLoader(AllDtypes(), batch_size=2))
-    assert describe(tld.DataLoader(AllDtypes(), batch_size=2, num_workers=1, timeout=WAIT)) == expected
+    expected = describe(tld.DataLoader(AllDtypes(grad=False), batch_size=2))
+    got = [b for b in tld.DataLoader(AllDtypes(grad=False), batch_size=2, num_workers=1, timeout=WAIT)]
+    assert describe(got) == expected
+    # collated into shared memory in the worker (an empty batch has no memory to share, as in PyTorch)
+    assert all(v.is_shared() == (v.numel() > 0) for b in got for v in b.values())
+    assert _no_children_left()
+
+
+def test_a_worker_cannot_collate_tensors_that_require_grad():
+    """A worker stacks into shared memory with out=, which autograd refuses: PyTorch's error, from the worker."""
+    class RequiresGrad(tld.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return torchlite.ones(2, requires_grad=True)
+    loader = tld.DataLoader(RequiresGrad(), batch_size=2, num_workers=1, timeout=WAIT)
+    with pytest.raises(RuntimeError, match=r"Caught RuntimeError in DataLoader worker process 0(.|\n)*stack\(\): "
+                       "functions with out=... arguments don't support automatic differentiation"):
+        list(loader)
+    assert [t.requires_grad for t in tld.DataLoader(RequiresGrad(), batch_size=None, num_workers=1, timeout=WAIT)] \
+        == [True, True]
     assert _no_children_left()
 
 
@@ -463,4 +488,85 @@ def test_forked_workers_after_parallel_kernels_in_parent():
     got = [b.tolist() for b in tld.DataLoader(HeavyOps(), batch_size=2, num_workers=2, timeout=WAIT,
                                              multiprocessing_context="fork")]
     assert got == [b.tolist() for b in tld.DataLoader(HeavyOps(), batch_size=2)]
+    assert _no_children_left()
+
+
+# ---- batches through shared memory (issue 12): torchlite/utils/data/_batch_transport.py
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _fds_back_to(count):
+    """Whether this process's open descriptors come back to `count` within a few seconds: the feeder threads
+    of closed queues close their pipes asynchronously."""
+    import time
+    deadline = time.monotonic() + 10
+    while _open_fds() > count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _open_fds() == count
+
+
+def test_worker_batches_are_shared_memory_and_leak_no_descriptors():
+    images = torchlite.arange(2 * 16 * 3, dtype=torchlite.float32).reshape(16 * 2, 3)
+    dataset = tld.TensorDataset(images, torchlite.arange(32))
+    loader = tld.DataLoader(dataset, batch_size=5, num_workers=2, timeout=WAIT)
+    list(loader)  # warm-up: multiprocessing's own helpers open descriptors once
+    assert _no_children_left()
+    before = _open_fds()
+    batches = list(loader)
+    assert _no_children_left()
+    assert _fds_back_to(before)  # the batches hold mappings, not descriptors
+    assert [b[1].tolist() for b in batches] == [list(range(i, min(i + 5, 32))) for i in range(0, 32, 5)]
+    assert all(x.is_shared() and y.is_shared() for x, y in batches)
+    assert torchlite.equal(torchlite.cat([x for x, _ in batches]), images)
+    # Passed on (multiprocessing's resource sharer then keeps a listening socket), a batch moves to new memory.
+    resent = ForkingPickler.loads(ForkingPickler.dumps(batches[0][0]))
+    assert torchlite.equal(resent, batches[0][0]) and resent.is_shared()
+    del batches, resent
+    assert _no_children_left()
+
+
+def _packed_roundtrip(batches, unpack=None):
+    from torchlite.utils.data import _batch_transport as bt
+    ours, theirs = bt.channel()
+    sender, receiver = bt.BatchSender(0, theirs), bt.BatchReceiver([ours])
+    try:
+        packed = [sender.pack(b) for b in batches]
+        return [receiver.unpack(packed[i]) for i in (unpack if unpack is not None else range(len(packed)))]
+    finally:
+        receiver.close()
+        theirs.close()
+
+
+def test_the_batch_transport_maps_the_same_memory_and_keeps_views():
+    base = torchlite.arange(12.0).reshape(3, 4).share_memory_()
+    (got,) = _packed_roundtrip([{"a": base[1:], "b": base.t(), "n": 3, "s": "x"}])
+    assert got["n"] == 3 and got["s"] == "x"
+    assert got["a"].tolist() == base[1:].tolist() and got["b"].stride() == (1, 4)
+    assert got["a"].untyped_storage() is got["b"].untyped_storage()  # one descriptor per storage and batch
+    got["a"][0, 0] = -1.0
+    assert base[1, 0].item() == -1.0
+
+
+def test_the_batch_transport_skips_batches_never_unpacked_and_sends_many_descriptors():
+    before = _open_fds()
+    batches = [[torchlite.full((2,), float(i))] for i in range(3)]
+    got = _packed_roundtrip(batches, unpack=[2])  # 0 and 1 were never unpacked: their descriptors are closed
+    assert got[0][0].tolist() == [2.0, 2.0]
+    many = [torchlite.full((1,), float(i)) for i in range(300)]  # over the 253 descriptors of one message
+    (back,) = _packed_roundtrip([many])
+    assert [t.item() for t in back] == list(range(300))
+    del got, back, batches, many
+    assert _fds_back_to(before)
+
+
+def test_spawned_workers_send_shared_batches():
+    ctx = multiprocessing.get_context("spawn")
+    dataset = tld.TensorDataset(torchlite.arange(8.0).reshape(4, 2))
+    batches = list(tld.DataLoader(dataset, batch_size=2, num_workers=1, multiprocessing_context=ctx, timeout=WAIT))
+    assert [b[0].tolist() for b in batches] == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
+    assert all(b[0].is_shared() for b in batches)
+    del batches
     assert _no_children_left()

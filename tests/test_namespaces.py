@@ -232,6 +232,21 @@ SUBMODULES.update({
     "optim.adamw": {},
 })
 
+SUBMODULES.update({
+    "multiprocessing": {},
+    "multiprocessing.reductions": {
+        **_same(IMPORT, "_ForkingPickler", "_LEGACY_CLASSES", "_TypedStorage", "_UntypedStorage", "_torchlite",
+                "_weakref"),
+        "_dtype_name": "a dtype as the name pickles carry (pickling a dtype object searches every module)",
+        "_sent_to_children": "keeps the storages sent to a spawned child alive until it has started",
+        "_shared_fd": "the fd of a storage's shared memory, or of a shared copy when it cannot move there"},
+    "multiprocessing.spawn": {
+        **_same(IMPORT, "_shutil", "_traceback"),
+        **_same(HELPER, "_ERROR_DIR", "_error_counter", "_error_dir"),
+        "_interrupt_when_parent_dies": "the child's prctl(PR_SET_PDEATHSIG) (torch: _prctl_pr_set_pdeathsig)",
+        "_run_child": "what each child runs: fn(i, *args), its exception written for the parent (torch: _wrap)"},
+})
+
 for _name, _allowed in SUBMODULES.items():
     NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),
                          _allowed)

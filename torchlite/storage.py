@@ -10,7 +10,8 @@ an UntypedStorage read as one dtype; `FloatStorage` & co are its legacy per-dtyp
 Differences from PyTorch, deliberate (see docs/storage.md): `resize_` to fewer bytes keeps the
 memory block while the storage lives, so tensors still viewing past the new end read stale bytes
 instead of crashing; `share_memory_` maps the bytes with a memfd (shared with processes forked
-afterwards) and refuses a storage NumPy points into; pickling copies the bytes.
+afterwards, and sent to others by torchlite.multiprocessing) and refuses a storage NumPy points into;
+pickling copies the bytes.
 """
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -51,7 +52,8 @@ void release_parent(void* ctx) {
   if (parent->decref()) delete parent;
 }
 
-// Shared memory: a memfd mapped MAP_SHARED, so processes forked afterwards share the bytes.
+// Shared memory: a memfd mapped MAP_SHARED, so processes forked afterwards share the bytes. `fd` is -1 for
+// a mapping received without keeping its descriptor (the mapping outlives it).
 struct SharedBlock {
   void* addr;
   size_t length;
@@ -60,27 +62,55 @@ struct SharedBlock {
 void release_shared(void* ctx) {
   auto* b = static_cast<SharedBlock*>(ctx);
   munmap(b->addr, b->length);
-  close(b->fd);
+  if (b->fd >= 0) close(b->fd);
   delete b;
 }
 bool is_shared_memory(const StorageImpl& st) { return st.data_ptr.deleter() == &release_shared; }
 
+// Maps `length` bytes of `fd` MAP_SHARED; the block owns `owned_fd` (`fd` or -1; closed with the mapping,
+// or when the mapping fails, which throws).
+DataPtr map_shared(int fd, int owned_fd, size_t length, const char* op) {
+  void* addr = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (addr == MAP_FAILED) {
+    const int err = errno;
+    if (owned_fd >= 0) close(owned_fd);
+    throw RuntimeError(str(op, ": could not map shared memory of ", length, " bytes: ", std::strerror(err)));
+  }
+  return DataPtr(addr, new SharedBlock{addr, length, owned_fd}, &release_shared);
+}
+
+// The memfd is sealed at its size, so no process it is passed to can shrink it under another's mapping
+// (touching a mapped page past the end of the file would kill the process with SIGBUS).
 DataPtr allocate_shared(size_t nbytes) {
   const size_t length = nbytes ? nbytes : 1;  // mmap refuses a zero length
-  const int fd = static_cast<int>(memfd_create("torchlite_storage", MFD_CLOEXEC));
+  const int fd = static_cast<int>(memfd_create("torchlite_storage", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   TL_CHECK(fd >= 0, "share_memory_: could not create shared memory: ", std::strerror(errno));
-  if (ftruncate(fd, static_cast<off_t>(length)) != 0) {
+  if (ftruncate(fd, static_cast<off_t>(length)) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     const int err = errno;
     close(fd);
     throw RuntimeError(str("share_memory_: could not size shared memory of ", nbytes, " bytes: ", std::strerror(err)));
   }
-  void* addr = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (addr == MAP_FAILED) {
-    const int err = errno;
-    close(fd);
-    throw RuntimeError(str("share_memory_: could not map shared memory of ", nbytes, " bytes: ", std::strerror(err)));
-  }
-  return DataPtr(addr, new SharedBlock{addr, length, fd}, &release_shared);
+  return map_shared(fd, fd, length, "share_memory_");
+}
+
+// Maps the shared memory another process passed as `fd` (which stays the caller's: with keep_fd the block
+// keeps a duplicate, to pass on). The file must hold the whole mapping: it is checked with fstat, and a memfd
+// must be sealed against shrinking, or the sender could truncate it under this mapping.
+DataPtr map_received(int fd, size_t nbytes, bool keep_fd) {
+  const size_t length = nbytes ? nbytes : 1;
+  struct stat st {};
+  TL_CHECK(fstat(fd, &st) == 0, "_new_shared_fd_cpu: invalid file descriptor ", fd, ": ", std::strerror(errno));
+  TL_CHECK(S_ISREG(st.st_mode), "_new_shared_fd_cpu: file descriptor ", fd, " is not a shared memory file");
+  TL_CHECK(static_cast<uint64_t>(st.st_size) >= length, "_new_shared_fd_cpu: the shared memory holds ", st.st_size,
+           " bytes, fewer than the ", nbytes, " requested");
+  const int seals = fcntl(fd, F_GET_SEALS);
+  TL_CHECK(seals < 0 || (seals & F_SEAL_SHRINK), "_new_shared_fd_cpu: the shared memory is not sealed against "
+           "shrinking");
+  if (!keep_fd) return map_shared(fd, -1, length, "_new_shared_fd_cpu");
+  const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  TL_CHECK(own >= 0, "_new_shared_fd_cpu: could not duplicate file descriptor ", fd, ": ", std::strerror(errno));
+  return map_shared(own, own, length, "_new_shared_fd_cpu");
 }
 
 // ---------------------------------------------------------------- type slots
@@ -205,6 +235,57 @@ PyObject* m_share_memory_(PyObject* self, PyObject*) {
   TL_PY_CATCH
 }
 
+// _share_fd_cpu_(): (fd, nbytes) of the shared memory, moved there first as share_memory_ does. The fd
+// stays the storage's: a sender passes a duplicate (torchlite.multiprocessing). A mapping received without
+// its descriptor moves to new shared memory, as a storage that was not shared would.
+PyObject* m_share_fd_cpu_(PyObject* self, PyObject*) {
+  TL_PY_TRY
+  StorageImpl& st = storage_of(self);
+  TL_CHECK(st.device.is_cpu(), "_share_fd_cpu_: only CPU storages can be shared, got ", st.device.str());
+  PyRef done(m_share_memory_(self, nullptr));
+  if (!done) return nullptr;
+  if (static_cast<const SharedBlock*>(st.data_ptr.context())->fd < 0) {
+    DataPtr shared = allocate_shared(st.nbytes);
+    if (st.nbytes) std::memcpy(shared.get(), st.data(), st.nbytes);
+    st.data_ptr = std::move(shared);
+  }
+  const auto* block = static_cast<const SharedBlock*>(st.data_ptr.context());
+  return Py_BuildValue("(in)", block->fd, static_cast<Py_ssize_t>(st.nbytes));
+  TL_PY_CATCH
+}
+
+// cls._new_using_fd_cpu(nbytes): a new storage of nbytes zero bytes in shared memory.
+PyObject* m_new_using_fd_cpu(PyObject* cls, PyObject* arg) {
+  TL_PY_TRY
+  TL_CHECK_TYPE(is_py_int(arg), "_new_using_fd_cpu(): argument 'size' must be int, not ", py_typename(arg));
+  const int64_t n = unpack_int64(arg);
+  TL_CHECK(n >= 0, "_new_using_fd_cpu: the size must not be negative, got ", n);
+  Storage s = intrusive_ptr<StorageImpl>::make(static_cast<size_t>(n), Device(DeviceType::CPU),
+                                               allocate_shared(static_cast<size_t>(n)));
+  s->resizable = false;
+  return new_storage_object(reinterpret_cast<PyTypeObject*>(cls), std::move(s));
+  TL_PY_CATCH
+}
+
+// cls._new_shared_fd_cpu(fd, nbytes, *, keep_fd=True): a storage mapping nbytes of the shared memory behind
+// fd (from another process); writes on either side are seen by both. Without keep_fd the storage holds no
+// descriptor (the DataLoader's batches: thousands of them would exhaust the process's descriptors); sending
+// it to another process then moves it to new shared memory first.
+PyObject* m_new_shared_fd_cpu(PyObject* cls, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({"_new_shared_fd_cpu(int fd, int size, *, bool keep_fd=True)"}, false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  const int64_t fd = r.toInt64(0), n = r.toInt64(1);
+  TL_CHECK(fd >= 0 && fd <= INT32_MAX, "_new_shared_fd_cpu: invalid file descriptor ", fd);
+  TL_CHECK(n >= 0, "_new_shared_fd_cpu: the size must not be negative, got ", n);
+  Storage s = intrusive_ptr<StorageImpl>::make(static_cast<size_t>(n), Device(DeviceType::CPU),
+                                               map_received(static_cast<int>(fd), static_cast<size_t>(n), r.toBool(2)));
+  s->resizable = false;
+  return new_storage_object(reinterpret_cast<PyTypeObject*>(cls), std::move(s));
+  TL_PY_CATCH
+}
+
 // _to_bytes(): a copy of the bytes (for pickling).
 PyObject* m_to_bytes(PyObject* self, PyObject*) {
   TL_PY_TRY
@@ -254,6 +335,10 @@ PyMethodDef storage_methods[] = {
      "_tensor(dtype): a 1-D tensor of dtype viewing the whole storage."},
     {"_slice", TL_FASTCALL(m_slice), METH_FASTCALL | METH_KEYWORDS,
      "_slice(start, stop): a storage sharing bytes [start, stop)."},
+    {"_share_fd_cpu_", m_share_fd_cpu_, METH_NOARGS, "(fd, nbytes) of the shared memory (moved there first)."},
+    {"_new_using_fd_cpu", m_new_using_fd_cpu, METH_O | METH_CLASS, "A new storage of zero bytes in shared memory."},
+    {"_new_shared_fd_cpu", TL_FASTCALL(m_new_shared_fd_cpu), METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
+     "_new_shared_fd_cpu(fd, nbytes, *, keep_fd=True): a storage mapping the shared memory behind fd."},
     {"_to_bytes", m_to_bytes, METH_NOARGS, "A bytes copy of the contents."},
     {"_new_from_bytes", m_new_from_bytes, METH_O | METH_CLASS, "A new CPU storage copied from a bytes-like object."},
     {nullptr, nullptr, 0, nullptr},

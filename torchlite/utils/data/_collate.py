@@ -2,14 +2,16 @@
 
 collate() dispatches on the type of the batch's first element through a {type: fn} map (exact type first, then
 isinstance in the map's order), then recurses into mappings, namedtuples and sequences. Tensors are stacked
-into an ordinary tensor, also inside workers (PyTorch stacks into shared memory there; torchlite has no
-Tensor.share_memory_() yet, so worker batches travel pickled).
+into an ordinary tensor, except inside a DataLoader worker, where they are stacked straight into shared memory
+(as PyTorch's are): the batch then crosses to the main process as file descriptors (_batch_transport.py)
+without being copied again.
 """
 import collections.abc
 import copy
 import re
 
 import torchlite
+from torchlite.utils.data._worker import get_worker_info
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
@@ -100,6 +102,12 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
+    elem = batch[0]
+    if get_worker_info() is not None and elem.device.type == "cpu":
+        # In a worker: the batch goes to the main process, so stack it where that process can map it.
+        storage = torchlite.UntypedStorage._new_using_fd_cpu(len(batch) * elem.numel() * elem.element_size())
+        out = torchlite.empty(0, dtype=elem.dtype).set_(storage, 0, (len(batch), *elem.shape))
+        return torchlite.stack(batch, 0, out=out)
     return torchlite.stack(batch, 0)
 
 

@@ -9,11 +9,9 @@ import sys
 import traceback
 
 import torchlite
-from torchlite.utils.data import _tensor_transport
+from torchlite.utils.data import _batch_transport
 
 __all__ = ["WorkerInfo", "get_worker_info"]
-
-_tensor_transport.register()
 
 # How long a blocking queue read waits before the reader checks that its peer is still alive (seconds).
 MP_STATUS_CHECK_INTERVAL = 1.0
@@ -147,9 +145,10 @@ def _create_fetcher(is_iterable, dataset, auto_collation, collate_fn, drop_last)
 
 
 def _worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
-                 base_seed, init_fn, worker_id, num_workers):
+                 base_seed, init_fn, worker_id, num_workers, channel):
     """Serve (idx, keys) tasks from index_queue with (idx, batch) on data_queue until None arrives, the main
-    process dies, or done_event is set. Exceptions travel as ExceptionWrapper; the end of an iterable dataset
+    process dies, or done_event is set. A batch travels packed (_batch_transport: its shared memory's file
+    descriptors go through `channel`); exceptions travel as ExceptionWrapper, the end of an iterable dataset
     as _IterableDatasetStopIteration."""
     global _worker_info
     try:
@@ -168,6 +167,7 @@ def _worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto
         except Exception:
             init_exception = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
 
+        sender = _batch_transport.BatchSender(worker_id, channel)
         iteration_end = False
         parent = os.getppid()
         while os.getppid() == parent:
@@ -191,7 +191,7 @@ def _worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto
                 data, init_exception = init_exception, None
             else:
                 try:
-                    data = fetcher.fetch(keys)
+                    data = sender.pack(fetcher.fetch(keys))
                 except StopIteration:
                     if not is_iterable:
                         data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")

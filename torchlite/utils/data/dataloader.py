@@ -8,7 +8,7 @@ import queue
 import warnings
 
 import torchlite as _torchlite
-from torchlite.utils.data import _collate, _worker
+from torchlite.utils.data import _batch_transport, _collate, _worker
 from torchlite.utils.data.dataset import IterableDataset
 from torchlite.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -271,6 +271,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
         self._workers_status = []
+        self._receiver = _batch_transport.BatchReceiver([])  # gets each worker's channel as it starts
         self._workers_done_event = context.Event()
         self._data_queue = context.Queue()
         self._index_queues = []
@@ -278,13 +279,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()  # the main process never waits on flushing it at exit
+            ours, theirs = _batch_transport.channel()
+            self._receiver.socks.append(ours)
             w = context.Process(
                 target=_worker._worker_loop,
                 args=(self._dataset_kind == _DatasetKind.Iterable, self._dataset, index_queue, self._data_queue,
                       self._workers_done_event, self._auto_collation, self._collate_fn, self._drop_last,
-                      self._base_seed, self._worker_init_fn, worker_id, self._num_workers),
+                      self._base_seed, self._worker_init_fn, worker_id, self._num_workers, theirs),
                 daemon=True)  # a main process that dies takes its workers with it
-            w.start()
+            try:
+                w.start()
+            finally:
+                theirs.close()  # the worker has its own copy
             self._index_queues.append(index_queue)
             self._workers.append(w)
         self._reset(loader, first_iter=True)
@@ -314,7 +320,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         """(True, (idx, data)) or (False, None) when nothing came within timeout; a RuntimeError when a worker
         died."""
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            idx, data = self._data_queue.get(timeout=timeout)
+            if isinstance(data, _batch_transport.PackedBatch):
+                data = self._receiver.unpack(data)
+            return True, (idx, data)
         except Exception as e:
             failed = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
             for w in failed:
@@ -434,6 +443,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=1.0)
             self._data_queue.cancel_join_thread()
             self._data_queue.close()
+            self._receiver.close()
 
     def __del__(self):
         self._shutdown_workers()
