@@ -30,7 +30,31 @@ def _preload_blas() -> None:
 _preload_blas()
 del _preload_blas
 
-from torchlite import _C
+
+def _import_extension():
+    """torchlite._C, or an ImportError that says how to build it (importing from a source checkout
+    that was never built would otherwise report a circular import)."""
+    import importlib
+    import importlib.machinery
+    import os
+
+    try:
+        return importlib.import_module("torchlite._C")
+    except ImportError as e:
+        here = os.path.dirname(os.path.abspath(__file__))
+        built = any(name.startswith("_C.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+                    for name in os.listdir(here))
+        if built:
+            raise  # the extension is there but does not load: its own error says why
+        checkout = os.path.dirname(here)
+        raise ImportError(
+            f"torchlite's C++ extension (torchlite/_C) is not built in {here}. This is a source checkout: build "
+            f"it in place with `python setup.py build_ext --inplace` (or `pip install -e .`) in {checkout}, or "
+            f"install torchlite with `pip install {checkout}` and run Python from another directory.") from None
+
+
+_C = _import_extension()
+del _import_extension
 from torchlite._C import (  # noqa: F401
     Generator,
     can_cast,
