@@ -6,11 +6,12 @@ from __future__ import annotations
 import torchlite as _torchlite
 from torchlite.nn import functional as F
 from torchlite.nn import init
-from torchlite.nn.parameter import Parameter
+from torchlite.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -114,6 +115,63 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """The lazy norms: num_features (and the parameter and buffer shapes) from the first input's dim 1."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        factory = {"device": device, "dtype": dtype}
+        # Built without affine parameters or running stats (they would be thrown away), then given placeholders.
+        super().__init__(0, eps, momentum, False, False, **factory)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory)
+            self.bias = UninitializedParameter(**factory)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory)
+            self.running_var = UninitializedBuffer(**factory)
+            self.num_batches_tracked = _torchlite.tensor(0, dtype=_torchlite.long, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """BatchNorm1d whose num_features is the first input's size(1)."""
+    cls_to_become = BatchNorm1d
+
+    def _check_input_dim(self, input):
+        BatchNorm1d._check_input_dim(self, input)
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """BatchNorm2d whose num_features is the first input's size(1)."""
+    cls_to_become = BatchNorm2d
+
+    def _check_input_dim(self, input):
+        BatchNorm2d._check_input_dim(self, input)
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """BatchNorm3d whose num_features is the first input's size(1)."""
+    cls_to_become = BatchNorm3d
+
+    def _check_input_dim(self, input):
+        BatchNorm3d._check_input_dim(self, input)
 
 
 del annotations  # torch's module has no such name

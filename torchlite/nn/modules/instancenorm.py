@@ -3,9 +3,10 @@ import warnings
 
 from torchlite.nn import functional as F
 
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -79,3 +80,30 @@ class InstanceNorm3d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (4, 5):
             raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d whose num_features is the first input's size(1) (affine and running stats off)."""
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+
+    def _check_input_dim(self, input):
+        InstanceNorm1d._check_input_dim(self, input)
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d whose num_features is the first input's size(1) (affine and running stats off)."""
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+
+    def _check_input_dim(self, input):
+        InstanceNorm2d._check_input_dim(self, input)
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d whose num_features is the first input's size(1) (affine and running stats off)."""
+    cls_to_become = InstanceNorm3d
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input):
+        InstanceNorm3d._check_input_dim(self, input)
