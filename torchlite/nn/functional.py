@@ -13,7 +13,7 @@ import torchlite as torch  # PyTorch's functional.py calls `torch.*` and `torch.
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
-    "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6",
+    "gumbel_softmax", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish", "prelu", "relu", "relu6",
     "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu", "softmax", "softmin", "softplus",
     "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
 ]
@@ -179,6 +179,21 @@ def log_softmax(input, dim: Optional[int] = None, _stacklevel: int = 3, dtype=No
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1):
+    """A sample from the Gumbel-softmax (concrete) distribution over `dim`: softmax((logits + g) / tau) with
+    g Gumbel(0, 1) noise (-log of an exponential draw, PyTorch's stream). With hard=True the sample is one-hot
+    in the forward pass and has the soft sample's gradient (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -torch.empty_like(logits, memory_format=torch.contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = torch.zeros_like(logits, memory_format=torch.contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 from ._functional.attention import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
 from ._functional.convolution import *  # noqa: F401,F403
