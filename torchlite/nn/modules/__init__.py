@@ -6,6 +6,7 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _activation_all
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, LazyLinear, Linear
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from . import (batchnorm, conv, distance, dropout, instancenorm, loss, normalization, padding, pooling, resampling, rnn,
                sparse, transformer)
 from .batchnorm import *  # noqa: F401,F403
@@ -24,7 +25,7 @@ from .transformer import MultiheadAttention  # noqa: F401
 from .sparse import *  # noqa: F401,F403
 
 __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Flatten", "Unflatten", "Identity", "Linear", "Bilinear", "LazyLinear",
+           "ParameterDict", "Flatten", "Unflatten", "Identity", "Linear", "Bilinear", "LazyLinear", "AdaptiveLogSoftmaxWithLoss",
            *_activation_all, *batchnorm.__all__, *instancenorm.__all__, *conv.__all__, *distance.__all__, *dropout.__all__,
            *loss.__all__, *normalization.__all__, *padding.__all__, *pooling.__all__, *resampling.__all__,
            *sparse.__all__, *rnn.__all__, *transformer.__all__, "MultiheadAttention"]
