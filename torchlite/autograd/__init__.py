@@ -19,7 +19,7 @@ from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
 # torch.autograd's names; the state queries (is_grad_enabled, ...) are torch's top-level ones
 # only, kept in ._state. Annotations are strings: the typing names go at the end of the module.
-__all__ = ["Function", "backward", "grad_mode", "NestedIOFunction", "detect_anomaly", "enable_grad", "grad",
+__all__ = ["Variable", "Function", "backward", "grad_mode", "NestedIOFunction", "detect_anomaly", "enable_grad", "grad",
            "gradcheck", "gradgradcheck", "inference_mode", "no_grad", "set_detect_anomaly", "set_grad_enabled"]
 
 
@@ -213,5 +213,7 @@ def _install_tensor_methods(cls) -> None:
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from . import grad_mode  # noqa: E402,F401  (torch.autograd.grad_mode: imported above, named here as torch does)
 from . import functional  # noqa: E402,F401  (torch.autograd.functional: vjp, jvp, jacobian, ...)
+from . import variable  # noqa: E402,F401
+from .variable import Variable  # noqa: E402
 
 del annotations, Optional, Tuple
