@@ -23,13 +23,13 @@ import time
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", choices=["torchlite", "torch"], default="torchlite")
-    p.add_argument("--steps", type=int, default=1500)
+    p.add_argument("--steps", type=int, default=1200)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--block-size", type=int, default=64, help="context length in characters")
-    p.add_argument("--layers", type=int, default=3)
+    p.add_argument("--layers", type=int, default=2)
     p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--width", type=int, default=96, help="embedding width")
-    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--width", type=int, default=64, help="embedding width")
+    p.add_argument("--dropout", type=float, default=0.2)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--log-every", type=int, default=100)
@@ -166,10 +166,11 @@ def main():
         scheduler.step()
         history.append(loss.item())
         if step % args.log_every == 0 or step == args.steps - 1:
-            print(f"step {step:5d}  loss {loss.item():.4f}  lr {scheduler.get_last_lr()[0]:.2e}")
+            print(f"step {step:5d}  loss {loss.item():.4f}  validation {validation_loss():.4f}  "
+                  f"lr {scheduler.get_last_lr()[0]:.2e}")
     elapsed = time.perf_counter() - start
-    print(f"{args.backend}: {args.steps} steps in {elapsed:.1f}s ({1000 * elapsed / args.steps:.1f} ms/step), "
-          f"validation loss {validation_loss():.4f}")
+    print(f"{args.backend}: {args.steps} steps in {elapsed:.1f}s ({1000 * elapsed / args.steps:.1f} ms/step, "
+          f"validation included), validation loss {validation_loss():.4f}")
 
     # Write more of the story: sample one character at a time from the model's distribution.
     model.eval()
