@@ -187,7 +187,8 @@ SUBMODULES.update({
     "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
     "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
     "nn.utils.stateless": {**_same(IMPORT, "_warnings"), **_same(HELPER, "_ABSENT", "_owner", "_swapped")},
-    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS) for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS, "_use_fused")
+       for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
     "optim.adagrad": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
     "optim.sgd": _same(SHARED, "_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_value",
                        *OPTIMIZER_FUSED),

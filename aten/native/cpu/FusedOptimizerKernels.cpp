@@ -9,51 +9,15 @@
 #include <cmath>
 #include <vector>
 
-#include "aten/core/Parallel.h"
-#include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/FusedOptimizer.h"
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/_fused_adam.h"
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_fused_sgd.h"
-#include "generated/ops/contiguous.h"
-#include "generated/ops/copy.h"
 
 namespace tl::native {
 namespace {
-
-constexpr int64_t kGrain = 32768;
-
-// The lists of a step: each as long as the parameters (an optional list may be empty), each tensor with
-// its parameter's shape and dtype.
-struct NamedList {
-  const char* name;
-  TensorList tensors;
-  bool optional;
-};
-
-void check_lists(const char* op, TensorList params, std::initializer_list<NamedList> lists) {
-  const auto n = static_cast<int64_t>(params.size());
-  for (const NamedList& l : lists) {
-    const auto m = static_cast<int64_t>(l.tensors.size());
-    if (l.optional && m == 0) continue;
-    TL_CHECK(m == n, op, ": expected ", l.name, " to hold one tensor per parameter (", n, "), got ", m);
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    const Tensor& p = params[i];
-    TL_CHECK(p.defined(), op, ": parameter ", i, " is undefined");
-    TL_CHECK(is_floating_type(p.scalar_type()), op, ": expected floating-point parameters, but parameter ", i,
-             " has dtype ", scalar_type_name(p.scalar_type()));
-    for (const NamedList& l : lists) {
-      if (l.tensors.empty()) continue;
-      const Tensor& t = l.tensors[i];
-      TL_CHECK(t.defined(), op, ": ", l.name, "[", i, "] is undefined");
-      TL_CHECK(t.sizes() == p.sizes(), op, ": ", l.name, "[", i, "] has shape ", t.sizes(),
-               " but its parameter has shape ", p.sizes());
-      TL_CHECK(t.scalar_type() == p.scalar_type(), op, ": ", l.name, "[", i, "] has dtype ", scalar_type_name(t.scalar_type()),
-               " but its parameter has dtype ", scalar_type_name(p.scalar_type()));
-    }
-  }
-}
+using namespace fused_optim;
 
 // The automatic-mixed-precision inputs: a found_inf of 1 skips the step; a grad_scale divides the
 // gradients (which are written back unscaled).
@@ -77,45 +41,7 @@ Amp read_amp(const char* op, const std::optional<Tensor>& grad_scale, const std:
   return amp;
 }
 
-// Runs `body(begin, end, ptrs)` over the elements of one parameter and its companions (all of one dtype
-// and shape; an undefined companion gives a null pointer), in parallel chunks. Non-contiguous tensors are
-// updated through contiguous copies, copied back.
-template <typename scalar_t, size_t N, typename Body>
-void for_each_element(std::array<Tensor, N> tensors, Body&& body) {
-  std::array<Tensor, N> work;
-  bool copied = false;
-  for (size_t k = 0; k < N; ++k) {
-    if (!tensors[k].defined()) continue;
-    work[k] = tensors[k].is_contiguous() ? tensors[k] : tl::contiguous(tensors[k]);
-    copied |= !work[k].is_same(tensors[k]);
-  }
-  std::array<scalar_t*, N> ptrs{};
-  for (size_t k = 0; k < N; ++k) ptrs[k] = work[k].defined() ? work[k].template data_ptr<scalar_t>() : nullptr;
-  parallel_for(0, tensors[0].numel(), kGrain, [&](int64_t b, int64_t e) { body(b, e, ptrs); });
-  if (copied) {
-    for (size_t k = 0; k < N; ++k)
-      if (work[k].defined() && !work[k].is_same(tensors[k])) tl::copy_(tensors[k], work[k], false);
-  }
-}
-
-// x rounded to the parameter dtype and back: what storing an intermediate tensor does.
-template <typename scalar_t, typename T>
-TL_ALWAYS_INLINE T as_stored(T x) {
-  if constexpr (is_reduced_float_v<scalar_t>) return to_opmath(from_opmath<scalar_t>(x));
-  else return x;
-}
-
-// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w).
-template <typename T>
-TL_ALWAYS_INLINE T lerp(T self, T end, T w, bool low_weight) {
-  return low_weight ? self + w * (end - self) : end - (end - self) * (T(1) - w);
-}
-
-// The inner loops are compiled per ISA (the *_clones functions, TL_TARGET_CLONES) for float and double,
-// with the loop-invariant choices (weight decay kind, amsgrad, momentum) as template parameters so the
-// loops vectorize; Half/BFloat16 run the plain loop (optimizer parameters are rarely reduced floats).
-enum WeightDecay { kNoDecay, kL2, kDecoupled };
-
+// The inner loops: see FusedOptimizer.h.
 template <typename T>
 struct SgdScalars {
   T wd, mom, keep, neg_lr, sign;
@@ -211,36 +137,6 @@ TL_TARGET_CLONES void adam_clones(int64_t n, scalar_t* const* ptrs, const void* 
 template <typename scalar_t, int kWd>
 TL_TARGET_CLONES void adagrad_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
   adagrad_loop<scalar_t, kWd>(n, ptrs, s);
-}
-
-// Picks the clone set for float/double, the plain loop for Half/BFloat16.
-template <typename scalar_t, typename Clones, typename Plain>
-TL_ALWAYS_INLINE void run_loop(int64_t n, scalar_t* const* ptrs, const void* s, Clones clones, Plain plain) {
-  if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) clones(n, ptrs, s);
-  else plain(n, ptrs, s);
-}
-
-// Divides the gradients by the AMP scale (written back), as the first part of a step.
-void unscale_grads(const char* op, TensorList grads, double scale) {
-  for (const Tensor& g : grads) {
-    TL_DISPATCH_FLOAT(g.scalar_type(), op, [&] {
-      using T = opmath_t<scalar_t>;
-      const T inv_scale = T(scale);
-      for_each_element<scalar_t, 1>({g}, [&](int64_t b, int64_t e, auto ptrs) {
-        scalar_t* x = ptrs[0];
-        for (int64_t d = b; d < e; ++d) x[d] = from_opmath<scalar_t>(to_opmath(x[d]) / inv_scale);
-      });
-    });
-  }
-}
-
-double step_value(const Tensor& step, const char* op, size_t i) {
-  TL_CHECK(step.defined() && step.numel() == 1, op, ": state_steps[", i, "] must be a one-element tensor");
-  return tensor_item(step).to_double();
-}
-
-int weight_decay_kind(double weight_decay, bool decoupled) {
-  return weight_decay == 0 ? kNoDecay : decoupled ? kDecoupled : kL2;
 }
 
 }  // namespace

@@ -1,0 +1,237 @@
+"""Issue 12, part II: the fused steps of RMSprop, Adadelta, Adamax, NAdam and RAdam (torchlite's private
+`_fused_<name>_` ops), and the optimizers torchlite.optim adds after them, against torch.optim: the same
+parameters, gradients and options give the same trajectory over many steps, the same state_dict layout,
+the same errors."""
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+import torchlite as tl
+
+
+def _options(**choices):
+    """Every combination of the given option values, as dicts."""
+    keys = list(choices)
+    return [dict(zip(keys, values)) for values in itertools.product(*(choices[k] for k in keys))]
+
+
+FUSED_CONFIGS = (
+    [("RMSprop", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], momentum=[0, 0.5], centered=[False, True],
+                                      maximize=[False, True])]
+    + [("RMSprop", dict(lr=0.003, alpha=0.3, eps=1e-3))]
+    + [("Adadelta", o) for o in _options(lr=[1.0, 0.5], weight_decay=[0, 0.1], maximize=[False, True])]
+    + [("Adadelta", dict(rho=0.3, eps=1e-3))]
+    + [("Adamax", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], maximize=[False, True])]
+    + [("Adamax", dict(lr=0.01, betas=(0.3, 0.5), eps=1e-3))]
+    + [("NAdam", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], decoupled_weight_decay=[False, True],
+                                      maximize=[False, True])]
+    + [("NAdam", dict(lr=0.01, momentum_decay=0.05, betas=(0.3, 0.6)))]
+    + [("RAdam", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], decoupled_weight_decay=[False, True],
+                                      maximize=[False, True])]
+    # betas=(0.5, 0.6): rho_t stays below 5 (the un-rectified step) for every step; 0.9/0.999 crosses it at step 6
+    + [("RAdam", dict(lr=0.01, betas=(0.5, 0.6), eps=1e-3))]
+)
+FUSED_IDS = [f"{name}-{i}" for i, (name, _) in enumerate(FUSED_CONFIGS)]
+SHAPES = [(3, 4), (5,), (), (40, 50)]  # the last crosses the engine's chunking only with more threads; odd sizes
+
+
+def _params(lib, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dt = getattr(lib, dtype)
+    return [lib.tensor(rng.standard_normal(s).astype(dtype), dtype=dt).requires_grad_() for s in SHAPES]
+
+
+def _loss(params, k):
+    # A loss whose gradient changes with the parameters and the step, so the state matters.
+    total = 0
+    for i, p in enumerate(params):
+        total = total + ((p - 0.1 * k) ** 2).sum() * (i + 1) + (p * (0.3 + 0.1 * i)).sin().sum()
+    return total
+
+
+def _run(lib, name, options, dtype, steps, groups=False, params=None):
+    params = _params(lib, dtype) if params is None else params
+    spec = [{"params": params[:2]}, {"params": params[2:], "lr": 0.003}] if groups else params
+    opt = getattr(lib.optim, name)(spec, **options)
+    history = []
+    for k in range(steps):
+        opt.zero_grad()
+        _loss(params, k).backward()
+        opt.step()
+        history.append([p.detach().clone() for p in params])
+    return opt, params, history
+
+
+def _assert_close(ours, theirs, dtype):
+    # float32: the fused step rounds as the op-by-op one except where the compiler contracts a
+    # multiply-add; over 30 steps that stays within a few float32 ulps.
+    rtol, atol = (2e-5, 2e-6) if dtype == "float32" else (1e-12, 1e-14)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=rtol, atol=atol, err_msg=f"step {step}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("foreach", [None, False], ids=["fused", "op-by-op"])
+@pytest.mark.parametrize("name,options", FUSED_CONFIGS, ids=FUSED_IDS)
+def test_trajectory_matches_torch(name, options, foreach, dtype):
+    _, _, ours = _run(tl, name, dict(options, foreach=foreach), dtype, steps=30)
+    _, _, theirs = _run(torch, name, options, dtype, steps=30)
+    _assert_close(ours, theirs, dtype)
+
+
+@pytest.mark.parametrize("name,options", FUSED_CONFIGS, ids=FUSED_IDS)
+def test_fused_equals_op_by_op_in_float64(name, options):
+    # Both paths run the same float operations in the same order; they differ only where the compiler
+    # contracts a multiply-add in the fused loop (a last-bit difference per step).
+    _, _, fused = _run(tl, name, options, "float64", steps=15)
+    _, _, single = _run(tl, name, dict(options, foreach=False), "float64", steps=15)
+    for a, b in zip(fused, single):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam"])
+def test_non_contiguous_parameters(name):
+    base_tl = tl.tensor(np.arange(24.0).reshape(4, 6) / 10, dtype=tl.float32)
+    base_th = torch.tensor(np.arange(24.0).reshape(4, 6) / 10, dtype=torch.float32)
+    p_tl = base_tl.t().detach().requires_grad_()
+    p_th = base_th.t().detach().requires_grad_()
+    assert not p_tl.is_contiguous()
+    opts = [getattr(lib.optim, name)([p], lr=0.01) for lib, p in ((tl, p_tl), (torch, p_th))]
+    for k in range(5):
+        for opt, p in zip(opts, (p_tl, p_th)):
+            opt.zero_grad()
+            ((p - 0.2 * k) ** 3).sum().backward()
+            opt.step()
+    assert not p_tl.is_contiguous()
+    np.testing.assert_allclose(p_tl.detach().numpy(), p_th.detach().numpy(), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,options", [c for c in FUSED_CONFIGS if c[1].get("weight_decay", 0) == 0][::2])
+def test_state_dict_layout_matches_torch(name, options):
+    ours, _, _ = _run(tl, name, options, "float32", steps=3, groups=True)
+    theirs, _, _ = _run(torch, name, options, "float32", steps=3, groups=True)
+    a, b = ours.state_dict(), theirs.state_dict()
+    assert a["param_groups"] == b["param_groups"]
+    assert a["state"].keys() == b["state"].keys()
+    for index in a["state"]:
+        assert list(a["state"][index]) == list(b["state"][index])
+        for key, value in a["state"][index].items():
+            other = b["state"][index][key]
+            assert tuple(value.shape) == tuple(other.shape), key
+            assert str(value.dtype) == str(other.dtype).replace("torch.", "torchlite."), key
+            np.testing.assert_allclose(value.numpy(), other.numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam"])
+def test_state_dict_round_trip_resumes_the_trajectory(name):
+    # 4 steps, save, load into a fresh optimizer over copies, 4 more: equals 8 straight steps, bit for bit.
+    options = dict(lr=0.01, weight_decay=0.1) if name != "RMSprop" else dict(lr=0.01, momentum=0.5, centered=True)
+    _, _, straight = _run(tl, name, options, "float32", steps=8)
+    opt, params, _ = _run(tl, name, options, "float32", steps=4)
+    saved = opt.state_dict()
+    copies = [p.detach().clone().requires_grad_() for p in params]
+    fresh = getattr(tl.optim, name)(copies, **options)
+    fresh.load_state_dict(saved)
+    for k in range(4, 8):
+        fresh.zero_grad()
+        _loss(copies, k).backward()
+        fresh.step()
+    for x, y in zip(copies, straight[-1]):
+        np.testing.assert_array_equal(x.detach().numpy(), y.numpy())
+    # and a torch state_dict, tensors converted, resumes the torch trajectory
+    topt, tparams, _ = _run(torch, name, options, "float32", steps=4)
+    tsaved = topt.state_dict()
+    converted = {"param_groups": tsaved["param_groups"],
+                 "state": {i: {k: tl.tensor(v.numpy()) for k, v in s.items()} for i, s in tsaved["state"].items()}}
+    ours = [tl.tensor(p.detach().numpy()).requires_grad_() for p in tparams]
+    mine = getattr(tl.optim, name)(ours, **options)
+    mine.load_state_dict(converted)
+    for k in range(4, 8):
+        for opt, ps in ((mine, ours), (topt, tparams)):
+            opt.zero_grad()
+            _loss(ps, k).backward()
+            opt.step()
+    for x, y in zip(ours, tparams):
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=2e-5, atol=2e-6)
+
+
+def test_parameters_without_grad_are_skipped_and_keep_no_state():
+    a, b = (tl.ones(3, requires_grad=True) for _ in range(2))
+    opt = tl.optim.NAdam([a, b], lr=0.1)
+    a.grad = tl.ones(3)
+    opt.step()
+    assert b not in opt.state and opt.state[a]["step"].item() == 1.0
+    assert b.tolist() == [1.0, 1.0, 1.0] and a.tolist() != [1.0, 1.0, 1.0]
+
+
+FUSED_OPS = {
+    "_fused_rmsprop_": lambda p, g, s: ([p], [g], [s()], [], [], [tl.tensor(0.0)]),
+    "_fused_adadelta_": lambda p, g, s: ([p], [g], [s()], [s()], [tl.tensor(0.0)]),
+    "_fused_adamax_": lambda p, g, s: ([p], [g], [s()], [s()], [tl.tensor(0.0)]),
+    "_fused_nadam_": lambda p, g, s: ([p], [g], [s()], [s()], [tl.tensor(1.0)], [tl.tensor(0.0)]),
+    "_fused_radam_": lambda p, g, s: ([p], [g], [s()], [s()], [tl.tensor(0.0)]),
+}
+FUSED_KWARGS = {
+    "_fused_rmsprop_": dict(lr=0.1, alpha=0.9, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+                            maximize=False),
+    "_fused_adadelta_": dict(lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=False),
+    "_fused_adamax_": dict(lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, maximize=False),
+    "_fused_nadam_": dict(lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, momentum_decay=4e-3,
+                          decoupled_weight_decay=False, maximize=False),
+    "_fused_radam_": dict(lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, decoupled_weight_decay=False,
+                          maximize=False),
+}
+
+
+@pytest.mark.parametrize("op", sorted(FUSED_OPS))
+def test_fused_ops_are_internal_and_check_their_lists(op):
+    assert hasattr(tl._C._internal, op) and not hasattr(tl, op) and not hasattr(torch, op)
+    fn = getattr(tl._C._internal, op)
+    p, g = tl.ones(3), tl.full((3,), 0.5)
+    args = FUSED_OPS[op](p, g, lambda: tl.zeros(3))
+    fn(*args, **FUSED_KWARGS[op])  # a valid call
+    assert args[-1][0].item() == 1.0  # the op counts the step
+    assert p.tolist() != [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match=f"^{op}: expected grad_list to hold one tensor per parameter"):
+        fn(args[0], [], *args[2:], **FUSED_KWARGS[op])
+    with pytest.raises(RuntimeError, match=f"^{op}: .*has shape"):
+        fn(args[0], [tl.ones(4)], *args[2:], **FUSED_KWARGS[op])
+    with pytest.raises(RuntimeError, match=f"^{op}: .*has dtype"):
+        fn(args[0], [tl.ones(3, dtype=tl.float64)], *args[2:], **FUSED_KWARGS[op])
+    with pytest.raises(RuntimeError, match=f"^{op}: expected floating-point parameters"):
+        fn([tl.ones(3, dtype=tl.int64)], [tl.ones(3, dtype=tl.int64)],
+           *[[tl.zeros(3, dtype=tl.int64)] if len(a) and a[0].shape == (3,) else a for a in args[2:]],
+           **FUSED_KWARGS[op])
+    with pytest.raises(RuntimeError, match=f"^{op}: expected state_steps to hold one tensor per parameter"):
+        fn(*args[:-1], [], **FUSED_KWARGS[op])
+    with pytest.raises(RuntimeError, match=rf"^{op}: state_steps\[0\] must be float32 or float64"):
+        fn(*args[:-1], [tl.tensor(0)], **FUSED_KWARGS[op])
+
+
+def test_fused_rmsprop_needs_its_optional_lists():
+    p, g = tl.ones(3), tl.ones(3)
+    kw = dict(FUSED_KWARGS["_fused_rmsprop_"])
+    with pytest.raises(RuntimeError, match="^_fused_rmsprop_: centered needs grad_avgs"):
+        tl._C._internal._fused_rmsprop_([p], [g], [tl.zeros(3)], [], [], [tl.tensor(0.0)], **dict(kw, centered=True))
+    with pytest.raises(RuntimeError, match="^_fused_rmsprop_: momentum needs momentum_buffer_list"):
+        tl._C._internal._fused_rmsprop_([p], [g], [tl.zeros(3)], [], [], [tl.tensor(0.0)], **dict(kw, momentum=0.5))
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam"])
+def test_bfloat16_parameters_follow_torch(name):
+    # Reduced floats: every intermediate tensor of the op-by-op path is rounded to bfloat16.
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal(64).astype("float32")
+    p_tl = tl.tensor(values).to(tl.bfloat16).requires_grad_()
+    p_th = torch.tensor(values).to(torch.bfloat16).requires_grad_()
+    opts = [getattr(lib.optim, name)([p], lr=0.01) for lib, p in ((tl, p_tl), (torch, p_th))]
+    for k in range(5):
+        for opt, p in zip(opts, (p_tl, p_th)):
+            opt.zero_grad()
+            ((p - 0.1 * k) ** 2).sum().backward()
+            opt.step()
+    np.testing.assert_allclose(p_tl.detach().float().numpy(), p_th.detach().float().numpy(), rtol=1e-2, atol=1e-2)
