@@ -205,6 +205,8 @@ SUBMODULES.update({
     "nn.modules.instancenorm": {},
     "optim.adam": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
     "optim.adamw": {},
+    "optim.lbfgs": {**_same(SHARED, "_check_options", "_value"),
+                    "_Point": "one trial point of the line search (step, loss, gradient, slope)"},
 })
 
 for _name, _allowed in SUBMODULES.items():
