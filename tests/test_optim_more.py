@@ -373,3 +373,154 @@ def test_lbfgs_errors_and_early_exit():
         return loss
     opt.step(flat)
     assert dict(opt.state[y]) == {"func_evals": 1, "n_iter": 0}
+
+
+# ---- Rprop, ASGD, Adafactor (op by op, PyTorch's single-tensor sequence) ---------------------------------------
+MORE_CONFIGS = (
+    [("Rprop", o) for o in _options(lr=[0.01, 0.1], maximize=[False, True])]
+    + [("Rprop", dict(lr=0.1, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)))]
+    + [("ASGD", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], maximize=[False, True])]
+    + [("ASGD", dict(lr=0.05, t0=5, lambd=1e-2, alpha=0.5))]  # averaging starts at step 5
+    + [("Adafactor", o) for o in _options(lr=[0.01], weight_decay=[0, 0.1], maximize=[False, True])]
+    + [("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-4, 1e-2), d=1.5))]
+)
+MORE_IDS = [f"{name}-{i}" for i, (name, _) in enumerate(MORE_CONFIGS)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,options", MORE_CONFIGS, ids=MORE_IDS)
+def test_more_optimizers_trajectory_matches_torch(name, options, dtype):
+    ours_opt, _, ours = _run(tl, name, options, dtype, steps=30)
+    theirs_opt, _, theirs = _run(torch, name, options, dtype, steps=30)
+    _assert_close(ours, theirs, dtype)
+    if name == "ASGD":  # the averaged parameters too
+        for i, p in enumerate(ours_opt.param_groups[0]["params"]):
+            q = theirs_opt.param_groups[0]["params"][i]
+            rtol = 2e-5 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(ours_opt.state[p]["ax"].numpy(), theirs_opt.state[q]["ax"].numpy(), rtol=rtol,
+                                       atol=rtol / 10)
+
+
+@pytest.mark.parametrize("name,options", MORE_CONFIGS[::2], ids=MORE_IDS[::2])
+def test_more_optimizers_state_dict_matches_torch(name, options):
+    ours, _, _ = _run(tl, name, options, "float32", steps=3, groups=True)
+    theirs, _, _ = _run(torch, name, options, "float32", steps=3, groups=True)
+    a, b = ours.state_dict(), theirs.state_dict()
+    assert a["param_groups"] == b["param_groups"]
+    assert a["state"].keys() == b["state"].keys()
+    for index in a["state"]:
+        assert list(a["state"][index]) == list(b["state"][index])
+        for key, value in a["state"][index].items():
+            other = b["state"][index][key]
+            assert tuple(value.shape) == tuple(other.shape), key
+            assert str(value.dtype) == str(other.dtype).replace("torch.", "torchlite."), key
+            np.testing.assert_allclose(value.numpy(), other.numpy(), rtol=1e-5, atol=1e-7)
+    # a round trip resumes where it left off
+    params = [p.detach().clone().requires_grad_() for g in ours.param_groups for p in g["params"]]
+    fresh = getattr(tl.optim, name)([{"params": params[:2]}, {"params": params[2:], "lr": 0.003}], **options)
+    fresh.load_state_dict(a)
+    assert fresh.state_dict()["param_groups"] == a["param_groups"]
+
+
+@pytest.mark.parametrize("name,kwargs,message", [
+    ("Rprop", dict(etas=(1.5, 2.0)), "Invalid eta values: 1.5, 2.0"),
+    ("Rprop", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("ASGD", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+    ("Adafactor", dict(lr=-1.0), "Learning rate should be >= 0 but is: -1.0"),
+    ("Adafactor", dict(beta2_decay=0.5), "beta2_decay should be <= 0 but is: 0.5"),
+    ("Adafactor", dict(eps=(-1.0, 1e-3)), "epsilon1 should be >= 0 but is: -1.0"),
+    ("Adafactor", dict(d=0.5), "Clipping threshold d should be >= 1 but is: 0.5"),
+    ("Adafactor", dict(weight_decay=-0.5), "weight_decay should be >= 0 but is: -0.5"),
+    ("SparseAdam", dict(lr=0.0), "Invalid learning rate: 0.0"),
+    ("SparseAdam", dict(eps=0.0), "Invalid epsilon value: 0.0"),
+    ("SparseAdam", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+])
+def test_constructor_errors_match_torch(name, kwargs, message):
+    for lib in (tl, torch):
+        with pytest.raises(ValueError) as info:
+            getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], **kwargs)
+        assert str(info.value) == message
+
+
+def test_sparse_adam_refuses_dense_gradients_as_torch():
+    for lib in (tl, torch):
+        p = lib.zeros(3, requires_grad=True)
+        opt = lib.optim.SparseAdam([p], lr=0.1)
+        assert opt.defaults == {"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "maximize": False}
+        opt.step()  # no gradient: nothing to do
+        p.grad = lib.ones(3)
+        with pytest.raises(RuntimeError, match="^SparseAdam does not support dense gradients, please consider Adam "
+                                               "instead$"):
+            opt.step()
+        assert p.tolist() == [0.0, 0.0, 0.0]
+
+
+# ---- swa_utils ---------------------------------------------------------------------------------------------------
+def _swa_model(lib):
+    model = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.BatchNorm1d(3), lib.nn.Linear(3, 2))
+    rng = np.random.default_rng(0)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype("float32")))
+    return model
+
+
+def _swa_run(lib, averaging, anneal_strategy):
+    model = _swa_model(lib)
+    swa = lib.optim.swa_utils
+    args = {"mean": {}, "buffers": dict(use_buffers=True),
+            "ema_multi": dict(multi_avg_fn=swa.get_ema_multi_avg_fn(0.9)),
+            "ema": dict(avg_fn=swa.get_ema_avg_fn(0.9)),
+            "swa_multi": dict(multi_avg_fn=swa.get_swa_multi_avg_fn())}[averaging]
+    averaged = swa.AveragedModel(model, **args)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    sched = swa.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy=anneal_strategy)
+    rng = np.random.default_rng(1)
+    lrs = []
+    for _ in range(6):
+        x = lib.tensor(rng.standard_normal((8, 4)).astype("float32"))
+        opt.zero_grad()
+        model(x).pow(2).sum().backward()
+        opt.step()
+        sched.step()
+        averaged.update_parameters(model)
+        lrs.append(sched.get_last_lr()[0])
+    loader = [(lib.tensor(rng.standard_normal((8, 4)).astype("float32")), 0) for _ in range(3)]
+    swa.update_bn(loader, averaged)
+    tensors = [t.detach().numpy().copy() for t in itertools.chain(averaged.parameters(), averaged.buffers())]
+    return tensors, lrs, sched, averaged
+
+
+@pytest.mark.parametrize("averaging", ["mean", "buffers", "ema_multi", "ema", "swa_multi"])
+@pytest.mark.parametrize("anneal_strategy", ["cos", "linear"])
+def test_swa_utils_match_torch(averaging, anneal_strategy):
+    ours, our_lrs, our_sched, our_model = _swa_run(tl, averaging, anneal_strategy)
+    theirs, their_lrs, their_sched, their_model = _swa_run(torch, averaging, anneal_strategy)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(our_lrs, their_lrs, rtol=1e-12)
+    assert sorted(our_sched.state_dict()) == sorted(their_sched.state_dict())
+    assert our_model.n_averaged.item() == their_model.n_averaged.item() == 6
+    assert str(our_model.n_averaged.dtype) == "torchlite.int64"
+    assert list(our_model.state_dict()) == list(their_model.state_dict())
+
+
+def test_swa_utils_errors_match_torch():
+    for lib in (tl, torch):
+        swa = lib.optim.swa_utils
+        opt = lib.optim.SGD([lib.zeros(2, requires_grad=True)], lr=0.1)
+        with pytest.raises(ValueError, match="^anneal_strategy must be one of 'cos' or 'linear', instead got exp$"):
+            swa.SWALR(opt, swa_lr=0.1, anneal_strategy="exp")
+        with pytest.raises(ValueError, match="^anneal_epochs must be equal or greater than 0, got -1$"):
+            swa.SWALR(opt, swa_lr=0.1, anneal_epochs=-1)
+        with pytest.raises(ValueError, match=r"^Invalid decay value 1.5 provided. Please provide a value in \[0,1\] "):
+            swa.get_ema_avg_fn(1.5)
+        with pytest.raises(AssertionError, match="^Only one of avg_fn and multi_avg_fn should be provided$"):
+            swa.AveragedModel(lib.nn.Linear(2, 2), avg_fn=swa.get_ema_avg_fn(), multi_avg_fn=swa.get_ema_multi_avg_fn())
+    # the scheduler's state round trip restores its annealing function
+    opt = tl.optim.SGD([tl.zeros(2, requires_grad=True)], lr=0.1)
+    sched = tl.optim.swa_utils.SWALR(opt, swa_lr=0.01, anneal_strategy="linear")
+    other = tl.optim.swa_utils.SWALR(tl.optim.SGD([tl.zeros(2, requires_grad=True)], lr=0.1), swa_lr=0.01)
+    other.load_state_dict(sched.state_dict())
+    assert other.anneal_func is other._linear_anneal and "anneal_func" not in sched.state_dict()
