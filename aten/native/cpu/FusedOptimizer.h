@@ -85,16 +85,29 @@ TL_ALWAYS_INLINE T as_stored(T x) {
   else return x;
 }
 
-// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w).
+// Choices on a loop-invariant flag (lerp's formula, SGD's first step, Nesterov) are template parameters of
+// the loops: a select on a runtime flag inside the loop stays a branch, and a branch keeps the loop scalar.
+
+// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5 (kLow), else
+// end - (end - self) * (1 - w).
+template <bool kLow, typename T>
+TL_ALWAYS_INLINE T lerp(T self, T end, T w) {
+  const T diff = end - self;
+  if constexpr (kLow) return self + w * diff;
+  else return end - diff * (T(1) - w);
+}
+
+// Whether lerp with weight w takes the kLow formula.
 template <typename T>
-TL_ALWAYS_INLINE T lerp(T self, T end, T w, bool low_weight) {
-  return low_weight ? self + w * (end - self) : end - (end - self) * (T(1) - w);
+TL_ALWAYS_INLINE bool lerp_low(T w) {
+  return std::abs(w) < T(0.5);
 }
 
 // torch.maximum: NaN wins.
 template <typename T>
 TL_ALWAYS_INLINE T nan_max(T a, T b) {
-  return (a > b || a != a) ? a : b;
+  const bool take_a = (a > b) | (a != a);
+  return take_a ? a : b;
 }
 
 // The inner loops are compiled per ISA (TL_TARGET_CLONES) for float and double, with the loop-invariant

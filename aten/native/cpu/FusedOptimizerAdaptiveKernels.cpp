@@ -30,14 +30,13 @@ T sign_of(bool maximize) {
 template <typename T>
 struct RmspropScalars {
   T wd, alpha, w, eps, mom, neg_lr, sign;
-  bool low_w;
 };
 
 // ptrs: param, grad, square_avg, grad_avg (centered), momentum_buffer (momentum > 0)
-template <typename scalar_t, int kWd, bool kCentered, bool kMomentum>
+template <typename scalar_t, int kWd, bool kCentered, bool kMomentum, bool kLow>
 TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const RmspropScalars<T>*>(raw);
+  const RmspropScalars<T> s = *static_cast<const RmspropScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict sq = ptrs[2];
@@ -51,7 +50,7 @@ TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void*
     sq[d] = from_opmath<scalar_t>(square);
     T avg;
     if constexpr (kCentered) {
-      const T gavg = as_stored<scalar_t>(lerp(to_opmath(ga[d]), grad, s.w, s.low_w));
+      const T gavg = as_stored<scalar_t>(lerp<kLow>(to_opmath(ga[d]), grad, s.w));
       ga[d] = from_opmath<scalar_t>(gavg);
       avg = as_stored<scalar_t>(std::sqrt(as_stored<scalar_t>(square + T(-1) * gavg * gavg)));
     } else {
@@ -68,9 +67,9 @@ TL_ALWAYS_INLINE void rmsprop_loop(int64_t n, scalar_t* const* ptrs, const void*
   }
 }
 
-template <typename scalar_t, int kWd, bool kCentered, bool kMomentum>
+template <typename scalar_t, int kWd, bool kCentered, bool kMomentum, bool kLow>
 TL_TARGET_CLONES void rmsprop_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  rmsprop_loop<scalar_t, kWd, kCentered, kMomentum>(n, ptrs, s);
+  rmsprop_loop<scalar_t, kWd, kCentered, kMomentum, kLow>(n, ptrs, s);
 }
 
 // ---- Adadelta -----------------------------------------------------------------------------------------------
@@ -83,7 +82,7 @@ struct AdadeltaScalars {
 template <typename scalar_t, int kWd>
 TL_ALWAYS_INLINE void adadelta_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdadeltaScalars<T>*>(raw);
+  const AdadeltaScalars<T> s = *static_cast<const AdadeltaScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict sq = ptrs[2];
@@ -112,14 +111,13 @@ TL_TARGET_CLONES void adadelta_clones(int64_t n, scalar_t* const* ptrs, const vo
 template <typename T>
 struct AdamaxScalars {
   T wd, w1, b2, eps, neg_clr, sign;
-  bool low_w1;
 };
 
 // ptrs: param, grad, exp_avg, exp_inf
-template <typename scalar_t, int kWd>
+template <typename scalar_t, int kWd, bool kLow>
 TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdamaxScalars<T>*>(raw);
+  const AdamaxScalars<T> s = *static_cast<const AdamaxScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m1 = ptrs[2];
@@ -128,7 +126,7 @@ TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* 
     T grad = to_opmath(g[d]) * s.sign;
     const T param = to_opmath(p[d]);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
-    const T avg = as_stored<scalar_t>(lerp(to_opmath(m1[d]), grad, s.w1, s.low_w1));
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     m1[d] = from_opmath<scalar_t>(avg);
     const T norm = nan_max(as_stored<scalar_t>(to_opmath(inf[d]) * s.b2),
                            as_stored<scalar_t>(as_stored<scalar_t>(std::abs(grad)) + s.eps));
@@ -137,23 +135,22 @@ TL_ALWAYS_INLINE void adamax_loop(int64_t n, scalar_t* const* ptrs, const void* 
   }
 }
 
-template <typename scalar_t, int kWd>
+template <typename scalar_t, int kWd, bool kLow>
 TL_TARGET_CLONES void adamax_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adamax_loop<scalar_t, kWd>(n, ptrs, s);
+  adamax_loop<scalar_t, kWd, kLow>(n, ptrs, s);
 }
 
 // ---- NAdam --------------------------------------------------------------------------------------------------
 template <typename T>
 struct NadamScalars {
   T wd, decay, w1, b2, w2, bc2, eps, c_grad, c_avg, sign;
-  bool low_w1;
 };
 
 // ptrs: param, grad, exp_avg, exp_avg_sq
-template <typename scalar_t, int kWd>
+template <typename scalar_t, int kWd, bool kLow>
 TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const NadamScalars<T>*>(raw);
+  const NadamScalars<T> s = *static_cast<const NadamScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m1 = ptrs[2];
@@ -163,7 +160,7 @@ TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* r
     T param = to_opmath(p[d]);
     if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
-    const T avg = as_stored<scalar_t>(lerp(to_opmath(m1[d]), grad, s.w1, s.low_w1));
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
@@ -173,24 +170,23 @@ TL_ALWAYS_INLINE void nadam_loop(int64_t n, scalar_t* const* ptrs, const void* r
   }
 }
 
-template <typename scalar_t, int kWd>
+template <typename scalar_t, int kWd, bool kLow>
 TL_TARGET_CLONES void nadam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  nadam_loop<scalar_t, kWd>(n, ptrs, s);
+  nadam_loop<scalar_t, kWd, kLow>(n, ptrs, s);
 }
 
 // ---- RAdam --------------------------------------------------------------------------------------------------
 template <typename T>
 struct RadamScalars {
   T wd, decay, w1, b2, w2, bc1, lr, bc2_sqrt, eps, rect, sign;
-  bool low_w1;
 };
 
 // ptrs: param, grad, exp_avg, exp_avg_sq. kRectify: the variance is tractable (rho_t > 5), the adaptive
 // step; otherwise the un-adapted momentum step.
-template <typename scalar_t, int kWd, bool kRectify>
+template <typename scalar_t, int kWd, bool kRectify, bool kLow>
 TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const RadamScalars<T>*>(raw);
+  const RadamScalars<T> s = *static_cast<const RadamScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m1 = ptrs[2];
@@ -200,7 +196,7 @@ TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* r
     T param = to_opmath(p[d]);
     if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
-    const T avg = as_stored<scalar_t>(lerp(to_opmath(m1[d]), grad, s.w1, s.low_w1));
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
@@ -214,9 +210,9 @@ TL_ALWAYS_INLINE void radam_loop(int64_t n, scalar_t* const* ptrs, const void* r
   }
 }
 
-template <typename scalar_t, int kWd, bool kRectify>
+template <typename scalar_t, int kWd, bool kRectify, bool kLow>
 TL_TARGET_CLONES void radam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  radam_loop<scalar_t, kWd, kRectify>(n, ptrs, s);
+  radam_loop<scalar_t, kWd, kRectify, kLow>(n, ptrs, s);
 }
 
 }  // namespace
@@ -238,17 +234,20 @@ void fused_rmsprop_kernel(TensorList self, TensorList grad_list, TensorList squa
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w = T(1 - alpha);
-      const RmspropScalars<T> s{T(weight_decay), T(alpha), w, T(eps), T(momentum), T(-lr), sign_of<T>(maximize),
-                                std::abs(w) < T(0.5)};
+      const RmspropScalars<T> s{T(weight_decay), T(alpha), w, T(eps), T(momentum), T(-lr), sign_of<T>(maximize)};
+      // (lerp's formula matters only when centered: the other loops take one instantiation)
+      const bool low = centered && lerp_low(w);
       for_each_element<scalar_t, 5>({self[i], grad_list[i], square_avgs[i], ga, mb}, [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
         with_weight_decay(wd_kind, [&](auto wd) {
           with_bool(centered, [&](auto c) {
             with_bool(momentum > 0, [&](auto m) {
-              constexpr int kWd = decltype(wd)::value;
-              constexpr bool kC = decltype(c)::value, kM = decltype(m)::value;
-              run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kWd, kC, kM>,
-                                 rmsprop_loop<scalar_t, kWd, kC, kM>);
+              with_bool(low, [&](auto l) {
+                constexpr int kWd = decltype(wd)::value;
+                constexpr bool kC = decltype(c)::value, kM = decltype(m)::value, kLow = decltype(l)::value;
+                run_loop<scalar_t>(e - b, at.data(), &s, rmsprop_clones<scalar_t, kWd, kC, kM, kLow>,
+                                   rmsprop_loop<scalar_t, kWd, kC, kM, kLow>);
+              });
             });
           });
         });
@@ -293,13 +292,17 @@ void fused_adamax_kernel(TensorList self, TensorList grad_list, TensorList exp_a
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
-      const AdamaxScalars<T> s{T(weight_decay), w1, T(beta2), T(eps), T(-clr), sign_of<T>(maximize),
-                               std::abs(w1) < T(0.5)};
+      const AdamaxScalars<T> s{T(weight_decay), w1, T(beta2), T(eps), T(-clr), sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_infs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
-        if (wd_kind == kL2) run_loop<scalar_t>(e - b, at.data(), &s, adamax_clones<scalar_t, kL2>, adamax_loop<scalar_t, kL2>);
-        else run_loop<scalar_t>(e - b, at.data(), &s, adamax_clones<scalar_t, kNoDecay>, adamax_loop<scalar_t, kNoDecay>);
+        with_weight_decay(wd_kind, [&](auto wd) {
+          with_bool(lerp_low(w1), [&](auto l) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kLow = decltype(l)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, adamax_clones<scalar_t, kWd, kLow>, adamax_loop<scalar_t, kWd, kLow>);
+          });
+        });
       });
     });
   }
@@ -338,14 +341,16 @@ void fused_nadam_kernel(TensorList self, TensorList grad_list, TensorList exp_av
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
       const NadamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
-                              T(bias_correction2), T(eps), T(c_grad), T(c_avg), sign_of<T>(maximize),
-                              std::abs(w1) < T(0.5)};
+                              T(bias_correction2), T(eps), T(c_grad), T(c_avg), sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
         with_weight_decay(wd_kind, [&](auto wd) {
-          constexpr int kWd = decltype(wd)::value;
-          run_loop<scalar_t>(e - b, at.data(), &s, nadam_clones<scalar_t, kWd>, nadam_loop<scalar_t, kWd>);
+          with_bool(lerp_low(w1), [&](auto l) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kLow = decltype(l)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, nadam_clones<scalar_t, kWd, kLow>, nadam_loop<scalar_t, kWd, kLow>);
+          });
         });
       });
     });
@@ -374,15 +379,18 @@ void fused_radam_kernel(TensorList self, TensorList grad_list, TensorList exp_av
       const T w1 = T(1 - beta1);
       const RadamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
                               T(bias_correction1), T(lr), T(std::sqrt(bias_correction2)), T(eps), T(rect),
-                              sign_of<T>(maximize), std::abs(w1) < T(0.5)};
+                              sign_of<T>(maximize)};
       for_each_element<scalar_t, 4>({self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i]},
                                     [&](int64_t b, int64_t e, auto ptrs) {
         const auto at = offset(ptrs, b);
         with_weight_decay(wd_kind, [&](auto wd) {
           with_bool(rectify, [&](auto r) {
-            constexpr int kWd = decltype(wd)::value;
-            constexpr bool kR = decltype(r)::value;
-            run_loop<scalar_t>(e - b, at.data(), &s, radam_clones<scalar_t, kWd, kR>, radam_loop<scalar_t, kWd, kR>);
+            with_bool(lerp_low(w1), [&](auto l) {
+              constexpr int kWd = decltype(wd)::value;
+              constexpr bool kR = decltype(r)::value, kLow = decltype(l)::value;
+              run_loop<scalar_t>(e - b, at.data(), &s, radam_clones<scalar_t, kWd, kR, kLow>,
+                                 radam_loop<scalar_t, kWd, kR, kLow>);
+            });
           });
         });
       });

@@ -45,13 +45,13 @@ Amp read_amp(const char* op, const std::optional<Tensor>& grad_scale, const std:
 template <typename T>
 struct SgdScalars {
   T wd, mom, keep, neg_lr, sign;
-  bool first, nesterov;
 };
 
-template <typename scalar_t, int kWd, bool kMomentum>
+// kFirst: the buffers are set to the gradient (a parameter's first step).
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const SgdScalars<T>*>(raw);
+  const SgdScalars<T> s = *static_cast<const SgdScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m = ptrs[2];
@@ -60,9 +60,11 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
     const T param = to_opmath(p[d]);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     if constexpr (kMomentum) {
-      const T buf = s.first ? grad : as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m[d]) * s.mom) + s.keep * grad);
+      T buf = grad;
+      if constexpr (!kFirst) buf = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m[d]) * s.mom) + s.keep * grad);
       m[d] = from_opmath<scalar_t>(buf);
-      grad = s.nesterov ? as_stored<scalar_t>(grad + s.mom * buf) : buf;
+      if constexpr (kNesterov) grad = as_stored<scalar_t>(grad + s.mom * buf);
+      else grad = buf;
     }
     p[d] = from_opmath<scalar_t>(param + s.neg_lr * grad);
   }
@@ -71,13 +73,12 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
 template <typename T>
 struct AdamScalars {
   T wd, decay, w1, b2, w2, bc2, eps, neg_step_size, sign;
-  bool low_w1;
 };
 
-template <typename scalar_t, int kWd, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdamScalars<T>*>(raw);
+  const AdamScalars<T> s = *static_cast<const AdamScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m1 = ptrs[2];
@@ -88,14 +89,13 @@ TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* ra
     T param = to_opmath(p[d]);
     if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
-    const T avg = as_stored<scalar_t>(lerp(to_opmath(m1[d]), grad, s.w1, s.low_w1));
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
     T second = sq;
     if constexpr (kAmsgrad) {
-      const T old = to_opmath(mx[d]);
-      second = (old > sq || old != old) ? old : sq;  // torch.maximum: NaN wins
+      second = nan_max(to_opmath(mx[d]), sq);
       mx[d] = from_opmath<scalar_t>(second);
     }
     const T denom = as_stored<scalar_t>(as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(second)) / s.bc2) + s.eps);
@@ -111,7 +111,7 @@ struct AdagradScalars {
 template <typename scalar_t, int kWd>
 TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdagradScalars<T>*>(raw);
+  const AdagradScalars<T> s = *static_cast<const AdagradScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict sums = ptrs[2];
@@ -126,13 +126,13 @@ TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void*
   }
 }
 
-template <typename scalar_t, int kWd, bool kMomentum>
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_TARGET_CLONES void sgd_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  sgd_loop<scalar_t, kWd, kMomentum>(n, ptrs, s);
+  sgd_loop<scalar_t, kWd, kMomentum, kFirst, kNesterov>(n, ptrs, s);
 }
-template <typename scalar_t, int kWd, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_TARGET_CLONES void adam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adam_loop<scalar_t, kWd, kAmsgrad>(n, ptrs, s);
+  adam_loop<scalar_t, kWd, kAmsgrad, kLow>(n, ptrs, s);
 }
 template <typename scalar_t, int kWd>
 TL_TARGET_CLONES void adagrad_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
@@ -156,23 +156,25 @@ void fused_sgd_kernel(TensorList self, TensorList grad_list, TensorList momentum
     const Tensor buf = use_momentum ? momentum_buffer_list[i] : Tensor();
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const SgdScalars<T> s{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1),
-                            is_first_step, nesterov};
+      const SgdScalars<T> s{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], buf}, [&](int64_t b, int64_t e, auto ptrs) {
-        scalar_t* at[3] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] ? ptrs[2] + b : nullptr};
+        const auto at = offset(ptrs, b);
         const int64_t n = e - b;
-        auto go = [&](auto wd, auto mom) {
+        auto go = [&](auto wd, auto mom, auto first, auto nest) {
           constexpr int kWd = decltype(wd)::value;
-          constexpr bool kMom = decltype(mom)::value;
-          run_loop<scalar_t>(n, at, &s, sgd_clones<scalar_t, kWd, kMom>, sgd_loop<scalar_t, kWd, kMom>);
+          constexpr bool kMom = decltype(mom)::value, kFirst = decltype(first)::value, kNest = decltype(nest)::value;
+          run_loop<scalar_t>(n, at.data(), &s, sgd_clones<scalar_t, kWd, kMom, kFirst, kNest>,
+                             sgd_loop<scalar_t, kWd, kMom, kFirst, kNest>);
         };
-        if (wd_kind == kL2) {
-          use_momentum ? go(std::integral_constant<int, kL2>{}, std::true_type{})
-                       : go(std::integral_constant<int, kL2>{}, std::false_type{});
-        } else {
-          use_momentum ? go(std::integral_constant<int, kNoDecay>{}, std::true_type{})
-                       : go(std::integral_constant<int, kNoDecay>{}, std::false_type{});
-        }
+        with_weight_decay(wd_kind == kL2 ? kL2 : kNoDecay, [&](auto wd) {
+          if (!use_momentum) {
+            go(wd, std::false_type{}, std::false_type{}, std::false_type{});
+            return;
+          }
+          with_bool(is_first_step, [&](auto first) {
+            with_bool(nesterov, [&](auto nest) { go(wd, std::true_type{}, first, nest); });
+          });
+        });
       });
     });
   }
@@ -202,23 +204,21 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
       const AdamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
-                             T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)), T(maximize ? -1 : 1),
-                             std::abs(w1) < T(0.5)};
+                             T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 5>(
           {self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i], max_sq}, [&](int64_t b, int64_t e, auto ptrs) {
             scalar_t* at[5] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] + b, ptrs[3] + b, ptrs[4] ? ptrs[4] + b : nullptr};
             const int64_t n = e - b;
-            auto go = [&](auto wd, auto ams) {
-              constexpr int kWd = decltype(wd)::value;
-              constexpr bool kAms = decltype(ams)::value;
-              run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kWd, kAms>, adam_loop<scalar_t, kWd, kAms>);
-            };
-            auto with_wd = [&](auto ams) {
-              if (wd_kind == kL2) go(std::integral_constant<int, kL2>{}, ams);
-              else if (wd_kind == kDecoupled) go(std::integral_constant<int, kDecoupled>{}, ams);
-              else go(std::integral_constant<int, kNoDecay>{}, ams);
-            };
-            amsgrad ? with_wd(std::true_type{}) : with_wd(std::false_type{});
+            with_weight_decay(wd_kind, [&](auto wd) {
+              with_bool(amsgrad, [&](auto ams) {
+                with_bool(lerp_low(w1), [&](auto low) {
+                  constexpr int kWd = decltype(wd)::value;
+                  constexpr bool kAms = decltype(ams)::value, kLow = decltype(low)::value;
+                  run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kWd, kAms, kLow>,
+                                     adam_loop<scalar_t, kWd, kAms, kLow>);
+                });
+              });
+            });
           });
     });
   }
