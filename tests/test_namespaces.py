@@ -207,7 +207,7 @@ SUBMODULES.update({
     "optim.adamw": {},
     "optim.lbfgs": {**_same(SHARED, "_check_options", "_value"),
                     "_Point": "one trial point of the line search (step, loss, gradient, slope)"},
-    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS) for name in ("rprop", "asgd")},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS, "_use_fused") for name in ("rprop", "asgd")},
     "optim._adafactor": _same(SHARED, "_closure_loss", "_no_grad_step", "_scalar_step", "_value"),
     "optim.sparse_adam": _same(SHARED, "_closure_loss", "_no_grad_step"),
     "optim.swa_utils": {**_same(HELPER, "_check_decay", "_is_float"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torchlite as torch
 
-from .optimizer import Optimizer, _check_options, _closure_loss, _no_grad_step, _params_with_grad, _scalar_step, _value
+from .optimizer import (Optimizer, _check_options, _closure_loss, _no_grad_step, _params_with_grad, _scalar_step,
+                        _use_fused, _value)
 
 __all__ = ["Rprop"]
 
@@ -27,34 +28,55 @@ class Rprop(Optimizer):
                                  ("capturable", False)):
                 group.setdefault(key, default)
 
+    def _state_for(self, p, group) -> dict:
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _scalar_step()
+            state["prev"] = torch.zeros_like(p)
+            state["step_size"] = torch.full_like(p.grad, _value(group["lr"]))
+        return state
+
     @_no_grad_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            for p in _params_with_grad(group, "Rprop"):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_step()
-                    state["prev"] = torch.zeros_like(p)
-                    state["step_size"] = torch.full_like(p.grad, _value(group["lr"]))
-                grad = p.grad if not group["maximize"] else -p.grad
-                prev, step_size = state["prev"], state["step_size"]
-                state["step"] += 1
-                # the factor of each element's step size: etaplus where the gradient kept its sign,
-                # etaminus where it flipped, 1 where either is zero (NaN stays NaN)
-                factor = grad.mul(prev).sign()
-                factor[factor.gt(0)] = etaplus
-                factor[factor.lt(0)] = etaminus
-                factor[factor.eq(0)] = 1
-                step_size.mul_(factor).clamp_(step_size_min, step_size_max)
-                # where the sign flipped the step is skipped, and the next step sees a zero gradient there
-                grad = grad.clone()
-                grad[factor.eq(etaminus)] = 0
-                p.addcmul_(grad.sign(), step_size, value=-1)
-                prev.copy_(grad)
+            if _use_fused(group):
+                self._fused_step(group)
+            else:
+                self._single_tensor_step(group)
         return loss
 
+    def _fused_step(self, group):
+        params = _params_with_grad(group, "Rprop")
+        if not params:
+            return
+        states = [self._state_for(p, group) for p in params]
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        torch._C._internal._fused_rprop_(
+            params, [p.grad for p in params], [s["prev"] for s in states], [s["step_size"] for s in states],
+            [s["step"] for s in states], etaminus=etaminus, etaplus=etaplus, step_size_min=step_size_min,
+            step_size_max=step_size_max, maximize=group["maximize"])
+
+    def _single_tensor_step(self, group):
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        for p in _params_with_grad(group, "Rprop"):
+            state = self._state_for(p, group)
+            grad = p.grad if not group["maximize"] else -p.grad
+            prev, step_size = state["prev"], state["step_size"]
+            state["step"] += 1
+            # the factor of each element's step size: etaplus where the gradient kept its sign,
+            # etaminus where it flipped, 1 where either is zero
+            factor = grad.mul(prev).sign()
+            factor[factor.gt(0)] = etaplus
+            factor[factor.lt(0)] = etaminus
+            factor[factor.eq(0)] = 1
+            step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+            # where the sign flipped the step is skipped, and the next step sees a zero gradient there
+            grad = grad.clone()
+            grad[factor.eq(etaminus)] = 0
+            p.addcmul_(grad.sign(), step_size, value=-1)
+            prev.copy_(grad)
 
 del annotations  # torch's module has no such name

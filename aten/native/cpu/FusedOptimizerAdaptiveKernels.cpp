@@ -1,6 +1,6 @@
-// The fused steps of the adaptive optimizers PyTorch runs op by op (_fused_rmsprop_, _fused_adadelta_,
-// _fused_adamax_, _fused_nadam_, _fused_radam_: torchlite's private ops, on the engine of
-// FusedOptimizer.h): one pass over each parameter's elements per step, for a whole parameter group.
+// The fused steps of the optimizers PyTorch runs op by op on the CPU (_fused_rmsprop_, _fused_adadelta_,
+// _fused_adamax_, _fused_nadam_, _fused_radam_, _fused_rprop_, _fused_asgd_: torchlite's private ops, on
+// the engine of FusedOptimizer.h): one pass over each parameter's elements per step, for a whole group.
 //
 // Each element runs the single-tensor optimizer's sequence of tensor ops in the op-math type, in the same
 // order (`(value * t1) / t2` for addcdiv, `self + value * t1 * t2` for addcmul, as PyTorch's kernels);
@@ -8,14 +8,17 @@
 // PyTorch's _fused_adam_, these ops increment `state_steps` themselves (one call does the whole step);
 // the per-parameter scalars (bias corrections, NAdam's momentum products, RAdam's rectification) are
 // computed in double from each parameter's step, as the Python optimizers compute them.
+#include <algorithm>
 #include <cmath>
 
 #include "aten/native/cpu/FusedOptimizer.h"
 #include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_adamax.h"
+#include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/_fused_radam.h"
 #include "generated/ops/_fused_rmsprop.h"
+#include "generated/ops/_fused_rprop.h"
 
 namespace tl::native {
 namespace {
@@ -215,7 +218,147 @@ TL_TARGET_CLONES void radam_clones(int64_t n, scalar_t* const* ptrs, const void*
   radam_loop<scalar_t, kWd, kRectify, kLow>(n, ptrs, s);
 }
 
+// ---- Rprop --------------------------------------------------------------------------------------------------
+template <typename T>
+struct RpropScalars {
+  T etaminus, etaplus, min_step, max_step, sign;
+};
+
+// torch.sign on the CPU: NaN gives 0.
+template <typename T>
+TL_ALWAYS_INLINE T sign(T x) {
+  return T((T(0) < x) - (x < T(0)));
+}
+
+// ptrs: param, grad, prev, step_size. etaminus/etaplus are the parameter dtype's values (the op-by-op path
+// writes them into a tensor of that dtype, then compares with them).
+template <typename scalar_t>
+TL_ALWAYS_INLINE void rprop_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
+  using T = opmath_t<scalar_t>;
+  const RpropScalars<T> s = *static_cast<const RpropScalars<T>*>(raw);  // a local copy: stores cannot alias it
+  scalar_t* __restrict p = ptrs[0];
+  const scalar_t* __restrict g = ptrs[1];
+  scalar_t* __restrict prev = ptrs[2];
+  scalar_t* __restrict step = ptrs[3];
+  _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
+    const T grad = to_opmath(g[d]) * s.sign;
+    // the step-size factor: etaplus where the gradient kept its sign, etaminus where it flipped, else 1
+    const T agree = sign(as_stored<scalar_t>(grad * to_opmath(prev[d])));
+    const T factor = agree > T(0) ? s.etaplus : agree < T(0) ? s.etaminus : T(1);
+    T size = as_stored<scalar_t>(to_opmath(step[d]) * factor);
+    size = std::min(std::max(size, s.min_step), s.max_step);  // (NaN stays NaN, as clamp)
+    size = as_stored<scalar_t>(size);
+    step[d] = from_opmath<scalar_t>(size);
+    // where the sign flipped no step is taken and the next step sees a zero gradient
+    const T kept = factor == s.etaminus ? T(0) : grad;
+    prev[d] = from_opmath<scalar_t>(kept);
+    p[d] = from_opmath<scalar_t>(to_opmath(p[d]) + T(-1) * sign(kept) * size);
+  }
+}
+
+template <typename scalar_t>
+TL_TARGET_CLONES void rprop_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
+  rprop_loop<scalar_t>(n, ptrs, s);
+}
+
+// ---- ASGD ---------------------------------------------------------------------------------------------------
+template <typename T>
+struct AsgdScalars {
+  T wd, decay, neg_eta, mu, sign;
+};
+
+// ptrs: param, grad, ax. kAverage: mu != 1 (the running average has started), else ax copies the param.
+template <typename scalar_t, int kWd, bool kAverage>
+TL_ALWAYS_INLINE void asgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
+  using T = opmath_t<scalar_t>;
+  const AsgdScalars<T> s = *static_cast<const AsgdScalars<T>*>(raw);  // a local copy: stores cannot alias it
+  scalar_t* __restrict p = ptrs[0];
+  const scalar_t* __restrict g = ptrs[1];
+  scalar_t* __restrict ax = ptrs[2];
+  _Pragma("omp simd") for (int64_t d = 0; d < n; ++d) {
+    T grad = to_opmath(g[d]) * s.sign;
+    T param = to_opmath(p[d]);
+    if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
+    param = as_stored<scalar_t>(param * s.decay);
+    param = as_stored<scalar_t>(param + s.neg_eta * grad);
+    p[d] = from_opmath<scalar_t>(param);
+    if constexpr (kAverage) {
+      const T avg = to_opmath(ax[d]);
+      ax[d] = from_opmath<scalar_t>(avg + as_stored<scalar_t>(as_stored<scalar_t>(param - avg) * s.mu));
+    } else {
+      ax[d] = from_opmath<scalar_t>(param);
+    }
+  }
+}
+
+template <typename scalar_t, int kWd, bool kAverage>
+TL_TARGET_CLONES void asgd_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
+  asgd_loop<scalar_t, kWd, kAverage>(n, ptrs, s);
+}
+
+// Reads a one-element float32/float64 state tensor, and writes `value` into it rounded to its dtype.
+double read_scalar(const Tensor& t) {
+  return tensor_item(t).to_double();
+}
+void write_scalar(const Tensor& t, double value) {
+  if (t.scalar_type() == ScalarType::Float32) *t.data_ptr<float>() = static_cast<float>(value);
+  else *t.data_ptr<double>() = value;
+}
+
 }  // namespace
+
+void fused_rprop_kernel(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes,
+                        TensorList state_steps, double etaminus, double etaplus, double step_size_min,
+                        double step_size_max, bool maximize) {
+  const char* op = "_fused_rprop_";
+  check_lists(op, self, {{"grad_list", grad_list, false}, {"prevs", prevs, false}, {"step_sizes", step_sizes, false}});
+  check_steps(op, self, state_steps);
+  for (size_t i = 0; i < self.size(); ++i) {
+    increment_step(state_steps[i]);
+    TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
+      using T = opmath_t<scalar_t>;
+      const RpropScalars<T> s{as_stored<scalar_t>(T(etaminus)), as_stored<scalar_t>(T(etaplus)), T(step_size_min),
+                              T(step_size_max), sign_of<T>(maximize)};
+      for_each_element<scalar_t, 4>({self[i], grad_list[i], prevs[i], step_sizes[i]},
+                                    [&](int64_t b, int64_t e, auto ptrs) {
+        const auto at = offset(ptrs, b);
+        run_loop<scalar_t>(e - b, at.data(), &s, rprop_clones<scalar_t>, rprop_loop<scalar_t>);
+      });
+    });
+  }
+}
+
+void fused_asgd_kernel(TensorList self, TensorList grad_list, TensorList axs, TensorList mus, TensorList etas,
+                       TensorList state_steps, double lr, double lambd, double alpha, double t0, double weight_decay,
+                       bool maximize) {
+  const char* op = "_fused_asgd_";
+  check_lists(op, self, {{"grad_list", grad_list, false}, {"axs", axs, false}});
+  check_steps(op, self, state_steps);
+  check_steps(op, self, mus);  // the same contract: one float element per parameter
+  check_steps(op, self, etas);
+  const int wd_kind = weight_decay_kind(weight_decay, false);
+  for (size_t i = 0; i < self.size(); ++i) {
+    const double step = increment_step(state_steps[i]);
+    const double eta = read_scalar(etas[i]), mu = read_scalar(mus[i]);
+    TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
+      using T = opmath_t<scalar_t>;
+      const AsgdScalars<T> s{T(weight_decay), T(1 - lambd * eta), T(-eta), T(mu), sign_of<T>(maximize)};
+      for_each_element<scalar_t, 3>({self[i], grad_list[i], axs[i]}, [&](int64_t b, int64_t e, auto ptrs) {
+        const auto at = offset(ptrs, b);
+        with_weight_decay(wd_kind, [&](auto wd) {
+          with_bool(mu != 1, [&](auto avg) {
+            constexpr int kWd = decltype(wd)::value;
+            constexpr bool kAvg = decltype(avg)::value;
+            run_loop<scalar_t>(e - b, at.data(), &s, asgd_clones<scalar_t, kWd, kAvg>, asgd_loop<scalar_t, kWd, kAvg>);
+          });
+        });
+      });
+    });
+    // the next step's eta and mu, from this step's count
+    write_scalar(etas[i], lr / std::pow(1 + lambd * lr * step, alpha));
+    write_scalar(mus[i], 1 / std::max(1.0, step - t0));
+  }
+}
 
 void fused_rmsprop_kernel(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs,
                           TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps,
