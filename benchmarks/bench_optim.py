@@ -80,9 +80,24 @@ def mlp_step(lib, batch=64):
         opt.zero_grad()
         F.cross_entropy(model(x), y).backward()
 
+    def no_grad(fn):
+        def run():
+            with lib.no_grad():
+                return fn()
+        return run
+
+    # the step's parts, one op at a time on the step's shapes (where its time goes)
+    l1, l2, l3 = model[0], model[2], model[4]
+    h = lib.tensor(rng.standard_normal((batch, 256)).astype("float32"))
+    logits = lib.tensor(rng.standard_normal((batch, 10)).astype("float32"))
     step()
     return {"whole step": step, "forward (no grad)": forward, "zero_grad + forward + backward": forward_backward,
-            "SGD step": opt.step}
+            "SGD step": opt.step,
+            "op: linear 784->256 (no grad)": no_grad(lambda: F.linear(x, l1.weight, l1.bias)),
+            "op: linear 256->256 (no grad)": no_grad(lambda: F.linear(h, l2.weight, l2.bias)),
+            "op: linear 256->10 (no grad)": no_grad(lambda: F.linear(h, l3.weight, l3.bias)),
+            "op: relu 64x256": no_grad(lambda: F.relu(h)),
+            "op: cross_entropy 64x10": no_grad(lambda: F.cross_entropy(logits, y))}
 
 
 def median_time(step, repeat):
