@@ -37,6 +37,8 @@ OPTIMIZERS = {
     "Adamax": ("Adamax", dict()),
     "NAdam": ("NAdam", dict()),
     "RAdam": ("RAdam", dict()),
+    "Rprop": ("Rprop", dict()),
+    "ASGD": ("ASGD", dict()),
 }
 TORCH_FUSED = {"SGD", "Adam", "AdamW", "Adagrad"}  # the optimizers with a fused=True kernel in PyTorch
 
@@ -114,6 +116,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--only", choices=["optimizers", "mlp"])
+    ap.add_argument("--optimizer", action="append", choices=sorted(OPTIMIZERS),
+                    help="only these rows of the optimizer table (repeatable)")
     args = ap.parse_args()
     torch.set_num_threads(2)
     tl.set_num_threads(2)
@@ -147,6 +151,8 @@ def optimizer_table(args, repeat):
     rows = []
     for model, shapes in MODELS.items():
         for label, (name, options) in OPTIMIZERS.items():
+            if args.optimizer and label not in args.optimizer:
+                continue
             if model == "100 x 10k" and name not in ("Adam", "RMSprop", "NAdam", "RAdam"):
                 continue
             variants = {
