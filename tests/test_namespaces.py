@@ -213,7 +213,8 @@ SUBMODULES.update({
     "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
     "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
     "nn.utils.stateless": {**_same(IMPORT, "_warnings"), **_same(HELPER, "_ABSENT", "_owner", "_swapped")},
-    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS) for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS, "_use_fused")
+       for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},
     "optim.adagrad": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
     "optim.sgd": _same(SHARED, "_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_value",
                        *OPTIMIZER_FUSED),
@@ -230,6 +231,13 @@ SUBMODULES.update({
     "nn.modules.instancenorm": {},
     "optim.adam": _same(SHARED, *OPTIMIZER_HELPERS, *OPTIMIZER_FUSED),
     "optim.adamw": {},
+    "optim.lbfgs": {**_same(SHARED, "_check_options", "_value"),
+                    "_Point": "one trial point of the line search (step, loss, gradient, slope)"},
+    **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS, "_use_fused") for name in ("rprop", "asgd")},
+    "optim._adafactor": _same(SHARED, "_closure_loss", "_no_grad_step", "_scalar_step", "_value"),
+    "optim.sparse_adam": _same(SHARED, "_closure_loss", "_no_grad_step"),
+    "optim.swa_utils": {**_same(HELPER, "_check_decay", "_is_float"),
+                        "_per_group": "lr_scheduler's per-group value check (PyTorch's _format_param there)"},
 })
 
 SUBMODULES.update({

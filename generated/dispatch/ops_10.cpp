@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_asgd.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/conv_transpose3d.h"
@@ -14,6 +15,31 @@
 #include "generated/ops/sinc.h"
 
 namespace tl {
+
+// ============================================================================ _fused_asgd
+
+// _fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()
+ops::_fused_asgd_::Kernel* ops::_fused_asgd_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_asgd_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_asgd_::call(TensorList self, TensorList grad_list, TensorList axs, TensorList mus, TensorList etas, TensorList state_steps, double lr, double lambd, double alpha, double t0, double weight_decay, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_asgd_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_asgd_", kernel_device);
+  kernel(self, grad_list, axs, mus, etas, state_steps, lr, lambd, alpha, t0, weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : axs) t.bump_version();
+  for (const Tensor& t : mus) t.bump_version();
+  for (const Tensor& t : etas) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_asgd_(TensorList self, TensorList grad_list, TensorList axs, TensorList mus, TensorList etas, TensorList state_steps, double lr, double lambd, double alpha, double t0, double weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_asgd_");
+  return ops::_fused_asgd_::call(self, grad_list, axs, mus, etas, state_steps, lr, lambd, alpha, t0, weight_decay, maximize);
+}
 
 // ============================================================================ cauchy
 

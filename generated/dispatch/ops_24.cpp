@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_radam.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
@@ -21,6 +22,30 @@
 #include "generated/ops/swapdims.h"
 
 namespace tl {
+
+// ============================================================================ _fused_radam
+
+// _fused_radam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> ()
+ops::_fused_radam_::Kernel* ops::_fused_radam_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_radam_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_radam_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled_weight_decay, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_radam_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_radam_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_radam_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled_weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_radam_");
+  return ops::_fused_radam_::call(self, grad_list, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize);
+}
 
 // ============================================================================ addcdiv
 

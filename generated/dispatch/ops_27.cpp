@@ -3,11 +3,37 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
 
 namespace tl {
+
+// ============================================================================ _fused_nadam
+
+// _fused_nadam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] mu_products, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> ()
+ops::_fused_nadam_::Kernel* ops::_fused_nadam_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_nadam_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_nadam_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList mu_products, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, double momentum_decay, bool decoupled_weight_decay, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_nadam_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_nadam_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, mu_products, state_steps, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled_weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : mu_products) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_nadam_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList mu_products, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, double momentum_decay, bool decoupled_weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_nadam_");
+  return ops::_fused_nadam_::call(self, grad_list, exp_avgs, exp_avg_sqs, mu_products, state_steps, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled_weight_decay, maximize);
+}
 
 // ============================================================================ exp
 

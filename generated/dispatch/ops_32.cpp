@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rmsprop.h"
 #include "generated/ops/copysign.h"
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
@@ -17,6 +18,31 @@
 #include "generated/ops/trunc.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rmsprop
+
+// _fused_rmsprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] grad_avgs, Tensor(d!)[] momentum_buffer_list, Tensor(e!)[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> ()
+ops::_fused_rmsprop_::Kernel* ops::_fused_rmsprop_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rmsprop_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_rmsprop_::call(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs, TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_rmsprop_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rmsprop_", kernel_device);
+  kernel(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : square_avgs) t.bump_version();
+  for (const Tensor& t : grad_avgs) t.bump_version();
+  for (const Tensor& t : momentum_buffer_list) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_rmsprop_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs, TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_rmsprop_");
+  return ops::_fused_rmsprop_::call(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+}
 
 // ============================================================================ copysign
 

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rprop.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
@@ -13,6 +14,30 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rprop
+
+// _fused_rprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] prevs, Tensor(c!)[] step_sizes, Tensor(d!)[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> ()
+ops::_fused_rprop_::Kernel* ops::_fused_rprop_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rprop_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_rprop_::call(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_rprop_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rprop_", kernel_device);
+  kernel(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : prevs) t.bump_version();
+  for (const Tensor& t : step_sizes) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_rprop_(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_rprop_");
+  return ops::_fused_rprop_::call(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+}
 
 // ============================================================================ argwhere
 

@@ -3,12 +3,37 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adadelta
+
+// _fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()
+ops::_fused_adadelta_::Kernel* ops::_fused_adadelta_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adadelta_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adadelta_::call(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_adadelta_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adadelta_", kernel_device);
+  kernel(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : square_avgs) t.bump_version();
+  for (const Tensor& t : acc_deltas) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_adadelta_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_adadelta_");
+  return ops::_fused_adadelta_::call(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+}
 
 // ============================================================================ index_put
 

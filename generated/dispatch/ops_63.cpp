@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adamax.h"
 #include "generated/ops/atanh.h"
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/cat.h"
@@ -17,6 +18,30 @@
 #include "generated/ops/threshold_backward.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adamax
+
+// _fused_adamax_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_infs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> ()
+ops::_fused_adamax_::Kernel* ops::_fused_adamax_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamax_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adamax_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_infs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool maximize) {
+  const Device kernel_device = dispatch_device("_fused_adamax_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamax_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_infs) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_adamax_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_infs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamax_");
+  return ops::_fused_adamax_::call(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
+}
 
 // ============================================================================ atanh
 

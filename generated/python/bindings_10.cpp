@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_asgd.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/contiguous.h"
@@ -19,6 +20,31 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_asgd_
+PyObject* fn_internal__fused_asgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_asgd_(Tensor[] self, Tensor[] grad_list, Tensor[] axs, Tensor[] mus, Tensor[] etas, Tensor[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto axs = r.tensorlist(2);
+  auto mus = r.tensorlist(3);
+  auto etas = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto lambd = r.toDouble(7);
+  auto alpha = r.toDouble(8);
+  auto t0 = r.toDouble(9);
+  auto weight_decay = r.toDouble(10);
+  auto maximize = r.toBool(11);
+  [&] { GilRelease no_gil; tl::_fused_asgd_(self, grad_list, axs, mus, etas, state_steps, lr, lambd, alpha, t0, weight_decay, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // column_stack
 PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -264,6 +290,10 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_10(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_asgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_asgd_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_asgd_(Tensor[] self, Tensor[] grad_list, Tensor[] axs, Tensor[] mus, Tensor[] etas, Tensor[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> None
+
+One ASGD step for every parameter of `self`: L2 weight decay, the decay and gradient step with each parameter's `etas` value, the running average `axs` (a copy of the parameter while `mus` is 1); then each `state_steps` value incremented and the one-element `etas` and `mus` set for the next step, as torch.optim.ASGD's rule.)doc"});
   functions["_ops"].push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 

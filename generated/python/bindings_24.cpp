@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_radam.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/dstack.h"
@@ -29,6 +30,31 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* median_type = nullptr;
 PyTypeObject* median_out_type = nullptr;
+
+// _fused_radam_
+PyObject* fn_internal__fused_radam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_radam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_avg_sqs = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto lr = r.toDouble(5);
+  auto beta1 = r.toDouble(6);
+  auto beta2 = r.toDouble(7);
+  auto eps = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto decoupled_weight_decay = r.toBool(10);
+  auto maximize = r.toBool(11);
+  [&] { GilRelease no_gil; tl::_fused_radam_(self, grad_list, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // addcdiv
 PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -643,6 +669,10 @@ PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 void add_bindings_24(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   median_type = return_type("median", {"values", "indices"});
   median_out_type = return_type("median_out", {"values", "indices"});
+  functions["_internal"].push_back({"_fused_radam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_radam_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_radam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> None
+
+One RAdam step for every parameter of `self`: L2 or decoupled weight decay, the moments, the rectified adaptive step where the variance is tractable (rho_t > 5 for each `state_steps` value, incremented first) and the bias-corrected momentum step before, maximize.)doc"});
   functions["_ops"].push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 

@@ -6,12 +6,40 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_nadam_
+PyObject* fn_internal__fused_nadam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_nadam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] mu_products, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_avg_sqs = r.tensorlist(3);
+  auto mu_products = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto beta1 = r.toDouble(7);
+  auto beta2 = r.toDouble(8);
+  auto eps = r.toDouble(9);
+  auto weight_decay = r.toDouble(10);
+  auto momentum_decay = r.toDouble(11);
+  auto decoupled_weight_decay = r.toBool(12);
+  auto maximize = r.toBool(13);
+  [&] { GilRelease no_gil; tl::_fused_nadam_(self, grad_list, exp_avgs, exp_avg_sqs, mu_products, state_steps, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled_weight_decay, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // exp
 PyObject* fn_exp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -143,6 +171,10 @@ PyObject* method_nansum(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_27(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_nadam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_nadam_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_nadam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] mu_products, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> None
+
+One NAdam step for every parameter of `self`: L2 or decoupled weight decay, the moments, the momentum schedule (each one-element `mu_products` multiplied by this step's mu), the Nesterov update from each `state_steps` value (incremented first), maximize.)doc"});
   functions["_ops"].push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(exp(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rmsprop.h"
 #include "generated/ops/copysign.h"
 #include "generated/ops/fix.h"
 #include "generated/ops/full.h"
@@ -20,6 +21,32 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_rmsprop_
+PyObject* fn_internal__fused_rmsprop_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rmsprop_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] grad_avgs, Tensor[] momentum_buffer_list, Tensor[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto square_avgs = r.tensorlist(2);
+  auto grad_avgs = r.tensorlist(3);
+  auto momentum_buffer_list = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto alpha = r.toDouble(7);
+  auto eps = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto momentum = r.toDouble(10);
+  auto centered = r.toBool(11);
+  auto maximize = r.toBool(12);
+  [&] { GilRelease no_gil; tl::_fused_rmsprop_(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // copysign
 PyObject* fn_copysign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -543,6 +570,10 @@ PyObject* method_quantile(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_32(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rmsprop_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rmsprop_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rmsprop_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] grad_avgs, Tensor[] momentum_buffer_list, Tensor[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> None
+
+One RMSprop step for every parameter of `self`: L2 weight decay, the moving average of squared gradients, centered (`grad_avgs`, empty otherwise), momentum (`momentum_buffer_list` when `momentum` > 0, empty otherwise), maximize; each `state_steps` value incremented.)doc"});
   functions["_ops"].push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

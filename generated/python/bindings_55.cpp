@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rprop.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/eq.h"
@@ -18,6 +19,29 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_rprop_
+PyObject* fn_internal__fused_rprop_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rprop_(Tensor[] self, Tensor[] grad_list, Tensor[] prevs, Tensor[] step_sizes, Tensor[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto prevs = r.tensorlist(2);
+  auto step_sizes = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto etaminus = r.toDouble(5);
+  auto etaplus = r.toDouble(6);
+  auto step_size_min = r.toDouble(7);
+  auto step_size_max = r.toDouble(8);
+  auto maximize = r.toBool(9);
+  [&] { GilRelease no_gil; tl::_fused_rprop_(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // argwhere
 PyObject* fn_argwhere(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -289,6 +313,10 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_55(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rprop_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rprop_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rprop_(Tensor[] self, Tensor[] grad_list, Tensor[] prevs, Tensor[] step_sizes, Tensor[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> None
+
+One Rprop step for every parameter of `self`: each element's step size multiplied by `etaplus` where the gradient kept its sign (against `prevs`), by `etaminus` where it flipped (no step there, and a zero gradient remembered), clamped to [`step_size_min`, `step_size_max`]; the parameter moved by the gradient's sign times its step size; maximize; each `state_steps` value incremented.)doc"});
   functions["_ops"].push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
 

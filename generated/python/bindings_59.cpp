@@ -5,12 +5,36 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_adadelta_
+PyObject* fn_internal__fused_adadelta_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto square_avgs = r.tensorlist(2);
+  auto acc_deltas = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto lr = r.toDouble(5);
+  auto rho = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto weight_decay = r.toDouble(8);
+  auto maximize = r.toBool(9);
+  [&] { GilRelease no_gil; tl::_fused_adadelta_(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // index_put
 PyObject* fn_index_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -137,6 +161,10 @@ PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_59(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_adadelta_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_adadelta_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> None
+
+One Adadelta step for every parameter of `self`: L2 weight decay, the moving averages of squared gradients and squared updates, maximize; each `state_steps` value incremented.)doc"});
   functions["_ops"].push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 

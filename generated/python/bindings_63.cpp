@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adamax.h"
 #include "generated/ops/atanh.h"
 #include "generated/ops/bitwise_xor.h"
 #include "generated/ops/concatenate.h"
@@ -18,6 +19,30 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_adamax_
+PyObject* fn_internal__fused_adamax_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adamax_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_infs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_infs = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto lr = r.toDouble(5);
+  auto beta1 = r.toDouble(6);
+  auto beta2 = r.toDouble(7);
+  auto eps = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto maximize = r.toBool(10);
+  [&] { GilRelease no_gil; tl::_fused_adamax_(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize); }();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // atanh
 PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -578,6 +603,10 @@ PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_63(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_adamax_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_adamax_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamax_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_infs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> None
+
+One Adamax step for every parameter of `self`: L2 weight decay, the first moment, the exponentially weighted infinity norm, the bias correction from each `state_steps` value (incremented first), maximize.)doc"});
   functions["_ops"].push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torchlite as torch
 
 from .optimizer import (Optimizer, _check_options, _closure_loss, _no_grad_step, _params_with_grad,
-                        _scalar_step, _value)
+                        _scalar_step, _use_fused, _value)
 
 __all__ = ["Adadelta"]
 
@@ -30,29 +30,49 @@ class Adadelta(Optimizer):
                                  ("capturable", False)):
                 group.setdefault(key, default)
 
+    def _state_for(self, p) -> dict:
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _scalar_step()
+            state["square_avg"] = torch.zeros_like(p)
+            state["acc_delta"] = torch.zeros_like(p)
+        return state
+
     @_no_grad_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, rho, eps, weight_decay = _value(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
-            for p in _params_with_grad(group, "Adadelta"):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_step()
-                    state["square_avg"] = torch.zeros_like(p)
-                    state["acc_delta"] = torch.zeros_like(p)
-                state["step"] += 1
-                grad = p.grad if not group["maximize"] else -p.grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_()
-                delta.div_(std).mul_(grad)
-                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                p.add_(delta, alpha=-lr)
+            if _use_fused(group):
+                self._fused_step(group)
+            else:
+                self._single_tensor_step(group)
         return loss
+
+    def _fused_step(self, group):
+        params = _params_with_grad(group, "Adadelta")
+        if not params:
+            return
+        states = [self._state_for(p) for p in params]
+        torch._C._internal._fused_adadelta_(
+            params, [p.grad for p in params], [s["square_avg"] for s in states], [s["acc_delta"] for s in states],
+            [s["step"] for s in states], lr=_value(group["lr"]), rho=group["rho"], eps=group["eps"],
+            weight_decay=group["weight_decay"], maximize=group["maximize"])
+
+    def _single_tensor_step(self, group):
+        lr, rho, eps, weight_decay = _value(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
+        for p in _params_with_grad(group, "Adadelta"):
+            state = self._state_for(p)
+            state["step"] += 1
+            grad = p.grad if not group["maximize"] else -p.grad
+            if weight_decay != 0:
+                grad = grad.add(p, alpha=weight_decay)
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+            std = square_avg.add(eps).sqrt_()
+            delta = acc_delta.add(eps).sqrt_()
+            delta.div_(std).mul_(grad)
+            acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+            p.add_(delta, alpha=-lr)
 
 
 del annotations  # torch's module has no such name

@@ -9,51 +9,15 @@
 #include <cmath>
 #include <vector>
 
-#include "aten/core/Parallel.h"
-#include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/FusedOptimizer.h"
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/_fused_adam.h"
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_fused_sgd.h"
-#include "generated/ops/contiguous.h"
-#include "generated/ops/copy.h"
 
 namespace tl::native {
 namespace {
-
-constexpr int64_t kGrain = 32768;
-
-// The lists of a step: each as long as the parameters (an optional list may be empty), each tensor with
-// its parameter's shape and dtype.
-struct NamedList {
-  const char* name;
-  TensorList tensors;
-  bool optional;
-};
-
-void check_lists(const char* op, TensorList params, std::initializer_list<NamedList> lists) {
-  const auto n = static_cast<int64_t>(params.size());
-  for (const NamedList& l : lists) {
-    const auto m = static_cast<int64_t>(l.tensors.size());
-    if (l.optional && m == 0) continue;
-    TL_CHECK(m == n, op, ": expected ", l.name, " to hold one tensor per parameter (", n, "), got ", m);
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    const Tensor& p = params[i];
-    TL_CHECK(p.defined(), op, ": parameter ", i, " is undefined");
-    TL_CHECK(is_floating_type(p.scalar_type()), op, ": expected floating-point parameters, but parameter ", i,
-             " has dtype ", scalar_type_name(p.scalar_type()));
-    for (const NamedList& l : lists) {
-      if (l.tensors.empty()) continue;
-      const Tensor& t = l.tensors[i];
-      TL_CHECK(t.defined(), op, ": ", l.name, "[", i, "] is undefined");
-      TL_CHECK(t.sizes() == p.sizes(), op, ": ", l.name, "[", i, "] has shape ", t.sizes(),
-               " but its parameter has shape ", p.sizes());
-      TL_CHECK(t.scalar_type() == p.scalar_type(), op, ": ", l.name, "[", i, "] has dtype ", scalar_type_name(t.scalar_type()),
-               " but its parameter has dtype ", scalar_type_name(p.scalar_type()));
-    }
-  }
-}
+using namespace fused_optim;
 
 // The automatic-mixed-precision inputs: a found_inf of 1 skips the step; a grad_scale divides the
 // gradients (which are written back unscaled).
@@ -77,55 +41,17 @@ Amp read_amp(const char* op, const std::optional<Tensor>& grad_scale, const std:
   return amp;
 }
 
-// Runs `body(begin, end, ptrs)` over the elements of one parameter and its companions (all of one dtype
-// and shape; an undefined companion gives a null pointer), in parallel chunks. Non-contiguous tensors are
-// updated through contiguous copies, copied back.
-template <typename scalar_t, size_t N, typename Body>
-void for_each_element(std::array<Tensor, N> tensors, Body&& body) {
-  std::array<Tensor, N> work;
-  bool copied = false;
-  for (size_t k = 0; k < N; ++k) {
-    if (!tensors[k].defined()) continue;
-    work[k] = tensors[k].is_contiguous() ? tensors[k] : tl::contiguous(tensors[k]);
-    copied |= !work[k].is_same(tensors[k]);
-  }
-  std::array<scalar_t*, N> ptrs{};
-  for (size_t k = 0; k < N; ++k) ptrs[k] = work[k].defined() ? work[k].template data_ptr<scalar_t>() : nullptr;
-  parallel_for(0, tensors[0].numel(), kGrain, [&](int64_t b, int64_t e) { body(b, e, ptrs); });
-  if (copied) {
-    for (size_t k = 0; k < N; ++k)
-      if (work[k].defined() && !work[k].is_same(tensors[k])) tl::copy_(tensors[k], work[k], false);
-  }
-}
-
-// x rounded to the parameter dtype and back: what storing an intermediate tensor does.
-template <typename scalar_t, typename T>
-TL_ALWAYS_INLINE T as_stored(T x) {
-  if constexpr (is_reduced_float_v<scalar_t>) return to_opmath(from_opmath<scalar_t>(x));
-  else return x;
-}
-
-// PyTorch's lerp with a scalar weight: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w).
-template <typename T>
-TL_ALWAYS_INLINE T lerp(T self, T end, T w, bool low_weight) {
-  return low_weight ? self + w * (end - self) : end - (end - self) * (T(1) - w);
-}
-
-// The inner loops are compiled per ISA (the *_clones functions, TL_TARGET_CLONES) for float and double,
-// with the loop-invariant choices (weight decay kind, amsgrad, momentum) as template parameters so the
-// loops vectorize; Half/BFloat16 run the plain loop (optimizer parameters are rarely reduced floats).
-enum WeightDecay { kNoDecay, kL2, kDecoupled };
-
+// The inner loops: see FusedOptimizer.h.
 template <typename T>
 struct SgdScalars {
   T wd, mom, keep, neg_lr, sign;
-  bool first, nesterov;
 };
 
-template <typename scalar_t, int kWd, bool kMomentum>
+// kFirst: the buffers are set to the gradient (a parameter's first step).
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const SgdScalars<T>*>(raw);
+  const SgdScalars<T> s = *static_cast<const SgdScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m = ptrs[2];
@@ -134,9 +60,11 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
     const T param = to_opmath(p[d]);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
     if constexpr (kMomentum) {
-      const T buf = s.first ? grad : as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m[d]) * s.mom) + s.keep * grad);
+      T buf = grad;
+      if constexpr (!kFirst) buf = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m[d]) * s.mom) + s.keep * grad);
       m[d] = from_opmath<scalar_t>(buf);
-      grad = s.nesterov ? as_stored<scalar_t>(grad + s.mom * buf) : buf;
+      if constexpr (kNesterov) grad = as_stored<scalar_t>(grad + s.mom * buf);
+      else grad = buf;
     }
     p[d] = from_opmath<scalar_t>(param + s.neg_lr * grad);
   }
@@ -145,13 +73,12 @@ TL_ALWAYS_INLINE void sgd_loop(int64_t n, scalar_t* const* ptrs, const void* raw
 template <typename T>
 struct AdamScalars {
   T wd, decay, w1, b2, w2, bc2, eps, neg_step_size, sign;
-  bool low_w1;
 };
 
-template <typename scalar_t, int kWd, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdamScalars<T>*>(raw);
+  const AdamScalars<T> s = *static_cast<const AdamScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict m1 = ptrs[2];
@@ -162,14 +89,13 @@ TL_ALWAYS_INLINE void adam_loop(int64_t n, scalar_t* const* ptrs, const void* ra
     T param = to_opmath(p[d]);
     if constexpr (kWd == kDecoupled) param = as_stored<scalar_t>(param * s.decay);
     if constexpr (kWd == kL2) grad = as_stored<scalar_t>(grad + s.wd * param);
-    const T avg = as_stored<scalar_t>(lerp(to_opmath(m1[d]), grad, s.w1, s.low_w1));
+    const T avg = as_stored<scalar_t>(lerp<kLow>(to_opmath(m1[d]), grad, s.w1));
     const T sq = as_stored<scalar_t>(as_stored<scalar_t>(to_opmath(m2[d]) * s.b2) + s.w2 * grad * grad);
     m1[d] = from_opmath<scalar_t>(avg);
     m2[d] = from_opmath<scalar_t>(sq);
     T second = sq;
     if constexpr (kAmsgrad) {
-      const T old = to_opmath(mx[d]);
-      second = (old > sq || old != old) ? old : sq;  // torch.maximum: NaN wins
+      second = nan_max(to_opmath(mx[d]), sq);
       mx[d] = from_opmath<scalar_t>(second);
     }
     const T denom = as_stored<scalar_t>(as_stored<scalar_t>(as_stored<scalar_t>(std::sqrt(second)) / s.bc2) + s.eps);
@@ -185,7 +111,7 @@ struct AdagradScalars {
 template <typename scalar_t, int kWd>
 TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void* raw) {
   using T = opmath_t<scalar_t>;
-  const auto& s = *static_cast<const AdagradScalars<T>*>(raw);
+  const AdagradScalars<T> s = *static_cast<const AdagradScalars<T>*>(raw);  // a local copy: stores cannot alias it
   scalar_t* __restrict p = ptrs[0];
   const scalar_t* __restrict g = ptrs[1];
   scalar_t* __restrict sums = ptrs[2];
@@ -200,47 +126,17 @@ TL_ALWAYS_INLINE void adagrad_loop(int64_t n, scalar_t* const* ptrs, const void*
   }
 }
 
-template <typename scalar_t, int kWd, bool kMomentum>
+template <typename scalar_t, int kWd, bool kMomentum, bool kFirst, bool kNesterov>
 TL_TARGET_CLONES void sgd_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  sgd_loop<scalar_t, kWd, kMomentum>(n, ptrs, s);
+  sgd_loop<scalar_t, kWd, kMomentum, kFirst, kNesterov>(n, ptrs, s);
 }
-template <typename scalar_t, int kWd, bool kAmsgrad>
+template <typename scalar_t, int kWd, bool kAmsgrad, bool kLow>
 TL_TARGET_CLONES void adam_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
-  adam_loop<scalar_t, kWd, kAmsgrad>(n, ptrs, s);
+  adam_loop<scalar_t, kWd, kAmsgrad, kLow>(n, ptrs, s);
 }
 template <typename scalar_t, int kWd>
 TL_TARGET_CLONES void adagrad_clones(int64_t n, scalar_t* const* ptrs, const void* s) {
   adagrad_loop<scalar_t, kWd>(n, ptrs, s);
-}
-
-// Picks the clone set for float/double, the plain loop for Half/BFloat16.
-template <typename scalar_t, typename Clones, typename Plain>
-TL_ALWAYS_INLINE void run_loop(int64_t n, scalar_t* const* ptrs, const void* s, Clones clones, Plain plain) {
-  if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) clones(n, ptrs, s);
-  else plain(n, ptrs, s);
-}
-
-// Divides the gradients by the AMP scale (written back), as the first part of a step.
-void unscale_grads(const char* op, TensorList grads, double scale) {
-  for (const Tensor& g : grads) {
-    TL_DISPATCH_FLOAT(g.scalar_type(), op, [&] {
-      using T = opmath_t<scalar_t>;
-      const T inv_scale = T(scale);
-      for_each_element<scalar_t, 1>({g}, [&](int64_t b, int64_t e, auto ptrs) {
-        scalar_t* x = ptrs[0];
-        for (int64_t d = b; d < e; ++d) x[d] = from_opmath<scalar_t>(to_opmath(x[d]) / inv_scale);
-      });
-    });
-  }
-}
-
-double step_value(const Tensor& step, const char* op, size_t i) {
-  TL_CHECK(step.defined() && step.numel() == 1, op, ": state_steps[", i, "] must be a one-element tensor");
-  return tensor_item(step).to_double();
-}
-
-int weight_decay_kind(double weight_decay, bool decoupled) {
-  return weight_decay == 0 ? kNoDecay : decoupled ? kDecoupled : kL2;
 }
 
 }  // namespace
@@ -260,23 +156,25 @@ void fused_sgd_kernel(TensorList self, TensorList grad_list, TensorList momentum
     const Tensor buf = use_momentum ? momentum_buffer_list[i] : Tensor();
     TL_DISPATCH_FLOAT(self[i].scalar_type(), op, [&] {
       using T = opmath_t<scalar_t>;
-      const SgdScalars<T> s{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1),
-                            is_first_step, nesterov};
+      const SgdScalars<T> s{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 3>({self[i], grad_list[i], buf}, [&](int64_t b, int64_t e, auto ptrs) {
-        scalar_t* at[3] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] ? ptrs[2] + b : nullptr};
+        const auto at = offset(ptrs, b);
         const int64_t n = e - b;
-        auto go = [&](auto wd, auto mom) {
+        auto go = [&](auto wd, auto mom, auto first, auto nest) {
           constexpr int kWd = decltype(wd)::value;
-          constexpr bool kMom = decltype(mom)::value;
-          run_loop<scalar_t>(n, at, &s, sgd_clones<scalar_t, kWd, kMom>, sgd_loop<scalar_t, kWd, kMom>);
+          constexpr bool kMom = decltype(mom)::value, kFirst = decltype(first)::value, kNest = decltype(nest)::value;
+          run_loop<scalar_t>(n, at.data(), &s, sgd_clones<scalar_t, kWd, kMom, kFirst, kNest>,
+                             sgd_loop<scalar_t, kWd, kMom, kFirst, kNest>);
         };
-        if (wd_kind == kL2) {
-          use_momentum ? go(std::integral_constant<int, kL2>{}, std::true_type{})
-                       : go(std::integral_constant<int, kL2>{}, std::false_type{});
-        } else {
-          use_momentum ? go(std::integral_constant<int, kNoDecay>{}, std::true_type{})
-                       : go(std::integral_constant<int, kNoDecay>{}, std::false_type{});
-        }
+        with_weight_decay(wd_kind == kL2 ? kL2 : kNoDecay, [&](auto wd) {
+          if (!use_momentum) {
+            go(wd, std::false_type{}, std::false_type{}, std::false_type{});
+            return;
+          }
+          with_bool(is_first_step, [&](auto first) {
+            with_bool(nesterov, [&](auto nest) { go(wd, std::true_type{}, first, nest); });
+          });
+        });
       });
     });
   }
@@ -306,23 +204,21 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
       using T = opmath_t<scalar_t>;
       const T w1 = T(1 - beta1);
       const AdamScalars<T> s{T(weight_decay), T(1 - lr * weight_decay), w1, T(beta2), T(1 - beta2),
-                             T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)), T(maximize ? -1 : 1),
-                             std::abs(w1) < T(0.5)};
+                             T(bias_correction2_sqrt), T(eps), T(-(lr / bias_correction1)), T(maximize ? -1 : 1)};
       for_each_element<scalar_t, 5>(
           {self[i], grad_list[i], exp_avgs[i], exp_avg_sqs[i], max_sq}, [&](int64_t b, int64_t e, auto ptrs) {
             scalar_t* at[5] = {ptrs[0] + b, ptrs[1] + b, ptrs[2] + b, ptrs[3] + b, ptrs[4] ? ptrs[4] + b : nullptr};
             const int64_t n = e - b;
-            auto go = [&](auto wd, auto ams) {
-              constexpr int kWd = decltype(wd)::value;
-              constexpr bool kAms = decltype(ams)::value;
-              run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kWd, kAms>, adam_loop<scalar_t, kWd, kAms>);
-            };
-            auto with_wd = [&](auto ams) {
-              if (wd_kind == kL2) go(std::integral_constant<int, kL2>{}, ams);
-              else if (wd_kind == kDecoupled) go(std::integral_constant<int, kDecoupled>{}, ams);
-              else go(std::integral_constant<int, kNoDecay>{}, ams);
-            };
-            amsgrad ? with_wd(std::true_type{}) : with_wd(std::false_type{});
+            with_weight_decay(wd_kind, [&](auto wd) {
+              with_bool(amsgrad, [&](auto ams) {
+                with_bool(lerp_low(w1), [&](auto low) {
+                  constexpr int kWd = decltype(wd)::value;
+                  constexpr bool kAms = decltype(ams)::value, kLow = decltype(low)::value;
+                  run_loop<scalar_t>(n, at, &s, adam_clones<scalar_t, kWd, kAms, kLow>,
+                                     adam_loop<scalar_t, kWd, kAms, kLow>);
+                });
+              });
+            });
           });
     });
   }
