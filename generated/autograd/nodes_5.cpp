@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_pack_padded_sequence.h"
+#include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
@@ -21,6 +23,35 @@
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+struct PackPaddedSequenceBackward0 final : Node {
+  std::string name() const override { return "PackPaddedSequenceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  bool batch_first_;
+  DimVector input_sizes;
+  SavedVariable result1_;
+};
+
+variable_list PackPaddedSequenceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& batch_first = as_arg(batch_first_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _pack_padded_sequence_backward(grad, input_sizes, result1, batch_first);
+  }
+  return grad_inputs;
+}
 
 // Backward of _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
 struct TestMulAddBackward0 final : Node {
@@ -246,6 +277,26 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _pack_padded_sequence(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  auto grad_fn = std::make_shared<PackPaddedSequenceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input}));
+  grad_fn->batch_first_ = batch_first;
+  grad_fn->input_sizes = input.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pack_padded_sequence::call(input, lengths, batch_first);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
 std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other) {

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
@@ -17,6 +18,28 @@
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
+
+// ============================================================================ _pack_padded_sequence
+
+// _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+ops::_pack_padded_sequence::Kernel* ops::_pack_padded_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pack_padded_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_pack_padded_sequence::call(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  const Device kernel_device = dispatch_device("_pack_padded_sequence", {&input, &lengths});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pack_padded_sequence", kernel_device);
+  return kernel(input, lengths, batch_first);
+}
+
+std::tuple<Tensor, Tensor> _pack_padded_sequence(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::_pack_padded_sequence(input, lengths, batch_first);
+  }
+  return ops::_pack_padded_sequence::call(input, lengths, batch_first);
+}
 
 // ============================================================================ _test_mul_add
 

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
@@ -13,6 +14,28 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ _pad_packed_sequence
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+ops::_pad_packed_sequence::Kernel* ops::_pad_packed_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pad_packed_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_pad_packed_sequence::call(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  const Device kernel_device = dispatch_device("_pad_packed_sequence", {&data, &batch_sizes});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pad_packed_sequence", kernel_device);
+  return kernel(data, batch_sizes, batch_first, padding_value, total_length);
+}
+
+std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  if (autograd::compute_requires_grad({&data})) {
+    return autograd::wrappers::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length);
+  }
+  return ops::_pad_packed_sequence::call(data, batch_sizes, batch_first, padding_value, total_length);
+}
 
 // ============================================================================ argwhere
 

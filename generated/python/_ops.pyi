@@ -47,6 +47,14 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
+def _pack_padded_sequence(input: Tensor, lengths: Tensor, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences have the decreasing `lengths` (1-D int64, all positive, at most T): returns (data, batch_sizes) with data the steps' valid rows one after another (sum(lengths), *) and batch_sizes[t] (int64) the number of sequences longer than t."""
+    ...
+
+def _pad_packed_sequence(data: Tensor, batch_sizes: Tensor, batch_first: bool, padding_value: Number, total_length: int) -> tuple[Tensor, Tensor]:
+    """Unpacks packed `data` (sum(batch_sizes), *) into a (T, B, *) batch ((B, T, *) with `batch_first`) filled with `padding_value` where sequences have ended, T = max(len(batch_sizes), total_length) and B = batch_sizes[0]; also returns the sequences' lengths (int64)."""
+    ...
+
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0., is_causal: bool = False, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor]:
     """The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's."""
     ...
@@ -1082,8 +1090,13 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     """Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored."""
     ...
 
+@overload
 def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n)."""
+    ...
+@overload
+def gru(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`gru.input` over a packed sequence (as `lstm.data`): hx (layers * directions, batch_sizes[0], H). Returns (output data, h_n)."""
     ...
 
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
@@ -1429,8 +1442,13 @@ def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = Fal
     """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
     ...
 
+@overload
 def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
     """A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n)."""
+    ...
+@overload
+def lstm(data: Tensor, batch_sizes: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """`lstm.input` over a packed sequence: `data` (sum(batch_sizes), I) holds the steps' rows one after another and step t runs the batch_sizes[t] (non-increasing, 1-D int64) longest sequences; h_n and c_n hold each sequence's state after its last step (hx = [h0, c0] of (layers * directions, batch_sizes[0], H)). Returns (output data, h_n, c_n)."""
     ...
 
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
@@ -1945,16 +1963,26 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
     """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path."""
     ...
 
+@overload
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n)."""
+    ...
+@overload
+def rnn_relu(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`rnn_relu.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n)."""
     ...
 
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
     """One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`."""
     ...
 
+@overload
 def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n)."""
+    ...
+@overload
+def rnn_tanh(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`rnn_tanh.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n)."""
     ...
 
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:

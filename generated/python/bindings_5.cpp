@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
@@ -24,6 +25,22 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* _test_mul_add_type = nullptr;
 PyTypeObject* _test_mul_add_out_type = nullptr;
+
+// _pack_padded_sequence
+PyObject* fn__pack_padded_sequence(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto lengths = r.tensor(1);
+  auto batch_first = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::_pack_padded_sequence(input, lengths, batch_first); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _test_mul_add
 PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -399,6 +416,10 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
   _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
+  functions["_ops"].push_back({"_pack_padded_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__pack_padded_sequence)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> tuple[Tensor, Tensor]
+
+Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences have the decreasing `lengths` (1-D int64, all positive, at most T): returns (data, batch_sizes) with data the steps' valid rows one after another (sum(lengths), *) and batch_sizes[t] (int64) the number of sequences longer than t.)doc"});
   functions["_ops"].push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
