@@ -15,6 +15,10 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) 
     """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
     ...
 
+def _embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors."""
+    ...
+
 def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
     ...
@@ -848,6 +852,15 @@ def einsum(equation: str, tensors: Sequence[Tensor], *, path: Optional[Sequence[
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of `weight` (num_embeddings, dim) at `indices` (int64 or int32, any shape): shape indices.shape + (dim,). `padding_idx` rows get no gradient; `scale_grad_by_freq` divides each row's gradient by its index's count; `sparse` gradients are not supported (dense ones are computed)."""
+    ...
+
+@overload
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` with no padding row (F.embedding_bag's op)."""
+    ...
+@overload
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool, mode: int, sparse: bool, per_sample_weights: Optional[Tensor], include_last_offset: bool, padding_idx: Optional[int]) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` with `padding_idx` None (no padding row) or in [-num_embeddings, num_embeddings) (negative ones count from the end)."""
     ...
 
 def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
