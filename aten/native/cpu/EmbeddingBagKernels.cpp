@@ -13,6 +13,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_embedding_bag.h"
 #include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
@@ -87,6 +88,14 @@ Tensor index_tensor(const std::vector<int64_t>& v, ScalarType dtype, IntArrayRef
   return t;
 }
 
+// acc += row (unit stride): the bags' inner loop, multi-versioned for the machine's vector width.
+template <typename A, typename T>
+TL_TARGET_CLONES void accumulate_row(A* acc, const T* row, int64_t n) {
+  for (int64_t d = 0; d < n; ++d) acc[d] += static_cast<A>(row[d]);
+}
+
+constexpr int64_t kPrefetchDistance = 16;  // rows ahead
+
 const char* mode_name(int64_t mode) { return mode == 0 ? "sum" : mode == 1 ? "mean" : "max"; }
 
 }  // namespace
@@ -141,6 +150,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_kernel(const Tensor& we
     const scalar_t* w = weight.data_ptr<scalar_t>();
     const scalar_t* pw = has_psw ? psw.data_ptr<scalar_t>() : nullptr;
     scalar_t* out = output.data_ptr<scalar_t>();
+    const size_t row_bytes = static_cast<size_t>(dim) * sizeof(scalar_t);
     const int64_t work_per_bag = std::max<int64_t>(1, dim * std::max<int64_t>(1, n / std::max<int64_t>(1, bags)));
     parallel_for(0, bags, std::max<int64_t>(1, 32768 / work_per_bag), [&](int64_t b0, int64_t b1) {
       std::vector<acc_t> acc(static_cast<size_t>(dim));
@@ -150,6 +160,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_kernel(const Tensor& we
         bool first = true;
         for (int64_t r = start[b]; r < start[b + 1]; ++r) {
           const int64_t row = idx[static_cast<size_t>(r)];
+          // Rows are random reads from a table larger than the caches: ask for a later row's first
+          // lines now, so its memory latency overlaps this row's work.
+          if (r + kPrefetchDistance < n && ws1 == 1) {
+            const char* ahead = reinterpret_cast<const char*>(w + idx[static_cast<size_t>(r + kPrefetchDistance)] * ws0);
+            for (size_t line = 0; line < row_bytes; line += 64) __builtin_prefetch(ahead + line);
+          }
           if (row == padding_idx) continue;
           const scalar_t* src = w + row * ws0;
           if (mode == 2) {
@@ -159,9 +175,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_kernel(const Tensor& we
               if (first || v > acc[d]) acc[d] = v, am[d] = row;
             }
             first = false;
-          } else {
-            const acc_t s = pw ? static_cast<acc_t>(pw[r]) : acc_t(1);
+          } else if (pw) {
+            const acc_t s = static_cast<acc_t>(pw[r]);
             for (int64_t d = 0; d < dim; ++d) acc[d] += static_cast<acc_t>(src[d * ws1]) * s;
+          } else if (ws1 == 1) {
+            accumulate_row(acc.data(), src, dim);
+          } else {
+            for (int64_t d = 0; d < dim; ++d) acc[d] += static_cast<acc_t>(src[d * ws1]);
           }
         }
         if (mode == 1 && counts[b] > 0)
