@@ -14,7 +14,6 @@ from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
 from torchlite.nn.utils.rnn import PackedSequence
 
-
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
