@@ -88,10 +88,32 @@ Tensor index_tensor(const std::vector<int64_t>& v, ScalarType dtype, IntArrayRef
   return t;
 }
 
-// acc += row (unit stride): the bags' inner loop, multi-versioned for the machine's vector width.
+// The bags' inner loops over a unit-stride row, multi-versioned for the machine's vector width
+// (omp simd: GCC's -O2 cost model leaves these loops scalar otherwise).
+// acc += row
 template <typename A, typename T>
 TL_TARGET_CLONES void accumulate_row(A* acc, const T* row, int64_t n) {
+#pragma omp simd
   for (int64_t d = 0; d < n; ++d) acc[d] += static_cast<A>(row[d]);
+}
+
+// best = max(best, row) column by column, arg = index where row wins (strictly: ties keep the first).
+template <typename A, typename T>
+TL_TARGET_CLONES void max_row(A* best, int64_t* arg, const T* row, int64_t index, int64_t n) {
+#pragma omp simd
+  for (int64_t d = 0; d < n; ++d) {
+    const A v = static_cast<A>(row[d]);
+    const bool wins = v > best[d];
+    best[d] = wins ? v : best[d];
+    arg[d] = wins ? index : arg[d];
+  }
+}
+
+// dst += src * f, rounded to T per element (the weight gradient's row update).
+template <typename A, typename T>
+TL_TARGET_CLONES void axpy_row(T* dst, const T* src, A f, int64_t n) {
+#pragma omp simd
+  for (int64_t c = 0; c < n; ++c) dst[c] = static_cast<T>(static_cast<A>(dst[c]) + static_cast<A>(src[c]) * f);
 }
 
 constexpr int64_t kPrefetchDistance = 16;  // rows ahead
@@ -170,9 +192,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_kernel(const Tensor& we
           const scalar_t* src = w + row * ws0;
           if (mode == 2) {
             // The first maximum wins ties; NaN never replaces a maximum, as PyTorch's CPU kernel.
-            for (int64_t d = 0; d < dim; ++d) {
-              const acc_t v = static_cast<acc_t>(src[d * ws1]);
-              if (first || v > acc[d]) acc[d] = v, am[d] = row;
+            if (first) {
+              for (int64_t d = 0; d < dim; ++d) acc[d] = static_cast<acc_t>(src[d * ws1]), am[d] = row;
+            } else if (ws1 == 1) {
+              max_row(acc.data(), am, src, row, dim);
+            } else {
+              for (int64_t d = 0; d < dim; ++d) {
+                const acc_t v = static_cast<acc_t>(src[d * ws1]);
+                if (v > acc[d]) acc[d] = v, am[d] = row;
+              }
             }
             first = false;
           } else if (pw) {
@@ -285,9 +313,7 @@ Tensor embedding_bag_backward_kernel(const Tensor& grad_output, const Tensor& in
         if (row == padding_idx) continue;
         const scalar_t* src = g + bag_of[static_cast<size_t>(r)] * dim;
         const acc_t f = static_cast<acc_t>(factor[static_cast<size_t>(r)]);
-        scalar_t* dst = gw + row * dim;
-        for (int64_t c = c0; c < c1; ++c)
-          dst[c] = static_cast<scalar_t>(static_cast<acc_t>(dst[c]) + static_cast<acc_t>(src[c]) * f);
+        axpy_row(gw + row * dim + c0, src + c0, f, c1 - c0);
       }
     });
   });
