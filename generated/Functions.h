@@ -9,6 +9,7 @@
 #include "generated/ops/_clone_contiguous.h"
 #include "generated/ops/_embedding_bag.h"
 #include "generated/ops/_embedding_bag_backward.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/_fused_adam.h"

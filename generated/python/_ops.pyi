@@ -19,6 +19,10 @@ def _embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_
     """Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors."""
     ...
 
+def _embedding_bag_forward_only(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` for inference: the same results, no gradient (PyTorch's `embedding_bag` runs it when the weight does not require grad)."""
+    ...
+
 def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
     ...

@@ -15,6 +15,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/contiguous.h"
@@ -235,6 +236,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_kernel(const Tensor& we
   Tensor max_indices = mode == 2 ? index_tensor(arg_max, index_st, {bags, dim})
                                  : index_tensor(mode == 0 ? zeros : counts, index_st, {bags});
   return {output, offset2bag, bag_size, max_indices};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_forward_only_kernel(
+    const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode,
+    bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  return embedding_bag_kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                              include_last_offset, padding_idx);
 }
 
 Tensor embedding_bag_backward_kernel(const Tensor& grad_output, const Tensor& indices, const Tensor& offsets,
