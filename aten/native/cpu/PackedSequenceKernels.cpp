@@ -48,8 +48,12 @@ size_t row_bytes(const Tensor& t, int64_t first_trailing_dim) {
 
 std::tuple<Tensor, Tensor> pack_padded_sequence_kernel(const Tensor& input, const Tensor& lengths, bool batch_first) {
   const char* op = "_pack_padded_sequence";
+  // PyTorch's order: the batch_first transpose, the lengths check, then the input's batch size.
+  const bool is_2d = input.dim() >= 2;
+  TL_CHECK_INDEX(is_2d || !batch_first, op, ": Dimension out of range (expected to be in range of [",
+                 -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1, "], but got 1)");
   check_long_vector(op, lengths);
-  TL_CHECK_INDEX(input.dim() >= 2, op, ": Dimension out of range (expected to be in range of [",
+  TL_CHECK_INDEX(is_2d, op, ": Dimension out of range (expected to be in range of [",
                  -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1, "], but got 1)");
   const Tensor x = batch_first ? tl::transpose(input, 0, 1) : input;  // (T, B, *)
   const int64_t steps = x.sizes()[0], batch = x.sizes()[1];
@@ -155,9 +159,11 @@ Tensor pad_sequence_kernel(TensorList sequences, bool batch_first, double paddin
   TL_CHECK(!sequences.empty(), op, ": received an empty list of sequences");
   TL_CHECK(padding_side == "left" || padding_side == "right", op,
            ": Expected padding_side to be one of left or right, but got ", padding_side, ".");
+  // PyTorch's errors for 0-d sequences: the first one's trailing sizes, then any one's length.
+  TL_CHECK(sequences[0].dim() >= 1, op, ": ArrayRef: invalid slice, N = 1; size = 0");
   int64_t max_len = 0;
   for (const Tensor& s : sequences) {
-    TL_CHECK(s.dim() >= 1, op, ": expected sequences of at least one dimension, got a 0-D tensor");
+    TL_CHECK_INDEX(s.dim() >= 1, op, ": Dimension specified as 0 but tensor has no dimensions");
     max_len = std::max(max_len, s.sizes()[0]);
   }
   const Tensor& first = sequences[0];
