@@ -212,6 +212,7 @@ SUBMODULES.update({
     "nn.modules.pooling": _same(HELPER, "_AvgPoolWithDivisor"),
     "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
     "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
+    "nn.utils.rnn": _same(IMPORT, "_torchlite"),
     "nn.utils.stateless": {**_same(IMPORT, "_warnings"), **_same(HELPER, "_ABSENT", "_owner", "_swapped")},
     **{f"optim.{name}": _same(SHARED, *OPTIMIZER_HELPERS, "_use_fused")
        for name in ("adadelta", "adamax", "nadam", "radam", "rmsprop")},

@@ -42,6 +42,7 @@ LAYERS = [
     ("LocalResponseNorm(3)", [(2, 5, 4, 4)]),
     ("Dropout(0.3)", [(4, 5)]),
     ("Embedding(10, 3, padding_idx=0)", "embedding"),
+    ("EmbeddingBag(10, 3, mode='sum')", "embedding_bag"),
     ("ZeroPad2d((1, 2, 0, 1))", [(2, 3, 4, 4)]),
     ("ReflectionPad1d(2)", [(2, 3, 5)]),
     ("ReplicationPad2d(1)", [(2, 3, 4, 4)]),

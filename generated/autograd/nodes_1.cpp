@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/elu_backward.h"
@@ -20,6 +21,26 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+struct EmbeddingBagForwardOnlyBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBagForwardOnlyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list EmbeddingBagForwardOnlyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_embedding_bag_forward_only");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_embedding_bag_forward_only");
+  }
+  return grad_inputs;
+}
 
 // Backward of elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 struct EluBackward0 final : Node {
@@ -236,6 +257,23 @@ variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  auto grad_fn = std::make_shared<EmbeddingBagForwardOnlyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&weight, opt_ptr(per_sample_weights)}));
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_embedding_bag_forward_only::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result3: not differentiable (output_differentiability)
+  return result;
+}
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {

@@ -10,6 +10,7 @@
 #include "generated/ops/ldexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pad_sequence.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/replication_pad1d_backward.h"
@@ -62,6 +63,31 @@ variable_list LdexpBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul(grad, mul(result, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
+// Backward of pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
+struct PadSequenceBackward0 final : Node {
+  std::string name() const override { return "PadSequenceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  size_t sequences_size_ = 0;  // elements of sequences: one next edge each
+  bool batch_first_;
+  std::string padding_side_;
+  std::vector<DimVector> sequences_sizes;
+};
+
+variable_list PadSequenceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& batch_first = as_arg(batch_first_);
+  const auto& padding_side = as_arg(padding_side_);
+  if (should_compute_any(0, sequences_size_)) {
+    std::vector<Tensor> computed = pad_sequence_backward(grad, sequences_sizes, batch_first, padding_side);
+    for (size_t i = 0; i < sequences_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
   }
   return grad_inputs;
 }
@@ -154,6 +180,24 @@ const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
+Tensor pad_sequence(TensorList sequences, bool batch_first, double padding_value, std::string_view padding_side) {
+  auto grad_fn = std::make_shared<PadSequenceBackward0>();
+  grad_fn->set_next_edges(next_edges_of(sequences));
+  grad_fn->sequences_size_ = sequences.size();
+  grad_fn->batch_first_ = batch_first;
+  grad_fn->padding_side_ = std::string(padding_side);
+  grad_fn->sequences_sizes = list_sizes(sequences);
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pad_sequence::call(sequences, batch_first, padding_value, padding_side);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor

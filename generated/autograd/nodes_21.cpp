@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/flip.h"
@@ -18,6 +19,26 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+struct EmbeddingBagBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBagBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list EmbeddingBagBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_embedding_bag_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_embedding_bag_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of atan2(Tensor self, Tensor other) -> Tensor
 struct Atan2Backward0 final : Node {
@@ -202,6 +223,20 @@ variable_list UnfoldBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+Tensor _embedding_bag_backward(const Tensor& grad_output, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size, const Tensor& maximum_indices, int64_t num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
+  auto grad_fn = std::make_shared<EmbeddingBagBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, opt_ptr(per_sample_weights)}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_embedding_bag_backward::call(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor atan2(const Tensor& self, const Tensor& other) {

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
@@ -23,6 +24,26 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+struct EmbeddingBagPerSampleWeightsBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBagPerSampleWeightsBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list EmbeddingBagPerSampleWeightsBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_embedding_bag_per_sample_weights_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_embedding_bag_per_sample_weights_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct AddBackward0 final : Node {
@@ -323,6 +344,20 @@ variable_list TanBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  auto grad_fn = std::make_shared<EmbeddingBagPerSampleWeightsBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &weight}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_embedding_bag_per_sample_weights_backward::call(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {

@@ -6,6 +6,11 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_embedding_bag_backward.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
+#include "generated/ops/_pack_padded_sequence.h"
+#include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
@@ -21,6 +26,91 @@
 #include "generated/ops/sin.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+struct EmbeddingBagBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBagBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    weight_.reset_data();
+    indices_.reset_data();
+    offsets_.reset_data();
+    per_sample_weights_.reset_data();
+    result1_.reset_data();
+    result2_.reset_data();
+    result3_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return weight_.nbytes() + indices_.nbytes() + offsets_.nbytes() + per_sample_weights_.nbytes() + result1_.nbytes() + result2_.nbytes() + result3_.nbytes();
+  }
+
+  SavedVariable weight_;
+  SavedVariable indices_;
+  SavedVariable offsets_;
+  bool scale_grad_by_freq_;
+  int64_t mode_;
+  bool sparse_;
+  SavedVariable per_sample_weights_;
+  int64_t padding_idx_;
+  DimVector weight_sizes;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  SavedVariable result3_;
+};
+
+variable_list EmbeddingBagBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& weight = weight_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& offsets = offsets_.unpack(shared_from_this());
+  const auto& scale_grad_by_freq = as_arg(scale_grad_by_freq_);
+  const auto& mode = as_arg(mode_);
+  const auto& sparse = as_arg(sparse_);
+  const auto& per_sample_weights = unpack_optional(per_sample_weights_, shared_from_this());
+  const auto& padding_idx = as_arg(padding_idx_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  const auto& result2 = result2_.unpack(shared_from_this());
+  const auto& result3 = result3_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _embedding_bag_backward(grad, indices, offsets, result1, result2, result3, weight_sizes[0], scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, result1, mode, padding_idx);
+  }
+  return grad_inputs;
+}
+
+// Backward of _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+struct PackPaddedSequenceBackward0 final : Node {
+  std::string name() const override { return "PackPaddedSequenceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  bool batch_first_;
+  DimVector input_sizes;
+  SavedVariable result1_;
+};
+
+variable_list PackPaddedSequenceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& batch_first = as_arg(batch_first_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _pack_padded_sequence_backward(grad, input_sizes, result1, batch_first);
+  }
+  return grad_inputs;
+}
 
 // Backward of _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
 struct TestMulAddBackward0 final : Node {
@@ -246,6 +336,69 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  auto grad_fn = std::make_shared<EmbeddingBagBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&weight, opt_ptr(per_sample_weights)}));
+  grad_fn->scale_grad_by_freq_ = scale_grad_by_freq;
+  grad_fn->mode_ = mode;
+  grad_fn->sparse_ = sparse;
+  grad_fn->padding_idx_ = padding_idx;
+  grad_fn->weight_sizes = weight.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->offsets_ = SavedVariable(offsets, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->per_sample_weights_ = save_optional(per_sample_weights, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_embedding_bag::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result3: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result3_ = SavedVariable(std::get<3>(result), true);
+  }
+  return result;
+}
+
+// _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _pack_padded_sequence(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  auto grad_fn = std::make_shared<PackPaddedSequenceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input}));
+  grad_fn->batch_first_ = batch_first;
+  grad_fn->input_sizes = input.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pack_padded_sequence::call(input, lengths, batch_first);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // _test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)
 std::tuple<Tensor, Tensor> _test_mul_add(const Tensor& self, const Tensor& other) {

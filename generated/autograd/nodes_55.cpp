@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_pack_padded_sequence.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/uniform.h"
@@ -13,6 +15,34 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+struct PadPackedSequenceBackward0 final : Node {
+  std::string name() const override { return "PadPackedSequenceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  bool batch_first_;
+  SavedVariable result1_;
+};
+
+variable_list PadPackedSequenceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& batch_first = as_arg(batch_first_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std::get<0>(_pack_padded_sequence(grad, result1, batch_first));
+  }
+  return grad_inputs;
+}
 
 // Backward of leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 struct LeakyReluBackwardBackward0 final : Node {
@@ -84,6 +114,25 @@ variable_list UniqueDimConsecutiveBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  auto grad_fn = std::make_shared<PadPackedSequenceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&data}));
+  grad_fn->batch_first_ = batch_first;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pad_packed_sequence::call(data, batch_sizes, batch_first, padding_value, total_length);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/concat.h"
@@ -19,6 +20,28 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
+
+// ============================================================================ _embedding_bag_forward_only
+
+// _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ops::_embedding_bag_forward_only::Kernel* ops::_embedding_bag_forward_only::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_bag_forward_only_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::_embedding_bag_forward_only::call(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  const Device kernel_device = dispatch_device("_embedding_bag_forward_only", {&weight, &indices, &offsets, opt_ptr(per_sample_weights)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_embedding_bag_forward_only", kernel_device);
+  return kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  if (autograd::compute_requires_grad({&weight, opt_ptr(per_sample_weights)})) {
+    return autograd::wrappers::_embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+  }
+  return ops::_embedding_bag_forward_only::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
 
 // ============================================================================ atleast_2d
 

@@ -6,6 +6,7 @@
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/pad_sequence.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
@@ -141,6 +142,28 @@ const Tensor& ops::ldexp_Tensor_out::call(const Tensor& self, const Tensor& othe
 const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("ldexp.Tensor_out", {&self, &other}, {&out});
   return ops::ldexp_Tensor_out::call(self, other, out);
+}
+
+// ============================================================================ pad_sequence
+
+// pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
+ops::pad_sequence::Kernel* ops::pad_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pad_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::pad_sequence::call(TensorList sequences, bool batch_first, double padding_value, std::string_view padding_side) {
+  const Device kernel_device = dispatch_device("pad_sequence", sequences);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pad_sequence", kernel_device);
+  return kernel(sequences, batch_first, padding_value, padding_side);
+}
+
+Tensor pad_sequence(TensorList sequences, bool batch_first, double padding_value, std::string_view padding_side) {
+  if (autograd::compute_requires_grad(sequences)) {
+    return autograd::wrappers::pad_sequence(sequences, batch_first, padding_value, padding_side);
+  }
+  return ops::pad_sequence::call(sequences, batch_first, padding_value, padding_side);
 }
 
 // ============================================================================ replication_pad1d_backward

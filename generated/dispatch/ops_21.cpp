@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/copy.h"
@@ -16,6 +17,28 @@
 #include "generated/ops/unfold.h"
 
 namespace tl {
+
+// ============================================================================ _embedding_bag_backward
+
+// _embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+ops::_embedding_bag_backward::Kernel* ops::_embedding_bag_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_bag_backward_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::_embedding_bag_backward::call(const Tensor& grad_output, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size, const Tensor& maximum_indices, int64_t num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
+  const Device kernel_device = dispatch_device("_embedding_bag_backward", {&grad_output, &indices, &offsets, &offset2bag, &bag_size, &maximum_indices, opt_ptr(per_sample_weights)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_embedding_bag_backward", kernel_device);
+  return kernel(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+}
+
+Tensor _embedding_bag_backward(const Tensor& grad_output, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size, const Tensor& maximum_indices, int64_t num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
+  if (autograd::compute_requires_grad({&grad_output, opt_ptr(per_sample_weights)})) {
+    return autograd::wrappers::_embedding_bag_backward(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+  }
+  return ops::_embedding_bag_backward::call(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+}
 
 // ============================================================================ atan2
 

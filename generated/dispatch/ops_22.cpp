@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
@@ -14,6 +15,13 @@
 #include "generated/ops/threshold.h"
 
 namespace tl {
+
+// ============================================================================ _pack_padded_sequence_backward
+
+// _pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
+Tensor _pack_padded_sequence_backward(const Tensor& grad_output, IntArrayRef input_size, const Tensor& batch_sizes, bool batch_first) {
+  return native::pack_padded_sequence_backward_composite(grad_output, input_size, batch_sizes, batch_first);
+}
 
 // ============================================================================ absolute
 

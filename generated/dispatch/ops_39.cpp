@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/_fused_sgd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
@@ -22,6 +23,28 @@
 #include "generated/ops/tan.h"
 
 namespace tl {
+
+// ============================================================================ _embedding_bag_per_sample_weights_backward
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+ops::_embedding_bag_per_sample_weights_backward::Kernel* ops::_embedding_bag_per_sample_weights_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_bag_per_sample_weights_backward_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::_embedding_bag_per_sample_weights_backward::call(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  const Device kernel_device = dispatch_device("_embedding_bag_per_sample_weights_backward", {&grad_output, &weight, &indices, &offsets, &offset2bag});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_embedding_bag_per_sample_weights_backward", kernel_device);
+  return kernel(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+}
+
+Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  if (autograd::compute_requires_grad({&grad_output, &weight})) {
+    return autograd::wrappers::_embedding_bag_per_sample_weights_backward(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  }
+  return ops::_embedding_bag_per_sample_weights_backward::call(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+}
 
 // ============================================================================ _fused_sgd
 

@@ -11,6 +11,7 @@
 #include "generated/ops/cdist.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/embedding_bag.h"
 #include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/linalg_solve.h"
@@ -169,6 +170,18 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
 const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
   check_out_no_grad("diff.out", {&self, opt_ptr(prepend), opt_ptr(append)}, {&out});
   return native::diff_out_composite(self, n, dim, prepend, append, out);
+}
+
+// ============================================================================ embedding_bag
+
+// embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
+  return native::embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
+}
+
+// embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  return native::embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
 }
 
 // ============================================================================ instance_norm

@@ -154,6 +154,11 @@ std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList
   return native::gru_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
+// gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return native::gru_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+}
+
 // ============================================================================ linalg_solve_ex
 
 // linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)

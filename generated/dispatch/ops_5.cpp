@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
@@ -17,6 +19,50 @@
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
+
+// ============================================================================ _embedding_bag
+
+// _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ops::_embedding_bag::Kernel* ops::_embedding_bag::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_bag_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::_embedding_bag::call(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  const Device kernel_device = dispatch_device("_embedding_bag", {&weight, &indices, &offsets, opt_ptr(per_sample_weights)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_embedding_bag", kernel_device);
+  return kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  if (autograd::compute_requires_grad({&weight, opt_ptr(per_sample_weights)})) {
+    return autograd::wrappers::_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+  }
+  return ops::_embedding_bag::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+// ============================================================================ _pack_padded_sequence
+
+// _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+ops::_pack_padded_sequence::Kernel* ops::_pack_padded_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pack_padded_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_pack_padded_sequence::call(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  const Device kernel_device = dispatch_device("_pack_padded_sequence", {&input, &lengths});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pack_padded_sequence", kernel_device);
+  return kernel(input, lengths, batch_first);
+}
+
+std::tuple<Tensor, Tensor> _pack_padded_sequence(const Tensor& input, const Tensor& lengths, bool batch_first) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::_pack_padded_sequence(input, lengths, batch_first);
+  }
+  return ops::_pack_padded_sequence::call(input, lengths, batch_first);
+}
 
 // ============================================================================ _test_mul_add
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_fused_rprop.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
@@ -37,6 +38,28 @@ void ops::_fused_rprop_::call(TensorList self, TensorList grad_list, TensorList 
 void _fused_rprop_(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
   autograd::check_inplace_unrecorded(self, "_fused_rprop_");
   return ops::_fused_rprop_::call(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+}
+
+// ============================================================================ _pad_packed_sequence
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+ops::_pad_packed_sequence::Kernel* ops::_pad_packed_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pad_packed_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_pad_packed_sequence::call(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  const Device kernel_device = dispatch_device("_pad_packed_sequence", {&data, &batch_sizes});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pad_packed_sequence", kernel_device);
+  return kernel(data, batch_sizes, batch_first, padding_value, total_length);
+}
+
+std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  if (autograd::compute_requires_grad({&data})) {
+    return autograd::wrappers::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length);
+  }
+  return ops::_pad_packed_sequence::call(data, batch_sizes, batch_first, padding_value, total_length);
 }
 
 // ============================================================================ argwhere

@@ -547,6 +547,11 @@ std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, Tenso
   return native::rnn_relu_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
+// rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return native::rnn_relu_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+}
+
 // ============================================================================ true_divide
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor

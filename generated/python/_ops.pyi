@@ -15,6 +15,14 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) 
     """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
     ...
 
+def _embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors."""
+    ...
+
+def _embedding_bag_forward_only(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` for inference: the same results, no gradient (PyTorch's `embedding_bag` runs it when the weight does not require grad)."""
+    ...
+
 def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
     ...
@@ -45,6 +53,14 @@ def _histogramdd_from_bin_tensors(input: Tensor, bins: Sequence[Tensor], *, weig
 
 def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
+    ...
+
+def _pack_padded_sequence(input: Tensor, lengths: Tensor, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences have the decreasing `lengths` (1-D int64, all positive, at most T): returns (data, batch_sizes) with data the steps' valid rows one after another (sum(lengths), *) and batch_sizes[t] (int64) the number of sequences longer than t."""
+    ...
+
+def _pad_packed_sequence(data: Tensor, batch_sizes: Tensor, batch_first: bool, padding_value: Number, total_length: int) -> tuple[Tensor, Tensor]:
+    """Unpacks packed `data` (sum(batch_sizes), *) into a (T, B, *) batch ((B, T, *) with `batch_first`) filled with `padding_value` where sequences have ended, T = max(len(batch_sizes), total_length) and B = batch_sizes[0]; also returns the sequences' lengths (int64)."""
     ...
 
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0., is_causal: bool = False, *, attn_mask: Optional[Tensor] = None, scale: Optional[float] = None) -> tuple[Tensor, Tensor]:
@@ -842,6 +858,15 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     """The rows of `weight` (num_embeddings, dim) at `indices` (int64 or int32, any shape): shape indices.shape + (dim,). `padding_idx` rows get no gradient; `scale_grad_by_freq` divides each row's gradient by its index's count; `sparse` gradients are not supported (dense ones are computed)."""
     ...
 
+@overload
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` with no padding row (F.embedding_bag's op)."""
+    ...
+@overload
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool, mode: int, sparse: bool, per_sample_weights: Optional[Tensor], include_last_offset: bool, padding_idx: Optional[int]) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`_embedding_bag` with `padding_idx` None (no padding row) or in [-num_embeddings, num_embeddings) (negative ones count from the end)."""
+    ...
+
 def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd)."""
     ...
@@ -1082,8 +1107,13 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     """Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored."""
     ...
 
+@overload
 def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n)."""
+    ...
+@overload
+def gru(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`gru.input` over a packed sequence (as `lstm.data`): hx (layers * directions, batch_sizes[0], H). Returns (output data, h_n)."""
     ...
 
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
@@ -1429,8 +1459,13 @@ def logsumexp(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = Fal
     """log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype."""
     ...
 
+@overload
 def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
     """A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n)."""
+    ...
+@overload
+def lstm(data: Tensor, batch_sizes: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """`lstm.input` over a packed sequence: `data` (sum(batch_sizes), I) holds the steps' rows one after another and step t runs the batch_sizes[t] (non-increasing, 1-D int64) longest sequences; h_n and c_n hold each sequence's state after its last step (hx = [h0, c0] of (layers * directions, batch_sizes[0], H)). Returns (output data, h_n, c_n)."""
     ...
 
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
@@ -1945,16 +1980,26 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Te
     """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path."""
     ...
 
+@overload
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns (output, h_n)."""
+    ...
+@overload
+def rnn_relu(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`rnn_relu.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n)."""
     ...
 
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
     """One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`."""
     ...
 
+@overload
 def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
     """A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n)."""
+    ...
+@overload
+def rnn_tanh(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Tensor]:
+    """`rnn_tanh.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n)."""
     ...
 
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:

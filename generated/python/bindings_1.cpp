@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
@@ -21,6 +22,28 @@
 
 namespace tl::python {
 namespace {
+
+// _embedding_bag_forward_only
+PyObject* fn__embedding_bag_forward_only(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto weight = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto offsets = r.tensor(2);
+  auto scale_grad_by_freq = r.toBool(3);
+  auto mode = r.toInt64(4);
+  auto sparse = r.toBool(5);
+  auto per_sample_weights = r.optional_tensor(6);
+  auto include_last_offset = r.toBool(7);
+  auto padding_idx = r.toInt64(8);
+  auto result = [&] { GilRelease no_gil; return tl::_embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // atleast_2d
 PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -542,6 +565,10 @@ PyObject* method_unsqueeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_1(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_embedding_bag_forward_only", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__embedding_bag_forward_only)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+`_embedding_bag` for inference: the same results, no gradient (PyTorch's `embedding_bag` runs it when the weight does not require grad).)doc"});
   functions["_ops"].push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "generated/ops/_fused_adagrad.h"
 #include "generated/ops/bincount.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/pad_sequence.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
@@ -86,6 +87,23 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   auto other = r.tensor(1);
   auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pad_sequence
+PyObject* fn_nn_pad_sequence(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto sequences = r.tensorlist(0);
+  auto batch_first = r.toBool(1);
+  auto padding_value = r.toDouble(2);
+  auto padding_side = r.string(3);
+  auto result = [&] { GilRelease no_gil; return tl::pad_sequence(sequences, batch_first, padding_value, padding_side); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -239,6 +257,10 @@ The number of occurrences of each value in the 1-D non-negative integer tensor `
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  functions["_nn"].push_back({"pad_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_pad_sequence)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
+
+Stacks the sequences (L_i, *) into one (T, B, *) tensor ((B, T, *) with `batch_first`), T the longest length, each padded with `padding_value` after its end (`padding_side='right'`) or before its start (`'left'`); the dtype is the first sequence's.)doc"});
   functions["_internal"].push_back({"replication_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_replication_pad1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
 

@@ -189,20 +189,39 @@ PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_TRY
   static PythonArgParser parser({
       "rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+      "rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto input = r.tensor(0);
-  auto hx = r.tensor(1);
-  auto params = r.tensorlist(2);
-  auto has_biases = r.toBool(3);
-  auto num_layers = r.toInt64(4);
-  auto dropout = r.toDouble(5);
-  auto train = r.toBool(6);
-  auto bidirectional = r.toBool(7);
-  auto batch_first = r.toBool(8);
-  auto result = [&] { GilRelease no_gil; return tl::rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
-  return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // rnn_tanh.input
+      auto input = r.tensor(0);
+      auto hx = r.tensor(1);
+      auto params = r.tensorlist(2);
+      auto has_biases = r.toBool(3);
+      auto num_layers = r.toInt64(4);
+      auto dropout = r.toDouble(5);
+      auto train = r.toBool(6);
+      auto bidirectional = r.toBool(7);
+      auto batch_first = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // rnn_tanh.data
+      auto data = r.tensor(0);
+      auto batch_sizes = r.tensor(1);
+      auto hx = r.tensor(2);
+      auto params = r.tensorlist(3);
+      auto has_biases = r.toBool(4);
+      auto num_layers = r.toInt64(5);
+      auto dropout = r.toDouble(6);
+      auto train = r.toBool(7);
+      auto bidirectional = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::rnn_tanh(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -388,7 +407,11 @@ A view of `self` with its dimensions reordered as `dims` says.)doc"});
   functions["_ops"].push_back({"rnn_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
-A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n).)doc"});
+A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate. Returns (output, h_n).
+
+rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor]
+
+`rnn_tanh.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n).)doc"});
   functions["_special"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_multigammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
 

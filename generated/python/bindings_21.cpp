@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/feature_alpha_dropout.h"
@@ -25,6 +26,31 @@ PyTypeObject* linalg_qr_type = nullptr;
 PyTypeObject* linalg_qr_out_type = nullptr;
 PyTypeObject* lu_unpack_type = nullptr;
 PyTypeObject* lu_unpack_out_type = nullptr;
+
+// _embedding_bag_backward
+PyObject* fn_internal__embedding_bag_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto offsets = r.tensor(2);
+  auto offset2bag = r.tensor(3);
+  auto bag_size = r.tensor(4);
+  auto maximum_indices = r.tensor(5);
+  auto num_weights = r.toInt64(6);
+  auto scale_grad_by_freq = r.toBool(7);
+  auto mode = r.toInt64(8);
+  auto sparse = r.toBool(9);
+  auto per_sample_weights = r.optional_tensor(10);
+  auto padding_idx = r.toInt64(11);
+  auto result = [&] { GilRelease no_gil; return tl::_embedding_bag_backward(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // atan2
 PyObject* fn_atan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -376,6 +402,10 @@ void add_bindings_21(FunctionTables& functions, std::vector<PyMethodDef>& method
   linalg_qr_out_type = return_type("linalg_qr_out", {"Q", "R"});
   lu_unpack_type = return_type("lu_unpack", {"P", "L", "U"});
   lu_unpack_out_type = return_type("lu_unpack_out", {"P", "L", "U"});
+  functions["_internal"].push_back({"_embedding_bag_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__embedding_bag_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+
+The gradient of `_embedding_bag`'s weight (num_weights, dim): each index's row gets its bag's gradient (times its per-sample weight for sum, over the bag's size for mean, over its count with `scale_grad_by_freq`); for max each maximum's row and column get it. The bags come from `offsets` and grad_output's rows. Like PyTorch's, it has no derivative. No samples: PyTorch's kernel reads past an empty grad_output (the suites' empty layout), so the generated suites reach it through `_embedding_bag`'s gradients.)doc"});
   functions["_ops"].push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

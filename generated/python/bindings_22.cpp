@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/margin_ranking_loss.h"
@@ -15,6 +16,23 @@
 
 namespace tl::python {
 namespace {
+
+// _pack_padded_sequence_backward
+PyObject* fn_internal__pack_padded_sequence_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input_size = r.intlist(1);
+  auto batch_sizes = r.tensor(2);
+  auto batch_first = r.toBool(3);
+  auto result = [&] { GilRelease no_gil; return tl::_pack_padded_sequence_backward(grad_output, input_size, batch_sizes, batch_first); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // absolute
 PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -223,6 +241,10 @@ PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_pack_padded_sequence_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pack_padded_sequence_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
+
+The gradient of `_pack_padded_sequence`'s input: `grad_output` (the packed data's gradient) unpacked into zeros of `input_size`.)doc"});
   functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 

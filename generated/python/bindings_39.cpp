@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/_fused_sgd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arctanh.h"
@@ -27,6 +28,26 @@ namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* histogramdd_type = nullptr;
+
+// _embedding_bag_per_sample_weights_backward
+PyObject* fn_internal__embedding_bag_per_sample_weights_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto indices = r.tensor(2);
+  auto offsets = r.tensor(3);
+  auto offset2bag = r.tensor(4);
+  auto mode = r.toInt64(5);
+  auto padding_idx = r.toInt64(6);
+  auto result = [&] { GilRelease no_gil; return tl::_embedding_bag_per_sample_weights_backward(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_sgd_
 PyObject* fn__fused_sgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -871,6 +892,10 @@ PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 
 void add_bindings_39(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
+  functions["_internal"].push_back({"_embedding_bag_per_sample_weights_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__embedding_bag_per_sample_weights_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+
+The gradient of `_embedding_bag`'s per_sample_weights (mode sum only): for each index, the dot product of its bag's gradient with its row of `weight` (0 at `padding_idx`). No samples, as `_embedding_bag_backward`.)doc"});
   functions["_ops"].push_back({"_fused_sgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_sgd_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 

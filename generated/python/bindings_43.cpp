@@ -12,6 +12,7 @@
 #include "generated/ops/bucketize.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/diff.h"
+#include "generated/ops/embedding_bag.h"
 #include "generated/ops/instance_norm.h"
 #include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/linalg_solve.h"
@@ -190,6 +191,46 @@ PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   }
   auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// embedding_bag
+PyObject* fn_embedding_bag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)",
+      "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // embedding_bag
+      auto weight = r.tensor(0);
+      auto indices = r.tensor(1);
+      auto offsets = r.tensor(2);
+      auto scale_grad_by_freq = r.toBool(3);
+      auto mode = r.toInt64(4);
+      auto sparse = r.toBool(5);
+      auto per_sample_weights = r.optional_tensor(6);
+      auto include_last_offset = r.toBool(7);
+      auto result = [&] { GilRelease no_gil; return tl::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // embedding_bag.padding_idx
+      auto weight = r.tensor(0);
+      auto indices = r.tensor(1);
+      auto offsets = r.tensor(2);
+      auto scale_grad_by_freq = r.toBool(3);
+      auto mode = r.toInt64(4);
+      auto sparse = r.toBool(5);
+      auto per_sample_weights = r.optional_tensor(6);
+      auto include_last_offset = r.toBool(7);
+      auto padding_idx = r.toInt64_optional(8);
+      auto result = [&] { GilRelease no_gil; return tl::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -551,6 +592,14 @@ The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` 
       METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
 
 The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
+  functions["_ops"].push_back({"embedding_bag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding_bag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+`_embedding_bag` with no padding row (F.embedding_bag's op).
+
+embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+`_embedding_bag` with `padding_idx` None (no padding row) or in [-num_embeddings, num_embeddings) (negative ones count from the end).)doc"});
   functions["_ops"].push_back({"instance_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_instance_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 

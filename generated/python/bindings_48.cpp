@@ -84,20 +84,39 @@ PyObject* fn_gru(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_TRY
   static PythonArgParser parser({
       "gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+      "gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto input = r.tensor(0);
-  auto hx = r.tensor(1);
-  auto params = r.tensorlist(2);
-  auto has_biases = r.toBool(3);
-  auto num_layers = r.toInt64(4);
-  auto dropout = r.toDouble(5);
-  auto train = r.toBool(6);
-  auto bidirectional = r.toBool(7);
-  auto batch_first = r.toBool(8);
-  auto result = [&] { GilRelease no_gil; return tl::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
-  return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // gru.input
+      auto input = r.tensor(0);
+      auto hx = r.tensor(1);
+      auto params = r.tensorlist(2);
+      auto has_biases = r.toBool(3);
+      auto num_layers = r.toInt64(4);
+      auto dropout = r.toDouble(5);
+      auto train = r.toBool(6);
+      auto bidirectional = r.toBool(7);
+      auto batch_first = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // gru.data
+      auto data = r.tensor(0);
+      auto batch_sizes = r.tensor(1);
+      auto hx = r.tensor(2);
+      auto params = r.tensorlist(3);
+      auto has_biases = r.toBool(4);
+      auto num_layers = r.toInt64(5);
+      auto dropout = r.toDouble(6);
+      auto train = r.toBool(7);
+      auto bidirectional = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -411,7 +430,11 @@ A copy of `self` converted to `dtype` and moved to `device` (the current ones wh
   functions["_ops"].push_back({"gru", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
-A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n).)doc"});
+A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n).
+
+gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor]
+
+`gru.input` over a packed sequence (as `lstm.data`): hx (layers * directions, batch_sizes[0], H). Returns (output data, h_n).)doc"});
   functions["_linalg"].push_back({"linalg_solve_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
@@ -24,6 +26,44 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* _test_mul_add_type = nullptr;
 PyTypeObject* _test_mul_add_out_type = nullptr;
+
+// _embedding_bag
+PyObject* fn__embedding_bag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto weight = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto offsets = r.tensor(2);
+  auto scale_grad_by_freq = r.toBool(3);
+  auto mode = r.toInt64(4);
+  auto sparse = r.toBool(5);
+  auto per_sample_weights = r.optional_tensor(6);
+  auto include_last_offset = r.toBool(7);
+  auto padding_idx = r.toInt64(8);
+  auto result = [&] { GilRelease no_gil; return tl::_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _pack_padded_sequence
+PyObject* fn__pack_padded_sequence(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto lengths = r.tensor(1);
+  auto batch_first = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::_pack_padded_sequence(input, lengths, batch_first); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _test_mul_add
 PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -399,6 +439,14 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
   _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
+  functions["_ops"].push_back({"_embedding_bag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__embedding_bag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors.)doc"});
+  functions["_ops"].push_back({"_pack_padded_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__pack_padded_sequence)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> tuple[Tensor, Tensor]
+
+Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences have the decreasing `lengths` (1-D int64, all positive, at most T): returns (data, batch_sizes) with data the steps' valid rows one after another (sum(lengths), *) and batch_sizes[t] (int64) the number of sequences longer than t.)doc"});
   functions["_ops"].push_back({"_test_mul_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_mul_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

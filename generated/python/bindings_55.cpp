@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fused_rprop.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/eq.h"
@@ -40,6 +41,24 @@ PyObject* fn_internal__fused_rprop_(PyObject* /*module*/, PyObject* const* args,
   auto maximize = r.toBool(9);
   [&] { GilRelease no_gil; tl::_fused_rprop_(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize); }();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// _pad_packed_sequence
+PyObject* fn__pad_packed_sequence(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto data = r.tensor(0);
+  auto batch_sizes = r.tensor(1);
+  auto batch_first = r.toBool(2);
+  auto padding_value = r.scalar(3);
+  auto total_length = r.toInt64(4);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -317,6 +336,10 @@ void add_bindings_55(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rprop_(Tensor[] self, Tensor[] grad_list, Tensor[] prevs, Tensor[] step_sizes, Tensor[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> None
 
 One Rprop step for every parameter of `self`: each element's step size multiplied by `etaplus` where the gradient kept its sign (against `prevs`), by `etaminus` where it flipped (no step there, and a zero gradient remembered), clamped to [`step_size_min`, `step_size_max`]; the parameter moved by the gradient's sign times its step size; maximize; each `state_steps` value incremented.)doc"});
+  functions["_ops"].push_back({"_pad_packed_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__pad_packed_sequence)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> tuple[Tensor, Tensor]
+
+Unpacks packed `data` (sum(batch_sizes), *) into a (T, B, *) batch ((B, T, *) with `batch_first`) filled with `padding_value` where sequences have ended, T = max(len(batch_sizes), total_length) and B = batch_sizes[0]; also returns the sequences' lengths (int64).)doc"});
   functions["_ops"].push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
 

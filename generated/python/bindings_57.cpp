@@ -132,20 +132,39 @@ PyObject* fn_lstm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_TRY
   static PythonArgParser parser({
       "lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+      "lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
-  auto input = r.tensor(0);
-  auto hx = r.tensorlist(1);
-  auto params = r.tensorlist(2);
-  auto has_biases = r.toBool(3);
-  auto num_layers = r.toInt64(4);
-  auto dropout = r.toDouble(5);
-  auto train = r.toBool(6);
-  auto bidirectional = r.toBool(7);
-  auto batch_first = r.toBool(8);
-  auto result = [&] { GilRelease no_gil; return tl::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
-  return wrap(std::move(result));
+  switch (r.idx) {
+    case 0: {  // lstm.input
+      auto input = r.tensor(0);
+      auto hx = r.tensorlist(1);
+      auto params = r.tensorlist(2);
+      auto has_biases = r.toBool(3);
+      auto num_layers = r.toInt64(4);
+      auto dropout = r.toDouble(5);
+      auto train = r.toBool(6);
+      auto bidirectional = r.toBool(7);
+      auto batch_first = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // lstm.data
+      auto data = r.tensor(0);
+      auto batch_sizes = r.tensor(1);
+      auto hx = r.tensorlist(2);
+      auto params = r.tensorlist(3);
+      auto has_biases = r.toBool(4);
+      auto num_layers = r.toInt64(5);
+      auto dropout = r.toDouble(6);
+      auto train = r.toBool(7);
+      auto bidirectional = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -351,7 +370,11 @@ A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `
   functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
 
-A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n).)doc"});
+A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n).
+
+lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor, Tensor]
+
+`lstm.input` over a packed sequence: `data` (sum(batch_sizes), I) holds the steps' rows one after another and step t runs the batch_sizes[t] (non-increasing, 1-D int64) longest sequences; h_n and c_n hold each sequence's state after its last step (hx = [h0, c0] of (layers * directions, batch_sizes[0], H)). Returns (output data, h_n, c_n).)doc"});
   functions["_ops"].push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

@@ -3,7 +3,8 @@
 // as PyTorch's CPU ops are: composites whose gradient (twice differentiable) comes from the ops
 // they call. Each layer and direction projects the whole sequence through W_ih with one GEMM
 // (both biases folded in where the cell allows), then runs one GEMM with W_hh per step and the
-// cell's gate arithmetic on the (N, gates) block of that step.
+// cell's gate arithmetic on the (N, gates) block of that step. The packed overloads (`.data`) run the
+// same steps on a shrinking batch: step t holds the batch_sizes[t] sequences still running.
 #include <algorithm>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "generated/ops/addmm.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/chunk.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/gru.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/lstm.h"
@@ -21,6 +23,7 @@
 #include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/native_dropout.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/reshape.h"
@@ -30,6 +33,7 @@
 #include "generated/ops/rnn_tanh_cell.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/split_with_sizes.h"
 #include "generated/ops/stack.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/t.h"
@@ -209,6 +213,105 @@ std::tuple<Tensor, Tensor, Tensor> run_sequence(const char* op, Cell cell, const
   return {batch_first ? transpose(x, 0, 1) : x, stack(hs, 0), cs.empty() ? Tensor() : stack(cs, 0)};
 }
 
+// One direction of one layer over packed rows x (sum(batch_sizes), I). Going forward the batch shrinks:
+// the rows of sequences that ended are set aside as their final state. Going backward it grows: the
+// sequences that start are taken from h0. Returns (output rows, h_n, c_n) with h_n over the whole batch.
+std::tuple<Tensor, Tensor, Tensor> run_packed_direction(Cell cell, const Tensor& x, const std::vector<int64_t>& bs,
+                                                        const Tensor& h0, const Tensor& c0, const LayerParams& p,
+                                                        bool reverse) {
+  const int64_t T = static_cast<int64_t>(bs.size());
+  const std::vector<Tensor> steps = split_with_sizes(linear2d(x, p.w_ih, p.b_ih), bs, 0);
+  std::vector<Tensor> outs(T);
+  Tensor h, c;
+  if (!reverse) {
+    h = h0, c = c0;
+    std::vector<Tensor> done_h, done_c;  // ended rows, the last rows of the batch first
+    for (int64_t t = 0; t < T; ++t) {
+      const int64_t n = h.sizes()[0];
+      if (bs[t] < n) {
+        done_h.push_back(narrow(h, 0, bs[t], n - bs[t]));
+        h = narrow(h, 0, 0, bs[t]);
+        if (c.defined()) done_c.push_back(narrow(c, 0, bs[t], n - bs[t])), c = narrow(c, 0, 0, bs[t]);
+      }
+      std::tie(h, c) = cell_step(cell, steps[t], h, c, p.w_hh, p.b_hh, p.w_hr);
+      outs[t] = h;
+    }
+    done_h.push_back(h);
+    std::reverse(done_h.begin(), done_h.end());
+    h = done_h.size() == 1 ? h : cat(done_h, 0);
+    if (c.defined()) {
+      done_c.push_back(c);
+      std::reverse(done_c.begin(), done_c.end());
+      c = done_c.size() == 1 ? c : cat(done_c, 0);
+    }
+  } else {
+    h = narrow(h0, 0, 0, bs[T - 1]);
+    if (c0.defined()) c = narrow(c0, 0, 0, bs[T - 1]);
+    for (int64_t t = T - 1; t >= 0; --t) {
+      const int64_t n = h.sizes()[0];
+      if (bs[t] > n) {
+        h = cat({h, narrow(h0, 0, n, bs[t] - n)}, 0);
+        if (c.defined()) c = cat({c, narrow(c0, 0, n, bs[t] - n)}, 0);
+      }
+      std::tie(h, c) = cell_step(cell, steps[t], h, c, p.w_hh, p.b_hh, p.w_hr);
+      outs[t] = h;
+    }
+  }
+  return {cat(outs, 0), h, c};
+}
+
+// The packed whole-sequence ops: data (sum(batch_sizes), I), hx (layers * directions, batch_sizes[0], H).
+std::tuple<Tensor, Tensor, Tensor> run_packed(const char* op, Cell cell, const Tensor& data, const Tensor& batch_sizes,
+                                              const Tensor& hx, const Tensor& cx, TensorList params, bool has_biases,
+                                              int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  TL_CHECK(batch_sizes.dim() == 1 && batch_sizes.is_cpu() && batch_sizes.dtype() == ScalarType::Int64, op,
+           ": batch_sizes should be a 1D CPU int64 tensor, but got a ", batch_sizes.dim(), "D ",
+           scalar_type_name(batch_sizes.dtype()), " tensor");
+  TL_CHECK_INDEX(data.dim() > 0, op, ": Dimension specified as 0 but tensor has no dimensions");  // PyTorch's
+  TL_CHECK(data.dim() == 2, op, ": expected packed data of 2 dimensions (rows, features), got ", data.dim(), "-D");
+  check_gate_dtype(op, cell, data.scalar_type());
+  TL_CHECK(num_layers >= 1, op, ": num_layers must be positive, got ", num_layers);
+  TL_CHECK(dropout >= 0 && dropout <= 1, op, ": dropout probability has to be between 0 and 1, but got ", dropout);
+  const Tensor bsc = contiguous(batch_sizes);
+  const std::vector<int64_t> bs(bsc.data_ptr<int64_t>(), bsc.data_ptr<int64_t>() + bsc.numel());
+  TL_CHECK(!bs.empty(), op, ": batch_sizes must not be empty");
+  int64_t total = 0;
+  for (size_t t = 0; t < bs.size(); ++t) {
+    TL_CHECK(bs[t] > 0 && (t == 0 || bs[t] <= bs[t - 1]), op,
+             ": batch_sizes must be positive and non-increasing, got ", bs[t], " at step ", t);
+    total += bs[t];
+  }
+  TL_CHECK(total == data.sizes()[0], op, ": batch_sizes sum to ", total, " but data has ", data.sizes()[0], " rows");
+  const int64_t dirs = bidirectional ? 2 : 1;
+  for (const Tensor* s : {&hx, &cx}) {
+    if (!s->defined()) continue;
+    TL_CHECK(s->dim() == 3 && s->sizes()[0] == num_layers * dirs && s->sizes()[1] == bs[0], op,
+             ": Expected hidden size (", num_layers * dirs, ", ", bs[0], ", ", s->dim() == 3 ? s->sizes()[2] : 0,
+             "), got ", s->sizes());
+  }
+  const bool has_proj = cell == Cell::Lstm && cx.defined() && hx.sizes()[2] != cx.sizes()[2];
+  const std::vector<LayerParams> ps = unpack_params(op, params, has_biases, has_proj, num_layers, dirs);
+  Tensor x = data;
+  std::vector<Tensor> hs, cs;
+  for (int64_t layer = 0; layer < num_layers; ++layer) {
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t i = layer * dirs + d;
+      const LayerParams& p = ps[i];
+      TL_CHECK(x.sizes()[1] == p.w_ih.sizes()[1], op, ": input has inconsistent input_size: got ", x.sizes()[1],
+               " expected ", p.w_ih.sizes()[1]);
+      auto [out, h, c] = run_packed_direction(cell, x, bs, select(hx, 0, i), cx.defined() ? select(cx, 0, i) : Tensor(),
+                                              p, d == 1);
+      outs.push_back(out);
+      hs.push_back(h);
+      if (c.defined()) cs.push_back(c);
+    }
+    x = dirs == 1 ? outs[0] : cat(outs, 1);
+    if (dropout > 0 && train && layer + 1 < num_layers) x = std::get<0>(native_dropout(x, dropout, true));
+  }
+  return {x, stack(hs, 0), cs.empty() ? Tensor() : stack(cs, 0)};
+}
+
 }  // namespace
 
 Tensor rnn_tanh_cell_composite(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
@@ -263,6 +366,38 @@ std::tuple<Tensor, Tensor> rnn_relu_input_composite(const Tensor& input, const T
                                                     bool bidirectional, bool batch_first) {
   auto [out, h, c] = run_sequence("rnn_relu", Cell::Relu, input, hx, Tensor(), params, has_biases, num_layers, dropout,
                                   train, bidirectional, batch_first);
+  return {out, h};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lstm_data_composite(const Tensor& data, const Tensor& batch_sizes, TensorList hx,
+                                                       TensorList params, bool has_biases, int64_t num_layers,
+                                                       double dropout, bool train, bool bidirectional) {
+  TL_CHECK(hx.size() == 2, "lstm: lstm expects two hidden states");
+  return run_packed("lstm", Cell::Lstm, data, batch_sizes, hx[0], hx[1], params, has_biases, num_layers, dropout,
+                    train, bidirectional);
+}
+
+std::tuple<Tensor, Tensor> gru_data_composite(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
+                                              TensorList params, bool has_biases, int64_t num_layers, double dropout,
+                                              bool train, bool bidirectional) {
+  auto [out, h, c] = run_packed("gru", Cell::Gru, data, batch_sizes, hx, Tensor(), params, has_biases, num_layers,
+                                dropout, train, bidirectional);
+  return {out, h};
+}
+
+std::tuple<Tensor, Tensor> rnn_tanh_data_composite(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
+                                                   TensorList params, bool has_biases, int64_t num_layers,
+                                                   double dropout, bool train, bool bidirectional) {
+  auto [out, h, c] = run_packed("rnn_tanh", Cell::Tanh, data, batch_sizes, hx, Tensor(), params, has_biases,
+                                num_layers, dropout, train, bidirectional);
+  return {out, h};
+}
+
+std::tuple<Tensor, Tensor> rnn_relu_data_composite(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
+                                                   TensorList params, bool has_biases, int64_t num_layers,
+                                                   double dropout, bool train, bool bidirectional) {
+  auto [out, h, c] = run_packed("rnn_relu", Cell::Relu, data, batch_sizes, hx, Tensor(), params, has_biases,
+                                num_layers, dropout, train, bidirectional);
   return {out, h};
 }
 

@@ -1,7 +1,8 @@
 """Recurrent layers: RNN, LSTM (with proj_size), GRU over the whole-sequence ops (torchlite.lstm, ...), and
 their single-step cells. Parameter names (weight_ih_l0, bias_hh_l1_reverse, ...), shapes, the U(-1/sqrt(h),
 1/sqrt(h)) initialisation, input checks and repr are PyTorch's, so state_dicts move between the two.
-Packed sequences (nn.utils.rnn.PackedSequence) are not supported yet."""
+A PackedSequence input runs the packed overloads (torchlite.lstm(data, batch_sizes, ...)) and gives a
+PackedSequence output, with h_n (and c_n) each sequence's state after its last step."""
 from __future__ import annotations
 
 import math
@@ -11,6 +12,7 @@ import warnings
 import torchlite as _torchlite
 from torchlite.nn import init
 from torchlite.nn.parameter import Parameter
+from torchlite.nn.utils.rnn import PackedSequence
 
 from .module import Module
 
@@ -122,7 +124,10 @@ class RNNBase(Module):
                                f"{input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
@@ -134,6 +139,11 @@ class RNNBase(Module):
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return hx.index_select(1, permutation)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
@@ -156,10 +166,7 @@ class RNNBase(Module):
         self.__dict__.setdefault("proj_size", 0)
 
     def _prepare(self, input, name):
-        """The batched input and whether it was batched (packed sequences are refused)."""
-        if not isinstance(input, _torchlite.Tensor):
-            raise NotImplementedError(f"{name}: packed sequences (nn.utils.rnn.PackedSequence) are not supported "
-                                      "yet in torchlite")
+        """The batched input and whether it was batched (a PackedSequence is handled by the caller)."""
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
                              f"{'tensor ' if name == 'RNN' else ''}instead")
@@ -168,10 +175,23 @@ class RNNBase(Module):
             input = input.unsqueeze(0 if self.batch_first else 1)
         return input, batched
 
-    def _zeros(self, input, size):
-        batch = input.size(0) if self.batch_first else input.size(1)
+    def _zeros(self, input, size, batch_sizes=None):
+        if batch_sizes is not None:
+            batch = int(batch_sizes[0])
+        else:
+            batch = input.size(0) if self.batch_first else input.size(1)
         directions = 2 if self.bidirectional else 1
         return _torchlite.zeros(self.num_layers * directions, batch, size, dtype=input.dtype, device=input.device)
+
+    def _forward_packed(self, packed, hx, size, op):
+        """RNN and GRU over a PackedSequence: hx (and h_n) follow the batch's original order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        hx = self._zeros(data, size, batch_sizes) if hx is None else self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        output, hidden = op(data, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                            self.training, self.bidirectional)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
 
 
 class RNN(RNNBase):
@@ -192,6 +212,9 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
+        op = _torchlite.rnn_tanh if self.mode == "RNN_TANH" else _torchlite.rnn_relu
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, self.hidden_size, op)
         input, batched = self._prepare(input, "RNN")
         if hx is not None:
             if batched and hx.dim() != 3:
@@ -204,7 +227,6 @@ class RNN(RNNBase):
         else:
             hx = self._zeros(input, self.hidden_size)
         self.check_forward_args(input, hx, None)
-        op = _torchlite.rnn_tanh if self.mode == "RNN_TANH" else _torchlite.rnn_relu
         output, hidden = op(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
                             self.bidirectional, self.batch_first)
         if not batched:
@@ -218,7 +240,10 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
@@ -228,9 +253,25 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
     def forward(self, input, hx=None):
-        input, batched = self._prepare(input, "LSTM")
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if isinstance(input, PackedSequence):
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            if hx is None:
+                hx = (self._zeros(data, real_hidden, batch_sizes), self._zeros(data, self.hidden_size, batch_sizes))
+            else:
+                hx = self.permute_hidden(hx, sorted_indices)
+            self.check_forward_args(data, hx, batch_sizes)
+            output, h, c = _torchlite.lstm(data, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
+                                           self.dropout, self.training, self.bidirectional)
+            return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                    self.permute_hidden((h, c), unsorted_indices))
+        input, batched = self._prepare(input, "LSTM")
         if hx is None:
             hx = (self._zeros(input, real_hidden), self._zeros(input, self.hidden_size))
         elif batched:
@@ -258,6 +299,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, self.hidden_size, _torchlite.gru)
         input, batched = self._prepare(input, "GRU")
         if hx is not None:
             if batched and hx.dim() != 3:

@@ -123,8 +123,6 @@ class EmbeddingBag(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
-        if not hasattr(F, "embedding_bag"):
-            raise NotImplementedError("nn.EmbeddingBag: torchlite has no F.embedding_bag yet (issue 11)")
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
                                self.mode, self.sparse, per_sample_weights, self.include_last_offset,
                                self.padding_idx)
