@@ -11,6 +11,7 @@
 #include "generated/ops/_fused_adam.h"
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_fused_sgd.h"
+#include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"

@@ -229,10 +229,20 @@ def test_spatial_transformer_network_like_torch():
             assert_same(pl.grad, pt.grad, atol=1e-5, rtol=1e-4)
 
 
-def test_grid_sampler_backward_is_not_differentiable_like_torch():
-    x = tl.randn(1, 1, 3, 3, dtype=tl.float64, requires_grad=True)
-    grid = (tl.rand(1, 2, 2, 2, dtype=tl.float64) * 2 - 1).requires_grad_(True)
-    out = tl.grid_sampler_2d(x, grid, 0, 0, False)
-    (gx,) = tl.autograd.grad(out.sum(), grid, create_graph=True)
-    with pytest.raises(RuntimeError, match="derivative for aten::grid_sampler_2d_backward is not implemented"):
-        gx.sum().backward()
+@pytest.mark.parametrize("mode,padding_mode,align_corners", CASES_2D + [
+    (m, p, a) for m, p, a in itertools.product(["bilinear", "nearest"], ["zeros", "reflection"], [False, True])])
+def test_double_backward_like_torch(mode, padding_mode, align_corners):
+    """Second-order gradients (a gradient penalty on both grads), 2-D (all modes) and 3-D, as PyTorch's."""
+    three_d = (mode, padding_mode, align_corners) not in CASES_2D
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(*((2, 2, 3, 4, 5) if three_d else (2, 2, 4, 5)), dtype=torch.float64, generator=g)
+    grid = _grid((2, 2, 3, 2, 3) if three_d else (2, 3, 2, 2), scale=1.4, seed=6)
+    results = []
+    for lib, f, conv in ((tl, TF, from_torch), (torch, F, lambda t: t)):
+        xi, gi = conv(x).requires_grad_(), conv(grid).requires_grad_()
+        out = f.grid_sample(xi, gi, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        gx, gg = lib.autograd.grad((out * out).sum(), (xi, gi), create_graph=True)
+        penalty = (gx * gx).sum() + (gg * gg).sum() + (gx * xi).sum()
+        results.append(lib.autograd.grad(penalty, (xi, gi)))
+    for a, b in zip(*results):
+        assert_same(a, b, atol=1e-9, rtol=1e-7)

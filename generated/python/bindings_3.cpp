@@ -365,11 +365,11 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
   functions["_internal"].push_back({"grid_sampler_2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_grid_sampler_2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
-The gradients of grid_sampler_2d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Not differentiable, as PyTorch's.)doc"});
+The gradients of grid_sampler_2d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Differentiable once more, as PyTorch's.)doc"});
   functions["_internal"].push_back({"grid_sampler_3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_grid_sampler_3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
-The gradients of grid_sampler_3d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Not differentiable, as PyTorch's.)doc"});
+The gradients of grid_sampler_3d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Differentiable once more, as PyTorch's.)doc"});
   functions["_ops"].push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

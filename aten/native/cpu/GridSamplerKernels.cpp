@@ -21,6 +21,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/grid_sampler.h"
@@ -161,14 +162,17 @@ acc_t source_index(acc_t c, int64_t size, int64_t padding, bool align_corners, i
   return x;
 }
 
-// Cubic convolution weights of the taps at floor - 1 .. floor + 2 for fraction t, and their t-derivatives.
+// Cubic convolution weights of the taps at floor - 1 .. floor + 2 for fraction t, and their first and
+// second t-derivatives.
 template <typename acc_t>
-void cubic_weights(acc_t t, acc_t w[4], acc_t dw[4]) {
+void cubic_weights(acc_t t, acc_t w[4], acc_t dw[4], acc_t d2w[4]) {
   const acc_t A = acc_t(-0.75);
   auto near = [A](acc_t x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };
   auto far = [A](acc_t x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };
   auto dnear = [A](acc_t x) { return (3 * (A + 2) * x - 2 * (A + 3)) * x; };
   auto dfar = [A](acc_t x) { return (3 * A * x - 10 * A) * x + 8 * A; };
+  auto d2near = [A](acc_t x) { return 6 * (A + 2) * x - 2 * (A + 3); };
+  auto d2far = [A](acc_t x) { return 6 * A * x - 10 * A; };
   w[0] = far(t + 1);
   w[1] = near(t);
   w[2] = near(1 - t);
@@ -177,20 +181,26 @@ void cubic_weights(acc_t t, acc_t w[4], acc_t dw[4]) {
   dw[1] = dnear(t);
   dw[2] = -dnear(1 - t);
   dw[3] = -dfar(2 - t);
+  d2w[0] = d2far(t + 1);
+  d2w[1] = d2near(t);
+  d2w[2] = d2near(1 - t);
+  d2w[3] = d2far(2 - t);
 }
 
 // ---------------------------------------------------------------- the taps of one point
 
 constexpr int kMaxTaps = 16;
 
-// The input offsets (within one channel plane; -1 outside) and weights one point reads, and the
-// weights' derivatives along each axis (`dw[a]`, axes in D, H, W order) for the grid gradient.
+// The input offsets (within one channel plane; -1 outside) and weights one point reads, the weights'
+// derivatives along each axis (`dw[a]`, axes in D, H, W order) for the grid gradient, and their second
+// derivatives (`d2w[a][b]`, filled on request) for the double backward.
 template <typename acc_t, int K>
 struct Taps {
   int n = 0;
   int64_t off[kMaxTaps];
   acc_t w[kMaxTaps];
   acc_t dw[K][kMaxTaps];
+  acc_t d2w[K][K][kMaxTaps];
   acc_t mult[K];  // d(position)/d(normalized coordinate) per axis
 };
 
@@ -203,18 +213,18 @@ struct Geometry {
 };
 
 template <typename acc_t, int K>
-void point_taps(const Geometry<acc_t, K>& geo, const acc_t* coord, Taps<acc_t, K>& t) {
+void point_taps(const Geometry<acc_t, K>& geo, const acc_t* coord, Taps<acc_t, K>& t, bool second = false) {
   // coord[j] is the grid entry's j-th value: x (j = 0) indexes the last axis.
   acc_t pos[K], mult[K];
   t.n = 0;
   if (geo.mode == Bicubic) {
     // 2-D only; the position is not folded, each tap is.
-    acc_t wx[2][4], dwx[2][4], base[2];
+    acc_t wx[2][4], dwx[2][4], d2wx[2][4], base[2];
     for (int a = 0; a < 2; ++a) {
       const acc_t p = unnormalize(coord[1 - a], geo.in[a], geo.align_corners, &mult[a]);
       const acc_t f = std::floor(p);
       base[a] = f;
-      cubic_weights(p - f, wx[a], dwx[a]);
+      cubic_weights(p - f, wx[a], dwx[a], d2wx[a]);
       t.mult[a] = mult[a];
     }
     for (int i = 0; i < 4; ++i) {    // H
@@ -231,6 +241,11 @@ void point_taps(const Geometry<acc_t, K>& geo, const acc_t* coord, Taps<acc_t, K
         t.w[t.n] = wx[0][i] * wx[1][j];
         t.dw[0][t.n] = dwx[0][i] * wx[1][j];
         t.dw[1][t.n] = wx[0][i] * dwx[1][j];
+        if (second) {
+          t.d2w[0][0][t.n] = d2wx[0][i] * wx[1][j];
+          t.d2w[1][1][t.n] = wx[0][i] * d2wx[1][j];
+          t.d2w[0][1][t.n] = t.d2w[1][0][t.n] = dwx[0][i] * dwx[1][j];
+        }
         ++t.n;
       }
     }
@@ -250,7 +265,10 @@ void point_taps(const Geometry<acc_t, K>& geo, const acc_t* coord, Taps<acc_t, K
     }
     t.off[0] = inside ? off : -1;
     t.w[0] = 1;
-    for (int a = 0; a < K; ++a) t.dw[a][0] = 0;
+    for (int a = 0; a < K; ++a) {
+      t.dw[a][0] = 0;
+      for (int b = 0; b < K; ++b) t.d2w[a][b][0] = 0;
+    }
     t.n = 1;
     return;
   }
@@ -279,6 +297,18 @@ void point_taps(const Geometry<acc_t, K>& geo, const acc_t* coord, Taps<acc_t, K
     t.off[t.n] = inside ? off : -1;
     t.w[t.n] = w;
     for (int a = 0; a < K; ++a) t.dw[a][t.n] = dw[a];
+    if (second) {
+      // d2w/dpos_a dpos_c: the signs of both axes times the other axes' weights; 0 on the diagonal.
+      for (int a = 0; a < K; ++a)
+        for (int c = 0; c < K; ++c) {
+          acc_t v = a == c ? acc_t(0) : acc_t(1);
+          for (int b = 0; b < K && a != c; ++b) {
+            const bool hi = (m >> (K - 1 - b)) & 1;
+            v *= (b == a || b == c) ? (hi ? acc_t(1) : acc_t(-1)) : (hi ? whi[b] : wlo[b]);
+          }
+          t.d2w[a][c][t.n] = v;
+        }
+    }
     ++t.n;
   }
 }
@@ -381,6 +411,68 @@ void backward(const Tensor& grad_out, const Tensor& input, const Tensor& grid, T
   });
 }
 
+// The part of the sampler backward's derivative that flows from the grid gradient's gradient `ggg`
+// (the input gradient's part is a forward sampling and a grid gradient, left to those ops): per point,
+// S_i = sum_a ggg_a * mult_a * dw_a[i] weighs tap i, giving
+//   d grad_output[c, p] = sum_i x[c, tap_i] * S_i,   d input[c, tap_i] += grad_output[c, p] * S_i,
+//   d grid_b = mult_b * sum_{c, i} x[c, tap_i] * grad_output[c, p] * sum_a ggg_a * mult_a * d2w_ab[i].
+template <typename T, int K>
+void double_backward(const Tensor& ggg_t, const Tensor& grad_out, const Tensor& input, const Tensor& grid,
+                     Tensor& d_go, Tensor& d_input, Tensor& d_grid, int64_t mode, int64_t padding,
+                     bool align_corners) {
+  using acc_t = opmath_t<T>;
+  const auto geo = geometry<acc_t, K>(input, mode, padding, align_corners);
+  const int64_t N = input.sizes()[0], C = input.sizes()[1], P = grid_points(grid), in_plane = plane_size(input);
+  const T* in = input.data_ptr<T>();
+  const T* gr = grid.data_ptr<T>();
+  const T* go = grad_out.data_ptr<T>();
+  const T* ggg = ggg_t.data_ptr<T>();
+  T* dgo = d_go.data_ptr<T>();
+  T* din = d_input.data_ptr<T>();
+  T* dgr = d_grid.data_ptr<T>();
+  parallel_for(0, N, 1, [&](int64_t b, int64_t e) {
+    Taps<acc_t, K> t;
+    std::vector<acc_t> acc(static_cast<size_t>(C * in_plane));
+    for (int64_t n = b; n < e; ++n) {
+      std::fill(acc.begin(), acc.end(), acc_t(0));
+      for (int64_t p = 0; p < P; ++p) {
+        acc_t coord[K], G[K];
+        for (int j = 0; j < K; ++j) coord[j] = static_cast<acc_t>(gr[(n * P + p) * K + j]);
+        point_taps(geo, coord, t, true);
+        for (int a = 0; a < K; ++a) G[a] = static_cast<acc_t>(ggg[(n * P + p) * K + (K - 1 - a)]) * t.mult[a];
+        acc_t S[kMaxTaps], H[K][kMaxTaps];
+        for (int i = 0; i < t.n; ++i) {
+          S[i] = 0;
+          for (int a = 0; a < K; ++a) S[i] += G[a] * t.dw[a][i];
+          for (int c = 0; c < K; ++c) {
+            H[c][i] = 0;
+            for (int a = 0; a < K; ++a) H[c][i] += G[a] * t.d2w[a][c][i];
+          }
+        }
+        acc_t gpos[K] = {};
+        for (int64_t c = 0; c < C; ++c) {
+          const acc_t g = static_cast<acc_t>(go[(n * C + c) * P + p]);
+          const T* plane = in + (n * C + c) * in_plane;
+          acc_t sum = 0;
+          for (int i = 0; i < t.n; ++i) {
+            if (t.off[i] < 0) continue;
+            const acc_t x = static_cast<acc_t>(plane[t.off[i]]);
+            sum += x * S[i];
+            acc[static_cast<size_t>(c * in_plane + t.off[i])] += g * S[i];
+            for (int a = 0; a < K; ++a) gpos[a] += x * g * H[a][i];
+          }
+          dgo[(n * C + c) * P + p] = static_cast<T>(sum);
+        }
+        for (int j = 0; j < K; ++j) {
+          const int a = K - 1 - j;
+          dgr[(n * P + p) * K + j] = static_cast<T>(t.mult[a] * gpos[a]);
+        }
+      }
+      for (int64_t i = 0; i < C * in_plane; ++i) din[n * C * in_plane + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+    }
+  });
+}
+
 template <int K>
 Tensor sampler_forward(const char* op, const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding,
                        bool align_corners) {
@@ -424,6 +516,40 @@ std::tuple<Tensor, Tensor> sampler_backward(const char* op, const Tensor& grad_o
 }
 
 }  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _grid_sampler_double_backward_kernel(
+    const Tensor& grad_grad_grid, const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+    int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const char* op = "_grid_sampler_double_backward";
+  check_common(input, grid);
+  const int64_t k = input.dim() - 2;
+  TL_CHECK(k == 2 || k == 3, op, ": expected a 4-D or 5-D input, but got sizes ", input.sizes());
+  check_args(op, input, grid, k, interpolation_mode, padding_mode);
+  TL_CHECK(grad_grad_grid.sizes() == grid.sizes(), op, ": expected grad_grad_grid with the grid's sizes ",
+           grid.sizes(), ", but got ", grad_grad_grid.sizes());
+  DimVector out_shape{input.sizes()[0], input.sizes()[1]};
+  for (int64_t d = 1; d + 1 < grid.dim(); ++d) out_shape.push_back(grid.sizes()[d]);
+  TL_CHECK(grad_output.sizes() == IntArrayRef(out_shape), op, ": expected grad_output with sizes ",
+           IntArrayRef(out_shape), ", but got ", grad_output.sizes());
+  for (const Tensor* t : {&grad_grad_grid, &grad_output})
+    TL_CHECK(t->scalar_type() == input.scalar_type(), op, ": expected scalar type ",
+             legacy_type_name(input.scalar_type()), " but found ", legacy_type_name(t->scalar_type()));
+  Tensor d_go = tl::zeros(out_shape, input.scalar_type(), input.device());
+  Tensor d_input = tl::zeros(input.sizes(), input.scalar_type(), input.device());
+  Tensor d_grid = tl::zeros(grid.sizes(), grid.scalar_type(), grid.device());
+  TL_DISPATCH_FLOAT(input.scalar_type(), op, [&] {
+    if (input.is_meta() || d_go.numel() == 0 || input.numel() == 0) return;
+    const Tensor in = tl::contiguous(input), gr = tl::contiguous(grid), go = tl::contiguous(grad_output),
+                 ggg = tl::contiguous(grad_grad_grid);
+    if (k == 2)
+      double_backward<scalar_t, 2>(ggg, go, in, gr, d_go, d_input, d_grid, interpolation_mode, padding_mode,
+                                   align_corners);
+    else
+      double_backward<scalar_t, 3>(ggg, go, in, gr, d_go, d_input, d_grid, interpolation_mode, padding_mode,
+                                   align_corners);
+  });
+  return {d_go, d_input, d_grid};
+}
 
 Tensor grid_sampler_2d_kernel(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                               int64_t padding_mode, bool align_corners) {
