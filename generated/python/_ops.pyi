@@ -1782,6 +1782,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2, eps: float = 1e-06, 
     """The p-norm of `x1 - x2 + eps` (broadcast) along the last dim."""
     ...
 
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The `p`-norm distance between each pair of rows of the 2-D `input` (n, m), the upper triangle of the distance matrix row by row: n (n - 1) / 2 values (`_pdist_forward` of the contiguous input)."""
+    ...
+
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view of `self` with its dimensions reordered as `dims` says."""
     ...
