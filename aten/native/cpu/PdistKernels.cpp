@@ -39,10 +39,10 @@ T distance(const T* a, const T* b, int64_t m, Norm norm, T p) {
   for (int64_t k = 0; k < m; ++k) {
     const T d = std::abs(a[k] - b[k]);
     switch (norm) {
-      case Norm::Zero: acc += d != 0 ? T(1) : T(0); break;
+      case Norm::Zero: acc += std::min(std::ceil(d), T(1)); break;  // a NaN difference counts as NaN
       case Norm::One: acc += d; break;
       case Norm::Two: acc += d * d; break;
-      case Norm::Inf: acc = std::max(acc, d); break;
+      case Norm::Inf: acc = (d > acc || std::isnan(d)) ? d : acc; break;  // NaN propagates, as PyTorch's
       case Norm::General: acc += std::pow(d, p); break;
     }
   }
@@ -94,7 +94,7 @@ Tensor _pdist_forward_kernel(const Tensor& self, double p) {
   const int64_t m = self.sizes()[1];
   Tensor out = m == 0 ? tl::zeros({n * (n - 1) / 2}, self.scalar_type(), self.device())
                       : tl::empty({n * (n - 1) / 2}, self.scalar_type(), self.device());
-  if (m == 0) return out;
+  if (m == 0 || self.is_meta()) return out;  // no dtype check on meta, as PyTorch's meta function
   TL_CHECK(self.dim() == 2, "_pdist_forward: pdist only supports 2D tensors, got: ", self.dim(), "D");
   TL_CHECK(p >= 0, "_pdist_forward: pdist only supports non-negative p values");
   auto run = [&](auto tag) {
@@ -102,8 +102,8 @@ Tensor _pdist_forward_kernel(const Tensor& self, double p) {
     if (self.is_meta()) return;
     const scalar_t* x = self.data_ptr<scalar_t>();
     scalar_t* o = out.data_ptr<scalar_t>();
-    const Norm norm = norm_of(p);
     const scalar_t ps = static_cast<scalar_t>(p);
+    const Norm norm = norm_of(ps);  // p in the dtype picks the norm (1e308 is inf in float32), as PyTorch's
     parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * m)), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         scalar_t* row = o + pair_index(i, n);
@@ -129,6 +129,7 @@ Tensor _pdist_backward_kernel(const Tensor& grad_output, const Tensor& self, dou
   if (p == 0 || grad_output.numel() == 0 || self.numel() == 0)
     return tl::zeros(self.sizes(), self.scalar_type(), self.device());
   Tensor result = tl::empty(self.sizes(), self.scalar_type(), self.device());
+  if (self.is_meta()) return result;
   for (const Tensor* t : {&grad_output, &pdist})
     TL_CHECK(t->scalar_type() == self.scalar_type(), "_pdist_backward: expected scalar type ",
              legacy_type_name(self.scalar_type()), " but found ", legacy_type_name(t->scalar_type()));
@@ -140,8 +141,8 @@ Tensor _pdist_backward_kernel(const Tensor& grad_output, const Tensor& self, dou
     const scalar_t* gp = g.data_ptr<scalar_t>();
     const scalar_t* dp = pdist.data_ptr<scalar_t>();
     scalar_t* r = result.data_ptr<scalar_t>();
-    const Norm norm = norm_of(p);
     const scalar_t ps = static_cast<scalar_t>(p);
+    const Norm norm = norm_of(ps);  // p in the dtype picks the norm (1e308 is inf in float32), as PyTorch's
     // Columns are independent: each thread owns a block of them for every row.
     parallel_for(0, m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, pairs)), [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {
