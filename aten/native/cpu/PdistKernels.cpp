@@ -3,11 +3,12 @@
 // Pair k of rows i < j sits at k = i (2n - i - 1) / 2 + (j - i - 1) (the distance matrix's upper
 // triangle row by row). The norm is chosen once per call as PyTorch's: p = 0 counts the differing
 // elements, 1 sums |d|, 2 is sqrt(sum d^2), inf the largest |d|, other p (sum |d|^p)^(1/p). The
-// backward adds grad * d dist / d diff to row i and subtracts it from row j; rows are processed in
-// parallel by their first index for the forward and per column block for the backward, so no two
-// threads write one element.
+// backward adds grad * d dist / d diff to row i and subtracts it from row j. The forward splits the
+// pairs between threads; the backward splits the rows, each thread summing every pair of its rows, so
+// no two threads write one element.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
@@ -33,41 +34,74 @@ Norm norm_of(double p) {
   return Norm::General;
 }
 
+// One pair's distance. The sum runs in kLanes partial sums (a vectorizable loop; PyTorch's vectorized
+// kernel also sums lane by lane), combined at the end.
+constexpr int kLanes = 8;
+
+template <Norm N, typename T>
+T distance(const T* a, const T* b, int64_t m, T p) {
+  T acc[kLanes] = {};
+  int64_t k = 0;
+  auto step = [p](T& s, T d) {
+    if constexpr (N == Norm::Zero) s += std::min(std::ceil(d), T(1));  // a NaN difference counts as NaN
+    if constexpr (N == Norm::One) s += d;
+    if constexpr (N == Norm::Two) s += d * d;
+    if constexpr (N == Norm::Inf) s = (d > s || std::isnan(d)) ? d : s;  // NaN propagates, as PyTorch's
+    if constexpr (N == Norm::General) s += std::pow(d, p);
+  };
+  for (; k + kLanes <= m; k += kLanes)
+    for (int l = 0; l < kLanes; ++l) step(acc[l], std::abs(a[k + l] - b[k + l]));
+  for (; k < m; ++k) step(acc[0], std::abs(a[k] - b[k]));
+  T total = acc[0];
+  for (int l = 1; l < kLanes; ++l) {
+    if constexpr (N == Norm::Inf) total = (acc[l] > total || std::isnan(acc[l])) ? acc[l] : total;
+    else total += acc[l];
+  }
+  if constexpr (N == Norm::Two) return std::sqrt(total);
+  if constexpr (N == Norm::General) return std::pow(total, T(1) / p);
+  return total;
+}
+
 template <typename T>
 T distance(const T* a, const T* b, int64_t m, Norm norm, T p) {
-  T acc = 0;
-  for (int64_t k = 0; k < m; ++k) {
-    const T d = std::abs(a[k] - b[k]);
-    switch (norm) {
-      case Norm::Zero: acc += std::min(std::ceil(d), T(1)); break;  // a NaN difference counts as NaN
-      case Norm::One: acc += d; break;
-      case Norm::Two: acc += d * d; break;
-      case Norm::Inf: acc = (d > acc || std::isnan(d)) ? d : acc; break;  // NaN propagates, as PyTorch's
-      case Norm::General: acc += std::pow(d, p); break;
-    }
+  switch (norm) {
+    case Norm::Zero: return distance<Norm::Zero>(a, b, m, p);
+    case Norm::One: return distance<Norm::One>(a, b, m, p);
+    case Norm::Two: return distance<Norm::Two>(a, b, m, p);
+    case Norm::Inf: return distance<Norm::Inf>(a, b, m, p);
+    case Norm::General: return distance<Norm::General>(a, b, m, p);
   }
-  if (norm == Norm::Two) return std::sqrt(acc);
-  if (norm == Norm::General) return std::pow(acc, T(1) / p);
-  return acc;
+  return 0;
 }
 
 // d dist / d diff for one element (PyTorch's conventions where it is undefined: 0 at dist 0).
-template <typename T>
-T distance_grad(T diff, T dist, Norm norm, T p) {
+template <Norm N, typename T>
+T distance_grad(T diff, T dist, T p) {
   const T sign = diff > 0 ? T(1) : diff < 0 ? T(-1) : T(0);
-  switch (norm) {
-    case Norm::Zero: return 0;
-    case Norm::One: return sign;
-    case Norm::Two: return dist == 0 ? T(0) : diff / dist;
-    case Norm::Inf: return std::abs(diff) == dist ? sign : T(0);
-    case Norm::General:
-      if (p < 2) {
-        return (dist == 0 || (diff == 0 && p < 1)) ? T(0)
-                                                    : sign * std::pow(std::abs(diff), p - 1) / std::pow(dist, p - 1);
-      }
-      return dist == 0 ? T(0) : diff * std::pow(std::abs(diff), p - 2) / std::pow(dist, p - 1);
+  if constexpr (N == Norm::Zero) return 0;
+  if constexpr (N == Norm::One) return sign;
+  if constexpr (N == Norm::Two) return dist == 0 ? T(0) : diff / dist;
+  if constexpr (N == Norm::Inf) return std::abs(diff) == dist ? sign : T(0);
+  if constexpr (N == Norm::General) {
+    if (p < 2) {
+      return (dist == 0 || (diff == 0 && p < 1)) ? T(0)
+                                                  : sign * std::pow(std::abs(diff), p - 1) / std::pow(dist, p - 1);
+    }
+    return dist == 0 ? T(0) : diff * std::pow(std::abs(diff), p - 2) / std::pow(dist, p - 1);
   }
   return 0;
+}
+
+// Calls fn(std::integral_constant<Norm, N>{}) for the runtime norm.
+template <typename F>
+void with_norm(Norm norm, F&& fn) {
+  switch (norm) {
+    case Norm::Zero: return fn(std::integral_constant<Norm, Norm::Zero>{});
+    case Norm::One: return fn(std::integral_constant<Norm, Norm::One>{});
+    case Norm::Two: return fn(std::integral_constant<Norm, Norm::Two>{});
+    case Norm::Inf: return fn(std::integral_constant<Norm, Norm::Inf>{});
+    case Norm::General: return fn(std::integral_constant<Norm, Norm::General>{});
+  }
 }
 
 inline int64_t pair_index(int64_t i, int64_t n) { return i * (2 * n - i - 1) / 2; }
@@ -104,10 +138,18 @@ Tensor _pdist_forward_kernel(const Tensor& self, double p) {
     scalar_t* o = out.data_ptr<scalar_t>();
     const scalar_t ps = static_cast<scalar_t>(p);
     const Norm norm = norm_of(ps);  // p in the dtype picks the norm (1e308 is inf in float32), as PyTorch's
-    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * m)), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        scalar_t* row = o + pair_index(i, n);
-        for (int64_t j = i + 1; j < n; ++j) row[j - i - 1] = distance<scalar_t>(x + i * m, x + j * m, m, norm, ps);
+    // Split by pairs (rows have n - i - 1 each): find the first pair's rows, then walk on.
+    const int64_t pairs = n * (n - 1) / 2;
+    parallel_for(0, pairs, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, m)), [&](int64_t b, int64_t e) {
+      int64_t i = 0;
+      while (pair_index(i + 1, n) <= b) ++i;
+      int64_t j = i + 1 + (b - pair_index(i, n));
+      for (int64_t k = b; k < e; ++k) {
+        o[k] = distance<scalar_t>(x + i * m, x + j * m, m, norm, ps);
+        if (++j == n) {
+          ++i;
+          j = i + 1;
+        }
       }
     });
   };
@@ -143,20 +185,25 @@ Tensor _pdist_backward_kernel(const Tensor& grad_output, const Tensor& self, dou
     scalar_t* r = result.data_ptr<scalar_t>();
     const scalar_t ps = static_cast<scalar_t>(p);
     const Norm norm = norm_of(ps);  // p in the dtype picks the norm (1e308 is inf in float32), as PyTorch's
-    // Columns are independent: each thread owns a block of them for every row.
-    parallel_for(0, m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, pairs)), [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) {
-        for (int64_t i = 0; i < n; ++i) r[i * m + c] = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t base = pair_index(i, n);
-          for (int64_t j = i + 1; j < n; ++j) {
-            const int64_t k = base + j - i - 1;
-            const scalar_t v = gp[k] * distance_grad<scalar_t>(x[i * m + c] - x[j * m + c], dp[k], norm, ps);
-            r[i * m + c] += v;
-            r[j * m + c] -= v;
+    // Each thread owns a block of rows and sums every pair a row is in (the pair's gradient is computed
+    // for both of its rows, with the difference's sign flipped for the second): no two threads write
+    // one element, and rows are read contiguously.
+    with_norm(norm, [&](auto norm_tag) {
+      constexpr Norm N = decltype(norm_tag)::value;
+      parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * m)), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          scalar_t* ri = r + i * m;
+          const scalar_t* xi = x + i * m;
+          std::fill(ri, ri + m, scalar_t(0));
+          for (int64_t j = 0; j < n; ++j) {
+            if (j == i) continue;
+            const int64_t k = i < j ? pair_index(i, n) + j - i - 1 : pair_index(j, n) + i - j - 1;
+            const scalar_t g = gp[k], dist = dp[k];
+            const scalar_t* xj = x + j * m;
+            for (int64_t c = 0; c < m; ++c) ri[c] += g * distance_grad<N, scalar_t>(xi[c] - xj[c], dist, ps);
           }
         }
-      }
+      });
     });
   };
   TL_DISPATCH_SWITCH(self.scalar_type(), "_pdist_backward", TL_DISPATCH_CASE(Float32, float, [&] { run(float{}); })
