@@ -192,15 +192,25 @@ Tensor _pdist_backward_kernel(const Tensor& grad_output, const Tensor& self, dou
       constexpr Norm N = decltype(norm_tag)::value;
       parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * m)), [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          scalar_t* ri = r + i * m;
-          const scalar_t* xi = x + i * m;
+          scalar_t* __restrict__ ri = r + i * m;
+          const scalar_t* __restrict__ xi = x + i * m;
           std::fill(ri, ri + m, scalar_t(0));
           for (int64_t j = 0; j < n; ++j) {
             if (j == i) continue;
             const int64_t k = i < j ? pair_index(i, n) + j - i - 1 : pair_index(j, n) + i - j - 1;
             const scalar_t g = gp[k], dist = dp[k];
-            const scalar_t* xj = x + j * m;
-            for (int64_t c = 0; c < m; ++c) ri[c] += g * distance_grad<N, scalar_t>(xi[c] - xj[c], dist, ps);
+            const scalar_t* __restrict__ xj = x + j * m;
+            if constexpr (N == Norm::One) {  // the common norms in branch-free loops the compiler vectorizes
+              for (int64_t c = 0; c < m; ++c) {
+                const scalar_t d = xi[c] - xj[c];
+                ri[c] += d > 0 ? g : (d < 0 ? -g : scalar_t(0));
+              }
+            } else if constexpr (N == Norm::Two) {
+              const scalar_t scale = dist == 0 ? scalar_t(0) : g / dist;
+              for (int64_t c = 0; c < m; ++c) ri[c] += scale * (xi[c] - xj[c]);
+            } else {
+              for (int64_t c = 0; c < m; ++c) ri[c] += g * distance_grad<N, scalar_t>(xi[c] - xj[c], dist, ps);
+            }
           }
         }
       });
