@@ -203,7 +203,10 @@ Tensor _pdist_backward_kernel(const Tensor& grad_output, const Tensor& self, dou
             if constexpr (N == Norm::One) {  // the common norms in branch-free loops the compiler vectorizes
               for (int64_t c = 0; c < m; ++c) {
                 const scalar_t d = xi[c] - xj[c];
-                ri[c] += d > 0 ? g : (d < 0 ? -g : scalar_t(0));
+                // sign(d) * g without a branch (random signs mispredict): 0 for a zero difference, NaN
+                // for a NaN one, as PyTorch's
+                const scalar_t sign = std::copysign(scalar_t(1), d) * static_cast<scalar_t>((d > 0) | (d < 0));
+                ri[c] += g * (sign + (d != d ? d : scalar_t(0)));
               }
             } else if constexpr (N == Norm::Two) {
               const scalar_t scale = dist == 0 ? scalar_t(0) : g / dist;
