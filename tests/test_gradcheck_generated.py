@@ -62,6 +62,19 @@ def test_every_formula_has_samples():
 KNOWN_GAPS = {
     ("as_strided", 0, "expanded"): "as_strided_backward does not yet support inputs whose own geometry overlaps",
 }
+# Known gaps of the second-order checks (gradgradcheck, and the order-2 gradients against PyTorch's on
+# contiguous inputs), by op: strict xfails of those cases only.
+KNOWN_SECOND_ORDER_GAPS = {
+    name: "the derivative of grid_sampler's backward (its double backward) is a kernel "
+          "(_grid_sampler_double_backward) with no derivative of its own; PyTorch builds it from differentiable "
+          "ops, so it differentiates once more" for name in ("grid_sampler_2d_backward", "grid_sampler_3d_backward")
+}
+# Known gaps of gradgradcheck alone, by op or (op, layout): strict xfails of test_gradgradcheck.
+KNOWN_GRADGRADCHECK_GAPS = {
+    key: "PyTorch has no double backward for pdist either (NotImplementedError \"the derivative for "
+         "'_pdist_backward' is not implemented.\", which this check reads as 'torchlite may do more'); torchlite "
+         "raises the same" for key in ("pdist", ("_pdist_forward", "contiguous"))  # _pdist_forward refuses others
+}
 # Known out= mismatches, by op: strict xfails of test_out_refuses_inputs_requiring_grad.
 KNOWN_OUT_GAPS = {
     **{name: "PyTorch's matrix_rank out= (an integer result) neither refuses inputs that require grad nor records "
@@ -83,7 +96,8 @@ def _gradient_samples(f):
             and any(spec.kind in "TPVUG" for spec in iter_specs(parse_sample(s, tl)))]
 
 
-def _cases(forms=("functional", "inplace"), layouts=LAYOUTS, finite_differences=False):
+def _cases(forms=("functional", "inplace"), layouts=LAYOUTS, finite_differences=False, second_order_layouts=(),
+           second_order_gaps=KNOWN_SECOND_ORDER_GAPS):
     for f in ENTRIES:
         if not _differentiable(f):
             continue
@@ -97,6 +111,9 @@ def _cases(forms=("functional", "inplace"), layouts=LAYOUTS, finite_differences=
                     gap = KNOWN_GAPS.get((f.schema.name.name, i, layout))
                     if form == "out":
                         gap = KNOWN_OUT_GAPS.get(str(f.schema.name))
+                    if layout in second_order_layouts:
+                        gap = (gap or second_order_gaps.get(f.schema.name.name)
+                               or second_order_gaps.get((f.schema.name.name, layout)))
                     marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
                     yield pytest.param(f, form, sample, layout, marks=marks,
                                        id=f"{f.schema.name}[{i}]-{form}-{layout}")
@@ -206,7 +223,10 @@ def test_gradcheck(f, form, sample, layout):
         assert gradcheck(*case, eps=1e-6, atol=1e-5, rtol=1e-3), _what(f, form, sample, layout)
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"), finite_differences=True)))
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(layouts=("contiguous", "transposed"), finite_differences=True,
+                                                             second_order_layouts=("contiguous", "transposed"),
+                                                             second_order_gaps={**KNOWN_SECOND_ORDER_GAPS,
+                                                                                **KNOWN_GRADGRADCHECK_GAPS})))
 def test_gradgradcheck(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     if sample_hint(sample, "finite_differences") == "no":
@@ -265,7 +285,7 @@ def _grads(func, leaves, lib, order):
     return [None if g is None else g.detach().numpy(**({"force": True} if lib is torch else {})) for g in grads]
 
 
-@pytest.mark.parametrize("f,form,sample,layout", list(_cases()))
+@pytest.mark.parametrize("f,form,sample,layout", list(_cases(second_order_layouts=("contiguous",))))
 def test_gradients_like_torch(f, form, sample, layout):
     case, t_case = _both(f, form, sample, layout)
     what = _what(f, form, sample, layout)

@@ -29,6 +29,7 @@
 #include "aten/autograd/FunctionsManualNormalization.h"  // double backward of the normalizations
 #include "aten/autograd/FunctionsManualLinalg.h"  // LU factorization and solves (LAPACK ops)
 #include "aten/autograd/FunctionsManualPacked.h"  // pad_sequence, embedding_bag
+#include "aten/autograd/FunctionsManualGrid.h"  // grid sampler double backward
 
 namespace tl::autograd::generated {
 

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
@@ -21,6 +22,29 @@
 #include "generated/ops/var_mean.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+struct PdistBackwardBackward0 final : Node {
+  std::string name() const override { return "PdistBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list PdistBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("_pdist_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented_backward("_pdist_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented_backward("_pdist_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of _reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)
 struct ReshapeAliasBackward0 final : Node {
@@ -241,6 +265,20 @@ variable_list VarMeanBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+Tensor _pdist_backward(const Tensor& grad_output, const Tensor& self, double p, const Tensor& pdist) {
+  auto grad_fn = std::make_shared<PdistBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &pdist}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pdist_backward::call(grad_output, self, p, pdist);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)
 Tensor _reshape_alias(const Tensor& self, IntArrayRef size, IntArrayRef stride) {

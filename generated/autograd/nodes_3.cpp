@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/grid_sampler_2d_backward.h"
+#include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/tanh.h"
 #include "generated/ops/tanh_backward.h"
@@ -41,6 +43,90 @@ variable_list CumprodBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cumprod_backward(grad, self, dim, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+struct GridSampler2DBackwardBackward0 final : Node {
+  std::string name() const override { return "GridSampler2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    input_.reset_data();
+    grid_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + input_.nbytes() + grid_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable input_;
+  SavedVariable grid_;
+  int64_t interpolation_mode_;
+  int64_t padding_mode_;
+  bool align_corners_;
+};
+
+variable_list GridSampler2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& grid = grid_.unpack(shared_from_this());
+  const auto& interpolation_mode = as_arg(interpolation_mode_);
+  const auto& padding_mode = as_arg(padding_mode_);
+  const auto& align_corners = as_arg(align_corners_);
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+struct GridSampler3DBackwardBackward0 final : Node {
+  std::string name() const override { return "GridSampler3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    input_.reset_data();
+    grid_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + input_.nbytes() + grid_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable input_;
+  SavedVariable grid_;
+  int64_t interpolation_mode_;
+  int64_t padding_mode_;
+  bool align_corners_;
+};
+
+variable_list GridSampler3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& grid = grid_.unpack(shared_from_this());
+  const auto& interpolation_mode = as_arg(interpolation_mode_);
+  const auto& padding_mode = as_arg(padding_mode_);
+  const auto& align_corners = as_arg(align_corners_);
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -116,6 +202,62 @@ const Tensor& cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<GridSampler2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &input, &grid}));
+  grad_fn->interpolation_mode_ = interpolation_mode;
+  grad_fn->padding_mode_ = padding_mode;
+  grad_fn->align_corners_ = align_corners;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grid_ = SavedVariable(grid, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::grid_sampler_2d_backward::call(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<GridSampler3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &input, &grid}));
+  grad_fn->interpolation_mode_ = interpolation_mode;
+  grad_fn->padding_mode_ = padding_mode;
+  grad_fn->align_corners_ = align_corners;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grid_ = SavedVariable(grid, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::grid_sampler_3d_backward::call(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
 }
 
 // tanh(Tensor self) -> Tensor

@@ -6,8 +6,12 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/affine_grid_generator.h"
+#include "generated/ops/affine_grid_generator_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/grid_sampler_2d.h"
+#include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_backward.h"
@@ -17,6 +21,28 @@
 #include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+struct AffineGridGeneratorBackward0 final : Node {
+  std::string name() const override { return "AffineGridGeneratorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> size_;
+  bool align_corners_;
+};
+
+variable_list AffineGridGeneratorBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& size = as_arg(size_);
+  const auto& align_corners = as_arg(align_corners_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = affine_grid_generator_backward(grad, size, align_corners);
+  }
+  return grad_inputs;
+}
 
 // Backward of float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 struct FloatPowerBackward0 final : Node {
@@ -108,6 +134,44 @@ variable_list FloatPowerBackward2::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+struct GridSampler2DBackward0 final : Node {
+  std::string name() const override { return "GridSampler2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    grid_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + grid_.nbytes();
+  }
+
+  SavedVariable input_;
+  SavedVariable grid_;
+  int64_t interpolation_mode_;
+  int64_t padding_mode_;
+  bool align_corners_;
+};
+
+variable_list GridSampler2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& grid = grid_.unpack(shared_from_this());
+  const auto& interpolation_mode = as_arg(interpolation_mode_);
+  const auto& padding_mode = as_arg(padding_mode_);
+  const auto& align_corners = as_arg(align_corners_);
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = grid_sampler_2d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -244,6 +308,22 @@ variable_list UpsampleTrilinear3DBackwardBackward0::apply(variable_list&& grads)
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  auto grad_fn = std::make_shared<AffineGridGeneratorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&theta}));
+  grad_fn->size_ = size.vec();
+  grad_fn->align_corners_ = align_corners;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::affine_grid_generator::call(theta, size, align_corners);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 Tensor float_power_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   auto grad_fn = std::make_shared<FloatPowerBackward0>();
@@ -342,6 +422,29 @@ Tensor float_power_Scalar(const Scalar& self, const Tensor& exponent) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  auto grad_fn = std::make_shared<GridSampler2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, &grid}));
+  grad_fn->interpolation_mode_ = interpolation_mode;
+  grad_fn->padding_mode_ = padding_mode;
+  grad_fn->align_corners_ = align_corners;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->grid_ = SavedVariable(grid, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::grid_sampler_2d::call(input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -8,6 +8,8 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/grid_sampler_3d.h"
+#include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/linalg_svd.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
@@ -17,6 +19,44 @@
 #include "generated/ops/unique_dim.h"
 
 namespace tl::autograd::generated {
+
+// Backward of grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+struct GridSampler3DBackward0 final : Node {
+  std::string name() const override { return "GridSampler3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    grid_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + grid_.nbytes();
+  }
+
+  SavedVariable input_;
+  SavedVariable grid_;
+  int64_t interpolation_mode_;
+  int64_t padding_mode_;
+  bool align_corners_;
+};
+
+variable_list GridSampler3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& grid = grid_.unpack(shared_from_this());
+  const auto& interpolation_mode = as_arg(interpolation_mode_);
+  const auto& padding_mode = as_arg(padding_mode_);
+  const auto& align_corners = as_arg(align_corners_);
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = grid_sampler_3d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
 struct LinalgSvdBackward0 final : Node {
@@ -182,6 +222,29 @@ variable_list UniqueDimBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  auto grad_fn = std::make_shared<GridSampler3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, &grid}));
+  grad_fn->interpolation_mode_ = interpolation_mode;
+  grad_fn->padding_mode_ = padding_mode;
+  grad_fn->align_corners_ = align_corners;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->grid_ = SavedVariable(grid, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::grid_sampler_3d::call(input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {

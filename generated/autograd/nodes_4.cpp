@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d.h"
@@ -16,6 +17,32 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor, Tensor, Tensor)
+struct GridSamplerDoubleBackwardBackward0 final : Node {
+  std::string name() const override { return "GridSamplerDoubleBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list GridSamplerDoubleBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_grid_sampler_double_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_grid_sampler_double_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_grid_sampler_double_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_grid_sampler_double_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 struct AvgPool2DBackwardBackward0 final : Node {
@@ -164,6 +191,24 @@ variable_list MaxPool2DWithIndicesBackwardBackward0::apply(variable_list&& grads
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> _grid_sampler_double_backward(const Tensor& grad_grad_grid, const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  auto grad_fn = std::make_shared<GridSamplerDoubleBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_grad_grid, &grad_output, &input, &grid}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_grid_sampler_double_backward::call(grad_grad_grid, grad_output, input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
 
 // avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {

@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_pdist_backward.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
@@ -18,6 +20,37 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _pdist_forward(Tensor self, float p=2) -> Tensor
+struct PdistBackward0 final : Node {
+  std::string name() const override { return "PdistBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  double p_;
+  SavedVariable result_;
+};
+
+variable_list PdistBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _pdist_backward(grad, self, p, result);
+  }
+  return grad_inputs;
+}
 
 // Backward of mish(Tensor self) -> Tensor
 struct MishBackward0 final : Node {
@@ -131,6 +164,27 @@ variable_list UnbindBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+Tensor _pdist_forward(const Tensor& self, double p) {
+  auto grad_fn = std::make_shared<PdistBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pdist_forward::call(self, p);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // mish(Tensor self) -> Tensor
 Tensor mish(const Tensor& self) {

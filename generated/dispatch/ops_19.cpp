@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_pad_enum.h"
+#include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
@@ -24,6 +25,28 @@ namespace tl {
 // _pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
 Tensor _pad_enum(const Tensor& self, IntArrayRef pad, int64_t mode, std::optional<double> value) {
   return native::_pad_enum_composite(self, pad, mode, value);
+}
+
+// ============================================================================ _pdist_backward
+
+// _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+ops::_pdist_backward::Kernel* ops::_pdist_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_pdist_backward_kernel,
+    /* Meta */ native::_pdist_backward_kernel,
+};
+
+Tensor ops::_pdist_backward::call(const Tensor& grad_output, const Tensor& self, double p, const Tensor& pdist) {
+  const Device kernel_device = dispatch_device("_pdist_backward", {&grad_output, &self, &pdist});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pdist_backward", kernel_device);
+  return kernel(grad_output, self, p, pdist);
+}
+
+Tensor _pdist_backward(const Tensor& grad_output, const Tensor& self, double p, const Tensor& pdist) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &pdist})) {
+    return autograd::wrappers::_pdist_backward(grad_output, self, p, pdist);
+  }
+  return ops::_pdist_backward::call(grad_output, self, p, pdist);
 }
 
 // ============================================================================ _reshape_alias

@@ -5,6 +5,8 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
+#include "generated/ops/grid_sampler_2d_backward.h"
+#include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/le.h"
 #include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
@@ -99,6 +101,50 @@ const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, st
 // flipud(Tensor self) -> Tensor
 Tensor flipud(const Tensor& self) {
   return native::flipud_composite(self);
+}
+
+// ============================================================================ grid_sampler_2d_backward
+
+// grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+ops::grid_sampler_2d_backward::Kernel* ops::grid_sampler_2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::grid_sampler_2d_backward_kernel,
+    /* Meta */ native::grid_sampler_2d_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::grid_sampler_2d_backward::call(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  const Device kernel_device = dispatch_device("grid_sampler_2d_backward", {&grad_output, &input, &grid});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("grid_sampler_2d_backward", kernel_device);
+  return kernel(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+}
+
+std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &input, &grid})) {
+    return autograd::wrappers::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+  }
+  return ops::grid_sampler_2d_backward::call(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+}
+
+// ============================================================================ grid_sampler_3d_backward
+
+// grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+ops::grid_sampler_3d_backward::Kernel* ops::grid_sampler_3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::grid_sampler_3d_backward_kernel,
+    /* Meta */ native::grid_sampler_3d_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::grid_sampler_3d_backward::call(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  const Device kernel_device = dispatch_device("grid_sampler_3d_backward", {&grad_output, &input, &grid});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("grid_sampler_3d_backward", kernel_device);
+  return kernel(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+}
+
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &input, &grid})) {
+    return autograd::wrappers::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+  }
+  return ops::grid_sampler_3d_backward::call(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
 }
 
 // ============================================================================ le

@@ -4,7 +4,9 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
+#include "generated/ops/affine_grid_generator.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/grid_sampler_2d.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
@@ -17,6 +19,28 @@ namespace tl {
 // adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
 Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
   return native::adaptive_avg_pool1d_composite(self, output_size);
+}
+
+// ============================================================================ affine_grid_generator
+
+// affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+ops::affine_grid_generator::Kernel* ops::affine_grid_generator::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::affine_grid_generator_kernel,
+    /* Meta */ native::affine_grid_generator_kernel,
+};
+
+Tensor ops::affine_grid_generator::call(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  const Device kernel_device = dispatch_device("affine_grid_generator", {&theta});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("affine_grid_generator", kernel_device);
+  return kernel(theta, size, align_corners);
+}
+
+Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  if (autograd::compute_requires_grad({&theta})) {
+    return autograd::wrappers::affine_grid_generator(theta, size, align_corners);
+  }
+  return ops::affine_grid_generator::call(theta, size, align_corners);
 }
 
 // ============================================================================ float_power
@@ -235,6 +259,28 @@ const Tensor& ops::float_power_Scalar_out::call(const Scalar& self, const Tensor
 const Tensor& float_power_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
   check_out_no_grad("float_power.Scalar_out", {&exponent}, {&out});
   return ops::float_power_Scalar_out::call(self, exponent, out);
+}
+
+// ============================================================================ grid_sampler_2d
+
+// grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+ops::grid_sampler_2d::Kernel* ops::grid_sampler_2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::grid_sampler_2d_kernel,
+    /* Meta */ native::grid_sampler_2d_kernel,
+};
+
+Tensor ops::grid_sampler_2d::call(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const Device kernel_device = dispatch_device("grid_sampler_2d", {&input, &grid});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("grid_sampler_2d", kernel_device);
+  return kernel(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  if (autograd::compute_requires_grad({&input, &grid})) {
+    return autograd::wrappers::grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  return ops::grid_sampler_2d::call(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
 // ============================================================================ linalg_lu_factor_ex

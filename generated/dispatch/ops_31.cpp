@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/batch_norm.h"
+#include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
@@ -23,6 +24,28 @@ namespace tl {
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   return native::batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+}
+
+// ============================================================================ grid_sampler_3d
+
+// grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+ops::grid_sampler_3d::Kernel* ops::grid_sampler_3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::grid_sampler_3d_kernel,
+    /* Meta */ native::grid_sampler_3d_kernel,
+};
+
+Tensor ops::grid_sampler_3d::call(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const Device kernel_device = dispatch_device("grid_sampler_3d", {&input, &grid});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("grid_sampler_3d", kernel_device);
+  return kernel(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
+Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  if (autograd::compute_requires_grad({&input, &grid})) {
+    return autograd::wrappers::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  return ops::grid_sampler_3d::call(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
 // ============================================================================ gru_cell

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/addbmm.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
@@ -21,6 +22,28 @@
 #include "generated/ops/unflatten.h"
 
 namespace tl {
+
+// ============================================================================ _grid_sampler_double_backward
+
+// _grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor, Tensor, Tensor)
+ops::_grid_sampler_double_backward::Kernel* ops::_grid_sampler_double_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_grid_sampler_double_backward_kernel,
+    /* Meta */ native::_grid_sampler_double_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::_grid_sampler_double_backward::call(const Tensor& grad_grad_grid, const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const Device kernel_device = dispatch_device("_grid_sampler_double_backward", {&grad_grad_grid, &grad_output, &input, &grid});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_grid_sampler_double_backward", kernel_device);
+  return kernel(grad_grad_grid, grad_output, input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _grid_sampler_double_backward(const Tensor& grad_grad_grid, const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  if (autograd::compute_requires_grad({&grad_grad_grid, &grad_output, &input, &grid})) {
+    return autograd::wrappers::_grid_sampler_double_backward(grad_grad_grid, grad_output, input, grid, interpolation_mode, padding_mode, align_corners);
+  }
+  return ops::_grid_sampler_double_backward::call(grad_grad_grid, grad_output, input, grid, interpolation_mode, padding_mode, align_corners);
+}
 
 // ============================================================================ addbmm
 

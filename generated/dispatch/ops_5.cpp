@@ -6,6 +6,7 @@
 #include "generated/ops/_embedding_bag.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/affine_grid_generator_backward.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/ger.h"
@@ -121,6 +122,13 @@ std::tuple<const Tensor&, const Tensor&> ops::_test_mul_add_out::call(const Tens
 std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product, const Tensor& total, const Tensor& self, const Tensor& other) {
   check_out_no_grad("_test_mul_add.out", {&self, &other}, {&product, &total});
   return ops::_test_mul_add_out::call(self, other, product, total);
+}
+
+// ============================================================================ affine_grid_generator_backward
+
+// affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor
+Tensor affine_grid_generator_backward(const Tensor& grad_grid, IntArrayRef size, bool align_corners) {
+  return native::affine_grid_generator_backward_composite(grad_grid, size, align_corners);
 }
 
 // ============================================================================ col2im

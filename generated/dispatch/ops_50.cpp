@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/mish.h"
 #include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/replication_pad3d.h"
@@ -10,6 +11,28 @@
 #include "generated/ops/unbind.h"
 
 namespace tl {
+
+// ============================================================================ _pdist_forward
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+ops::_pdist_forward::Kernel* ops::_pdist_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_pdist_forward_kernel,
+    /* Meta */ native::_pdist_forward_kernel,
+};
+
+Tensor ops::_pdist_forward::call(const Tensor& self, double p) {
+  const Device kernel_device = dispatch_device("_pdist_forward", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pdist_forward", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor _pdist_forward(const Tensor& self, double p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_pdist_forward(self, p);
+  }
+  return ops::_pdist_forward::call(self, p);
+}
 
 // ============================================================================ mish
 

@@ -10,6 +10,7 @@
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/pdist.h"
 #include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -248,6 +249,13 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nanmean.out", {&self}, {&out});
   return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ pdist
+
+// pdist(Tensor input, float p=2) -> Tensor
+Tensor pdist(const Tensor& input, double p) {
+  return native::pdist_composite(input, p);
 }
 
 // ============================================================================ poisson_nll_loss

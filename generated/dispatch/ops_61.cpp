@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/grid_sampler.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
@@ -10,6 +11,13 @@
 #include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl {
+
+// ============================================================================ grid_sampler
+
+// grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return native::grid_sampler_composite(input, grid, interpolation_mode, padding_mode, align_corners);
+}
 
 // ============================================================================ i0
 

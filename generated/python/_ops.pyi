@@ -172,6 +172,10 @@ def adjoint(input: Tensor) -> Tensor:
     """A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is."""
     ...
 
+def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:
+    """The sampling grid of an affine transform: for `size` (N, C, H, W) the (N, H, W, 2) points `theta` (N, 2, 3) maps the normalized output coordinates (x, y, 1) to, in [-1, 1] pixel-center (or, with `align_corners`, corner) units; for (N, C, D, H, W) the (N, D, H, W, 3) points of `theta` (N, 3, 4). Computed as PyTorch's: a base grid built with linspace in theta's dtype, times theta transposed."""
+    ...
+
 @overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
     """Whether every element of `self` along `dim` is non-zero (uint8 inputs give uint8)."""
@@ -1103,6 +1107,18 @@ def greater_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None)
     """Alias of `ge`."""
     ...
 
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool) -> Tensor:
+    """`input` (N, C, H, W) or (N, C, D, H, W) sampled at the normalized points of `grid` (N, H', W', 2) or (N, D', H', W', 3): grid_sampler_2d or grid_sampler_3d by the rank. `interpolation_mode` 0 bilinear, 1 nearest, 2 bicubic (2-D only); `padding_mode` 0 zeros, 1 border, 2 reflection."""
+    ...
+
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool) -> Tensor:
+    """`input` (N, C, H, W) sampled at the points of `grid` (N, H', W', 2), (x, y) in [-1, 1] (the centers, or with `align_corners` the corners, of the extreme pixels): (N, C, H', W'). Modes 0 bilinear, 1 nearest (half to even), 2 bicubic (A = -0.75); points outside read 0 (padding 0), the nearest border value (1) or the reflected position (2)."""
+    ...
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool) -> Tensor:
+    """`input` (N, C, D, H, W) sampled at the points of `grid` (N, D', H', W', 3), (x, y, z) in [-1, 1]: (N, C, D', H', W'). Modes 0 trilinear, 1 nearest; padding 0 zeros, 1 border, 2 reflection, as grid_sampler_2d."""
+    ...
+
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
     """Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored."""
     ...
@@ -1799,6 +1815,10 @@ def outer(input: Tensor, vec2: Tensor, *, out: Optional[Tensor] = None) -> Tenso
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
     """The p-norm of `x1 - x2 + eps` (broadcast) along the last dim."""
+    ...
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The `p`-norm distance between each pair of rows of the 2-D `input` (n, m), the upper triangle of the distance matrix row by row: n (n - 1) / 2 values (`_pdist_forward` of the contiguous input)."""
     ...
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:

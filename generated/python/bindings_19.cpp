@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_pad_enum.h"
+#include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/expm1.h"
@@ -34,6 +35,23 @@ PyObject* fn_nn__pad_enum(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto mode = r.toInt64(2);
   auto value = r.toDouble_optional(3);
   auto result = [&] { GilRelease no_gil; return tl::_pad_enum(self, pad, mode, value); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _pdist_backward
+PyObject* fn_internal__pdist_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pdist_backward(Tensor grad_output, Tensor input, float p, Tensor pdist)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto pdist = r.tensor(3);
+  auto result = [&] { GilRelease no_gil; return tl::_pdist_backward(grad_output, self, p, pdist); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -372,6 +390,10 @@ void add_bindings_19(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_enum(Tensor input, int[] pad, int mode, float? value=None) -> Tensor
 
 pad with the mode as a number (PyTorch's padding_mode: 0 reflect, 1 replicate, 2 circular, 3 constant).)doc"});
+  functions["_internal"].push_back({"_pdist_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pdist_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pdist_backward(Tensor grad_output, Tensor input, float p, Tensor pdist) -> Tensor
+
+The gradient of _pdist_forward (named `grad` in PyTorch's schema): each pair's gradient times d|x_i - x_j|_p / d(x_i - x_j), added to row i and subtracted from row j; zero for p = 0. Not differentiable, as PyTorch's.)doc"});
   functions["_internal"].push_back({"_reshape_alias", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__reshape_alias)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_reshape_alias(Tensor input, int[] size, int[] stride) -> Tensor
 

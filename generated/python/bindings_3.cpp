@@ -7,6 +7,8 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
+#include "generated/ops/grid_sampler_2d_backward.h"
+#include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/le.h"
 #include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
@@ -45,6 +47,46 @@ PyObject* fn_flipud(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::flipud(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// grid_sampler_2d_backward
+PyObject* fn_internal_grid_sampler_2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input = r.tensor(1);
+  auto grid = r.tensor(2);
+  auto interpolation_mode = r.toInt64(3);
+  auto padding_mode = r.toInt64(4);
+  auto align_corners = r.toBool(5);
+  auto output_mask = r.boollist<2>(6);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// grid_sampler_3d_backward
+PyObject* fn_internal_grid_sampler_3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input = r.tensor(1);
+  auto grid = r.tensor(2);
+  auto interpolation_mode = r.toInt64(3);
+  auto padding_mode = r.toInt64(4);
+  auto align_corners = r.toBool(5);
+  auto output_mask = r.boollist<2>(6);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -320,6 +362,14 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
       METH_FASTCALL | METH_KEYWORDS, R"doc(flipud(Tensor input) -> Tensor
 
 `flip(self, [0])` (at least 1-D): reverses the order of the rows.)doc"});
+  functions["_internal"].push_back({"grid_sampler_2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_grid_sampler_2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of grid_sampler_2d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Differentiable once more, as PyTorch's.)doc"});
+  functions["_internal"].push_back({"grid_sampler_3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_grid_sampler_3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of grid_sampler_3d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Differentiable once more, as PyTorch's.)doc"});
   functions["_ops"].push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

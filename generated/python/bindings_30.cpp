@@ -7,7 +7,9 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
+#include "generated/ops/affine_grid_generator.h"
 #include "generated/ops/float_power.h"
+#include "generated/ops/grid_sampler_2d.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
@@ -31,6 +33,22 @@ PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py
   auto self = r.tensor(0);
   auto output_size = r.intlist(1);
   auto result = [&] { GilRelease no_gil; return tl::adaptive_avg_pool1d(self, output_size); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// affine_grid_generator
+PyObject* fn_affine_grid_generator(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "affine_grid_generator(Tensor theta, int[] size, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto theta = r.tensor(0);
+  auto size = r.intlist(1);
+  auto align_corners = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::affine_grid_generator(theta, size, align_corners); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -81,6 +99,24 @@ PyObject* fn_float_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// grid_sampler_2d
+PyObject* fn_grid_sampler_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto grid = r.tensor(1);
+  auto interpolation_mode = r.toInt64(2);
+  auto padding_mode = r.toInt64(3);
+  auto align_corners = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -224,6 +260,10 @@ void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
 
 adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit height.)doc"});
+  functions["_ops"].push_back({"affine_grid_generator", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_affine_grid_generator)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+
+The sampling grid of an affine transform: for `size` (N, C, H, W) the (N, H, W, 2) points `theta` (N, 2, 3) maps the normalized output coordinates (x, y, 1) to, in [-1, 1] pixel-center (or, with `align_corners`, corner) units; for (N, C, D, H, W) the (N, D, H, W, 3) points of `theta` (N, 3, 4). Computed as PyTorch's: a base grid built with linspace in theta's dtype, times theta transposed.)doc"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -236,6 +276,10 @@ float_power(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
 float_power(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
 
 The number `self` raised to each power in `exponent`, computed in float64 (the result is always float64).)doc"});
+  functions["_ops"].push_back({"grid_sampler_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_grid_sampler_2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+
+`input` (N, C, H, W) sampled at the points of `grid` (N, H', W', 2), (x, y) in [-1, 1] (the centers, or with `align_corners` the corners, of the extreme pixels): (N, C, H', W'). Modes 0 bilinear, 1 nearest (half to even), 2 bicubic (A = -0.75); points outside read 0 (padding 0), the nearest border value (1) or the reflected position (2).)doc"});
   functions["_linalg"].push_back({"linalg_lu_factor_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 

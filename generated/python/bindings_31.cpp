@@ -7,6 +7,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/batch_norm.h"
+#include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
@@ -43,6 +44,24 @@ PyObject* fn_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto eps = r.toDouble(7);
   auto cudnn_enabled = r.toBool(8);
   auto result = [&] { GilRelease no_gil; return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// grid_sampler_3d
+PyObject* fn_grid_sampler_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto grid = r.tensor(1);
+  auto interpolation_mode = r.toInt64(2);
+  auto padding_mode = r.toInt64(3);
+  auto align_corners = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -420,6 +439,10 @@ void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 
 Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored.)doc"});
+  functions["_ops"].push_back({"grid_sampler_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_grid_sampler_3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+
+`input` (N, C, D, H, W) sampled at the points of `grid` (N, D', H', W', 3), (x, y, z) in [-1, 1]: (N, C, D', H', W'). Modes 0 trilinear, 1 nearest; padding 0 zeros, 1 border, 2 reflection, as grid_sampler_2d.)doc"});
   functions["_ops"].push_back({"gru_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru_cell)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
 

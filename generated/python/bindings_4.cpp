@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/addbmm.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
@@ -23,6 +24,26 @@
 
 namespace tl::python {
 namespace {
+
+// _grid_sampler_double_backward
+PyObject* fn_internal__grid_sampler_double_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_grad_grid = r.tensor(0);
+  auto grad_output = r.tensor(1);
+  auto input = r.tensor(2);
+  auto grid = r.tensor(3);
+  auto interpolation_mode = r.toInt64(4);
+  auto padding_mode = r.toInt64(5);
+  auto align_corners = r.toBool(6);
+  auto result = [&] { GilRelease no_gil; return tl::_grid_sampler_double_backward(grad_grad_grid, grad_output, input, grid, interpolation_mode, padding_mode, align_corners); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // addbmm
 PyObject* fn_addbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -525,6 +546,10 @@ PyObject* method_unflatten(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_grid_sampler_double_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__grid_sampler_double_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> tuple[Tensor, Tensor, Tensor]
+
+torchlite's helper for the derivative of grid_sampler_{2d,3d}_backward: the gradients of grad_output, input and grid that flow from the gradient `grad_grad_grid` of its grid output (the part from its input output is a forward sampling and a grid gradient). Not differentiable further.)doc"});
   functions["_ops"].push_back({"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addbmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "generated/ops/_embedding_bag.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
+#include "generated/ops/affine_grid_generator_backward.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/ger.h"
@@ -85,6 +86,22 @@ PyObject* fn__test_mul_add(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// affine_grid_generator_backward
+PyObject* fn_internal_affine_grid_generator_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_grid = r.tensor(0);
+  auto size = r.intlist(1);
+  auto align_corners = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::affine_grid_generator_backward(grad_grid, size, align_corners); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -451,6 +468,10 @@ Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences ha
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor input, Tensor other, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
+  functions["_internal"].push_back({"affine_grid_generator_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_affine_grid_generator_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor
+
+The gradient of affine_grid_generator with respect to theta: the base grid transposed times `grad_grid` (named `grad` in PyTorch), as a (N, 2, 3) or (N, 3, 4) tensor.)doc"});
   functions["_nn"].push_back({"col2im", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_col2im)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(col2im(Tensor input, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
 

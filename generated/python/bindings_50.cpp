@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/mish.h"
 #include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/replication_pad3d.h"
@@ -13,6 +14,21 @@
 
 namespace tl::python {
 namespace {
+
+// _pdist_forward
+PyObject* fn_internal__pdist_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pdist_forward(Tensor input, float p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::_pdist_forward(self, p); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // mish
 PyObject* fn_nn_mish(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -149,6 +165,10 @@ PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_pdist_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pdist_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pdist_forward(Tensor input, float p=2) -> Tensor
+
+pdist's kernel: for rows i < j (row-major pairs) the p-norm of row i - row j; p = 0 counts the differing elements, p = inf takes the largest difference.)doc"});
   functions["_nn"].push_back({"mish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -12,6 +12,7 @@
 #include "generated/ops/index_reduce.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
+#include "generated/ops/pdist.h"
 #include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/unfold_backward.h"
 
@@ -186,6 +187,21 @@ PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pdist
+PyObject* fn_pdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pdist(Tensor input, float p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::pdist(input, p); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -379,6 +395,10 @@ lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_bia
       METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
+  functions["_ops"].push_back({"pdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pdist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pdist(Tensor input, float p=2) -> Tensor
+
+The `p`-norm distance between each pair of rows of the 2-D `input` (n, m), the upper triangle of the distance matrix row by row: n (n - 1) / 2 values (`_pdist_forward` of the contiguous input).)doc"});
   functions["_ops"].push_back({"poisson_nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson_nll_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
 

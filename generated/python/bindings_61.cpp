@@ -5,6 +5,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/grid_sampler.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
@@ -13,6 +14,24 @@
 
 namespace tl::python {
 namespace {
+
+// grid_sampler
+PyObject* fn_grid_sampler(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto grid = r.tensor(1);
+  auto interpolation_mode = r.toInt64(2);
+  auto padding_mode = r.toInt64(3);
+  auto align_corners = r.toBool(4);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // i0
 PyObject* fn_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -213,6 +232,10 @@ PyObject* method_rot90(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_61(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"grid_sampler", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_grid_sampler)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+
+`input` (N, C, H, W) or (N, C, D, H, W) sampled at the normalized points of `grid` (N, H', W', 2) or (N, D', H', W', 3): grid_sampler_2d or grid_sampler_3d by the rank. `interpolation_mode` 0 bilinear, 1 nearest, 2 bicubic (2-D only); `padding_mode` 0 zeros, 1 border, 2 reflection.)doc"});
   functions["_ops"].push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
 

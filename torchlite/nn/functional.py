@@ -202,3 +202,5 @@ from ._functional.loss import *  # noqa: F401,F403
 from ._functional.normalization import *  # noqa: F401,F403
 from ._functional.dropout import *  # noqa: F401,F403
 from ._functional.embedding_bag import *  # noqa: F401,F403
+from ._functional.sampling import *  # noqa: F401,F403
+from ._functional.distance import *  # noqa: F401,F403
