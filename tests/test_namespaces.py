@@ -254,6 +254,8 @@ SUBMODULES.update({
         **_same(HELPER, "_ERROR_DIR", "_error_counter", "_error_dir"),
         "_interrupt_when_parent_dies": "the child's prctl(PR_SET_PDEATHSIG) (torch: _prctl_pr_set_pdeathsig)",
         "_run_child": "what each child runs: fn(i, *args), its exception written for the parent (torch: _wrap)"},
+    "nn.parallel": {},
+    "nn.parallel.data_parallel": {},
 })
 
 for _name, _allowed in SUBMODULES.items():
