@@ -256,6 +256,7 @@ SUBMODULES.update({
         "_run_child": "what each child runs: fn(i, *args), its exception written for the parent (torch: _wrap)"},
     "nn.parallel": {},
     "nn.parallel.data_parallel": {},
+    "utils.dlpack": _same(IMPORT, "_C", "_enum", "_torchlite"),
 })
 
 for _name, _allowed in SUBMODULES.items():

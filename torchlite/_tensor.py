@@ -322,6 +322,25 @@ class Tensor(_C.TensorBase):
 
     # ---- shared memory ----------------------------------------------------------------------
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule viewing this tensor's memory (torchlite.utils.dlpack): the 1.x protocol's
+        ("dltensor_versioned") when the consumer's max_version allows it, else the older one."""
+        if stream is not None and type(stream) is not builtins.int:
+            raise TypeError("stream must be ``int`` or ``none``")
+        if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
+            raise BufferError(f"Can't export a CPU tensor to DLPack device {tuple(dl_device)}")
+        if copy is not None and type(copy) is not builtins.bool:
+            raise TypeError(f"copy must be a bool or None, got {type(copy).__name__}")
+        tensor = self.clone() if copy else self
+        return _C._to_dlpack(tensor, max_version is not None and max_version[0] >= 1)
+
+    def __dlpack_device__(self):
+        """(DLDeviceType.kDLCPU, 0): where the memory a DLPack capsule of this tensor points to lives."""
+        from torchlite.utils.dlpack import DLDeviceType
+        if self.is_meta:
+            raise BufferError("Cannot get the DLPack device of a meta tensor: it has no data")
+        return (DLDeviceType.kDLCPU, 0)
+
     def share_memory_(self):
         """Moves the storage's bytes into shared memory (every view of it follows); a no-op when they are
         already there. Processes forked afterwards see each other's writes."""

@@ -11,6 +11,7 @@
 #include "aten/native/TypePromotion.h"
 #include "torchlite/csrc/autograd/python_engine.h"
 #include "torchlite/csrc/device.h"
+#include "torchlite/csrc/dlpack.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/generator.h"
@@ -114,6 +115,9 @@ PyMethodDef module_methods[] = {
      "(nested lists/tuples of numbers, NumPy arrays and scalars, tensors)."},
     {"from_numpy", py_from_numpy, METH_O,
      "from_numpy(ndarray) -> Tensor: a tensor sharing the array's memory (writes show on both sides)."},
+    {"_to_dlpack", TL_FASTCALL(py_to_dlpack), METH_FASTCALL,
+     "_to_dlpack(tensor, versioned) -> PyCapsule: a DLPack capsule viewing the tensor's memory."},
+    {"_from_dlpack", py_from_dlpack, METH_O, "_from_dlpack(capsule) -> Tensor: a tensor over a DLPack capsule's memory."},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "Threads used by parallel kernels."},
     {"set_num_threads", py_set_num_threads, METH_O, "Sets the number of threads used by parallel kernels."},
     {nullptr, nullptr, 0, nullptr},
