@@ -745,11 +745,11 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = None, *, out: Optio
     ...
 
 @overload
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int], target_lengths: Sequence[int], blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
-    """The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum)."""
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int], target_lengths: Sequence[int], blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, the default of torch.ctc_loss's Python binding, whose schema says Mean; 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum)."""
     ...
 @overload
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor, blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor, blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
     """ctc_loss with `input_lengths` and `target_lengths` as integer tensors (N,) (or 0-d for unbatched input)."""
     ...
 

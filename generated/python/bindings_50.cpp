@@ -35,8 +35,8 @@ PyObject* fn_internal__pdist_forward(PyObject* /*module*/, PyObject* const* args
 PyObject* fn_ctc_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)",
-      "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)",
+      "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
+      "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -208,11 +208,11 @@ void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& method
 
 pdist's kernel: for rows i < j (row-major pairs) the p-norm of row i - row j; p = 0 counts the differing elements, p = inf takes the largest difference.)doc"});
   functions["_ops"].push_back({"ctc_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ctc_loss)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
 
-The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum).
+The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, the default of torch.ctc_loss's Python binding, whose schema says Mean; 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum).
 
-ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor
+ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
 
 ctc_loss with `input_lengths` and `target_lengths` as integer tensors (N,) (or 0-d for unbatched input).)doc"});
   functions["_nn"].push_back({"mish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish)),

@@ -202,11 +202,12 @@ void ctc_backward(const Tensor& grad_output, const Tensor& log_probs, const Tens
         const int64_t t = input_length - 1;
         scalar_t* last = beta.data() + t * width;
         last[2 * target_length] = lp(t, blank);
-        collect(t, blank, alpha(t, 2 * target_length) + last[2 * target_length]);
+        // assigned, not accumulated, as PyTorch: a last label equal to the blank overwrites the blank's sum
+        g(t, blank) = alpha(t, 2 * target_length) + last[2 * target_length];
         if (target_length > 0) {
           const int64_t label = prime(2 * target_length - 1);
           last[2 * target_length - 1] = lp(t, label);
-          collect(t, label, alpha(t, 2 * target_length - 1) + last[2 * target_length - 1]);
+          g(t, label) = alpha(t, 2 * target_length - 1) + last[2 * target_length - 1];
         }
       }
       for (int64_t t = input_length - 2; t >= 0; --t) {
@@ -287,6 +288,14 @@ Tensor _ctc_loss_backward_kernel(const Tensor& grad_output, const Tensor& log_pr
   dispatch(log_probs, targets, [&](auto scalar_tag, auto index_tag) {
     using scalar_t = decltype(scalar_tag);
     using index_t = decltype(index_tag);
+    // PyTorch's backward reads log_probs' three sizes first (an IndexError below 3 dimensions) and
+    // returns an empty gradient for an empty log_probs before reading anything else.
+    TL_CHECK_INDEX(log_probs.dim() >= 3, "_ctc_loss_backward: Dimension out of range (log_probs has ",
+                   log_probs.dim(), " dimensions, expected 3)");
+    if (log_probs.numel() == 0) {
+      grad = tl::empty(log_probs.sizes(), log_probs.scalar_type(), log_probs.device());
+      return;
+    }
     const TargetLayout layout = check_arguments(log_probs, targets, input_lengths, target_lengths, blank);
     const int64_t max_t = log_probs.sizes()[0], batch = log_probs.sizes()[1];
     // PyTorch reads these without checking their sizes; torchlite checks them before reading.
