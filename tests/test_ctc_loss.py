@@ -231,3 +231,19 @@ def test_meta_shapes():
     lp = tl.empty(5, 2, 4, device="meta")
     nll, alpha = tl._ctc_loss(lp, tl.empty(2, 3, dtype=tl.int64, device="meta"), [5, 5], [3, 1])
     assert tuple(nll.shape) == (2,) and tuple(alpha.shape) == (2, 5, 7) and nll.is_meta
+
+
+def test_huge_lengths_raise():
+    lp, tg = from_torch(LP), from_torch(TG)
+    big = 2**62
+    with pytest.raises(RuntimeError, match="ctc_loss: Expected tensor to have size"):
+        tl._ctc_loss(lp, tl.tensor([1, 2, 3]), [5, 5], [big, big])  # the sum overflows int64
+    with pytest.raises(RuntimeError, match="ctc_loss: Expected tensor to have size at least"):
+        tl._ctc_loss(lp, tg, [5, 5], [big, 1])
+    with pytest.raises(RuntimeError, match="ctc_loss: Expected input_lengths to have value at most 5"):
+        tl._ctc_loss(lp, tg, [big, 5], [2, 2])
+
+
+def test_meta_length_tensors_raise():
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        tl.ctc_loss(from_torch(LP), from_torch(TG), tl.empty(2, dtype=tl.int64, device="meta"), tl.tensor([2, 2]))

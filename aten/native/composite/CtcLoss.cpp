@@ -4,6 +4,8 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/CtcLoss.h"
+#include "aten/native/Losses.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/contiguous.h"
@@ -20,21 +22,6 @@
 #include "generated/ops/zeros.h"
 
 namespace tl::native {
-namespace {
-
-// Reduction values of ctc_loss's `reduction` (PyTorch's at::Reduction).
-constexpr int64_t kMean = 1, kSum = 2;
-
-// A lengths tensor as int64 values, its elements in order whatever its shape (as PyTorch).
-std::vector<int64_t> lengths_of(const Tensor& lengths, const char* name) {
-  TL_CHECK(is_integral_type(lengths.scalar_type(), false), "ctc_loss: ", name, " must be integral");
-  const Tensor values = tl::contiguous(tl::to(lengths, ScalarType::Int64));
-  const int64_t* data = values.data_ptr<int64_t>();
-  return std::vector<int64_t>(data, data + values.numel());
-}
-
-}  // namespace
-
 Tensor ctc_loss_composite(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                           IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
   const bool batched = log_probs.dim() == 3;
@@ -45,7 +32,7 @@ Tensor ctc_loss_composite(const Tensor& log_probs, const Tensor& targets, IntArr
   if (zero_infinity)
     loss = tl::where(tl::eq(loss, std::numeric_limits<double>::infinity()),
                      tl::zeros({}, loss.scalar_type(), loss.device()), loss);
-  if (reduction == kMean) {
+  if (reduction == kReductionMean) {
     // each loss per target label (an empty target counts as one), then the average
     if (loss.is_meta()) return tl::mean(loss);
     Tensor lengths = tl::empty({static_cast<int64_t>(target_lengths.size())}, ScalarType::Float64, loss.device());
@@ -54,14 +41,14 @@ Tensor ctc_loss_composite(const Tensor& log_probs, const Tensor& targets, IntArr
     lengths = tl::to(lengths, loss.scalar_type());
     return tl::mean(tl::div(loss, tl::clamp_min(lengths, 1)));
   }
-  if (reduction == kSum) return tl::sum(loss);
+  if (reduction == kReductionSum) return tl::sum(loss);
   return batched ? loss : tl::squeeze(loss, 0);
 }
 
 Tensor ctc_loss_tensor_composite(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                                  const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  const std::vector<int64_t> il = lengths_of(input_lengths, "input_lengths");
-  const std::vector<int64_t> tgl = lengths_of(target_lengths, "target_lengths");
+  const std::vector<int64_t> il = ctc_lengths(input_lengths, "input_lengths");
+  const std::vector<int64_t> tgl = ctc_lengths(target_lengths, "target_lengths");
   return tl::ctc_loss(log_probs, targets, il, tgl, blank, reduction, zero_infinity);
 }
 

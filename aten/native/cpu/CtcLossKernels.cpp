@@ -19,6 +19,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/CtcLoss.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/contiguous.h"
@@ -60,7 +61,8 @@ TargetLayout check_arguments(const Tensor& log_probs, const Tensor& targets, Int
     const int64_t length = target_lengths[b];
     TL_CHECK(length >= 0, "ctc_loss: Expected target_lengths to have value at least 0, but got value ", length, kWhere);
     layout.offsets[b] = targets.dim() == 1 ? pos : b * targets.strides()[0];
-    pos += length;
+    // saturates instead of overflowing: such a sum fails the size check below
+    if (__builtin_add_overflow(pos, length, &pos)) pos = std::numeric_limits<int64_t>::max();
     layout.max_length = std::max(layout.max_length, length);
   }
   if (targets.dim() == 1) {
@@ -245,15 +247,14 @@ void dispatch(const Tensor& log_probs, const Tensor& targets, F&& fn) {
                          TL_DISPATCH_CASE(Float64, double, [&] { with_index(double{}); }));
 }
 
-// A lengths tensor as int64 values (any integral dtype, any shape: its elements in order, as PyTorch).
-std::vector<int64_t> lengths_of(const Tensor& lengths, const char* name) {
+}  // namespace
+
+std::vector<int64_t> ctc_lengths(const Tensor& lengths, const char* name) {
   TL_CHECK(is_integral_type(lengths.scalar_type(), false), "ctc_loss: ", name, " must be integral");
-  const Tensor values = tl::contiguous(tl::to(lengths, ScalarType::Int64));
+  const Tensor values = tl::contiguous(tl::to(lengths, Device(), ScalarType::Int64));
   const int64_t* data = values.data_ptr<int64_t>();
   return std::vector<int64_t>(data, data + values.numel());
 }
-
-}  // namespace
 
 std::tuple<Tensor, Tensor> _ctc_loss_kernel(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                                             IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
@@ -276,8 +277,8 @@ std::tuple<Tensor, Tensor> _ctc_loss_kernel(const Tensor& log_probs, const Tenso
 std::tuple<Tensor, Tensor> _ctc_loss_tensor_kernel(const Tensor& log_probs, const Tensor& targets,
                                                    const Tensor& input_lengths, const Tensor& target_lengths,
                                                    int64_t blank, bool zero_infinity) {
-  const std::vector<int64_t> il = lengths_of(input_lengths, "input_lengths");
-  const std::vector<int64_t> tgl = lengths_of(target_lengths, "target_lengths");
+  const std::vector<int64_t> il = ctc_lengths(input_lengths, "input_lengths");
+  const std::vector<int64_t> tgl = ctc_lengths(target_lengths, "target_lengths");
   return _ctc_loss_kernel(log_probs, targets, il, tgl, blank, zero_infinity);
 }
 
@@ -323,8 +324,8 @@ Tensor _ctc_loss_backward_tensor_kernel(const Tensor& grad_output, const Tensor&
                                         const Tensor& input_lengths, const Tensor& target_lengths,
                                         const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank,
                                         bool zero_infinity) {
-  const std::vector<int64_t> il = lengths_of(input_lengths, "input_lengths");
-  const std::vector<int64_t> tgl = lengths_of(target_lengths, "target_lengths");
+  const std::vector<int64_t> il = ctc_lengths(input_lengths, "input_lengths");
+  const std::vector<int64_t> tgl = ctc_lengths(target_lengths, "target_lengths");
   return _ctc_loss_backward_kernel(grad_output, log_probs, targets, il, tgl, neg_log_likelihood, log_alpha, blank,
                                    zero_infinity);
 }
