@@ -47,6 +47,10 @@ Tensor ctc_loss_composite(const Tensor& log_probs, const Tensor& targets, IntArr
 
 Tensor ctc_loss_tensor_composite(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                                  const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  // PyTorch reads CPU lengths first; with a meta tensor among the arguments it takes its composite path, which
+  // unsqueezes unbatched log_probs first (a 0-d one is an IndexError before any lengths check)
+  const bool meta = log_probs.is_meta() || targets.is_meta() || input_lengths.is_meta() || target_lengths.is_meta();
+  if (meta && log_probs.dim() != 3) (void)tl::unsqueeze(log_probs, 1);
   const std::vector<int64_t> il = ctc_lengths(input_lengths, "input_lengths");
   const std::vector<int64_t> tgl = ctc_lengths(target_lengths, "target_lengths");
   return tl::ctc_loss(log_probs, targets, il, tgl, blank, reduction, zero_infinity);
