@@ -247,3 +247,11 @@ def test_huge_lengths_raise():
 def test_meta_length_tensors_raise():
     with pytest.raises((RuntimeError, NotImplementedError)):
         tl.ctc_loss(from_torch(LP), from_torch(TG), tl.empty(2, dtype=tl.int64, device="meta"), tl.tensor([2, 2]))
+
+
+def test_strided_concatenated_targets_read_as_torch():
+    # PyTorch offsets each target by the unscaled sum of the earlier lengths, then steps by the stride
+    log_probs = torch.randn(6, 2, 5, dtype=torch.float64).log_softmax(2)
+    big = torch.tensor([1, 4, 2, 4, 3, 4, 4, 4])
+    got = tl._ctc_loss(from_torch(log_probs), from_torch(big)[::2], [6, 6], [2, 2])
+    assert_same(got[0], torch._ctc_loss(log_probs, big[::2], [6, 6], [2, 2])[0])
