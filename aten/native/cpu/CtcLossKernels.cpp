@@ -243,8 +243,8 @@ void dispatch(const Tensor& log_probs, const Tensor& targets, F&& fn) {
     else fn(scalar_tag, int32_t{});
   };
   TL_DISPATCH_SWITCH(log_probs.scalar_type(), "ctc_loss_cpu",
-                     TL_DISPATCH_CASE(Float32, float, [&] { with_index(float{}); })
-                         TL_DISPATCH_CASE(Float64, double, [&] { with_index(double{}); }));
+                     TL_DISPATCH_CASE(Float32, float, [&] { with_index(scalar_t{}); })
+                         TL_DISPATCH_CASE(Float64, double, [&] { with_index(scalar_t{}); }));
 }
 
 }  // namespace
