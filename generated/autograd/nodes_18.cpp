@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_ctc_loss.h"
+#include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/mish_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -13,6 +15,146 @@
 #include "generated/ops/tanh_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+struct CtcLossBackward0 final : Node {
+  std::string name() const override { return "CtcLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    log_probs_.reset_data();
+    targets_.reset_data();
+    result0_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return log_probs_.nbytes() + targets_.nbytes() + result0_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable log_probs_;
+  SavedVariable targets_;
+  std::vector<int64_t> input_lengths_;
+  std::vector<int64_t> target_lengths_;
+  int64_t blank_;
+  bool zero_infinity_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+};
+
+variable_list CtcLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& log_probs = log_probs_.unpack(shared_from_this());
+  const auto& targets = targets_.unpack(shared_from_this());
+  const auto& input_lengths = as_arg(input_lengths_);
+  const auto& target_lengths = as_arg(target_lengths_);
+  const auto& blank = as_arg(blank_);
+  const auto& zero_infinity = as_arg(zero_infinity_);
+  const auto& result0 = result0_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity);
+  }
+  return grad_inputs;
+}
+
+// Backward of _ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+struct CtcLossBackward1 final : Node {
+  std::string name() const override { return "CtcLossBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    log_probs_.reset_data();
+    targets_.reset_data();
+    input_lengths_.reset_data();
+    target_lengths_.reset_data();
+    result0_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return log_probs_.nbytes() + targets_.nbytes() + input_lengths_.nbytes() + target_lengths_.nbytes() + result0_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable log_probs_;
+  SavedVariable targets_;
+  SavedVariable input_lengths_;
+  SavedVariable target_lengths_;
+  int64_t blank_;
+  bool zero_infinity_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+};
+
+variable_list CtcLossBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& log_probs = log_probs_.unpack(shared_from_this());
+  const auto& targets = targets_.unpack(shared_from_this());
+  const auto& input_lengths = input_lengths_.unpack(shared_from_this());
+  const auto& target_lengths = target_lengths_.unpack(shared_from_this());
+  const auto& blank = as_arg(blank_);
+  const auto& zero_infinity = as_arg(zero_infinity_);
+  const auto& result0 = result0_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity);
+  }
+  return grad_inputs;
+}
+
+// Backward of _ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+struct CtcLossBackwardBackward0 final : Node {
+  std::string name() const override { return "CtcLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CtcLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_ctc_loss_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of _ctc_loss_backward.Tensor(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+struct CtcLossBackwardBackward1 final : Node {
+  std::string name() const override { return "CtcLossBackwardBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CtcLossBackwardBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_ctc_loss_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_ctc_loss_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of mish_backward(Tensor grad_output, Tensor self) -> Tensor
 struct MishBackwardBackward0 final : Node {
@@ -100,6 +242,100 @@ variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  auto grad_fn = std::make_shared<CtcLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&log_probs}));
+  grad_fn->input_lengths_ = input_lengths.vec();
+  grad_fn->target_lengths_ = target_lengths.vec();
+  grad_fn->blank_ = blank;
+  grad_fn->zero_infinity_ = zero_infinity;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->log_probs_ = SavedVariable(log_probs, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->targets_ = SavedVariable(targets, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_ctc_loss::call(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// _ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _ctc_loss_Tensor(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, bool zero_infinity) {
+  auto grad_fn = std::make_shared<CtcLossBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&log_probs}));
+  grad_fn->blank_ = blank;
+  grad_fn->zero_infinity_ = zero_infinity;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->log_probs_ = SavedVariable(log_probs, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->targets_ = SavedVariable(targets, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->input_lengths_ = SavedVariable(input_lengths, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_lengths_ = SavedVariable(target_lengths, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_ctc_loss_Tensor::call(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result0_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// _ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+Tensor _ctc_loss_backward(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  auto grad_fn = std::make_shared<CtcLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &log_probs, &neg_log_likelihood, &log_alpha}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_ctc_loss_backward::call(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// _ctc_loss_backward.Tensor(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+Tensor _ctc_loss_backward_Tensor(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  auto grad_fn = std::make_shared<CtcLossBackwardBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &log_probs, &neg_log_likelihood, &log_alpha}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_ctc_loss_backward_Tensor::call(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {

@@ -3,6 +3,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_ctc_loss.h"
+#include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/gcd.h"
@@ -14,6 +16,90 @@
 #include "generated/ops/zeros.h"
 
 namespace tl {
+
+// ============================================================================ _ctc_loss
+
+// _ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+ops::_ctc_loss::Kernel* ops::_ctc_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_ctc_loss_kernel,
+    /* Meta */ native::_ctc_loss_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_ctc_loss::call(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  const Device kernel_device = dispatch_device("_ctc_loss", {&log_probs, &targets});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_ctc_loss", kernel_device);
+  return kernel(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  if (autograd::compute_requires_grad({&log_probs})) {
+    return autograd::wrappers::_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  }
+  return ops::_ctc_loss::call(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+// _ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+ops::_ctc_loss_Tensor::Kernel* ops::_ctc_loss_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_ctc_loss_tensor_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::_ctc_loss_Tensor::call(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, bool zero_infinity) {
+  const Device kernel_device = dispatch_device("_ctc_loss.Tensor", {&log_probs, &targets, &input_lengths, &target_lengths});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_ctc_loss.Tensor", kernel_device);
+  return kernel(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, bool zero_infinity) {
+  if (autograd::compute_requires_grad({&log_probs})) {
+    return autograd::wrappers::_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  }
+  return ops::_ctc_loss_Tensor::call(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+// ============================================================================ _ctc_loss_backward
+
+// _ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+ops::_ctc_loss_backward::Kernel* ops::_ctc_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_ctc_loss_backward_kernel,
+    /* Meta */ native::_ctc_loss_backward_kernel,
+};
+
+Tensor ops::_ctc_loss_backward::call(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  const Device kernel_device = dispatch_device("_ctc_loss_backward", {&grad_output, &log_probs, &targets, &neg_log_likelihood, &log_alpha});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_ctc_loss_backward", kernel_device);
+  return kernel(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
+Tensor _ctc_loss_backward(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  if (autograd::compute_requires_grad({&grad_output, &log_probs, &neg_log_likelihood, &log_alpha})) {
+    return autograd::wrappers::_ctc_loss_backward(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+  }
+  return ops::_ctc_loss_backward::call(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
+// _ctc_loss_backward.Tensor(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+ops::_ctc_loss_backward_Tensor::Kernel* ops::_ctc_loss_backward_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_ctc_loss_backward_tensor_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::_ctc_loss_backward_Tensor::call(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  const Device kernel_device = dispatch_device("_ctc_loss_backward.Tensor", {&grad_output, &log_probs, &targets, &input_lengths, &target_lengths, &neg_log_likelihood, &log_alpha});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_ctc_loss_backward.Tensor", kernel_device);
+  return kernel(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
+Tensor _ctc_loss_backward(const Tensor& grad_output, const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  if (autograd::compute_requires_grad({&grad_output, &log_probs, &neg_log_likelihood, &log_alpha})) {
+    return autograd::wrappers::_ctc_loss_backward_Tensor(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+  }
+  return ops::_ctc_loss_backward_Tensor::call(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
 
 // ============================================================================ argmax
 

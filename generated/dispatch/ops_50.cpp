@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_pdist_forward.h"
+#include "generated/ops/ctc_loss.h"
 #include "generated/ops/mish.h"
 #include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/replication_pad3d.h"
@@ -32,6 +33,18 @@ Tensor _pdist_forward(const Tensor& self, double p) {
     return autograd::wrappers::_pdist_forward(self, p);
   }
   return ops::_pdist_forward::call(self, p);
+}
+
+// ============================================================================ ctc_loss
+
+// ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  return native::ctc_loss_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+}
+
+// ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  return native::ctc_loss_tensor_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 
 // ============================================================================ mish

@@ -15,6 +15,15 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) 
     """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
     ...
 
+@overload
+def _ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int], target_lengths: Sequence[int], blank: int = 0, zero_infinity: bool = False) -> tuple[Tensor, Tensor]:
+    """ctc_loss's kernel on (T, N, C) log-probabilities and int64 or int32 targets: the negative log-likelihood of each target (N,) (inf where no alignment fits its input length) and the log-space forward variables log_alpha (N, T, 2 max(target_lengths) + 1), -inf where unused."""
+    ...
+@overload
+def _ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor, blank: int = 0, zero_infinity: bool = False) -> tuple[Tensor, Tensor]:
+    """_ctc_loss with the lengths as integer tensors (N,)."""
+    ...
+
 def _embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False, per_sample_weights: Optional[Tensor] = None, include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors."""
     ...
@@ -733,6 +742,15 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
 
 def cross(input: Tensor, other: Tensor, dim: Optional[int] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates)."""
+    ...
+
+@overload
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int], target_lengths: Sequence[int], blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, the default of torch.ctc_loss's Python binding, whose schema says Mean; 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum)."""
+    ...
+@overload
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor, blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """ctc_loss with `input_lengths` and `target_lengths` as integer tensors (N,) (or 0-d for unbatched input)."""
     ...
 
 def cummax(input: Tensor, dim: int, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:

@@ -6,6 +6,8 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_ctc_loss.h"
+#include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
 #include "generated/ops/mish_backward.h"
@@ -17,6 +19,82 @@
 
 namespace tl::python {
 namespace {
+
+// _ctc_loss
+PyObject* fn__ctc_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False)",
+      "_ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _ctc_loss
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.intlist(2);
+      auto target_lengths = r.intlist(3);
+      auto blank = r.toInt64(4);
+      auto zero_infinity = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _ctc_loss.Tensor
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.tensor(2);
+      auto target_lengths = r.tensor(3);
+      auto blank = r.toInt64(4);
+      auto zero_infinity = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// _ctc_loss_backward
+PyObject* fn_internal__ctc_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)",
+      "_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _ctc_loss_backward
+      auto grad_output = r.tensor(0);
+      auto log_probs = r.tensor(1);
+      auto targets = r.tensor(2);
+      auto input_lengths = r.intlist(3);
+      auto target_lengths = r.intlist(4);
+      auto neg_log_likelihood = r.tensor(5);
+      auto log_alpha = r.tensor(6);
+      auto blank = r.toInt64(7);
+      auto zero_infinity = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::_ctc_loss_backward(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // _ctc_loss_backward.Tensor
+      auto grad_output = r.tensor(0);
+      auto log_probs = r.tensor(1);
+      auto targets = r.tensor(2);
+      auto input_lengths = r.tensor(3);
+      auto target_lengths = r.tensor(4);
+      auto neg_log_likelihood = r.tensor(5);
+      auto log_alpha = r.tensor(6);
+      auto blank = r.toInt64(7);
+      auto zero_infinity = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::_ctc_loss_backward(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // argmax
 PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -249,6 +327,22 @@ PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_18(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_ctc_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__ctc_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> tuple[Tensor, Tensor]
+
+ctc_loss's kernel on (T, N, C) log-probabilities and int64 or int32 targets: the negative log-likelihood of each target (N,) (inf where no alignment fits its input length) and the log-space forward variables log_alpha (N, T, 2 max(target_lengths) + 1), -inf where unused.
+
+_ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> tuple[Tensor, Tensor]
+
+_ctc_loss with the lengths as integer tensors (N,).)doc"});
+  functions["_internal"].push_back({"_ctc_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__ctc_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+
+The gradient of _ctc_loss for log_probs (T, N, C), as PyTorch's: exp(log_probs) - exp(log(alpha beta) + nll - log_probs) times each sample's `grad_output` (`grad` in PyTorch's schema; the derivative through a log_softmax that made log_probs); 0 past each input length and, with `zero_infinity`, for infinite losses. Not differentiable, as PyTorch's.
+
+_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+
+_ctc_loss_backward with the lengths as integer tensors (N,).)doc"});
   functions["_ops"].push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

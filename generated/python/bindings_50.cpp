@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_pdist_forward.h"
+#include "generated/ops/ctc_loss.h"
 #include "generated/ops/mish.h"
 #include "generated/ops/reflection_pad1d_backward.h"
 #include "generated/ops/replication_pad3d.h"
@@ -27,6 +28,43 @@ PyObject* fn_internal__pdist_forward(PyObject* /*module*/, PyObject* const* args
   auto p = r.toDouble(1);
   auto result = [&] { GilRelease no_gil; return tl::_pdist_forward(self, p); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ctc_loss
+PyObject* fn_ctc_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
+      "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ctc_loss.IntList
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.intlist(2);
+      auto target_lengths = r.intlist(3);
+      auto blank = r.toInt64(4);
+      auto reduction = r.toInt64(5);
+      auto zero_infinity = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // ctc_loss.Tensor
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.tensor(2);
+      auto target_lengths = r.tensor(3);
+      auto blank = r.toInt64(4);
+      auto reduction = r.toInt64(5);
+      auto zero_infinity = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -169,6 +207,14 @@ void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pdist_forward(Tensor input, float p=2) -> Tensor
 
 pdist's kernel: for rows i < j (row-major pairs) the p-norm of row i - row j; p = 0 counts the differing elements, p = inf takes the largest difference.)doc"});
+  functions["_ops"].push_back({"ctc_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ctc_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+
+The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, the default of torch.ctc_loss's Python binding, whose schema says Mean; 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum).
+
+ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+
+ctc_loss with `input_lengths` and `target_lengths` as integer tensors (N,) (or 0-d for unbatched input).)doc"});
   functions["_nn"].push_back({"mish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish(Tensor input, *, Tensor? out=None) -> Tensor
 

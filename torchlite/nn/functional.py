@@ -204,3 +204,4 @@ from ._functional.dropout import *  # noqa: F401,F403
 from ._functional.embedding_bag import *  # noqa: F401,F403
 from ._functional.sampling import *  # noqa: F401,F403
 from ._functional.distance import *  # noqa: F401,F403
+from ._functional.ctc import *  # noqa: F401,F403
