@@ -243,3 +243,12 @@ def test_circular_pad_near_the_int64_limits_raises(pad):
     # wraps back to the input's size and returns a tensor; torchlite raises, as for any pad that empties a dim.
     with pytest.raises(RuntimeError, match="_pad_circular"):
         tl.nn.functional.pad(tl.ones(1, 2, 3), pad, mode="circular")
+
+
+@pytest.mark.parametrize("name, k", [("reflection_pad1d_backward", 1), ("replication_pad2d_backward", 2)])
+def test_pad_backward_with_pads_near_the_int64_limits_raises(name, k):
+    # The sanitized suite's fuzz: input size + pads overflowed int64 in the backward's shape check (UB).
+    x = tl.randn(*((2, 3, 4, 4)[: k + 2]))
+    for pads in ((-2**63, -2**63), (2**63 - 1, 2**63 - 1)):
+        with pytest.raises(RuntimeError, match=name):
+            getattr(tl._C._internal, name)(tl.randn(*((2, 3, 6, 6)[: k + 2])), x, pads * k)

@@ -266,7 +266,11 @@ Tensor pad_backward_kernel(const char* op, const Tensor& grad_output, const Tens
              ". Expected: ", self.sizes()[d], ", Got: ", grad_output.sizes()[d]);
   for (int64_t i = 0; i < k; ++i) {
     const int64_t d = nd - 1 - i;
-    shape[d] = self.sizes()[d] + padding[2 * i] + padding[2 * i + 1];
+    // Checked: pads near the int64 limits would overflow the sum (found by the sanitized fuzz).
+    const bool overflow = __builtin_add_overflow(self.sizes()[d], padding[2 * i], &shape[d]) ||
+                          __builtin_add_overflow(shape[d], padding[2 * i + 1], &shape[d]);
+    TL_CHECK(!overflow, op, ": the padded ", labels[2 - i], " overflows int64 (input size ", self.sizes()[d],
+             ", padding (", padding[2 * i], ", ", padding[2 * i + 1], "))");
     TL_CHECK(shape[d] == grad_output.sizes()[d], op, ": grad_output ", labels[2 - i], " unexpected. Expected: ",
              shape[d], ", Got: ", grad_output.sizes()[d]);
   }
