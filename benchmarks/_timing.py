@@ -47,3 +47,18 @@ def median_pair_fastest(ours: Callable[[], object], theirs: Callable[[], object]
     """median_pair, and the ratio of the two fastest rounds (the steadier figure under heavy load)."""
     a, b = alternating_times([ours, theirs], number, repeat)
     return statistics.median(a), statistics.median(b), min(a) / min(b)
+
+
+def print_progress(row, width: int) -> None:
+    """One (case, pass, torchlite s, PyTorch s) row as a progress line while a script runs."""
+    name, kind, ours, theirs = row
+    print(f"{name:{width}s} {kind:17s} torchlite {ours * 1e3:9.2f} ms  torch {theirs * 1e3:9.2f} ms  "
+          f"ratio {ours / theirs:5.2f}", flush=True)
+
+
+def print_markdown(rows) -> None:
+    """(case, pass, torchlite s, PyTorch s) rows as the markdown table of the scripts' .md files."""
+    print("| case | pass | torchlite (ms) | PyTorch (ms) | ratio |")
+    print("|---|---|---:|---:|---:|")
+    for name, kind, ours, theirs in rows:
+        print(f"| {name} | {kind} | {ours * 1e3:.2f} | {theirs * 1e3:.2f} | {ours / theirs:.2f} |")

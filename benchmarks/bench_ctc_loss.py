@@ -17,7 +17,7 @@ import torchlite as tl
 
 import torch
 
-from _timing import median_pair
+from _timing import median_pair, print_markdown, print_progress
 
 CASES = [(50, 4, 20, 10), (200, 16, 32, 40), (400, 8, 64, 100)]  # T, N, C, S
 
@@ -53,13 +53,9 @@ def main() -> int:
         rows.append((name, "forward+backward", *median_pair(lambda: run(tl, True), lambda: run(torch, True), 1, rep)))
         if not args.markdown:
             for r in rows[-2:]:
-                print(f"{r[0]:34s} {r[1]:17s} torchlite {r[2] * 1e3:9.2f} ms  torch {r[3] * 1e3:9.2f} ms  "
-                      f"ratio {r[2] / r[3]:5.2f}", flush=True)
+                print_progress(r, 34)
     if args.markdown:
-        print("| case | pass | torchlite (ms) | PyTorch (ms) | ratio |")
-        print("|---|---|---:|---:|---:|")
-        for name, kind, a, b in rows:
-            print(f"| {name} | {kind} | {a * 1e3:.2f} | {b * 1e3:.2f} | {a / b:.2f} |")
+        print_markdown(rows)
     return 0
 
 

@@ -21,7 +21,7 @@ import torchlite.nn.functional as TF
 import torch
 import torch.nn.functional as F
 
-from _timing import median_pair
+from _timing import median_pair, print_markdown, print_progress
 
 
 def _data(shape, k):
@@ -74,13 +74,9 @@ def main() -> int:
         rows.append((name, "forward+backward", *both))
         if not args.markdown:
             for r in rows[-2:]:
-                print(f"{r[0]:24s} {r[1]:17s} torchlite {r[2] * 1e3:9.2f} ms  torch {r[3] * 1e3:9.2f} ms  "
-                      f"ratio {r[2] / r[3]:5.2f}", flush=True)
+                print_progress(r, 24)
     if args.markdown:
-        print("| case | pass | torchlite (ms) | PyTorch (ms) | ratio |")
-        print("|---|---|---:|---:|---:|")
-        for name, kind, a, b in rows:
-            print(f"| {name} | {kind} | {a * 1e3:.2f} | {b * 1e3:.2f} | {a / b:.2f} |")
+        print_markdown(rows)
     return 0
 
 
