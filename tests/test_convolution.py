@@ -108,6 +108,48 @@ def test_conv_double_backward(case):
         same(a, e)
 
 
+# Batches of small images, which the kernels multiply several images at a time (their window columns
+# side by side in one product): odd batch sizes leave a short last group, strides and dilation take the
+# input gradient through col2im, groups and transposed convolutions the other drivers.
+BATCHED_CASES = [
+    ("conv2d", (17, 6, 8, 8), (8, 6, 3, 3), dict(padding=1)),
+    ("conv2d", (9, 6, 9, 7), (4, 3, 3, 2), dict(stride=2, dilation=(1, 2), groups=2)),
+    ("conv2d", (12, 4, 5, 5), (6, 4, 1, 1), dict()),
+    ("conv1d", (11, 3, 20), (5, 3, 4), dict(padding=2)),
+    ("conv3d", (7, 2, 4, 4, 4), (3, 2, 2, 2, 2), dict(padding=1)),
+    ("conv_transpose2d", (13, 4, 5, 5), (4, 3, 3, 3), dict(stride=2, output_padding=1)),
+    ("conv_transpose1d", (10, 6, 7), (6, 2, 3), dict(groups=3, padding=1)),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", BATCHED_CASES, ids=str)
+def test_conv_batched_small_images(case, threads):
+    name, ishape, wshape, kw = case
+    x, w = rnd(*ishape), rnd(*wshape, seed=1)
+    b = rnd(wshape[1] * kw.get("groups", 1) if "transpose" in name else wshape[0], seed=2)
+    tx, tw, tb = (t.clone().requires_grad_() for t in (x, w, b))
+    lx, lw, lb = (t.requires_grad_() for t in both(x, w, b))
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        expected = getattr(F, name)(tx, tw, tb, **kw)
+        got = getattr(TF, name)(lx, lw, lb, **kw)
+        same(got, expected)
+        g = rnd(*expected.shape, seed=3)
+        expected.backward(g)
+        got.backward(from_torch(g))
+        if "dilation" not in kw and "transpose" not in name:  # integers (as PyTorch: not dilated or transposed)
+            xi, wi = (t.mul(4).round().to(torch.int32) for t in (x, w))
+            expected_int = getattr(F, name)(xi.double(), wi.double(), **kw).to(torch.int32)
+            same(getattr(TF, name)(*both(xi, wi), **kw), expected_int)
+    finally:
+        tl.set_num_threads(before)
+    same(lx.grad, tx.grad)
+    same(lw.grad, tw.grad)
+    same(lb.grad, tb.grad)
+
+
 TRANSPOSE_CASES = [
     (1, (2, 4, 5), (4, 3, 3), dict(stride=2, padding=1, output_padding=1, groups=2, dilation=1)),
     (1, (4, 5), (4, 2, 2), dict(stride=3, output_padding=2)),

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace tl::native::conv {
 
@@ -38,10 +39,11 @@ inline void valid_range(int64_t off, int64_t stride, int64_t size, int64_t count
 }
 
 // Visits every (channel, kernel tap, d, h) row segment: f(c, row_of_columns, plane_or_null, lo, hi, off_w)
-// where the segment's window positions [lo, hi) read image elements plane[o * s[2] + off_w].
+// where the segment's window positions [lo, hi) read image elements plane[o * s[2] + off_w]. `ld` is
+// the column matrix's row stride: the window count, or more when several images' columns sit side by
+// side in one matrix (convolution batches small images into one product).
 template <typename F>
-inline void for_each_segment(int64_t channels, const Geometry& g, F&& f) {
-  const int64_t L = g.col_numel();
+inline void for_each_segment(int64_t channels, const Geometry& g, int64_t ld, F&& f) {
   int64_t lo_w, hi_w;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t kd = 0; kd < g.k[0]; ++kd)
@@ -54,7 +56,7 @@ inline void for_each_segment(int64_t channels, const Geometry& g, F&& f) {
             const int64_t id = od * g.s[0] + kd * g.d[0] - g.p[0];
             for (int64_t oh = 0; oh < g.col[1]; ++oh) {
               const int64_t ih = oh * g.s[1] + kh * g.d[1] - g.p[1];
-              const int64_t seg = row * L + (od * g.col[1] + oh) * g.col[2];
+              const int64_t seg = row * ld + (od * g.col[1] + oh) * g.col[2];
               const bool inside = id >= 0 && id < g.img[0] && ih >= 0 && ih < g.img[1];
               f(seg, inside ? (c * g.img[0] + id) * g.img[1] * g.img[2] + ih * g.img[2] : int64_t(-1),
                 inside ? lo_w : g.col[2], inside ? hi_w : g.col[2], off_w);
@@ -63,11 +65,62 @@ inline void for_each_segment(int64_t channels, const Geometry& g, F&& f) {
         }
 }
 
-// Fills `col` (every element written) from `img`.
+// im2col of a 2-d image with short rows (at most kShortRow windows across, e.g. 8x8 digits): each
+// channel is first copied into a zero-padded plane, so that every column row is a plain strided copy
+// without bounds checks. Walking the segments instead costs more than the product that follows (a
+// call and a bounds computation per 8-element segment).
+constexpr int64_t kShortRow = 32;
+inline bool short_rows_2d(const Geometry& g) {
+  const int64_t padded = (g.img[1] + 2 * g.p[1]) * (g.img[2] + 2 * g.p[2]);  // bounded: a huge padding walks
+  return g.img[0] == 1 && g.col[0] == 1 && g.k[0] == 1 && g.col[2] <= kShortRow && padded <= (int64_t(1) << 16);
+}
+// dst[0, n) = src[0, n) for short n: whole 32-byte blocks as fixed-size copies (one vector move each;
+// memcpy with a run-time size is a library call, and a plain loop stays scalar at -O2).
 template <typename T>
-void im2col(const T* img, int64_t channels, const Geometry& g, T* col) {
+inline void copy_short(T* dst, const T* src, int64_t n) {
+  constexpr int64_t kBlock = 32 / sizeof(T);
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) std::memcpy(dst + i, src + i, 32);
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+template <typename T>
+void im2col_short_rows(const T* img, int64_t channels, const Geometry& g, T* col, int64_t ld) {
+  const int64_t H = g.img[1], W = g.img[2], OH = g.col[1], OW = g.col[2];
+  const int64_t PH = H + 2 * g.p[1], PW = W + 2 * g.p[2], sw = g.s[2];
+  // Bytes, not a vector<T>: one buffer for every dtype (vector<bool> has no data()); all-zero bytes
+  // are T(0) for every arithmetic type.
+  thread_local std::vector<unsigned char> padded;
+  padded.assign(static_cast<size_t>(PH * PW) * sizeof(T), 0);
+  T* pad = reinterpret_cast<T*>(padded.data());
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = img + c * H * W;
+    for (int64_t h = 0; h < H; ++h) copy_short(pad + (h + g.p[1]) * PW + g.p[2], plane + h * W, W);
+    for (int64_t kh = 0; kh < g.k[1]; ++kh)
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+        T* dst = col + ((c * g.k[1] + kh) * g.k[2] + kw) * ld;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const T* src = pad + (oh * g.s[1] + kh * g.d[1]) * PW + kw * g.d[2];
+          if (sw == 1) {
+            copy_short(dst + oh * OW, src, OW);
+          } else {
+            for (int64_t ow = 0; ow < OW; ++ow) dst[oh * OW + ow] = src[ow * sw];
+          }
+        }
+      }
+  }
+}
+
+// Fills `col` (every element of its window columns written; row stride `ld`, default the window
+// count) from `img`.
+template <typename T>
+void im2col(const T* img, int64_t channels, const Geometry& g, T* col, int64_t ld = -1) {
+  if (short_rows_2d(g)) {
+    im2col_short_rows(img, channels, g, col, ld < 0 ? g.col_numel() : ld);
+    return;
+  }
   const int64_t W = g.col[2], sw = g.s[2];
-  for_each_segment(channels, g, [&](int64_t seg, int64_t base, int64_t lo, int64_t hi, int64_t off) {
+  for_each_segment(channels, g, ld < 0 ? g.col_numel() : ld, [&](int64_t seg, int64_t base, int64_t lo, int64_t hi, int64_t off) {
     T* dst = col + seg;
     if (base < 0) {
       std::fill(dst, dst + W, T(0));
@@ -85,11 +138,11 @@ void im2col(const T* img, int64_t channels, const Geometry& g, T* col) {
 }
 
 // Adds every column element into its image position (`img` must be initialized, e.g. zeroed):
-// overlapping windows sum, padding taps are dropped.
+// overlapping windows sum, padding taps are dropped. `ld` as for im2col.
 template <typename T>
-void col2im(const T* col, int64_t channels, const Geometry& g, T* img) {
+void col2im(const T* col, int64_t channels, const Geometry& g, T* img, int64_t ld = -1) {
   const int64_t sw = g.s[2];
-  for_each_segment(channels, g, [&](int64_t seg, int64_t base, int64_t lo, int64_t hi, int64_t off) {
+  for_each_segment(channels, g, ld < 0 ? g.col_numel() : ld, [&](int64_t seg, int64_t base, int64_t lo, int64_t hi, int64_t off) {
     if (base < 0) return;
     const T* src = col + seg;
     T* dst = img + base;
