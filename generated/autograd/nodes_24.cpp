@@ -10,7 +10,6 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
-#include "generated/ops/gt.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hardsigmoid_backward.h"
 #include "generated/ops/median.h"
@@ -20,6 +19,7 @@
 #include "generated/ops/relu.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
+#include "generated/ops/threshold_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -244,7 +244,7 @@ variable_list ReluBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, gt(result, 0));
+    grad_inputs[0] = threshold_backward(grad, result, 0);
   }
   return grad_inputs;
 }
