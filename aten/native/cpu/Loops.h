@@ -95,7 +95,9 @@ TL_ALWAYS_INLINE To cast_value(From v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return to_opmath(v) != static_cast<opmath_t<From>>(0);
   } else if constexpr (std::is_same_v<From, bool>) {
-    return from_opmath<To>(v ? 1.0f : 0.0f);
+    // Through the byte (0 or 1): `v ? 1.0f : 0.0f` compiled to a branch per element, 6x slower than
+    // PyTorch on a random mask.
+    return cast_value<To, uint8_t>(static_cast<uint8_t>(v));
   } else if constexpr (is_reduced_float_v<To>) {
     return from_opmath<To>(static_cast<float>(to_opmath(v)));
   } else if constexpr (is_reduced_float_v<From>) {
