@@ -241,7 +241,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if is_root:
         if len(gather_list) != pg.size():
             local = f"gather_list has {len(gather_list)} tensors for {pg.size()} ranks"
-        elif any(t.numel() != tensor.numel() for t in gather_list):
+        elif any(t.shape != tensor.shape for t in gather_list):
             local = f"gather_list {[_desc(t) for t in gather_list]} does not match tensor {_desc(tensor)}"
     pg._agree("gather", (_desc(tensor), root), local)
     src = _mpi.contiguous_input(tensor)
@@ -277,7 +277,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if is_root:
         if len(scatter_list) != pg.size():
             local = f"scatter_list has {len(scatter_list)} tensors for {pg.size()} ranks"
-        elif any(t.numel() != tensor.numel() for t in scatter_list):
+        elif any(t.shape != tensor.shape for t in scatter_list):
             local = f"scatter_list {[_desc(t) for t in scatter_list]} does not match tensor {_desc(tensor)}"
     pg._agree("scatter", (_desc(tensor), root), local)
     buf, back = _mpi.staged(tensor)

@@ -28,10 +28,10 @@ def buffer(tensor):
 
 
 def byte_spec(tensor):
-    """[buffer, count, MPI.BYTE]: how the collectives that only move data (broadcast, gathers,
-    scatters, all-to-all, send/recv) hand over a tensor of any dtype."""
-    MPI = mpi()
-    return [buffer(tensor), tensor.numel() * tensor.element_size(), MPI.BYTE]
+    """[buffer, MPI.BYTE]: how the collectives that only move data (broadcast, gathers, scatters,
+    all-to-all, send/recv) hand over a tensor of any dtype. No count: mpi4py takes the buffer's length
+    (split evenly between the ranks where MPI wants a count per rank)."""
+    return [buffer(tensor), mpi().BYTE]
 
 
 _DATATYPES = None
@@ -54,8 +54,8 @@ STAGED_DTYPES = (_tl.float16, _tl.bfloat16)
 
 
 def reduce_spec(tensor):
-    """[buffer, count, MPI datatype] for a reduction over a contiguous tensor of an MPI-reducible dtype."""
-    return [buffer(tensor), tensor.numel(), _datatypes()[tensor.dtype]]
+    """[buffer, MPI datatype] for a reduction over a contiguous tensor of an MPI-reducible dtype."""
+    return [buffer(tensor), _datatypes()[tensor.dtype]]
 
 
 def _dtype_name(dtype):
