@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tempfile
 
-from torchlite.distributed.run import mpiexec_path
+from torchlite.distributed.run import _mpiexec_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKERS = os.path.join(ROOT, "tests", "distributed_workers")
@@ -21,7 +21,7 @@ def env():
 
 def mpiexec(n, worker, *args, timeout=120, extra_env=None):
     """Runs `mpiexec -n n python worker args`; the CompletedProcess (text output)."""
-    cmd = [mpiexec_path(), "-n", str(n), sys.executable, os.path.join(WORKERS, worker), *args]
+    cmd = [_mpiexec_path(), "-n", str(n), sys.executable, os.path.join(WORKERS, worker), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**env(), **(extra_env or {})},
                           cwd=ROOT)
 

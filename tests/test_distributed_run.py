@@ -58,14 +58,14 @@ def test_a_failing_rank_aborts_the_job():
 def test_command_for_several_nodes(tmp_path):
     hosts = tmp_path / "hosts"
     hosts.write_text("node1:8\nnode2:8\n")
-    args = run.parser().parse_args(["--nnodes", "1:2", "--nproc-per-node", "8", "--hostfile", str(hosts),
+    args = run.parse_args(["--nnodes", "1:2", "--nproc-per-node", "8", "--hostfile", str(hosts),
                                     "--master-addr", "node1", "train.py", "--lr", "0.1"])
-    cmd = run.command(args, mpiexec=run.mpiexec_path())
+    cmd = run._mpiexec_command(args, mpiexec=run._mpiexec_path())
     assert cmd[1:3] == ["-n", "16"]
     assert cmd[cmd.index("-ppn") + 1] == "8" and cmd[cmd.index("-f") + 1] == str(hosts)
     assert "MASTER_ADDR" in cmd and cmd[cmd.index("MASTER_ADDR") + 1] == "node1"
     assert cmd[-5:] == ["-m", "torchlite.distributed._bootstrap", "train.py", "--lr", "0.1"]
-    module = run.command(run.parser().parse_args(["-m", "pkg.train", "x"]), mpiexec=run.mpiexec_path())
+    module = run._mpiexec_command(run.parse_args(["-m", "pkg.train", "x"]), mpiexec=run._mpiexec_path())
     assert module[-3:] == ["-m", "pkg.train", "x"] and module[1:3] == ["-n", "1"]
 
 
