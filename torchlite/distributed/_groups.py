@@ -2,6 +2,7 @@
 new_group (an MPI sub-communicator), rank queries, and the cross-rank agreement check the collectives
 run before handing buffers to MPI."""
 import datetime
+import enum
 import os
 import pickle
 import sys
@@ -9,6 +10,7 @@ import warnings
 import zlib
 from array import array
 
+import torchlite as _torchlite
 from torchlite.distributed import _mpi
 from torchlite.distributed._errors import DistBackendError
 from torchlite.distributed._work import wait_requests
@@ -51,6 +53,8 @@ class ProcessGroup:
         self.group_name = name
         self._broken = None  # the op that timed out: the communicator's collective order is lost
         self._abandoned = []  # requests MPI may still write through: their buffers stay alive
+        self._fingerprints = {}
+        self._agree_out = array("q", [0, 0, 0])
 
     def rank(self):
         return self._rank
@@ -61,35 +65,61 @@ class ProcessGroup:
     def name(self):
         return Backend.MPI
 
-    def _abandon(self, requests, opname):
+    def _abandon(self, requests, opname, why="timed out"):
         self._abandoned.append(requests)
         if opname not in ("send", "recv"):  # a late point-to-point message leaves the collectives' order intact
-            self._broken = opname
+            self._broken = f"{opname} {why} earlier"
 
     def _check_usable(self, opname):
         if self._broken is not None:
             raise DistBackendError(f"{opname}: the process group is unusable on rank {self._global_rank}: "
-                                   f"{self._broken} timed out earlier")
+                                   f"{self._broken}")
         if self._comm is None:
             raise ValueError(f"{opname}: the process group has been destroyed")
 
-    def _agree(self, opname, meta, local_error=None):
-        """Checks, before MPI touches any buffer, that every rank called `opname` with matching
-        arguments (`meta`: shapes, dtypes, roots) and none found its own arguments inconsistent
-        (`local_error`); otherwise every rank raises the same RuntimeError listing each rank's view.
-        One small nonblocking allreduce (MIN of [h, -h, -bad]), waited on against the timeout."""
+    def _fingerprint(self, key):
+        """[h, -h, -bad] for the agreement allreduce, cached per (op, arguments) key: a training loop
+        repeats the same few."""
+        try:
+            mine = self._fingerprints.get(key)
+            cacheable = True
+        except TypeError:  # a list in the arguments (the list collectives): not cached
+            mine, cacheable = None, False
+        if mine is None:
+            h = zlib.crc32(_describe(key).encode()) - (1 << 31)
+            mine = array("q", [h, -h, -1 if key[2] else 0])
+            if cacheable:
+                if len(self._fingerprints) > 4096:
+                    self._fingerprints.clear()
+                self._fingerprints[key] = mine
+        return mine
+
+    def _agree(self, opname, meta, local_error=None, start=None):
+        """Checks that every rank called `opname` with matching arguments (`meta`: shapes, dtypes,
+        roots, ReduceOp) and that none found its own arguments inconsistent (`local_error`); otherwise
+        every rank raises the same RuntimeError naming the op and each rank's arguments. One small
+        nonblocking allreduce (MIN of [h, -h, -bad]), waited on against the timeout.
+
+        `start` (starting the operation itself, returning its MPI requests) is called right after the
+        check is posted, on a rank that found nothing wrong locally: the two overlap, so the check
+        costs no extra round trip. On a mismatch the started requests are left to MPI (their buffers
+        kept alive) and the group becomes unusable. Returns what `start` returned."""
         MPI = self._mpi
-        h = zlib.crc32(repr((opname, meta)).encode()) - (1 << 31)
-        mine = array("q", [h, -h, -1 if local_error else 0])
-        out = array("q", [0, 0, 0])
-        wait_requests([self._comm.Iallreduce(mine, out, MPI.MIN)], self, opname)
+        out = self._agree_out
+        check = self._comm.Iallreduce(self._fingerprint((opname, meta, local_error)), out, MPI.MIN)
+        started = start() if start is not None and local_error is None else None
+        try:
+            wait_requests([check], self, opname)
+        except BaseException:
+            if started:
+                self._abandon(started, opname)
+            raise
         if out[0] == -out[1] and out[2] == 0:
-            return
-        views = self._allgather_bytes(pickle.dumps((meta, local_error)), opname)
-        lines = []
-        for r, blob in enumerate(views):
-            their_meta, their_error = pickle.loads(blob)
-            lines.append(f"rank {self._ranks[r]}: {their_error or their_meta}")
+            return started
+        if started:
+            self._abandon(started, opname, "was called with mismatched arguments")
+        views = self._allgather_bytes(pickle.dumps(local_error or _describe(meta)), opname)
+        lines = [f"rank {self._ranks[r]}: {pickle.loads(blob)}" for r, blob in enumerate(views)]
         raise RuntimeError(f"{opname}: arguments differ across ranks (this is rank {self._global_rank}): "
                            + "; ".join(lines))
 
@@ -106,6 +136,20 @@ class ProcessGroup:
 
     def __repr__(self):
         return f"<torchlite.distributed.ProcessGroup mpi ranks={self._ranks}>"
+
+
+def _describe(value):
+    """A collective's arguments as the mismatch error shows them: `[4, 2] float32 SUM`."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, _torchlite.Size):
+        inner = " ".join(_describe(v) for v in value)
+        return f"[{', '.join(_describe(v) for v in value)}]" if isinstance(value, list) else inner
+    if isinstance(value, _torchlite.Size):
+        return str(list(value))
+    if isinstance(value, _torchlite.dtype):
+        return str(value).replace("torchlite.", "")
+    if isinstance(value, enum.Enum):
+        return value.name
+    return str(value)
 
 
 class GroupMember:
