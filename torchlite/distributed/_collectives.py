@@ -87,16 +87,22 @@ def _average(buf, op, size):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` across the group's ranks in place: every rank ends with the result."""
+    """Reduces `tensor` across the group's ranks in place: every rank ends with the result. A
+    contiguous tensor reduced again (a training loop's gradients) reuses a persistent MPI request."""
     _check_single_tensor(tensor, "tensor")
     pg = _member_group(group, "all_reduce")
     if pg is None:
         return None
     mpi_op = _mpi.reduce_op(op, tensor.dtype, "all_reduce")
+    red = ReduceOp._coerce(op, "all_reduce")
     buf, back = _mpi.staged(tensor, reduce=True)
-    reqs = pg._agree("all_reduce", (tensor.shape, tensor.dtype, ReduceOp._coerce(op, "all_reduce")),
-                     start=lambda: [pg._comm.Iallreduce(pg._mpi.IN_PLACE, _mpi.reduce_spec(buf), mpi_op)])
-    return finished(Work(reqs, pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]), async_op)
+    key = None if back is not None else (buf.data_ptr(), buf.numel(), buf.dtype, red)
+    state = pg._agree("all_reduce", (tensor.shape, tensor.dtype, red), reuse=pg._persistent_state(key))
+    IN_PLACE = pg._mpi.IN_PLACE
+    req = pg._start_persistent(key, state, lambda: pg._comm.Allreduce_init(IN_PLACE, _mpi.reduce_spec(buf), mpi_op))
+    if req is None:
+        req = pg._comm.Iallreduce(IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
+    return finished(Work([req], pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -106,12 +112,12 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg is None:
         return None
     root = _group_rank_of(pg, src, group_src)
+    pg._agree("broadcast", (tensor.shape, tensor.dtype, "root", root))
     buf, back = _mpi.staged(tensor)
-    reqs = pg._agree("broadcast", (tensor.shape, tensor.dtype, "root", root),
-                     start=lambda: [pg._comm.Ibcast(_mpi.byte_spec(buf), root)])
+    req = pg._comm.Ibcast(_mpi.byte_spec(buf), root)
     if pg.rank() == root:
         back = None
-    return finished(Work(reqs, pg, "broadcast", _steps(back), [tensor]), async_op)
+    return finished(Work([req], pg, "broadcast", _steps(back), [tensor]), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -130,8 +136,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         buf = _to_reduce_dtype(_mpi.contiguous_input(tensor))
         start = lambda: [pg._comm.Ireduce(_mpi.reduce_spec(buf), None, mpi_op, root)]  # noqa: E731
         finish = None
-    reqs = pg._agree("reduce", (tensor.shape, tensor.dtype, ReduceOp._coerce(op, "reduce"), "root", root), start=start)
-    return finished(Work(reqs, pg, "reduce", finish, [tensor, buf]), async_op)
+    pg._agree("reduce", (tensor.shape, tensor.dtype, ReduceOp._coerce(op, "reduce"), "root", root))
+    return finished(Work(start(), pg, "reduce", finish, [tensor, buf]), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):

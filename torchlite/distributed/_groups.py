@@ -54,7 +54,10 @@ class ProcessGroup:
         self._broken = None  # the op that timed out: the communicator's collective order is lost
         self._abandoned = []  # requests MPI may still write through: their buffers stay alive
         self._fingerprints = {}
-        self._agree_out = array("q", [0, 0, 0])
+        self._check_mine = array("q", [0] * 5)
+        self._agree_out = array("q", [0] * 5)
+        self._check_req = None  # the agreement allreduce, persistent (MPI_Allreduce_init), made on first use
+        self._persistent = {}  # (address, count, dtype, ReduceOp) -> persistent all_reduce request
 
     def rank(self):
         return self._rank
@@ -87,41 +90,68 @@ class ProcessGroup:
             mine, cacheable = None, False
         if mine is None:
             h = zlib.crc32(_describe(key).encode()) - (1 << 31)
-            mine = array("q", [h, -h, -1 if key[2] else 0])
+            mine = (h, -h, -1 if key[2] else 0)
             if cacheable:
                 if len(self._fingerprints) > 4096:
                     self._fingerprints.clear()
                 self._fingerprints[key] = mine
         return mine
 
-    def _agree(self, opname, meta, local_error=None, start=None):
-        """Checks that every rank called `opname` with matching arguments (`meta`: shapes, dtypes,
-        roots, ReduceOp) and that none found its own arguments inconsistent (`local_error`); otherwise
-        every rank raises the same RuntimeError naming the op and each rank's arguments. One small
-        nonblocking allreduce (MIN of [h, -h, -bad]), waited on against the timeout.
+    def _agree(self, opname, meta, local_error=None, reuse=0):
+        """Checks, before MPI touches any buffer, that every rank called `opname` with matching
+        arguments (`meta`: shapes, dtypes, roots, ReduceOp) and that none found its own arguments
+        inconsistent (`local_error`); otherwise every rank raises the same RuntimeError naming the op
+        and each rank's arguments. One 5-integer allreduce (MIN of [h, -h, -bad, reuse, -reuse]) on a
+        persistent request, waited on against the timeout.
 
-        `start` (starting the operation itself, returning its MPI requests) is called right after the
-        check is posted, on a rank that found nothing wrong locally: the two overlap, so the check
-        costs no extra round trip. On a mismatch the started requests are left to MPI (their buffers
-        kept alive) and the group becomes unusable. Returns what `start` returned."""
+        `reuse` rides along: each rank's readiness to run the operation on a persistent request (2: it
+        has one ready for these buffers, 1: it could make one, 0: neither); the ranks must agree, as
+        creating one is a collective call. Returns (smallest, largest) of the ranks' values."""
         MPI = self._mpi
+        mine = self._check_mine
+        mine[0], mine[1], mine[2] = self._fingerprint((opname, meta, local_error))
+        mine[3], mine[4] = reuse, -reuse
+        if self._check_req is None:
+            self._check_req = self._comm.Allreduce_init(mine, self._agree_out, MPI.MIN)
+        check = self._check_req
+        check.Start()
+        wait_requests([check], self, opname)
         out = self._agree_out
-        check = self._comm.Iallreduce(self._fingerprint((opname, meta, local_error)), out, MPI.MIN)
-        started = start() if start is not None and local_error is None else None
-        try:
-            wait_requests([check], self, opname)
-        except BaseException:
-            if started:
-                self._abandon(started, opname)
-            raise
         if out[0] == -out[1] and out[2] == 0:
-            return started
-        if started:
-            self._abandon(started, opname, "was called with mismatched arguments")
+            return out[3], -out[4]
         views = self._allgather_bytes(pickle.dumps(local_error or _describe(meta)), opname)
         lines = [f"rank {self._ranks[r]}: {pickle.loads(blob)}" for r, blob in enumerate(views)]
         raise RuntimeError(f"{opname}: arguments differ across ranks (this is rank {self._global_rank}): "
                            + "; ".join(lines))
+
+    def _persistent_state(self, key):
+        """2 when a persistent operation for `key` is ready (made, not running), 1 when one could be
+        made, 0 when not (key None: buffers that change every call)."""
+        if key is None:
+            return 0
+        req = self._persistent.get(key)
+        if req is None:
+            return 1
+        return 2 if req.Test() else 0
+
+    def _start_persistent(self, key, state, make):
+        """Starts the operation for `key` on its persistent request: the cached one when every rank has
+        it ready, a new one (made by `make`, cached) when every rank can make one; else None."""
+        smallest, largest = state
+        if smallest == 2:
+            req = self._persistent[key]
+        elif smallest == largest == 1:
+            if len(self._persistent) >= 64:
+                for old_key, old in list(self._persistent.items()):
+                    if old.Test():  # inactive: freeing it is local
+                        old.Free()
+                        del self._persistent[old_key]
+                        break
+            req = self._persistent[key] = make()
+        else:
+            return None
+        req.Start()
+        return req
 
     def _allgather_bytes(self, data, opname):
         """Every rank's `data` (bytes), exchanged with nonblocking collectives against the timeout."""
@@ -290,6 +320,9 @@ def destroy_process_group(group=None):
     targets = list(_groups) if group is None or group is GroupMember.WORLD else [group]
     for pg in targets:
         if pg._comm is not None and pg._broken is None:  # a timed-out communicator is left to MPI
+            for req in [pg._check_req, *pg._persistent.values()]:
+                if req is not None:
+                    req.Free()
             pg._comm.Free()
         pg._comm = None
         if pg in _groups:
