@@ -2,9 +2,13 @@
 timeout. Every collective runs this way, blocking ones too, so that a rank that raised, hangs or calls
 another collective makes the others fail with DistBackendError instead of waiting forever."""
 import datetime
+import os
 import time
 
 from torchlite.distributed._errors import DistBackendError
+
+
+_yield = os.sched_yield
 
 
 def _seconds(timeout):
@@ -32,8 +36,14 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
             else:
                 test = req.Test
             # eight polls per clock reading, with no other Python in between: how often MPI gets polled
-            # sets how fast shared-memory transfers move
+            # sets how fast shared-memory transfers move. After the first few hundred polls the CPU is
+            # offered to other processes between rounds: with more ranks (or other programs) than cores,
+            # the rank being waited for may be the one that needs it (MPICH's blocking waits yield too).
+            spins = 0
             while not (test() or test() or test() or test() or test() or test() or test() or test()):
+                spins += 1
+                if spins > 32:
+                    _yield()
                 if time.monotonic() > deadline:
                     group._abandon(requests, opname)
                     raise DistBackendError(
