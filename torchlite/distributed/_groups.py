@@ -6,6 +6,7 @@ import enum
 import os
 import pickle
 import sys
+import time
 import warnings
 import zlib
 from array import array
@@ -257,6 +258,7 @@ def _install_abort_on_uncaught(MPI):
         previous(exc_type, exc, tb)
         sys.stderr.flush()
         sys.stdout.flush()
+        time.sleep(0.5)  # mpiexec forwards the traceback before the abort tears the job down
         MPI.COMM_WORLD.Abort(1)
 
     if getattr(previous, "_torchlite_aborts", False):
