@@ -456,3 +456,31 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         return -1
     work.wait()
     return work._group._ranks[work._source()]
+
+
+class P2POp:
+    """One point-to-point operation for batch_isend_irecv: `op` is isend or irecv."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        _check_single_tensor(tensor, "tensor")
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = op, tensor, peer, group, tag, group_peer
+
+    def __repr__(self):
+        return f"P2POp(op={self.op.__name__}, peer={self.peer}, tag={self.tag})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Starts every isend / irecv of the list at once (MPI matches them in any order); one Work each."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``torch.distributed.P2POp``.")
+    works = []
+    for p in p2p_op_list:
+        if p.op is isend:
+            works.append(isend(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+        else:
+            works.append(irecv(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+    return [w for w in works if w is not None]
