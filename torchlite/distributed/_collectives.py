@@ -196,7 +196,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     mine = input_list[pg.rank()]
     local = None if mine.numel() == output.numel() else \
         f"output {_desc(output)} does not match its slot input_list[{pg.rank()}] {_desc(mine)}"
-    pg._agree("reduce_scatter", ([t.shape for t in input_list], output.dtype, ReduceOp._coerce(op, "reduce_scatter")), local)
+    red = ReduceOp._coerce(op, "reduce_scatter")
+    pg._agree("reduce_scatter", ([t.shape for t in input_list], output.dtype, red), local)
     src = _to_reduce_dtype(_flat_cat(input_list, output.dtype))
     buf, back = _mpi.staged(output, reduce=True)
     counts = [t.numel() for t in input_list]
@@ -217,7 +218,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     local = None
     if input.numel() != output.numel() * pg.size():
         local = f"input {_desc(input)} must hold {pg.size()} x output {_desc(output)}"
-    pg._agree("reduce_scatter_tensor", (output.shape, output.dtype, ReduceOp._coerce(op, "reduce_scatter_tensor")), local)
+    red = ReduceOp._coerce(op, "reduce_scatter_tensor")
+    pg._agree("reduce_scatter_tensor", (output.shape, output.dtype, red), local)
     src = _to_reduce_dtype(_mpi.contiguous_input(input))
     buf, back = _mpi.staged(output, reduce=True)
     req = pg._comm.Ireduce_scatter_block(_mpi.reduce_spec(src), _mpi.reduce_spec(buf), mpi_op)
@@ -466,7 +468,8 @@ class P2POp:
             raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
                              "``torch.distributed.irecv``.")
         _check_single_tensor(tensor, "tensor")
-        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = op, tensor, peer, group, tag, group_peer
+        self.op, self.tensor, self.peer, self.group = op, tensor, peer, group
+        self.tag, self.group_peer = tag, group_peer
 
     def __repr__(self):
         return f"P2POp(op={self.op.__name__}, peer={self.peer}, tag={self.tag})"

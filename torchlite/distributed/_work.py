@@ -36,13 +36,13 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
             else:
                 test = req.Test
             # eight polls per clock reading, with no other Python in between: how often MPI gets polled
-            # sets how fast shared-memory transfers move. After the first few hundred polls the CPU is
+            # sets how fast shared-memory transfers move. After the first two dozen polls the CPU is
             # offered to other processes between rounds: with more ranks (or other programs) than cores,
             # the rank being waited for may be the one that needs it (MPICH's blocking waits yield too).
             spins = 0
             while not (test() or test() or test() or test() or test() or test() or test() or test()):
                 spins += 1
-                if spins > 32:
+                if spins > 2:
                     _yield()
                 if time.monotonic() > deadline:
                     group._abandon(requests, opname)
