@@ -130,5 +130,22 @@ def barrier_waits_for_everyone(rank, size):
     w.wait()
 
 
+@check
+def init_again_after_destroy(rank, size):
+    timeout = dist.group.WORLD.timeout
+    dist.destroy_process_group()
+    assert not dist.is_initialized()
+    try:
+        dist.get_rank()
+    except ValueError as e:
+        assert "has not been initialized" in str(e)
+    else:
+        raise AssertionError("get_rank after destroy_process_group did not raise")
+    dist.init_process_group("gloo", timeout=timeout)  # the gloo name runs on MPI too
+    t = tensor(rank)
+    dist.all_reduce(t)
+    same(t, expected_reduce("SUM", size))
+
+
 if __name__ == "__main__":
     run()
