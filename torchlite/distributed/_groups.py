@@ -323,7 +323,7 @@ def destroy_process_group(group=None):
     for pg in targets:
         if pg._comm is not None and pg._broken is None:  # a timed-out communicator is left to MPI
             for req in [pg._check_req, *pg._persistent.values()]:
-                if req is not None:
+                if req is not None and req.Test():  # an active one (an async op never waited) is left to MPI
                     req.Free()
             pg._comm.Free()
         pg._comm = None

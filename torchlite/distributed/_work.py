@@ -133,6 +133,11 @@ class Work:
     def synchronize(self):
         self.wait()
 
+    def get_future(self):
+        """A future of the output tensors (torch.futures.Future's wait / value / done / then), completed
+        by waiting on this Work."""
+        return _Future(lambda: (self.wait(), self.result())[1], self.is_completed)
+
     def __repr__(self):
         state = "completed" if self._done else "failed" if self._exception is not None else "pending"
         return f"<torchlite.distributed.Work {self._opname} {state}>"
@@ -144,3 +149,28 @@ def finished(work, async_op):
         return work
     work.wait()
     return None
+
+
+class _Future:
+    """The part of torch.futures.Future that Work.get_future() users call: wait() / value() (the value,
+    waiting for it), done(), then(callback) (a future of callback(this future))."""
+
+    def __init__(self, compute, is_done):
+        self._compute = compute
+        self._is_done = is_done
+        self._has_value = False
+        self._value = None
+
+    def wait(self):
+        if not self._has_value:
+            self._value = self._compute()
+            self._has_value = True
+        return self._value
+
+    value = wait
+
+    def done(self):
+        return self._has_value or self._is_done()
+
+    def then(self, callback):
+        return _Future(lambda: callback((self.wait(), self)[1]), self.done)
