@@ -6,11 +6,13 @@ through a contiguous temporary (written back into the tensor for outputs); the l
 gather, scatter, reduce_scatter, all_to_all) go through one contiguous temporary holding the list, as
 MPI's collectives take one buffer per rank. Each collective first checks, across ranks, the arguments
 whose mismatch would corrupt memory or hang MPI (ProcessGroup._agree)."""
+from array import array
+
 import torchlite as _tl
 from torchlite.distributed import _mpi
 from torchlite.distributed._groups import _group_rank_of, _member_group
 from torchlite.distributed._reduce_op import ReduceOp
-from torchlite.distributed._work import Work, finished
+from torchlite.distributed._work import Work, finished, wait_requests
 
 
 def _check_single_tensor(param, name):
@@ -295,8 +297,6 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def _exchange_counts(pg, opname, send_counts):
     """What each rank will send this one (an all-to-all of the per-peer element counts)."""
-    from array import array
-    from torchlite.distributed._work import wait_requests
     got = array("q", [0] * pg.size())
     wait_requests([pg._comm.Ialltoall(array("q", send_counts), got)], pg, opname)
     return list(got)
