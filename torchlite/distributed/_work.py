@@ -38,8 +38,8 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
             # eight polls per clock reading, with no other Python in between: how often MPI gets polled
             # sets how fast shared-memory transfers move. After the first two dozen polls the CPU is
             # offered to other processes between rounds: with more ranks (or other programs) than cores,
-            # the rank being waited for may be the one that needs it (MPICH's blocking waits yield too;
-            # yielding after 0.5 ms instead, or every 128 polls, measured slower on the loaded machine).
+            # the rank being waited for may be the one that needs it (yielding after 0.5 ms instead, or
+            # every 128 polls, measured slower on the loaded machine: benchmarks/bench_distributed.md).
             spins = 0
             while not (test() or test() or test() or test() or test() or test() or test() or test()):
                 spins += 1
