@@ -203,6 +203,7 @@ long = int64
 bool = _C.bool  # noqa: A001
 from torchlite.serialization import load, save  # noqa: E402,F401  (after the dtypes it names)
 from torchlite import backends, cuda  # noqa: E402,F401
+from torchlite import distributed  # noqa: E402,F401  (imports no MPI: mpi4py loads at init_process_group)
 
 _interop_threads = 1
 

@@ -1,0 +1,36 @@
+"""Starting the distributed test workers (tests/distributed_workers/) under mpiexec and reading their
+per-rank results."""
+import json
+import os
+import subprocess
+import sys
+
+from torchlite.distributed.run import mpiexec_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKERS = os.path.join(ROOT, "tests", "distributed_workers")
+
+
+def env():
+    e = os.environ.copy()
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, e.get("PYTHONPATH")) if p)
+    e["OMP_NUM_THREADS"] = "1"  # 4 ranks on 2 cores: no OpenMP pools fighting over them
+    return e
+
+
+def mpiexec(n, worker, *args, timeout=120):
+    """Runs `mpiexec -n n python worker args`; the CompletedProcess (text output)."""
+    cmd = [mpiexec_path(), "-n", str(n), sys.executable, os.path.join(WORKERS, worker), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(), cwd=ROOT)
+
+
+def results(n, worker, *args, timeout=120):
+    """{rank: {check: "ok" | traceback}} of a harness.run() worker."""
+    proc = mpiexec(n, worker, *args, timeout=timeout)
+    out = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULTS "):
+            _, rank, blob = line.split(" ", 2)
+            out[int(rank)] = json.loads(blob)
+    assert sorted(out) == list(range(n)), f"ranks reported {sorted(out)}\n{proc.stdout}\n{proc.stderr}"
+    return out

@@ -1,0 +1,112 @@
+"""Work: an operation MPI is running (nonblocking requests), waited on against the process group's
+timeout. Every collective runs this way, blocking ones too, so that a rank that raised, hangs or calls
+another collective makes the others fail with DistBackendError instead of waiting forever."""
+import datetime
+import time
+
+from torchlite.distributed._errors import DistBackendError
+
+
+def _seconds(timeout):
+    if isinstance(timeout, datetime.timedelta):
+        return timeout.total_seconds()
+    return float(timeout)
+
+
+def wait_requests(requests, group, opname, timeout=None, statuses=None):
+    """Polls MPI requests until all complete, or raises DistBackendError past the timeout (the group's
+    unless given). MPI progresses inside Test, as it would inside a blocking Wait."""
+    MPI = group._mpi
+    if not requests:
+        return
+    limit = _seconds(group.timeout if timeout is None else timeout)
+    deadline = time.monotonic() + limit
+    testall = MPI.Request.Testall
+    try:
+        while not testall(requests, statuses):
+            if time.monotonic() > deadline:
+                group._abandon(requests, opname)
+                raise DistBackendError(
+                    f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
+                    f"{group.size()} ranks): another rank raised, died or is not calling {opname}")
+    except MPI.Exception as e:
+        raise DistBackendError(f"{opname}: MPI failed on rank {group._global_rank}: {e.Get_error_string()}") \
+            from None
+
+
+class Work:
+    """What an `async_op=True` collective and isend/irecv return: wait() blocks until done (raising
+    past the process group's timeout), is_completed() tests without blocking, result() holds the
+    output tensors."""
+
+    def __init__(self, requests, group, opname, finish=None, result=(), statuses=None):
+        self._requests = list(requests)
+        self._statuses = statuses
+        self._group = group
+        self._opname = opname
+        self._finish = finish
+        self._result = list(result)
+        self._done = False
+        self._exception = None
+        self._source = None  # a recv from any source: () -> the sender's rank
+
+    def _complete(self):
+        if not self._done:
+            self._done = True
+            self._requests = []
+            if self._finish is not None:
+                self._finish()
+                self._finish = None
+
+    def wait(self, timeout=None):
+        """Blocks until the operation has completed; True. `timeout` (a timedelta) overrides the
+        process group's."""
+        if self._exception is not None:
+            raise self._exception
+        if not self._done:
+            if timeout is not None and _seconds(timeout) <= 0:
+                timeout = None  # PyTorch's default timedelta(0): the group's timeout
+            try:
+                wait_requests(self._requests, self._group, self._opname, timeout, self._statuses)
+            except Exception as e:
+                self._exception = e
+                raise
+            self._complete()
+        return True
+
+    def is_completed(self):
+        if not self._done and self._exception is None:
+            MPI = self._group._mpi
+            if MPI.Request.Testall(self._requests, self._statuses):
+                self._complete()
+        return self._done
+
+    def is_success(self):
+        return self.is_completed() and self._exception is None
+
+    def exception(self):
+        return self._exception
+
+    def result(self):
+        return list(self._result)
+
+    def source_rank(self):
+        """The rank a recv with no given source received from (PyTorch's Work.source_rank)."""
+        if self._source is None:
+            raise RuntimeError(f"{self._opname}: source_rank() is only defined for a recv from any source")
+        return self._source()
+
+    def synchronize(self):
+        self.wait()
+
+    def __repr__(self):
+        state = "completed" if self._done else "failed" if self._exception is not None else "pending"
+        return f"<torchlite.distributed.Work {self._opname} {state}>"
+
+
+def finished(work, async_op):
+    """What a collective returns: the Work for async_op, else None after waiting."""
+    if async_op:
+        return work
+    work.wait()
+    return None
