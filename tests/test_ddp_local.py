@@ -106,8 +106,10 @@ def test_find_unused_parameters(fake_dist):
     fake_dist(2)
     model = _TwoHeads()
     ddp = DDP(model, find_unused_parameters=True)
+    assert ddp.reducer.buckets[0].params[0] is model.unused.bias
     for _ in range(2):
         ddp(tl.randn(2, 4)).sum().backward()
+        assert ddp.reducer.unused == [2, 3]  # found in the forward's graph
     assert model.used.weight.grad is not None and model.unused.weight.grad is None
 
 

@@ -1,12 +1,18 @@
-"""Run under `mpiexec -n N`: the data-parallel layer over a real process group, every check on every rank.
+"""Run under `mpiexec -n N` (tests/test_ddp_mpi.py): the data-parallel layer over a real process group, every
+check on every rank.
 
-    mpiexec -n 2 python tests/distributed_workers/ddp_checks.py [check ...]
+    mpiexec -n 2 python tests/distributed_workers/ddp_checks.py RESULTS_DIR [check ...]
 
-Each check prints `OK <name> rank <r>`; a failure raises (the rank exits non-zero and mpiexec fails). The
-reference of the DDP checks is torchlite in one process on the concatenated batch; that of SyncBatchNorm is
+Each rank writes RESULTS_DIR/rank<r>.json, {check: "ok" | traceback} (a file per rank: mpiexec may interleave
+the ranks' stdout within a line).
+
+The reference of the DDP checks is torchlite in one process on the concatenated batch; that of SyncBatchNorm is
 PyTorch's BatchNorm on the concatenated batch."""
+import datetime
+import json
 import os
 import sys
+import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -45,7 +51,7 @@ def local(t, rank, per_rank=B):
 def check_ddp_matches_one_process(rank, world):
     """N ranks x batch B, several SGD steps with momentum == one process x batch N*B."""
     model = mlp(100 + rank)  # different on each rank: construction broadcasts rank 0's
-    ddp = DDP(model, bucket_cap_mb=0.002)  # several buckets
+    ddp = DDP(model, bucket_cap_mb=0.0005)  # three buckets
     assert len(ddp.reducer.buckets) > 2
     ref = mlp(100)
     for p, q in zip(model.parameters(), ref.parameters()):
@@ -119,9 +125,11 @@ def check_unused_parameters(rank, world):
     g = model.rank0_only.weight.grad
     assert g is not None, "a parameter used on another rank gets the averaged gradient"
     # rank 0's local gradient divided by the world size, on every rank
-    ref = Branchy()
-    ref(local(x, 0)).sum().backward()
-    expected = ref.rank0_only.weight.grad / world
+    expected = tl.zeros(8, 8)
+    if rank == 0:
+        ref = Branchy()
+        ref(local(x, 0)).sum().backward()
+        expected = ref.rank0_only.weight.grad / world
     dist.broadcast(expected, 0)
     close(g, expected, "gradient of a parameter used on rank 0 only")
     # without find_unused_parameters: PyTorch's error at the next forward
@@ -211,18 +219,23 @@ def check_zero_matches_adam(rank, world):
                 close(sd["state"][i][k], v, f"consolidated state {i}.{k}")
 
 
-CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
-
-
-def main(names):
-    dist.init_process_group("mpi")
+def main(results_dir, wanted):
+    dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
-    for name in names or list(CHECKS):
-        CHECKS[name](rank, world)
-        dist.barrier() if hasattr(dist, "barrier") else None
-        print(f"OK {name} rank {rank}", flush=True)
+    results = {}
+    for name, fn in list(globals().items()):
+        if not name.startswith("check_") or (wanted and name[len("check_"):] not in wanted):
+            continue
+        try:
+            fn(rank, world)
+            results[name] = "ok"
+        except Exception:
+            results[name] = traceback.format_exc()
+        dist.barrier()
+    with open(os.path.join(results_dir, f"rank{rank}.json"), "w") as f:
+        json.dump(results, f)
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1], sys.argv[2:])

@@ -8,6 +8,7 @@ order, not by name."""
 from __future__ import annotations
 
 import torchlite as torch
+from torchlite._C import _autograd
 from torchlite.autograd.variable import Variable
 
 _MB = 1024 * 1024
@@ -83,6 +84,8 @@ class Reducer:
         self.used_work = None
         self.unready_indices = []  # parameters that received no gradient in the last unfinished reduction
         self.handles = [p.register_post_accumulate_grad_hook(self._hook(i)) for i, p in enumerate(params)]
+        # each parameter's AccumulateGrad node (kept alive: graph searches recognise the parameters by them)
+        self.grad_accumulators = [_autograd._grad_accumulator(p) for p in params]
         # timing of the last backward, for the overlap benchmark: seconds spent waiting in the final callback
         self.last_wait_s = 0.0
 
@@ -120,8 +123,9 @@ class Reducer:
             bucket.pending = len(bucket.params)
             bucket.work = None
         if self.find_unused_parameters:
-            reached = _reached_parameters(outputs)
-            self.unused = [i for i, p in enumerate(self.params) if id(p) not in reached]
+            reached = _reached_nodes(outputs)
+            self.unused = [i for i, (p, acc) in enumerate(zip(self.params, self.grad_accumulators))
+                           if id(acc) not in reached and id(p) not in reached]
         else:
             self.unused = []
 
@@ -207,22 +211,15 @@ class Reducer:
                         param.grad.copy_(view)
 
 
-def _reached_parameters(outputs):
-    """The ids of the leaf tensors the autograd graph of `outputs` reaches."""
-    seen, reached = set(), set()
+def _reached_nodes(outputs):
+    """The ids of the autograd nodes the graph of `outputs` reaches (AccumulateGrad nodes included), and of the
+    outputs that are themselves leaves requiring grad."""
+    reached = {id(t) for t in outputs if t.grad_fn is None and t.requires_grad}
     stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
-    for t in outputs:
-        if t.grad_fn is None and t.requires_grad:
-            reached.add(id(t))
     while stack:
         fn = stack.pop()
-        if fn is None or id(fn) in seen:
+        if id(fn) in reached:
             continue
-        seen.add(id(fn))
-        var = getattr(fn, "variable", None)
-        if var is not None:
-            reached.add(id(var))
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                stack.append(nxt)
+        reached.add(id(fn))
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
     return reached
