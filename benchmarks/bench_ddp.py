@@ -8,7 +8,7 @@ The script measures one process stepping on the whole batch (2 x B), then starts
 `mpiexec -n 2` (each rank B samples) and measures there, rank 0 reporting:
 - step: forward + backward (with DDP's all-reduces) + SGD step, median over steps (the ranks start each step
   together, after a barrier);
-- overlap: the backward of a DDP step, its bucket all-reduces launched from the gradient hooks while backward
+- overlap (buckets of --bucket-cap-mb, 0.25 MB by default, in both libraries): the backward of a DDP step, its bucket all-reduces launched from the gradient hooks while backward
   runs and waited at its end ("overlapped"), against the same backward under no_sync() followed by the same
   buckets all-reduced afterwards ("after"): the saving is the communication hidden behind the backward.
 """
@@ -50,23 +50,36 @@ def median_ms(times):
     return 1e3 * statistics.median(times)
 
 
-def single(L, kind, steps):
+def single_step(L, kind):
+    """One process, batch 2B: a function timing one training step."""
     model = build(L, kind)
     opt = L.optim.SGD(model.parameters(), lr=0.01)
     x, y = data(L, kind, 2 * B[kind])
-    times = []
-    for i in range(steps + 3):
+
+    def step():
         t = time.perf_counter()
         opt.zero_grad()
         L.nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
-        if i >= 3:
-            times.append(time.perf_counter() - t)
-    return median_ms(times)
+        return time.perf_counter() - t
+    return step
+
+
+def single(kind, steps):
+    """Median ms per step of each library, their steps alternating (load from other processes hits both)."""
+    fns = {"torchlite": single_step(tl, kind), "torch": single_step(torch, kind)}
+    times = {lib: [] for lib in fns}
+    for i in range(steps + 3):
+        for lib, f in fns.items():
+            t = f()
+            if i >= 3:
+                times[lib].append(t)
+    return {lib: median_ms(t) for lib, t in times.items()}
 
 
 def flat_buckets(L, params, cap_bytes):
-    """Parameters grouped as DDP buckets them (reverse order, up to cap_bytes): for the all-reduce-after runs."""
+    """Parameters grouped as torchlite's DDP buckets them (reverse order, up to cap_bytes): the same collectives for
+    the all-reduce-after runs."""
     buckets, cur, size = [], [], 0
     for p in reversed(list(params)):
         cur.append(p)
@@ -77,15 +90,17 @@ def flat_buckets(L, params, cap_bytes):
     return buckets + ([cur] if cur else [])
 
 
-def distributed(L, dist, kind, steps, rank):
+def ddp_step(L, dist, kind, rank, cap_mb):
+    """2 processes, batch B each: a function timing one DDP step and one no_sync step with the all-reduces after
+    its backward; (step, backward overlapped, backward then all-reduce) seconds."""
     model = build(L, kind)
-    ddp = L.nn.parallel.DistributedDataParallel(model)
+    ddp = L.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=cap_mb)
     opt = L.optim.SGD(ddp.parameters(), lr=0.01)
     x, y = data(L, kind, 2 * B[kind])
     x, y = x[rank * B[kind]:(rank + 1) * B[kind]], y[rank * B[kind]:(rank + 1) * B[kind]]
-    buckets = flat_buckets(L, model.parameters(), 1024 * 1024)
-    step_t, overlap_t, after_t = [], [], []
-    for i in range(steps + 3):
+    buckets = flat_buckets(L, model.parameters(), int(cap_mb * 1024 * 1024))
+
+    def step():
         dist.barrier()
         t0 = time.perf_counter()
         opt.zero_grad()
@@ -95,30 +110,33 @@ def distributed(L, dist, kind, steps, rank):
         t2 = time.perf_counter()
         opt.step()
         t3 = time.perf_counter()
-        # the same backward, the all-reduces after it
+        # the same backward, the same buckets all-reduced after it
         dist.barrier()
         opt.zero_grad()
         with ddp.no_sync():
             loss = L.nn.functional.cross_entropy(ddp(x), y)
         t4 = time.perf_counter()
         loss.backward()
-        works = []
-        flats = []
-        for bucket in buckets:
-            flat = L.cat([p.grad.reshape(-1) for p in bucket])
-            flats.append(flat)
-            works.append(dist.all_reduce(flat, async_op=True))
-        for w in works:
+        flats = [L.cat([p.grad.reshape(-1) for p in bucket]) for bucket in buckets]
+        for w in [dist.all_reduce(flat, async_op=True) for flat in flats]:
             w.wait()
         t5 = time.perf_counter()
-        if i >= 3:
-            step_t.append(t3 - t0)
-            overlap_t.append(t2 - t1)
-            after_t.append(t5 - t4)
-    return median_ms(step_t), median_ms(overlap_t), median_ms(after_t)
+        return t3 - t0, t2 - t1, t5 - t4
+    return step
 
 
-def worker(steps):
+def distributed(dist, tdist, kind, steps, rank, cap_mb):
+    fns = {"torchlite": ddp_step(tl, dist, kind, rank, cap_mb), "torch": ddp_step(torch, tdist, kind, rank, cap_mb)}
+    times = {lib: [] for lib in fns}
+    for i in range(steps + 3):
+        for lib, f in fns.items():
+            t = f()
+            if i >= 3:
+                times[lib].append(t)
+    return {lib: [median_ms([t[k] for t in ts]) for k in range(3)] for lib, ts in times.items()}
+
+
+def worker(steps, cap_mb):
     import torch.distributed as tdist
     import torchlite.distributed as dist
     rank = int(os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "0")))
@@ -129,8 +147,7 @@ def worker(steps):
     tdist.init_process_group("gloo", rank=rank, world_size=world)
     result = {}
     for kind in ("mlp", "cnn"):
-        result[kind] = {"torchlite": distributed(tl, dist, kind, steps, rank),
-                        "torch": distributed(torch, tdist, kind, steps, rank)}
+        result[kind] = distributed(dist, tdist, kind, steps, rank, cap_mb)
     if rank == 0:
         print("RESULT " + json.dumps(result), flush=True)
     tdist.destroy_process_group()
@@ -142,17 +159,21 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--worker", action="store_true")
+    # 25 MB (the default) puts each of these small models in one bucket, launched by the last gradient: nothing
+    # could overlap. 0.25 MB gives the MLP (1.03 MB of gradients) and the CNN (0.58 MB) two buckets each: the later
+    # layers' bucket is all-reduced while the first layer's gradients are computed.
+    p.add_argument("--bucket-cap-mb", type=float, default=0.25)
     args = p.parse_args()
     tl.set_num_threads(1)
     torch.set_num_threads(1)
     if args.worker:
-        worker(args.steps)
+        worker(args.steps, args.bucket_cap_mb)
         return 0
-    one = {kind: {"torchlite": single(tl, kind, args.steps), "torch": single(torch, kind, args.steps)}
-           for kind in ("mlp", "cnn")}
+    one = {kind: single(kind, args.steps) for kind in ("mlp", "cnn")}
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     out = subprocess.run([mpiexec if os.path.exists(mpiexec) else "mpiexec", "-n", "2", sys.executable,
-                          os.path.abspath(__file__), "--worker", "--steps", str(args.steps)],
+                          os.path.abspath(__file__), "--worker", "--steps", str(args.steps),
+                          "--bucket-cap-mb", str(args.bucket_cap_mb)],
                          capture_output=True, text=True, timeout=900,
                          env={**os.environ, "OMP_NUM_THREADS": "1"})
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
