@@ -4,8 +4,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
-from torchlite.distributed.run import mpiexec_path
+from torchlite.distributed.run import _mpiexec_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKERS = os.path.join(ROOT, "tests", "distributed_workers")
@@ -18,19 +19,20 @@ def env():
     return e
 
 
-def mpiexec(n, worker, *args, timeout=120):
+def mpiexec(n, worker, *args, timeout=120, extra_env=None):
     """Runs `mpiexec -n n python worker args`; the CompletedProcess (text output)."""
-    cmd = [mpiexec_path(), "-n", str(n), sys.executable, os.path.join(WORKERS, worker), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env(), cwd=ROOT)
+    cmd = [_mpiexec_path(), "-n", str(n), sys.executable, os.path.join(WORKERS, worker), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**env(), **(extra_env or {})},
+                          cwd=ROOT)
 
 
 def results(n, worker, *args, timeout=120):
     """{rank: {check: "ok" | traceback}} of a harness.run() worker."""
-    proc = mpiexec(n, worker, *args, timeout=timeout)
-    out = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULTS "):
-            _, rank, blob = line.split(" ", 2)
-            out[int(rank)] = json.loads(blob)
+    with tempfile.TemporaryDirectory() as where:
+        proc = mpiexec(n, worker, *args, timeout=timeout, extra_env={"TORCHLITE_DIST_RESULTS": where})
+        out = {}
+        for name in os.listdir(where):
+            with open(os.path.join(where, name)) as f:
+                out[int(name.split(".")[0])] = json.load(f)
     assert sorted(out) == list(range(n)), f"ranks reported {sorted(out)}\n{proc.stdout}\n{proc.stderr}"
     return out

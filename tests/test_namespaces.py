@@ -258,6 +258,13 @@ SUBMODULES.update({
     "nn.parallel.data_parallel": {},
     "utils.dlpack": _same(IMPORT, "_C", "_enum", "_torchlite"),
 })
+SUBMODULES.update({  # torchlite.distributed (docs/distributed.md): MPI's modules are private (_mpi, _groups, ...)
+    "distributed": {},
+    "distributed.distributed_c10d": {},
+    "distributed.run": {**_same(IMPORT, "_argparse", "_shutil", "_subprocess"),
+                        **_same(HELPER, "_is_open_mpi", "_mpiexec_command", "_mpiexec_path", "_nnodes", "_nproc")},
+    "utils.data.distributed": _same(IMPORT, "_torchlite"),
+})
 
 for _name, _allowed in SUBMODULES.items():
     NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),

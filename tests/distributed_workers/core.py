@@ -78,6 +78,30 @@ def all_reduce_async(rank, size):
 
 
 @check
+def all_reduce_reuse_of_persistent_requests(rank, size):
+    # rank 0 reduces one tensor again and again (its persistent request is reused), the others fresh
+    # tensors (new addresses): the ranks' caches differ and must still agree on what to run
+    fixed = tensor(rank, (5,))
+    kept = []
+    for i in range(6):
+        if rank == 0:
+            t = fixed
+            t.copy_(tensor(rank, (5,)))
+        else:
+            t = tensor(rank, (5,))
+            kept.append(t)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX if i % 3 == 2 else dist.ReduceOp.SUM)
+        same(t, expected_reduce("MAX" if i % 3 == 2 else "SUM", size, (5,)))
+    # the same tensor twice in flight: the second cannot reuse the running request
+    a = tensor(rank, (5,))
+    w1 = dist.all_reduce(a, async_op=True)
+    w2 = dist.all_reduce(a, async_op=True)
+    w1.wait()
+    w2.wait()
+    same(a, expected_reduce("SUM", size, (5,)) * size)
+
+
+@check
 def broadcast_every_dtype(rank, size):
     for src in range(size):
         for dtype in DTYPES:

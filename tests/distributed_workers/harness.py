@@ -1,6 +1,7 @@
 """The check runner of the distributed test workers: each worker registers checks with @check; run()
-calls them in order on every rank (a barrier after each keeps ranks in step) and prints one line per
-rank, `RESULTS <rank> <json {check: "ok" | traceback}>`, which tests/dist_helpers.py parses."""
+calls them in order on every rank (a barrier after each keeps ranks in step) and writes each rank's
+{check: "ok" | traceback} as JSON to $TORCHLITE_DIST_RESULTS/<rank>.json (ranks' stdout lines can
+interleave), which tests/dist_helpers.py reads."""
 import datetime
 import json
 import os
@@ -34,5 +35,6 @@ def run(timeout_s=30):
         except Exception:
             results.setdefault("barrier_after_" + fn.__name__, traceback.format_exc())
             break
-    print("RESULTS", rank, json.dumps(results), flush=True)
+    with open(os.path.join(os.environ["TORCHLITE_DIST_RESULTS"], f"{rank}.json"), "w") as f:
+        json.dump(results, f)
     dist.destroy_process_group()

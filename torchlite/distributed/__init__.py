@@ -10,5 +10,5 @@ def is_available() -> bool:
 
 
 from torchlite.distributed.distributed_c10d import *  # noqa: E402,F401,F403
-from torchlite.distributed.distributed_c10d import (  # noqa: E402,F401
+from torchlite.distributed._errors import (  # noqa: E402,F401
     DistBackendError, DistError, DistNetworkError, DistStoreError)

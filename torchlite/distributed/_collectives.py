@@ -87,15 +87,21 @@ def _average(buf, op, size):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` across the group's ranks in place: every rank ends with the result."""
+    """Reduces `tensor` across the group's ranks in place: every rank ends with the result. A
+    contiguous tensor reduced again (a training loop's gradients) reuses a persistent MPI request."""
     _check_single_tensor(tensor, "tensor")
     pg = _member_group(group, "all_reduce")
     if pg is None:
         return None
     mpi_op = _mpi.reduce_op(op, tensor.dtype, "all_reduce")
-    pg._agree("all_reduce", (_desc(tensor), ReduceOp._coerce(op, "all_reduce").name))
+    red = ReduceOp._coerce(op, "all_reduce")
     buf, back = _mpi.staged(tensor, reduce=True)
-    req = pg._comm.Iallreduce(pg._mpi.IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
+    key = None if back is not None else (buf.data_ptr(), buf.numel(), buf.dtype, red)
+    state = pg._agree("all_reduce", (tensor.shape, tensor.dtype, red), reuse=pg._persistent_state(key))
+    IN_PLACE = pg._mpi.IN_PLACE
+    req = pg._start_persistent(key, state, lambda: pg._comm.Allreduce_init(IN_PLACE, _mpi.reduce_spec(buf), mpi_op))
+    if req is None:
+        req = pg._comm.Iallreduce(IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
     return finished(Work([req], pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]), async_op)
 
 
@@ -106,7 +112,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg is None:
         return None
     root = _group_rank_of(pg, src, group_src)
-    pg._agree("broadcast", (_desc(tensor), root))
+    pg._agree("broadcast", (tensor.shape, tensor.dtype, "root", root))
     buf, back = _mpi.staged(tensor)
     req = pg._comm.Ibcast(_mpi.byte_spec(buf), root)
     if pg.rank() == root:
@@ -122,17 +128,16 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = _group_rank_of(pg, dst, group_dst)
     mpi_op = _mpi.reduce_op(op, tensor.dtype, "reduce")
-    pg._agree("reduce", (_desc(tensor), root, ReduceOp._coerce(op, "reduce").name))
-    MPI = pg._mpi
     if pg.rank() == root:
         buf, back = _mpi.staged(tensor, reduce=True)
-        req = pg._comm.Ireduce(MPI.IN_PLACE, _mpi.reduce_spec(buf), mpi_op, root)
+        start = lambda: [pg._comm.Ireduce(pg._mpi.IN_PLACE, _mpi.reduce_spec(buf), mpi_op, root)]  # noqa: E731
         finish = _steps(_average(buf, op, pg.size()), back)
     else:
         buf = _to_reduce_dtype(_mpi.contiguous_input(tensor))
-        req = pg._comm.Ireduce(_mpi.reduce_spec(buf), None, mpi_op, root)
+        start = lambda: [pg._comm.Ireduce(_mpi.reduce_spec(buf), None, mpi_op, root)]  # noqa: E731
         finish = None
-    return finished(Work([req], pg, "reduce", finish, [tensor, buf]), async_op)
+    pg._agree("reduce", (tensor.shape, tensor.dtype, ReduceOp._coerce(op, "reduce"), "root", root))
+    return finished(Work(start(), pg, "reduce", finish, [tensor, buf]), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -147,7 +152,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     mine = tensor_list[pg.rank()]
     local = None if mine.numel() == tensor.numel() else \
         f"tensor {_desc(tensor)} does not fit its slot tensor_list[{pg.rank()}] {_desc(mine)}"
-    pg._agree("all_gather", ([_desc(t) for t in tensor_list],), local)
+    pg._agree("all_gather", ([t.shape for t in tensor_list], tensor.dtype), local)
     elem = tensor.element_size()
     counts = [t.numel() * elem for t in tensor_list]
     displs = [sum(counts[:i]) for i in range(len(counts))]
@@ -171,7 +176,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if output_tensor.numel() != input_tensor.numel() * pg.size():
         local = (f"output_tensor {_desc(output_tensor)} must hold {pg.size()} x input_tensor "
                  f"{_desc(input_tensor)}")
-    pg._agree("all_gather_into_tensor", (_desc(input_tensor),), local)
+    pg._agree("all_gather_into_tensor", (input_tensor.shape, input_tensor.dtype), local)
     src = _mpi.contiguous_input(input_tensor)
     buf, back = _mpi.staged(output_tensor)
     req = pg._comm.Iallgather(_mpi.byte_spec(src), _mpi.byte_spec(buf))
@@ -191,7 +196,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     mine = input_list[pg.rank()]
     local = None if mine.numel() == output.numel() else \
         f"output {_desc(output)} does not match its slot input_list[{pg.rank()}] {_desc(mine)}"
-    pg._agree("reduce_scatter", ([_desc(t) for t in input_list], ReduceOp._coerce(op, "reduce_scatter").name), local)
+    pg._agree("reduce_scatter", ([t.shape for t in input_list], output.dtype, ReduceOp._coerce(op, "reduce_scatter")), local)
     src = _to_reduce_dtype(_flat_cat(input_list, output.dtype))
     buf, back = _mpi.staged(output, reduce=True)
     counts = [t.numel() for t in input_list]
@@ -212,7 +217,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     local = None
     if input.numel() != output.numel() * pg.size():
         local = f"input {_desc(input)} must hold {pg.size()} x output {_desc(output)}"
-    pg._agree("reduce_scatter_tensor", (_desc(output), ReduceOp._coerce(op, "reduce_scatter_tensor").name), local)
+    pg._agree("reduce_scatter_tensor", (output.shape, output.dtype, ReduceOp._coerce(op, "reduce_scatter_tensor")), local)
     src = _to_reduce_dtype(_mpi.contiguous_input(input))
     buf, back = _mpi.staged(output, reduce=True)
     req = pg._comm.Ireduce_scatter_block(_mpi.reduce_spec(src), _mpi.reduce_spec(buf), mpi_op)
@@ -241,9 +246,9 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if is_root:
         if len(gather_list) != pg.size():
             local = f"gather_list has {len(gather_list)} tensors for {pg.size()} ranks"
-        elif any(t.numel() != tensor.numel() for t in gather_list):
+        elif any(t.shape != tensor.shape for t in gather_list):
             local = f"gather_list {[_desc(t) for t in gather_list]} does not match tensor {_desc(tensor)}"
-    pg._agree("gather", (_desc(tensor), root), local)
+    pg._agree("gather", (tensor.shape, tensor.dtype, "root", root), local)
     src = _mpi.contiguous_input(tensor)
     if is_root:
         out = _tl.empty(tensor.numel() * pg.size(), dtype=tensor.dtype)
@@ -277,9 +282,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if is_root:
         if len(scatter_list) != pg.size():
             local = f"scatter_list has {len(scatter_list)} tensors for {pg.size()} ranks"
-        elif any(t.numel() != tensor.numel() for t in scatter_list):
+        elif any(t.shape != tensor.shape for t in scatter_list):
             local = f"scatter_list {[_desc(t) for t in scatter_list]} does not match tensor {_desc(tensor)}"
-    pg._agree("scatter", (_desc(tensor), root), local)
+    pg._agree("scatter", (tensor.shape, tensor.dtype, "root", root), local)
     buf, back = _mpi.staged(tensor)
     inp = _flat_cat(scatter_list, tensor.dtype) if is_root else None
     req = pg._comm.Iscatter(_mpi.byte_spec(inp) if is_root else None, _mpi.byte_spec(buf), root)
@@ -313,7 +318,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         local = (f"output_tensor_list {[_desc(t) for t in output_tensor_list]} does not match the element counts "
                  f"the ranks send it: {incoming}")
     dtype = output_tensor_list[0].dtype if output_tensor_list else _tl.float32
-    pg._agree("all_to_all", (str(dtype),), local)
+    pg._agree("all_to_all", (dtype,), local)
     elem = _tl.empty(0, dtype=dtype).element_size()
     src = _flat_cat(input_tensor_list, dtype)
     out = _tl.empty(sum(recv), dtype=dtype)
@@ -363,7 +368,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         local = f"output splits {recv} (rows) do not match the rows the ranks send it: {incoming}"
     elif row_in != row_out and in_rows and out_rows:
         local = f"input rows of {list(input.shape[1:])} and output rows of {list(output.shape[1:])} differ"
-    pg._agree("all_to_all_single", (str(input.dtype), list(input.shape[1:])), local)
+    pg._agree("all_to_all_single", (input.dtype, "rows of", input.shape[1:]), local)
     elem = input.element_size()
     src = _mpi.contiguous_input(input)
     buf, back = _mpi.staged(output)

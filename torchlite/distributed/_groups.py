@@ -2,6 +2,7 @@
 new_group (an MPI sub-communicator), rank queries, and the cross-rank agreement check the collectives
 run before handing buffers to MPI."""
 import datetime
+import enum
 import os
 import pickle
 import sys
@@ -9,6 +10,7 @@ import warnings
 import zlib
 from array import array
 
+import torchlite as _torchlite
 from torchlite.distributed import _mpi
 from torchlite.distributed._errors import DistBackendError
 from torchlite.distributed._work import wait_requests
@@ -51,6 +53,11 @@ class ProcessGroup:
         self.group_name = name
         self._broken = None  # the op that timed out: the communicator's collective order is lost
         self._abandoned = []  # requests MPI may still write through: their buffers stay alive
+        self._fingerprints = {}
+        self._check_mine = array("q", [0] * 5)
+        self._agree_out = array("q", [0] * 5)
+        self._check_req = None  # the agreement allreduce, persistent (MPI_Allreduce_init), made on first use
+        self._persistent = {}  # (address, count, dtype, ReduceOp) -> persistent all_reduce request
 
     def rank(self):
         return self._rank
@@ -61,37 +68,90 @@ class ProcessGroup:
     def name(self):
         return Backend.MPI
 
-    def _abandon(self, requests, opname):
+    def _abandon(self, requests, opname, why="timed out"):
         self._abandoned.append(requests)
         if opname not in ("send", "recv"):  # a late point-to-point message leaves the collectives' order intact
-            self._broken = opname
+            self._broken = f"{opname} {why} earlier"
 
     def _check_usable(self, opname):
         if self._broken is not None:
             raise DistBackendError(f"{opname}: the process group is unusable on rank {self._global_rank}: "
-                                   f"{self._broken} timed out earlier")
+                                   f"{self._broken}")
         if self._comm is None:
             raise ValueError(f"{opname}: the process group has been destroyed")
 
-    def _agree(self, opname, meta, local_error=None):
+    def _fingerprint(self, key):
+        """[h, -h, -bad] for the agreement allreduce, cached per (op, arguments) key: a training loop
+        repeats the same few."""
+        try:
+            mine = self._fingerprints.get(key)
+            cacheable = True
+        except TypeError:  # a list in the arguments (the list collectives): not cached
+            mine, cacheable = None, False
+        if mine is None:
+            h = zlib.crc32(_describe(key).encode()) - (1 << 31)
+            mine = (h, -h, -1 if key[2] else 0)
+            if cacheable:
+                if len(self._fingerprints) > 4096:
+                    self._fingerprints.clear()
+                self._fingerprints[key] = mine
+        return mine
+
+    def _agree(self, opname, meta, local_error=None, reuse=0):
         """Checks, before MPI touches any buffer, that every rank called `opname` with matching
-        arguments (`meta`: shapes, dtypes, roots) and none found its own arguments inconsistent
-        (`local_error`); otherwise every rank raises the same RuntimeError listing each rank's view.
-        One small nonblocking allreduce (MIN of [h, -h, -bad]), waited on against the timeout."""
+        arguments (`meta`: shapes, dtypes, roots, ReduceOp) and that none found its own arguments
+        inconsistent (`local_error`); otherwise every rank raises the same RuntimeError naming the op
+        and each rank's arguments. One 5-integer allreduce (MIN of [h, -h, -bad, reuse, -reuse]) on a
+        persistent request, waited on against the timeout.
+
+        `reuse` rides along: each rank's readiness to run the operation on a persistent request (2: it
+        has one ready for these buffers, 1: it could make one, 0: neither); the ranks must agree, as
+        creating one is a collective call. Returns (smallest, largest) of the ranks' values."""
         MPI = self._mpi
-        h = zlib.crc32(repr((opname, meta)).encode()) - (1 << 31)
-        mine = array("q", [h, -h, -1 if local_error else 0])
-        out = array("q", [0, 0, 0])
-        wait_requests([self._comm.Iallreduce(mine, out, MPI.MIN)], self, opname)
+        mine = self._check_mine
+        mine[0], mine[1], mine[2] = self._fingerprint((opname, meta, local_error))
+        mine[3], mine[4] = reuse, -reuse
+        if self._check_req is None:
+            self._check_req = self._comm.Allreduce_init(mine, self._agree_out, MPI.MIN)
+        check = self._check_req
+        check.Start()
+        wait_requests([check], self, opname)
+        out = self._agree_out
         if out[0] == -out[1] and out[2] == 0:
-            return
-        views = self._allgather_bytes(pickle.dumps((meta, local_error)), opname)
-        lines = []
-        for r, blob in enumerate(views):
-            their_meta, their_error = pickle.loads(blob)
-            lines.append(f"rank {self._ranks[r]}: {their_error or their_meta}")
+            return out[3], -out[4]
+        views = self._allgather_bytes(pickle.dumps(local_error or _describe(meta)), opname)
+        lines = [f"rank {self._ranks[r]}: {pickle.loads(blob)}" for r, blob in enumerate(views)]
         raise RuntimeError(f"{opname}: arguments differ across ranks (this is rank {self._global_rank}): "
                            + "; ".join(lines))
+
+    def _persistent_state(self, key):
+        """2 when a persistent operation for `key` is ready (made, not running), 1 when one could be
+        made, 0 when not (key None: buffers that change every call)."""
+        if key is None:
+            return 0
+        req = self._persistent.get(key)
+        if req is None:
+            return 1
+        return 2 if req.Test() else 0
+
+    def _start_persistent(self, key, state, make):
+        """Starts the operation for `key` on its persistent request: the cached one when every rank has
+        it ready, a new one (made by `make`, cached) when every rank can make one; else None."""
+        smallest, largest = state
+        if smallest == 2:
+            req = self._persistent[key]
+        elif smallest == largest == 1:
+            if len(self._persistent) >= 64:
+                for old_key, old in list(self._persistent.items()):
+                    if old.Test():  # inactive: freeing it is local
+                        old.Free()
+                        del self._persistent[old_key]
+                        break
+            req = self._persistent[key] = make()
+        else:
+            return None
+        req.Start()
+        return req
 
     def _allgather_bytes(self, data, opname):
         """Every rank's `data` (bytes), exchanged with nonblocking collectives against the timeout."""
@@ -106,6 +166,20 @@ class ProcessGroup:
 
     def __repr__(self):
         return f"<torchlite.distributed.ProcessGroup mpi ranks={self._ranks}>"
+
+
+def _describe(value):
+    """A collective's arguments as the mismatch error shows them: `[4, 2] float32 SUM`."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, _torchlite.Size):
+        inner = " ".join(_describe(v) for v in value)
+        return f"[{', '.join(_describe(v) for v in value)}]" if isinstance(value, list) else inner
+    if isinstance(value, _torchlite.Size):
+        return str(list(value))
+    if isinstance(value, _torchlite.dtype):
+        return str(value).replace("torchlite.", "")
+    if isinstance(value, enum.Enum):
+        return value.name
+    return str(value)
 
 
 class GroupMember:
@@ -246,6 +320,9 @@ def destroy_process_group(group=None):
     targets = list(_groups) if group is None or group is GroupMember.WORLD else [group]
     for pg in targets:
         if pg._comm is not None and pg._broken is None:  # a timed-out communicator is left to MPI
+            for req in [pg._check_req, *pg._persistent.values()]:
+                if req is not None:
+                    req.Free()
             pg._comm.Free()
         pg._comm = None
         if pg in _groups:

@@ -28,10 +28,10 @@ def buffer(tensor):
 
 
 def byte_spec(tensor):
-    """[buffer, count, MPI.BYTE]: how the collectives that only move data (broadcast, gathers,
-    scatters, all-to-all, send/recv) hand over a tensor of any dtype."""
-    MPI = mpi()
-    return [buffer(tensor), tensor.numel() * tensor.element_size(), MPI.BYTE]
+    """[buffer, MPI.BYTE]: how the collectives that only move data (broadcast, gathers, scatters,
+    all-to-all, send/recv) hand over a tensor of any dtype. No count: mpi4py takes the buffer's length
+    (split evenly between the ranks where MPI wants a count per rank)."""
+    return [buffer(tensor), mpi().BYTE]
 
 
 _DATATYPES = None
@@ -54,35 +54,46 @@ STAGED_DTYPES = (_tl.float16, _tl.bfloat16)
 
 
 def reduce_spec(tensor):
-    """[buffer, count, MPI datatype] for a reduction over a contiguous tensor of an MPI-reducible dtype."""
-    return [buffer(tensor), tensor.numel(), _datatypes()[tensor.dtype]]
+    """[buffer, MPI datatype] for a reduction over a contiguous tensor of an MPI-reducible dtype."""
+    return [buffer(tensor), _datatypes()[tensor.dtype]]
 
 
 def _dtype_name(dtype):
     return str(dtype).replace("torchlite.", "")
 
 
+_REDUCE_OPS = {}  # (RedOpType, dtype) -> MPI op, once checked
+
+
 def reduce_op(op, dtype, opname):
     """The MPI op for a ReduceOp on `dtype` (AVG is a SUM followed by a division, done by the caller)."""
+    try:
+        return _REDUCE_OPS[op, dtype]
+    except (KeyError, TypeError):
+        pass
     from torchlite.distributed._reduce_op import ReduceOp
     MPI = mpi()
-    op = ReduceOp._coerce(op, opname)
-    name = op.name
+    red = ReduceOp._coerce(op, opname)
+    name = red.name
     if name == "PREMUL_SUM":
         raise ValueError(f"{opname}: ReduceOp.PREMUL_SUM is not supported by the MPI backend")
     if dtype == _tl.bool:
         if name == "AVG":
             raise ValueError(f"{opname}: ReduceOp.AVG needs a floating point tensor, got bool")
         # PyTorch's bool arithmetic saturates: a sum is a logical or, a product a logical and
-        return {"SUM": MPI.LOR, "MAX": MPI.LOR, "BOR": MPI.LOR, "PRODUCT": MPI.LAND, "MIN": MPI.LAND,
-                "BAND": MPI.LAND, "BXOR": MPI.LXOR}[name]
-    if name in ("BAND", "BOR", "BXOR"):
+        result = {"SUM": MPI.LOR, "MAX": MPI.LOR, "BOR": MPI.LOR, "PRODUCT": MPI.LAND, "MIN": MPI.LAND,
+                  "BAND": MPI.LAND, "BXOR": MPI.LXOR}[name]
+    elif name in ("BAND", "BOR", "BXOR"):
         if dtype.is_floating_point:
             raise RuntimeError(f"{opname}: Cannot use ReduceOp.{name} with non-integral dtype {_dtype_name(dtype)}")
-        return {"BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[name]
-    if name == "AVG" and not dtype.is_floating_point:
+        result = {"BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[name]
+    elif name == "AVG" and not dtype.is_floating_point:
         raise ValueError(f"{opname}: ReduceOp.AVG needs a floating point tensor, got {_dtype_name(dtype)}")
-    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX}[name]
+    else:
+        result = {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX}[name]
+    if isinstance(op, ReduceOp.RedOpType):
+        _REDUCE_OPS[op, dtype] = result
+    return result
 
 
 def staged(tensor, *, reduce=False):

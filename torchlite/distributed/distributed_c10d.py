@@ -4,7 +4,6 @@ gathers them under PyTorch's module name."""
 from torchlite.distributed._collectives import (  # noqa: F401
     all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier, broadcast, gather,
     irecv, isend, monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, send)
-from torchlite.distributed._errors import DistBackendError, DistError, DistNetworkError, DistStoreError  # noqa: F401
 from torchlite.distributed._groups import (  # noqa: F401
     Backend, GroupMember, ProcessGroup, default_pg_timeout, destroy_process_group, get_backend, get_global_rank,
     get_group_rank, get_node_local_rank, get_process_group_ranks, get_rank, get_world_size, group,

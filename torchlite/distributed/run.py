@@ -8,20 +8,20 @@ hosts of --hostfile, or of the scheduler's allocation), each through torchlite.d
 it sets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, then runs the script
 as __main__; an uncaught exception aborts the whole MPI job. torchrun's rendezvous options are
 accepted and ignored where MPI does that job (docs/distributed.md)."""
-import argparse
+import argparse as _argparse
 import os
-import shutil
-import subprocess
+import shutil as _shutil
+import subprocess as _subprocess
 import sys
 
 
-def mpiexec_path():
+def _mpiexec_path():
     """The mpiexec of the MPI installed beside this Python (the `distributed` extra's wheel puts it in
     the environment's bin/), else the first on PATH."""
     here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     if os.path.exists(here):
         return here
-    found = shutil.which("mpiexec")
+    found = _shutil.which("mpiexec")
     if found is None:
         raise RuntimeError("torchlite.distributed.run: no mpiexec found: pip install torchlite[distributed] "
                            "(mpi4py and MPICH), or put an MPI's mpiexec on PATH")
@@ -30,8 +30,8 @@ def mpiexec_path():
 
 def _is_open_mpi(mpiexec):
     try:
-        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
+        out = _subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, _subprocess.TimeoutExpired):
         return False
     return "Open MPI" in out or "OpenRTE" in out
 
@@ -41,7 +41,7 @@ def _nproc(value):
         return os.cpu_count() or 1
     n = int(value)
     if n < 1:
-        raise argparse.ArgumentTypeError(f"--nproc-per-node must be at least 1, got {n}")
+        raise _argparse.ArgumentTypeError(f"--nproc-per-node must be at least 1, got {n}")
     return n
 
 
@@ -49,12 +49,12 @@ def _nnodes(value):
     # torchrun takes MIN:MAX for elastic jobs; an MPI job has a fixed size: the upper bound
     n = int(str(value).split(":")[-1])
     if n < 1:
-        raise argparse.ArgumentTypeError(f"--nnodes must be at least 1, got {n}")
+        raise _argparse.ArgumentTypeError(f"--nnodes must be at least 1, got {n}")
     return n
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="python -m torchlite.distributed.run",
+def get_args_parser():
+    p = _argparse.ArgumentParser(prog="python -m torchlite.distributed.run",
                                 description="Start a torchlite.distributed script on MPI (torchrun's options).")
     p.add_argument("--nproc-per-node", "--nproc_per_node", type=_nproc, default=1,
                    help="processes per node (an int, or auto/cpu: one per CPU)")
@@ -69,19 +69,19 @@ def parser():
     p.add_argument("--standalone", action="store_true", help="accepted (a single-node job needs nothing more)")
     for name in ("--rdzv-backend", "--rdzv_backend", "--rdzv-endpoint", "--rdzv_endpoint", "--rdzv-id",
                  "--rdzv_id", "--max-restarts", "--max_restarts", "--monitor-interval", "--monitor_interval"):
-        p.add_argument(name, default=None, help=argparse.SUPPRESS)
+        p.add_argument(name, default=None, help=_argparse.SUPPRESS)
     p.add_argument("--mpiexec-args", default="", help="extra arguments for mpiexec, one string")
     p.add_argument("-m", "--module", action="store_true", help="run the target as a module (python -m)")
     p.add_argument("--no-python", "--no_python", action="store_true",
                    help="run the target as a program, not a Python script (no environment setup then)")
     p.add_argument("training_script", help="the script (or module, or program) to run")
-    p.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    p.add_argument("training_script_args", nargs=_argparse.REMAINDER)
     return p
 
 
-def command(args, mpiexec=None):
+def _mpiexec_command(args, mpiexec=None):
     """The mpiexec command line for parsed `args`."""
-    mpiexec = mpiexec or mpiexec_path()
+    mpiexec = mpiexec or _mpiexec_path()
     total = args.nproc_per_node * args.nnodes
     cmd = [mpiexec, "-n", str(total)]
     open_mpi = _is_open_mpi(mpiexec)
@@ -106,15 +106,23 @@ def command(args, mpiexec=None):
     return cmd + target + list(args.training_script_args)
 
 
-def main(argv=None):
-    args = parser().parse_args(argv)
-    cmd = command(args)
+def parse_args(args):
+    return get_args_parser().parse_args(args)
+
+
+def run(args):
+    """Replaces this process with mpiexec running parsed `args`' script on every rank."""
+    cmd = _mpiexec_command(args)
     env = os.environ.copy()
     # the processes import torchlite from where this launcher did (a source checkout included)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     sys.stdout.flush()
     os.execvpe(cmd[0], cmd, env)
+
+
+def main(args=None):
+    run(parse_args(args))
 
 
 if __name__ == "__main__":
