@@ -3,6 +3,7 @@ a world of one rank behaving as the plain optimizer, and the state-dict round tr
 tests/test_distributed_mpi.py."""
 import pytest
 import torch
+import torch.distributed.optim  # noqa: F401 - as torchlite.distributed.optim below: the namespaces stay alike
 
 import torchlite as tl
 from torchlite.distributed.optim import ZeroRedundancyOptimizer
