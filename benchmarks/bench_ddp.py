@@ -99,6 +99,7 @@ def ddp_step(L, dist, kind, rank, cap_mb):
     x, y = data(L, kind, 2 * B[kind])
     x, y = x[rank * B[kind]:(rank + 1) * B[kind]], y[rank * B[kind]:(rank + 1) * B[kind]]
     buckets = flat_buckets(L, model.parameters(), int(cap_mb * 1024 * 1024))
+    flats = [L.zeros(sum(p.numel() for p in bucket)) for bucket in buckets]  # reused, as DDP's bucket buffers
 
     def step():
         dist.barrier()
@@ -117,8 +118,11 @@ def ddp_step(L, dist, kind, rank, cap_mb):
             loss = L.nn.functional.cross_entropy(ddp(x), y)
         t4 = time.perf_counter()
         loss.backward()
-        flats = [L.cat([p.grad.reshape(-1) for p in bucket]) for bucket in buckets]
-        for w in [dist.all_reduce(flat, async_op=True) for flat in flats]:
+        works = []
+        for bucket, flat in zip(buckets, flats):
+            L.cat([p.grad.reshape(-1) for p in bucket], out=flat)
+            works.append(dist.all_reduce(flat, async_op=True))
+        for w in works:
             w.wait()
         t5 = time.perf_counter()
         return t3 - t0, t2 - t1, t5 - t4
@@ -137,6 +141,9 @@ def distributed(dist, tdist, kind, steps, rank, cap_mb):
 
 
 def worker(steps, cap_mb):
+    import faulthandler
+    import signal
+    faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <rank pid>` prints where a stuck rank is
     import torch.distributed as tdist
     import torchlite.distributed as dist
     rank = int(os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "0")))

@@ -156,3 +156,14 @@ def test_constructor_errors(fake_dist):
         DDP(tl.nn.Linear(2, 2), device_ids=[0, 1])
     with pytest.raises(ValueError, match="only work with single-device/multiple-device GPU modules or CPU"):
         DDP(tl.nn.Linear(2, 2), device_ids=[0])
+
+
+def test_a_parameter_marked_ready_twice_raises(fake_dist):
+    fake_dist(2)
+    model = tl.nn.Linear(3, 2)
+    ddp = DDP(model)
+    ddp(tl.randn(4, 3))
+    model.weight.grad = tl.ones(2, 3)
+    ddp.reducer._mark_ready(0, model.weight)
+    with pytest.raises(RuntimeError, match="Expected to mark a variable ready only once"):
+        ddp.reducer._mark_ready(0, model.weight)

@@ -44,8 +44,10 @@ def compute_bucket_assignment_by_size(params, size_limits):
 
 
 class _Bucket:
-    def __init__(self, index, params, param_indices):
-        self.index = index
+    """A flat buffer holding its parameters' gradients (a view per parameter), the number of gradients not yet in,
+    and its all_reduce once launched."""
+
+    def __init__(self, params, param_indices):
         self.params = params
         self.param_indices = param_indices
         self.offsets = []
@@ -70,7 +72,7 @@ class Reducer:
         self.gradient_as_bucket_view = gradient_as_bucket_view
         self.world_size = _dist().get_world_size(process_group)
         assignment = compute_bucket_assignment_by_size(params, [first_bucket_bytes_cap, bucket_bytes_cap])
-        self.buckets = [_Bucket(k, [params[i] for i in idx], idx) for k, idx in enumerate(assignment)]
+        self.buckets = [_Bucket([params[i] for i in idx], idx) for idx in assignment]
         self.locate = {}  # parameter position -> (bucket, position in bucket)
         for bucket in self.buckets:
             for j, i in enumerate(bucket.param_indices):
@@ -86,8 +88,6 @@ class Reducer:
         self.handles = [p.register_post_accumulate_grad_hook(self._hook(i)) for i, p in enumerate(params)]
         # each parameter's AccumulateGrad node (kept alive: graph searches recognise the parameters by them)
         self.grad_accumulators = [_autograd._grad_accumulator(p) for p in params]
-        # timing of the last backward, for the overlap benchmark: seconds spent waiting in the final callback
-        self.last_wait_s = 0.0
 
     def remove_hooks(self):
         for h in self.handles:
@@ -146,7 +146,11 @@ class Reducer:
 
     def _mark_ready(self, index, param):
         if self.ready[index]:
-            return  # a parameter reached twice in one backward (reentrant checkpoints): PyTorch's reducer refuses
+            raise RuntimeError(
+                "Expected to mark a variable ready only once. This error is caused by one of the following reasons: "
+                "1) Use of a module parameter outside the `forward` function (or reentrant backward passes, such as "
+                "reentrant activation checkpointing, running its hook twice in one iteration); 2) a parameter "
+                f"marked unused (find_unused_parameters=True) that received a gradient. Parameter index: {index}")
         self.ready[index] = True
         bucket, j = self.locate[index]
         view = bucket.views[j]
@@ -178,8 +182,6 @@ class Reducer:
                                              async_op=True)
 
     def _finalize(self):
-        import time
-        start = time.perf_counter()
         self.expect_autograd_hooks = False
         all_ready = self.next_bucket == len(self.buckets)
         for bucket in self.buckets:
@@ -188,7 +190,6 @@ class Reducer:
         if self.used_work is not None:
             self.used_work.wait()
             self.used_work = None
-        self.last_wait_s = time.perf_counter() - start
         if not all_ready:
             # left unfinished: the next forward raises (PyTorch's behaviour without find_unused_parameters)
             self.unready_indices = [i for i, r in enumerate(self.ready) if not r]
