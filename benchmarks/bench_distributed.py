@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-SIZES = [("1 MB", 1 << 20, 90), ("100 MB", 100 << 20, 9)]  # (label, bytes, rounds)
+SIZES = [("1 MB", 1 << 20, 200), ("100 MB", 100 << 20, 11)]  # (label, bytes, rounds)
 
 
 def worker(markdown):

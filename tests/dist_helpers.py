@@ -14,7 +14,8 @@ WORKERS = os.path.join(ROOT, "tests", "distributed_workers")
 
 def env():
     e = os.environ.copy()
-    e["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, e.get("PYTHONPATH")) if p)
+    # the checkout last: a PYTHONPATH that puts another torchlite first (the sanitized build's) wins
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (e.get("PYTHONPATH"), ROOT) if p)
     e["OMP_NUM_THREADS"] = "1"  # 4 ranks on 2 cores: no OpenMP pools fighting over them
     return e
 

@@ -1,11 +1,15 @@
 """torchlite.distributed in one process, against torch.distributed: PyTorch's errors before
 init_process_group, the names and members of ReduceOp / Backend, what happens without mpi4py; and
 torchlite.utils.data.DistributedSampler's indices against PyTorch's (no process group needed)."""
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.distributed as tdist
 from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
+import dist_helpers
 import torchlite as tl
 import torchlite.distributed as dist
 from torchlite.distributed import _mpi
@@ -33,9 +37,13 @@ def test_errors_before_init_process_group_are_pytorchs():
     same_error(lambda: dist.all_gather_object([None], 1), lambda: tdist.all_gather_object([None], 1))
     with pytest.raises(RuntimeError, match="doesn't have NCCL built in"):
         dist.init_process_group("nccl")
-    # importing torchlite initialized no MPI
-    import sys
-    assert "mpi4py.MPI" not in sys.modules
+
+
+def test_importing_torchlite_initializes_no_mpi():
+    code = "import sys, torchlite, torchlite.distributed as d; print(d.is_available(), 'mpi4py.MPI' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env=dist_helpers.env(), cwd=dist_helpers.ROOT)
+    assert out.stdout.split() == ["True", "False"], out.stderr
 
 
 def test_reduce_op_and_backend_names():

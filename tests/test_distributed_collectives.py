@@ -49,3 +49,16 @@ def test_a_rank_that_dies_ends_the_job(how):
     assert "UNREACHABLE" not in proc.stdout
     if how == "raise":
         assert "ValueError: rank 1 fails on purpose" in proc.stderr
+
+
+GLOO_CHECKS = ["gloo_starts", "all_reduce_like_gloo", "reduce_and_reduce_scatter_like_gloo", "data_movement_like_gloo"]
+
+
+@pytest.fixture(scope="module")
+def gloo_results():
+    return 2, dist_helpers.results(2, "gloo_oracle.py")
+
+
+@pytest.mark.parametrize("name", GLOO_CHECKS)
+def test_same_results_as_pytorchs_gloo(gloo_results, name):
+    _assert_ok(*gloo_results, GLOO_CHECKS, name)

@@ -5,8 +5,9 @@ import pytest
 
 import dist_helpers
 
-CHECKS = ["rank_queries", "all_reduce_every_dtype_and_op", "all_reduce_layouts", "all_reduce_async", "all_reduce_reuse_of_persistent_requests",
-          "broadcast_every_dtype", "barrier_waits_for_everyone"]
+CHECKS = ["rank_queries", "all_reduce_every_dtype_and_op", "all_reduce_layouts", "all_reduce_async",
+          "all_reduce_reuse_of_persistent_requests",
+          "broadcast_every_dtype", "barrier_waits_for_everyone", "init_again_after_destroy"]
 
 
 @pytest.fixture(scope="module", params=[2, 4])

@@ -82,3 +82,19 @@ def test_environment_from_each_mpi_launcher():
     assert (slurm["RANK"], slurm["LOCAL_WORLD_SIZE"], slurm["GROUP_RANK"]) == ("3", "2", "1")
     alone = torchrun_environment({})
     assert (alone["RANK"], alone["WORLD_SIZE"], alone["TORCHELASTIC_RUN_ID"]) == ("0", "1", "none")
+
+
+def test_a_script_started_alone_with_world_size_set_refuses_to_train_alone():
+    code = ("import torchlite.distributed as dist\n"
+            "try:\n    dist.init_process_group('gloo')\nexcept RuntimeError as e:\n    print('REFUSED', e)\n"
+            "else:\n    print('WORLD', dist.get_world_size())\n")
+    env = {**dist_helpers.env(), "WORLD_SIZE": "2", "RANK": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
+                          cwd=dist_helpers.ROOT)
+    assert "REFUSED init_process_group: world_size is 2 but MPI started 1 process(es)" in proc.stdout, proc.stderr
+    assert "torchlite.distributed.run --nproc-per-node 2" in proc.stdout
+    env.pop("WORLD_SIZE")
+    env.pop("RANK")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
+                          cwd=dist_helpers.ROOT)
+    assert "WORLD 1" in proc.stdout, proc.stderr

@@ -157,6 +157,13 @@ def send_recv_and_async_p2p(rank, size):
         assert w.is_completed()
     same(a, values(prv))
     same(b, values(prv, (4,)))
+    # batch_isend_irecv: a ring exchange, all started at once
+    got = tl.zeros(3, dtype=tl.int64)
+    works = dist.batch_isend_irecv([dist.P2POp(dist.irecv, got, prv),
+                                    dist.P2POp(dist.isend, tensor(rank, (3,), "int64"), nxt)])
+    for w in works:
+        w.wait()
+    same(got, values(prv, (3,), "int64"))
     # recv from any source returns the sender
     if rank == 0:
         seen = sorted(dist.recv(tl.zeros(1)) for _ in range(size - 1))

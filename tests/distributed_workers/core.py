@@ -68,6 +68,11 @@ def all_reduce_async(rank, size):
     assert work.wait() is True and work.is_completed() and work.is_success()
     same(t, expected_reduce("SUM", size, (3, 5)))
     assert work.result()[0] is t
+    # the future of a Work, and a callback chained on it (what DDP's communication hooks use)
+    t = tensor(rank, (2,), "float32")
+    fut = dist.all_reduce(t, async_op=True).get_future().then(lambda f: f.value()[0] * 2)
+    same(fut.wait(), expected_reduce("SUM", size, (2,)) * 2)
+    assert fut.done()
     # several in flight at once, waited on in reverse order; a non-contiguous one is written back on wait
     ts = [tensor(rank, (4, 4), "float32").t() for _ in range(3)]
     works = [dist.all_reduce(x, async_op=True) for x in ts]
@@ -128,6 +133,23 @@ def barrier_waits_for_everyone(rank, size):
         assert time.time() - t0 > 0.2, "barrier returned before rank 0 arrived"
     w = dist.barrier(async_op=True)
     w.wait()
+
+
+@check
+def init_again_after_destroy(rank, size):
+    timeout = dist.group.WORLD.timeout
+    dist.destroy_process_group()
+    assert not dist.is_initialized()
+    try:
+        dist.get_rank()
+    except ValueError as e:
+        assert "has not been initialized" in str(e)
+    else:
+        raise AssertionError("get_rank after destroy_process_group did not raise")
+    dist.init_process_group("gloo", timeout=timeout)  # the gloo name runs on MPI too
+    t = tensor(rank)
+    dist.all_reduce(t)
+    same(t, expected_reduce("SUM", size))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ others wait in an all_reduce with a long timeout: mpiexec must stop them all, pr
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import torchlite as tl  # noqa: E402
 import torchlite.distributed as dist  # noqa: E402

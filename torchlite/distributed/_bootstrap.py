@@ -5,6 +5,7 @@ wait for it in a collective."""
 import os
 import runpy
 import sys
+import time
 import traceback
 
 _SOURCES = (  # (rank, size, local rank, local size) as each launcher names them
@@ -39,6 +40,7 @@ def _abort(code):
     sys.stderr.flush()
     MPI = sys.modules.get("mpi4py.MPI")
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        time.sleep(0.5)  # mpiexec forwards this rank's output before the abort tears the job down
         MPI.COMM_WORLD.Abort(code)
     os._exit(code)
 

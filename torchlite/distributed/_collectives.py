@@ -6,11 +6,13 @@ through a contiguous temporary (written back into the tensor for outputs); the l
 gather, scatter, reduce_scatter, all_to_all) go through one contiguous temporary holding the list, as
 MPI's collectives take one buffer per rank. Each collective first checks, across ranks, the arguments
 whose mismatch would corrupt memory or hang MPI (ProcessGroup._agree)."""
+from array import array
+
 import torchlite as _tl
 from torchlite.distributed import _mpi
 from torchlite.distributed._groups import _group_rank_of, _member_group
 from torchlite.distributed._reduce_op import ReduceOp
-from torchlite.distributed._work import Work, finished
+from torchlite.distributed._work import Work, finished, wait_requests
 
 
 def _check_single_tensor(param, name):
@@ -196,7 +198,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     mine = input_list[pg.rank()]
     local = None if mine.numel() == output.numel() else \
         f"output {_desc(output)} does not match its slot input_list[{pg.rank()}] {_desc(mine)}"
-    pg._agree("reduce_scatter", ([t.shape for t in input_list], output.dtype, ReduceOp._coerce(op, "reduce_scatter")), local)
+    red = ReduceOp._coerce(op, "reduce_scatter")
+    pg._agree("reduce_scatter", ([t.shape for t in input_list], output.dtype, red), local)
     src = _to_reduce_dtype(_flat_cat(input_list, output.dtype))
     buf, back = _mpi.staged(output, reduce=True)
     counts = [t.numel() for t in input_list]
@@ -217,7 +220,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     local = None
     if input.numel() != output.numel() * pg.size():
         local = f"input {_desc(input)} must hold {pg.size()} x output {_desc(output)}"
-    pg._agree("reduce_scatter_tensor", (output.shape, output.dtype, ReduceOp._coerce(op, "reduce_scatter_tensor")), local)
+    red = ReduceOp._coerce(op, "reduce_scatter_tensor")
+    pg._agree("reduce_scatter_tensor", (output.shape, output.dtype, red), local)
     src = _to_reduce_dtype(_mpi.contiguous_input(input))
     buf, back = _mpi.staged(output, reduce=True)
     req = pg._comm.Ireduce_scatter_block(_mpi.reduce_spec(src), _mpi.reduce_spec(buf), mpi_op)
@@ -293,8 +297,6 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def _exchange_counts(pg, opname, send_counts):
     """What each rank will send this one (an all-to-all of the per-peer element counts)."""
-    from array import array
-    from torchlite.distributed._work import wait_requests
     got = array("q", [0] * pg.size())
     wait_requests([pg._comm.Ialltoall(array("q", send_counts), got)], pg, opname)
     return list(got)
@@ -456,3 +458,32 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         return -1
     work.wait()
     return work._group._ranks[work._source()]
+
+
+class P2POp:
+    """One point-to-point operation for batch_isend_irecv: `op` is isend or irecv."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        _check_single_tensor(tensor, "tensor")
+        self.op, self.tensor, self.peer, self.group = op, tensor, peer, group
+        self.tag, self.group_peer = tag, group_peer
+
+    def __repr__(self):
+        return f"P2POp(op={self.op.__name__}, peer={self.peer}, tag={self.tag})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Starts every isend / irecv of the list at once (MPI matches them in any order); one Work each."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``torch.distributed.P2POp``.")
+    works = []
+    for p in p2p_op_list:
+        if p.op is isend:
+            works.append(isend(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+        else:
+            works.append(irecv(p.tensor, p.peer, p.group, p.tag, p.group_peer))
+    return [w for w in works if w is not None]

@@ -6,6 +6,7 @@ import enum
 import os
 import pickle
 import sys
+import time
 import warnings
 import zlib
 from array import array
@@ -257,6 +258,7 @@ def _install_abort_on_uncaught(MPI):
         previous(exc_type, exc, tb)
         sys.stderr.flush()
         sys.stdout.flush()
+        time.sleep(0.5)  # mpiexec forwards the traceback before the abort tears the job down
         MPI.COMM_WORLD.Abort(1)
 
     if getattr(previous, "_torchlite_aborts", False):
@@ -321,7 +323,7 @@ def destroy_process_group(group=None):
     for pg in targets:
         if pg._comm is not None and pg._broken is None:  # a timed-out communicator is left to MPI
             for req in [pg._check_req, *pg._persistent.values()]:
-                if req is not None:
+                if req is not None and req.Test():  # an active one (an async op never waited) is left to MPI
                     req.Free()
             pg._comm.Free()
         pg._comm = None

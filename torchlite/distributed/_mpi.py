@@ -58,6 +58,10 @@ def reduce_spec(tensor):
     return [buffer(tensor), _datatypes()[tensor.dtype]]
 
 
+_LEGACY_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
 def _dtype_name(dtype):
     return str(dtype).replace("torchlite.", "")
 
@@ -79,7 +83,8 @@ def reduce_op(op, dtype, opname):
         raise ValueError(f"{opname}: ReduceOp.PREMUL_SUM is not supported by the MPI backend")
     if dtype == _tl.bool:
         if name == "AVG":
-            raise ValueError(f"{opname}: ReduceOp.AVG needs a floating point tensor, got bool")
+            raise RuntimeError(f"{opname}: ReduceOp.AVG: result type Float can't be cast to the desired output "
+                               "type Bool")
         # PyTorch's bool arithmetic saturates: a sum is a logical or, a product a logical and
         result = {"SUM": MPI.LOR, "MAX": MPI.LOR, "BOR": MPI.LOR, "PRODUCT": MPI.LAND, "MIN": MPI.LAND,
                   "BAND": MPI.LAND, "BXOR": MPI.LXOR}[name]
@@ -88,7 +93,9 @@ def reduce_op(op, dtype, opname):
             raise RuntimeError(f"{opname}: Cannot use ReduceOp.{name} with non-integral dtype {_dtype_name(dtype)}")
         result = {"BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[name]
     elif name == "AVG" and not dtype.is_floating_point:
-        raise ValueError(f"{opname}: ReduceOp.AVG needs a floating point tensor, got {_dtype_name(dtype)}")
+        # gloo divides the integer sum in place, which PyTorch's casting rules refuse
+        raise RuntimeError(f"{opname}: ReduceOp.AVG: result type Float can't be cast to the desired output type "
+                           f"{_LEGACY_NAMES.get(_dtype_name(dtype), _dtype_name(dtype))}")
     else:
         result = {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX}[name]
     if isinstance(op, ReduceOp.RedOpType):

@@ -2,9 +2,13 @@
 timeout. Every collective runs this way, blocking ones too, so that a rank that raised, hangs or calls
 another collective makes the others fail with DistBackendError instead of waiting forever."""
 import datetime
+import os
 import time
 
 from torchlite.distributed._errors import DistBackendError
+
+
+_yield = os.sched_yield
 
 
 def _seconds(timeout):
@@ -15,8 +19,7 @@ def _seconds(timeout):
 
 def wait_requests(requests, group, opname, timeout=None, statuses=None):
     """Polls MPI requests until all complete, or raises DistBackendError past the timeout (the group's
-    unless given). MPI progresses inside Test, as it would inside a blocking Wait; the clock is read
-    every 64 polls only, so polling stays as tight as MPI's own. Requests are tested one by one
+    unless given). MPI progresses inside Test, as it would inside a blocking Wait. Requests are tested one by one
     (Testall refuses MPICH's persistent collectives)."""
     if not requests:
         return
@@ -27,11 +30,22 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
         for i, req in enumerate(requests):
             if req is None:
                 continue
-            status = statuses[i] if statuses else None
+            if statuses:
+                status = statuses[i]
+                test = lambda: req.Test(status)  # noqa: E731
+            else:
+                test = req.Test
+            # eight polls per clock reading, with no other Python in between: how often MPI gets polled
+            # sets how fast shared-memory transfers move. After the first two dozen polls the CPU is
+            # offered to other processes between rounds: with more ranks (or other programs) than cores,
+            # the rank being waited for may be the one that needs it (yielding after 0.5 ms instead, or
+            # every 128 polls, measured slower on the loaded machine: benchmarks/bench_distributed.md).
             spins = 0
-            while not req.Test(status):
+            while not (test() or test() or test() or test() or test() or test() or test() or test()):
                 spins += 1
-                if not spins & 63 and time.monotonic() > deadline:
+                if spins > 2:
+                    _yield()
+                if time.monotonic() > deadline:
                     group._abandon(requests, opname)
                     raise DistBackendError(
                         f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
@@ -119,6 +133,11 @@ class Work:
     def synchronize(self):
         self.wait()
 
+    def get_future(self):
+        """A future of the output tensors (torch.futures.Future's wait / value / done / then), completed
+        by waiting on this Work."""
+        return _Future(lambda: (self.wait(), self.result())[1], self.is_completed)
+
     def __repr__(self):
         state = "completed" if self._done else "failed" if self._exception is not None else "pending"
         return f"<torchlite.distributed.Work {self._opname} {state}>"
@@ -130,3 +149,28 @@ def finished(work, async_op):
         return work
     work.wait()
     return None
+
+
+class _Future:
+    """The part of torch.futures.Future that Work.get_future() users call: wait() / value() (the value,
+    waiting for it), done(), then(callback) (a future of callback(this future))."""
+
+    def __init__(self, compute, is_done):
+        self._compute = compute
+        self._is_done = is_done
+        self._has_value = False
+        self._value = None
+
+    def wait(self):
+        if not self._has_value:
+            self._value = self._compute()
+            self._has_value = True
+        return self._value
+
+    value = wait
+
+    def done(self):
+        return self._has_value or self._is_done()
+
+    def then(self, callback):
+        return _Future(lambda: callback((self.wait(), self)[1]), self.done)

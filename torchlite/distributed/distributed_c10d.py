@@ -2,8 +2,9 @@
 The pieces live in private modules (_groups, _collectives, _object_collectives, _work); this module
 gathers them under PyTorch's module name."""
 from torchlite.distributed._collectives import (  # noqa: F401
-    all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier, broadcast, gather,
-    irecv, isend, monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, send)
+    P2POp, all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier, batch_isend_irecv,
+    broadcast, gather, irecv, isend, monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter,
+    send)
 from torchlite.distributed._groups import (  # noqa: F401
     Backend, GroupMember, ProcessGroup, default_pg_timeout, destroy_process_group, get_backend, get_global_rank,
     get_group_rank, get_node_local_rank, get_process_group_ranks, get_rank, get_world_size, group,
@@ -35,8 +36,8 @@ def is_torchelastic_launched():
 
 
 __all__ = [
-    "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
-    "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast",
+    "Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+    "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast",
     "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
     "get_backend", "get_global_rank", "get_group_rank", "get_node_local_rank", "get_process_group_ranks",
     "get_rank", "get_world_size", "group", "init_process_group", "irecv", "is_gloo_available", "is_initialized",
