@@ -2,8 +2,13 @@
 a world of one rank behaving as the plain optimizer, and the state-dict round trip. Two real ranks:
 tests/test_distributed_mpi.py."""
 import pytest
+import warnings
+
 import torch
-import torch.distributed.optim  # noqa: F401 - as torchlite.distributed.optim below: the namespaces stay alike
+
+with warnings.catch_warnings():  # torch.distributed.optim scripts functional optimizers with the deprecated JIT
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import torch.distributed.optim  # noqa: F401 - as torchlite.distributed.optim below: the namespaces stay alike
 
 import torchlite as tl
 from torchlite.distributed.optim import ZeroRedundancyOptimizer
