@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
+#include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/exp.h"
@@ -39,6 +40,26 @@ variable_list HistogramddFromBinTensorsBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = not_implemented("aten::_histogramdd_from_bin_tensors");
+  }
+  return grad_inputs;
+}
+
+// Backward of batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> (Tensor, Tensor)
+struct BatchNormGatherStatsWithCountsBackward0 final : Node {
+  std::string name() const override { return "BatchNormGatherStatsWithCountsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormGatherStatsWithCountsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_gather_stats_with_counts");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_gather_stats_with_counts");
   }
   return grad_inputs;
 }
@@ -237,6 +258,22 @@ Tensor _histogramdd_from_bin_tensors(const Tensor& self, TensorList bins, const 
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, const Tensor& counts) {
+  auto grad_fn = std::make_shared<BatchNormGatherStatsWithCountsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&mean, &invstd}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_gather_stats_with_counts::call(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
   return result;
 }
 

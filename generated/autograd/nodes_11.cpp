@@ -6,11 +6,29 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/batch_norm_stats.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/max_unpool3d.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
+
+// Backward of batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
+struct BatchNormStatsBackward0 final : Node {
+  std::string name() const override { return "BatchNormStatsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormStatsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_stats");
+  }
+  return grad_inputs;
+}
 
 // Backward of elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 struct EluBackwardBackward0 final : Node {
@@ -83,6 +101,22 @@ variable_list MaxUnpool3DBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
+  auto grad_fn = std::make_shared<BatchNormStatsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_stats::call(input, eps);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
 
 // elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {

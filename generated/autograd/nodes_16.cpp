@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/erfc.h"
@@ -22,6 +23,41 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+struct BatchNormBackwardElemtBackward0 final : Node {
+  std::string name() const override { return "BatchNormBackwardElemtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormBackwardElemtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  if (should_compute_output(6)) {
+    grad_inputs[6] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  return grad_inputs;
+}
 
 // Backward of erfc(Tensor self) -> Tensor
 struct ErfcBackward0 final : Node {
@@ -250,6 +286,20 @@ variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, const Tensor& sum_dy, const Tensor& sum_dy_xmu, const Tensor& count) {
+  auto grad_fn = std::make_shared<BatchNormBackwardElemtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &invstd, opt_ptr(weight), &sum_dy, &sum_dy_xmu}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_backward_elemt::call(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // erfc(Tensor self) -> Tensor
 Tensor erfc(const Tensor& self) {

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
@@ -16,6 +17,26 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
+struct BatchNormGatherStatsBackward0 final : Node {
+  std::string name() const override { return "BatchNormGatherStatsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormGatherStatsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_gather_stats");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_gather_stats");
+  }
+  return grad_inputs;
+}
 
 // Backward of log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 struct LogNormalBackward0 final : Node {
@@ -218,6 +239,22 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, int64_t count) {
+  auto grad_fn = std::make_shared<BatchNormGatherStatsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&mean, &invstd}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_gather_stats::call(input, mean, invstd, running_mean, running_var, momentum, eps, count);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
 
 // log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {

@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/nanmedian.h"
@@ -42,6 +43,35 @@ variable_list AsinhBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+struct BatchNormElemtBackward0 final : Node {
+  std::string name() const override { return "BatchNormElemtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormElemtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::batch_norm_elemt");
   }
   return grad_inputs;
 }
@@ -188,6 +218,20 @@ const Tensor& asinh_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+Tensor batch_norm_elemt(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  auto grad_fn = std::make_shared<BatchNormElemtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_elemt::call(input, weight, bias, mean, invstd, eps);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // nanmedian(Tensor self) -> Tensor

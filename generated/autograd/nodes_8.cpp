@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/index_add.h"
@@ -17,6 +18,35 @@
 #include "generated/ops/upsample_bilinear2d_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
+struct BatchNormBackwardReduceBackward0 final : Node {
+  std::string name() const override { return "BatchNormBackwardReduceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormBackwardReduceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  return grad_inputs;
+}
 
 // Backward of convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
 struct ConvolutionBackward0 final : Node {
@@ -205,6 +235,26 @@ variable_list UpsampleBilinear2DBackwardBackward0::apply(variable_list&& grads) 
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, bool input_g, bool weight_g, bool bias_g) {
+  auto grad_fn = std::make_shared<BatchNormBackwardReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &invstd, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_backward_reduce::call(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  check_differentiable_dtype(std::get<3>(result));
+  set_history(std::get<3>(result), grad_fn);
+  return result;
+}
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
+#include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
@@ -51,6 +52,28 @@ Tensor atleast_3d(const Tensor& self) {
 // atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> atleast_3d(TensorList tensors) {
   return native::atleast_3d_sequence_composite(tensors);
+}
+
+// ============================================================================ batch_norm_gather_stats_with_counts
+
+// batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> (Tensor, Tensor)
+ops::batch_norm_gather_stats_with_counts::Kernel* ops::batch_norm_gather_stats_with_counts::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::batch_norm_gather_stats_with_counts_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::batch_norm_gather_stats_with_counts::call(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, const Tensor& counts) {
+  const Device kernel_device = dispatch_device("batch_norm_gather_stats_with_counts", {&input, &mean, &invstd, opt_ptr(running_mean), opt_ptr(running_var), &counts});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_gather_stats_with_counts", kernel_device);
+  return kernel(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
+}
+
+std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, const Tensor& counts) {
+  if (autograd::compute_requires_grad({&mean, &invstd})) {
+    return autograd::wrappers::batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
+  }
+  return ops::batch_norm_gather_stats_with_counts::call(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
 }
 
 // ============================================================================ detach

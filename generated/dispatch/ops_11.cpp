@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/batch_norm_stats.h"
 #include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
@@ -65,6 +66,28 @@ const Tensor& ops::argmin_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmin.out", {&self}, {&out});
   return ops::argmin_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ batch_norm_stats
+
+// batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
+ops::batch_norm_stats::Kernel* ops::batch_norm_stats::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::batch_norm_stats_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::batch_norm_stats::call(const Tensor& input, double eps) {
+  const Device kernel_device = dispatch_device("batch_norm_stats", {&input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_stats", kernel_device);
+  return kernel(input, eps);
+}
+
+std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::batch_norm_stats(input, eps);
+  }
+  return ops::batch_norm_stats::call(input, eps);
 }
 
 // ============================================================================ conv_transpose2d

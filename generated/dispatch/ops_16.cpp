@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
@@ -15,6 +16,28 @@
 #include "generated/ops/take_along_dim.h"
 
 namespace tl {
+
+// ============================================================================ batch_norm_backward_elemt
+
+// batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+ops::batch_norm_backward_elemt::Kernel* ops::batch_norm_backward_elemt::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::batch_norm_backward_elemt_kernel,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::batch_norm_backward_elemt::call(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, const Tensor& sum_dy, const Tensor& sum_dy_xmu, const Tensor& count) {
+  const Device kernel_device = dispatch_device("batch_norm_backward_elemt", {&grad_out, &input, &mean, &invstd, opt_ptr(weight), &sum_dy, &sum_dy_xmu, &count});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_backward_elemt", kernel_device);
+  return kernel(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
+}
+
+Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, const Tensor& sum_dy, const Tensor& sum_dy_xmu, const Tensor& count) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &invstd, opt_ptr(weight), &sum_dy, &sum_dy_xmu})) {
+    return autograd::wrappers::batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
+  }
+  return ops::batch_norm_backward_elemt::call(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
+}
 
 // ============================================================================ bitwise_and
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
@@ -23,6 +24,28 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ batch_norm_gather_stats
+
+// batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
+ops::batch_norm_gather_stats::Kernel* ops::batch_norm_gather_stats::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::batch_norm_gather_stats_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor> ops::batch_norm_gather_stats::call(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, int64_t count) {
+  const Device kernel_device = dispatch_device("batch_norm_gather_stats", {&input, &mean, &invstd, opt_ptr(running_mean), opt_ptr(running_var)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_gather_stats", kernel_device);
+  return kernel(input, mean, invstd, running_mean, running_var, momentum, eps, count);
+}
+
+std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, int64_t count) {
+  if (autograd::compute_requires_grad({&mean, &invstd})) {
+    return autograd::wrappers::batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count);
+  }
+  return ops::batch_norm_gather_stats::call(input, mean, invstd, running_mean, running_var, momentum, eps, count);
 }
 
 // ============================================================================ linalg_tensorinv

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/lgamma.h"
 #include "generated/ops/nanmedian.h"
@@ -97,6 +98,63 @@ const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("asinh.out", {&self}, {&out});
   return ops::asinh_out::call(self, out);
+}
+
+// ============================================================================ batch_norm_elemt
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+static Tensor batch_norm_elemt_kernel_functional(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  Tensor out;
+  native::batch_norm_elemt_kernel(input, weight, bias, mean, invstd, eps, out);
+  return out;
+}
+
+ops::batch_norm_elemt::Kernel* ops::batch_norm_elemt::kernels[kNumDeviceTypes] = {
+    /* CPU */ batch_norm_elemt_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+Tensor ops::batch_norm_elemt::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  const Device kernel_device = dispatch_device("batch_norm_elemt", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_elemt", kernel_device);
+  return kernel(input, weight, bias, mean, invstd, eps);
+}
+
+Tensor batch_norm_elemt(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd})) {
+    return autograd::wrappers::batch_norm_elemt(input, weight, bias, mean, invstd, eps);
+  }
+  return ops::batch_norm_elemt::call(input, weight, bias, mean, invstd, eps);
+}
+
+// batch_norm_elemt.out(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& batch_norm_elemt_kernel_out(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps, const Tensor& out) {
+  const Tensor input_in = native::input_unaffected_by_resize(input, out);
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  const Tensor invstd_in = native::input_unaffected_by_resize(invstd, out);
+  Tensor out_handle = out;
+  native::batch_norm_elemt_kernel(input_in, weight, bias, mean_in, invstd_in, eps, out_handle);
+  return out;
+}
+
+ops::batch_norm_elemt_out::Kernel* ops::batch_norm_elemt_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ batch_norm_elemt_kernel_out,
+    /* Meta */ nullptr,
+};
+
+const Tensor& ops::batch_norm_elemt_out::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps, const Tensor& out) {
+  const Device kernel_device = dispatch_device("batch_norm_elemt.out", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_elemt.out", kernel_device);
+  decltype(auto) result = kernel(input, weight, bias, mean, invstd, eps, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& batch_norm_elemt_out(const Tensor& out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  check_out_no_grad("batch_norm_elemt.out", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd}, {&out});
+  return ops::batch_norm_elemt_out::call(input, weight, bias, mean, invstd, eps, out);
 }
 
 // ============================================================================ isclose

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv_transpose1d.h"
@@ -77,6 +78,28 @@ const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& e
   check_out_no_grad("arange.start_out", {}, {&out});
   check_factory_out(out, dtype, device);
   return ops::arange_start_out::call(start, end, step, dtype, device, out);
+}
+
+// ============================================================================ batch_norm_backward_reduce
+
+// batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
+ops::batch_norm_backward_reduce::Kernel* ops::batch_norm_backward_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::batch_norm_backward_reduce_kernel,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::batch_norm_backward_reduce::call(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, bool input_g, bool weight_g, bool bias_g) {
+  const Device kernel_device = dispatch_device("batch_norm_backward_reduce", {&grad_out, &input, &mean, &invstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_backward_reduce", kernel_device);
+  return kernel(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, bool input_g, bool weight_g, bool bias_g) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &invstd, opt_ptr(weight)})) {
+    return autograd::wrappers::batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g);
+  }
+  return ops::batch_norm_backward_reduce::call(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g);
 }
 
 // ============================================================================ bitwise_not

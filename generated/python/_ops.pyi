@@ -396,6 +396,30 @@ def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], 
     """Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored."""
     ...
 
+def batch_norm_backward_elemt(grad_out: Tensor, input: Tensor, mean: Tensor, invstd: Tensor, weight: Optional[Tensor], sum_dy: Tensor, sum_dy_xmu: Tensor, count: Tensor) -> Tensor:
+    """The input gradient of batch norm from the all-reduced sums `sum_dy` and `sum_dy_xmu` over the replicas' total element count `sum(count)`: `(grad_out - sum_dy / n - (input - mean) * invstd**2 * sum_dy_xmu / n) * weight * invstd`."""
+    ...
+
+def batch_norm_backward_reduce(grad_out: Tensor, input: Tensor, mean: Tensor, invstd: Tensor, weight: Optional[Tensor], input_g: bool, weight_g: bool, bias_g: bool) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The per-channel sums of a replica's batch-norm backward: sum(grad_out) and sum(grad_out * (input - mean)) (when `input_g`), the weight gradient (their product with invstd, when `weight_g`) and the bias gradient (sum(grad_out), when `bias_g`); None where not asked for."""
+    ...
+
+def batch_norm_elemt(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], mean: Tensor, invstd: Tensor, eps: float, *, out: Optional[Tensor] = None) -> Tensor:
+    """Normalizes `input` per channel (dim 1) with the given statistics: `weight * (input - mean) * invstd + bias` (`eps` is unused: invstd holds it)."""
+    ...
+
+def batch_norm_gather_stats(input: Tensor, mean: Tensor, invstd: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor], momentum: float, eps: float, count: int) -> tuple[Tensor, Tensor]:
+    """batch_norm_gather_stats_with_counts with the same element count `count` for every row of `mean`."""
+    ...
+
+def batch_norm_gather_stats_with_counts(input: Tensor, mean: Tensor, invstd: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor], momentum: float, eps: float, counts: Tensor) -> tuple[Tensor, Tensor]:
+    """The global mean and invstd from the replicas' rows of per-channel `mean` and `invstd` (shape [world_size, C]) over `counts[j]` elements each, merged in row order; the running statistics, when given, are updated in place with `momentum` (the variance unbiased over the total count). `input` gives only the device."""
+    ...
+
+def batch_norm_stats(input: Tensor, eps: float) -> tuple[Tensor, Tensor]:
+    """The per-channel mean and 1/sqrt(var + eps) (biased variance; 0 for a zero variance without eps) of an input of rank >= 2 over every dim but 1; float32 for float16/bfloat16 input. CPU here; PyTorch has it on CUDA only."""
+    ...
+
 @overload
 def bernoulli(input: Tensor, *, generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
     """1 with probability `self` (each element a probability in [0, 1]), else 0, in the dtype of `self`."""

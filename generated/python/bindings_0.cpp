@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
+#include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
@@ -61,6 +62,27 @@ PyObject* fn_atleast_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// batch_norm_gather_stats_with_counts
+PyObject* fn_batch_norm_gather_stats_with_counts(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto mean = r.tensor(1);
+  auto invstd = r.tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto momentum = r.toDouble(5);
+  auto eps = r.toDouble(6);
+  auto counts = r.tensor(7);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -422,6 +444,10 @@ The histogram of `histogramdd` with the increasing edges of each coordinate give
 atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_3d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"batch_norm_gather_stats_with_counts", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_gather_stats_with_counts)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> tuple[Tensor, Tensor]
+
+The global mean and invstd from the replicas' rows of per-channel `mean` and `invstd` (shape [world_size, C]) over `counts[j]` elements each, merged in row order; the running statistics, when given, are updated in place with `momentum` (the variance unbiased over the total count). `input` gives only the device.)doc"});
   functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/batch_norm_stats.h"
 #include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/isposinf.h"
@@ -34,6 +35,21 @@ PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     return wrap(std::move(result));
   }
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// batch_norm_stats
+PyObject* fn_batch_norm_stats(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_stats(Tensor input, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto eps = r.toDouble(1);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_stats(input, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -327,6 +343,10 @@ void add_bindings_11(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
+  functions["_ops"].push_back({"batch_norm_stats", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_stats)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_stats(Tensor input, float eps) -> tuple[Tensor, Tensor]
+
+The per-channel mean and 1/sqrt(var + eps) (biased variance; 0 for a zero variance without eps) of an input of rank >= 2 over every dim but 1; float32 for float16/bfloat16 input. CPU here; PyTorch has it on CUDA only.)doc"});
   functions["_ops"].push_back({"conv_transpose2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
 

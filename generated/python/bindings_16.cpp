@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/bitwise_and.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
@@ -23,6 +24,27 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
+
+// batch_norm_backward_elemt
+PyObject* fn_batch_norm_backward_elemt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto invstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto sum_dy = r.tensor(5);
+  auto sum_dy_xmu = r.tensor(6);
+  auto count = r.tensor(7);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // bitwise_and
 PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -496,6 +518,10 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
+  functions["_ops"].push_back({"batch_norm_backward_elemt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_backward_elemt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+
+The input gradient of batch norm from the all-reduced sums `sum_dy` and `sum_dy_xmu` over the replicas' total element count `sum(count)`: `(grad_out - sum_dy / n - (input - mean) * invstd**2 * sum_dy_xmu / n) * weight * invstd`.)doc"});
   functions["_ops"].push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

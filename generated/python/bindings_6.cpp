@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
@@ -43,6 +44,27 @@ PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// batch_norm_gather_stats
+PyObject* fn_batch_norm_gather_stats(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto mean = r.tensor(1);
+  auto invstd = r.tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto momentum = r.toDouble(5);
+  auto eps = r.toDouble(6);
+  auto count = r.toInt64(7);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -403,6 +425,10 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  functions["_ops"].push_back({"batch_norm_gather_stats", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_gather_stats)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> tuple[Tensor, Tensor]
+
+batch_norm_gather_stats_with_counts with the same element count `count` for every row of `mean`.)doc"});
   functions["_linalg"].push_back({"linalg_tensorinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/nanmedian.h"
 #include "generated/ops/native_dropout_backward.h"
@@ -51,6 +52,30 @@ PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   auto self = r.tensor(0);
   auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// batch_norm_elemt
+PyObject* fn_batch_norm_elemt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto mean = r.tensor(3);
+  auto invstd = r.tensor(4);
+  auto eps = r.toDouble(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    auto result = [&] { GilRelease no_gil; return tl::batch_norm_elemt_out(out, input, weight, bias, mean, invstd, eps); }();
+    return wrap(std::move(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_elemt(input, weight, bias, mean, invstd, eps); }();
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -357,6 +382,10 @@ The inverse hyperbolic sine of every element of `self`; integer inputs give the 
       METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
 
 In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"batch_norm_elemt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_elemt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None) -> Tensor
+
+Normalizes `input` per channel (dim 1) with the given statistics: `weight * (input - mean) * invstd + bias` (`eps` is unused: invstd holds it).)doc"});
   functions["_ops"].push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/bitwise_not.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv_transpose1d.h"
@@ -65,6 +66,27 @@ PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// batch_norm_backward_reduce
+PyObject* fn_batch_norm_backward_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto invstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto input_g = r.toBool(5);
+  auto weight_g = r.toBool(6);
+  auto bias_g = r.toBool(7);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g); }();
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -772,6 +794,10 @@ The values 0, 1, ... up to but excluding `end`; int64 when `end` is an integer, 
 arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 The values from `start` up to but excluding `end` in steps of `step`; int64 if all three are integers, the default float dtype otherwise.)doc"});
+  functions["_ops"].push_back({"batch_norm_backward_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_backward_reduce)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+The per-channel sums of a replica's batch-norm backward: sum(grad_out) and sum(grad_out * (input - mean)) (when `input_g`), the weight gradient (their product with invstd, when `weight_g`) and the bias gradient (sum(grad_out), when `bias_g`); None where not asked for.)doc"});
   functions["_ops"].push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_not)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -13,6 +13,7 @@ import torchlite as _torchlite
 from torchlite._C import _autograd as _C
 
 from . import graph
+from . import _final_callbacks
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, NestedIOFunction
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -97,7 +98,7 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None, cr
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
-    with _GraphTask(inputs is None):
+    with _GraphTask(inputs is None), _final_callbacks._BackwardPass():
         _C._backward(tensors, grad_tensors, bool(retain_graph), bool(create_graph), inputs)
 
 
@@ -125,7 +126,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: Optional[bool] = None
                            f"got {len(grad_outputs)}")
     if retain_graph is None:
         retain_graph = create_graph
-    with _GraphTask(False):
+    with _GraphTask(False), _final_callbacks._BackwardPass():
         result = _C._grad(outputs, inputs, grad_outputs, bool(retain_graph), bool(create_graph), bool(allow_unused))
     if materialize_grads:
         result = tuple(_torchlite.zeros_like(x) if g is None else g for g, x in zip(result, inputs))

@@ -5,6 +5,8 @@ import warnings as _warnings
 
 import torchlite as _torchlite
 
+from ._final_callbacks import _ImperativeEngine
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
@@ -12,6 +14,8 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
+    _execution_engine = _ImperativeEngine()  # queue_callback: work run when a backward pass ends
+
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if volatile:
             _warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",

@@ -23,11 +23,12 @@ from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .transformer import MultiheadAttention  # noqa: F401
 from .sparse import *  # noqa: F401,F403
+from ._sync_batchnorm import SyncBatchNorm  # noqa: F401
 
 __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Flatten", "Unflatten", "Identity", "Linear", "Bilinear", "LazyLinear", "AdaptiveLogSoftmaxWithLoss",
            *_activation_all, *batchnorm.__all__, *instancenorm.__all__, *conv.__all__, *distance.__all__, *dropout.__all__,
            *loss.__all__, *normalization.__all__, *padding.__all__, *pooling.__all__, *resampling.__all__,
-           *sparse.__all__, *rnn.__all__, *transformer.__all__, "MultiheadAttention"]
+           *sparse.__all__, *rnn.__all__, *transformer.__all__, "MultiheadAttention", "SyncBatchNorm"]
 
 del resampling  # torch.nn.modules names its files otherwise (upsampling, pixelshuffle); the module stays importable
