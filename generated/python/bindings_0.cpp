@@ -7,9 +7,11 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
+#include "generated/ops/blackman_window.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/hann_window.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/linalg_pinv.h"
@@ -57,6 +59,56 @@ PyObject* fn_atleast_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     case 1: {  // atleast_3d.Sequence
       auto tensors = r.tensorlist(0);
       auto result = [&] { GilRelease no_gil; return tl::atleast_3d(tensors); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// blackman_window
+PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // blackman_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(6);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::blackman_window_out(out, window_length, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // blackman_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(7);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::blackman_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
     }
   }
@@ -143,6 +195,56 @@ PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// hann_window
+PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // hann_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(6);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        auto result = [&] { GilRelease no_gil; return tl::hann_window_out(out, window_length, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // hann_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(7);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        auto result = [&] { GilRelease no_gil; return tl::hann_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // isnan
 PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -183,6 +285,8 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
   static PythonArgParser parser({
       "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
       "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -210,6 +314,31 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_pinv.atol_rtol_tensor
+      auto self = r.tensor(0);
+      auto atol = r.optional_tensor(1);
+      auto rtol = r.optional_tensor(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // linalg_pinv.rcond_tensor
+      auto self = r.tensor(0);
+      auto rcond = r.tensor(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
       return wrap(std::move(result));
     }
   }
@@ -422,6 +551,14 @@ The histogram of `histogramdd` with the increasing edges of each coordinate give
 atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_3d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"blackman_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_blackman_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The periodic Blackman window of `window_length` points (`blackman_window.periodic` with `periodic=True`).
+
+blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -442,6 +579,14 @@ Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p
       METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout_(Tensor input, float p, bool train) -> Tensor
 
 In-place feature_dropout.)doc"});
+  functions["_ops"].push_back({"hann_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hann_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` with N = `window_length` (`hann_window.periodic` with `periodic=True`).
+
+hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
@@ -457,7 +602,15 @@ The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i 
 
 linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
-The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).)doc"});
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).
+
+linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), with tensor tolerances: singular values at or below max(atol, rtol * largest) are treated as zero, `atol` and `rtol` broadcast against the batch (one per matrix, or one for all); rtol defaults to eps * max(m, n), or to 0 where a positive atol is given. The gradient is PyTorch's formula for the pseudo-inverse (`torchlite.linalg.pinv`; its other overloads call this one).
+
+linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.pinv` with `rcond` a tensor of relative tolerances (broadcast against the batch).)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

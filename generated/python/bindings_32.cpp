@@ -185,6 +185,8 @@ PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* ar
   static PythonArgParser parser({
       "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
       "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -212,6 +214,31 @@ PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* ar
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_matrix_rank.atol_rtol_tensor
+      auto input = r.tensor(0);
+      auto atol = r.optional_tensor(1);
+      auto rtol = r.optional_tensor(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // linalg_matrix_rank.tol_tensor
+      auto input = r.tensor(0);
+      auto tol = r.tensor(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, tol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, tol, hermitian); }();
       return wrap(std::move(result));
     }
   }
@@ -609,7 +636,15 @@ The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative o
 
 linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
-The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).)doc"});
+The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).
+
+linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` with tensor tolerances: the number of singular values (absolute eigenvalues when `hermitian`) above max(atol, rtol * largest), `atol` and `rtol` broadcast against the batch; defaults as `linalg.pinv`.
+
+linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`, a tensor of absolute tolerances broadcast against the batch.)doc"});
   functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
