@@ -24,13 +24,15 @@ struct LinalgLstsqBackward0 final : Node {
   void release_variables() override {
     self_.reset_data();
     b_.reset_data();
+    solution_.reset_data();
   }
   size_t saved_bytes() const override {
-    return self_.nbytes() + b_.nbytes();
+    return self_.nbytes() + b_.nbytes() + solution_.nbytes();
   }
 
   SavedVariable self_;
   SavedVariable b_;
+  SavedVariable solution_;
 };
 
 variable_list LinalgLstsqBackward0::apply(variable_list&& grads) {
@@ -40,9 +42,10 @@ variable_list LinalgLstsqBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   const auto& b = b_.unpack(shared_from_this());
+  const auto& solution = solution_.unpack(shared_from_this());
   if (should_compute_output(0) || should_compute_output(1)) {
     const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
-    auto computed = linalg_lstsq_backward(grads[0], self, b, grad_input_mask);
+    auto computed = linalg_lstsq_backward(grads[0], grads[1], self, b, solution, grad_input_mask);
     if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
     if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
@@ -139,9 +142,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, cons
   }
   check_differentiable_dtype(std::get<0>(result));
   set_history(std::get<0>(result), grad_fn);
-  set_history(Tensor(), grad_fn);  // residuals: not differentiable (output_differentiability)
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
   set_history(Tensor(), grad_fn);  // rank: not differentiable (output_differentiability)
   set_history(Tensor(), grad_fn);  // singular_values: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->solution_ = SavedVariable(std::get<0>(result), true);
+  }
   return result;
 }
 

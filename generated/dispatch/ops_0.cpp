@@ -62,23 +62,9 @@ Tensor blackman_window(int64_t window_length, std::optional<ScalarType> dtype, s
   return native::blackman_window_composite(window_length, dtype, layout, device, pin_memory);
 }
 
-// blackman_window.out(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& blackman_window_out(const Tensor& out, int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("blackman_window.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, blackman_window(window_length, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "blackman_window.out", native::OutDtype::CanCast);
-}
-
 // blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor blackman_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::blackman_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
-}
-
-// blackman_window.periodic_out(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& blackman_window_out(const Tensor& out, int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("blackman_window.periodic_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, blackman_window(window_length, periodic, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "blackman_window.periodic_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ detach
@@ -202,23 +188,9 @@ Tensor hann_window(int64_t window_length, std::optional<ScalarType> dtype, std::
   return native::hann_window_composite(window_length, dtype, layout, device, pin_memory);
 }
 
-// hann_window.out(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hann_window_out(const Tensor& out, int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hann_window.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hann_window(window_length, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hann_window.out", native::OutDtype::CanCast);
-}
-
 // hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor hann_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::hann_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
-}
-
-// hann_window.periodic_out(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hann_window_out(const Tensor& out, int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hann_window.periodic_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hann_window(window_length, periodic, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hann_window.periodic_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ isnan
@@ -336,7 +308,6 @@ Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
 
 // linalg_pinv.rcond_tensor_out(Tensor self, Tensor rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tensor& rcond, bool hermitian) {
-  check_out_no_grad("linalg_pinv.rcond_tensor_out", {&self, &rcond}, {&out});
   return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.rcond_tensor_out", native::OutDtype::CanCast);
 }
 

@@ -132,23 +132,9 @@ Tensor hamming_window(int64_t window_length, std::optional<ScalarType> dtype, st
   return native::hamming_window_composite(window_length, dtype, layout, device, pin_memory);
 }
 
-// hamming_window.out(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hamming_window_out(const Tensor& out, int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hamming_window.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hamming_window(window_length, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hamming_window.out", native::OutDtype::CanCast);
-}
-
 // hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor hamming_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::hamming_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
-}
-
-// hamming_window.periodic_out(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hamming_window_out(const Tensor& out, int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hamming_window.periodic_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hamming_window(window_length, periodic, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hamming_window.periodic_out", native::OutDtype::CanCast);
 }
 
 // hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -156,23 +142,9 @@ Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::o
   return native::hamming_window_periodic_alpha_composite(window_length, periodic, alpha, dtype, layout, device, pin_memory);
 }
 
-// hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hamming_window_out(const Tensor& out, int64_t window_length, bool periodic, double alpha, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hamming_window.periodic_alpha_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hamming_window(window_length, periodic, alpha, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hamming_window.periodic_alpha_out", native::OutDtype::CanCast);
-}
-
 // hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::hamming_window_periodic_alpha_beta_composite(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory);
-}
-
-// hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& hamming_window_out(const Tensor& out, int64_t window_length, bool periodic, double alpha, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("hamming_window.periodic_alpha_beta_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, hamming_window(window_length, periodic, alpha, beta, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "hamming_window.periodic_alpha_beta_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ hardswish_backward

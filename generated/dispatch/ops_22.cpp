@@ -49,23 +49,9 @@ Tensor bartlett_window(int64_t window_length, std::optional<ScalarType> dtype, s
   return native::bartlett_window_composite(window_length, dtype, layout, device, pin_memory);
 }
 
-// bartlett_window.out(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& bartlett_window_out(const Tensor& out, int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("bartlett_window.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, bartlett_window(window_length, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "bartlett_window.out", native::OutDtype::CanCast);
-}
-
 // bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::bartlett_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
-}
-
-// bartlett_window.periodic_out(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& bartlett_window_out(const Tensor& out, int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("bartlett_window.periodic_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, bartlett_window(window_length, periodic, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "bartlett_window.periodic_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ diagonal

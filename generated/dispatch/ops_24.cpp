@@ -326,35 +326,14 @@ Tensor kaiser_window(int64_t window_length, std::optional<ScalarType> dtype, std
   return native::kaiser_window_composite(window_length, dtype, layout, device, pin_memory);
 }
 
-// kaiser_window.out(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& kaiser_window_out(const Tensor& out, int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("kaiser_window.out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, kaiser_window(window_length, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "kaiser_window.out", native::OutDtype::CanCast);
-}
-
 // kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::kaiser_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
 }
 
-// kaiser_window.periodic_out(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& kaiser_window_out(const Tensor& out, int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("kaiser_window.periodic_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, kaiser_window(window_length, periodic, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "kaiser_window.periodic_out", native::OutDtype::CanCast);
-}
-
 // kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::kaiser_window_beta_composite(window_length, periodic, beta, dtype, layout, device, pin_memory);
-}
-
-// kaiser_window.beta_out(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
-const Tensor& kaiser_window_out(const Tensor& out, int64_t window_length, bool periodic, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_out_no_grad("kaiser_window.beta_out", {}, {&out});
-  check_factory_out(out, dtype, device);
-  return copy_to_out(out, kaiser_window(window_length, periodic, beta, dtype ? dtype : std::optional<ScalarType>(out.dtype()), layout, device ? device : std::optional<Device>(out.device()), pin_memory), "kaiser_window.beta_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ matrix_exp

@@ -397,11 +397,11 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, 
     ...
 
 @overload
-def bartlett_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def bartlett_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The periodic Bartlett (triangular) window of `window_length` points (`bartlett_window.periodic` with `periodic=True`)."""
     ...
 @overload
-def bartlett_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def bartlett_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Bartlett window `2 i / (N - 1)` rising to 1 and falling back, N as `hann_window.periodic`; length 1 gives [1]."""
     ...
 
@@ -500,11 +500,11 @@ def bitwise_xor(self: Number, other: Tensor) -> Tensor:
     ...
 
 @overload
-def blackman_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def blackman_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The periodic Blackman window of `window_length` points (`blackman_window.periodic` with `periodic=True`)."""
     ...
 @overload
-def blackman_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def blackman_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1]."""
     ...
 
@@ -1186,28 +1186,28 @@ def gt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 @overload
-def hamming_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hamming_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The periodic Hamming window of `window_length` points (`hamming_window.periodic_alpha_beta` with alpha 0.54, beta 0.46)."""
     ...
 @overload
-def hamming_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hamming_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Hamming window (alpha 0.54, beta 0.46), periodic or symmetric as `hann_window.periodic`."""
     ...
 @overload
-def hamming_window(window_length: int, periodic: bool, alpha: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hamming_window(window_length: int, periodic: bool, alpha: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The generalized Hamming window with beta 0.46: `alpha - beta cos(2 pi i / (N - 1))`."""
     ...
 @overload
-def hamming_window(window_length: int, periodic: bool, alpha: float, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hamming_window(window_length: int, periodic: bool, alpha: float, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The generalized Hamming window `alpha - beta cos(2 pi i / (N - 1))`, N = `window_length` + 1 when `periodic`, else `window_length`; length 1 gives [1]."""
     ...
 
 @overload
-def hann_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hann_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` with N = `window_length` (`hann_window.periodic` with `periodic=True`)."""
     ...
 @overload
-def hann_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def hann_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1]."""
     ...
 
@@ -1356,15 +1356,15 @@ def isreal(input: Tensor) -> Tensor:
     ...
 
 @overload
-def kaiser_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def kaiser_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The periodic Kaiser window of `window_length` points with beta 12 (`kaiser_window.beta`)."""
     ...
 @overload
-def kaiser_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def kaiser_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Kaiser window with beta 12, periodic or symmetric as `hann_window.periodic`."""
     ...
 @overload
-def kaiser_window(window_length: int, periodic: bool, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, out: Optional[Tensor] = None, requires_grad: bool = False) -> Tensor:
+def kaiser_window(window_length: int, periodic: bool, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
     """The Kaiser window `I0(beta sqrt(1 - ((i - a) / a)^2)) / I0(beta)`, a = (N - 1) / 2, N = `window_length` + 1 when `periodic`, else `window_length` (I0 the modified Bessel function of order 0); computed in float32 for 16-bit dtypes; length 1 gives [1]."""
     ...
 

@@ -70,8 +70,8 @@ PyObject* fn_atleast_3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -82,13 +82,7 @@ PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssi
       auto layout = r.layout_optional(2);
       auto device = r.device_optional(3);
       auto pin_memory = r.toBool_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::blackman_window_out(out, window_length, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -100,13 +94,7 @@ PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssi
       auto layout = r.layout_optional(3);
       auto device = r.device_optional(4);
       auto pin_memory = r.toBool_optional(5);
-      bool requires_grad = r.toBool(7);
-      if (!r.is_none(6)) {
-        auto out = r.tensor(6);
-        auto result = [&] { GilRelease no_gil; return tl::blackman_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(6);
       auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, periodic, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -199,8 +187,8 @@ PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ss
 PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -211,13 +199,7 @@ PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
       auto layout = r.layout_optional(2);
       auto device = r.device_optional(3);
       auto pin_memory = r.toBool_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::hann_window_out(out, window_length, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -229,13 +211,7 @@ PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
       auto layout = r.layout_optional(3);
       auto device = r.device_optional(4);
       auto pin_memory = r.toBool_optional(5);
-      bool requires_grad = r.toBool(7);
-      if (!r.is_none(6)) {
-        auto out = r.tensor(6);
-        auto result = [&] { GilRelease no_gil; return tl::hann_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(6);
       auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, periodic, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -552,11 +528,11 @@ atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_3d` of each of `tensors`.)doc"});
   functions["_ops"].push_back({"blackman_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_blackman_window)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The periodic Blackman window of `window_length` points (`blackman_window.periodic` with `periodic=True`).
 
-blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
@@ -580,11 +556,11 @@ Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p
 
 In-place feature_dropout.)doc"});
   functions["_ops"].push_back({"hann_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hann_window)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` with N = `window_length` (`hann_window.periodic` with `periodic=True`).
 
-hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),

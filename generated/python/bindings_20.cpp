@@ -128,10 +128,10 @@ PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_s
 PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -142,13 +142,7 @@ PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssiz
       auto layout = r.layout_optional(2);
       auto device = r.device_optional(3);
       auto pin_memory = r.toBool_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::hamming_window_out(out, window_length, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -160,13 +154,7 @@ PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssiz
       auto layout = r.layout_optional(3);
       auto device = r.device_optional(4);
       auto pin_memory = r.toBool_optional(5);
-      bool requires_grad = r.toBool(7);
-      if (!r.is_none(6)) {
-        auto out = r.tensor(6);
-        auto result = [&] { GilRelease no_gil; return tl::hamming_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(6);
       auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -179,13 +167,7 @@ PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssiz
       auto layout = r.layout_optional(4);
       auto device = r.device_optional(5);
       auto pin_memory = r.toBool_optional(6);
-      bool requires_grad = r.toBool(8);
-      if (!r.is_none(7)) {
-        auto out = r.tensor(7);
-        auto result = [&] { GilRelease no_gil; return tl::hamming_window_out(out, window_length, periodic, alpha, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(7);
       auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -199,13 +181,7 @@ PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssiz
       auto layout = r.layout_optional(5);
       auto device = r.device_optional(6);
       auto pin_memory = r.toBool_optional(7);
-      bool requires_grad = r.toBool(9);
-      if (!r.is_none(8)) {
-        auto out = r.tensor(8);
-        auto result = [&] { GilRelease no_gil; return tl::hamming_window_out(out, window_length, periodic, alpha, beta, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(8);
       auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -512,19 +488,19 @@ The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against
 
 Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
   functions["_ops"].push_back({"hamming_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hamming_window)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The periodic Hamming window of `window_length` points (`hamming_window.periodic_alpha_beta` with alpha 0.54, beta 0.46).
 
-hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Hamming window (alpha 0.54, beta 0.46), periodic or symmetric as `hann_window.periodic`.
 
-hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The generalized Hamming window with beta 0.46: `alpha - beta cos(2 pi i / (N - 1))`.
 
-hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The generalized Hamming window `alpha - beta cos(2 pi i / (N - 1))`, N = `window_length` + 1 when `periodic`, else `window_length`; length 1 gives [1].)doc"});
   functions["_internal"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardswish_backward)),

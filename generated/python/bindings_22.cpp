@@ -58,8 +58,8 @@ PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
 PyObject* fn_bartlett_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -70,13 +70,7 @@ PyObject* fn_bartlett_window(PyObject* /*module*/, PyObject* const* args, Py_ssi
       auto layout = r.layout_optional(2);
       auto device = r.device_optional(3);
       auto pin_memory = r.toBool_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::bartlett_window_out(out, window_length, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::bartlett_window(window_length, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -88,13 +82,7 @@ PyObject* fn_bartlett_window(PyObject* /*module*/, PyObject* const* args, Py_ssi
       auto layout = r.layout_optional(3);
       auto device = r.device_optional(4);
       auto pin_memory = r.toBool_optional(5);
-      bool requires_grad = r.toBool(7);
-      if (!r.is_none(6)) {
-        auto out = r.tensor(6);
-        auto result = [&] { GilRelease no_gil; return tl::bartlett_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(6);
       auto result = [&] { GilRelease no_gil; return tl::bartlett_window(window_length, periodic, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -301,11 +289,11 @@ The gradient of `_pack_padded_sequence`'s input: `grad_output` (the packed data'
 
 Alias of `abs`.)doc"});
   functions["_ops"].push_back({"bartlett_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bartlett_window)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The periodic Bartlett (triangular) window of `window_length` points (`bartlett_window.periodic` with `periodic=True`).
 
-bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Bartlett window `2 i / (N - 1)` rising to 1 and falling back, N as `hann_window.periodic`; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),

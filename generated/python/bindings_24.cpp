@@ -197,9 +197,9 @@ PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
 PyObject* fn_kaiser_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
-      "kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -210,13 +210,7 @@ PyObject* fn_kaiser_window(PyObject* /*module*/, PyObject* const* args, Py_ssize
       auto layout = r.layout_optional(2);
       auto device = r.device_optional(3);
       auto pin_memory = r.toBool_optional(4);
-      bool requires_grad = r.toBool(6);
-      if (!r.is_none(5)) {
-        auto out = r.tensor(5);
-        auto result = [&] { GilRelease no_gil; return tl::kaiser_window_out(out, window_length, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(5);
       auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -228,13 +222,7 @@ PyObject* fn_kaiser_window(PyObject* /*module*/, PyObject* const* args, Py_ssize
       auto layout = r.layout_optional(3);
       auto device = r.device_optional(4);
       auto pin_memory = r.toBool_optional(5);
-      bool requires_grad = r.toBool(7);
-      if (!r.is_none(6)) {
-        auto out = r.tensor(6);
-        auto result = [&] { GilRelease no_gil; return tl::kaiser_window_out(out, window_length, periodic, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(6);
       auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, periodic, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -247,13 +235,7 @@ PyObject* fn_kaiser_window(PyObject* /*module*/, PyObject* const* args, Py_ssize
       auto layout = r.layout_optional(4);
       auto device = r.device_optional(5);
       auto pin_memory = r.toBool_optional(6);
-      bool requires_grad = r.toBool(8);
-      if (!r.is_none(7)) {
-        auto out = r.tensor(7);
-        auto result = [&] { GilRelease no_gil; return tl::kaiser_window_out(out, window_length, periodic, beta, dtype, layout, device, pin_memory); }();
-        if (requires_grad) result.set_requires_grad(true);
-        return wrap(std::move(result));
-      }
+      bool requires_grad = r.toBool(7);
       auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory); }();
       if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
@@ -777,15 +759,15 @@ hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
   functions["_ops"].push_back({"kaiser_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kaiser_window)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The periodic Kaiser window of `window_length` points with beta 12 (`kaiser_window.beta`).
 
-kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Kaiser window with beta 12, periodic or symmetric as `hann_window.periodic`.
 
-kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Kaiser window `I0(beta sqrt(1 - ((i - a) / a)^2)) / I0(beta)`, a = (N - 1) / 2, N = `window_length` + 1 when `periodic`, else `window_length` (I0 the modified Bessel function of order 0); computed in float32 for 16-bit dtypes; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_exp)),
