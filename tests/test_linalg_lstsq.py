@@ -201,6 +201,26 @@ def test_lstsq_gradients_like_torch(a_shape, b_shape, driver):
     assert not tl.linalg.lstsq(a, b, driver=driver).rank.requires_grad
 
 
+@pytest.mark.parametrize("driver", ["gels", "gelsd", "gelss"])
+@pytest.mark.parametrize("a_shape, b_shape", [((6, 3), (6, 2)), ((2, 5, 3), (2, 5)), ((1, 5, 3), (2, 5, 2))])
+def test_lstsq_residual_gradients_like_torch(a_shape, b_shape, driver):
+    # The residuals are differentiable too (full column rank, m > n): with the solution's gradient.
+    a_np = np.random.default_rng(21).standard_normal(a_shape)
+    b_np = np.random.default_rng(22).standard_normal(b_shape)
+    a, b = tl.from_numpy(a_np.copy()).requires_grad_(), tl.from_numpy(b_np.copy()).requires_grad_()
+    ta, tb = torch.from_numpy(a_np.copy()).requires_grad_(), torch.from_numpy(b_np.copy()).requires_grad_()
+    r, tr = tl.linalg.lstsq(a, b, driver=driver), torch.linalg.lstsq(ta, tb, driver=driver)
+    assert r.residuals.requires_grad and tr.residuals.requires_grad and r.residuals.numel() > 0
+    g_res = np.random.default_rng(23).standard_normal(tuple(tr.residuals.shape))
+    g_sol = np.random.default_rng(24).standard_normal(tuple(tr.solution.shape))
+    got = tl.autograd.grad((r.residuals, r.solution), (a, b), (tl.from_numpy(g_res.copy()), tl.from_numpy(g_sol.copy())))
+    expected = torch.autograd.grad((tr.residuals, tr.solution), (ta, tb),
+                                   (torch.from_numpy(g_res.copy()), torch.from_numpy(g_sol.copy())))
+    for x, y in zip(got, expected):
+        same(x, y, rtol=1e-8, atol=1e-10)
+    assert tl.autograd.gradcheck(lambda a, b: tl.linalg.lstsq(a, b, driver=driver).residuals, (a, b))
+
+
 def test_lstsq_gradcheck():
     a = tl.from_numpy(np.random.default_rng(14).standard_normal((2, 5, 3))).requires_grad_()
     b = tl.from_numpy(np.random.default_rng(15).standard_normal((2, 5, 2))).requires_grad_()
