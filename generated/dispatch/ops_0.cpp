@@ -227,27 +227,6 @@ const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& in
 
 // ============================================================================ linalg_pinv
 
-// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
-Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
-  return native::linalg_pinv_composite(self, rcond, hermitian);
-}
-
-// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
-  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::CanCast);
-}
-
-// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
-Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
-}
-
-// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
-const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
-  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::CanCast);
-}
-
 // linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
 static Tensor linalg_pinv_atol_rtol_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
   Tensor out;
@@ -309,6 +288,27 @@ Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
 // linalg_pinv.rcond_tensor_out(Tensor self, Tensor rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tensor& rcond, bool hermitian) {
   return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.rcond_tensor_out", native::OutDtype::CanCast);
+}
+
+// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  return native::linalg_pinv_composite(self, rcond, hermitian);
+}
+
+// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.out", native::OutDtype::CanCast);
+}
+
+// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ nextafter

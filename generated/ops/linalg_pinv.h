@@ -6,18 +6,6 @@
 
 namespace tl {
 
-// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
-Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian = false);
-
-// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian = false);
-
-// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
-Tensor linalg_pinv(const Tensor& self, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
-
-// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
-const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
-
 // linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
 Tensor linalg_pinv(const Tensor& self, const std::optional<Tensor>& atol = std::nullopt, const std::optional<Tensor>& rtol = std::nullopt, bool hermitian = false);
 
@@ -29,6 +17,18 @@ Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian = fal
 
 // linalg_pinv.rcond_tensor_out(Tensor self, Tensor rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tensor& rcond, bool hermitian = false);
+
+// linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian = false);
+
+// linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcond, bool hermitian = false);
+
+// linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
+
+// linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
 
 // Entry points below autograd: each runs the kernel for its arguments' device.
 namespace ops {

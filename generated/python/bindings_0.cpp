@@ -259,40 +259,15 @@ PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* c
 PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
-      "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
       "linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
       "linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // linalg_pinv
-      auto self = r.tensor(0);
-      auto rcond = r.toDouble(1);
-      auto hermitian = r.toBool(2);
-      if (!r.is_none(3)) {
-        auto out = r.tensor(3);
-        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
-      return wrap(std::move(result));
-    }
-    case 1: {  // linalg_pinv.atol_rtol_float
-      auto self = r.tensor(0);
-      auto atol = r.toDouble_optional(1);
-      auto rtol = r.toDouble_optional(2);
-      auto hermitian = r.toBool(3);
-      if (!r.is_none(4)) {
-        auto out = r.tensor(4);
-        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
-        return wrap(std::move(result));
-      }
-      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
-      return wrap(std::move(result));
-    }
-    case 2: {  // linalg_pinv.atol_rtol_tensor
+    case 0: {  // linalg_pinv.atol_rtol_tensor
       auto self = r.tensor(0);
       auto atol = r.optional_tensor(1);
       auto rtol = r.optional_tensor(2);
@@ -305,7 +280,7 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
       auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
       return wrap(std::move(result));
     }
-    case 3: {  // linalg_pinv.rcond_tensor
+    case 1: {  // linalg_pinv.rcond_tensor
       auto self = r.tensor(0);
       auto rcond = r.tensor(1);
       auto hermitian = r.toBool(2);
@@ -315,6 +290,31 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
         return wrap(std::move(result));
       }
       auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_pinv
+      auto self = r.tensor(0);
+      auto rcond = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 3: {  // linalg_pinv.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
       return wrap(std::move(result));
     }
   }
@@ -572,21 +572,21 @@ True where an element of `self` is NaN.)doc"});
 
 The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i = I - tau_i v_i v_i^H`, `v_i` the i-th column of `input` below the diagonal with 1 on it (geqrf's representation; `torchlite.linalg.householder_product`).)doc"});
   functions["_linalg"].push_back({"linalg_pinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_pinv)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
-
-`linalg.pinv` with singular values below `rcond` times the largest treated as zero.
-
-linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
-
-The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).
-
-linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
 The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), with tensor tolerances: singular values at or below max(atol, rtol * largest) are treated as zero, `atol` and `rtol` broadcast against the batch (one per matrix, or one for all); rtol defaults to eps * max(m, n), or to 0 where a positive atol is given. The gradient is PyTorch's formula for the pseudo-inverse (`torchlite.linalg.pinv`; its other overloads call this one).
 
 linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
 
-`linalg.pinv` with `rcond` a tensor of relative tolerances (broadcast against the batch).)doc"});
+`linalg.pinv` with `rcond` a tensor of relative tolerances (broadcast against the batch).
+
+linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.pinv` with singular values below `rcond` times the largest treated as zero.
+
+linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
