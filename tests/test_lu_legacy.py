@@ -79,3 +79,14 @@ def test_lu_gradient_like_torch():
     (tga,) = torch.autograd.grad(torch.lu(ta)[0], ta, torch.from_numpy(g.copy()))
     same(ga, tga)
     assert tl.autograd.gradcheck(lambda x: a.lu()[0] if x is None else x.lu()[0], (a,))
+
+
+def test_lu_warns_deprecation_once():
+    import torchlite._lu as lu_module
+    lu_module._warned = False
+    with pytest.warns(UserWarning, match="torch.lu is deprecated in favor of torch.linalg.lu_factor"):
+        tl.lu(tl.eye(3))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tl.eye(3).lu()  # once per process, as PyTorch's TORCH_WARN_ONCE
