@@ -1,6 +1,6 @@
 """torch.linalg on LAPACK: torchlite beside PyTorch in one run (issue 10's speed rows).
 
-    python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min]
+    python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min] [-k cholesky]
 
 Rows: each op on a 512 x 512 matrix and on a batch of 64 x 32 x 32 matrices, float32 and float64,
 well conditioned (a random matrix plus n on the diagonal): time per call of each library and the
@@ -45,9 +45,11 @@ OPS = {
 }
 
 
-def rows(quick: bool):
+def rows(quick: bool, keyword: str | None = None):
     out = []
     for name, op in OPS.items():
+        if keyword and keyword not in name:
+            continue
         for dtype in ("float32", "float64"):
             for shape in [(512, 512), (64, 32, 32)]:
                 la, ta = pair(shape, dtype, 0)
@@ -67,12 +69,13 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--min", action="store_true", help="fastest call instead of the median")
+    p.add_argument("-k", dest="keyword", help="only the ops whose name contains this")
     args = p.parse_args()
     global USE_MIN
     USE_MIN = args.min
     tl.set_num_threads(THREADS)
     torch.set_num_threads(THREADS)
-    table = rows(args.quick)
+    table = rows(args.quick, args.keyword)
     if args.markdown:
         print("| case | torchlite / PyTorch | ratio |\n|---|---|---|")
         for name, fig, r in table:

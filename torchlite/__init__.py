@@ -96,6 +96,8 @@ from torchlite._unique_functions import unique, unique_consecutive  # noqa: E402
 _unique_functions.install_methods(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
 from torchlite._contractions import cdist, chain_matmul, einsum, tensordot  # noqa: E402,F401  (torch/functional.py's)
 from torchlite._norm import norm  # noqa: E402  (PyTorch's Python function: p='fro'/'nuc', dim, dtype, out)
+from torchlite._lu import lu  # noqa: E402  (torch/functional.py's legacy LU)
+_lu.install_methods(Tensor)  # Tensor.lu: Python, as in PyTorch
 from torchlite import linalg  # noqa: E402,F401
 from torchlite._type_info import finfo, iinfo  # noqa: E402,F401
 from torchlite._legacy_types import (  # noqa: E402,F401

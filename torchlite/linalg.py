@@ -40,6 +40,7 @@ cond = _linalg.linalg_cond
 tensorinv = _linalg.linalg_tensorinv
 tensorsolve = _linalg.linalg_tensorsolve
 vander = _linalg.linalg_vander
+lstsq = _linalg.linalg_lstsq
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -49,7 +50,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "householder_product", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
-           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
            "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]

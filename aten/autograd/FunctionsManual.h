@@ -28,6 +28,7 @@
 #include "aten/autograd/FunctionsManualLoss.h"  // double backward of the losses
 #include "aten/autograd/FunctionsManualNormalization.h"  // double backward of the normalizations
 #include "aten/autograd/FunctionsManualLinalg.h"  // LU factorization and solves (LAPACK ops)
+#include "aten/autograd/FunctionsManualLstsq.h"  // linalg_lstsq, pinv
 #include "aten/autograd/FunctionsManualPacked.h"  // pad_sequence, embedding_bag
 #include "aten/autograd/FunctionsManualGrid.h"  // grid sampler double backward
 

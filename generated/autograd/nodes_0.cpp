@@ -11,6 +11,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/linalg_pinv.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
@@ -86,6 +87,35 @@ variable_list ErfBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+struct LinalgPinvBackward0 final : Node {
+  std::string name() const override { return "LinalgPinvBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list LinalgPinvBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pinv_backward(grad, result, self);
   }
   return grad_inputs;
 }
@@ -308,6 +338,26 @@ const Tensor& erf_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv_atol_rtol_tensor(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  auto grad_fn = std::make_shared<LinalgPinvBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_pinv_atol_rtol_tensor::call(self, atol, rtol, hermitian);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // nextafter(Tensor self, Tensor other) -> Tensor

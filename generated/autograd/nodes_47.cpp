@@ -9,12 +9,48 @@
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
+#include "generated/ops/linalg_lstsq.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/multi_margin_loss.h"
 #include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 
 namespace tl::autograd::generated {
+
+// Backward of linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+struct LinalgLstsqBackward0 final : Node {
+  std::string name() const override { return "LinalgLstsqBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    b_.reset_data();
+    solution_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + b_.nbytes() + solution_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable b_;
+  SavedVariable solution_;
+};
+
+variable_list LinalgLstsqBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& b = b_.unpack(shared_from_this());
+  const auto& solution = solution_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_lstsq_backward(grads[0], grads[1], self, b, solution, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of log1p(Tensor self) -> Tensor
 struct Log1PBackward0 final : Node {
@@ -88,6 +124,33 @@ variable_list MultiMarginLossBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  auto grad_fn = std::make_shared<LinalgLstsqBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &b}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->b_ = SavedVariable(b, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_lstsq::call(self, b, rcond, driver);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // rank: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // singular_values: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->solution_ = SavedVariable(std::get<0>(result), true);
+  }
+  return result;
+}
 
 // log1p(Tensor self) -> Tensor
 Tensor log1p(const Tensor& self) {

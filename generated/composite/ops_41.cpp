@@ -2,6 +2,8 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 41.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_lu_with_info.h"
+#include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/special_logsumexp.h"
@@ -9,6 +11,11 @@
 #include "generated/ops/square.h"
 
 namespace tl::native {
+
+// _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lu_with_info_composite(const Tensor& self, bool pivot, bool check_errors) {
+  return linalg_lu_factor_ex(self, pivot, false);
+}
 
 // special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 Tensor special_logsumexp_composite(const Tensor& self, IntArrayRef dim, bool keepdim) {

@@ -6,9 +6,11 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
+#include "generated/ops/blackman_window.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/hann_window.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/linalg_pinv.h"
@@ -74,6 +76,18 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(const Tensor& inp
     return autograd::wrappers::batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
   }
   return ops::batch_norm_gather_stats_with_counts::call(input, mean, invstd, running_mean, running_var, momentum, eps, counts);
+}
+
+// ============================================================================ blackman_window
+
+// blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor blackman_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::blackman_window_composite(window_length, dtype, layout, device, pin_memory);
+}
+
+// blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor blackman_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::blackman_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
 }
 
 // ============================================================================ detach
@@ -190,6 +204,18 @@ const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
   return native::feature_dropout__composite(self, p, train);
 }
 
+// ============================================================================ hann_window
+
+// hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hann_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hann_window_composite(window_length, dtype, layout, device, pin_memory);
+}
+
+// hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hann_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hann_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
+}
+
 // ============================================================================ isnan
 
 // isnan(Tensor self) -> Tensor
@@ -223,6 +249,69 @@ const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& in
 }
 
 // ============================================================================ linalg_pinv
+
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+static Tensor linalg_pinv_atol_rtol_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  Tensor out;
+  native::linalg_pinv_atol_rtol_tensor_kernel(self, atol, rtol, hermitian, out);
+  return out;
+}
+
+ops::linalg_pinv_atol_rtol_tensor::Kernel* ops::linalg_pinv_atol_rtol_tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_pinv_atol_rtol_tensor_kernel_functional,
+    /* Meta */ linalg_pinv_atol_rtol_tensor_kernel_functional,
+};
+
+Tensor ops::linalg_pinv_atol_rtol_tensor::call(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  const Device kernel_device = dispatch_device("linalg_pinv.atol_rtol_tensor", {&self, opt_ptr(atol), opt_ptr(rtol)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_pinv.atol_rtol_tensor", kernel_device);
+  return kernel(self, atol, rtol, hermitian);
+}
+
+Tensor linalg_pinv(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_pinv_atol_rtol_tensor(self, atol, rtol, hermitian);
+  }
+  return ops::linalg_pinv_atol_rtol_tensor::call(self, atol, rtol, hermitian);
+}
+
+// linalg_pinv.atol_rtol_tensor_out(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_pinv_atol_rtol_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::linalg_pinv_atol_rtol_tensor_kernel(self_in, atol, rtol, hermitian, out_handle);
+  return out;
+}
+
+ops::linalg_pinv_atol_rtol_tensor_out::Kernel* ops::linalg_pinv_atol_rtol_tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_pinv_atol_rtol_tensor_kernel_out,
+    /* Meta */ linalg_pinv_atol_rtol_tensor_kernel_out,
+};
+
+const Tensor& ops::linalg_pinv_atol_rtol_tensor_out::call(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian, const Tensor& out) {
+  const Device kernel_device = dispatch_device("linalg_pinv.atol_rtol_tensor_out", {&self, opt_ptr(atol), opt_ptr(rtol), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_pinv.atol_rtol_tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, atol, rtol, hermitian, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  check_out_no_grad("linalg_pinv.atol_rtol_tensor_out", {&self, opt_ptr(atol), opt_ptr(rtol)}, {&out});
+  return ops::linalg_pinv_atol_rtol_tensor_out::call(self, atol, rtol, hermitian, out);
+}
+
+// linalg_pinv.rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
+  return native::linalg_pinv_rcond_tensor_composite(self, rcond, hermitian);
+}
+
+// linalg_pinv.rcond_tensor_out(Tensor self, Tensor rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tensor& rcond, bool hermitian) {
+  return copy_to_out(out, linalg_pinv(self, rcond, hermitian), "linalg_pinv.rcond_tensor_out", native::OutDtype::CanCast);
+}
 
 // linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
 Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {

@@ -9,6 +9,7 @@
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/hamming_window.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -122,6 +123,28 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
     return autograd::wrappers::embedding_renorm_(self, indices, max_norm, norm_type);
   }
   return ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
+}
+
+// ============================================================================ hamming_window
+
+// hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hamming_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hamming_window_composite(window_length, dtype, layout, device, pin_memory);
+}
+
+// hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hamming_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
+}
+
+// hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hamming_window_periodic_alpha_composite(window_length, periodic, alpha, dtype, layout, device, pin_memory);
+}
+
+// hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::hamming_window_periodic_alpha_beta_composite(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory);
 }
 
 // ============================================================================ hardswish_backward

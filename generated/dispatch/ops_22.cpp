@@ -6,6 +6,7 @@
 #include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
+#include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/margin_ranking_loss.h"
@@ -39,6 +40,18 @@ const Tensor& absolute_out(const Tensor& out, const Tensor& self) {
 // absolute_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& absolute_(const Tensor& self) {
   return native::absolute__composite(self);
+}
+
+// ============================================================================ bartlett_window
+
+// bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor bartlett_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::bartlett_window_composite(window_length, dtype, layout, device, pin_memory);
+}
+
+// bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::bartlett_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
 }
 
 // ============================================================================ diagonal

@@ -11,6 +11,7 @@
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/kaiser_window.h"
 #include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
@@ -316,6 +317,23 @@ std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
 // hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
 std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
   return native::hsplit_array_composite(self, indices);
+}
+
+// ============================================================================ kaiser_window
+
+// kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::kaiser_window_composite(window_length, dtype, layout, device, pin_memory);
+}
+
+// kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::kaiser_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
+}
+
+// kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::kaiser_window_beta_composite(window_length, periodic, beta, dtype, layout, device, pin_memory);
 }
 
 // ============================================================================ matrix_exp

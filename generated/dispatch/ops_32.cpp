@@ -278,6 +278,28 @@ const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
 
 // ============================================================================ linalg_matrix_rank
 
+// linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  return native::linalg_matrix_rank_atol_rtol_tensor_composite(input, atol, rtol, hermitian);
+}
+
+// linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.atol_rtol_tensor_out", {&input, opt_ptr(atol), opt_ptr(rtol)}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(input, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_tensor_out", native::OutDtype::CanCast);
+}
+
+// linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian) {
+  return native::linalg_matrix_rank_tol_tensor_composite(input, tol, hermitian);
+}
+
+// linalg_matrix_rank.tol_tensor_out(Tensor input, Tensor tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const Tensor& tol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.tol_tensor_out", {&input, &tol}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(input, tol, hermitian), "linalg_matrix_rank.tol_tensor_out", native::OutDtype::CanCast);
+}
+
 // linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
 Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
   return native::linalg_matrix_rank_composite(self, tol, hermitian);

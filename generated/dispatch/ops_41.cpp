@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
@@ -18,6 +19,13 @@
 #include "generated/ops/square.h"
 
 namespace tl {
+
+// ============================================================================ _lu_with_info
+
+// _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lu_with_info(const Tensor& self, bool pivot, bool check_errors) {
+  return native::_lu_with_info_composite(self, pivot, check_errors);
+}
 
 // ============================================================================ _upsample_nearest_exact2d
 

@@ -6,6 +6,7 @@
 #include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
+#include "generated/ops/linalg_lstsq.h"
 #include "generated/ops/linalg_norm.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/multi_margin_loss.h"
@@ -39,6 +40,71 @@ Tensor glu(const Tensor& self, int64_t dim) {
 const Tensor& glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
   check_out_no_grad("glu.out", {&self}, {&out});
   return copy_to_out(out, glu(self, dim), "glu.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_lstsq
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_kernel_functional(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  Tensor solution;
+  Tensor residuals;
+  Tensor rank;
+  Tensor singular_values;
+  native::linalg_lstsq_kernel(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  return {solution, residuals, rank, singular_values};
+}
+
+ops::linalg_lstsq::Kernel* ops::linalg_lstsq::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lstsq_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::linalg_lstsq::call(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  const Device kernel_device = dispatch_device("linalg_lstsq", {&self, &b});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lstsq", kernel_device);
+  return kernel(self, b, rcond, driver);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  if (autograd::compute_requires_grad({&self, &b})) {
+    return autograd::wrappers::linalg_lstsq(self, b, rcond, driver);
+  }
+  return ops::linalg_lstsq::call(self, b, rcond, driver);
+}
+
+// linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> linalg_lstsq_kernel_out(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, solution), residuals), rank), singular_values);
+  const Tensor b_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(b, solution), residuals), rank), singular_values);
+  Tensor solution_handle = solution;
+  Tensor residuals_handle = residuals;
+  Tensor rank_handle = rank;
+  Tensor singular_values_handle = singular_values;
+  native::linalg_lstsq_kernel(self_in, b_in, rcond, driver, solution_handle, residuals_handle, rank_handle, singular_values_handle);
+  return {solution, residuals, rank, singular_values};
+}
+
+ops::linalg_lstsq_out::Kernel* ops::linalg_lstsq_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lstsq_kernel_out,
+    /* Meta */ nullptr,
+};
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> ops::linalg_lstsq_out::call(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values) {
+  const Device kernel_device = dispatch_device("linalg_lstsq.out", {&self, &b, &solution, &residuals, &rank, &singular_values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lstsq.out", kernel_device);
+  decltype(auto) result = kernel(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  solution.bump_version();
+  residuals.bump_version();
+  rank.bump_version();
+  singular_values.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> linalg_lstsq_out(const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values, const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_lstsq.out", {&self, &b}, {&solution, &residuals, &rank, &singular_values});
+  return ops::linalg_lstsq_out::call(self, b, rcond, driver, solution, residuals, rank, singular_values);
 }
 
 // ============================================================================ linalg_norm

@@ -6,6 +6,18 @@
 
 namespace tl {
 
+// linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol = std::nullopt, const std::optional<Tensor>& rtol = std::nullopt, bool hermitian = false);
+
+// linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const std::optional<Tensor>& atol = std::nullopt, const std::optional<Tensor>& rtol = std::nullopt, bool hermitian = false);
+
+// linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian = false);
+
+// linalg_matrix_rank.tol_tensor_out(Tensor input, Tensor tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const Tensor& tol, bool hermitian = false);
+
 // linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
 Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian = false);
 
@@ -20,6 +32,8 @@ const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std:
 
 namespace native {
 Tensor linalg_matrix_rank_atol_rtol_float_composite(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian);
+Tensor linalg_matrix_rank_atol_rtol_tensor_composite(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian);
 Tensor linalg_matrix_rank_composite(const Tensor& self, double tol, bool hermitian);
+Tensor linalg_matrix_rank_tol_tensor_composite(const Tensor& input, const Tensor& tol, bool hermitian);
 }  // namespace native
 }  // namespace tl

@@ -6,6 +6,18 @@
 
 namespace tl {
 
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, const std::optional<Tensor>& atol = std::nullopt, const std::optional<Tensor>& rtol = std::nullopt, bool hermitian = false);
+
+// linalg_pinv.atol_rtol_tensor_out(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& atol = std::nullopt, const std::optional<Tensor>& rtol = std::nullopt, bool hermitian = false);
+
+// linalg_pinv.rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian = false);
+
+// linalg_pinv.rcond_tensor_out(Tensor self, Tensor rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tensor& rcond, bool hermitian = false);
+
 // linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
 Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian = false);
 
@@ -18,8 +30,32 @@ Tensor linalg_pinv(const Tensor& self, std::optional<double> atol = std::nullopt
 // linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
 
+// Entry points below autograd: each runs the kernel for its arguments' device.
+namespace ops {
+
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+struct linalg_pinv_atol_rtol_tensor {
+  using Kernel = Tensor(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static Tensor call(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian);
+};
+
+// linalg_pinv.atol_rtol_tensor_out(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+struct linalg_pinv_atol_rtol_tensor_out {
+  using Kernel = const Tensor&(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian, const Tensor& out);
+};
+}  // namespace ops
+
+namespace autograd::wrappers {
+Tensor linalg_pinv_atol_rtol_tensor(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian);  // records linalg_pinv.atol_rtol_tensor for backward
+}  // namespace autograd::wrappers
+
 namespace native {
 Tensor linalg_pinv_atol_rtol_float_composite(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian);
+void linalg_pinv_atol_rtol_tensor_kernel(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian, Tensor& out);
 Tensor linalg_pinv_composite(const Tensor& self, double rcond, bool hermitian);
+Tensor linalg_pinv_rcond_tensor_composite(const Tensor& self, const Tensor& rcond, bool hermitian);
 }  // namespace native
 }  // namespace tl

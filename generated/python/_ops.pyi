@@ -64,6 +64,10 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     """The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule)."""
     ...
 
+def _lu_with_info(input: Tensor, pivot: bool = True, check_errors: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """`linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py)."""
+    ...
+
 def _pack_padded_sequence(input: Tensor, lengths: Tensor, batch_first: bool) -> tuple[Tensor, Tensor]:
     """Packs a padded batch (T, B, *) ((B, T, *) with `batch_first`) whose sequences have the decreasing `lengths` (1-D int64, all positive, at most T): returns (data, batch_sizes) with data the steps' valid rows one after another (sum(lengths), *) and batch_sizes[t] (int64) the number of sequences longer than t."""
     ...
@@ -392,6 +396,15 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, 
     """`beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored."""
     ...
 
+@overload
+def bartlett_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The periodic Bartlett (triangular) window of `window_length` points (`bartlett_window.periodic` with `periodic=True`)."""
+    ...
+@overload
+def bartlett_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Bartlett window `2 i / (N - 1)` rising to 1 and falling back, N as `hann_window.periodic`; length 1 gives [1]."""
+    ...
+
 def batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
     """Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored."""
     ...
@@ -508,6 +521,15 @@ def bitwise_xor(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -
 @overload
 def bitwise_xor(self: Number, other: Tensor) -> Tensor:
     """The bitwise XOR of the number `self` and `other`."""
+    ...
+
+@overload
+def blackman_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The periodic Blackman window of `window_length` points (`blackman_window.periodic` with `periodic=True`)."""
+    ...
+@overload
+def blackman_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1]."""
     ...
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1187,6 +1209,32 @@ def gt(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """True where an element of `self` is greater than the number `other`."""
     ...
 
+@overload
+def hamming_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The periodic Hamming window of `window_length` points (`hamming_window.periodic_alpha_beta` with alpha 0.54, beta 0.46)."""
+    ...
+@overload
+def hamming_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Hamming window (alpha 0.54, beta 0.46), periodic or symmetric as `hann_window.periodic`."""
+    ...
+@overload
+def hamming_window(window_length: int, periodic: bool, alpha: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The generalized Hamming window with beta 0.46: `alpha - beta cos(2 pi i / (N - 1))`."""
+    ...
+@overload
+def hamming_window(window_length: int, periodic: bool, alpha: float, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The generalized Hamming window `alpha - beta cos(2 pi i / (N - 1))`, N = `window_length` + 1 when `periodic`, else `window_length`; length 1 gives [1]."""
+    ...
+
+@overload
+def hann_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` with N = `window_length` (`hann_window.periodic` with `periodic=True`)."""
+    ...
+@overload
+def hann_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1]."""
+    ...
+
 def hardshrink(input: Tensor, lambd: Number = 0.5, *, out: Optional[Tensor] = None) -> Tensor:
     """The hard shrinkage of every element x: x where |x| > lambd, else 0."""
     ...
@@ -1329,6 +1377,19 @@ def isposinf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def isreal(input: Tensor) -> Tensor:
     """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+    ...
+
+@overload
+def kaiser_window(window_length: int, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The periodic Kaiser window of `window_length` points with beta 12 (`kaiser_window.beta`)."""
+    ...
+@overload
+def kaiser_window(window_length: int, periodic: bool, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Kaiser window with beta 12, periodic or symmetric as `hann_window.periodic`."""
+    ...
+@overload
+def kaiser_window(window_length: int, periodic: bool, beta: float, *, dtype: Optional[dtype] = None, layout: Optional[Any] = None, device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor:
+    """The Kaiser window `I0(beta sqrt(1 - ((i - a) / a)^2)) / I0(beta)`, a = (N - 1) / 2, N = `window_length` + 1 when `periodic`, else `window_length` (I0 the modified Bessel function of order 0); computed in float32 for 16-bit dtypes; length 1 gives [1]."""
     ...
 
 def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:

@@ -8,9 +8,11 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
+#include "generated/ops/blackman_window.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/hann_window.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/linalg_pinv.h"
@@ -83,6 +85,44 @@ PyObject* fn_batch_norm_gather_stats_with_counts(PyObject* /*module*/, PyObject*
   auto counts = r.tensor(7);
   auto result = [&] { GilRelease no_gil; return tl::batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// blackman_window
+PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // blackman_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // blackman_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::blackman_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -165,6 +205,44 @@ PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// hann_window
+PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // hann_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // hann_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::hann_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // isnan
 PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -203,13 +281,40 @@ PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* c
 PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
+      "linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None)",
       "linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None)",
       "linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // linalg_pinv
+    case 0: {  // linalg_pinv.atol_rtol_tensor
+      auto self = r.tensor(0);
+      auto atol = r.optional_tensor(1);
+      auto rtol = r.optional_tensor(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_pinv.rcond_tensor
+      auto self = r.tensor(0);
+      auto rcond = r.tensor(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_pinv_out(out, self, rcond, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_pinv
       auto self = r.tensor(0);
       auto rcond = r.toDouble(1);
       auto hermitian = r.toBool(2);
@@ -221,7 +326,7 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
       auto result = [&] { GilRelease no_gil; return tl::linalg_pinv(self, rcond, hermitian); }();
       return wrap(std::move(result));
     }
-    case 1: {  // linalg_pinv.atol_rtol_float
+    case 3: {  // linalg_pinv.atol_rtol_float
       auto self = r.tensor(0);
       auto atol = r.toDouble_optional(1);
       auto rtol = r.toDouble_optional(2);
@@ -448,6 +553,14 @@ atleast_3d(Tensor[] tensors) -> Sequence[Tensor]
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> tuple[Tensor, Tensor]
 
 The global mean and invstd from the replicas' rows of per-channel `mean` and `invstd` (shape [world_size, C]) over `counts[j]` elements each, merged in row order; the running statistics, when given, are updated in place with `momentum` (the variance unbiased over the total count). `input` gives only the device.)doc"});
+  functions["_ops"].push_back({"blackman_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_blackman_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The periodic Blackman window of `window_length` points (`blackman_window.periodic` with `periodic=True`).
+
+blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -468,6 +581,14 @@ Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p
       METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout_(Tensor input, float p, bool train) -> Tensor
 
 In-place feature_dropout.)doc"});
+  functions["_ops"].push_back({"hann_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hann_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` with N = `window_length` (`hann_window.periodic` with `periodic=True`).
+
+hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
@@ -477,7 +598,15 @@ True where an element of `self` is NaN.)doc"});
 
 The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i = I - tau_i v_i v_i^H`, `v_i` the i-th column of `input` below the diagonal with 1 on it (geqrf's representation; `torchlite.linalg.householder_product`).)doc"});
   functions["_linalg"].push_back({"linalg_pinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_pinv)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), with tensor tolerances: singular values at or below max(atol, rtol * largest) are treated as zero, `atol` and `rtol` broadcast against the batch (one per matrix, or one for all); rtol defaults to eps * max(m, n), or to 0 where a positive atol is given. The gradient is PyTorch's formula for the pseudo-inverse (`torchlite.linalg.pinv`; its other overloads call this one).
+
+linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.pinv` with `rcond` a tensor of relative tolerances (broadcast against the batch).
+
+linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None) -> Tensor
 
 `linalg.pinv` with singular values below `rcond` times the largest treated as zero.
 

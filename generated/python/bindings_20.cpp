@@ -13,6 +13,7 @@
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/hamming_window.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
@@ -120,6 +121,73 @@ PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_s
   auto norm_type = r.toDouble(3);
   auto result = [&] { GilRelease no_gil; return tl::embedding_renorm_(self, indices, max_norm, norm_type); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hamming_window
+PyObject* fn_hamming_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // hamming_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // hamming_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 2: {  // hamming_window.periodic_alpha
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto alpha = r.toDouble(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(7);
+      auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 3: {  // hamming_window.periodic_alpha_beta
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto alpha = r.toDouble(2);
+      auto beta = r.toDouble(3);
+      auto dtype = r.scalartype_optional(4);
+      auto layout = r.layout_optional(5);
+      auto device = r.device_optional(6);
+      auto pin_memory = r.toBool_optional(7);
+      bool requires_grad = r.toBool(8);
+      auto result = [&] { GilRelease no_gil; return tl::hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -419,6 +487,22 @@ The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against
       METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type) -> Tensor
 
 Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
+  functions["_ops"].push_back({"hamming_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hamming_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The periodic Hamming window of `window_length` points (`hamming_window.periodic_alpha_beta` with alpha 0.54, beta 0.46).
+
+hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Hamming window (alpha 0.54, beta 0.46), periodic or symmetric as `hann_window.periodic`.
+
+hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The generalized Hamming window with beta 0.46: `alpha - beta cos(2 pi i / (N - 1))`.
+
+hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The generalized Hamming window `alpha - beta cos(2 pi i / (N - 1))`, N = `window_length` + 1 when `periodic`, else `window_length`; length 1 gives [1].)doc"});
   functions["_internal"].push_back({"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardswish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_backward(Tensor grad_output, Tensor input) -> Tensor
 

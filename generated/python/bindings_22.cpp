@@ -7,6 +7,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/absolute.h"
+#include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/max_pool2d.h"
@@ -50,6 +51,44 @@ PyObject* fn_absolute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   }
   auto result = [&] { GilRelease no_gil; return tl::absolute(self); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bartlett_window
+PyObject* fn_bartlett_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bartlett_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::bartlett_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bartlett_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::bartlett_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -249,6 +288,14 @@ The gradient of `_pack_padded_sequence`'s input: `grad_output` (the packed data'
       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `abs`.)doc"});
+  functions["_ops"].push_back({"bartlett_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bartlett_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The periodic Bartlett (triangular) window of `window_length` points (`bartlett_window.periodic` with `periodic=True`).
+
+bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Bartlett window `2 i / (N - 1)` rising to 1 and falling back, N as `hann_window.periodic`; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"diagonal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 

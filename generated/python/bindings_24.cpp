@@ -14,6 +14,7 @@
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/kaiser_window.h"
 #include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
 #include "generated/ops/polygamma.h"
@@ -185,6 +186,58 @@ PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
       auto self = r.tensor(0);
       auto indices = r.intlist(1);
       auto result = [&] { GilRelease no_gil; return tl::hsplit(self, indices); }();
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// kaiser_window
+PyObject* fn_kaiser_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+      "kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // kaiser_window
+      auto window_length = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(5);
+      auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // kaiser_window.periodic
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(6);
+      auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, periodic, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 2: {  // kaiser_window.beta
+      auto window_length = r.toInt64(0);
+      auto periodic = r.toBool(1);
+      auto beta = r.toDouble(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(7);
+      auto result = [&] { GilRelease no_gil; return tl::kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory); }();
+      if (requires_grad) result.set_requires_grad(true);
       return wrap(std::move(result));
     }
   }
@@ -705,6 +758,18 @@ In-place version of hardsigmoid(): writes the result into self. The hard sigmoid
 hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  functions["_ops"].push_back({"kaiser_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kaiser_window)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The periodic Kaiser window of `window_length` points with beta 12 (`kaiser_window.beta`).
+
+kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Kaiser window with beta 12, periodic or symmetric as `hann_window.periodic`.
+
+kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The Kaiser window `I0(beta sqrt(1 - ((i - a) / a)^2)) / I0(beta)`, a = (N - 1) / 2, N = `window_length` + 1 when `periodic`, else `window_length` (I0 the modified Bessel function of order 0); computed in float32 for 16-bit dtypes; length 1 gives [1].)doc"});
   functions["_ops"].push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_exp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp(Tensor input) -> Tensor
 

@@ -183,13 +183,40 @@ PyObject* fn_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
 PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
+      "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None)",
       "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
       "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
   switch (r.idx) {
-    case 0: {  // linalg_matrix_rank
+    case 0: {  // linalg_matrix_rank.atol_rtol_tensor
+      auto input = r.tensor(0);
+      auto atol = r.optional_tensor(1);
+      auto rtol = r.optional_tensor(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, atol, rtol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, atol, rtol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_rank.tol_tensor
+      auto input = r.tensor(0);
+      auto tol = r.tensor(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, tol, hermitian); }();
+        return wrap(std::move(result));
+      }
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, tol, hermitian); }();
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_matrix_rank
       auto self = r.tensor(0);
       auto tol = r.toDouble(1);
       auto hermitian = r.toBool(2);
@@ -201,7 +228,7 @@ PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* ar
       auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, tol, hermitian); }();
       return wrap(std::move(result));
     }
-    case 1: {  // linalg_matrix_rank.atol_rtol_float
+    case 3: {  // linalg_matrix_rank.atol_rtol_float
       auto self = r.tensor(0);
       auto atol = r.toDouble_optional(1);
       auto rtol = r.toDouble_optional(2);
@@ -603,7 +630,15 @@ The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative o
 
 `linalg.inv` under its older name.)doc"});
   functions["_linalg"].push_back({"linalg_matrix_rank", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_rank)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` with tensor tolerances: the number of singular values (absolute eigenvalues when `hermitian`) above max(atol, rtol * largest), `atol` and `rtol` broadcast against the batch; defaults as `linalg.pinv`.
+
+linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`, a tensor of absolute tolerances broadcast against the batch.
+
+linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
 
 `linalg.matrix_rank` counting the singular values above `tol`.
 

@@ -4,7 +4,9 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
@@ -20,6 +22,25 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _lu_with_info_type = nullptr;
+
+// _lu_with_info
+PyObject* fn__lu_with_info(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pivot = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  auto result = [&] { GilRelease no_gil; return tl::_lu_with_info(self, pivot, check_errors); }();
+  return wrap_named(_lu_with_info_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // _upsample_nearest_exact2d
 PyObject* fn_nn__upsample_nearest_exact2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -433,6 +454,11 @@ PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _lu_with_info_type = return_type("_lu_with_info", {"LU", "pivots", "info"});
+  functions["_ops"].push_back({"_lu_with_info", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__lu_with_info)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True) -> tuple[Tensor, Tensor, Tensor]
+
+`linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py).)doc"});
   functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 

@@ -4,10 +4,12 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/glu.h"
+#include "generated/ops/linalg_lstsq.h"
 #include "generated/ops/linalg_norm.h"
 #include "generated/ops/log1p.h"
 #include "generated/ops/multi_margin_loss.h"
@@ -16,6 +18,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_lstsq_type = nullptr;
+PyTypeObject* linalg_lstsq_out_type = nullptr;
 
 // adaptive_max_pool1d
 PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -63,6 +69,33 @@ PyObject* fn_nn_glu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   }
   auto result = [&] { GilRelease no_gil; return tl::glu(self, dim); }();
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_lstsq
+PyObject* fn_linalg_linalg_lstsq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto b = r.tensor(1);
+  auto rcond = r.toDouble_optional(2);
+  auto driver = r.string_optional(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 4);
+    const Tensor& solution = outs[0];
+    const Tensor& residuals = outs[1];
+    const Tensor& rank = outs[2];
+    const Tensor& singular_values = outs[3];
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lstsq_out(solution, residuals, rank, singular_values, self, b, rcond, as_arg(driver)); }();
+    return wrap_named(linalg_lstsq_out_type, wrap(result));
+  }
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lstsq(self, b, rcond, as_arg(driver)); }();
+  return wrap_named(linalg_lstsq_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -234,6 +267,8 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_47(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_lstsq_type = return_type("linalg_lstsq", {"solution", "residuals", "rank", "singular_values"});
+  linalg_lstsq_out_type = return_type("linalg_lstsq_out", {"solution", "residuals", "rank", "singular_values"});
   functions["_ops"].push_back({"adaptive_max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_max_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
 
@@ -246,6 +281,10 @@ Views of `tensors` broadcast to their common shape. From Python `torchlite.broad
       METH_FASTCALL | METH_KEYWORDS, R"doc(glu(Tensor input, int dim=-1, *, Tensor? out=None) -> Tensor
 
 The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` along `dim` (whose size must be even).)doc"});
+  functions["_linalg"].push_back({"linalg_lstsq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lstsq)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+The least-squares solution X of `self @ X = b` (minimizing the Frobenius norm of `b - self @ X`; the minimum-norm one when `self` is rank-deficient, except with `gels`) by LAPACK's `driver`: 'gels' (QR, full-rank input), 'gelsy' (the default: pivoted QR), 'gelsd' or 'gelss' (SVD). `b` is a batch of vectors when it has `self`'s shape without its last dim; batch dims broadcast. `rank` (not 'gels') counts the singular values above `rcond` (default eps * max(m, n)) times the largest, `singular_values` ('gelsd', 'gelss'), and `residuals` (squared residual norms per column) only when m > n with 'gels', or 'gelsd'/'gelss' and every matrix of full rank; empty otherwise. The solution and the residuals have gradients (`torchlite.linalg.lstsq`). The samples avoid the default 'gelsy', whose MKL results in PyTorch vary by an ulp from call to call (tests/test_linalg_lstsq.py covers it).)doc"});
   functions["_linalg"].push_back({"linalg_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

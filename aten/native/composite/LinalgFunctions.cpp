@@ -22,6 +22,7 @@
 #include "generated/ops/div.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/full.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/linalg_cond.h"
 #include "generated/ops/linalg_eigh.h"
@@ -150,30 +151,20 @@ Tensor matrix_exp_composite(const Tensor& self) { return linalg_matrix_exp(self)
 
 Tensor linalg_pinv_atol_rtol_float_composite(const Tensor& self, std::optional<double> atol, std::optional<double> rtol,
                                              bool hermitian) {
-  if ((atol.has_value() || rtol.has_value()) && self.dim() < 2) {
-    // PyTorch reads the matrix sizes for the tolerances before its dtype and rank checks.
+  if (atol.has_value() && !rtol.has_value() && self.dim() < 2) {
+    // PyTorch reads the matrix sizes for the default rtol before its dtype and rank checks.
     TL_CHECK_INDEX(self.dim() != 0, "Dimension specified as -2 but tensor has no dimensions");
     TL_CHECK_INDEX(false, "Dimension out of range (expected to be in range of [-1, 0], but got -2)");
   }
   check_float_or_double("linalg.pinv", self);
-  if (self.numel() == 0) {
-    DimVector shape(batch_dims(self));
-    shape.push_back(self.size(-1)), shape.push_back(self.size(-2));
-    return zeros(shape, self.scalar_type(), self.device());
-  }
-  // With `hermitian` the values come from eigh; when A requires grad the SVD path computes the same
-  // values and gives PyTorch's gradient (the general pseudo-inverse's, not eigh's symmetrized one).
-  if (hermitian && !self.requires_grad()) {
-    auto [w, V] = linalg_eigh(self);
-    Tensor aw = abs(w);
-    Tensor tol = cutoff(amax(aw, IntArrayRef{-1}, true), atol, rtol, self);
-    Tensor winv = where(gt(aw, tol), reciprocal(w), 0.0);
-    return matmul(mul(V, unsqueeze(winv, -2)), mH(V));
-  }
-  auto [U, S, Vh] = linalg_svd(self, /*full_matrices=*/false);
-  Tensor tol = cutoff(narrow(S, -1, 0, 1), atol, rtol, self);  // S is descending
-  Tensor sinv = where(gt(S, tol), reciprocal(S), 0.0);
-  return matmul(mul(mH(Vh), unsqueeze(sinv, -2)), mH(U));
+  // As PyTorch: the tolerances as float64 tensors, for the overload that holds the computation and
+  // PyTorch's gradient formula (cpu/LinalgPinv.cpp).
+  const double a = atol.value_or(0.0);
+  const double r = rtol.has_value() ? *rtol
+                   : (atol.has_value() && *atol > 0.0) ? 0.0
+                   : epsilon(self.scalar_type()) * static_cast<double>(std::max(self.size(-1), self.size(-2)));
+  return linalg_pinv(self, std::optional<Tensor>(full(IntArrayRef{}, a, ScalarType::Float64, self.device())),
+                     std::optional<Tensor>(full(IntArrayRef{}, r, ScalarType::Float64, self.device())), hermitian);
 }
 
 Tensor linalg_pinv_composite(const Tensor& self, double rcond, bool hermitian) {

@@ -1,6 +1,10 @@
 // Cholesky factorization (linalg_cholesky_ex, LAPACK's potrf): A = L L^H, or U^H U when `upper`.
-// Each matrix is factored in place in a Fortran-ordered copy (cpu/Lapack.h), the triangle LAPACK
-// leaves untouched is then zeroed; the batch is split across threads.
+// Each matrix is factored in place in a Fortran-ordered copy (cpu/Lapack.h); the batch is split
+// across threads. The copy is made per matrix by the thread that factors it, reading only the
+// triangle potrf reads and writing zeros in the other (the result's), in cache-sized tiles: a
+// separate copy_ of the whole batch ran as its own parallel region, and on a loaded 2-core machine
+// waiting for its second thread cost more than the factorization (512 x 512 float32: 0.6 ms of
+// potrf, ~10 ms of copy).
 #include <algorithm>
 
 #include "aten/core/Exception.h"
@@ -22,17 +26,42 @@ using namespace linalg;
 
 namespace {
 
+// The matrix at `src` (element (i, j) at i * sr + j * sc) into the column-major n x n `dst`: the
+// lower triangle (upper: the upper one) copied, the other zeroed, tile by tile.
 template <typename T>
-void cholesky_batches(T* a, int* info, int64_t nb, int64_t n, bool upper) {
+void triangle_to_fortran(const T* src, int64_t sr, int64_t sc, T* dst, int64_t n, bool upper) {
+  constexpr int64_t kTile = 32;
+  for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+    const int64_t j1 = std::min(n, j0 + kTile);
+    for (int64_t i0 = 0; i0 < n; i0 += kTile) {
+      const int64_t i1 = std::min(n, i0 + kTile);
+      for (int64_t j = j0; j < j1; ++j) {
+        T* col = dst + j * n;
+        const T* s = src + j * sc;
+        for (int64_t i = i0; i < i1; ++i) col[i] = (upper ? i <= j : i >= j) ? s[i * sr] : T(0);
+      }
+    }
+  }
+}
+
+template <typename T>
+void cholesky_batches(const Tensor& self, T* a, int* info, int64_t nb, int64_t n, bool upper) {
   const int in = lapack::to_int("linalg.cholesky", n);
+  const T* src = self.data_ptr<T>();
+  const int64_t sr = self.stride(-2), sc = self.stride(-1);
+  const IntArrayRef sizes = self.sizes(), strides = self.strides();
+  const int64_t nbd = self.dim() - 2;
   parallel_for(0, nb, std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(n * n * n, 1)),
                [&](int64_t b0, int64_t b1) {
                  for (int64_t b = b0; b < b1; ++b) {
+                   int64_t offset = 0;  // matrix b of the input, through its batch strides
+                   for (int64_t d = nbd - 1, rest = b; d >= 0; --d) {
+                     offset += (rest % sizes[d]) * strides[d];
+                     rest /= sizes[d];
+                   }
                    T* m = a + b * n * n;  // element (i, j) at i + j * n
+                   triangle_to_fortran(src + offset, sr, sc, m, n, upper);
                    info[b] = lapack::potrf<T>(upper, in, m, in);
-                   for (int64_t j = 0; j < n; ++j)
-                     for (int64_t i = 0; i < n; ++i)
-                       if (upper ? i > j : i < j) m[i + j * n] = T(0);
                  }
                });
 }
@@ -52,14 +81,13 @@ void linalg_cholesky_ex_kernel(const Tensor& self, bool upper, bool check_errors
   Tensor l = empty_fortran(self.sizes(), self.scalar_type(), self.device());
   Tensor inf = empty_tensor(batch, ScalarType::Int32, self.device());
   if (!self.is_meta()) {
-    ops::copy_::call(l, self, false);
     const int64_t nb = batch_count(batch);
     if (n == 0) {
       std::fill_n(inf.data_ptr<int>(), nb, 0);
     } else if (self.scalar_type() == ScalarType::Float32) {
-      cholesky_batches<float>(l.data_ptr<float>(), inf.data_ptr<int>(), nb, n, upper);
+      cholesky_batches<float>(self, l.data_ptr<float>(), inf.data_ptr<int>(), nb, n, upper);
     } else {
-      cholesky_batches<double>(l.data_ptr<double>(), inf.data_ptr<int>(), nb, n, upper);
+      cholesky_batches<double>(self, l.data_ptr<double>(), inf.data_ptr<int>(), nb, n, upper);
     }
     if (check_errors)
       check_infos("linalg.cholesky_ex", inf, self.dim() > 2, true, cholesky_failure);
