@@ -79,8 +79,13 @@ def native_build(output_name: str) -> Build:
     ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
                *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"]]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
+    # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
+    # for those sources.
+    import pybind11
+    dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11.get_include()}",)),)
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
-                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags)
+                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
+                 dir_cflags=dir_cflags)
 
 
 def install_library(built: Path, dest: Path) -> None:
