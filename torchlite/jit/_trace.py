@@ -127,7 +127,7 @@ def _parameter_names(fn, count):
 def _record(fn, args, module=None):
     """Traces fn(*args) into a new Graph; returns (graph, the Python outputs)."""
     graph = _jit.Graph()
-    names = _parameter_names(fn, len(args))
+    names = _parameter_names(module.forward if module is not None else fn, len(args))
     self_value = None
     if module is not None:
         self_value = graph.addInput("self")

@@ -40,20 +40,45 @@ def _number_keeps_dtype(x, number) -> bool:
     return isinstance(number, float) and dtype in _FLOAT_DTYPES
 
 
+_CATEGORY = {"Bool": 0, **{d: 1 for d in _INTEGRAL_OK}, **{d: 2 for d in _FLOAT_DTYPES}}
+
+
+def _zero_dim_keeps_dtype(x, c) -> bool:
+    """Whether x (op) c has x's dtype and shape for a 0-d tensor constant c (the wrapped number a
+    traced `x + 0` records): c only promotes across categories (bool < integral < floating) when x
+    has dimensions, and must have x's dtype when x is 0-d too."""
+    dtype, sizes = _dtype_name(x), x.type().sizes()
+    cdtype = str(_tl_dtype_name(c.dtype))
+    if dtype is None or sizes is None or c.dim() != 0:
+        return False
+    if len(sizes) == 0:
+        return cdtype == dtype
+    return _CATEGORY.get(cdtype, 3) <= _CATEGORY.get(dtype, -1) and dtype != "Bool"
+
+
+def _tl_dtype_name(dtype):
+    from torchlite._C import _jit
+    import torchlite as tl
+    return str(_jit.Type.of(tl.empty(0, dtype=dtype))).split("(")[0]
+
+
 def _identity_arith(node):
-    """x for `x + 0`, `x - 0`, `x * 1`, `x / 1` (Scalar overloads, or a constant number)."""
+    """x for `x + 0`, `x - 0`, `x * 1`, `x / 1` (a constant number or 0-d tensor)."""
     kind = node.kind()
     ins = node.inputs()
     if kind not in ("aten::add", "aten::sub", "aten::mul", "aten::div") or len(ins) < 2:
         return None
-    schema = node.fn_schema()
     if kind == "aten::div" and len(ins) != 2:
         return None  # div with rounding_mode
     other = _const(ins[1])
     neutral = 0 if kind in ("aten::add", "aten::sub") else 1
-    if other is None or isinstance(other, (list, tuple)) or hasattr(other, "data_ptr") or other != neutral:
+    if other is None or isinstance(other, (list, tuple)):
         return None
-    if schema.arguments[1].type not in ("Scalar", "Tensor"):
+    if hasattr(other, "data_ptr"):
+        if other.dim() != 0 or other.item() != neutral or not _zero_dim_keeps_dtype(ins[0], other):
+            return None
+        return ins[0]
+    if other != neutral:
         return None
     return ins[0] if _number_keeps_dtype(ins[0], other) else None
 
