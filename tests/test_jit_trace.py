@@ -200,8 +200,17 @@ def test_check_trace_reports_a_mismatch():
         return x * 2 if x.sum() > 0 else x * 3
 
     with pytest.warns(tl.jit.TracerWarning) as record:
-        tl.jit.trace(f, tl.ones(3), check_inputs=[(-tl.ones(3),)])
+        with pytest.raises(tl.jit.TracingCheckError, match="Tensor-valued Constant nodes differed"):
+            tl.jit.trace(f, tl.ones(3), check_inputs=[(-tl.ones(3),)])
     assert any("Output nr 1. of the traced function does not match" in str(w.message) for w in record)
+
+    def g(x):
+        return x.exp() if x.sum() > 0 else x.sin()
+
+    with pytest.warns(tl.jit.TracerWarning):
+        with pytest.raises(tl.jit.TracingCheckError, match="Graphs differed across invocations"):
+            tl.jit.trace(g, tl.ones(3), check_inputs=[(-tl.ones(3),)])
+    tl.jit.trace(g, tl.ones(3), check_inputs=[(tl.full((3,), 2.0),)])  # the same path: no error
 
 
 def test_trace_errors():

@@ -11,4 +11,5 @@ from torchlite.jit._trace import (  # noqa: F401
     trace,
 )
 
-__all__ = ["TopLevelTracedModule", "TracedModule", "TracerWarning", "TracingCheckError", "is_tracing", "trace"]
+# torch.jit.__all__ lists trace but not the tracing classes, which it imports all the same.
+__all__ = ["trace"]

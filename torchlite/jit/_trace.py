@@ -159,29 +159,65 @@ def _clone_inputs(args):
     return tuple(clone(a) for a in args)
 
 
-def _check(traced, fn, check_inputs, tolerance):
-    nondeterministic = [n for n in traced.graph.nodes() if n.isNondeterministic()]
-    if nondeterministic:
-        warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
-                      + "\n".join(f"\t{n}" for n in nondeterministic)
-                      + "\nThis may cause errors in trace checking. To disable trace checking, pass "
-                        "check_trace=False to torch.jit.trace()", TracerWarning, stacklevel=3)
-        return
+def _tensor_outputs(value):
+    """Top-level tensor outputs, as torch.jit's check compares them (a tuple's tensor elements)."""
+    values = value if isinstance(value, tuple) else (value,)
+    return [v for v in values if isinstance(v, _tl.Tensor)]
+
+
+def _graph_differences(graph, check_graph):
+    """(graph diff, tensor-constant diff) between a trace and its repeat on the check inputs,
+    each None when they agree."""
+    first, second = str(graph), str(check_graph)
+    graph_diff = None if first == second else f"First graph:\n{first}\nSecond graph:\n{second}"
+    tensor_diff = None
+    if graph_diff is None:
+        for a, b in zip(graph.nodes(), check_graph.nodes()):
+            if a.kind() == "prim::Constant" and a.hasAttribute("value"):
+                va, vb = a.ival("value"), b.ival("value")
+                if isinstance(va, _tl.Tensor) and not (va.shape == vb.shape and va.dtype == vb.dtype
+                                                       and bool(_tl.equal(va, vb))):
+                    tensor_diff = f"Node:\n\t{a}\nFirst value:\n{va}\nSecond value:\n{vb}"
+                    break
+    return graph_diff, tensor_diff
+
+
+def _check(traced, fn, check_inputs, tolerance, module):
+    """torch.jit.trace's check: the trace and the Python function on each check input must agree
+    (TracerWarning otherwise), and tracing again on it must give the same graph and tensor
+    constants (TracingCheckError otherwise)."""
+    warned_nondeterministic = []
+
+    def warn_nondeterministic():
+        nodes = [n for n in traced.graph.nodes() if n.isNondeterministic()]
+        if nodes and not warned_nondeterministic:
+            warned_nondeterministic.append(True)
+            warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
+                          + "\n".join(f"    {n}" for n in nodes[:20])
+                          + "\nThis may cause errors in trace checking. To disable trace checking, pass "
+                            "check_trace=False to torch.jit.trace()", TracerWarning, stacklevel=4)
+
     for args in check_inputs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TracerWarning)
-            expected = _flatten(fn(*_clone_inputs(args)), _COMPARE_TYPES)
-        got = _flatten(traced(*_clone_inputs(args)), _COMPARE_TYPES)
-        for i, (e, g) in enumerate(zip(expected, got)):
+            check_graph, _ = _record(fn, _clone_inputs(args), module)
+        got = _tensor_outputs(traced(*_clone_inputs(args)))
+        expected = _tensor_outputs(fn(*_clone_inputs(args)))
+        for i, (g, e) in enumerate(zip(got, expected)):
             try:
-                if e.shape != g.shape or e.dtype != g.dtype:
-                    raise AssertionError(f"shape/dtype {tuple(g.shape)}/{g.dtype} != {tuple(e.shape)}/{e.dtype}")
-                if e.numel() and not _tl.allclose(g.detach().double(), e.detach().double(), rtol=tolerance,
-                                                  atol=tolerance, equal_nan=True):
+                if g.shape != e.shape or g.dtype != e.dtype:
+                    raise AssertionError(f"The values for attribute 'shape' or 'dtype' do not match: "
+                                         f"{tuple(g.shape)}/{g.dtype} != {tuple(e.shape)}/{e.dtype}.")
+                if g.numel() and not _tl.allclose(g.detach().double(), e.detach().double(), rtol=tolerance,
+                                                  atol=1e-5, equal_nan=True):
                     raise AssertionError("Tensor-likes are not close!")
             except AssertionError as err:
+                warn_nondeterministic()
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the corresponding output "
                               f"of the Python function. Detailed error:\n{err}", TracerWarning, stacklevel=3)
+        graph_diff, tensor_diff = _graph_differences(traced.graph, check_graph)
+        if graph_diff is not None or tensor_diff is not None:
+            raise TracingCheckError(graph_diff, tensor_diff)
 
 
 class TracedModule(_tl.nn.Module):
@@ -275,5 +311,5 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     if check_trace:
         checks = [args] if check_inputs is None else [
             (c,) if isinstance(c, _tl.Tensor) else tuple(c) for c in check_inputs]
-        _check(traced, python_fn, checks, check_tolerance)
+        _check(traced, python_fn, checks, check_tolerance, func if isinstance(func, _tl.nn.Module) else None)
     return traced
