@@ -227,3 +227,15 @@ def test_trace_errors():
         traced(tl.ones(2)).add_(tl.ones(3))
     with pytest.raises(TypeError, match="expected 1 arguments but got 2"):
         traced(tl.ones(2), tl.ones(2))
+
+
+def test_traced_module_reads_replaced_parameters():
+    model = MLP()
+    x = tl.randn(3, 4)
+    traced = tl.jit.trace(model, x)
+    traced(x)
+    with tl.no_grad():
+        model.fc2.weight.mul_(2)  # in place: the same tensor
+    np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+    model.fc2.bias = nn.Parameter(tl.zeros(3))  # replaced: read anew
+    np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)

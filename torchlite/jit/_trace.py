@@ -74,19 +74,20 @@ def _module_type_name(module) -> str:
     return "__torch__." + path
 
 
-def _module_object(module):
+def _module_object(module, slots=None):
     """The module as the interpreter reads it: an Object per (sub)module holding its parameters,
-    buffers and submodules (the same tensors, so optimizer steps and load_state_dict show)."""
+    buffers and submodules (the same tensors, so optimizer steps and load_state_dict show).
+    `slots` collects (dict, name, tensor) for each tensor, to tell later whether one was replaced."""
     obj = _jit.Object(_module_type_name(module))
-    for name, p in module._parameters.items():
-        if p is not None:
-            obj.setattr(name, p)
-    for name, b in module._buffers.items():
-        if b is not None:
-            obj.setattr(name, b)
+    for attrs in (module._parameters, module._buffers):
+        for name, t in attrs.items():
+            if t is not None:
+                obj.setattr(name, t)
+                if slots is not None:
+                    slots.append((attrs, name, t))
     for name, sub in module._modules.items():
         if sub is not None:
-            obj.setattr(name, _module_object(sub))
+            obj.setattr(name, _module_object(sub, slots))
     return obj
 
 
@@ -241,8 +242,19 @@ class TracedModule(_tl.nn.Module):
     def inlined_graph(self):
         return self.graph
 
+    def _object(self):
+        """The module Object, rebuilt only when a parameter or buffer was replaced (assigned anew):
+        in-place updates need nothing, as the Object holds the same tensors."""
+        cached = self.__dict__.get("_cached_object")
+        if cached is not None and all(attrs.get(name) is t for attrs, name, t in cached[1]):
+            return cached[0]
+        slots = []
+        obj = _module_object(self._traced_from, slots)
+        self.__dict__["_cached_object"] = (obj, slots)
+        return obj
+
     def forward(self, *args):
-        inputs = [_module_object(self._traced_from)]
+        inputs = [self._object()]
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
         outputs = _jit.run_graph(self.graph, inputs)
