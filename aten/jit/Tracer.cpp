@@ -65,22 +65,61 @@ Value* value_for(const IValue& v) {
   return g.insertConstant(v);
 }
 
-Node* begin_op(const char* op_name, std::vector<IValue> args) {
+// ---- boxing the bindings' arguments ------------------------------------------------------
+
+Boxes::Boxes() : values_(std::make_unique<std::vector<IValue>>()) {}
+Boxes::~Boxes() = default;
+std::vector<IValue>& Boxes::values() { return *values_; }
+void Boxes::add(const Tensor& v) { values_->emplace_back(v); }
+void Boxes::add(const std::optional<Tensor>& v) { values_->emplace_back(v); }
+void Boxes::add(TensorList v) { values_->emplace_back(v); }
+void Boxes::add(const std::vector<Tensor>& v) { values_->emplace_back(v); }
+void Boxes::add(const std::vector<std::optional<Tensor>>& v) { values_->emplace_back(v); }
+void Boxes::add(const Scalar& v) { values_->emplace_back(v); }
+void Boxes::add(const std::optional<Scalar>& v) { values_->emplace_back(v); }
+void Boxes::add(int64_t v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<int64_t> v) { values_->emplace_back(v); }
+void Boxes::add(double v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<double> v) { values_->emplace_back(v); }
+void Boxes::add(bool v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<bool> v) { values_->emplace_back(v); }
+void Boxes::add(const std::string& v) { values_->emplace_back(v); }
+void Boxes::add(std::string_view v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<std::string_view> v) { values_->emplace_back(v); }
+void Boxes::add(IntArrayRef v) { values_->emplace_back(v); }
+void Boxes::add(OptionalIntArrayRef v) { values_->emplace_back(v); }
+void Boxes::add(ArrayRef<double> v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<ArrayRef<double>> v) { values_->emplace_back(v); }
+void Boxes::add(ScalarType v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<ScalarType> v) { values_->emplace_back(v); }
+void Boxes::add(Device v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<Device> v) { values_->emplace_back(v); }
+void Boxes::add(const std::optional<Generator>& v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<Layout> v) { values_->emplace_back(v); }
+void Boxes::add(MemoryFormat v) { values_->emplace_back(v); }
+void Boxes::add(std::optional<MemoryFormat> v) { values_->emplace_back(v); }
+void Boxes::add_bools(const bool* v, size_t n) {
+  values_->push_back(IValue::list(std::vector<IValue>(v, v + n)));
+}
+
+bool is_tracing_thread() { return tls_state != nullptr; }
+
+// ---- recording ---------------------------------------------------------------------------
+
+Node* begin_op(const char* op_name, Boxes& args) {
   const Operator* op = find_op(op_name);
   TL_CHECK(op != nullptr, "jit.trace: the op ", op_name, " has no boxed form (", op_name,
            " is listed by torchlite._C._jit._skipped_ops())");
   std::vector<Value*> inputs;
-  for (const IValue& a : args) inputs.push_back(value_for(a));
+  for (const IValue& a : args.values()) inputs.push_back(value_for(a));
   Graph& g = *tls_state->graph;
   return g.insertNode(g.createOp(op, inputs));
 }
 
-void finish_op(Node* node, const IValue& result, bool is_tuple) {
+void finish_op(Node* node, Boxes& boxes) {
   if (!tls_state) return;
   Graph& g = *tls_state->graph;
-  std::vector<IValue> results;
-  if (is_tuple) results = result.toListRef();
-  else if (!result.isNone() || !node->outputs().empty()) results.push_back(result);
+  const std::vector<IValue>& results = boxes.values();
   TL_CHECK(results.size() == node->outputs().size(), "jit.trace: ", node->kind(), " returned ", results.size(),
            " values for ", node->outputs().size(), " outputs");
   for (size_t i = 0; i < results.size(); ++i) {
