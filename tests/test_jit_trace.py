@@ -200,9 +200,16 @@ def test_check_trace_reports_a_mismatch():
         return x * 2 if x.sum() > 0 else x * 3
 
     with pytest.warns(tl.jit.TracerWarning) as record:
-        with pytest.raises(tl.jit.TracingCheckError, match="Tensor-valued Constant nodes differed"):
-            tl.jit.trace(f, tl.ones(3), check_inputs=[(-tl.ones(3),)])
+        with pytest.raises(tl.jit.TracingCheckError, match="Graphs differed across invocations"):
+            tl.jit.trace(f, tl.ones(3), check_inputs=[(-tl.ones(3),)])  # constants {2} and {3}
     assert any("Output nr 1. of the traced function does not match" in str(w.message) for w in record)
+
+    def h(x):  # tensors made from Python data are constants, printed alike: compared by value
+        return x * (tl.tensor([2.0, 2.0, 2.0]) if x.sum() > 0 else tl.tensor([3.0, 3.0, 3.0]))
+
+    with pytest.warns(tl.jit.TracerWarning):
+        with pytest.raises(tl.jit.TracingCheckError, match="Tensor-valued Constant nodes differed"):
+            tl.jit.trace(h, tl.ones(3), check_inputs=[(-tl.ones(3),)])
 
     def g(x):
         return x.exp() if x.sum() > 0 else x.sin()
@@ -239,3 +246,14 @@ def test_traced_module_reads_replaced_parameters():
     np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
     model.fc2.bias = nn.Parameter(tl.zeros(3))  # replaced: read anew
     np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+
+
+def test_printed_graph_is_torch_jits():
+    def f(x, y):
+        return (x * y + 1).relu()
+
+    x, y = torch.randn(2, 3), torch.randn(2, 3)
+    ours = str(tl.jit.trace(f, (from_torch(x), from_torch(y))).graph)
+    theirs = str(torch.jit.trace(f, (x, y)).graph)
+    theirs = "\n".join(line.split(" # ")[0] for line in theirs.splitlines()) + "\n"
+    assert ours == theirs

@@ -179,11 +179,38 @@ bool IValue::same(const IValue& other) const {
   return false;
 }
 
+namespace {
+// PyTorch's numbers for dtypes (its ScalarType enum), which torch.jit prints for dtype constants.
+int torch_dtype_code(ScalarType t) {
+  switch (t) {
+    case ScalarType::UInt8: return 0;
+    case ScalarType::Int8: return 1;
+    case ScalarType::Int16: return 2;
+    case ScalarType::Int32: return 3;
+    case ScalarType::Int64: return 4;
+    case ScalarType::Float16: return 5;
+    case ScalarType::Float32: return 6;
+    case ScalarType::Float64: return 7;
+    case ScalarType::Bool: return 11;
+    case ScalarType::BFloat16: return 15;
+    case ScalarType::UInt16: return 27;
+    case ScalarType::UInt32: return 28;
+    case ScalarType::UInt64: return 29;
+    default: return -1;
+  }
+}
+}  // namespace
+
 std::string IValue::repr() const {
   std::ostringstream os;
   switch (tag()) {
     case Tag::None: return "None";
-    case Tag::Tensor: return "<Tensor>";
+    case Tag::Tensor: {
+      // As torch.jit prints tensor constants: a 0-d CPU tensor's value in braces, else a placeholder.
+      const Tensor& t = toTensor();
+      if (t.dim() == 0 && t.is_cpu()) return "{" + IValue(tensor_item(t)).repr() + "}";
+      return "<Tensor>";
+    }
     case Tag::Double: {
       double d = std::get<double>(v_);
       if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
@@ -197,7 +224,7 @@ std::string IValue::repr() const {
     case Tag::Int: return std::to_string(toInt());
     case Tag::Bool: return toBool() ? "1" : "0";
     case Tag::String: return "\"" + toStringRef() + "\"";
-    case Tag::ScalarType: return std::to_string(static_cast<int>(toScalarType()));
+    case Tag::ScalarType: return std::to_string(torch_dtype_code(toScalarType()));
     case Tag::Device: return "\"" + toDevice().str() + "\"";
     case Tag::Layout: return std::to_string(static_cast<int>(toLayout()));
     case Tag::MemoryFormat: return std::to_string(static_cast<int>(toMemoryFormat()));

@@ -42,13 +42,13 @@ std::string Type::str() const {
       os << dtype_type_name(*dtype) << "(";
       if (sizes) {
         join(os, *sizes);
-        if (strides) {
-          os << (sizes->empty() ? "" : ", ") << "strides=[";
+        if (strides && !sizes->empty()) {  // a 0-d type prints no strides, as torch.jit's
+          os << ", strides=[";
           join(os, *strides);
           os << "]";
         }
       }
-      bool any = sizes && (!sizes->empty() || strides);
+      bool any = sizes && !sizes->empty();
       if (requires_grad) {
         os << (any ? ", " : "") << "requires_grad=" << (*requires_grad ? 1 : 0);
         any = true;
@@ -63,10 +63,11 @@ std::string Type::str() const {
     case Kind::Str: return "str";
     case Kind::None: return "NoneType";
     case Kind::Number: return "Scalar";
-    case Kind::ScalarType: return "ScalarType";
+    // dtype, layout and memory format values are ints in torch.jit's IR, and printed so
+    case Kind::ScalarType: return "int";
     case Kind::Device: return "Device";
-    case Kind::Layout: return "Layout";
-    case Kind::MemoryFormat: return "MemoryFormat";
+    case Kind::Layout: return "int";
+    case Kind::MemoryFormat: return "int";
     case Kind::Generator: return "Generator";
     case Kind::List: return elems[0]->str() + "[]";
     case Kind::Optional: return elems[0]->str() + "?";
