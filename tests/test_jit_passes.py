@@ -198,3 +198,19 @@ def test_passes_on_a_traced_model():
     kinds = _kinds(traced.graph)
     assert kinds.count("aten::sigmoid") == 1 and "aten::t" not in kinds and "aten::neg" not in kinds
     np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+
+
+def test_constant_propagation_and_dce_on_a_trace():
+    def f(x):
+        scale = tl.ones(3).mul(2).exp()  # depends on no input: folded
+        return x * scale + tl.rand(3) * 0  # rand: random, never folded
+
+    traced = tl.jit.trace(f, tl.zeros(3), check_trace=False)
+    before = _kinds(traced.graph)
+    assert "aten::ones" in before and "aten::exp" in before
+    assert constant_propagation(traced.graph) >= 3  # ones, mul, exp
+    eliminate_dead_code(traced.graph)
+    after = _kinds(traced.graph)
+    assert "aten::ones" not in after and "aten::exp" not in after and "aten::rand" in after
+    x = tl.arange(3.0)
+    np.testing.assert_allclose(traced(x).numpy(), (x * tl.full((3,), 2.0).exp()).numpy(), rtol=1e-6)
