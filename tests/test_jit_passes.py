@@ -214,3 +214,22 @@ def test_constant_propagation_and_dce_on_a_trace():
     assert "aten::ones" not in after and "aten::exp" not in after and "aten::rand" in after
     x = tl.arange(3.0)
     np.testing.assert_allclose(traced(x).numpy(), (x * tl.full((3,), 2.0).exp()).numpy(), rtol=1e-6)
+
+
+def test_inputs_may_alias_each_other():
+    # a = y.exp(); x.add_(1); b = y.exp(): the caller may pass the same tensor as x and y
+    g = _jit.Graph()
+    x, y = g.addInput("x"), g.addInput("y")
+    first = _node(g, "aten::exp", y)
+    _node(g, "aten::add_", x, g.insertConstant(1.0), g.insertConstant(1))
+    second = _node(g, "aten::exp", y)
+    g.registerOutput(first.output())
+    g.registerOutput(second.output())
+    before = g.copy()
+    assert AliasDb(g).may_alias(x, y)
+    eliminate_common_subexpression(g)
+    assert _kinds(g).count("aten::exp") == 2
+    t1, t2 = tl.zeros(2), tl.zeros(2)
+    a, b = _jit.run_graph(g, [t1, t1])
+    assert a.tolist() == [1.0, 1.0] and b.tolist() != a.tolist()
+    _same_results(before, g, [t2.clone(), t2.clone()])

@@ -2,8 +2,8 @@
 `Tensor(a!)` is written by the op; a return annotated with the same set as an argument
 (`Tensor(a)`, a view; `Tensor(a!)`, the in-place result) aliases it. Values are grouped into alias
 sets (union-find); a set is "written" when any node writes one of its values. Graph inputs and
-module attributes are conservatively one set each, so a write to one is a write to its set only
-when it is written itself."""
+module attributes (prim::GetAttr outputs) may be the same tensor or views of each other at run time
+(the caller decides), so they form one set: writing any of them counts as writing all."""
 from __future__ import annotations
 
 
@@ -12,6 +12,9 @@ class AliasDb:
         self._parent: dict[int, int] = {}
         self._writers: dict[int, list] = {}
         self._values = {}
+        external = list(graph.inputs()) + [n.output() for n in graph.allNodes() if n.kind() == "prim::GetAttr"]
+        for a, b in zip(external, external[1:]):
+            self._union(a, b)
         for node in graph.allNodes():
             self._add_node(node)
 
