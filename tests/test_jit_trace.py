@@ -257,3 +257,24 @@ def test_printed_graph_is_torch_jits():
     theirs = str(torch.jit.trace(f, (x, y)).graph)
     theirs = "\n".join(line.split(" # ")[0] for line in theirs.splitlines()) + "\n"
     assert ours == theirs
+
+
+def test_tracing_through_a_traced_module():
+    inner = tl.jit.trace(MLP(), tl.randn(2, 4))
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return self.inner(x).tanh()
+
+    model = Outer()
+    outer = tl.jit.trace(model, tl.randn(2, 4))
+    assert _aten_kinds(outer.graph) == ["aten::linear", "aten::relu", "aten::linear", "aten::tanh"]
+    x = tl.randn(2, 4)
+    np.testing.assert_allclose(outer(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+    # a function reading a module's parameters captures tensors that require grad: refused, as in PyTorch
+    with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad"):
+        tl.jit.trace(lambda x: inner(x), tl.randn(2, 4))

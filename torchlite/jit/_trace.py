@@ -254,6 +254,8 @@ class TracedModule(_tl.nn.Module):
         return obj
 
     def forward(self, *args):
+        if _jit._is_tracing():  # traced inside another trace: run the Python module so its ops are recorded
+            return self._traced_from(*args)
         inputs = [self._object()]
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
@@ -273,6 +275,7 @@ class _TracedFunction:
 
     def __init__(self, fn, graph):
         self.graph = graph
+        self._fn = fn
         self.__name__ = getattr(fn, "__name__", "traced")
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -285,6 +288,8 @@ class _TracedFunction:
         return self.graph
 
     def __call__(self, *args):
+        if _jit._is_tracing():  # inside another trace: run the function so its ops are recorded
+            return self._fn(*args)
         inputs = []
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
