@@ -23,6 +23,8 @@ class TracerWarning(Warning):
 
 
 _jit._set_tracer_warning_class(TracerWarning)
+# As torch: conversions inside the library's own Python code (torchlite.nn...) do not warn, the user's do.
+TracerWarning.ignore_lib_warnings()
 
 
 class TracingCheckError(Exception):
