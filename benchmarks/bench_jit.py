@@ -3,10 +3,11 @@ library's interpreter, against each library's eager mode.
 
     python benchmarks/bench_jit.py
 
-Inference (no_grad) on a small batch, where per-op overhead dominates; medians of alternating
-repeats; ratios are torchlite's time over PyTorch's (below 1.0: torchlite is faster). float32,
-1 thread. The interpreter walks the graph node by node calling the boxed ops (no fusion yet), so
-the traced forms show what the interpreter costs per node beside eager Python dispatch.
+Inference (no_grad) on a small batch, where per-op overhead dominates; the fastest of 15
+alternating rounds (the machine is shared: medians swing 2x between runs); ratios are torchlite's
+time over PyTorch's (below 1.0: torchlite is faster). float32, 1 thread. The interpreter walks the
+graph node by node calling the boxed ops (no fusion yet), so the traced forms show what the
+interpreter costs per node beside eager Python dispatch.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def main() -> int:
         with tl.no_grad(), torch.no_grad():
             t_eager, t_jit, p_eager, p_jit = median_times(
                 [lambda: t_model(tx), lambda: t_traced(tx), lambda: p_model(px), lambda: p_traced(px)],
-                number=200, repeat=9)
+                number=200, repeat=15, fastest=True)
         rows.append((name, t_eager, t_jit, p_eager, p_jit))
     print(f"{'':28s} {'tl eager':>9s} {'tl trace':>9s} {'pt eager':>9s} {'pt trace':>9s}   us/call;"
           " tl trace / pt trace, tl trace / tl eager")
