@@ -7,6 +7,26 @@
 
 namespace tl::jit {
 
+IValue::IValue() = default;
+IValue::IValue(const IValue& other) = default;
+IValue::IValue(IValue&& other) noexcept = default;
+IValue& IValue::operator=(const IValue& other) = default;
+IValue& IValue::operator=(IValue&& other) noexcept = default;
+IValue::~IValue() = default;
+IValue::IValue(Int i) : v_(i.v) {}
+IValue::IValue(Tensor t) : v_(std::move(t)) {}
+IValue::IValue(double d) : v_(d) {}
+IValue::IValue(bool b) : v_(b) {}
+IValue::IValue(std::string s) : v_(std::move(s)) {}
+IValue::IValue(ScalarType t) : v_(t) {}
+IValue::IValue(Device d) : v_(d) {}
+IValue::IValue(Layout l) : v_(l) {}
+IValue::IValue(MemoryFormat m) : v_(m) {}
+IValue::IValue(Generator g) : v_(std::move(g)) {}
+IValue::IValue(std::shared_ptr<Object> o) : v_(std::move(o)) {}
+
+IValue::Tag IValue::tag() const { return static_cast<Tag>(v_.index()); }
+
 IValue::IValue(const Scalar& s) {
   if (s.is_bool()) v_ = s.to<bool>();
   else if (s.is_floating_point()) v_ = s.to<double>();

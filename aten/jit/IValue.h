@@ -42,36 +42,43 @@ class IValue {
   enum class Tag : uint8_t { None, Tensor, Double, Int, Bool, String, ScalarType, Device, Layout,
                              MemoryFormat, Generator, List, Tuple, Object };
 
-  IValue() = default;
-  IValue(std::nullopt_t) {}
-  IValue(Tensor t) : v_(std::move(t)) {}
-  IValue(double d) : v_(d) {}
-  IValue(bool b) : v_(b) {}
+  // Constructors and copies are defined out of line (IValue.cpp): every generated shard uses
+  // IValues, and instantiating the variant's members in each would double its compile time.
+  IValue();
+  IValue(const IValue& other);
+  IValue(IValue&& other) noexcept;
+  IValue& operator=(const IValue& other);
+  IValue& operator=(IValue&& other) noexcept;
+  ~IValue();
+  IValue(std::nullopt_t) : IValue() {}
+  IValue(Tensor t);
+  IValue(double d);
+  IValue(bool b);
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  IValue(T i) : v_(static_cast<int64_t>(i)) {}
-  IValue(std::string s) : v_(std::move(s)) {}
-  IValue(const char* s) : v_(std::string(s)) {}
-  IValue(std::string_view s) : v_(std::string(s)) {}
-  IValue(ScalarType t) : v_(t) {}
-  IValue(Device d) : v_(d) {}
-  IValue(Layout l) : v_(l) {}
-  IValue(MemoryFormat m) : v_(m) {}
-  IValue(Generator g) : v_(std::move(g)) {}
+  IValue(T i) : IValue(Int{static_cast<int64_t>(i)}) {}
+  IValue(std::string s);
+  IValue(const char* s) : IValue(std::string(s)) {}
+  IValue(std::string_view s) : IValue(std::string(s)) {}
+  IValue(ScalarType t);
+  IValue(Device d);
+  IValue(Layout l);
+  IValue(MemoryFormat m);
+  IValue(Generator g);
   IValue(const Scalar& s);
-  IValue(std::shared_ptr<Object> o) : v_(std::move(o)) {}
+  IValue(std::shared_ptr<Object> o);
   template <typename T>
-  IValue(const std::optional<T>& o) { if (o) *this = IValue(*o); }
+  IValue(const std::optional<T>& o) : IValue() { if (o) *this = IValue(*o); }
   template <typename T>
-  IValue(ArrayRef<T> xs) { *this = list(std::vector<IValue>(xs.begin(), xs.end())); }
+  IValue(ArrayRef<T> xs) : IValue(list(std::vector<IValue>(xs.begin(), xs.end()))) {}
   template <typename T>
-  IValue(const std::vector<T>& xs) { *this = list(std::vector<IValue>(xs.begin(), xs.end())); }
+  IValue(const std::vector<T>& xs) : IValue(list(std::vector<IValue>(xs.begin(), xs.end()))) {}
   template <size_t N>
-  IValue(const std::array<bool, N>& xs) { *this = list(std::vector<IValue>(xs.begin(), xs.end())); }
+  IValue(const std::array<bool, N>& xs) : IValue(list(std::vector<IValue>(xs.begin(), xs.end()))) {}
 
   static IValue list(std::vector<IValue> elems);
   static IValue tuple(std::vector<IValue> elems);
 
-  Tag tag() const { return static_cast<Tag>(v_.index()); }
+  Tag tag() const;
   const char* tag_name() const;
   bool isNone() const { return tag() == Tag::None; }
   bool isTensor() const { return tag() == Tag::Tensor; }
@@ -134,6 +141,8 @@ class IValue {
   std::string repr() const;
 
  private:
+  struct Int { int64_t v; };  // an integer, from any integral type
+  IValue(Int i);
   [[noreturn]] void type_error(const char* expected) const;
   std::variant<std::monostate, Tensor, double, int64_t, bool, std::string, ScalarType, Device, Layout,
                MemoryFormat, Generator, std::shared_ptr<ListBox>, std::shared_ptr<TupleBox>,
