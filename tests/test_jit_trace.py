@@ -175,6 +175,10 @@ def test_meta_inputs_run_through_the_trace():
     traced = tl.jit.trace(lambda x: (x @ x.t()).relu(), tl.randn(3, 2))
     out = traced(tl.empty(3, 2, device="meta"))
     assert out.device.type == "meta" and tuple(out.shape) == (3, 3)
+    # traced on meta tensors (the check compares shapes and dtypes only, as torch.testing does for meta)
+    traced = tl.jit.trace(lambda x: x.exp() + 1, tl.empty(2, 3, device="meta"))
+    assert "device=meta" in str(traced.graph)
+    assert traced(tl.zeros(2, 3)).tolist() == [[2.0] * 3] * 2
 
 
 def test_data_dependent_control_flow_warns():
