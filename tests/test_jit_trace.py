@@ -282,3 +282,22 @@ def test_tracing_through_a_traced_module():
     # a function reading a module's parameters captures tensors that require grad: refused, as in PyTorch
     with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad"):
         tl.jit.trace(lambda x: inner(x), tl.randn(2, 4))
+
+
+def test_traced_lstm_and_transformer_layer_equal_eager():
+    tl.manual_seed(0)
+
+    class LastHidden(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(4, 5, batch_first=True)
+
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    for model, shape in ((LastHidden(), (2, 3, 4)),
+                         (nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval(), (2, 5, 8))):
+        traced = tl.jit.trace(model, tl.randn(*shape))
+        x = tl.randn(*shape)
+        np.testing.assert_allclose(traced(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-7)
+    assert "aten::lstm" in _aten_kinds(tl.jit.trace(LastHidden(), tl.randn(2, 3, 4)).graph)
