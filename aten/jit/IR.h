@@ -180,6 +180,8 @@ class Graph : public std::enable_shared_from_this<Graph> {
   void setInsertPoint(Block* b) { insert_point_ = b->return_; }
   Node* insertPoint() const { return insert_point_; }
 
+  // One more than the largest Value::unique() handed out (the interpreter's value-table size).
+  size_t valueCount() const { return next_unique_; }
   // Every node in every block, depth first (for passes).
   std::vector<Node*> allNodes() const;
   // The first node of `kind` (recursing into blocks), or null.

@@ -1,20 +1,27 @@
 #include "aten/jit/Interpreter.h"
 
-#include <unordered_map>
-
 #include "aten/core/Exception.h"
 
 namespace tl::jit {
 namespace {
 
-using Env = std::unordered_map<const Value*, IValue>;
+// Values by Value::unique(): a slot each, undefined (None with `set` false) until computed.
+struct Env {
+  std::vector<IValue> values;
+  std::vector<bool> set;
+  explicit Env(size_t n) : values(n), set(n, false) {}
+  IValue& operator[](const Value* v) {
+    set[v->unique()] = true;
+    return values[v->unique()];
+  }
+};
 
 std::vector<IValue> run_block(const Block& block, Env& env);
 
 const IValue& lookup(Env& env, const Value* v) {
-  auto it = env.find(v);
-  TL_CHECK(it != env.end(), "jit: %", v->debugName(), " has no value (used before its definition)");
-  return it->second;
+  TL_CHECK(v->unique() < env.set.size() && env.set[v->unique()], "jit: %", v->debugName(),
+           " has no value (used before its definition)");
+  return env.values[v->unique()];
 }
 
 // Executes one node given its inputs' values.
@@ -73,6 +80,13 @@ std::vector<IValue> run_block(const Block& block, Env& env) {
   for (const Node* n : block.nodes()) {
     stack.clear();
     for (const Value* v : n->inputs()) stack.push_back(lookup(env, v));
+    if (const Operator* op = n->op()) {  // the common case, without moving the stack out
+      run_op(*op, stack);
+      TL_CHECK(stack.size() == n->outputs().size(), "jit: ", n->kind(), " produced ", stack.size(),
+               " values for ", n->outputs().size(), " outputs");
+      for (size_t i = 0; i < stack.size(); ++i) env[n->outputs()[i]] = std::move(stack[i]);
+      continue;
+    }
     std::vector<IValue> outs = execute(*n, stack, &env);
     TL_CHECK(outs.size() == n->outputs().size(), "jit: ", n->kind(), " gave ", outs.size(), " values for ",
              n->outputs().size(), " outputs");
@@ -88,7 +102,7 @@ std::vector<IValue> run_block(const Block& block, Env& env) {
 std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
   TL_CHECK_TYPE(inputs.size() == graph.inputs().size(), "forward() expected ", graph.inputs().size(),
                 " arguments but got ", inputs.size());
-  Env env;
+  Env env(graph.valueCount());
   for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs()[i]] = std::move(inputs[i]);
   return run_block(*graph.block(), env);
 }
