@@ -70,7 +70,9 @@ def test_traced_mlp_outputs_and_gradients_equal_eager():
     kinds = [n.kind() for n in traced.graph.nodes()]
     assert kinds.count("prim::GetAttr") == 6  # fc1, fc2 and their weight/bias
     assert _aten_kinds(traced.graph) == ["aten::linear", "aten::relu", "aten::linear"]
-    assert str(traced.graph).startswith("graph(%self : Any,\n      %x : Float(5, 4")
+    assert str(traced.graph).startswith("graph(%self : __torch__.test_jit_trace.MLP,\n      %x : Float(5, 4")
+    assert "%fc1 : __torch__.torchlite.nn.modules.linear.Linear = prim::GetAttr[name=\"fc1\"](%self)" in str(
+        traced.graph)
     assert list(traced.parameters())[0] is model.fc1.weight
     x2 = torch.randn(5, 4)
     out = traced(from_torch(x2))

@@ -104,7 +104,7 @@ def _bind_attributes(graph, self_value, module):
     for name, sub in module._modules.items():
         if sub is not None:
             node = graph.insertNode(graph.create("prim::GetAttr", [self_value], 1)).s_("name", name)
-            node.output().setType(_jit.Type.parse("Any")).setDebugName(name)
+            node.output().setType(_jit.Type.object(_module_type_name(sub))).setDebugName(name)
             _bind_attributes(graph, node.output(), sub)
 
 
@@ -134,7 +134,7 @@ def _record(fn, args, module=None):
     self_value = None
     if module is not None:
         self_value = graph.addInput("self")
-        self_value.setType(_jit.Type.parse("Any"))
+        self_value.setType(_jit.Type.object(_module_type_name(module)))
     _jit._tracer_enter(graph)
     try:
         for name, arg in zip(names, args):

@@ -114,6 +114,8 @@ void bind_ir(py::module_& m) {
         return std::const_pointer_cast<Type>(Type::tuple({elems.begin(), elems.end()}));
       })
       .def_static("list", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::list(elem)); })
+      .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
+                  "A module object's type, printed as its class name (`__torch__.Net`).")
       .def("kind", [](const Type& t) { return t.str().substr(0, t.str().find_first_of("([?")); })
       .def("isTensor", &Type::is_tensor)
       .def("sizes", [](const Type& t) { return t.sizes; })
