@@ -45,6 +45,24 @@ def host_isa_level() -> int:
     return 4 if v3 | v4 <= flags else 3 if v3 <= flags else 1
 
 
+def pybind11_include(dest: Path) -> Path:
+    """pybind11's headers copied under build/ (each file rewritten only when its content changed):
+    `pip install` builds in an isolated environment at a new path each time, and that path on a
+    command line would recompile the files that use it on every build."""
+    import pybind11
+
+    src = Path(pybind11.get_include())
+    include = dest / "include"
+    for f in src.rglob("*"):
+        if f.is_file():
+            out = include / f.relative_to(src)
+            data = f.read_bytes()
+            if not out.exists() or out.read_bytes() != data:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(data)
+    return include
+
+
 def native_build(output_name: str) -> Build:
     """The compile and link settings. Each variant (release, debug, sanitized, without BLAS) has
     its own directory under build/native/, so switching between them never recompiles the others."""
@@ -79,8 +97,12 @@ def native_build(output_name: str) -> Build:
     ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
                *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"]]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
+    # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
+    # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
+    dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)),)
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
-                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags)
+                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
+                 dir_cflags=dir_cflags)
 
 
 def install_library(built: Path, dest: Path) -> None:

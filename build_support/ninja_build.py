@@ -29,6 +29,9 @@ class Build:
     cxx: list[str]          # compiler command (with ccache in front when it is on PATH)
     cflags: list[str]
     ldflags: list[str]
+    # Flags added for the sources under a directory (relative to root), e.g. pybind11's include
+    # path for torchlite/csrc/jit only: a flag every object gets would recompile everything.
+    dir_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def output(self) -> Path:
@@ -82,6 +85,10 @@ def write_ninja_file(build: Build) -> Path:
         obj = build.object_for(src)
         objects.append(obj)
         lines.append(f"build {_path(obj)}: cxx {_path(src)}")
+        rel = src.relative_to(build.root).as_posix()
+        extra = [f for d, flags in build.dir_cflags if rel.startswith(d + "/") for f in flags]
+        if extra:
+            lines.append(f"  cflags = $cflags {_command(extra)}")
     lines += ["", f"build {_path(build.output)}: link {' '.join(_path(o) for o in objects)}",
               f"default {_path(build.output)}", ""]
     path = build.build_dir / "build.ninja"

@@ -186,7 +186,7 @@ def bindings(ctx: Context) -> tuple[list[Binding], list[Binding]]:
 
 # Names a binding's body uses itself: an argument called so (fill_diagonal_'s `wrap`) gets a local
 # with a trailing underscore instead, so it does not hide them.
-_BODY_NAMES = frozenset({"wrap", "wrap_named", "r", "parsed", "parser", "result", "requires_grad"})
+_BODY_NAMES = frozenset({"wrap", "wrap_named", "r", "parsed", "parser", "result", "requires_grad", "jit_trace"})
 
 
 def _local(name: str) -> str:
@@ -213,17 +213,41 @@ def _typed_lists(b: Binding, f: NativeFunction) -> set[str]:
     return names
 
 
-def _call(ov: Overload, f: NativeFunction, typed_lists: frozenset[str] = frozenset()) -> str:
-    """C++ call of the public API for entry f with locals named after the schema arguments
-    (those in `typed_lists` converted to their C++ type explicitly)."""
-    args = []
+def _arg_exprs(f: NativeFunction, typed_lists: frozenset[str]) -> dict[str, str]:
+    """The C++ expression passing each schema argument of f to the public API, by name."""
+    exprs = {}
     for p in cpp.api_params(f):
         needs_conversion = _accessor(f.schema.argument(p.name).type) in _NEEDS_AS_ARG
         local = _local(p.name)
         if p.name in typed_lists:
             local = f"{p.type}({local})"
-        args.append(f"as_arg({local})" if needs_conversion else local)
-    return f"tl::{cpp.api_name(f)}({', '.join(args)})"
+        exprs[p.name] = f"as_arg({local})" if needs_conversion else local
+    return exprs
+
+
+def _call(ov: Overload, f: NativeFunction, typed_lists: frozenset[str] = frozenset()) -> str:
+    """C++ call of the public API for entry f with locals named after the schema arguments
+    (those in `typed_lists` converted to their C++ type explicitly)."""
+    exprs = _arg_exprs(f, typed_lists)
+    return f"tl::{cpp.api_name(f)}({', '.join(exprs[p.name] for p in cpp.api_params(f))})"
+
+
+# API types a traced argument is converted to before boxing (parsed lists are small vectors).
+_TRACE_CASTS = ("IntArrayRef", "OptionalIntArrayRef", "ArrayRef<double>", "std::optional<ArrayRef<double>>",
+                "TensorList")
+
+
+def _trace_scope(f: NativeFunction, typed_lists: frozenset[str]) -> str:
+    """The statement recording the call in the JIT tracer when this thread traces
+    (aten/jit/Tracer.h): the op's schema name and its arguments in schema order."""
+    exprs = _arg_exprs(f, typed_lists)
+    # Boxed as the API's own types (a parsed int list is a small vector that converts to IntArrayRef).
+    types = {p.name: p.type for p in cpp.api_params(f)}
+    for name, ty in types.items():
+        if ty in _TRACE_CASTS and not exprs[name].startswith(ty + "("):
+            exprs[name] = f"{ty}({exprs[name]})"
+    args = "".join(f", {exprs[a.name]}" for a in f.schema.arguments)
+    return f'jit::tracer::TraceScope jit_trace("{f.schema.name}"{args});'
 
 
 def named_return(f: NativeFunction) -> tuple[str, list[str]] | None:
@@ -277,10 +301,14 @@ def case_body(b: Binding, ov: Overload) -> list[str]:
     memory_format = _option_index(ov, "memory_format")
 
     def invoke(f: NativeFunction, indent: str) -> list[str]:
-        call = _call(ov, f, frozenset(_typed_lists(b, f)))
+        typed = frozenset(_typed_lists(b, f))
+        call = _call(ov, f, typed)
+        trace = indent + _trace_scope(f, typed)
         if not f.schema.returns:
-            return [f"{indent}[&] {{ GilRelease no_gil; {call}; }}();", f"{indent}Py_RETURN_NONE;"]
-        out = [f"{indent}auto result = [&] {{ GilRelease no_gil; return {call}; }}();"]
+            return [trace, f"{indent}[&] {{ GilRelease no_gil; {call}; }}();", f"{indent}jit_trace.done();",
+                    f"{indent}Py_RETURN_NONE;"]
+        out = [trace, f"{indent}auto result = [&] {{ GilRelease no_gil; return {call}; }}();",
+               f"{indent}jit_trace.done(result);"]
         if memory_format is not None and f is ov.f:  # the result follows self's layout (preserve_format)
             out.append(f"{indent}if (auto format = r.memory_format_optional({memory_format}); "
                        "format && *format != MemoryFormat::Preserve)")

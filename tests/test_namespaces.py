@@ -180,6 +180,7 @@ SUBMODULES = {
         "_StorageShared": "the dtype casts and fixed queries UntypedStorage and TypedStorage share",
     },
     "func": {},
+    "jit": {},
 }
 OPTIMIZER_HELPERS = ("_check_options", "_closure_loss", "_no_grad_step", "_params_with_grad", "_scalar_step", "_value")
 OPTIMIZER_FUSED = ("_check_fused_foreach", "_use_fused")

@@ -110,6 +110,7 @@ from torchlite import special  # noqa: E402,F401
 from torchlite import nn  # noqa: E402,F401
 from torchlite import optim  # noqa: E402,F401
 from torchlite import utils  # noqa: E402,F401
+from torchlite import jit  # noqa: E402,F401
 from torchlite.utils.dlpack import from_dlpack  # noqa: E402,F401
 from torchlite.autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from torchlite.autograd._state import (  # noqa: E402,F401

@@ -15,6 +15,7 @@
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/generator.h"
+#include "torchlite/csrc/jit/init.h"
 #include "torchlite/csrc/layout.h"
 #include "torchlite/csrc/generated_api.h"
 #include "torchlite/csrc/python_arg_parser.h"
@@ -158,6 +159,8 @@ PyMODINIT_FUNC PyInit__C() {
     register_submodule(m, "_ops");
     if (PyModule_AddObjectRef(m, "_LinAlgError", linalg_error_type()) < 0) throw python_error();
     if (!init_autograd(m)) throw python_error();
+    init_jit(m);
+    register_submodule(m, "_jit");
   } catch (...) {
     translate_exception();
     Py_DECREF(m);

@@ -10,6 +10,7 @@
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/jit/tracer_warn.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_utils.h"
 #include "torchlite/csrc/tensor_new.h"
@@ -141,6 +142,7 @@ int tensor_bool(PyObject* self) {
   const Tensor& t = unpack_tensor(self);
   TL_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   TL_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  if (!jit::warn_conversion("Converting a tensor to a Python boolean")) return -1;
   return tensor_item(t).to_bool() ? 1 : 0;
   TL_PY_CATCH_RETURN(-1)
 }
@@ -161,6 +163,7 @@ PyObject* tensor_float(PyObject* self) {
   TL_PY_TRY
   const Tensor& t = unpack_tensor(self);
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  if (!jit::warn_conversion("Converting a tensor to a Python float")) return nullptr;
   const Scalar s = tensor_item(t);
   if (is_big_uint64(t, s)) return PyFloat_FromDouble(static_cast<double>(static_cast<uint64_t>(s.to_long())));
   return PyFloat_FromDouble(s.to_double());
@@ -171,6 +174,7 @@ PyObject* tensor_int(PyObject* self) {
   TL_PY_TRY
   const Tensor& t = unpack_tensor(self);
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  if (!jit::warn_conversion("Converting a tensor to a Python integer")) return nullptr;
   Scalar s = tensor_item(t);
   if (s.is_floating_point()) return PyLong_FromDouble(s.to_double());  // truncates; errors on nan/inf
   return int64_item(t, s);
@@ -182,6 +186,7 @@ PyObject* tensor_index(PyObject* self) {
   const Tensor& t = unpack_tensor(self);
   TL_CHECK_TYPE(t.numel() == 1 && is_integral_type(t.dtype(), /*include_bool=*/true),
                 "only integer tensors of a single element can be converted to an index");
+  if (!jit::warn_conversion("Converting a tensor to a Python index")) return nullptr;
   return int64_item(t, tensor_item(t));
   TL_PY_CATCH
 }
@@ -575,8 +580,9 @@ TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.numel() ? t.data_ptr() : nullp
 TL_NOARGS(m_is_floating_point, return PyBool_FromLong(t.is_floating_point());)
 TL_NOARGS(m_is_complex, (void)t; Py_RETURN_FALSE;)
 TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
-TL_NOARGS(m_item, const Scalar s = tensor_item(t); return is_big_uint64(t, s) ? integer_item(t, s) : wrap_scalar(s);)
-TL_NOARGS(m_tolist, return tensor_to_list(t);)
+TL_NOARGS(m_item, if (!jit::warn_conversion("Converting a tensor to a Python number")) return nullptr;
+          const Scalar s = tensor_item(t); return is_big_uint64(t, s) ? integer_item(t, s) : wrap_scalar(s);)
+TL_NOARGS(m_tolist, if (!jit::warn_conversion("Converting a tensor to a Python list")) return nullptr; return tensor_to_list(t);)
 TL_NOARGS(m_numpy_holder, return tensor_numpy_holder(t);)
 TL_NOARGS(m_is_view, return PyBool_FromLong(static_cast<bool>(t.impl()->view_base()));)
 TL_NOARGS(m_get_device, (void)t; return PyLong_FromLong(-1);)  // CPU and meta have no device ordinal

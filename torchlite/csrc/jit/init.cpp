@@ -1,0 +1,324 @@
+// torchlite._C._jit: the JIT's IR (Graph, Node, Value, Block), schemas, the interpreter and the
+// tracer's entry points, bound with pybind11 as torch._C binds its JIT (torchlite.jit wraps them).
+#include "torchlite/csrc/jit/init.h"
+
+#include <sstream>
+
+#include "aten/jit/IR.h"
+#include "aten/jit/Interpreter.h"
+#include "aten/jit/Tracer.h"
+#include "torchlite/csrc/dtype.h"
+#include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/jit/pybind_utils.h"
+#include "torchlite/csrc/jit/tracer_warn.h"
+
+namespace py = pybind11;
+using namespace tl::jit;
+
+namespace tl::python {
+namespace {
+
+using jit::to_ivalue;
+using jit::to_py;
+
+std::vector<IValue> to_ivalues(const py::sequence& xs) {
+  std::vector<IValue> out;
+  for (py::handle x : xs) out.push_back(to_ivalue(x));
+  return out;
+}
+
+py::list to_py_list(const std::vector<IValue>& xs) {
+  py::list out;
+  for (const IValue& x : xs) out.append(to_py(x));
+  return out;
+}
+
+// A list of IR objects for Python, each keeping `owner` (the Python object they came from, and
+// through it their graph) alive: Nodes, Values and Blocks are owned by their Graph.
+template <typename T>
+py::list owned_list(const std::vector<T*>& xs, py::handle owner) {
+  py::list out;
+  for (T* x : xs) {
+    py::object o = py::cast(x, py::return_value_policy::reference);
+    py::detail::keep_alive_impl(o, owner);
+    out.append(o);
+  }
+  return out;
+}
+
+// A node printed as one line of its graph.
+std::string node_str(const Node& n) {
+  std::ostringstream os;
+  const auto& outs = n.outputs();
+  for (size_t i = 0; i < outs.size(); ++i)
+    os << (i ? ", " : "") << "%" << outs[i]->debugName() << " : " << outs[i]->type()->str();
+  if (!outs.empty()) os << " = ";
+  os << n.kind();
+  auto names = n.attributeNames();
+  if (!names.empty()) {
+    os << "[";
+    for (size_t i = 0; i < names.size(); ++i) os << (i ? ", " : "") << names[i] << "=" << n.attr(names[i]).repr();
+    os << "]";
+  }
+  os << "(";
+  for (size_t i = 0; i < n.inputs().size(); ++i) os << (i ? ", " : "") << "%" << n.inputs()[i]->debugName();
+  os << ")";
+  return os.str();
+}
+
+TypePtr type_from_py(py::handle t) {
+  if (py::isinstance<py::str>(t)) return Type::from_schema(t.cast<std::string>());
+  return t.cast<std::shared_ptr<const Type>>();
+}
+
+const IValue& typed_attr(const Node& n, const std::string& name, IValue::Tag tag, const char* what) {
+  const IValue& v = n.attr(name);
+  TL_CHECK_TYPE(v.tag() == tag, "jit: attribute '", name, "' of ", n.kind(), " is not ", what, " (it is ",
+                v.tag_name(), ")");
+  return v;
+}
+
+void bind_schema(py::module_& m) {
+  py::class_<AliasInfo>(m, "AliasInfo")
+      .def_readonly("before_set", &AliasInfo::set)
+      .def_readonly("is_write", &AliasInfo::is_write)
+      .def("__repr__", [](const AliasInfo& a) { return "(" + a.set + (a.is_write ? "!)" : ")"); });
+  py::class_<SchemaArgument>(m, "Argument")
+      .def_readonly("name", &SchemaArgument::name)
+      .def_property_readonly("type", [](const SchemaArgument& a) { return a.type; })
+      .def_property_readonly("default_value", [](const SchemaArgument& a) { return a.default_value; })
+      .def_property_readonly("alias_info", [](const SchemaArgument& a) { return a.alias; })
+      .def_readonly("kwarg_only", &SchemaArgument::kwarg_only)
+      .def("__repr__", [](const SchemaArgument& a) {
+        return a.type + (a.alias ? "(" + a.alias->set + (a.alias->is_write ? "!)" : ")") : "") +
+               (a.name.empty() ? "" : " " + a.name) + (a.default_value ? "=" + *a.default_value : "");
+      });
+  py::class_<FunctionSchema>(m, "FunctionSchema")
+      .def_property_readonly("name", [](const FunctionSchema& s) { return "aten::" + s.name; })
+      .def_readonly("overload_name", &FunctionSchema::overload_name)
+      .def_readonly("arguments", &FunctionSchema::arguments)
+      .def_readonly("returns", &FunctionSchema::returns)
+      .def_property_readonly("is_mutable", &FunctionSchema::is_mutable)
+      .def_property_readonly("is_nondeterministic", &FunctionSchema::is_nondeterministic)
+      .def("__str__", &FunctionSchema::str)
+      .def("__repr__", &FunctionSchema::str);
+}
+
+void bind_ir(py::module_& m) {
+  py::class_<Type, std::shared_ptr<Type>>(m, "Type")
+      .def_static("parse", [](const std::string& s) { return std::const_pointer_cast<Type>(Type::from_schema(s)); },
+                  "The type of a schema type string: 'Tensor', 'int[]', 'Scalar?'.")
+      .def_static("of", [](py::handle v) { return std::const_pointer_cast<Type>(Type::of(to_ivalue(v))); },
+                  "The type of a Python value (a tensor's with its dtype, sizes, strides, device).")
+      .def_static("tuple", [](const std::vector<std::shared_ptr<Type>>& elems) {
+        return std::const_pointer_cast<Type>(Type::tuple({elems.begin(), elems.end()}));
+      })
+      .def_static("list", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::list(elem)); })
+      .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
+                  "A module object's type, printed as its class name (`__torch__.Net`).")
+      .def("kind", [](const Type& t) { return t.str().substr(0, t.str().find_first_of("([?")); })
+      .def("isTensor", &Type::is_tensor)
+      .def("sizes", [](const Type& t) { return t.sizes; })
+      .def("strides", [](const Type& t) { return t.strides; })
+      .def("dtype", [](const Type& t) -> py::object {
+        return t.dtype ? py::reinterpret_steal<py::object>(check(dtype_object(*t.dtype))) : py::none();
+      })
+      .def("requires_grad", [](const Type& t) { return t.requires_grad; })
+      .def("isSubtypeOf", [](const Type& a, const Type& b) { return is_subtype(a, b); })
+      .def("__str__", &Type::str)
+      .def("__repr__", &Type::str);
+
+  py::class_<Use>(m, "Use")
+      .def_property_readonly("user", [](const Use& u) { return u.user; }, py::return_value_policy::reference)
+      .def_readonly("offset", &Use::offset);
+
+  auto ref = py::return_value_policy::reference;
+  py::class_<Value, std::unique_ptr<Value, py::nodelete>>(m, "Value")
+      .def("debugName", &Value::debugName)
+      .def("setDebugName", &Value::setDebugName, ref)
+      .def("unique", &Value::unique)
+      .def("offset", &Value::offset)
+      .def("node", &Value::node, ref, py::keep_alive<0, 1>())
+      .def("type", [](const Value& v) { return std::const_pointer_cast<Type>(v.type()); })
+      .def("setType", [](Value& v, py::handle t) { return v.setType(type_from_py(t)); }, ref)
+      .def("uses", &Value::uses)
+      .def("hasUses", &Value::hasUses)
+      .def("replaceAllUsesWith", &Value::replaceAllUsesWith)
+      .def("toIValue", [](const Value& v) -> py::object {
+        auto iv = v.toIValue();
+        return iv ? to_py(*iv) : py::none();
+      })
+      .def("isConstant", [](const Value& v) { return v.node()->kind() == "prim::Constant"; })
+      .def("owningGraph", [](const Value& v) { return v.owningGraph()->shared_from_this(); })
+      .def("__repr__", [](const Value& v) { return "%" + v.debugName() + " defined in (" + node_str(*v.node()) + ")"; });
+
+  py::class_<Node, std::unique_ptr<Node, py::nodelete>>(m, "Node")
+      .def("kind", &Node::kind)
+      .def("inputs", [](py::object self) { return owned_list(self.cast<Node&>().inputs(), self); })
+      .def("outputs", [](py::object self) { return owned_list(self.cast<Node&>().outputs(), self); })
+      .def("input", [](const Node& n) {
+        TL_CHECK(n.inputs().size() == 1, "jit: node ", n.kind(), " has ", n.inputs().size(), " inputs, not 1");
+        return n.input(0);
+      }, ref, py::keep_alive<0, 1>())
+      .def("output", [](const Node& n) {
+        TL_CHECK(n.outputs().size() == 1, "jit: node ", n.kind(), " has ", n.outputs().size(), " outputs, not 1");
+        return n.output(0);
+      }, ref, py::keep_alive<0, 1>())
+      .def("inputsAt", &Node::input, ref, py::keep_alive<0, 1>())
+      .def("outputsAt", &Node::output, ref, py::keep_alive<0, 1>())
+      .def("inputsSize", [](const Node& n) { return n.inputs().size(); })
+      .def("outputsSize", [](const Node& n) { return n.outputs().size(); })
+      .def("blocks", [](py::object self) { return owned_list(self.cast<Node&>().blocks(), self); })
+      .def("addBlock", &Node::addBlock, ref, py::keep_alive<0, 1>())
+      .def("owningBlock", &Node::owningBlock, ref, py::keep_alive<0, 1>())
+      .def("owningGraph", [](const Node& n) { return n.owningGraph()->shared_from_this(); })
+      .def("next", &Node::next, ref, py::keep_alive<0, 1>())
+      .def("prev", &Node::prev, ref, py::keep_alive<0, 1>())
+      .def("schema", [](const Node& n) { return n.op() ? n.schema().str() : std::string("(no schema)"); })
+      .def("fn_schema", [](const Node& n) -> const FunctionSchema* { return n.maybeSchema(); }, ref,
+           py::keep_alive<0, 1>(), "The op's parsed schema (None for prim:: nodes).")
+      .def("setOverload", [](Node& n, const std::string& name) {
+        const Operator* op = find_op(name);
+        TL_CHECK_VALUE(op != nullptr, "jit: unknown overload ", name);
+        n.setOp(op);
+      })
+      .def("addInput", &Node::addInput, ref)
+      .def("insertInput", &Node::insertInput, ref)
+      .def("replaceInput", &Node::replaceInput)
+      .def("replaceInputWith", &Node::replaceInputWith)
+      .def("removeInput", &Node::removeInput)
+      .def("removeAllInputs", &Node::removeAllInputs)
+      .def("addOutput", &Node::addOutput, ref, py::keep_alive<0, 1>())
+      .def("eraseOutput", &Node::eraseOutput)
+      .def("insertBefore", &Node::insertBefore, ref)
+      .def("insertAfter", &Node::insertAfter, ref)
+      .def("moveBefore", &Node::moveBefore)
+      .def("moveAfter", &Node::moveAfter)
+      .def("isBefore", &Node::isBefore)
+      .def("destroy", &Node::destroy)
+      .def("hasSideEffects", &Node::hasSideEffects)
+      .def("isNondeterministic", &Node::isNondeterministic)
+      .def("hasAttribute", &Node::hasAttribute)
+      .def("hasAttributes", [](const Node& n) { return !n.attributeNames().empty(); })
+      .def("attributeNames", &Node::attributeNames)
+      .def("ival", [](const Node& n, const std::string& name) { return to_py(n.attr(name)); })
+      .def("ival_", [](Node& n, const std::string& name, py::handle v) { n.setAttr(name, to_ivalue(v)); return &n; }, ref)
+      .def("i", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::Int, "an int").toInt(); })
+      .def("f", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::Double, "a float").toDouble(); })
+      .def("s", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::String, "a str").toStringRef(); })
+      .def("t", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::Tensor, "a Tensor").toTensor(); })
+      .def("s_", [](Node& n, const std::string& k, const std::string& v) { n.setAttr(k, IValue(v)); return &n; }, ref)
+      .def("i_", [](Node& n, const std::string& k, int64_t v) { n.setAttr(k, IValue(v)); return &n; }, ref)
+      .def("f_", [](Node& n, const std::string& k, double v) { n.setAttr(k, IValue(v)); return &n; }, ref)
+      .def("t_", [](Node& n, const std::string& k, const Tensor& v) { n.setAttr(k, IValue(v)); return &n; }, ref)
+      .def("__repr__", &node_str);
+
+  py::class_<Block, std::unique_ptr<Block, py::nodelete>>(m, "Block")
+      .def("nodes", [](py::object self) { return owned_list(self.cast<Block&>().nodes(), self); })
+      .def("inputs", [](py::object self) { return owned_list(self.cast<Block&>().inputs(), self); })
+      .def("outputs", [](py::object self) { return owned_list(self.cast<Block&>().outputs(), self); })
+      .def("paramNode", &Block::paramNode, ref, py::keep_alive<0, 1>())
+      .def("returnNode", &Block::returnNode, ref, py::keep_alive<0, 1>())
+      .def("owningNode", &Block::owningNode, ref, py::keep_alive<0, 1>())
+      .def("addInputToBlock", [](Block& b, const std::string& name) { return b.addInput(name); },
+           py::arg("name") = "", ref, py::keep_alive<0, 1>())
+      .def("registerOutput", &Block::registerOutput)
+      .def("eraseOutput", &Block::eraseOutput);
+
+  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph")
+      .def(py::init<>())
+      .def("inputs", [](py::object self) { return owned_list(self.cast<Graph&>().inputs(), self); })
+      .def("outputs", [](py::object self) { return owned_list(self.cast<Graph&>().outputs(), self); })
+      .def("nodes", [](py::object self) { return owned_list(self.cast<Graph&>().nodes(), self); })
+      .def("allNodes", [](py::object self) { return owned_list(self.cast<Graph&>().allNodes(), self); })
+      .def("block", &Graph::block, ref, py::keep_alive<0, 1>())
+      .def("param_node", [](const Graph& g) { return g.block()->paramNode(); }, ref, py::keep_alive<0, 1>())
+      .def("return_node", [](const Graph& g) { return g.block()->returnNode(); }, ref, py::keep_alive<0, 1>())
+      .def("addInput", &Graph::addInput, py::arg("name") = "", ref, py::keep_alive<0, 1>())
+      .def("registerOutput", &Graph::registerOutput)
+      .def("eraseOutput", &Graph::eraseOutput)
+      .def("create", [](Graph& g, const std::string& kind, const std::vector<Value*>& inputs, size_t n) {
+        return g.create(kind, inputs, n);
+      }, py::arg("kind"), py::arg("inputs") = std::vector<Value*>{}, py::arg("num_outputs") = 1, ref, py::keep_alive<0, 1>())
+      .def("insertNode", &Graph::insertNode, ref, py::keep_alive<0, 1>())
+      .def("insertConstant", [](Graph& g, py::handle v) { return g.insertConstant(to_ivalue(v)); }, ref,
+           py::keep_alive<0, 1>())
+      .def("setInsertPoint", py::overload_cast<Node*>(&Graph::setInsertPoint))
+      .def("setInsertPoint", py::overload_cast<Block*>(&Graph::setInsertPoint))
+      .def("insertPoint", &Graph::insertPoint, ref, py::keep_alive<0, 1>())
+      .def("findNode", &Graph::findNode, py::arg("kind"), py::arg("recurse") = true, ref, py::keep_alive<0, 1>())
+      .def("findAllNodes", [](py::object self, const std::string& kind, bool recurse) {
+        const Graph& g = self.cast<Graph&>();
+        std::vector<Node*> out;
+        for (Node* n : recurse ? g.allNodes() : g.nodes())
+          if (n->kind() == kind) out.push_back(n);
+        return owned_list(out, self);
+      }, py::arg("kind"), py::arg("recurse") = true)
+      .def("copy", &Graph::copy)
+      .def("lint", &Graph::lint)
+      .def("str", [](const Graph& g, bool loc) { return g.str(loc); }, py::arg("print_source_locations") = false)
+      .def("__str__", [](const Graph& g) { return g.str(); })
+      .def("__repr__", [](const Graph& g) { return g.str(); });
+
+  py::class_<Object, std::shared_ptr<Object>>(m, "Object", "A module's attributes, as prim::GetAttr reads them.")
+      .def(py::init([](const std::string& name) { return std::make_shared<Object>(Object{name, {}}); }))
+      .def_readonly("type_name", &Object::type_name)
+      .def("setattr", [](Object& o, const std::string& k, py::handle v) { o.attrs[k] = to_ivalue(v); })
+      .def("getattr", [](const Object& o, const std::string& k) {
+        auto it = o.attrs.find(k);
+        TL_CHECK_VALUE(it != o.attrs.end(), "jit: ", o.type_name, " has no attribute '", k, "'");
+        return to_py(it->second);
+      })
+      .def("hasattr", [](const Object& o, const std::string& k) { return o.attrs.count(k) > 0; });
+}
+
+void bind_runtime(py::module_& m) {
+  m.def("run_graph", [](const Graph& g, const py::sequence& inputs) {
+    std::vector<IValue> args = to_ivalues(inputs);
+    std::vector<IValue> outs;
+    {
+      py::gil_scoped_release no_gil;
+      outs = run_graph(g, std::move(args));
+    }
+    return to_py_list(outs);
+  }, "Runs a graph in the interpreter on a list of inputs; returns the list of its outputs.");
+  m.def("run_node", [](const Node& n, const py::sequence& inputs) {
+    return to_py_list(run_node(n, to_ivalues(inputs)));
+  }, "Runs one node on the values of its inputs (constant folding).");
+  m.def("_jit_get_schemas_for_operator", [](const std::string& name) {
+    std::string base = name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
+    std::vector<const FunctionSchema*> out;
+    for (const Operator* op : overloads_of(base)) out.push_back(&op->schema);
+    return out;
+  }, py::return_value_policy::reference);
+  m.def("_skipped_ops", &skipped_ops, "Overloads without a boxed form, each with the reason.");
+  m.def("_registered_op_count", [] { return all_ops().size(); });
+
+  m.def("_tracer_enter", [](std::shared_ptr<Graph> g) { tracer::enter(std::move(g)); });
+  m.def("_tracer_exit", &tracer::exit);
+  m.def("_is_tracing", &tracer::active);
+  m.def("_tracer_set_value", [](const Tensor& t, Value* v) { tracer::set_value(t, v); });
+  m.def("_tracer_get_value", [](const Tensor& t) { return tracer::get_value(t); }, py::return_value_policy::reference);
+  m.def("_tracer_value_for", [](py::handle obj) { return tracer::value_for(to_ivalue(obj)); },
+        py::return_value_policy::reference, "The traced Value of a tensor, a list of tensors, or a new constant.");
+  m.def("_set_tracer_warning_class", [](py::handle cls) { jit::set_tracer_warning_class(cls.ptr()); });
+}
+
+}  // namespace
+
+void init_jit(PyObject* module) {
+  py::module_ parent = py::reinterpret_borrow<py::module_>(module);
+  py::module_ m = parent.def_submodule("_jit", "torchlite's JIT: IR, interpreter and tracer (torchlite.jit).");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const tl::Error&) {
+      translate_exception();
+    }
+  });
+  bind_schema(m);
+  bind_ir(m);
+  bind_runtime(m);
+}
+
+}  // namespace tl::python

@@ -1,0 +1,69 @@
+// Python objects <-> IValues for the JIT bindings.
+#include "aten/core/Exception.h"
+#include "torchlite/csrc/device.h"
+#include "torchlite/csrc/dtype.h"
+#include "torchlite/csrc/errors.h"
+#include "torchlite/csrc/generator.h"
+#include "torchlite/csrc/jit/pybind_utils.h"
+#include "torchlite/csrc/layout.h"
+#include "torchlite/csrc/python_utils.h"
+
+namespace py = pybind11;
+using tl::jit::IValue;
+
+namespace tl::python::jit {
+
+IValue to_ivalue(py::handle obj) {
+  PyObject* o = obj.ptr();
+  if (o == Py_None) return IValue();
+  if (is_tensor(o)) return IValue(unpack_tensor(o));
+  if (PyBool_Check(o)) return IValue(o == Py_True);
+  if (is_py_int(o)) return IValue(unpack_int64(o));
+  if (PyFloat_Check(o)) return IValue(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) return IValue(obj.cast<std::string>());
+  if (is_dtype(o)) return IValue(dtype_from_object(o));
+  if (is_device(o)) return IValue(device_from_object(o));
+  if (is_layout(o)) return IValue(unpack_layout(o));
+  if (is_memory_format(o)) return IValue(unpack_memory_format(o));
+  if (is_generator(o)) return IValue(unpack_generator(o));
+  if (py::isinstance<tl::jit::Object>(obj)) return IValue(obj.cast<std::shared_ptr<tl::jit::Object>>());
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    std::vector<IValue> elems;
+    for (py::handle e : obj) elems.push_back(to_ivalue(e));
+    return PyList_Check(o) ? IValue::list(std::move(elems)) : IValue::tuple(std::move(elems));
+  }
+  throw TypeError(str("jit: cannot convert a Python ", Py_TYPE(o)->tp_name, " to a JIT value"));
+}
+
+py::object to_py(const IValue& v) {
+  using Tag = IValue::Tag;
+  switch (v.tag()) {
+    case Tag::None: return py::none();
+    case Tag::Tensor: return py::cast(v.toTensor());
+    case Tag::Double: return py::float_(v.toDouble());
+    case Tag::Int: return py::int_(v.toInt());
+    case Tag::Bool: return py::bool_(v.toBool());
+    case Tag::String: return py::str(v.toStringRef());
+    case Tag::ScalarType: return py::reinterpret_steal<py::object>(check(dtype_object(v.toScalarType())));
+    case Tag::Device: return py::reinterpret_steal<py::object>(check(device_object(v.toDevice())));
+    case Tag::Layout: return py::module_::import("torchlite._C").attr("strided");
+    case Tag::MemoryFormat:
+      return py::module_::import("torchlite._C").attr(memory_format_name(v.toMemoryFormat()));
+    case Tag::Generator: throw TypeError("jit: a Generator value cannot be returned to Python");
+    case Tag::Object: return py::cast(v.toObject());
+    case Tag::List: {
+      py::list out;
+      for (const IValue& e : v.toListRef()) out.append(to_py(e));
+      return std::move(out);
+    }
+    case Tag::Tuple: {
+      const auto& elems = v.toListRef();
+      py::tuple out(elems.size());
+      for (size_t i = 0; i < elems.size(); ++i) out[i] = to_py(elems[i]);
+      return std::move(out);
+    }
+  }
+  return py::none();
+}
+
+}  // namespace tl::python::jit

@@ -1,0 +1,17 @@
+"""Graph passes over torchlite's JIT IR, each one small function that edits a Graph in place
+(copy it first with graph.copy() to compare before and after), as torch._C._jit_pass_*:
+
+- dce.eliminate_dead_code(graph): nodes whose results are unused and that write nothing.
+- cse.eliminate_common_subexpression(graph): a node equal to an earlier one reuses its outputs.
+- constant_propagation.constant_propagation(graph): nodes whose inputs are all constants run once
+  (in the interpreter) and become constants.
+- peephole.peephole(graph): local rewrites (t(t(x)), x + 0, x * 1, neg(neg(x)), no-op
+  contiguous/view/to).
+- alias.AliasDb(graph): what may alias what and which nodes write, from the YAML's (a)/(a!)
+  annotations; the passes ask it before removing, merging or reordering anything.
+"""
+from torchlite.jit._passes.alias import AliasDb  # noqa: F401
+from torchlite.jit._passes.constant_propagation import constant_propagation  # noqa: F401
+from torchlite.jit._passes.cse import eliminate_common_subexpression  # noqa: F401
+from torchlite.jit._passes.dce import eliminate_dead_code  # noqa: F401
+from torchlite.jit._passes.peephole import peephole  # noqa: F401

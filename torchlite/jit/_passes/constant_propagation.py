@@ -1,0 +1,43 @@
+"""Constant propagation and folding: a node whose inputs are all prim::Constant runs once, in the
+interpreter (the boxed op, so exactly eager's result), and its outputs become constants. Nodes that
+write ((a!) in the schema), return nothing, are random (tagged `random`) or own blocks are left;
+so are list/tuple constructions of tensors, kept visible to later passes."""
+from __future__ import annotations
+
+import torchlite as _tl
+from torchlite._C import _jit
+
+_FOLDABLE_PRIMS = ("prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack")
+
+
+def _foldable(node) -> bool:
+    if node.blocks() or node.hasSideEffects() or node.isNondeterministic():
+        return False
+    if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS:
+        return False
+    return all(v.isConstant() for v in node.inputs())
+
+
+def constant_propagation(graph) -> int:
+    """Folds every foldable node (repeatedly: a folded result may make its users foldable);
+    returns how many nodes were folded. An op that raises on its constant inputs is left to raise
+    when the graph runs."""
+    folded = 0
+    for node in graph.allNodes():
+        if not _foldable(node):
+            continue
+        try:
+            with _tl.no_grad():
+                values = _jit.run_node(node, [v.toIValue() for v in node.inputs()])
+        except Exception:  # the error belongs to the run of the graph, not to the pass
+            continue
+        graph.setInsertPoint(node)
+        for out, value in zip(node.outputs(), values):
+            const = graph.insertConstant(value)
+            if isinstance(value, _tl.Tensor):
+                const.setType(_jit.Type.of(value))
+            out.replaceAllUsesWith(const)
+        graph.setInsertPoint(graph.return_node())
+        node.destroy()
+        folded += 1
+    return folded
