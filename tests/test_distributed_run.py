@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import dist_helpers
@@ -15,13 +16,21 @@ SCRIPT = os.path.join(dist_helpers.WORKERS, "launched.py")
 
 
 def launch(*args, timeout=90):
-    return subprocess.run([sys.executable, "-m", "torchlite.distributed.run", *args], capture_output=True, text=True,
-                          timeout=timeout, env=dist_helpers.env(), cwd=dist_helpers.ROOT)
+    """The launcher's CompletedProcess, with .reports: each rank's report (launched.py), by rank."""
+    with tempfile.TemporaryDirectory() as where:
+        proc = subprocess.run([sys.executable, "-m", "torchlite.distributed.run", *args], capture_output=True,
+                              text=True, timeout=timeout, env={**dist_helpers.env(), "TORCHLITE_DIST_RESULTS": where},
+                              cwd=dist_helpers.ROOT)
+        found = []
+        for name in os.listdir(where):
+            with open(os.path.join(where, name)) as f:
+                found.append(json.load(f))
+    proc.reports = sorted(found, key=lambda r: r["rank"])
+    return proc
 
 
 def reports(proc):
-    return sorted((json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines()
-                   if line.startswith("LAUNCHED ")), key=lambda r: r["rank"])
+    return proc.reports
 
 
 def test_runs_the_script_on_n_ranks_with_torchruns_environment():

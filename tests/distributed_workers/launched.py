@@ -16,8 +16,12 @@ if __name__ == "__main__":
     dist.all_reduce(t)
     if "fail" in sys.argv[1:] and dist.get_rank() == 0:
         raise RuntimeError("rank 0 fails on purpose")
-    print("LAUNCHED", json.dumps({"argv": sys.argv, "env": env, "sum": t.item(), "rank": dist.get_rank(),
-                                  "size": dist.get_world_size(), "elastic": launched, "name": __name__}), flush=True)
+    report = json.dumps({"argv": sys.argv, "env": env, "sum": t.item(), "rank": dist.get_rank(),
+                         "size": dist.get_world_size(), "elastic": launched, "name": __name__})
+    # one file per rank: mpiexec may interleave the ranks' stdout within a line
+    with open(os.path.join(os.environ["TORCHLITE_DIST_RESULTS"], f"{dist.get_rank()}.json"), "w") as f:
+        f.write(report)
+    print("LAUNCHED", report, flush=True)
     if "fail" in sys.argv[1:]:
         dist.barrier()  # rank 0 never comes: the abort must end this wait
     dist.destroy_process_group()

@@ -119,7 +119,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     req = pg._comm.Ibcast(_mpi.byte_spec(buf), root)
     if pg.rank() == root:
         back = None
-    return finished(Work([req], pg, "broadcast", _steps(back), [tensor]), async_op)
+    return finished(Work([req], pg, "broadcast", _steps(back), [tensor], keep=(buf,)), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):

@@ -74,8 +74,11 @@ class Work:
     past the process group's timeout), is_completed() tests without blocking, result() holds the
     output tensors."""
 
-    def __init__(self, requests, group, opname, finish=None, result=(), statuses=None):
+    def __init__(self, requests, group, opname, finish=None, result=(), statuses=None, keep=()):
         self._requests = list(requests)
+        # buffers MPI reads or writes that nothing else holds (a root's contiguous copy of its input):
+        # alive until the requests complete, or MPI would touch freed memory
+        self._keep = keep
         self._statuses = statuses
         self._group = group
         self._opname = opname
@@ -89,6 +92,7 @@ class Work:
         if not self._done:
             self._done = True
             self._requests = []
+            self._keep = ()
             if self._finish is not None:
                 self._finish()
                 self._finish = None
