@@ -252,3 +252,16 @@ def test_pad_backward_with_pads_near_the_int64_limits_raises(name, k):
     for pads in ((-2**63, -2**63), (2**63 - 1, 2**63 - 1)):
         with pytest.raises(RuntimeError, match=name):
             getattr(tl._C._internal, name)(tl.randn(*((2, 3, 6, 6)[: k + 2])), x, pads * k)
+
+
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                                  "kaiser_window"])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_window_of_the_largest_length_raises(name, periodic):
+    # A periodic window is the symmetric one of length + 1: for 2**63 - 1 that sum overflowed int64 (UB).
+    # PyTorch raises a RuntimeError from its arange/size checks; torchlite names the window.
+    with pytest.raises(RuntimeError):
+        getattr(torch, name)(2**63 - 1, periodic=periodic)
+    with pytest.raises(RuntimeError, match=f"{name}: window_length=9223372036854775807 is too large"
+                       if periodic else "arange"):
+        getattr(tl, name)(2**63 - 1, periodic=periodic)

@@ -8,6 +8,7 @@
 // symmetric window), else window_length. Lengths 0 and 1 give [] and [1]; meta tensors get their
 // shape only, as PyTorch's short cut.
 #include <cmath>
+#include <limits>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
@@ -57,7 +58,6 @@ bool window_setup(const char* name, int64_t length, bool periodic, std::optional
   TL_CHECK(length >= 0, name, " requires non-negative window_length, got window_length=", length);
   check_pin_memory(pin_memory);
   const Device dev = device.value_or(Device(DeviceType::CPU));
-  w = Window{st, dev, length, periodic ? length + 1 : length, periodic};
   if (dev.is_meta() || length == 0) {
     out = empty(IntArrayRef{length}, st, dev);
     return false;
@@ -66,6 +66,11 @@ bool window_setup(const char* name, int64_t length, bool periodic, std::optional
     out = ones(IntArrayRef{1}, st, dev);
     return false;
   }
+  // The periodic window is the symmetric one of length + 1 (no int64 overflow: such a length could
+  // never be allocated anyway).
+  TL_CHECK(!periodic || length < std::numeric_limits<int64_t>::max(), name, ": window_length=", length,
+           " is too large");
+  w = Window{st, dev, length, periodic ? length + 1 : length, periodic};
   return true;
 }
 
