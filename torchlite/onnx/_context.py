@@ -67,7 +67,8 @@ class Context:
 
     # ---- constants -----------------------------------------------------------------------------
     def initializer(self, name: str, array: np.ndarray) -> str:
-        self.initializers.append(self.numpy_helper.from_array(np.ascontiguousarray(array), name))
+        array = np.array(array, order="C", copy=True)  # (np.ascontiguousarray would make a 0-d array 1-d)
+        self.initializers.append(self.numpy_helper.from_array(array, name))
         self.arrays[name] = array
         self.tensor_info[name] = (str(array.dtype) if array.dtype != np.bool_ else "bool", list(array.shape))
         return name
@@ -179,7 +180,10 @@ class Call:
             if isinstance(c, _tl.Tensor):
                 return dtype_name(c.dtype)
         t = v.type()
-        return dtype_name(t.dtype()) if t.isTensor() and t.dtype() is not None else None
+        if t.isTensor() and t.dtype() is not None:
+            return dtype_name(t.dtype())
+        info = self.ctx.tensor_info.get(self.ctx.names.get(v.unique()))
+        return info[0] if info else None
 
     def rank(self, name: str) -> int:
         sizes = self.sizes(name)
@@ -192,7 +196,10 @@ class Call:
         if v.unique() in self.ctx.py and isinstance(self.ctx.py[v.unique()], _tl.Tensor):
             return list(self.ctx.py[v.unique()].shape)
         t = v.type()
-        return list(t.sizes()) if t.isTensor() and t.sizes() is not None else None
+        if t.isTensor() and t.sizes() is not None:
+            return list(t.sizes())
+        info = self.ctx.tensor_info.get(self.ctx.names.get(v.unique()))  # parameters: untyped GetAttr values
+        return list(info[1]) if info else None
 
     def out_dtype(self, i: int = 0):
         t = self.node.outputs()[i].type()

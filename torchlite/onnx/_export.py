@@ -10,7 +10,7 @@ import threading
 import torchlite as _tl
 from torchlite.onnx import _dynamic
 from torchlite.onnx._constants import DEFAULT_OPSET, MAX_OPSET, MIN_OPSET
-from torchlite.onnx._context import Call, Context, onnx_dtype
+from torchlite.onnx._context import Call, Context, dtype_name, onnx_dtype
 from torchlite.onnx.errors import OnnxExporterError, UnsupportedOperatorError
 
 _state = threading.local()
@@ -39,7 +39,12 @@ def _import_onnx():
 
 
 def _ops_table() -> dict:
-    from torchlite.onnx._ops_table import OPS
+    """The generated table (setup.py copies generated/python/onnx_ops.py into the package)."""
+    try:
+        from torchlite.onnx._ops_table import OPS
+    except ImportError as e:
+        raise OnnxExporterError("torchlite/onnx/_ops_table.py is missing: rebuild torchlite "
+                                "(python setup.py build_ext --inplace copies it from generated/)") from e
     return OPS
 
 
@@ -118,7 +123,7 @@ def export(model, args, f=None, kwargs=None, *, export_params=True, verbose=None
     # onnx.helper stamps its own newest IR version; the runtime may not read that one yet.
     model_proto.ir_version = min(model_proto.ir_version, 8 if opset <= 18 else 9)
     if verbose:
-        print(helper.printable_graph(model_proto.graph))
+        print(onnx.printer.to_text(model_proto.graph))
     if f is not None:
         data = model_proto.SerializeToString()
         if isinstance(f, (str, os.PathLike)):
@@ -239,6 +244,7 @@ def _translate(graph, model, flat_inputs, opset, helper, numpy_helper, export_pa
                         param_inputs.append(helper.make_tensor_value_info(qual, onnx_dtype(attr.dtype),
                                                                           list(attr.shape)))
                     params[id(attr)] = qual
+                    ctx.tensor_info[qual] = (dtype_name(attr.dtype), list(attr.shape))
                 ctx.names[node.output().unique()] = params[id(attr)]
             else:
                 ctx.py[node.output().unique()] = _ModuleRef(attr, qual + ".")
@@ -336,7 +342,7 @@ def _generic(ctx, call, row):
     for arg, required in row["require"].items():
         actual = call.value(arg)
         if not _requirement_met(actual, required):
-            raise call.unsupported(f"`{arg}`={actual!r} (exported only for {arg}={required!r})")
+            raise call.unsupported(f"{arg}={actual!r} (exported only for {arg}={required!r})")
     inputs = row["inputs"]
     dtype = call.out_dtype()
     if dtype is None or dtype == "bool":
