@@ -147,6 +147,7 @@ def test_lstm(layers, batch_first, bidirectional):
     model = LSTMNet(layers, batch_first, bidirectional).eval()
     x = tl.randn(3, 7, 6) if batch_first else tl.randn(7, 3, 6)
     batch = 0 if batch_first else 1
+    _check(model, (x,))  # static: the initial state is folded into constants
     proto = _check(model, (x,), input_names=["seq"], dynamic_axes={"seq": {batch: "batch"}})
     other = tl.randn(5, 7, 6) if batch_first else tl.randn(7, 5, 6)
     _compare(model, proto, (other,))
@@ -297,3 +298,138 @@ def test_torchlite_imports_without_onnx():
             "except ImportError as e:\n    print('ImportError', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("ImportError torchlite.onnx.export needs the `onnx` package")
+
+
+# ---- the translations, op family by op family --------------------------------------------------------
+
+class Convs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 3, stride=2, padding=1, dilation=1)
+        self.c2 = nn.Conv2d(4, 8, 3, padding=2, dilation=2, groups=2)
+        self.c3 = nn.Conv3d(2, 3, (1, 2, 2), bias=False)
+        self.t2 = nn.ConvTranspose2d(8, 3, 3, stride=2, padding=1, output_padding=1)
+        self.bn = nn.BatchNorm1d(6, affine=False)
+        self.ln = nn.LayerNorm([8, 6], elementwise_affine=False)
+
+    def forward(self, x1, x2, x3):
+        a = self.bn(self.c1(x1))
+        b = self.c2(x2)
+        c = self.t2(b)
+        d = self.c3(x3)
+        return a, self.ln(b), nn.functional.adaptive_avg_pool2d(c, (4, 2)), d, nn.functional.max_pool1d(a, 2, 1, 1)
+
+
+def test_convolutions_norms_pools():
+    tl.manual_seed(20)
+    x1, x2, x3 = tl.randn(2, 4, 9), tl.randn(2, 4, 8, 6), tl.randn(1, 2, 3, 4, 4)
+    model = Convs().train()
+    with tl.no_grad():
+        for _ in range(3):
+            model(x1 * 2 + 1, x2, x3)
+    _check(model.eval(), (x1, x2, x3))
+
+
+def test_pooling_options():
+    def fn(x):
+        a = nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False)
+        b = nn.functional.avg_pool2d(x, 2, ceil_mode=True)
+        c = nn.functional.max_pool2d(x, 3, 2, 1, dilation=1, ceil_mode=True)
+        return a, b, c, nn.functional.adaptive_avg_pool2d(x, 1), nn.functional.avg_pool1d(x[0], 3)
+    _check(fn, (tl.randn(2, 3, 7, 7),))
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+def test_activations(opset):
+    def fn(x):
+        F = nn.functional
+        return (F.gelu(x, approximate="tanh"), F.gelu(x), F.silu(x), F.mish(x), F.softplus(x, beta=2, threshold=1),
+                F.leaky_relu(x, 0.2), F.elu(x, 0.7), F.hardtanh(x, -0.5, 0.5), F.hardsigmoid(x), F.hardswish(x),
+                F.logsigmoid(x), F.selu(x), F.celu(x, 1.5), F.relu6(x * 4),
+                tl.rsqrt(x.abs() + 1), tl.clamp(x, min=-0.3), tl.clamp(x, tl.zeros(3) - 0.1, tl.ones(3) * 0.2))
+    _check(fn, (tl.randn(4, 3),), opset_version=opset)
+
+
+def test_inplace_ops_export_as_their_functional():
+    tl.manual_seed(21)
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True), nn.LeakyReLU(0.1, inplace=True),
+                          nn.Dropout(0.3, inplace=True)).eval()
+    _check(model, (tl.randn(3, 4),))
+
+
+def test_shape_ops_and_lists():
+    def fn(x, m):
+        parts = tl.split(x, [1, 3], dim=1)
+        pieces = x.unbind(0)
+        y = tl.masked_fill(x, m, -1.0) + tl.tril(x) - tl.triu(x, 1)
+        z = x.unsqueeze(1).expand(-1, 2, -1).flatten(0, 1).unflatten(0, (2, 3))
+        w = tl.addmm(tl.ones(4), x, x.t() @ x) + tl.baddbmm(x.unsqueeze(0), x.unsqueeze(0), tl.eye(4).unsqueeze(0),
+                                                               beta=0.5, alpha=2)[0]
+        return (parts[1], pieces[2], y, z, w, x.amax(1), x.to(tl.float64), (x > 0).sum(dim=0),
+                x.narrow(1, 1, 2), x.squeeze(), x[:, None].squeeze(1), tl.stack([x, y], dim=-1))
+    _check(fn, (tl.randn(3, 4), tl.randn(3, 4) > 0))
+
+
+def test_integer_and_comparison_dtypes():
+    def fn(a, b):
+        return a + b, a * 2, a // 1 if False else a - 1, a == b, a < 3, a != b, (a > b) & (a < 5), a / b, tl.where(a > 0, a, 0)
+    a = tl.tensor([[1, 5, -2], [4, 0, 7]])
+    b = tl.tensor([[2, 2, 2], [3, 1, 1]])
+    _check(fn, (a, b))
+
+
+def test_multihead_attention_with_masks():
+    tl.manual_seed(22)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = mha
+
+        def forward(self, q, kv, pad):
+            return self.mha(q, kv, kv, key_padding_mask=pad, need_weights=False)[0]
+    pad = tl.tensor([[False, False, True, False, True], [False, False, False, False, False]])
+    _check(Net(), (tl.randn(2, 3, 8), tl.randn(2, 5, 8), pad))
+
+
+def test_transformer_encoder_stack_dynamic_batch_and_sequence():
+    tl.manual_seed(23)
+    layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
+    encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False).eval()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, x):
+            return self.encoder(x)
+    net = Net().eval()
+    proto = _check(net, (tl.randn(3, 5, 8),), input_names=["x"], dynamic_axes={"x": {0: "batch", 1: "seq"}})
+    for shape in ((4, 5, 8), (3, 9, 8), (1, 2, 8)):
+        _compare(net, proto, (tl.randn(*shape),))
+
+
+def test_keep_initializers_as_inputs():
+    model = nn.Linear(3, 2).eval()
+    proto = torchlite.onnx.export(model, (tl.randn(1, 3),), None, keep_initializers_as_inputs=True)
+    assert [i.name for i in proto.graph.input] == ["input", "weight", "bias"]
+    assert {i.name for i in proto.graph.initializer} == {"weight", "bias"}
+    onnx.checker.check_model(proto, full_check=True)
+
+
+def test_dynamic_axis_with_size_dependent_control_flow_raises():
+    def fn(x):
+        return x * 2 if x.shape[0] < 4 else x * 3
+    with pytest.raises(torchlite.onnx.OnnxExporterError, match="changes with dynamic axis 'n'"):
+        torchlite.onnx.export(fn, (tl.randn(3, 2),), None, input_names=["x"], dynamic_axes={"x": {0: "n"}})
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'strict'"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, strict=True)
+    with pytest.raises(torchlite.onnx.OnnxExporterError, match="dynamo=False"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamo=True)
+    with pytest.raises(ValueError, match="input_names"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, input_names=["a", "b"])

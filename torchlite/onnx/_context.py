@@ -155,7 +155,8 @@ class Call:
         v = self.ctx.py.get(self.args[name].unique())
         if not isinstance(v, list):
             raise self.unsupported(f"`{name}` is not a list built in the graph")
-        return [self.ctx.tensor_of(e) if not isinstance(e, str) else e for e in v]
+        return [e if isinstance(e, str) else self.ctx.constant(e.detach().contiguous().numpy())
+                if isinstance(e, _tl.Tensor) else self.ctx.tensor_of(e) for e in v]  # folded lists hold tensors
 
     def value(self, name: str):
         """A non-tensor argument's value (ints, floats, bools, lists, None; Dims for dynamic sizes)."""

@@ -13,13 +13,14 @@ from torchlite.onnx.errors import OnnxExporterError
 
 
 class SymInt:
-    """a * size(dim) + b, for a constant of the base trace."""
+    """coef * (product of the sizes of `dims`) + b, for a constant of the base trace: `a * batch + b`,
+    or a product such as `seq * batch * heads` (found one dim at a time, with b = 0)."""
 
-    def __init__(self, dim: str, a: int, b: int):
-        self.dim, self.a, self.b = dim, a, b
+    def __init__(self, dims: tuple, coef: int, b: int):
+        self.dims, self.coef, self.b = dims, coef, b
 
     def __repr__(self) -> str:
-        return f"{self.a}*{self.dim}+{self.b}"
+        return f"{self.coef}*{'*'.join(self.dims)}+{self.b}"
 
 
 def _grown(t, axis, extra):
@@ -48,18 +49,15 @@ def _retrace(model, args, axes_by_input, dim, extra, trace_fn):
     return trace_fn(model, new_args)
 
 
-def _constants(graph):
-    return [n for n in graph.nodes()]
-
-
 def symbolic_constants(model, args, graph, axes_by_input, trace_fn):
     """{base graph value unique(): SymInt or list with SymInts} for the constants that follow a dynamic dim."""
     result = {}
     dims = sorted({name for axes in axes_by_input.values() for name in axes.values()})
     base_nodes = list(graph.nodes())
+    base_sizes = {dim: next(args_flat_size(args, i, axis) for i, axes in axes_by_input.items()
+                            for axis, name in axes.items() if name == dim) for dim in dims}
     for dim in dims:
-        size = next(args_flat_size(args, i, axis) for i, axes in axes_by_input.items()
-                    for axis, name in axes.items() if name == dim)
+        size = base_sizes[dim]
         g1 = _retrace(model, args, axes_by_input, dim, 1, trace_fn)
         g2 = _retrace(model, args, axes_by_input, dim, 2, trace_fn)
         n1, n2 = list(g1.nodes()), list(g2.nodes())
@@ -74,7 +72,7 @@ def symbolic_constants(model, args, graph, axes_by_input, trace_fn):
             if _same(v0, v1) and _same(v0, v2):
                 continue
             key = a.output().unique()
-            sym = _fit(result.get(key, v0), v0, v1, v2, size, dim)
+            sym = _fit(result.get(key, v0), v0, v1, v2, size, dim, base_sizes)
             if sym is None:
                 raise OnnxExporterError(
                     f"the constant {a} changes with dynamic axis '{dim}' in a way torchlite.onnx cannot express "
@@ -104,8 +102,9 @@ def _same(a, b):
     return type(a) is type(b) and a == b
 
 
-def _fit(current, v0, v1, v2, size, dim):
-    """The SymInt (or list of ints and SymInts) giving v0, v1, v2 at size, size+1, size+2."""
+def _fit(current, v0, v1, v2, size, dim, base_sizes):
+    """The SymInt (or list of ints and SymInts) giving v0, v1, v2 at size, size+1, size+2 of `dim`;
+    `current` is what earlier dims found for this constant (v0 itself, or a SymInt). None: not expressible."""
     if isinstance(v0, bool) or isinstance(v0, _tl.Tensor) or isinstance(v0, float):
         return None
     if isinstance(v0, int) and isinstance(v1, int) and isinstance(v2, int):
@@ -113,12 +112,21 @@ def _fit(current, v0, v1, v2, size, dim):
             return current
         a = v1 - v0
         b = v0 - a * size
-        if v2 != a * (size + 2) + b or isinstance(current, SymInt):
+        if v2 != a * (size + 2) + b:
             return None
-        return SymInt(dim, a, b)
+        if not isinstance(current, SymInt):
+            return SymInt((dim,), a, b)
+        # Also linear in an earlier dim: a product coef * prev * dim, when neither has an offset.
+        prev = 1
+        for d in current.dims:
+            prev *= base_sizes[d]
+        coef = a // prev  # v = coef * prev * dim: its slope in dim is coef * prev, in the earlier dims coef * dim
+        if current.b != 0 or b != 0 or a % prev or current.coef != coef * size or coef * prev * size != v0:
+            return None
+        return SymInt(current.dims + (dim,), coef, 0)
     if isinstance(v0, list) and isinstance(v1, list) and isinstance(v2, list) and len(v0) == len(v1) == len(v2):
         cur = current if isinstance(current, list) else v0
-        out = [_fit(c, x, y, z, size, dim) for c, x, y, z in zip(cur, v0, v1, v2)]
+        out = [_fit(c, x, y, z, size, dim, base_sizes) for c, x, y, z in zip(cur, v0, v1, v2)]
         return None if any(o is None for o in out) else out
     return None
 
@@ -129,12 +137,15 @@ def resolve(ctx, value):
         return [resolve(ctx, v) for v in value]
     if not isinstance(value, SymInt):
         return value
-    key = (value.dim, value.a, value.b)
+    key = (value.dims, value.coef, value.b)
     if key not in ctx.dim_cache:
-        source, axis = ctx.dim_sources[value.dim]
-        name = ctx.add1("Shape", [source], start=axis, end=axis + 1)
-        if value.a != 1:
-            name = ctx.add1("Mul", [name, ctx.ints([value.a])])
+        name = None
+        for dim in value.dims:
+            source, axis = ctx.dim_sources[dim]
+            size = ctx.add1("Shape", [source], start=axis, end=axis + 1)
+            name = size if name is None else ctx.add1("Mul", [name, size])
+        if value.coef != 1:
+            name = ctx.add1("Mul", [name, ctx.ints([value.coef])])
         if value.b != 0:
             name = ctx.add1("Add", [name, ctx.ints([value.b])])
         ctx.dim_cache[key] = Dim(name)

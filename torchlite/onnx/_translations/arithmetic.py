@@ -140,9 +140,8 @@ def _dims(call, name, rank):
 
 
 def _reduce(ctx, call, op, dims, keepdim, axes_as_input_from):
-    x = call.tensor("self")
-    if call.has("dtype") and call.value("dtype") is not None:
-        x = ctx.cast(x, call.out_dtype(), call.dtype("self"))
+    # The result's dtype: the `dtype` argument, or PyTorch's promotion (a sum of bools or ints is int64).
+    x = ctx.cast(call.tensor("self"), call.out_dtype(), call.dtype("self"))
     if dims is None:
         return [ctx.add1(op, [x], keepdims=int(keepdim))]
     if ctx.opset >= axes_as_input_from:
@@ -184,3 +183,22 @@ def softmax(ctx, call):
 @translation("log_softmax")
 def log_softmax(ctx, call):
     return _softmax(ctx, call, "LogSoftmax")
+
+
+@translation("relu6")
+def relu6(ctx, call):
+    dtype = call.out_dtype()
+    return [ctx.add1("Clip", [call.tensor("self"), ctx.scalar(0, dtype), ctx.scalar(6, dtype)])]
+
+
+@translation("bitwise")
+def bitwise(ctx, call):
+    """bitwise_and/or/xor: And/Or/Xor on bools, BitwiseAnd/Or/Xor (opset 18) on integers."""
+    which = call.overload.split(".")[0].split("_")[1]  # bitwise_and -> and
+    dtype = call.out_dtype()
+    a, b = call.operand("self", dtype), call.operand("other", dtype)
+    if dtype == "bool":
+        return [ctx.add1(which.capitalize(), [a, b])]
+    if ctx.opset < 18:
+        raise call.unsupported("integer bitwise ops need opset 18")
+    return [ctx.add1("Bitwise" + which.capitalize(), [a, b])]
