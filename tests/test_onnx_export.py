@@ -429,6 +429,10 @@ def test_dynamic_axis_with_size_dependent_control_flow_raises():
 def test_bad_arguments():
     with pytest.raises(TypeError, match="unexpected keyword argument 'strict'"):
         torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, strict=True)
+    with pytest.raises(ValueError, match="dynamic shapes through parameter dynamic_axes"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamic_shapes={"input": {0: "b"}})
+    # torch's dynamo-only options are accepted and ignored, as its TorchScript path does.
+    torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, external_data=False, optimize=False, report=False)
     with pytest.raises(torchlite.onnx.OnnxExporterError, match="dynamo=False"):
         torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamo=True)
     with pytest.raises(ValueError, match="input_names"):

@@ -71,16 +71,22 @@ def _mode(model, training: TrainingMode):
 def export(model, args, f=None, kwargs=None, *, export_params=True, verbose=None, input_names=None,
            output_names=None, opset_version=None, dynamic_axes=None, keep_initializers_as_inputs=False,
            training=TrainingMode.EVAL, do_constant_folding=True, custom_opsets=None,
-           export_modules_as_functions=False, autograd_inlining=True, dynamo=False, **unsupported):
+           export_modules_as_functions=False, autograd_inlining=True, dynamo=False, operator_export_type=None,
+           dynamic_shapes=None, external_data=True, custom_translation_table=None, report=False, optimize=True,
+           verify=False, profile=False, dump_exported_program=False, artifacts_dir="."):
     """Exports `model` (an nn.Module or a function of tensors), run on `args`, to ONNX, as
     torch.onnx.export(..., dynamo=False): `f` a path or a binary file object (None: only returned);
-    returns the onnx.ModelProto. See docs/onnx.md."""
+    returns the onnx.ModelProto. The options of torch's dynamo exporter (external_data, report,
+    optimize, verify, ...) are accepted and ignored, as torch's TorchScript path does. See docs/onnx.md."""
     onnx, helper, numpy_helper = _import_onnx()
-    if unsupported:
-        raise TypeError(f"export() got an unexpected keyword argument '{next(iter(unsupported))}'")
     if dynamo:
         raise OnnxExporterError("torchlite.onnx.export has only the TorchScript-style (trace-based) exporter; "
                                 "pass dynamo=False")
+    if dynamic_shapes:
+        raise ValueError("The exporter only supports dynamic shapes through parameter dynamic_axes when dynamo=False.")
+    if operator_export_type is not None and getattr(operator_export_type, "name", operator_export_type) not in ("ONNX", 0):
+        raise OnnxExporterError(f"torchlite.onnx.export: operator_export_type={operator_export_type!r} is not supported "
+                                "(only ONNX)")
     if kwargs:
         raise OnnxExporterError("torchlite.onnx.export: keyword inputs (kwargs) cannot be traced; pass them in args")
     if export_modules_as_functions:
