@@ -147,7 +147,9 @@ def test_lstm(layers, batch_first, bidirectional):
     model = LSTMNet(layers, batch_first, bidirectional).eval()
     x = tl.randn(3, 7, 6) if batch_first else tl.randn(7, 3, 6)
     batch = 0 if batch_first else 1
-    _check(model, (x,))  # static: the initial state is folded into constants
+    static = _check(model, (x,))  # static: the initial state is folded into constants
+    used = {i for n in static.graph.node for i in n.input}
+    assert all(i.name in used for i in static.graph.initializer)  # the weights in PyTorch's gate order are gone
     proto = _check(model, (x,), input_names=["seq"], dynamic_axes={"seq": {batch: "batch"}})
     other = tl.randn(5, 7, 6) if batch_first else tl.randn(7, 5, 6)
     _compare(model, proto, (other,))

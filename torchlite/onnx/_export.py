@@ -304,8 +304,12 @@ def _translate(graph, model, flat_inputs, opset, helper, numpy_helper, export_pa
             # A dim the user did not name, of the traced size of a dynamic input dim, may follow it: unknown.
             dims = [axes.get(i, None if s in dynamic_sizes else s) for i, s in enumerate(t.sizes())]
         out_infos.append(_value_info(helper, final, t.dtype(), dims))
+    # Parameters a translation replaced by a derived constant (the LSTM's reordered gates) are dropped.
+    used = {i for n in ctx.nodes for i in n.input} | {o.name for o in out_infos}
+    initializers = [i for i in ctx.initializers if i.name in used]
+    param_inputs = [p for p in param_inputs if p.name in used or not export_params]
     return helper.make_graph(ctx.nodes, "main_graph", onnx_inputs + param_inputs, out_infos,
-                             initializer=ctx.initializers)
+                             initializer=initializers)
 
 
 def _alias(ctx, out, value):
