@@ -367,7 +367,7 @@ def test_shape_ops_and_lists():
         z = x.unsqueeze(1).expand(-1, 2, -1).flatten(0, 1).unflatten(0, (2, 3))
         w = tl.addmm(tl.ones(4), x, x.t() @ x) + tl.baddbmm(x.unsqueeze(0), x.unsqueeze(0), tl.eye(4).unsqueeze(0),
                                                                beta=0.5, alpha=2)[0]
-        return (parts[1], pieces[2], y, z, w, x.amax(1), x.to(tl.float64), (x > 0).sum(dim=0),
+        return (parts[1], pieces[2], y, z, w, x.amax(1), x.to(tl.float64), x.to(m), (x > 0).sum(dim=0),
                 x.narrow(1, 1, 2), x.squeeze(), x[:, None].squeeze(1), tl.stack([x, y], dim=-1))
     _check(fn, (tl.randn(3, 4), tl.randn(3, 4) > 0))
 

@@ -229,7 +229,7 @@ OPS = {
     'tanh_': {'op': 'Tanh', 'inputs': ('self',), 'attributes': {}, 'require': {}},
     'to.dtype': {'function': 'to'},
     'to.device': {'function': 'to'},
-    'to.other': {'op': 'Identity', 'inputs': ('self',), 'attributes': {}, 'require': {}},
+    'to.other': {'function': 'to'},
     'transpose.int': {'function': 'transpose'},
     'tril': {'function': 'trilu'},
     'tril_': {'function': 'trilu'},
