@@ -155,6 +155,28 @@ def test_lstm(layers, batch_first, bidirectional):
     _compare(model, proto, (other,))
 
 
+class Recurrent(nn.Module):
+    def __init__(self, cls, **kwargs):
+        super().__init__()
+        self.rnn = cls(5, 7, **kwargs)
+
+    def forward(self, x, h0):
+        return self.rnn(x, h0)
+
+
+@pytest.mark.parametrize("cls, kwargs", [
+    (nn.GRU, dict(num_layers=2, batch_first=True)), (nn.GRU, dict(bidirectional=True)),
+    (nn.RNN, dict(num_layers=2)), (nn.RNN, dict(nonlinearity="relu", bidirectional=True, batch_first=True)),
+    (nn.GRU, dict(bias=False))])
+def test_gru_and_rnn(cls, kwargs):
+    tl.manual_seed(14)
+    model = Recurrent(cls, **kwargs).eval()
+    layers, dirs = kwargs.get("num_layers", 1), 2 if kwargs.get("bidirectional") else 1
+    x = tl.randn(3, 6, 5) if kwargs.get("batch_first") else tl.randn(6, 3, 5)
+    _check(model, (x, tl.randn(layers * dirs, 3, 7)))
+    _check(model.rnn, (x,))  # the module's own zero initial state
+
+
 class LSTMWithState(nn.Module):
     def __init__(self):
         super().__init__()
