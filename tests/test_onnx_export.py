@@ -250,8 +250,9 @@ def test_integer_inputs_and_embedding():
 
 def test_unsupported_op_names_it():
     def fn(x):
-        return tl.cumsum(x, 0)
-    with pytest.raises(UnsupportedOperatorError, match=r"'aten::cumsum' to ONNX opset version 20 is not supported"):
+        return tl.logcumsumexp(x, 0)
+    with pytest.raises(UnsupportedOperatorError, match=r"'aten::logcumsumexp' to ONNX opset version 20 is not "
+                                                       r"supported by torchlite.onnx: its entry in native_functions"):
         torchlite.onnx.export(fn, (tl.randn(3),), io.BytesIO())
     assert issubclass(UnsupportedOperatorError, torchlite.onnx.OnnxExporterError)
     assert issubclass(UnsupportedOperatorError, RuntimeError)
@@ -461,3 +462,42 @@ def test_bad_arguments():
         torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamo=True)
     with pytest.raises(ValueError, match="input_names"):
         torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, input_names=["a", "b"])
+
+
+def test_reductions_scans_sorting():
+    def fn(x, idx):
+        values, indices = x.max(dim=1)
+        mn = tl.min(x, 0, keepdim=True)
+        top = tl.topk(x, 2, dim=1)
+        srt = tl.sort(x, dim=0, descending=True)
+        return (values, indices, mn.values, mn.indices, x.argmax(), x.argmin(1, keepdim=True), x.prod(1), x.prod(),
+                tl.logsumexp(x, [0, 1]), tl.linalg.vector_norm(x, dim=1), tl.linalg.vector_norm(x, 1),
+                tl.linalg.vector_norm(x, float("inf"), dim=0), tl.linalg.vector_norm(x, 3, dim=1, keepdim=True),
+                x.norm(2, dim=1), tl.cumsum(x, 1), tl.cumsum(idx, 0), top.values, top.indices, srt.values,
+                srt.indices, tl.gather(x, 1, idx.abs() % 4), x.index_select(0, idx[:, 0].abs() % 3),
+                x[idx[:, 1].abs() % 3], x[:, tl.tensor([0, 3, 3])], x.flip(0, 1))
+    x = tl.tensor([[0.5, -1.0, 2.0, 0.1], [1.5, 0.3, -0.7, 2.5], [-2.0, 0.8, 0.4, 1.1]])
+    _check(fn, (x, tl.tensor([[1, 2, 0, 3], [0, -1, 2, 2], [3, 1, 1, 0]])))
+
+
+def test_padding_upsampling_norms_misc():
+    F = nn.functional
+
+    def fn(x):
+        return (F.pad(x, (1, 2)), F.pad(x, (1, 1, 2, 0), value=-3.0), F.pad(x, (2, 1, 1, 2), mode="reflect"),
+                F.pad(x, (1, 1, 1, 1), mode="replicate"), F.pad(x, (1, 1, 2, 2), mode="circular"),
+                F.interpolate(x, scale_factor=2, mode="nearest"), F.interpolate(x, size=(7, 5), mode="nearest"),
+                F.interpolate(x, scale_factor=2, mode="bilinear"), F.interpolate(x, size=(9, 3), mode="bilinear",
+                                                                                   align_corners=True),
+                F.interpolate(x, size=(5, 7), mode="nearest-exact"), F.pixel_shuffle(x, 2),
+                F.group_norm(x, 2, tl.arange(4.0), tl.ones(4) * 0.5), F.instance_norm(x), F.glu(x, 1),
+                tl.einsum("nchw,c->nhw", x, tl.arange(4.0)), x.square(), tl.log1p(x.abs()), tl.expm1(x),
+                tl.log2(x.abs() + 1), tl.exp2(x), tl.erfc(x), tl.special.erfc(x))
+    _check(fn, (tl.randn(2, 4, 4, 6),))
+
+
+def test_groupnorm_module_dynamic_batch():
+    tl.manual_seed(30)
+    model = nn.Sequential(nn.Conv2d(3, 6, 3), nn.GroupNorm(3, 6), nn.Upsample(scale_factor=2)).eval()
+    proto = _check(model, (tl.randn(2, 3, 6, 6),), input_names=["x"], dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+    _compare(model, proto, (tl.randn(5, 3, 9, 7),))

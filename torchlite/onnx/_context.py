@@ -123,6 +123,25 @@ class Context:
             raise OnnxExporterError(f"value %{value.debugName()} ({v!r}) is used as a tensor")
         raise OnnxExporterError(f"value %{value.debugName()} has no ONNX translation")
 
+    def as_name(self, element) -> str:
+        """An element of a recorded tensor list: an ONNX name, a folded tensor constant or an IR value."""
+        if isinstance(element, str):
+            return element
+        if isinstance(element, _tl.Tensor):
+            return self.constant(element.detach().contiguous().numpy())
+        return self.tensor_of(element)
+
+    def dtype_of(self, element):
+        """The dtype name of a list element (see as_name), where known."""
+        if isinstance(element, _tl.Tensor):
+            return dtype_name(element.dtype)
+        if isinstance(element, str):
+            return self.tensor_info.get(element, (None,))[0]
+        t = element.type()
+        if t.isTensor() and t.dtype() is not None:
+            return dtype_name(t.dtype())
+        return self.tensor_info.get(self.names.get(element.unique()), (None,))[0]
+
     def is_python(self, value) -> bool:
         return value.unique() in self.py and not isinstance(self.py[value.unique()], _tl.Tensor)
 
@@ -155,8 +174,7 @@ class Call:
         v = self.ctx.py.get(self.args[name].unique())
         if not isinstance(v, list):
             raise self.unsupported(f"`{name}` is not a list built in the graph")
-        return [e if isinstance(e, str) else self.ctx.constant(e.detach().contiguous().numpy())
-                if isinstance(e, _tl.Tensor) else self.ctx.tensor_of(e) for e in v]  # folded lists hold tensors
+        return [self.ctx.as_name(e) for e in v]
 
     def value(self, name: str):
         """A non-tensor argument's value (ints, floats, bools, lists, None; Dims for dynamic sizes)."""

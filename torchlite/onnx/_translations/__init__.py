@@ -17,5 +17,5 @@ def translation(name: str):
 
 
 def load_all() -> dict:
-    from torchlite.onnx._translations import arithmetic, attention, nn, rnn, shape  # noqa: F401
+    from torchlite.onnx._translations import arithmetic, attention, nn, reductions, rnn, shape  # noqa: F401
     return TRANSLATIONS

@@ -202,3 +202,38 @@ def bitwise(ctx, call):
     if ctx.opset < 18:
         raise call.unsupported("integer bitwise ops need opset 18")
     return [ctx.add1("Bitwise" + which.capitalize(), [a, b])]
+
+
+@translation("unary_composite")
+def unary_composite(ctx, call):
+    """square, log1p, expm1, log2, exp2, erfc: written with ONNX's elementwise ops."""
+    dtype = call.out_dtype()
+    x = call.operand("self", dtype)
+    one = ctx.scalar(1, dtype)
+    name = call.overload.split(".")[0].rstrip("_").replace("special_", "")
+    if name == "square":
+        return [ctx.add1("Mul", [x, x])]
+    if name == "log1p":
+        return [ctx.add1("Log", [ctx.add1("Add", [x, one])])]
+    if name == "expm1":
+        return [ctx.add1("Sub", [ctx.add1("Exp", [x]), one])]
+    if name == "log2":
+        return [ctx.add1("Div", [ctx.add1("Log", [x]), ctx.scalar(math.log(2.0), dtype)])]
+    if name == "exp2":
+        return [ctx.add1("Pow", [ctx.scalar(2, dtype), x])]
+    if name == "erfc":
+        return [ctx.add1("Sub", [one, ctx.add1("Erf", [x])])]
+    raise call.unsupported("no composite form")
+
+
+@translation("remainder")
+def remainder(ctx, call):
+    """remainder (the divisor's sign, as Python's %): Mod on integers; a - floor(a / b) * b on floats.
+    fmod (the dividend's sign): Mod with fmod=1."""
+    dtype = call.out_dtype()
+    a, b = call.operand("self", dtype), call.operand("other", dtype)
+    if call.overload.startswith("fmod"):
+        return [ctx.add1("Mod", [a, b], fmod=1)]
+    if dtype not in ("float16", "bfloat16", "float32", "float64"):
+        return [ctx.add1("Mod", [a, b], fmod=0)]
+    return [ctx.add1("Sub", [a, ctx.add1("Mul", [ctx.add1("Floor", [ctx.add1("Div", [a, b])]), b])])]

@@ -171,3 +171,32 @@ def adaptive_avg_pool(ctx, call):
         raise call.unsupported(f"output size {out} that does not divide the input size {sizes}")
     kernel = [s // o for s, o in zip(sizes, out)]
     return _with_batch(ctx, call, n, lambda x: ctx.add1("AveragePool", [x], kernel_shape=kernel, strides=kernel))
+
+
+@translation("group_norm")
+def group_norm(ctx, call):
+    """InstanceNormalization over (N, G, -1), reshaped back, then the per-channel affine."""
+    x, dtype = call.tensor("input"), call.dtype("input")
+    groups = call.value("num_groups")
+    grouped = ctx.add1("Reshape", [x, ctx.ints([0, groups, -1])])
+    ones = ctx.constant(np.ones([groups], dtype=np.dtype(dtype)))
+    zeros = ctx.constant(np.zeros([groups], dtype=np.dtype(dtype)))
+    y = ctx.add1("InstanceNormalization", [grouped, ones, zeros], epsilon=float(call.value("eps")))
+    y = ctx.add1("Reshape", [y, ctx.add1("Shape", [x])])
+    rank = call.rank("input")
+    per_channel = ctx.ints([-1] + [1] * (rank - 2))
+    if call.tensor("weight"):
+        y = ctx.add1("Mul", [y, ctx.add1("Reshape", [call.tensor("weight"), per_channel])])
+    if call.tensor("bias"):
+        y = ctx.add1("Add", [y, ctx.add1("Reshape", [call.tensor("bias"), per_channel])])
+    return [y]
+
+
+@translation("instance_norm")
+def instance_norm(ctx, call):
+    if not call.value("use_input_stats"):
+        raise call.unsupported("use_input_stats=False (running statistics)")
+    dtype = call.dtype("input")
+    scale = call.tensor("weight") or _channels_const(ctx, call, 1, dtype)
+    bias = call.tensor("bias") or _channels_const(ctx, call, 0, dtype)
+    return [ctx.add1("InstanceNormalization", [call.tensor("input"), scale, bias], epsilon=float(call.value("eps")))]

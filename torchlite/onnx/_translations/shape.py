@@ -256,3 +256,112 @@ def embedding(ctx, call):
     """Gather of the weight's rows (padding_idx only matters to the gradient)."""
     indices = ctx.cast(call.tensor("indices"), "int64", call.dtype("indices"))
     return [ctx.add1("Gather", [call.tensor("weight"), indices], axis=0)]
+
+
+@translation("index_select")
+def index_select(ctx, call):
+    index = ctx.cast(call.tensor("index"), "int64", call.dtype("index"))
+    return [ctx.add1("Gather", [call.tensor("self"), index], axis=_norm(call.value("dim"), call.rank("self")))]
+
+
+@translation("gather")
+def gather(ctx, call):
+    index = ctx.cast(call.tensor("index"), "int64", call.dtype("index"))
+    return [ctx.add1("GatherElements", [call.tensor("self"), index],
+                     axis=_norm(call.value("dim"), call.rank("self")))]
+
+
+@translation("index")
+def index(ctx, call):
+    """index.Tensor (x[idx], x[:, idx]) with one integer index tensor: Gather on its dim."""
+    indices = call.value("indices")
+    present = [(i, v) for i, v in enumerate(indices) if v is not None]
+    if len(present) != 1:
+        raise call.unsupported("indexing with several index tensors")
+    axis, value = present[0]
+    name, dtype = ctx.as_name(value), ctx.dtype_of(value)
+    if dtype == "bool":
+        raise call.unsupported("a boolean mask index (its result's shape depends on the data)")
+    return [ctx.add1("Gather", [call.tensor("self"), ctx.cast(name, "int64", dtype)], axis=axis)]
+
+
+@translation("flip")
+def flip(ctx, call):
+    rank = call.rank("self")
+    dims = [_norm(d, rank) for d in call.value("dims")]
+    n = len(dims)
+    return [ctx.add1("Slice", [call.tensor("self"), ctx.ints([-1] * n), ctx.ints([-INT64_MAX - 1] * n),
+                               ctx.ints(dims), ctx.ints([-1] * n)])]
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+@translation("pad")
+def pad(ctx, call):
+    """constant_pad_nd / pad: PyTorch's pad list runs from the last dim (begin, end) backwards; ONNX's Pad takes
+    every dim's begins then every dim's ends."""
+    rank = call.rank("self")
+    flat = list(call.value("pad"))
+    pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+    begins, ends = [0] * rank, [0] * rank
+    for k, (b, e) in enumerate(pairs):
+        begins[rank - 1 - k], ends[rank - 1 - k] = b, e
+    mode = call.value("mode") if call.has("mode") else "constant"
+    if mode not in _PAD_MODES or (mode == "circular" and ctx.opset < 19):
+        raise call.unsupported(f"mode={mode!r}")
+    inputs = [call.tensor("self"), ctx.ints(begins + ends)]
+    if mode == "constant":
+        value = call.number("value") if call.has("value") and call.value("value") is not None else 0
+        inputs.append(ctx.scalar(value, call.out_dtype()))
+    return [ctx.add1("Pad", inputs, mode=_PAD_MODES[mode])]
+
+
+@translation("pixel_shuffle")
+def pixel_shuffle(ctx, call):
+    return [ctx.add1("DepthToSpace", [call.tensor("self")], blocksize=call.value("upscale_factor"), mode="CRD")]
+
+
+@translation("glu")
+def glu(ctx, call):
+    dim = _norm(call.value("dim"), call.rank("self"))
+    half = call.sizes("self")[dim] // 2
+    a, b = ctx.add("Split", [call.tensor("self"), ctx.ints([half, half])], 2, axis=dim)
+    return [ctx.add1("Mul", [a, ctx.add1("Sigmoid", [b])])]
+
+
+@translation("einsum")
+def einsum(ctx, call):
+    return [ctx.add1("Einsum", call.tensors("tensors"), equation=call.value("equation").replace(" ", ""))]
+
+
+@translation("upsample")
+def upsample(ctx, call):
+    """upsample_nearest*/ _upsample_nearest_exact* / upsample_linear1d / bilinear2d / bicubic2d / trilinear3d
+    (.vec): Resize, to output_size (from the input's Shape, so the batch stays dynamic) or by scale factors."""
+    name = call.overload.split(".")[0]
+    if "nearest_exact" in name:
+        attrs = dict(mode="nearest", coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
+    elif "nearest" in name:
+        attrs = dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    else:
+        align = call.value("align_corners")
+        attrs = dict(mode="cubic" if "bicubic" in name else "linear",
+                     coordinate_transformation_mode="align_corners" if align else "pytorch_half_pixel")
+        if "bicubic" in name:
+            attrs["cubic_coeff_a"] = -0.75
+    src = "input" if call.has("input") else "self"
+    x = call.tensor(src)
+    sizes = call.value("output_size")
+    scales = call.value("scale_factors") if call.has("scale_factors") else None
+    given = [call.value(n) for n in ("scales", "scales_d", "scales_h", "scales_w") if call.has(n)]
+    if any(g is not None for g in given):
+        # A size with its scale: PyTorch maps coordinates by the scale, Resize by the sizes' ratio.
+        spatial = call.sizes(src)[2:]
+        if any(g is not None and g * n != o for g, n, o in zip(given, spatial, sizes)):
+            raise call.unsupported("a scale factor that is not the ratio of output to input size")
+    if sizes is not None:
+        shape = ctx.add1("Concat", [ctx.add1("Shape", [x], start=0, end=2), ctx.ints(sizes)], axis=0)
+        return [ctx.add1("Resize", [x, "", "", shape], **attrs)]
+    return [ctx.add1("Resize", [x, "", ctx.constant(np.array([1.0, 1.0] + list(scales), dtype=np.float32))],
+                     **attrs)]
