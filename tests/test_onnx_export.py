@@ -503,3 +503,9 @@ def test_groupnorm_module_dynamic_batch():
     model = nn.Sequential(nn.Conv2d(3, 6, 3), nn.GroupNorm(3, 6), nn.Upsample(scale_factor=2)).eval()
     proto = _check(model, (tl.randn(2, 3, 6, 6),), input_names=["x"], dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
     _compare(model, proto, (tl.randn(5, 3, 9, 7),))
+
+
+def test_list_outputs_and_constant_outputs():
+    def fn(x):
+        return x.chunk(2, dim=1), tl.ones(2, 3), list(x.unbind(0))
+    _check(fn, (tl.randn(2, 4),))

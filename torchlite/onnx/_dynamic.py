@@ -31,7 +31,6 @@ def _grown(t, axis, extra):
 
 def _retrace(model, args, axes_by_input, dim, extra, trace_fn):
     flat_index = 0
-    new_args = []
 
     def grow(v):
         nonlocal flat_index

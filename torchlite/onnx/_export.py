@@ -294,16 +294,17 @@ def _translate(graph, model, flat_inputs, opset, helper, numpy_helper, export_pa
         outputs.extend(_flatten_output(ctx, v))
     out_names = _names(outputs, output_names, "output")
     out_infos = []
-    for (name, v), final in zip(outputs, out_names):
+    for (name, dtype, sizes), final in zip(outputs, out_names):
         if final != name:  # the graph output's own name: an Identity from the computed value
             ctx.add("Identity", [name], [final])
-        t = v.type()
         axes = _axis_names(final, dynamic_axes[final]) if final in dynamic_axes else {}
         dims = None
-        if t.sizes() is not None:
+        if sizes is not None:
             # A dim the user did not name, of the traced size of a dynamic input dim, may follow it: unknown.
-            dims = [axes.get(i, None if s in dynamic_sizes else s) for i, s in enumerate(t.sizes())]
-        out_infos.append(_value_info(helper, final, t.dtype(), dims))
+            dims = [axes.get(i, None if s in dynamic_sizes else s) for i, s in enumerate(sizes)]
+        if dtype is None:
+            raise OnnxExporterError(f"the dtype of output {final} is not known")
+        out_infos.append(_value_info(helper, final, dtype, dims))
     # Parameters a translation replaced by a derived constant (the LSTM's reordered gates) are dropped.
     used = {i for n in ctx.nodes for i in n.input} | {o.name for o in out_infos}
     initializers = [i for i in ctx.initializers if i.name in used]
@@ -320,22 +321,24 @@ def _alias(ctx, out, value):
 
 
 def _flatten_output(ctx, v):
-    """(ONNX name, IR value) of each tensor output (tuples and lists flattened)."""
+    """(ONNX name, dtype, traced sizes or None) of each tensor output, tuples and lists flattened; `v` is an IR
+    value, or an element of a recorded list (an ONNX name, a folded tensor constant)."""
+    if isinstance(v, str):  # a piece of a Tensor[] result of a translation
+        dtype, sizes = ctx.tensor_info.get(v, (None, None))
+        return [(v, dtype, sizes)]
+    if isinstance(v, _tl.Tensor):
+        return [(ctx.add1("Identity", [ctx.as_name(v)]), dtype_name(v.dtype), list(v.shape))]
+    if isinstance(v, list):  # a nested list or tuple
+        return [out for e in v for out in _flatten_output(ctx, e)]
     key = v.unique()
     if key in ctx.names:
-        return [(ctx.names[key], v)]
+        t = v.type()
+        dtype = dtype_name(t.dtype()) if t.isTensor() and t.dtype() is not None else ctx.dtype_of(v)
+        return [(ctx.names[key], dtype, list(t.sizes()) if t.isTensor() and t.sizes() is not None else None)]
     if key in ctx.py and isinstance(ctx.py[key], list):
-        result = []
-        node = v.node()
-        elems = ctx.py[key]
-        for i, e in enumerate(elems):
-            if isinstance(e, str):   # a Tensor[] output of a translation
-                result.append((e, v))
-            else:
-                result.extend(_flatten_output(ctx, e))
-        return result
+        return [out for e in ctx.py[key] for out in _flatten_output(ctx, e)]
     if key in ctx.py and isinstance(ctx.py[key], _tl.Tensor):
-        return [(ctx.add1("Identity", [ctx.tensor_of(v)]), v)]
+        return _flatten_output(ctx, ctx.py[key])
     raise OnnxExporterError(f"graph output %{v.debugName()} is not a tensor")
 
 

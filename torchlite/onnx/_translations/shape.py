@@ -183,6 +183,8 @@ def stack(ctx, call):
 
 def _split(ctx, call, sizes, dim):
     outs = ctx.add("Split", [call.tensor("self"), ctx.ints(sizes)], len(sizes), axis=dim)
+    for name in outs:  # the pieces are a Tensor[]: no IR value carries their dtype
+        ctx.tensor_info[name] = (call.dtype("self"), None)
     return outs
 
 
@@ -221,7 +223,10 @@ def unbind(ctx, call):
     dim = _norm(call.value("dim"), rank)
     pieces = _split(ctx, call, [1] * _dim_size(call, dim), dim)
     axes = ctx.ints([dim])
-    return [[ctx.add1("Squeeze", [p, axes]) for p in pieces]]
+    squeezed = [ctx.add1("Squeeze", [p, axes]) for p in pieces]
+    for name in squeezed:
+        ctx.tensor_info[name] = (call.dtype("self"), None)
+    return [squeezed]
 
 
 def _fill(ctx, call, shape, value):
