@@ -125,7 +125,9 @@ def test_cnn_dynamic_batch_numbered_axes():
     tl.manual_seed(3)
     x = tl.randn(2, 3, 8, 8)
     model = _trained_bn(CNN(), x)
-    proto = _check(model, (x,), input_names=["image"], dynamic_axes={"image": [0]})
+    with pytest.warns(UserWarning, match="Automatically generated names will be applied to each dynamic axes of "
+                                         "input image"):
+        proto = _check(model, (x,), input_names=["image"], dynamic_axes={"image": [0]})
     assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "image_dynamic_axes_1"
     _compare(model, proto, (tl.randn(5, 3, 8, 8),))
 
@@ -414,10 +416,15 @@ def test_multihead_attention_with_masks():
             super().__init__()
             self.mha = mha
 
-        def forward(self, q, kv, pad):
-            return self.mha(q, kv, kv, key_padding_mask=pad, need_weights=False)[0]
+        def forward(self, q, kv, pad, mask):
+            fused = self.mha(q, kv, kv, key_padding_mask=pad, need_weights=False)[0]
+            out, weights = self.mha(q, kv, kv, attn_mask=mask)  # the unfused path, averaged weights
+            return fused, out, weights
     pad = tl.tensor([[False, False, True, False, True], [False, False, False, False, False]])
-    _check(Net(), (tl.randn(2, 3, 8), tl.randn(2, 5, 8), pad))
+    mask = tl.randn(3, 5)
+    proto = _check(Net(), (tl.randn(2, 3, 8), tl.randn(2, 5, 8), pad, mask), input_names=["q", "kv", "pad", "mask"],
+                   dynamic_axes={"q": {0: "b"}, "kv": {0: "b"}, "pad": {0: "b"}})
+    _compare(Net(), proto, (tl.randn(4, 3, 8), tl.randn(4, 5, 8), pad.repeat(2, 1), mask))
 
 
 def test_transformer_encoder_stack_dynamic_batch_and_sequence():
@@ -509,3 +516,10 @@ def test_list_outputs_and_constant_outputs():
     def fn(x):
         return x.chunk(2, dim=1), tl.ones(2, 3), list(x.unbind(0))
     _check(fn, (tl.randn(2, 4),))
+
+
+def test_dynamic_axes_key_that_names_nothing_warns():
+    with pytest.warns(UserWarning, match="Provided key y for dynamic axes is not a valid input/output name"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamic_axes={"input": {0: "b"}, "y": {0: "b"}})
+    with pytest.raises(ValueError, match="axis index is expected to be an integer"):
+        torchlite.onnx.export(nn.Linear(2, 2), (tl.randn(1, 2),), None, dynamic_axes={"input": ["0"]})

@@ -6,6 +6,7 @@ import enum
 import io
 import os
 import threading
+import warnings
 
 import torchlite as _tl
 from torchlite.onnx import _dynamic
@@ -194,7 +195,25 @@ def _axis_names(name, axes):
     """dynamic_axes' value: {axis: name} or a list of axes (named as torch names them)."""
     if isinstance(axes, dict):
         return {int(a): str(n) for a, n in axes.items()}
-    return {int(a): f"{name}_dynamic_axes_{i + 1}" for i, a in enumerate(axes)}
+    named = {}
+    for i, a in enumerate(axes):
+        if not isinstance(a, int):
+            raise ValueError("The type of axis index is expected to be an integer")
+        named.setdefault(a, f"{name}_dynamic_axes_{i + 1}")
+    return named
+
+
+def _check_dynamic_axes(dynamic_axes, valid_names):
+    """torch's warnings: a key that names no input or output, unnamed axes, an axis given twice."""
+    for key, axes in dynamic_axes.items():
+        if key not in valid_names:
+            warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output name", stacklevel=3)
+        if isinstance(axes, (list, tuple)):
+            warnings.warn("No names were found for specified dynamic axes of provided input."
+                          f"Automatically generated names will be applied to each dynamic axes of input {key}",
+                          stacklevel=3)
+            for a in {a for a in axes if list(axes).count(a) > 1}:
+                warnings.warn(f"Duplicate dynamic axis index {a} was provided for input {key}.", stacklevel=3)
 
 
 def _value_info(helper, name, dtype, dims):
@@ -293,6 +312,7 @@ def _translate(graph, model, flat_inputs, opset, helper, numpy_helper, export_pa
     for v in graph.outputs():
         outputs.extend(_flatten_output(ctx, v))
     out_names = _names(outputs, output_names, "output")
+    _check_dynamic_axes(dynamic_axes, set(in_names) | set(out_names))
     out_infos = []
     for (name, dtype, sizes), final in zip(outputs, out_names):
         if final != name:  # the graph output's own name: an Identity from the computed value
