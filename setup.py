@@ -24,7 +24,9 @@ from build_support.kernels import check_kernels_defined  # noqa: E402
 from build_support.ninja_build import Build, compiler, run_ninja  # noqa: E402
 
 SOURCE_DIRS = ["aten", "generated", "torchlite/csrc"]
-STUBS = {"generated/python/_C.pyi": "torchlite/_C.pyi", "generated/python/_ops.pyi": "torchlite/_ops.pyi"}
+# Generated files the package itself holds (copied by generate()): the type stubs and the ONNX export table.
+STUBS = {"generated/python/_C.pyi": "torchlite/_C.pyi", "generated/python/_ops.pyi": "torchlite/_ops.pyi",
+         "generated/python/onnx_ops.py": "torchlite/onnx/_ops_table.py"}
 BUILD_ROOT = ROOT / "build"
 
 
@@ -151,7 +153,10 @@ setup(
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
     install_requires=["numpy", "scipy-openblas32"],
-    extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich"],
+    extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich",
+                                                                          "onnx", "onnxruntime"],
                     # torchlite.distributed: mpi4py on MPICH from PyPI (MPICH measured faster than Open MPI here: docs/distributed.md)
-                    "distributed": ["mpi4py", "mpich"]},
+                    "distributed": ["mpi4py", "mpich"],
+                    # torchlite.onnx.export builds the model with onnx's helpers; onnxruntime runs it (docs/onnx.md)
+                    "onnx": ["onnx", "onnxruntime"]},
 )

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from codegen import gen_cpp, gen_docs, gen_jit, gen_python
+from codegen import gen_cpp, gen_docs, gen_jit, gen_onnx, gen_python
 from codegen.context import build_context
 from codegen.loader import CodegenError, load_native_functions
 from codegen.writer import sync, with_header
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def render_all(yaml_path: Path) -> dict[str, str]:
     ctx = build_context(load_native_functions(yaml_path))
     files = {**gen_cpp.generate(ctx), **gen_python.generate(ctx), **gen_docs.generate(ctx),
-             **gen_jit.generate(ctx)}
+             **gen_jit.generate(ctx), **gen_onnx.generate(ctx)}
     return {path: with_header(path, text) for path, text in files.items()}
 
 

@@ -18,7 +18,7 @@ import yaml
 from codegen.model import (
     COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument,
     BaseType, Derivative, FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
-    Return, SchemaKind, Tag,
+    OnnxMapping, Return, SchemaKind, Tag,
 )
 from codegen.schema_parser import SchemaError, parse_schema
 from codegen.validate import derive_problem, is_out_overload, located, validate
@@ -38,7 +38,8 @@ class CodegenError(Exception):
 ENTRY_KEYS = ("func", "doc", "variants", "inplace", "out", "dispatch", "impl", "derivatives",
               "output_differentiability", "tags", "python_operators", "view_of", "samples", "dtypes",
               "backward_node", "alias_of", "out_dtype", "device_check",
-              "out_autograd", "python_module", "python_binding", "materialize_grads")
+              "out_autograd", "python_module", "python_binding", "materialize_grads", "onnx")
+ONNX_KEYS = ("op", "function", "inputs", "attributes", "require")
 TOP_KEYS = ("tags", "functions")
 
 
@@ -232,6 +233,7 @@ class _EntryReader:
             self.error("python_binding", f"`python_binding:` must be `{INTERNAL_MODULE}` (absent: bound as "
                        f"`variants:` and `python_module:` say), not `{python_binding}`")
         materialize_grads = self._get("materialize_grads", bool, default=True)
+        onnx = self._onnx()
         if not self.ok or schema is None:
             return []
         source = NativeFunction(
@@ -244,7 +246,7 @@ class _EntryReader:
             backward_node=backward_node, alias_of=alias_of, out_dtype=out_dtype, device_check=device_check,
             out_autograd=out_autograd,
             python_module=python_module, python_binding=python_binding, inplace_method_only=inplace == "method",
-            materialize_grads=materialize_grads,
+            materialize_grads=materialize_grads, onnx=onnx,
         )
         return _with_derived(source)
 
@@ -290,6 +292,65 @@ class _EntryReader:
             self.error(key, f"`{key}:` must be a list of {elem.__name__}, not {_kind(value)}")
             return None
         return value
+
+    def _onnx(self) -> Optional[OnnxMapping]:
+        """`onnx: Relu` (a 1:1 operator) or a mapping with `op:` or `function:` and the optional
+        `inputs:`, `attributes:`, `require:` (docs/onnx.md). Only the shapes of the values are
+        checked here; validate.py relates the names to the schema."""
+        if "onnx" not in self.raw:
+            return None
+        raw = self.raw["onnx"]
+        if isinstance(raw, str):
+            raw = {"op": raw}
+        if not isinstance(raw, dict) or not raw:
+            self.error("onnx", "`onnx:` must be an ONNX operator name or a mapping with `op:` or `function:`, "
+                       f"not {_kind(raw)}")
+            return None
+        lines = getattr(raw, "key_lines", {})
+        for key, line in getattr(raw, "duplicates", []):
+            self.error("onnx", f"duplicate key `{key}` in `onnx:`", line)
+        for key in raw:
+            if key not in ONNX_KEYS:
+                self.error("onnx", f"unknown key `{key}` in `onnx:` (expected {', '.join(ONNX_KEYS)})", lines.get(key))
+        op, function = raw.get("op"), raw.get("function")
+        if (op is None) == (function is None):
+            self.error("onnx", "`onnx:` needs exactly one of `op:` (a 1:1 ONNX operator) and `function:` "
+                       "(a handwritten translation)")
+            return None
+        if op is not None and not (isinstance(op, str) and re.match(r"[A-Z][A-Za-z0-9]*\Z", op)):
+            self.error("onnx", f"`onnx: op:` must be an ONNX operator name (`Relu`, `MatMul`), not {_kind(op)}",
+                       lines.get("op"))
+            return None
+        if function is not None:
+            if not (isinstance(function, str) and re.match(r"[a-z_][a-z0-9_]*\Z", function)):
+                self.error("onnx", "`onnx: function:` must name a translation function of torchlite/onnx/ "
+                           f"(a lowercase identifier), not {_kind(function)}", lines.get("function"))
+                return None
+            extra = [k for k in ("inputs", "attributes", "require") if k in raw]
+            if extra:
+                self.error("onnx", f"`onnx: function:` takes no `{extra[0]}:` (the function reads the arguments "
+                           "itself)", lines.get(extra[0]))
+                return None
+            return OnnxMapping(function=function)
+        inputs = raw.get("inputs")
+        if inputs is not None and not (isinstance(inputs, list) and inputs
+                                       and all(isinstance(x, str) for x in inputs)):
+            self.error("onnx", f"`onnx: inputs:` must be a list of argument names, not {_kind(inputs)}",
+                       lines.get("inputs"))
+            return None
+        attributes = raw.get("attributes", {})
+        if not (isinstance(attributes, dict) and all(isinstance(v, str) for v in attributes.values())):
+            self.error("onnx", "`onnx: attributes:` must map ONNX attribute names to argument names, not "
+                       f"{_kind(attributes)}", lines.get("attributes"))
+            return None
+        require = raw.get("require", {})
+        if not (isinstance(require, dict) and all(v is None or isinstance(v, (bool, int, float, str))
+                                                  for v in require.values())):
+            self.error("onnx", "`onnx: require:` must map argument names to the value (a number, bool, string "
+                       f"or null) they must have, not {_kind(require)}", lines.get("require"))
+            return None
+        return OnnxMapping(op=op, inputs=None if inputs is None else tuple(inputs),
+                           attributes=tuple(attributes.items()), require=tuple(require.items()))
 
     def _dtypes(self) -> Optional[tuple[str, ...]]:
         names = self._list("dtypes", str)
@@ -383,6 +444,9 @@ class _EntryReader:
         """Top-level keys, plus `non_differentiable:NAME` for inputs declared so (an input
         with a formula has the formula's Derivative.loc)."""
         lines = list(self.raw.key_lines.items())
+        onnx = self.raw.get("onnx")
+        if isinstance(onnx, _Map):
+            lines += [(f"onnx.{k}", line) for k, line in onnx.key_lines.items()]
         derivatives = self.raw.get("derivatives")
         if isinstance(derivatives, _Map):
             lines += [(f"non_differentiable:{n.strip()}", derivatives.key_lines[key])
@@ -478,7 +542,8 @@ def _with_derived(source: NativeFunction) -> list[NativeFunction]:
             variants, operators = frozenset({"function"}), ()
         result.append(replace(
             source, schema=schema, variants=variants, python_operators=operators, view_of=None,
-            functional=source, derived_kind=kind, derive=()))
+            functional=source, derived_kind=kind, derive=(),
+            onnx=source.onnx if kind is SchemaKind.inplace else None))
     return result
 
 

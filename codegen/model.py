@@ -234,6 +234,20 @@ class Derivative:
 
 
 @dataclass(frozen=True)
+class OnnxMapping:
+    """How torchlite.onnx translates the op (`onnx:` key). Either `op`, a 1:1 ONNX operator whose
+    inputs are the named arguments (`inputs`, default: the tensor arguments in schema order) and whose
+    attributes are set from arguments (`attributes`: ONNX attribute -> argument), exported only when
+    each argument in `require` has the value given; or `function`, the name of a handwritten
+    translation in torchlite/onnx/ (conv, lstm, reshape: mappings that are not 1:1)."""
+    op: Optional[str] = None
+    function: Optional[str] = None
+    inputs: Optional[tuple[str, ...]] = None
+    attributes: tuple[tuple[str, str], ...] = ()
+    require: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
 class Tag:
     name: str
     doc: str
@@ -303,6 +317,9 @@ class NativeFunction:
     # formulas undefined (they check `grads[i].defined()`, as PyTorch's std_mean_backward) instead of
     # the engine filling them with zeros, which would turn a NaN in an unused part into NaN gradients.
     materialize_grads: bool = True
+    # `onnx:`: how torchlite.onnx exports the op (None: it cannot be exported). Derived in-place
+    # variants keep their source's mapping (the ONNX graph is functional); out= variants drop it.
+    onnx: Optional[OnnxMapping] = None
     # Line of each YAML key of the entry ("func", "doc", ...; "non_differentiable:self" for an
     # input declared so), so errors point at the key. Not part of equality.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)

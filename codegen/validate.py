@@ -384,10 +384,50 @@ def _check_backward_node(fn: NativeFunction, tags: set[str]) -> Problems:
         yield "backward_node", "only an entry with `derivatives:` records a node"
 
 
+def _check_onnx(fn: NativeFunction, tags: set[str]) -> Problems:
+    """`onnx:` names arguments of the schema: `inputs:` tensors or Scalars (a Scalar becomes a constant
+    tensor), `attributes:` and `require:` the other arguments (read from the traced call's constants)."""
+    m = fn.onnx
+    if m is None:
+        return
+    if fn.schema.kind() is SchemaKind.out:
+        yield "onnx", "an out= overload is not exported; put `onnx:` on its functional overload"
+        return
+    if m.function is not None:
+        return
+    names = [a.name for a in fn.schema.arguments]
+
+    def where(key: str) -> str:
+        return f"onnx.{key}" if any(k == f"onnx.{key}" for k, _ in fn.key_lines) else "onnx"
+
+    for name in m.inputs or ():
+        a = fn.schema.argument(name)
+        if a is None:
+            yield where("inputs"), f"`onnx: inputs:` names `{name}`, which is not an argument ({', '.join(names)})"
+        elif not (is_tensor_like(a.type) or str(a.type) in ("Scalar", "Scalar?")) or str(a.type).endswith("[]"):
+            yield where("inputs"), (f"`onnx: inputs:` names `{name}` of type {a.type}; ONNX inputs are tensors "
+                                    "(Tensor, Tensor?) or Scalars; map other arguments with `attributes:`")
+    if m.inputs is None and not any(is_tensor_like(a.type) for a in fn.schema.arguments):
+        yield "onnx", "the op has no tensor argument; name the ONNX inputs with `inputs:`"
+    if len(set(m.inputs or ())) != len(m.inputs or ()):
+        yield where("inputs"), "`onnx: inputs:` names an argument twice"
+    for key, pairs in (("attributes", [(v, k) for k, v in m.attributes]), ("require", list(m.require))):
+        for name, _ in pairs:
+            a = fn.schema.argument(name)
+            if a is None:
+                yield where(key), f"`onnx: {key}:` names `{name}`, which is not an argument ({', '.join(names)})"
+            elif is_tensor_like(a.type):
+                yield where(key), (f"`onnx: {key}:` names the tensor argument `{name}`; only non-tensor arguments "
+                                   "(read from the traced call's constants) can be attributes or requirements")
+    for k, _ in m.attributes:
+        if not re.match(r"[a-z_][a-z0-9_]*\Z", k):
+            yield where("attributes"), f"`onnx: attributes:` key `{k}` is not an ONNX attribute name"
+
+
 _CHECKS: tuple[Callable[[NativeFunction, set[str]], Problems], ...] = (
     _check_doc, _check_argument_names, _check_types, _check_variants, _check_dispatch, _check_derivatives, _check_derive,
     _check_writes, _check_view, _check_tags, _check_python_operators,
     _check_output_differentiability, _check_samples, _check_formulas, _check_backward_node,
     _check_out_dtype, _check_python_module, _check_materialize_grads,
-    _check_out_autograd,
+    _check_out_autograd, _check_onnx,
 )

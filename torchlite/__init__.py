@@ -222,3 +222,12 @@ def set_num_interop_threads(n: int) -> None:
 
 def get_num_interop_threads() -> int:
     return _interop_threads
+
+
+def __getattr__(name):
+    # As torch's _lazy_modules: `torchlite.onnx` is imported on first use, so `import torchlite` never loads
+    # the exporter (nor its optional `onnx` dependency).
+    if name == "onnx":
+        import importlib
+        return importlib.import_module("torchlite.onnx")
+    raise AttributeError(f"module 'torchlite' has no attribute '{name}'")

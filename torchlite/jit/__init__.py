@@ -1,7 +1,8 @@
 """torchlite.jit: trace a function or module into an IR graph and run it without Python
 (docs/jit.md). What exists so far: the IR (torchlite._C._jit: Graph, Node, Value, Block), the
 YAML-driven boxed op registry, the C++ interpreter, `trace`, and the first passes
-(torchlite.jit._passes). `script`, fusion, save/load, the C++ frontend and ONNX export are later work."""
+(torchlite.jit._passes). `script`, fusion, save/load and the C++ frontend are later work; ONNX export is
+torchlite.onnx (docs/onnx.md)."""
 from torchlite.jit._trace import (  # noqa: F401
     TopLevelTracedModule,
     TracedModule,
