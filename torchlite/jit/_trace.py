@@ -8,8 +8,11 @@ from __future__ import annotations
 import inspect
 import warnings
 
+import os
+
 import torchlite as _tl
 from torchlite._C import _jit
+from torchlite.jit._script_module import ScriptModule, _extra_bytes, cpp_module
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
@@ -71,6 +74,9 @@ def _output_value(graph, value):
 
 
 def _module_type_name(module) -> str:
+    stored = module.__dict__.get("_jit_type_name")  # a loaded module keeps its saved class name
+    if stored is not None:
+        return stored
     cls = type(module)
     path = cls.__qualname__ if cls.__module__ == "__main__" else f"{cls.__module__}.{cls.__qualname__}"
     return "__torch__." + path
@@ -224,7 +230,7 @@ def _check(traced, fn, check_inputs, tolerance, module):
             raise TracingCheckError(graph_diff, tensor_diff)
 
 
-class TracedModule(_tl.nn.Module):
+class TracedModule(ScriptModule):
     """A traced module: `forward` runs the traced graph in the C++ interpreter, reading the
     parameters and buffers of the module it was traced from (shared, not copied)."""
 
@@ -268,6 +274,11 @@ class TracedModule(_tl.nn.Module):
     def _get_name(self):
         return type(self._traced_from).__name__
 
+    def _cpp_module(self):
+        m = cpp_module(self._traced_from, [("forward", _jit.Method(self.graph, True))])
+        m.training = self.training
+        return m
+
 
 class TopLevelTracedModule(TracedModule):
     """What trace() returns for a module (torch.jit's name)."""
@@ -297,6 +308,18 @@ class _TracedFunction:
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
         return _jit.run_graph(self.graph, inputs)[0]
+
+    def _cpp_module(self):
+        """Saved as torch.jit saves a function: the `forward` of an attribute-less module."""
+        m = _jit.Module("__torch__.PlaceholderModule", True)
+        m.methods = [("forward", _jit.Method(self.graph, False))]
+        return m
+
+    def save(self, f, _extra_files=None):
+        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
+
+    def save_to_buffer(self, _extra_files=None) -> bytes:
+        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
 
     def __repr__(self):
         return f"<torchlite.jit traced function {self.__name__}>"
