@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Layout.h"
@@ -395,7 +396,7 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
       int64_t extent = 0;
       if (ok && sizes[k] > 0) ok = mul_ok(sizes[k] - 1, strides[k], extent) && add_ok(last, extent, last);
     }
-    if (!ok || (numel > 0 && last >= storage_numel))
+    if (!ok || offset > storage_numel || (numel > 0 && last >= storage_numel))
       in.fail(str("tensor ", i, " (offset ", offset, ") lies outside its storage data/", key, " of ",
                   storage_numel, " elements"));
     auto sid = std::make_pair(key, *dtype);
@@ -569,6 +570,9 @@ class GraphReader {
  private:
   void define(Value* v, const std::string& name) {
     v->setType(read_type(in_, 0));
+    // A graph's names are unique (a repeated one would be renamed `x.1`, and probing for a free
+    // suffix makes a file of many equal names quadratic to load).
+    if (!name.empty() && !names_.insert(name).second) in_.fail(str("value name '", name, "' is repeated"));
     if (!name.empty()) v->setDebugName(name);
     values_.push_back(v);
     visible_.push_back(true);
@@ -663,6 +667,7 @@ class GraphReader {
   const std::vector<Tensor>& tensors_;
   std::vector<Value*> values_;
   std::vector<bool> visible_;
+  std::unordered_set<std::string> names_;
 };
 
 std::string write_graph(const Graph& g, TensorTable& tensors) {
