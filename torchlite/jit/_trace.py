@@ -159,6 +159,42 @@ def _record(fn, args, module=None):
     return graph, outputs
 
 
+def _capture_inputs(path, captured):
+    """A forward pre-hook keeping the first positional inputs a submodule gets in the trace (the
+    tensors themselves: copying them would record ops)."""
+    def hook(module, inputs):
+        captured.setdefault(path, inputs)
+    return hook
+
+
+def _submodule_graphs(module, captured):
+    """{dotted path: graph} of the submodules called in the trace, each traced alone on the inputs
+    it got there, as torch.jit traces every submodule into its own TracedModule: a saved and loaded
+    module's submodules can be called. A submodule that cannot be traced alone (keyword-only
+    inputs, non-tensor inputs or outputs) gets no graph."""
+    graphs = {}
+    subs = dict(module.named_modules())
+    # Running a submodule again must leave no trace: buffers (running statistics) and the random
+    # state are put back as the module's own trace left them.
+    with _tl.no_grad():
+        buffers = [(b, b.clone()) for b in module.buffers()]
+    rng = _tl.get_rng_state()
+    try:
+        for path, inputs in captured.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    graphs[path], _ = _record(subs[path], tuple(inputs), module=subs[path])
+                except Exception:  # noqa: BLE001 - best effort, the top-level trace stands on its own
+                    continue
+    finally:
+        with _tl.no_grad():
+            for b, saved in buffers:
+                b.copy_(saved)
+        _tl.set_rng_state(rng)
+    return graphs
+
+
 def _clone_inputs(args):
     def clone(v):
         if isinstance(v, _tl.Tensor):
@@ -277,6 +313,15 @@ class TracedModule(ScriptModule):
     def _cpp_module(self):
         m = cpp_module(self._traced_from, [("forward", _jit.Method(self.graph, True))])
         m.training = self.training
+        graphs = self.__dict__.get("_submodule_graphs", {})
+
+        def attach(tree, prefix):  # the tree's submodules are shared C++ objects: setting methods sticks
+            for name, sub in tree.submodules:
+                path = f"{prefix}.{name}" if prefix else name
+                if path in graphs:
+                    sub.methods = [("forward", _jit.Method(graphs[path], True))]
+                attach(sub, path)
+        attach(m, "")
         return m
 
 
@@ -342,8 +387,16 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         raise RuntimeError("example_kwarg_inputs or example_inputs should be provided")
     args = (example_inputs,) if isinstance(example_inputs, _tl.Tensor) else tuple(example_inputs)
     if isinstance(func, _tl.nn.Module):
-        graph, _ = _record(func, args, module=func)
+        captured = {}
+        handles = [sub.register_forward_pre_hook(_capture_inputs(path, captured))
+                   for path, sub in func.named_modules() if path]
+        try:
+            graph, _ = _record(func, args, module=func)
+        finally:
+            for h in handles:
+                h.remove()
         traced = TopLevelTracedModule(func, graph)
+        traced.__dict__["_submodule_graphs"] = _submodule_graphs(func, captured)
         python_fn = func
     elif callable(func):
         graph, _ = _record(func, args)
