@@ -55,6 +55,8 @@ class RecursiveScriptModule(ScriptModule):
         super().__init__()
         self.__dict__["_jit_type_name"] = cpp.type_name
         self.__dict__["_methods"] = dict(cpp.methods)
+        forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
+        self.__dict__["_forward"] = None if forward is None else (forward.graph, forward.takes_self)
         self.training = cpp.training
         for name, t in cpp.parameters:
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
@@ -88,24 +90,30 @@ class RecursiveScriptModule(ScriptModule):
     def _object(self):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
         buffer was replaced (in-place updates need nothing: it holds the same tensors)."""
-        from torchlite.jit._trace import _module_object
-
         cached = self.__dict__.get("_cached_object")
         if cached is not None and all(attrs.get(name) is t for attrs, name, t in cached[1]):
             return cached[0]
+        from torchlite.jit._trace import _module_object
+
         slots = []
         obj = _module_object(self, slots)
         self.__dict__["_cached_object"] = (obj, slots)
         return obj
 
     def forward(self, *args):
-        from torchlite.jit._trace import _flatten
-
-        method = self._method("forward")
-        inputs = [self._object()] if method.takes_self else []
+        forward = self.__dict__["_forward"]
+        if forward is None:
+            self._method("forward")  # raises
+        graph, takes_self = forward
+        inputs = [self._object()] if takes_self else []
         for a in args:
-            inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be inputs")
-        return _jit.run_graph(method.graph, inputs)[0]
+            if isinstance(a, _tl.Tensor):
+                inputs.append(a)
+            else:
+                from torchlite.jit._trace import _flatten
+
+                inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be inputs")
+        return _jit.run_graph(graph, inputs)[0]
 
     def _cpp_module(self):
         return cpp_module(self)
