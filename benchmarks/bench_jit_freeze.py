@@ -44,7 +44,9 @@ def main() -> int:
     torch.set_num_threads(1)
     warnings.simplefilter("ignore")
     rows = []
-    for name, make, shape in (("MLP 64-64-64-10, batch 8", mlp, (8, 64)), ("CNN 2x(conv-bn-relu-pool), 4x3x16x16", cnn, (4, 3, 16, 16))):
+    cases = (("MLP 64-64-64-10, batch 8", mlp, (8, 64)),
+             ("CNN 2x(conv-bn-relu-pool), 4x3x16x16", cnn, (4, 3, 16, 16)))
+    for name, make, shape in cases:
         t_model, p_model = make(tl), make(torch)
         tx, px = tl.randn(*shape), torch.randn(*shape)
         t_traced, p_traced = tl.jit.trace(t_model, tx), torch.jit.trace(p_model, px)

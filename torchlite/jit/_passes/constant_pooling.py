@@ -1,7 +1,8 @@
 """Constant pooling, as torch's ConstantPooling: equal prim::Constant nodes of a block become one
 (the first), so that CSE can then merge the nodes that read them. Tensors are equal when dtype,
-shape, device and every element agree (NaN matching NaN; 0.0 matches -0.0, as torch's tensor equality); other values by type and value. Pooling
-looks at each block's own constants (a constant inside a block stays there)."""
+shape, device and every element agree (NaN matching NaN; 0.0 matches -0.0, as torch's tensor
+equality); other values by type and value. Pooling looks at each block's own constants (a
+constant inside a block stays there)."""
 from __future__ import annotations
 
 import torchlite as _tl
