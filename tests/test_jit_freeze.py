@@ -239,3 +239,22 @@ def test_frozen_module_saves_loads_in_buffer():
     with tl.no_grad():
         _assert_same(loaded(x), frozen(x))
     assert list(loaded.parameters()) == []
+
+
+def test_constant_pooling_alone():
+    from torchlite._C import _jit
+
+    g = _jit.Graph()
+    x = g.addInput("x")
+    consts = [2, 2, 2.0, float("nan"), float("nan"), "a", "a", tl.tensor([1.0, float("nan")]),
+              tl.tensor([1.0, float("nan")]), tl.tensor([1.0, 2.0]), tl.tensor([1, 2]), [1, 2], [1, 2]]
+    values = [g.insertConstant(c) for c in consts]
+    for v in values:  # every constant used, so that pooling, not dead code elimination, removes them
+        g.registerOutput(v)
+    g.registerOutput(x)
+    assert _passes.constant_pooling(g) == 5  # 2, nan, "a", the NaN tensor, [1, 2]; not 2.0, not int vs float tensors
+    kept = [n.output().toIValue() for n in g.nodes()]
+    assert len(kept) == 8 and kept[0] == 2 and isinstance(kept[1], float)
+    outs = g.outputs()
+    assert outs[0].unique() == outs[1].unique() and outs[0].unique() != outs[2].unique()
+    assert outs[7].unique() == outs[8].unique() and outs[9].unique() != outs[10].unique()
