@@ -675,3 +675,26 @@ def test_outputs_match_torch_jit_save_load():
     pt_loaded = torch.jit.load(buf)
     np.testing.assert_allclose(_roundtrip(traced)(x).detach().numpy(), pt_loaded(to_torch(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_tracing_submodules_leaves_inputs_and_state_alone():
+    class AddOne(nn.Module):
+        def forward(self, x):
+            return x.add_(1)
+
+    tl.manual_seed(0)
+    model = nn.Sequential(AddOne(), nn.Linear(3, 3), nn.BatchNorm1d(3), nn.Dropout(0.5)).train()
+    x = tl.zeros(4, 3)
+    tl.manual_seed(5)
+    traced = tl.jit.trace(model, x, check_trace=False)
+    after_trace = tl.rand(1)
+    assert x.tolist() == [[1.0] * 3] * 4  # written once, by the module's own trace
+    assert model[2].num_batches_tracked.item() == 1
+    # the same model run once eagerly from the same state: same statistics and random stream
+    tl.manual_seed(0)
+    ref = nn.Sequential(AddOne(), nn.Linear(3, 3), nn.BatchNorm1d(3), nn.Dropout(0.5)).train()
+    tl.manual_seed(5)
+    ref(tl.zeros(4, 3))
+    assert tl.rand(1).item() == after_trace.item()
+    np.testing.assert_array_equal(model[2].running_mean.numpy(), ref[2].running_mean.numpy())
+    assert "forward" in getattr(_roundtrip(traced), "1")._methods

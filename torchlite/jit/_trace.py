@@ -174,8 +174,8 @@ def _submodule_graphs(module, captured):
     inputs, non-tensor inputs or outputs) gets no graph."""
     graphs = {}
     subs = dict(module.named_modules())
-    # Running a submodule again must leave no trace: buffers (running statistics) and the random
-    # state are put back as the module's own trace left them.
+    # Running a submodule again must leave no trace: it runs on copies of its inputs, and buffers
+    # (running statistics) and the random state are put back as the module's own trace left them.
     with _tl.no_grad():
         buffers = [(b, b.clone()) for b in module.buffers()]
     rng = _tl.get_rng_state()
@@ -184,7 +184,8 @@ def _submodule_graphs(module, captured):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    graphs[path], _ = _record(subs[path], tuple(inputs), module=subs[path])
+                    # copies: an in-place submodule must not write the caller's tensors a second time
+                    graphs[path], _ = _record(subs[path], _clone_inputs(tuple(inputs)), module=subs[path])
                 except Exception:  # noqa: BLE001 - best effort, the top-level trace stands on its own
                     continue
     finally:
