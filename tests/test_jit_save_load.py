@@ -136,11 +136,27 @@ def test_roundtrip_same_outputs_and_tree(name, via, tmp_path):
     assert loaded.original_name == type(model).__name__
     # the same graph (unnamed values are numbered anew, in order, as torch.jit's loaded graphs)
     assert _jit._graph_to_text(loaded.graph)[0] == _jit._graph_to_text(traced.graph)[0]
-    assert loaded.code == str(loaded.graph) and "aten::" in loaded.code
+    assert loaded.code == traced.code and loaded.code.startswith("def forward(self,\n")
     loaded.train()
     assert loaded.training and all(m.training for m in loaded.modules())
     loaded.eval()
     assert not any(m.training for m in loaded.modules())
+
+
+def test_code_is_torchscript_like_source():
+    _, traced, _ = _make("mlp")
+    assert _roundtrip(traced).code == (
+        "def forward(self,\n    x: Tensor) -> Tensor:\n"
+        "  fc1 = self.fc1\n  weight = fc1.weight\n  bias = fc1.bias\n"
+        "  fc2 = self.fc2\n  weight_1 = fc2.weight\n  bias_1 = fc2.bias\n"
+        "  _8 = torch.linear(x, weight, bias)\n  _9 = torch.relu(_8)\n  _10 = torch.linear(_9, weight_1, bias_1)\n"
+        "  return _10\n")
+    frozen = tl.jit.freeze(traced)
+    assert "torch.linear(x, CONSTANTS.c0, CONSTANTS.c1)" in frozen.code
+    f = tl.jit.trace(lambda x, y: ((x * y + 1).relu(), x.sum(0)), (tl.randn(2), tl.randn(2)))
+    code = f.code
+    assert code.startswith("def forward(x: Tensor,\n    y: Tensor) -> Tuple[Tensor, Tensor]:")
+    assert "torch.add(_2, CONSTANTS.c0, alpha=1)" in code and "torch.sum(x, [0], False, dtype=None)" in code
 
 
 def test_loaded_module_resaves_and_repr():

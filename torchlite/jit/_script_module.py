@@ -85,7 +85,9 @@ class RecursiveScriptModule(ScriptModule):
 
     @property
     def code(self) -> str:
-        return str(self.graph)
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
 
     def _object(self):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or

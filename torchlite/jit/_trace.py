@@ -282,7 +282,9 @@ class TracedModule(ScriptModule):
 
     @property
     def code(self) -> str:
-        return str(self.graph)
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
 
     @property
     def inlined_graph(self):
@@ -341,7 +343,9 @@ class _TracedFunction:
 
     @property
     def code(self) -> str:
-        return str(self.graph)
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
 
     @property
     def inlined_graph(self):
