@@ -714,3 +714,22 @@ def test_tracing_submodules_leaves_inputs_and_state_alone():
     assert tl.rand(1).item() == after_trace.item()
     np.testing.assert_array_equal(model[2].running_mean.numpy(), ref[2].running_mean.numpy())
     assert "forward" in getattr(_roundtrip(traced), "1")._methods
+
+
+def test_none_parameters_and_buffers_are_kept():
+    class WithNones(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 2, bias=False)
+            self.register_buffer("scale", None)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    m = WithNones().eval()
+    x = tl.randn(4, 3)
+    loaded = _roundtrip(tl.jit.trace(m, x))
+    assert loaded.fc.bias is None and loaded.scale is None
+    assert "bias" in loaded.fc._parameters and "scale" in loaded._buffers
+    assert list(loaded.state_dict()) == ["fc.weight"]
+    _assert_same(loaded(x), m(x))

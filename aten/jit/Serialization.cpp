@@ -703,6 +703,11 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
       w.string(name).integer(tensors.index(t));
     }
   }
+  for (const auto* group : {&m.none_parameters, &m.none_buffers}) {
+    w.line(indent + 2).word(group == &m.none_parameters ? "none_parameters" : "none_buffers");
+    w.integer(static_cast<int64_t>(group->size()));
+    for (const auto& name : *group) w.string(name);
+  }
   w.line(indent + 2).word("methods").integer(static_cast<int64_t>(m.methods.size()));
   for (const auto& [name, method] : m.methods) {
     TL_CHECK(method.graph != nullptr, "jit.save: method ", name, " has no graph");
@@ -746,6 +751,11 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
       std::string name = attr_name();
       group->emplace_back(name, tensor_at(in.integer()));
     }
+  }
+  for (auto* group : {&m->none_parameters, &m->none_buffers}) {
+    in.expect(group == &m->none_parameters ? "none_parameters" : "none_buffers");
+    size_t n = in.count();
+    for (size_t i = 0; i < n; ++i) group->push_back(attr_name());
   }
   in.expect("methods");
   size_t n = in.count();

@@ -29,6 +29,8 @@ struct Module {
   bool training = true;
   std::vector<std::pair<std::string, Tensor>> parameters;
   std::vector<std::pair<std::string, Tensor>> buffers;
+  // Attributes registered as None (Linear(bias=False)'s bias): kept so the loaded module has them.
+  std::vector<std::string> none_parameters, none_buffers;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> submodules;
   std::vector<std::pair<std::string, Method>> methods;
 

@@ -40,6 +40,8 @@ def cpp_module(module, methods=()):
     m = _jit.Module(_module_type_name(module), module.training)
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]
+    m.none_parameters = [n for n, p in module._parameters.items() if p is None]
+    m.none_buffers = [n for n, b in module._buffers.items() if b is None]
     m.submodules = [(n, cpp_module(s)) for n, s in module._modules.items() if s is not None]
     own = module.__dict__.get("_methods")
     m.methods = list(methods) if methods else list(own.items()) if own else []
@@ -62,6 +64,10 @@ class RecursiveScriptModule(ScriptModule):
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
         for name, t in cpp.buffers:
             self._buffers[name] = t
+        for name in cpp.none_parameters:
+            self._parameters[name] = None
+        for name in cpp.none_buffers:
+            self._buffers[name] = None
         for name, sub in cpp.submodules:
             self._modules[name] = RecursiveScriptModule(sub)
 

@@ -54,6 +54,8 @@ void bind_serialization(py::module_& m) {
       .def_readwrite("training", &Module::training)
       .def_readwrite("parameters", &Module::parameters)
       .def_readwrite("buffers", &Module::buffers)
+      .def_readwrite("none_parameters", &Module::none_parameters)
+      .def_readwrite("none_buffers", &Module::none_buffers)
       .def_readwrite("submodules", &Module::submodules)
       .def_readwrite("methods", &Module::methods)
       .def("object", &Module::object)
