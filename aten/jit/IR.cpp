@@ -16,16 +16,16 @@ std::string Value::debugName() const { return debug_name_.empty() ? std::to_stri
 Value* Value::setDebugName(const std::string& name) {
   // Names are unique in a graph (torch.jit appends .1, .2 to repeated names); names that are
   // plain numbers would collide with unnamed values, so they are not kept.
+  auto& taken = owningGraph()->names_;
+  if (!debug_name_.empty()) taken.erase(debug_name_);
   if (name.empty() || std::all_of(name.begin(), name.end(), ::isdigit)) {
     debug_name_.clear();
     return this;
   }
-  std::unordered_set<std::string> taken;
-  for (Value* v : owningGraph()->values_)
-    if (v != this && !v->debug_name_.empty()) taken.insert(v->debug_name_);
   std::string candidate = name;
   for (int i = 1; taken.count(candidate); ++i) candidate = name + "." + std::to_string(i);
   debug_name_ = candidate;
+  taken.insert(candidate);
   return this;
 }
 
@@ -131,6 +131,7 @@ void Node::eraseOutput(size_t i) {
   outputs_.erase(outputs_.begin() + i);
   for (size_t j = i; j < outputs_.size(); ++j) outputs_[j]->offset_ = j;
   graph_->values_.erase(v);
+  if (!v->debug_name_.empty()) graph_->names_.erase(v->debug_name_);
   delete v;
 }
 
@@ -277,6 +278,7 @@ Value* Graph::newValue(Node* n, size_t offset) {
 void Graph::freeNode(Node* n) {
   for (Value* v : n->outputs_) {
     values_.erase(v);
+    if (!v->debug_name_.empty()) names_.erase(v->debug_name_);
     delete v;
   }
   nodes_.erase(n);

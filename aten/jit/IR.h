@@ -202,6 +202,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
 
   std::unordered_set<Node*> nodes_;
   std::unordered_set<Value*> values_;
+  std::unordered_set<std::string> names_;  // the debug names in use (setDebugName keeps them unique in O(1))
   std::vector<std::unique_ptr<Block>> blocks_;
   Block* block_;
   Node* insert_point_;

@@ -1,8 +1,10 @@
 """torchlite.jit: trace a function or module into an IR graph and run it without Python
 (docs/jit.md). What exists so far: the IR (torchlite._C._jit: Graph, Node, Value, Block), the
-YAML-driven boxed op registry, the C++ interpreter, `trace`, and the first passes
-(torchlite.jit._passes). `script`, fusion, save/load and the C++ frontend are later work; ONNX export is
-torchlite.onnx (docs/onnx.md)."""
+YAML-driven boxed op registry, the C++ interpreter, `trace`, the first passes
+(torchlite.jit._passes), `save` / `load` (zip archives read and written in C++), `freeze` and
+`optimize_for_inference`. `script` and the C++ frontend are later work; ONNX export is torchlite.onnx
+(docs/onnx.md)."""
+from torchlite.jit._script_module import RecursiveScriptModule, ScriptModule  # noqa: F401
 from torchlite.jit._trace import (  # noqa: F401
     TopLevelTracedModule,
     TracedModule,
@@ -11,6 +13,8 @@ from torchlite.jit._trace import (  # noqa: F401
     is_tracing,
     trace,
 )
+from torchlite.jit._serialization import load, save  # noqa: F401
+from torchlite.jit._freeze import freeze, optimize_for_inference, run_frozen_optimizations  # noqa: F401
 
-# torch.jit.__all__ lists trace but not the tracing classes, which it imports all the same.
-__all__ = ["trace"]
+# torch.jit.__all__ lists these; it imports the tracing and module classes all the same.
+__all__ = ["trace", "save", "load", "freeze", "optimize_for_inference", "ScriptModule"]

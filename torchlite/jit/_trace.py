@@ -8,8 +8,11 @@ from __future__ import annotations
 import inspect
 import warnings
 
+import os
+
 import torchlite as _tl
 from torchlite._C import _jit
+from torchlite.jit._script_module import ScriptModule, _extra_bytes, cpp_module
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
@@ -71,6 +74,9 @@ def _output_value(graph, value):
 
 
 def _module_type_name(module) -> str:
+    stored = module.__dict__.get("_jit_type_name")  # a loaded module keeps its saved class name
+    if stored is not None:
+        return stored
     cls = type(module)
     path = cls.__qualname__ if cls.__module__ == "__main__" else f"{cls.__module__}.{cls.__qualname__}"
     return "__torch__." + path
@@ -153,6 +159,43 @@ def _record(fn, args, module=None):
     return graph, outputs
 
 
+def _capture_inputs(path, captured):
+    """A forward pre-hook keeping the first positional inputs a submodule gets in the trace (the
+    tensors themselves: copying them would record ops)."""
+    def hook(module, inputs):
+        captured.setdefault(path, inputs)
+    return hook
+
+
+def _submodule_graphs(module, captured):
+    """{dotted path: graph} of the submodules called in the trace, each traced alone on the inputs
+    it got there, as torch.jit traces every submodule into its own TracedModule: a saved and loaded
+    module's submodules can be called. A submodule that cannot be traced alone (keyword-only
+    inputs, non-tensor inputs or outputs) gets no graph."""
+    graphs = {}
+    subs = dict(module.named_modules())
+    # Running a submodule again must leave no trace: it runs on copies of its inputs, and buffers
+    # (running statistics) and the random state are put back as the module's own trace left them.
+    with _tl.no_grad():
+        buffers = [(b, b.clone()) for b in module.buffers()]
+    rng = _tl.get_rng_state()
+    try:
+        for path, inputs in captured.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    # copies: an in-place submodule must not write the caller's tensors a second time
+                    graphs[path], _ = _record(subs[path], _clone_inputs(tuple(inputs)), module=subs[path])
+                except Exception:  # noqa: BLE001 - best effort, the top-level trace stands on its own
+                    continue
+    finally:
+        with _tl.no_grad():
+            for b, saved in buffers:
+                b.copy_(saved)
+        _tl.set_rng_state(rng)
+    return graphs
+
+
 def _clone_inputs(args):
     def clone(v):
         if isinstance(v, _tl.Tensor):
@@ -224,7 +267,7 @@ def _check(traced, fn, check_inputs, tolerance, module):
             raise TracingCheckError(graph_diff, tensor_diff)
 
 
-class TracedModule(_tl.nn.Module):
+class TracedModule(ScriptModule):
     """A traced module: `forward` runs the traced graph in the C++ interpreter, reading the
     parameters and buffers of the module it was traced from (shared, not copied)."""
 
@@ -239,7 +282,9 @@ class TracedModule(_tl.nn.Module):
 
     @property
     def code(self) -> str:
-        return str(self.graph)
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
 
     @property
     def inlined_graph(self):
@@ -268,6 +313,20 @@ class TracedModule(_tl.nn.Module):
     def _get_name(self):
         return type(self._traced_from).__name__
 
+    def _cpp_module(self):
+        m = cpp_module(self._traced_from, [("forward", _jit.Method(self.graph, True))])
+        m.training = self.training
+        graphs = self.__dict__.get("_submodule_graphs", {})
+
+        def attach(tree, prefix):  # the tree's submodules are shared C++ objects: setting methods sticks
+            for name, sub in tree.submodules:
+                path = f"{prefix}.{name}" if prefix else name
+                if path in graphs:
+                    sub.methods = [("forward", _jit.Method(graphs[path], True))]
+                attach(sub, path)
+        attach(m, "")
+        return m
+
 
 class TopLevelTracedModule(TracedModule):
     """What trace() returns for a module (torch.jit's name)."""
@@ -284,7 +343,9 @@ class _TracedFunction:
 
     @property
     def code(self) -> str:
-        return str(self.graph)
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
 
     @property
     def inlined_graph(self):
@@ -297,6 +358,18 @@ class _TracedFunction:
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
         return _jit.run_graph(self.graph, inputs)[0]
+
+    def _cpp_module(self):
+        """Saved as torch.jit saves a function: the `forward` of an attribute-less module."""
+        m = _jit.Module("__torch__.PlaceholderModule", True)
+        m.methods = [("forward", _jit.Method(self.graph, False))]
+        return m
+
+    def save(self, f, _extra_files=None):
+        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
+
+    def save_to_buffer(self, _extra_files=None) -> bytes:
+        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
 
     def __repr__(self):
         return f"<torchlite.jit traced function {self.__name__}>"
@@ -319,8 +392,16 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         raise RuntimeError("example_kwarg_inputs or example_inputs should be provided")
     args = (example_inputs,) if isinstance(example_inputs, _tl.Tensor) else tuple(example_inputs)
     if isinstance(func, _tl.nn.Module):
-        graph, _ = _record(func, args, module=func)
+        captured = {}
+        handles = [sub.register_forward_pre_hook(_capture_inputs(path, captured))
+                   for path, sub in func.named_modules() if path]
+        try:
+            graph, _ = _record(func, args, module=func)
+        finally:
+            for h in handles:
+                h.remove()
         traced = TopLevelTracedModule(func, graph)
+        traced.__dict__["_submodule_graphs"] = _submodule_graphs(func, captured)
         python_fn = func
     elif callable(func):
         graph, _ = _record(func, args)

@@ -10,6 +10,7 @@
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/jit/pybind_utils.h"
+#include "torchlite/csrc/jit/serialization.h"
 #include "torchlite/csrc/jit/tracer_warn.h"
 
 namespace py = pybind11;
@@ -319,6 +320,7 @@ void init_jit(PyObject* module) {
   bind_schema(m);
   bind_ir(m);
   bind_runtime(m);
+  bind_serialization(m);
 }
 
 }  // namespace tl::python

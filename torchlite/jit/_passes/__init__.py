@@ -5,13 +5,24 @@
 - cse.eliminate_common_subexpression(graph): a node equal to an earlier one reuses its outputs.
 - constant_propagation.constant_propagation(graph): nodes whose inputs are all constants run once
   (in the interpreter) and become constants.
+- constant_pooling.constant_pooling(graph): equal constants of a block become one.
 - peephole.peephole(graph): local rewrites (t(t(x)), x + 0, x * 1, neg(neg(x)), no-op
   contiguous/view/to).
+- freezing.freeze_module_attributes(graph, module, preserved_attrs): module parameters and buffers
+  read by prim::GetAttr become constants (torch.jit.freeze's first step).
+- freezing.fold_frozen_conv_bn(graph) / fold_frozen_linear_bn(graph): an eval-mode batch_norm after
+  a conv or linear with constant weights is folded into them.
 - alias.AliasDb(graph): what may alias what and which nodes write, from the YAML's (a)/(a!)
   annotations; the passes ask it before removing, merging or reordering anything.
 """
 from torchlite.jit._passes.alias import AliasDb  # noqa: F401
+from torchlite.jit._passes.constant_pooling import constant_pooling  # noqa: F401
 from torchlite.jit._passes.constant_propagation import constant_propagation  # noqa: F401
 from torchlite.jit._passes.cse import eliminate_common_subexpression  # noqa: F401
 from torchlite.jit._passes.dce import eliminate_dead_code  # noqa: F401
+from torchlite.jit._passes.freezing import (  # noqa: F401
+    fold_frozen_conv_bn,
+    fold_frozen_linear_bn,
+    freeze_module_attributes,
+)
 from torchlite.jit._passes.peephole import peephole  # noqa: F401

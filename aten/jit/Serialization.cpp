@@ -1,0 +1,885 @@
+#include "aten/jit/Serialization.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Layout.h"
+#include "aten/jit/Interpreter.h"
+#include "aten/jit/ZipArchive.h"
+
+namespace tl::jit {
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr const char* kMagic = "torchlite.jit";
+constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
+
+// ---- text writer -------------------------------------------------------------------------
+
+class TextWriter {
+ public:
+  TextWriter& word(const std::string& w) {
+    sep();
+    out_ += w;
+    return *this;
+  }
+  TextWriter& integer(int64_t v) { return word(std::to_string(v)); }
+  TextWriter& real(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", v);  // exact; strtod reads it back, inf and nan included
+    return word(buf);
+  }
+  TextWriter& string(const std::string& s) {
+    sep();
+    out_ += '"';
+    for (unsigned char c : s) {
+      if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += static_cast<char>(c);
+      } else if (c < 0x20 || c >= 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out_ += buf;
+      } else {
+        out_ += static_cast<char>(c);
+      }
+    }
+    out_ += '"';
+    return *this;
+  }
+  TextWriter& ints(const std::vector<int64_t>& xs) {
+    integer(static_cast<int64_t>(xs.size()));
+    for (int64_t x : xs) integer(x);
+    return *this;
+  }
+  TextWriter& line(int indent) {
+    out_ += '\n';
+    out_.append(indent, ' ');
+    fresh_ = true;
+    return *this;
+  }
+  std::string take() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  void sep() {
+    if (!fresh_ && !out_.empty()) out_ += ' ';
+    fresh_ = false;
+  }
+  std::string out_;
+  bool fresh_ = true;
+};
+
+// ---- text reader -------------------------------------------------------------------------
+
+// Strings become Python str objects (names, constants): they must be UTF-8.
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte (no overlong forms, no surrogates)
+    if (c < 0x80) n = 0;
+    else if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) n = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4) n = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else return false;
+    if (n > s.size() - i - 1) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b >> 6) != 0x2) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+class Lexer {
+ public:
+  Lexer(std::string_view text, std::string what) : s_(text), what_(std::move(what)) {}
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    size_t line = 1;
+    for (size_t i = 0; i < pos_ && i < s_.size(); ++i) line += s_[i] == '\n';
+    throw RuntimeError(printable(str("jit.load: record ", what_, " is corrupt (line ", line, "): ", msg)));
+  }
+  bool next_is_string() {
+    skip();
+    return pos_ < s_.size() && s_[pos_] == '"';
+  }
+  bool at_end() {
+    skip();
+    return pos_ >= s_.size();
+  }
+  std::string word() {
+    skip();
+    if (pos_ >= s_.size()) fail("unexpected end of record");
+    if (s_[pos_] == '"') fail("expected a word, found a string");
+    size_t start = pos_;
+    while (pos_ < s_.size() && !std::isspace(static_cast<unsigned char>(s_[pos_])) && s_[pos_] != '"') ++pos_;
+    return std::string(s_.substr(start, pos_ - start));
+  }
+  void expect(const char* w) {
+    std::string got = word();
+    if (got != w) fail(str("expected '", w, "', found '", got, "'"));
+  }
+  int64_t integer() {
+    std::string w = word();
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(w.c_str(), &end, 10);
+    if (w.empty() || *end != '\0' || errno == ERANGE) fail(str("expected an integer, found '", w, "'"));
+    return v;
+  }
+  // A count of items that follow: not negative, and no more than the bytes left (each item takes one).
+  size_t count() {
+    int64_t n = integer();
+    if (n < 0 || static_cast<uint64_t>(n) > s_.size() - pos_) fail(str("bad count ", n));
+    return static_cast<size_t>(n);
+  }
+  bool flag() {
+    int64_t v = integer();
+    if (v != 0 && v != 1) fail(str("expected 0 or 1, found ", v));
+    return v == 1;
+  }
+  double real() {
+    std::string w = word();
+    char* end = nullptr;
+    double v = std::strtod(w.c_str(), &end);
+    if (w.empty() || *end != '\0') fail(str("expected a number, found '", w, "'"));
+    return v;
+  }
+  std::string string() {
+    skip();
+    if (pos_ >= s_.size() || s_[pos_] != '"') fail("expected a quoted string");
+    ++pos_;
+    std::string out;
+    while (true) {
+      if (pos_ >= s_.size()) fail("unterminated string");
+      char c = s_[pos_++];
+      if (c == '"') {
+        if (!valid_utf8(out)) fail("a string is not valid UTF-8");
+        return out;
+      }
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= s_.size()) fail("unterminated string");
+      char e = s_[pos_++];
+      if (e == '"' || e == '\\') {
+        out += e;
+      } else if (e == 'x' && pos_ + 2 <= s_.size() && std::isxdigit(static_cast<unsigned char>(s_[pos_])) &&
+                 std::isxdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
+        out += static_cast<char>(std::stoi(std::string(s_.substr(pos_, 2)), nullptr, 16));
+        pos_ += 2;
+      } else {
+        fail("bad escape in a string");
+      }
+    }
+  }
+  std::vector<int64_t> ints() {
+    size_t n = count();
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(integer());
+    return out;
+  }
+  void depth_check(int depth) const {
+    if (depth > kMaxDepth) fail("nested too deeply");
+  }
+
+ private:
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  std::string_view s_;
+  std::string what_;
+  size_t pos_ = 0;
+};
+
+// ---- enum names --------------------------------------------------------------------------
+
+std::optional<ScalarType> dtype_named(const std::string& name) {
+  for (int i = 0; i < kNumScalarTypes; ++i)
+    if (name == scalar_type_name(static_cast<ScalarType>(i))) return static_cast<ScalarType>(i);
+  return std::nullopt;
+}
+
+std::optional<MemoryFormat> memory_format_named(const std::string& name) {
+  for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                         MemoryFormat::ChannelsLast3d})
+    if (name == memory_format_name(f)) return f;
+  return std::nullopt;
+}
+
+Device parse_device(Lexer& in, const std::string& s) {
+  try {
+    return Device::parse(s);
+  } catch (const Error&) {
+    in.fail(str("bad device '", s, "'"));
+  }
+}
+
+// ---- types -------------------------------------------------------------------------------
+
+const std::pair<const char*, Type::Kind> kSimpleTypes[] = {
+    {"Any", Type::Kind::Any}, {"int", Type::Kind::Int}, {"float", Type::Kind::Float}, {"bool", Type::Kind::Bool},
+    {"str", Type::Kind::Str}, {"NoneType", Type::Kind::None}, {"Scalar", Type::Kind::Number},
+    {"ScalarType", Type::Kind::ScalarType}, {"Device", Type::Kind::Device}, {"Layout", Type::Kind::Layout},
+    {"MemoryFormat", Type::Kind::MemoryFormat}, {"Generator", Type::Kind::Generator}};
+
+void write_type(TextWriter& w, const Type& t) {
+  using K = Type::Kind;
+  switch (t.kind) {
+    case K::Tensor:
+      if (!t.dtype && !t.sizes && !t.strides && !t.device && !t.requires_grad) {
+        w.word("Tensor");
+        return;
+      }
+      // TensorT <dtype|-> <sizes|-> <strides|-> <device|-> <requires_grad|->
+      w.word("TensorT");
+      t.dtype ? w.word(scalar_type_name(*t.dtype)) : w.word("-");
+      t.sizes ? w.ints(*t.sizes) : w.word("-");
+      t.strides ? w.ints(*t.strides) : w.word("-");
+      t.device ? w.string(t.device->str()) : w.word("-");
+      t.requires_grad ? w.integer(*t.requires_grad) : w.word("-");
+      return;
+    case K::List: w.word("List"); write_type(w, *t.elems.at(0)); return;
+    case K::Optional: w.word("Optional"); write_type(w, *t.elems.at(0)); return;
+    case K::Tuple:
+      w.word("Tuple").integer(static_cast<int64_t>(t.elems.size()));
+      for (const auto& e : t.elems) write_type(w, *e);
+      return;
+    case K::Object: w.word("Object").string(t.name); return;
+    default:
+      for (const auto& [name, kind] : kSimpleTypes)
+        if (kind == t.kind) {
+          w.word(name);
+          return;
+        }
+  }
+  TL_ERROR("jit.save: cannot serialize the type ", t.str());
+}
+
+TypePtr read_type(Lexer& in, int depth) {
+  in.depth_check(depth);
+  std::string w = in.word();
+  for (const auto& [name, kind] : kSimpleTypes)
+    if (w == name) return Type::get(kind);
+  if (w == "Tensor") return Type::tensor();
+  if (w == "List") return Type::list(read_type(in, depth + 1));
+  if (w == "Optional") return Type::optional(read_type(in, depth + 1));
+  if (w == "Object") return Type::object(in.string());
+  if (w == "Tuple") {
+    size_t n = in.count();
+    std::vector<TypePtr> elems;
+    for (size_t i = 0; i < n; ++i) elems.push_back(read_type(in, depth + 1));
+    return Type::tuple(std::move(elems));
+  }
+  if (w == "TensorT") {
+    auto t = std::make_shared<Type>();
+    t->kind = Type::Kind::Tensor;
+    std::string d = in.word();
+    if (d != "-") {
+      t->dtype = dtype_named(d);
+      if (!t->dtype) in.fail(str("unknown dtype '", d, "'"));
+    }
+    for (auto* dims : {&t->sizes, &t->strides}) {
+      std::string n = in.word();
+      if (n == "-") continue;
+      char* end = nullptr;
+      long long count = std::strtoll(n.c_str(), &end, 10);
+      if (*end != '\0' || count < 0 || count > 64) in.fail(str("bad dimension count '", n, "'"));
+      std::vector<int64_t> xs;
+      for (long long i = 0; i < count; ++i) xs.push_back(in.integer());
+      *dims = std::move(xs);
+    }
+    if (in.next_is_string()) {
+      std::string dev = in.string();
+      t->device = parse_device(in, dev);
+    } else {
+      in.expect("-");
+    }
+    std::string rg = in.word();
+    if (rg == "0" || rg == "1") t->requires_grad = rg == "1";
+    else if (rg != "-") in.fail(str("bad requires_grad '", rg, "'"));
+    return t;
+  }
+  in.fail(str("unknown type '", w, "'"));
+}
+
+// ---- tensors -----------------------------------------------------------------------------
+
+// Tensors of the archive (parameters, buffers, constants), each written once, views of one storage
+// sharing its record.
+class TensorTable {
+ public:
+  int64_t index(const Tensor& t) {
+    auto it = index_.find(t.impl());
+    if (it != index_.end()) return it->second;
+    TL_CHECK(!t.is_meta(), "jit.save: cannot save a tensor on the meta device (it has no data)");
+    TL_CHECK(t.is_cpu(), "jit.save: cannot save a tensor on ", t.device().str());
+    tensors_.push_back(t);
+    return index_[t.impl()] = static_cast<int64_t>(tensors_.size() - 1);
+  }
+  std::vector<Tensor>& tensors() { return tensors_; }
+
+ private:
+  std::unordered_map<const TensorImpl*, int64_t> index_;
+  std::vector<Tensor> tensors_;
+};
+
+// The `tensors` record and the storages' data/<key> records.
+void write_tensors(ZipWriter& zip, const std::vector<Tensor>& tensors) {
+  TextWriter w;
+  w.word("tensors").integer(static_cast<int64_t>(tensors.size()));
+  // A storage is keyed by its memory and the dtype it is read as (a view with another dtype gets its own copy).
+  std::map<std::pair<const StorageImpl*, ScalarType>, std::string> keys;
+  for (const Tensor& t : tensors) {
+    auto id = std::make_pair(t.storage().get(), t.dtype());
+    auto it = keys.find(id);
+    if (it == keys.end()) {
+      std::string key = std::to_string(keys.size());
+      const StorageImpl& s = *t.storage();
+      zip.add("data/" + key, std::string_view(static_cast<const char*>(s.data()), s.data() ? s.nbytes : 0));
+      it = keys.emplace(id, key).first;
+    }
+    std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+    w.line(0).word(scalar_type_name(t.dtype())).string(it->second).integer(t.storage_offset());
+    w.ints(sizes).ints(strides).integer(t.requires_grad());
+  }
+  zip.add("tensors", w.take());
+}
+
+bool mul_ok(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+bool add_ok(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
+
+std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
+  Lexer in(zip.get("tensors"), "tensors");
+  in.expect("tensors");
+  size_t n = in.count();
+  std::map<std::pair<std::string, ScalarType>, Tensor> storages;  // the base tensor of each storage
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::string d = in.word();
+    auto dtype = dtype_named(d);
+    if (!dtype) in.fail(str("unknown dtype '", d, "'"));
+    std::string key = in.string();
+    int64_t offset = in.integer();
+    std::vector<int64_t> sizes = in.ints(), strides = in.ints();
+    bool requires_grad = in.flag();
+    if (sizes.size() != strides.size() || sizes.size() > 64)
+      in.fail(str("tensor ", i, " has ", sizes.size(), " sizes and ", strides.size(), " strides"));
+    if (!zip.has("data/" + key)) in.fail(str("tensor ", i, " names a missing storage record data/", key));
+    std::string_view data = zip.get("data/" + key);
+    int64_t itemsize = static_cast<int64_t>(element_size(*dtype));
+    if (data.size() % itemsize != 0)
+      in.fail(str("storage data/", key, " holds ", data.size(), " bytes, not a whole number of ", d, " elements"));
+    int64_t storage_numel = static_cast<int64_t>(data.size()) / itemsize;
+    // The view must lie inside its storage: offset + sum((size - 1) * stride) < numel.
+    int64_t numel = 1, last = offset;
+    bool ok = offset >= 0;
+    for (size_t k = 0; k < sizes.size() && ok; ++k) {
+      ok = sizes[k] >= 0 && strides[k] >= 0 && mul_ok(numel, sizes[k], numel);
+      int64_t extent = 0;
+      if (ok && sizes[k] > 0) ok = mul_ok(sizes[k] - 1, strides[k], extent) && add_ok(last, extent, last);
+    }
+    if (!ok || offset > storage_numel || (numel > 0 && last >= storage_numel))
+      in.fail(str("tensor ", i, " (offset ", offset, ") lies outside its storage data/", key, " of ",
+                  storage_numel, " elements"));
+    auto sid = std::make_pair(key, *dtype);
+    auto it = storages.find(sid);
+    if (it == storages.end()) {
+      Tensor base = empty_tensor({storage_numel}, *dtype, device);
+      if (!device.is_meta() && !data.empty()) std::memcpy(base.data_ptr(), data.data(), data.size());
+      it = storages.emplace(sid, base).first;
+    }
+    Tensor t = make_view(it->second, sizes, strides, offset);
+    if (requires_grad) {
+      if (!is_floating_type(*dtype)) in.fail(str("tensor ", i, " of dtype ", d, " cannot require grad"));
+      t.set_requires_grad(true);
+    }
+    out.push_back(std::move(t));
+  }
+  if (!in.at_end()) in.fail("unexpected data after the tensor table");
+  return out;
+}
+
+// ---- constants (node attributes) -----------------------------------------------------------
+
+void write_ivalue(TextWriter& w, const IValue& v, TensorTable& tensors) {
+  using Tag = IValue::Tag;
+  switch (v.tag()) {
+    case Tag::None: w.word("None"); return;
+    case Tag::Int: w.word("int").integer(v.toInt()); return;
+    case Tag::Double: w.word("float").real(v.toDouble()); return;
+    case Tag::Bool: w.word("bool").integer(v.toBool()); return;
+    case Tag::String: w.word("str").string(v.toStringRef()); return;
+    case Tag::ScalarType: w.word("dtype").word(scalar_type_name(v.toScalarType())); return;
+    case Tag::Device: w.word("device").string(v.toDevice().str()); return;
+    case Tag::Layout: w.word("layout").word("strided"); return;
+    case Tag::MemoryFormat: w.word("memory_format").word(memory_format_name(v.toMemoryFormat())); return;
+    case Tag::Tensor: w.word("tensor").integer(tensors.index(v.toTensor())); return;
+    case Tag::List:
+    case Tag::Tuple: {
+      const auto& xs = v.toListRef();
+      w.word(v.isList() ? "list" : "tuple").integer(static_cast<int64_t>(xs.size()));
+      for (const IValue& x : xs) write_ivalue(w, x, tensors);
+      return;
+    }
+    case Tag::Generator: TL_ERROR("jit.save: a graph with a Generator constant cannot be saved");
+    case Tag::Object: TL_ERROR("jit.save: a graph with a module object constant cannot be saved");
+  }
+}
+
+IValue read_ivalue(Lexer& in, const std::vector<Tensor>& tensors, int depth) {
+  in.depth_check(depth);
+  std::string w = in.word();
+  if (w == "None") return IValue();
+  if (w == "int") return IValue(in.integer());
+  if (w == "float") return IValue(in.real());
+  if (w == "bool") return IValue(in.flag());
+  if (w == "str") return IValue(in.string());
+  if (w == "dtype") {
+    std::string d = in.word();
+    auto t = dtype_named(d);
+    if (!t) in.fail(str("unknown dtype '", d, "'"));
+    return IValue(*t);
+  }
+  if (w == "device") {
+    std::string d = in.string();
+    return IValue(parse_device(in, d));
+  }
+  if (w == "layout") {
+    in.expect("strided");
+    return IValue(Layout::Strided);
+  }
+  if (w == "memory_format") {
+    std::string m = in.word();
+    auto f = memory_format_named(m);
+    if (!f) in.fail(str("unknown memory format '", m, "'"));
+    return IValue(*f);
+  }
+  if (w == "tensor") {
+    int64_t i = in.integer();
+    if (i < 0 || static_cast<size_t>(i) >= tensors.size())
+      in.fail(str("tensor constant ", i, " is not in the tensor table (", tensors.size(), " tensors)"));
+    return IValue(tensors[i]);
+  }
+  if (w == "list" || w == "tuple") {
+    size_t n = in.count();
+    std::vector<IValue> xs;
+    for (size_t i = 0; i < n; ++i) xs.push_back(read_ivalue(in, tensors, depth + 1));
+    return w == "list" ? IValue::list(std::move(xs)) : IValue::tuple(std::move(xs));
+  }
+  in.fail(str("unknown constant kind '", w, "'"));
+}
+
+// ---- graphs ------------------------------------------------------------------------------
+
+class GraphWriter {
+ public:
+  GraphWriter(TextWriter& w, TensorTable& tensors) : w_(w), tensors_(tensors) {}
+
+  void block(const Block& b, int indent) {
+    w_.word("inputs").integer(static_cast<int64_t>(b.inputs().size()));
+    for (const Value* v : b.inputs()) decl(v, indent + 2);
+    auto nodes = b.nodes();
+    w_.line(indent).word("nodes").integer(static_cast<int64_t>(nodes.size()));
+    for (const Node* n : nodes) node(*n, indent + 2);
+    w_.line(indent).word("return");
+    refs(b.outputs());
+    w_.word("end");
+  }
+
+ private:
+  void decl(const Value* v, int indent) {
+    ids_[v] = next_++;
+    w_.line(indent).string(v->hasDebugName() ? v->debugName() : "");
+    write_type(w_, *v->type());
+  }
+  void refs(const std::vector<Value*>& vs) {
+    w_.integer(static_cast<int64_t>(vs.size()));
+    for (const Value* v : vs) {
+      auto it = ids_.find(v);
+      TL_CHECK(it != ids_.end(), "jit.save: the graph uses %", v->debugName(), " before its definition");
+      w_.integer(it->second);
+    }
+  }
+  void node(const Node& n, int indent) {
+    w_.line(indent).word("node").string(n.kind()).string(n.op() ? n.op()->schema.qualified_name() : "");
+    w_.word("in");
+    refs(n.inputs());
+    w_.word("out").integer(static_cast<int64_t>(n.outputs().size()));
+    for (const Value* v : n.outputs()) decl(v, indent + 2);
+    auto names = n.attributeNames();
+    w_.line(indent + 2).word("attrs").integer(static_cast<int64_t>(names.size()));
+    for (const auto& name : names) {
+      w_.string(name);
+      write_ivalue(w_, n.attr(name), tensors_);
+    }
+    w_.word("blocks").integer(static_cast<int64_t>(n.blocks().size()));
+    for (const Block* b : n.blocks()) {
+      w_.line(indent + 2).word("block");
+      block(*b, indent + 4);
+    }
+  }
+
+  TextWriter& w_;
+  TensorTable& tensors_;
+  std::unordered_map<const Value*, int64_t> ids_;
+  int64_t next_ = 0;
+};
+
+class GraphReader {
+ public:
+  GraphReader(Lexer& in, Graph& g, const std::vector<Tensor>& tensors) : in_(in), g_(g), tensors_(tensors) {}
+
+  void block(Block* b, int depth) {
+    in_.depth_check(depth);
+    in_.expect("inputs");
+    size_t first = values_.size();
+    size_t n_in = in_.count();
+    for (size_t i = 0; i < n_in; ++i) {
+      std::string name = in_.string();
+      Value* v = b->addInput();
+      define(v, name);
+    }
+    in_.expect("nodes");
+    size_t n = in_.count();
+    for (size_t i = 0; i < n; ++i) node(b, depth);
+    in_.expect("return");
+    for (Value* v : refs()) b->registerOutput(v);
+    in_.expect("end");
+    // Values of this block are not visible after it.
+    for (size_t i = first; i < values_.size(); ++i) visible_[i] = false;
+  }
+
+ private:
+  void define(Value* v, const std::string& name) {
+    v->setType(read_type(in_, 0));
+    // A graph's names are unique (a repeated one would be renamed `x.1`, and probing for a free
+    // suffix makes a file of many equal names quadratic to load).
+    if (!name.empty() && !names_.insert(name).second) in_.fail(str("value name '", name, "' is repeated"));
+    if (!name.empty()) v->setDebugName(name);
+    values_.push_back(v);
+    visible_.push_back(true);
+  }
+  std::vector<Value*> refs() {
+    size_t n = in_.count();
+    std::vector<Value*> out;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t id = in_.integer();
+      if (id < 0 || static_cast<size_t>(id) >= values_.size() || !visible_[id])
+        in_.fail(str("value ", id, " is used where it is not defined (", values_.size(), " values defined so far)"));
+      out.push_back(values_[id]);
+    }
+    return out;
+  }
+  void node(Block* b, int depth) {
+    in_.expect("node");
+    std::string kind = in_.string(), overload = in_.string();
+    in_.expect("in");
+    std::vector<Value*> inputs = refs();
+    in_.expect("out");
+    size_t n_out = in_.count();
+    Node* n = nullptr;
+    if (kind.rfind("aten::", 0) == 0) {
+      const Operator* op = find_op(overload);
+      if (op == nullptr || "aten::" + op->schema.name != kind)
+        in_.fail(str("unknown operator ", kind, " (overload '", overload, "' is not registered in this build)"));
+      if (inputs.size() != op->schema.arguments.size() || n_out != op->schema.returns.size())
+        in_.fail(str(kind, ".", op->schema.overload_name, " takes ", op->schema.arguments.size(), " inputs and gives ",
+                     op->schema.returns.size(), " outputs, the node has ", inputs.size(), " and ", n_out));
+      n = g_.createOp(op, inputs);
+    } else {
+      static const char* prims[] = {"prim::Constant", "prim::ListConstruct", "prim::TupleConstruct",
+                                    "prim::ListUnpack", "prim::TupleUnpack", "prim::GetAttr", "prim::If",
+                                    "prim::Loop"};
+      bool known = false;
+      for (const char* p : prims) known |= kind == p;
+      if (!known) in_.fail(str("unknown node kind '", kind, "'"));
+      n = g_.create(kind, inputs, n_out);
+    }
+    b->appendNode(n);
+    for (size_t i = 0; i < n_out; ++i) define(n->output(i), in_.string());
+    in_.expect("attrs");
+    size_t n_attrs = in_.count();
+    for (size_t i = 0; i < n_attrs; ++i) {
+      std::string name = in_.string();
+      n->setAttr(name, read_ivalue(in_, tensors_, depth + 1));
+    }
+    in_.expect("blocks");
+    size_t n_blocks = in_.count();
+    for (size_t i = 0; i < n_blocks; ++i) {
+      in_.expect("block");
+      block(n->addBlock(), depth + 1);
+    }
+    check_prim(*n);
+  }
+  // The shapes the interpreter relies on for each prim:: kind.
+  void check_prim(const Node& n) {
+    const std::string& k = n.kind();
+    size_t ins = n.inputs().size(), outs = n.outputs().size(), nb = n.blocks().size();
+    auto bad = [&](const char* why) { in_.fail(str("malformed ", k, " node: ", why)); };
+    if (n.op()) {
+      if (nb) bad("an operator node has no blocks");
+      return;
+    }
+    if (k != "prim::If" && k != "prim::Loop" && nb) bad("it cannot have blocks");
+    if (k == "prim::Constant") {
+      if (ins || outs != 1) bad("no inputs and one output expected");
+      for (const auto& a : n.attributeNames())
+        if (a != "value") bad("its only attribute is 'value'");
+    } else if (k == "prim::ListConstruct" || k == "prim::TupleConstruct") {
+      if (outs != 1) bad("one output expected");
+    } else if (k == "prim::ListUnpack" || k == "prim::TupleUnpack") {
+      if (ins != 1) bad("one input expected");
+    } else if (k == "prim::GetAttr") {
+      if (ins != 1 || outs != 1 || !n.hasAttribute("name") || n.attr("name").tag() != IValue::Tag::String)
+        bad("one input, one output and a str attribute 'name' expected");
+    } else if (k == "prim::If") {
+      if (ins != 1 || nb != 2) bad("one input and two blocks expected");
+      for (const Block* b : n.blocks())
+        if (!b->inputs().empty() || b->outputs().size() != outs) bad("each block gives the node's outputs");
+    } else if (k == "prim::Loop") {
+      if (ins < 2 || nb != 1 || outs != ins - 2) bad("(trip count, condition, carried...) -> carried expected");
+      const Block* body = n.blocks()[0];
+      if (body->inputs().size() != ins - 1 || body->outputs().size() != ins - 1)
+        bad("its block takes (i, carried...) and gives (condition, carried...)");
+    }
+  }
+
+  Lexer& in_;
+  Graph& g_;
+  const std::vector<Tensor>& tensors_;
+  std::vector<Value*> values_;
+  std::vector<bool> visible_;
+  std::unordered_set<std::string> names_;
+};
+
+std::string write_graph(const Graph& g, TensorTable& tensors) {
+  TextWriter w;
+  w.word("graph");
+  GraphWriter(w, tensors).block(*g.block(), 2);
+  return w.take();
+}
+
+std::shared_ptr<Graph> read_graph(std::string_view text, const std::vector<Tensor>& tensors, const std::string& what) {
+  Lexer in(text, what);
+  auto g = std::make_shared<Graph>();
+  in.expect("graph");
+  GraphReader(in, *g, tensors).block(g->block(), 0);
+  if (!in.at_end()) in.fail("unexpected data after the graph");
+  try {
+    g->lint();
+  } catch (const Error& e) {
+    in.fail(e.what());
+  }
+  return g;
+}
+
+// ---- modules -----------------------------------------------------------------------------
+
+void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::string& path, TensorTable& tensors,
+                  int indent) {
+  w.word("module").string(m.type_name).word("training").integer(m.training);
+  for (const auto* group : {&m.parameters, &m.buffers}) {
+    w.line(indent + 2).word(group == &m.parameters ? "parameters" : "buffers").integer(static_cast<int64_t>(group->size()));
+    for (const auto& [name, t] : *group) {
+      TL_CHECK(t.defined(), "jit.save: ", path.empty() ? "the module" : path, "'s attribute ", name, " is undefined");
+      w.string(name).integer(tensors.index(t));
+    }
+  }
+  for (const auto* group : {&m.none_parameters, &m.none_buffers}) {
+    w.line(indent + 2).word(group == &m.none_parameters ? "none_parameters" : "none_buffers");
+    w.integer(static_cast<int64_t>(group->size()));
+    for (const auto& name : *group) w.string(name);
+  }
+  w.line(indent + 2).word("methods").integer(static_cast<int64_t>(m.methods.size()));
+  for (const auto& [name, method] : m.methods) {
+    TL_CHECK(method.graph != nullptr, "jit.save: method ", name, " has no graph");
+    std::string record = "code/" + (path.empty() ? "" : path + ".") + name + ".graph";
+    zip.add(record, write_graph(*method.graph, tensors));
+    w.line(indent + 4).string(name).word("self").integer(method.takes_self).string(record);
+  }
+  w.line(indent + 2).word("submodules").integer(static_cast<int64_t>(m.submodules.size()));
+  for (const auto& [name, sub] : m.submodules) {
+    TL_CHECK(sub != nullptr, "jit.save: submodule ", name, " is null");
+    w.line(indent + 4).string(name);
+    write_module(w, zip, *sub, path.empty() ? name : path + "." + name, tensors, indent + 4);
+  }
+  w.line(indent).word("end");
+}
+
+std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::vector<Tensor>& tensors, int depth) {
+  in.depth_check(depth);
+  auto m = std::make_shared<Module>();
+  in.expect("module");
+  m->type_name = in.string();
+  in.expect("training");
+  m->training = in.flag();
+  auto tensor_at = [&](int64_t i) {
+    if (i < 0 || static_cast<size_t>(i) >= tensors.size())
+      in.fail(str("tensor ", i, " is not in the tensor table (", tensors.size(), " tensors)"));
+    return tensors[i];
+  };
+  // Attribute names become Python attributes: non-empty, without '.', unique in their module.
+  std::set<std::string> names;
+  auto attr_name = [&]() {
+    std::string name = in.string();
+    if (name.empty() || name.find('.') != std::string::npos || !names.insert(name).second)
+      in.fail(str("bad or repeated attribute name '", name, "'"));
+    return name;
+  };
+  for (auto* group : {&m->parameters, &m->buffers}) {
+    in.expect(group == &m->parameters ? "parameters" : "buffers");
+    size_t n = in.count();
+    for (size_t i = 0; i < n; ++i) {
+      std::string name = attr_name();
+      group->emplace_back(name, tensor_at(in.integer()));
+    }
+  }
+  for (auto* group : {&m->none_parameters, &m->none_buffers}) {
+    in.expect(group == &m->none_parameters ? "none_parameters" : "none_buffers");
+    size_t n = in.count();
+    for (size_t i = 0; i < n; ++i) group->push_back(attr_name());
+  }
+  in.expect("methods");
+  size_t n = in.count();
+  for (size_t i = 0; i < n; ++i) {
+    std::string name = in.string();
+    in.expect("self");
+    bool takes_self = in.flag();
+    std::string record = in.string();
+    if (!zip.has(record)) in.fail(str("method ", name, " names a missing record ", record));
+    m->methods.emplace_back(name, Method{read_graph(zip.get(record), tensors, record), takes_self});
+  }
+  in.expect("submodules");
+  n = in.count();
+  for (size_t i = 0; i < n; ++i) {
+    std::string name = attr_name();
+    m->submodules.emplace_back(name, read_module(in, zip, tensors, depth + 1));
+  }
+  in.expect("end");
+  return m;
+}
+
+// Why a zip that is not a torchlite.jit archive was refused.
+std::string foreign_archive(const ZipReader& zip, const std::string& what) {
+  bool torchscript = zip.has("constants.pkl");
+  for (const std::string& name : zip.names())
+    torchscript |= name.rfind("code/", 0) == 0 && name.size() > 3 && name.substr(name.size() - 3) == ".py";
+  if (torchscript)
+    return str(what, " is a TorchScript archive written by PyTorch's torch.jit.save; torchlite.jit.load reads only "
+               "torchlite.jit archives (TorchScript source cannot be compiled by torchlite yet)");
+  if (zip.has("data.pkl"))
+    return str(what, " is a torch.save / torchlite.save checkpoint, not a torchlite.jit archive: load it with "
+               "torchlite.load");
+  return str(what, " is not a torchlite.jit archive (no 'format' record)");
+}
+
+}  // namespace
+
+// ---- public API --------------------------------------------------------------------------
+
+std::shared_ptr<Object> Module::object() const {
+  auto obj = std::make_shared<Object>(Object{type_name, {}});
+  for (const auto& [name, t] : parameters) obj->attrs[name] = t;
+  for (const auto& [name, t] : buffers) obj->attrs[name] = t;
+  for (const auto& [name, sub] : submodules) obj->attrs[name] = sub->object();
+  return obj;
+}
+
+std::vector<IValue> Module::run_method(const std::string& name, std::vector<IValue> inputs) const {
+  for (const auto& [n, method] : methods)
+    if (n == name) {
+      if (method.takes_self) inputs.insert(inputs.begin(), IValue(object()));
+      return run_graph(*method.graph, std::move(inputs));
+    }
+  throw RuntimeError(str("jit: module ", type_name, " has no method '", name, "'"));
+}
+
+std::string graph_to_text(const Graph& g, std::vector<Tensor>& tensors) {
+  TensorTable table;
+  for (const Tensor& t : tensors) table.index(t);
+  std::string text = write_graph(g, table);
+  tensors = table.tensors();
+  return text;
+}
+
+std::shared_ptr<Graph> graph_from_text(std::string_view text, const std::vector<Tensor>& tensors,
+                                       const std::string& what) {
+  return read_graph(text, tensors, what);
+}
+
+std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files) {
+  ZipWriter zip("archive");
+  zip.add("format", std::string(kMagic) + "\n");
+  zip.add("version", std::to_string(kFormatVersion) + "\n");
+  zip.add("byteorder", "little");
+  TensorTable tensors;
+  TextWriter w;
+  write_module(w, zip, m, "", tensors, 0);
+  zip.add("model", w.take());
+  write_tensors(zip, tensors.tensors());
+  for (const auto& [name, data] : extra_files) {
+    TL_CHECK(!name.empty() && name.find("..") == std::string::npos, "jit.save: bad extra file name '", name, "'");
+    zip.add("extra/" + name, data);
+  }
+  return zip.finish();
+}
+
+void save_module(const Module& m, const std::string& path, const std::map<std::string, std::string>& extra_files) {
+  std::string bytes = save_module(m, extra_files);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  TL_CHECK(f.good(), "jit.save: cannot open ", path, " for writing");
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  TL_CHECK(f.good(), "jit.save: writing ", path, " failed");
+}
+
+Loaded load_module(std::string_view bytes, std::optional<Device> device, const std::string& what) {
+  static_assert(sizeof(int) == 4, "");
+  const uint16_t probe = 1;
+  TL_CHECK(*reinterpret_cast<const uint8_t*>(&probe) == 1, "jit.load: big-endian hosts are not supported");
+  Device dev = device.value_or(Device(DeviceType::CPU));
+  TL_CHECK(dev.is_cpu() || dev.is_meta(), "jit.load: cannot map tensors to device ", dev.str());
+  ZipReader zip(bytes, what);
+  TL_CHECK(zip.has("format"), "jit.load: ", foreign_archive(zip, what));
+  TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
+           " is not a torchlite.jit archive (unknown 'format' record)");
+  std::string version(zip.has("version") ? zip.get("version") : "");
+  TL_CHECK(version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what, " has archive version '",
+           printable(version.substr(0, 16)), "'; this build reads version ", kFormatVersion);
+  TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,
+           " was written on a big-endian machine, which is not supported");
+  std::vector<Tensor> tensors = read_tensors(zip, dev);
+  Lexer in(zip.get("model"), "model");
+  Loaded out;
+  out.module = read_module(in, zip, tensors, 0);
+  if (!in.at_end()) in.fail("unexpected data after the module");
+  for (const std::string& name : zip.names())
+    if (name.rfind("extra/", 0) == 0) out.extra_files[name.substr(6)] = std::string(zip.get(name));
+  return out;
+}
+
+Loaded load_module_file(const std::string& path, std::optional<Device> device) {
+  std::ifstream f(path, std::ios::binary);
+  TL_CHECK(f.good(), "jit.load: cannot open ", path);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return load_module(bytes, device, path);
+}
+
+}  // namespace tl::jit

@@ -1,0 +1,49 @@
+"""Writes torchlite.jit archives for tools/jit_load_asan/run.sh: a valid MLP, CNN and LSTM archive
+each, and mutated copies (token and number edits of the text records with valid CRCs, bit flips,
+truncations). Usage: python make_cases.py OUT_DIR [COUNT per model]."""
+import io
+import random
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+import torchlite as tl  # noqa: E402
+from test_jit_save_load import _make, _rezip  # noqa: E402
+
+
+def main(out, count):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(0)
+    for name in ["mlp", "cnn", "lstm"]:
+        _, traced, _ = _make(name)
+        buf = io.BytesIO()
+        tl.jit.save(traced, buf)
+        data = buf.getvalue()
+        (out / f"{name}_ok.pt").write_bytes(data)
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            records = {k: z.read(k) for k in z.namelist()}
+        texts = [k for k in records if k.endswith((".graph", "model", "tensors"))]
+        for i in range(count):
+            record = rng.choice(texts)
+            tokens = re.split(rb"(\s+)", records[record])
+            words = list(range(0, len(tokens), 2))
+            for _ in range(rng.randrange(1, 4)):
+                j = rng.choice(words)
+                if tokens[j].lstrip(b"-").isdigit() and rng.random() < 0.7:  # counts, ids, sizes, strides
+                    tokens[j] = str(int(tokens[j]) + rng.choice([-2, -1, 1, 2, 100, -100, 2**31, 2**62])).encode()
+                else:
+                    tokens[j] = tokens[rng.choice(words)]
+            blob = b"".join(tokens)
+            (out / f"{name}_mut{i}.pt").write_bytes(_rezip(data, lambda r: {**r, record: blob}))
+        for i in range(count // 10):
+            flipped = bytearray(data)
+            flipped[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            (out / f"{name}_flip{i}.pt").write_bytes(bytes(flipped))
+            (out / f"{name}_cut{i}.pt").write_bytes(data[:rng.randrange(len(data))])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000)

@@ -1,0 +1,118 @@
+// Bindings of torchlite.jit archives: the Module tree that is saved and loaded, and the C++
+// reader/writer. Python only converts; the bytes are read and checked in aten/jit/Serialization.cpp.
+#include "torchlite/csrc/jit/serialization.h"
+
+#include "aten/jit/Serialization.h"
+#include "torchlite/csrc/jit/pybind_utils.h"
+
+namespace py = pybind11;
+using namespace tl::jit;
+
+namespace tl::python {
+namespace {
+
+std::map<std::string, std::string> extra_map(const py::dict& d) {
+  std::map<std::string, std::string> out;
+  for (auto item : d) {
+    py::handle v = item.second;
+    out[item.first.cast<std::string>()] = PyUnicode_Check(v.ptr()) ? v.cast<std::string>()
+                                                                    : std::string(v.cast<py::bytes>());
+  }
+  return out;
+}
+
+std::optional<Device> device_arg(const std::optional<std::string>& d) {
+  if (!d) return std::nullopt;
+  return Device::parse(*d);
+}
+
+py::tuple loaded_to_py(Loaded l) {
+  py::dict extra;
+  for (const auto& [k, v] : l.extra_files) extra[py::str(k)] = py::bytes(v);
+  return py::make_tuple(l.module, extra);
+}
+
+}  // namespace
+
+void bind_serialization(py::module_& m) {
+  py::class_<Method>(m, "Method", "A module method: its graph and whether the graph takes the module first.")
+      .def(py::init([](std::shared_ptr<Graph> g, bool takes_self) { return Method{std::move(g), takes_self}; }),
+           py::arg("graph"), py::arg("takes_self") = true)
+      .def_readwrite("graph", &Method::graph)
+      .def_readwrite("takes_self", &Method::takes_self);
+
+  py::class_<Module, std::shared_ptr<Module>>(m, "Module",
+                                              "A compiled module as saved and loaded (aten/jit/Serialization.h).")
+      .def(py::init([](std::string type_name, bool training) {
+             auto mod = std::make_shared<Module>();
+             mod->type_name = std::move(type_name);
+             mod->training = training;
+             return mod;
+           }),
+           py::arg("type_name"), py::arg("training") = true)
+      .def_readwrite("type_name", &Module::type_name)
+      .def_readwrite("training", &Module::training)
+      .def_readwrite("parameters", &Module::parameters)
+      .def_readwrite("buffers", &Module::buffers)
+      .def_readwrite("none_parameters", &Module::none_parameters)
+      .def_readwrite("none_buffers", &Module::none_buffers)
+      .def_readwrite("submodules", &Module::submodules)
+      .def_readwrite("methods", &Module::methods)
+      .def("object", &Module::object)
+      .def("run_method", [](const Module& mod, const std::string& name, const py::sequence& inputs) {
+        std::vector<IValue> args;
+        for (py::handle x : inputs) args.push_back(jit::to_ivalue(x));
+        std::vector<IValue> outs;
+        {
+          py::gil_scoped_release no_gil;
+          outs = mod.run_method(name, std::move(args));
+        }
+        py::list out;
+        for (const IValue& v : outs) out.append(jit::to_py(v));
+        return out;
+      });
+
+  m.def("_save_module", [](const Module& mod, const py::dict& extra) {
+    auto files = extra_map(extra);
+    std::string bytes;
+    {
+      py::gil_scoped_release no_gil;
+      bytes = save_module(mod, files);
+    }
+    return py::bytes(bytes);
+  }, py::arg("module"), py::arg("extra_files") = py::dict());
+  m.def("_save_module_file", [](const Module& mod, const std::string& path, const py::dict& extra) {
+    auto files = extra_map(extra);
+    py::gil_scoped_release no_gil;
+    save_module(mod, path, files);
+  }, py::arg("module"), py::arg("path"), py::arg("extra_files") = py::dict());
+  m.def("_load_module", [](const py::bytes& data, const std::optional<std::string>& device, const std::string& what) {
+    std::string_view view(data);  // the bytes object stays alive for the call
+    auto dev = device_arg(device);
+    Loaded l;
+    {
+      py::gil_scoped_release no_gil;
+      l = load_module(view, dev, what);
+    }
+    return loaded_to_py(std::move(l));
+  }, py::arg("data"), py::arg("device") = py::none(), py::arg("what") = "the archive");
+  m.def("_load_module_file", [](const std::string& path, const std::optional<std::string>& device) {
+    auto dev = device_arg(device);
+    Loaded l;
+    {
+      py::gil_scoped_release no_gil;
+      l = load_module_file(path, dev);
+    }
+    return loaded_to_py(std::move(l));
+  }, py::arg("path"), py::arg("device") = py::none());
+  m.def("_graph_to_text", [](const Graph& g) {
+    std::vector<Tensor> tensors;
+    std::string text = graph_to_text(g, tensors);
+    return py::make_tuple(text, tensors);
+  }, "The archive's text form of a graph and the tensors its constants index.");
+  m.def("_graph_from_text", [](const std::string& text, const std::vector<Tensor>& tensors) {
+    return graph_from_text(text, tensors, "graph");
+  });
+}
+
+}  // namespace tl::python

@@ -1,0 +1,119 @@
+"""Passes of freezing (torch.jit.freeze): module attributes become constants, and an eval-mode
+batch_norm after a convolution or linear layer is folded into that layer's weight and bias.
+
+- freeze_module_attributes(graph, module, preserved_attrs): each prim::GetAttr chain from %self
+  that reaches a parameter or buffer is replaced by a constant holding a copy of the tensor
+  (`%self.fc1.weight`), unless the attribute (or a submodule above it) is preserved or a node of
+  the graph may write it (alias analysis: a mutated attribute stays an attribute).
+- fold_frozen_conv_bn(graph) / fold_frozen_linear_bn(graph): `batch_norm(conv(x, W, b), gamma,
+  beta, mean, var, training=False, ...)` with every parameter constant becomes `conv(x, W', b')`
+  with W' = W * gamma / sqrt(var + eps) (per output channel) and b' = (b - mean) * that scale + beta.
+  The results differ from the unfolded graph by rounding only (torch's optimize_numerics)."""
+from __future__ import annotations
+
+import torchlite as _tl
+from torchlite._C import _jit
+from torchlite.jit._passes.alias import AliasDb
+
+_CONVS = ("aten::conv1d", "aten::conv2d", "aten::conv3d")
+
+
+def _is_preserved(path, preserved) -> bool:
+    parts = path.split(".")
+    return any(".".join(parts[:i]) in preserved for i in range(1, len(parts) + 1))
+
+
+def attribute_paths(graph, module):
+    """{GetAttr output unique(): (owner object, dotted path)} for the chains from %self."""
+    inputs = graph.inputs()
+    if not inputs or not str(inputs[0].type()).startswith("__torch__"):
+        return {}
+    owners = {inputs[0].unique(): (module, "")}
+    out = {}
+    for node in graph.allNodes():
+        if node.kind() != "prim::GetAttr" or node.input().unique() not in owners:
+            continue
+        obj, path = owners[node.input().unique()]
+        name = node.s("name")
+        full = f"{path}.{name}" if path else name
+        sub = obj._modules.get(name) if name in obj._modules else None
+        if sub is not None:
+            owners[node.output().unique()] = (sub, full)
+        out[node.output().unique()] = (obj, full)
+    return out
+
+
+def freeze_module_attributes(graph, module, preserved_attrs=()) -> int:
+    """Replaces reads of `module`'s parameters and buffers by constants; returns how many."""
+    preserved = set(preserved_attrs or ())
+    paths = attribute_paths(graph, module)
+    db = AliasDb(graph)
+    folded = 0
+    for node in graph.allNodes():
+        if node.kind() != "prim::GetAttr" or node.output().unique() not in paths:
+            continue
+        obj, full = paths[node.output().unique()]
+        name = node.s("name")
+        tensor = obj._parameters.get(name) if name in obj._parameters else obj._buffers.get(name)
+        if tensor is None or _is_preserved(full, preserved) or db.has_writers(node.output()):
+            continue
+        with _tl.no_grad():
+            value = tensor.detach().clone()
+        graph.setInsertPoint(node)
+        const = graph.insertConstant(value)
+        const.setType(_jit.Type.of(value)).setDebugName("self." + full)
+        node.output().replaceAllUsesWith(const)
+        folded += 1
+    graph.setInsertPoint(graph.return_node())
+    return folded
+
+
+def _const(value):
+    return value.toIValue() if value.isConstant() else _NOT_CONST
+
+
+_NOT_CONST = object()
+
+
+def _fold_bn(graph, producers, weight_shape, layer_ok=lambda layer: True) -> int:
+    folded = 0
+    for bn in graph.findAllNodes("aten::batch_norm"):
+        layer = bn.inputsAt(0).node()
+        if layer.kind() not in producers or len(bn.inputsAt(0).uses()) != 1 or not layer_ok(layer):
+            continue
+        gamma, beta, mean, var, training, _, eps, _ = (_const(v) for v in bn.inputs()[1:])
+        weight, bias = _const(layer.inputsAt(1)), _const(layer.inputsAt(2))
+        if any(v is _NOT_CONST for v in (gamma, beta, mean, var, training, eps, weight, bias)):
+            continue
+        if training or mean is None or var is None or not isinstance(weight, _tl.Tensor):
+            continue
+        with _tl.no_grad():
+            scale = _tl.rsqrt(var + eps)
+            if gamma is not None:
+                scale = scale * gamma
+            new_weight = weight * scale.reshape(weight_shape(weight))
+            new_bias = (bias if bias is not None else _tl.zeros_like(mean)) - mean
+            new_bias = new_bias * scale + (beta if beta is not None else 0)
+            new_weight, new_bias = new_weight.to(weight.dtype), new_bias.to(weight.dtype)
+        graph.setInsertPoint(layer)
+        for index, value in ((1, new_weight), (2, new_bias)):
+            const = graph.insertConstant(value)
+            const.setType(_jit.Type.of(value))
+            layer.replaceInput(index, const)
+        graph.setInsertPoint(graph.return_node())
+        bn.output().replaceAllUsesWith(layer.output())
+        bn.destroy()
+        folded += 1
+    return folded
+
+
+def fold_frozen_conv_bn(graph) -> int:
+    """Folds eval-mode batch_norm into the preceding conv1d/2d/3d with constant weights."""
+    return _fold_bn(graph, _CONVS, lambda w: [-1] + [1] * (w.dim() - 1))
+
+
+def fold_frozen_linear_bn(graph) -> int:
+    """Folds eval-mode batch_norm (BatchNorm1d over features) into the preceding linear."""
+    # only a 2-d output: BatchNorm1d normalizes dim 1, the linear's features only when there are two dims
+    return _fold_bn(graph, ("aten::linear",), lambda w: [-1, 1],
+                    lambda layer: len(layer.output().type().sizes() or ()) == 2)

@@ -1,0 +1,133 @@
+"""ScriptModule, the base of compiled modules (traced ones included, as torch.jit's), and
+RecursiveScriptModule, what torchlite.jit.load and freeze return: an nn.Module rebuilt from a
+compiled module tree (torchlite._C._jit.Module: type names, training flags, parameters, buffers,
+submodules, method graphs), whose forward runs its graph in the C++ interpreter. It needs no
+Python class of the original model, so it works in a process that never imported it."""
+from __future__ import annotations
+
+import os
+
+import torchlite as _tl
+from torchlite._C import _jit
+
+
+class ScriptModule(_tl.nn.Module):
+    """Base of torchlite.jit's compiled modules (TracedModule, RecursiveScriptModule)."""
+
+    def save(self, f, _extra_files=None):
+        """Writes the module to `f` (a path) as a torchlite.jit archive (torchlite.jit.save)."""
+        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
+
+    def save_to_buffer(self, _extra_files=None) -> bytes:
+        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
+
+    def _cpp_module(self):
+        raise NotImplementedError
+
+
+def _extra_bytes(extra):
+    if extra is None:
+        return {}
+    return {str(k): v.encode() if isinstance(v, str) else bytes(v) for k, v in extra.items()}
+
+
+def cpp_module(module, methods=()):
+    """The compiled-module tree of an nn.Module (its own class's type name, or the stored one of a
+    RecursiveScriptModule), with `methods` [(name, _jit.Method)] on the root; a loaded submodule
+    keeps its own methods."""
+    from torchlite.jit._trace import _module_type_name
+
+    m = _jit.Module(_module_type_name(module), module.training)
+    m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
+    m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]
+    m.none_parameters = [n for n, p in module._parameters.items() if p is None]
+    m.none_buffers = [n for n, b in module._buffers.items() if b is None]
+    m.submodules = [(n, cpp_module(s)) for n, s in module._modules.items() if s is not None]
+    own = module.__dict__.get("_methods")
+    m.methods = list(methods) if methods else list(own.items()) if own else []
+    return m
+
+
+class RecursiveScriptModule(ScriptModule):
+    """A compiled module rebuilt from its tree: parameters (as Parameters), buffers and submodules
+    are ordinary nn.Module attributes (state_dict, parameters(), optimizers work), and forward runs
+    the saved graph in the interpreter, reading them."""
+
+    def __init__(self, cpp):
+        super().__init__()
+        self.__dict__["_jit_type_name"] = cpp.type_name
+        self.__dict__["_methods"] = dict(cpp.methods)
+        forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
+        self.__dict__["_forward"] = None if forward is None else (forward.graph, forward.takes_self)
+        self.training = cpp.training
+        for name, t in cpp.parameters:
+            self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
+        for name, t in cpp.buffers:
+            self._buffers[name] = t
+        for name in cpp.none_parameters:
+            self._parameters[name] = None
+        for name in cpp.none_buffers:
+            self._buffers[name] = None
+        for name, sub in cpp.submodules:
+            self._modules[name] = RecursiveScriptModule(sub)
+
+    @property
+    def original_name(self) -> str:
+        return self._jit_type_name.rsplit(".", 1)[-1]
+
+    def _method(self, name):
+        method = self._methods.get(name)
+        if method is None:
+            raise RuntimeError(f"Method '{name}' is not defined on the compiled module {self.original_name}")
+        return method
+
+    @property
+    def graph(self):
+        return self._method("forward").graph
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def code(self) -> str:
+        from torchlite.jit._code import graph_code
+
+        return graph_code(self.graph)
+
+    def _object(self):
+        """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
+        buffer was replaced (in-place updates need nothing: it holds the same tensors)."""
+        cached = self.__dict__.get("_cached_object")
+        if cached is not None and all(attrs.get(name) is t for attrs, name, t in cached[1]):
+            return cached[0]
+        from torchlite.jit._trace import _module_object
+
+        slots = []
+        obj = _module_object(self, slots)
+        self.__dict__["_cached_object"] = (obj, slots)
+        return obj
+
+    def forward(self, *args):
+        forward = self.__dict__["_forward"]
+        if forward is None:
+            self._method("forward")  # raises
+        graph, takes_self = forward
+        inputs = [self._object()] if takes_self else []
+        for a in args:
+            if isinstance(a, _tl.Tensor):
+                inputs.append(a)
+            else:
+                from torchlite.jit._trace import _flatten
+
+                inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be inputs")
+        return _jit.run_graph(graph, inputs)[0]
+
+    def _cpp_module(self):
+        return cpp_module(self)
+
+    def _get_name(self):
+        return "RecursiveScriptModule"
+
+    def extra_repr(self):
+        return f"original_name={self.original_name}"
