@@ -10,6 +10,7 @@ import warnings
 
 import torchlite as _tl
 from torchlite._C import _jit
+from torchlite.jit import _fuser
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
@@ -262,8 +263,14 @@ class TracedModule(_tl.nn.Module):
         inputs = [self._object()]
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
-        outputs = _jit.run_graph(self.graph, inputs)
+        graph = _fuser.optimized_graph(self)
+        _fuser.record_executed(graph)
+        outputs = _jit.run_graph(graph, inputs)
         return outputs[0]
+
+    def graph_for(self, *args, **kwargs):
+        """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
+        return _fuser.optimized_graph(self)
 
     def _get_name(self):
         return type(self._traced_from).__name__
@@ -296,7 +303,13 @@ class _TracedFunction:
         inputs = []
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
-        return _jit.run_graph(self.graph, inputs)[0]
+        graph = _fuser.optimized_graph(self)
+        _fuser.record_executed(graph)
+        return _jit.run_graph(graph, inputs)[0]
+
+    def graph_for(self, *args, **kwargs):
+        """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
+        return _fuser.optimized_graph(self)
 
     def __repr__(self):
         return f"<torchlite.jit traced function {self.__name__}>"

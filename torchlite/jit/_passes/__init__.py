@@ -7,6 +7,8 @@
   (in the interpreter) and become constants.
 - peephole.peephole(graph): local rewrites (t(t(x)), x + 0, x * 1, neg(neg(x)), no-op
   contiguous/view/to).
+- fusion.fuse_elementwise(graph): chains/DAGs of pointwise nodes become prim::FusionGroup nodes,
+  run in cache-sized blocks (aten/jit/FusionExecutor.h).
 - alias.AliasDb(graph): what may alias what and which nodes write, from the YAML's (a)/(a!)
   annotations; the passes ask it before removing, merging or reordering anything.
 """
@@ -14,4 +16,5 @@ from torchlite.jit._passes.alias import AliasDb  # noqa: F401
 from torchlite.jit._passes.constant_propagation import constant_propagation  # noqa: F401
 from torchlite.jit._passes.cse import eliminate_common_subexpression  # noqa: F401
 from torchlite.jit._passes.dce import eliminate_dead_code  # noqa: F401
+from torchlite.jit._passes.fusion import fuse_elementwise  # noqa: F401
 from torchlite.jit._passes.peephole import peephole  # noqa: F401
