@@ -15,10 +15,14 @@ namespace {
 
 std::atomic<bool> g_can_fuse_on_cpu{false};
 std::atomic<bool> g_texpr_fuser_enabled{true};
-// 4096 elements: a float32 block is 16 KiB, so the inputs, intermediates and outputs of a chain of
-// a few ops stay in L2 (measured 2048-16384 within noise on the 10M-element benchmark).
-std::atomic<int64_t> g_block_size{4096};
-std::atomic<int64_t> g_min_numel{4096};
+// 16384 elements: a float32 block is 64 KiB, so a chain's intermediates stay in L2 (1 MiB a core
+// here) while each op call (dispatch, TensorIterator) is spread over enough elements; on the
+// 10M-element benchmark 1024-element blocks ran at eager's speed, 4096 10-15% slower than 16384,
+// 32768 as 16384 (docs/jit.md, "Fusion").
+std::atomic<int64_t> g_block_size{16384};
+// Below this many elements a group runs node by node: the meta run and per-block calls cost
+// about what the saved memory traffic gains (equal at 4096 elements on the benchmark chain).
+std::atomic<int64_t> g_min_numel{16384};
 std::atomic<int64_t> g_fused{0};
 std::atomic<int64_t> g_fallback{0};
 
@@ -29,14 +33,41 @@ enum class InputKind : uint8_t {
   Gather,  // any other tensor (broadcast, permuted, sliced): a block is copied into a buffer
 };
 
+// One op of the subgraph, as the blocked run calls it.
+struct Step {
+  const Node* node;
+  const Operator* out_op = nullptr;  // the op's out= overload (writes into a buffer we own), if any
+  ScalarType dtype{};                // the result's dtype (meta run)
+  int output = -1;                   // which group output this result is, or -1
+};
+
 struct Plan {
   std::vector<int64_t> shape;
   std::vector<InputKind> kinds;    // per subgraph input
   std::vector<size_t> operand_of;  // per subgraph input: its operand index in `layout` (Flat/Gather)
+  std::vector<Step> steps;
   std::vector<Tensor> outputs;     // allocated, with eager's strides
   std::vector<size_t> out_operand; // per output: its operand index in `layout`
+  std::vector<size_t> step_of_output;  // per output: the step computing it
   FusionLayout layout;
 };
+
+// The out= overload of a functional op, found by its schema alone: the same name, the same
+// arguments followed by one written Tensor `out`, one return. Null when the YAML has none.
+const Operator* out_variant(const Operator& op) {
+  const auto& args = op.schema.arguments;
+  for (const Operator* cand : overloads_of(op.schema.name)) {
+    const auto& cargs = cand->schema.arguments;
+    if (cargs.size() != args.size() + 1 || cand->schema.returns.size() != 1) continue;
+    const SchemaArgument& out = cargs.back();
+    if (out.name != "out" || out.type != "Tensor" || !out.alias || !out.alias->is_write) continue;
+    bool same = true;
+    for (size_t i = 0; same && i < args.size(); ++i)
+      same = cargs[i].name == args[i].name && cargs[i].type == args[i].type && !cargs[i].alias;
+    if (same) return cand;
+  }
+  return nullptr;
+}
 
 bool same_sizes(IntArrayRef a, IntArrayRef b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
@@ -98,6 +129,7 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
     autograd::NoGradGuard no_grad;
     Stack stack;
     walk(sub.nodes(), env, stack, /*meta=*/true, [&](const Node& n, const std::vector<IValue>& values) {
+      uniform &= n.outputs().size() == 1;
       for (const Value* out : n.outputs()) {
         const IValue& r = values[out->unique()];
         if (!r.isTensor()) {
@@ -119,6 +151,19 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
 
   Plan p;
   p.shape = shape;
+  for (const Node* n : sub.nodes()) {
+    if (n->kind() == "prim::Constant") continue;
+    Step step{n, out_variant(*n->op()), env[n->output()->unique()].toTensor().dtype(), -1};
+    for (size_t o = 0; o < sub.outputs().size() && step.output < 0; ++o)
+      if (sub.outputs()[o] == n->output()) step.output = static_cast<int>(o);
+    p.steps.push_back(step);
+  }
+  for (const Value* out : sub.outputs()) {  // each output must be computed by an op of the group
+    size_t k = 0;
+    while (k < p.steps.size() && p.steps[k].node != out->node()) ++k;
+    if (k == p.steps.size()) return std::nullopt;
+    p.step_of_output.push_back(k);
+  }
   std::vector<std::vector<int64_t>> operand_strides;
   p.kinds.assign(inputs.size(), InputKind::Pass);
   p.operand_of.assign(inputs.size(), 0);
@@ -160,9 +205,30 @@ Tensor block_view(const Tensor& base, int64_t offset, int64_t len) {
                                                 IntArrayRef(stride, 1), offset));
 }
 
+// Copies a 1-D block result `r` (any stride) into the group output's elements [start, start + len).
+void store_output(const Tensor& r, Tensor& out, const FusionLayout& L, size_t operand, int64_t start, int64_t len) {
+  TL_CHECK(r.numel() == len && r.dim() == 1 && r.dtype() == out.dtype(), "jit: a fusion group result has ",
+           r.numel(), " ", scalar_type_name(r.dtype()), " elements in a block of ", len, " (expected ",
+           scalar_type_name(out.dtype()), ")");
+  const size_t esz = out.itemsize();
+  const char* data = static_cast<const char*>(r.data_ptr());
+  std::vector<char> tmp;
+  if (r.stride(0) != 1 && len > 1) {  // pointwise ops give contiguous results; be safe with others
+    tmp.resize(static_cast<size_t>(len) * esz);
+    for (int64_t k = 0; k < len; ++k) std::memcpy(tmp.data() + k * esz, data + k * r.stride(0) * esz, esz);
+    data = tmp.data();
+  }
+  char* base = static_cast<char*>(out.data_ptr());
+  if (L.flat[operand]) {
+    std::memcpy(base + start * static_cast<int64_t>(esz), data, static_cast<size_t>(len) * esz);
+  } else {
+    fusion_scatter(L, operand, base, data, esz, start, len);
+  }
+}
+
 std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) {
   const int64_t numel = p.layout.numel;
-  const int64_t block = std::max<int64_t>(g_block_size.load(), 1);
+  const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
   const int64_t nblocks = (numel + block - 1) / block;
   const auto& params = sub.inputs();
   const auto& results = sub.outputs();
@@ -172,11 +238,20 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
   parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
     autograd::NoGradGuard no_grad;
     std::vector<IValue> env(sub.valueCount());
-    std::vector<Tensor> buffers(inputs.size());
+    for (const Node* n : nodes)
+      if (n->kind() == "prim::Constant") env[n->output()->unique()] = n->hasAttribute("value") ? n->attr("value") : IValue();
+    // Per-thread block buffers, allocated once: gathered inputs, and the results of ops with an
+    // out= overload (so a block allocates nothing; a result that is a flat group output is
+    // written straight into the output instead).
+    std::vector<Tensor> in_buf(inputs.size()), step_buf(p.steps.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (p.kinds[i] == InputKind::Pass) env[params[i]->unique()] = inputs[i];
-      if (p.kinds[i] == InputKind::Gather)
-        buffers[i] = empty_tensor({std::min(block, numel)}, inputs[i].toTensor().dtype());
+      if (p.kinds[i] == InputKind::Gather) in_buf[i] = empty_tensor({block}, inputs[i].toTensor().dtype());
+    }
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const Step& st = p.steps[k];
+      const bool direct = st.output >= 0 && p.layout.flat[p.out_operand[st.output]];
+      if (st.out_op && !direct) step_buf[k] = empty_tensor({block}, st.dtype);
     }
     Stack stack;
     for (int64_t b = b0; b < b1; ++b) {
@@ -189,31 +264,35 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
           continue;
         }
         fusion_gather(p.layout, p.operand_of[i], static_cast<const char*>(t.data_ptr()),
-                      static_cast<char*>(buffers[i].data_ptr()), t.itemsize(), start, len);
-        env[params[i]->unique()] = len == block ? buffers[i] : block_view(buffers[i], 0, len);
+                      static_cast<char*>(in_buf[i].data_ptr()), t.itemsize(), start, len);
+        env[params[i]->unique()] = len == block ? in_buf[i] : block_view(in_buf[i], 0, len);
       }
-      walk(nodes, env, stack, /*meta=*/false, [](const Node&, const std::vector<IValue>&) {});
-      for (size_t o = 0; o < results.size(); ++o) {
-        const Tensor& r = env[results[o]->unique()].toTensor();
-        Tensor& out = p.outputs[o];
-        TL_CHECK(r.numel() == len && r.dim() == 1 && r.dtype() == out.dtype(), "jit: fusion group output ", o,
-                 " has ", r.numel(), " ", scalar_type_name(r.dtype()), " elements in a block of ", len, " (expected ",
-                 scalar_type_name(out.dtype()), ")");
-        const size_t esz = out.itemsize();
-        if (r.stride(0) != 1 && len > 1) {
-          // A strided 1-D result (a view op would give one; pointwise ops do not): copy it element-wise.
-          std::vector<char> tmp(static_cast<size_t>(len) * esz);
-          const char* base = static_cast<const char*>(r.data_ptr());
-          for (int64_t k = 0; k < len; ++k) std::memcpy(tmp.data() + k * esz, base + k * r.stride(0) * esz, esz);
-          fusion_scatter(p.layout, p.out_operand[o], static_cast<char*>(out.data_ptr()), tmp.data(), esz, start, len);
+      for (size_t k = 0; k < p.steps.size(); ++k) {
+        const Step& st = p.steps[k];
+        stack.clear();
+        for (const Value* v : st.node->inputs()) stack.push_back(env[v->unique()]);
+        IValue& result = env[st.node->output()->unique()];
+        if (!st.out_op) {
+          run_op(*st.node->op(), stack);
+          TL_CHECK(stack.size() == 1, "jit: ", st.node->kind(), " produced ", stack.size(), " values, not 1");
+          result = std::move(stack[0]);
           continue;
         }
-        const char* data = static_cast<const char*>(r.data_ptr());
-        if (p.layout.flat[p.out_operand[o]]) {
-          std::memcpy(static_cast<char*>(out.data_ptr()) + start * esz, data, static_cast<size_t>(len) * esz);
-        } else {
-          fusion_scatter(p.layout, p.out_operand[o], static_cast<char*>(out.data_ptr()), data, esz, start, len);
+        Tensor target;
+        if (step_buf[k].defined()) {
+          target = len == block ? step_buf[k] : block_view(step_buf[k], 0, len);
+        } else {  // a flat group output: this block of it
+          const Tensor& out = p.outputs[st.output];
+          target = block_view(out, out.storage_offset() + start, len);
         }
+        stack.push_back(target);
+        run_op(*st.out_op, stack);
+        result = std::move(target);
+      }
+      for (size_t o = 0; o < results.size(); ++o) {
+        const size_t k = p.step_of_output[o];
+        if (p.steps[k].output == static_cast<int>(o) && p.steps[k].out_op && !step_buf[k].defined()) continue;
+        store_output(env[results[o]->unique()].toTensor(), p.outputs[o], p.layout, p.out_operand[o], start, len);
       }
     }
   });
