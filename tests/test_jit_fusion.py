@@ -229,6 +229,32 @@ def test_intermediate_used_outside_is_a_group_output():
     _check(f, x, y)
 
 
+def test_outputs_with_different_layouts():
+    def f(x, y):
+        a = x.sin()              # follows x's transposed layout
+        b = (a * y + y).tanh()   # eager picks this one's layout from both inputs
+        return b, a
+
+    x, y = tl.randn(50, 31).t(), tl.randn(31, 50)
+    out = _check(f, x, y)
+    assert out[1].stride() == (1, 31)  # eager's strides for each output, written by scatter where needed
+
+
+def test_half_precision_transcendental():
+    for dtype in (tl.float16, tl.bfloat16):
+        x, y = tl.randn(333).to(dtype), tl.randn(333).to(dtype)
+        out = _check(lambda x, y: ((x * y + 1).sigmoid() * x).tanh().exp(), x, y)
+        assert out.dtype == dtype
+
+
+def test_second_run_of_the_pass_changes_nothing():
+    traced = tl.jit.trace(chain, tuple(tl.randn(20) for _ in range(3)))
+    g = traced.graph.copy()
+    assert fuse_elementwise(g) == 1
+    text = str(g)
+    assert fuse_elementwise(g) == 0 and str(g) == text
+
+
 def test_dag_with_shared_intermediate():
     def f(x):
         a = x * x
