@@ -237,7 +237,14 @@ def test_outputs_with_different_layouts():
 
     x, y = tl.randn(50, 31).t(), tl.randn(31, 50)
     out = _check(f, x, y)
-    assert out[1].stride() == (1, 31)  # eager's strides for each output, written by scatter where needed
+    assert out[1].stride() == (1, 31)  # eager's strides for each output
+
+    def g(x, y):
+        a = x.sin()
+        return (y * 2 + a).tanh(), a  # contiguous first output: a is scattered into its transposed layout
+
+    out = _check(g, x, y)
+    assert out[0].stride() == (50, 1) and out[1].stride() == (1, 31)
 
 
 def test_half_precision_transcendental():

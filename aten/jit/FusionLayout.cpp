@@ -34,12 +34,16 @@ FusionLayout make_fusion_layout(IntArrayRef shape, IntArrayRef order_strides,
     L.sizes.push_back(size);
     for (size_t op = 0; op < operand_strides.size(); ++op) L.strides[op].push_back(operand_strides[op][d]);
   }
+  if (L.sizes.empty()) {  // a single element: one dim of size 1 keeps the walks below simple
+    L.sizes.push_back(1);
+    for (auto& st : L.strides) st.push_back(0);
+  }
   L.numel = std::accumulate(L.sizes.begin(), L.sizes.end(), int64_t{1}, std::multiplies<int64_t>());
   L.flat.assign(operand_strides.size(), true);
   for (size_t op = 0; op < operand_strides.size(); ++op) {
     int64_t expected = 1;
     for (size_t d = 0; d < L.sizes.size(); ++d) {
-      if (L.strides[op][d] != expected) L.flat[op] = false;
+      if (L.sizes[d] != 1 && L.strides[op][d] != expected) L.flat[op] = false;
       expected *= L.sizes[d];
     }
   }
