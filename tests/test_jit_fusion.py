@@ -205,6 +205,36 @@ def test_value_used_between_stays_outside():
     _check(f, x)
 
 
+def test_use_inside_a_block_counts_at_its_node():
+    ex = tl.randn(64)
+    g = _jit.Graph()
+    x = g.addInput("x")
+    x.setType(_jit.Type.of(ex))
+    a = g.insertNode(g.create("aten::exp", [x]))
+    cond = g.insertConstant(True)
+    branch = g.insertNode(g.create("prim::If", [cond], 1))
+    then, other = branch.addBlock(), branch.addBlock()
+    g.setInsertPoint(then.returnNode())
+    b = g.insertNode(g.create("aten::neg", [a.output()]))
+    then.registerOutput(b.output())
+    other.registerOutput(a.output())  # a is used inside the If, between its definition and the chain
+    g.setInsertPoint(g.return_node())
+    c = g.insertNode(g.create("aten::sin", [a.output()]))
+    d = g.insertNode(g.create("aten::cos", [c.output()]))
+    for v in (a.output(), b.output(), branch.output(), c.output(), d.output()):
+        v.setType(_jit.Type.of(ex))
+    g.registerOutput(d.output())
+    g.registerOutput(branch.output())
+    before = g.copy()
+    assert fuse_elementwise(g) == 1
+    g.lint()
+    sub = _groups(g)[0].g("Subgraph")
+    assert [n.kind() for n in sub.nodes()] == ["aten::sin", "aten::cos"]  # exp stays: the If reads it
+    with tl.jit.fuser("fuser1"):
+        for got, expected in zip(_jit.run_graph(g, [ex]), _jit.run_graph(before, [ex])):
+            assert_bit_equal(got, expected)
+
+
 def test_written_result_is_not_fused():
     def f(x):
         a = x.exp()
