@@ -584,3 +584,47 @@ def test_fuser_switches_as_torch():
         _jit._jit_override_can_fuse_on_cpu(False)
     with pytest.raises(ValueError, match="block size"):
         _jit._jit_set_fusion_block_size(0)
+
+
+# ---- random chains over random layouts -------------------------------------------------------------
+
+_UNARY = [tl.exp, tl.sin, tl.tanh, tl.sigmoid, tl.abs, tl.neg, lambda t: t * 1.5 + 0.25, tl.erf]
+_BINARY = [tl.add, tl.mul, tl.sub, tl.maximum, tl.atan2, lambda a, b: tl.where(a > b, a, b * 2)]
+
+
+def _random_layout(rng, shape, dtype):
+    """A tensor of `shape` (after broadcasting) laid out at random: contiguous, permuted, sliced,
+    broadcast along some dims."""
+    kind = rng.integers(4)
+    if kind == 0:
+        return tl.randn(*shape, dtype=dtype)
+    if kind == 1:  # permuted
+        perm = rng.permutation(len(shape))
+        base = tl.randn(*[shape[p] for p in perm], dtype=dtype)
+        return base.permute(*[int(i) for i in np.argsort(perm)])
+    if kind == 2:  # every other element along the last dim
+        return tl.randn(*shape[:-1], shape[-1] * 2, dtype=dtype)[..., ::2]
+    sizes = [s if rng.random() < 0.5 else 1 for s in shape]  # broadcast (fewer leading dims too)
+    return tl.randn(*sizes[int(rng.integers(len(sizes))):], dtype=dtype)
+
+
+def test_random_chains_bit_identical():
+    rng = np.random.default_rng(13)
+    _jit._jit_set_fusion_block_size(100)
+    for case in range(40):
+        ndim = int(rng.integers(1, 4))
+        shape = [int(s) for s in rng.integers(1, 9, ndim)]
+        shape[-1] = int(rng.integers(5, 40))
+        dtype = tl.float32 if case % 2 else tl.float64
+        inputs = [_random_layout(rng, shape, dtype) for _ in range(3)]
+        inputs[0] = tl.randn(*shape, dtype=dtype)  # one input has the full shape
+        ops = [(int(rng.integers(2)), int(rng.integers(len(_UNARY))), int(rng.integers(len(_BINARY))),
+                int(rng.integers(3))) for _ in range(int(rng.integers(3, 7)))]
+
+        def fn(x, y, z, ops=ops):
+            vals, cur = [x, y, z], x
+            for binary, u, b, other in ops:
+                cur = _BINARY[b](cur, vals[other]) if binary else _UNARY[u](cur)
+            return cur
+
+        _check(fn, *inputs)
