@@ -77,7 +77,10 @@ def boxed(f: NativeFunction) -> BoxedOp:
         if p.type in _NAMED_TYPES:  # `conv2d(..., int[2] padding)` and `conv2d.padding(..., str padding)`
             expr = f"{p.type}({expr})"
         args.append(expr)
-    flags = "kNondeterministic" if "random" in f.tags else "0"
+    # Tags the JIT's passes read (aten/jit/OpRegistry.h): `random` ops are never folded or merged,
+    # `pointwise` ones may join a fusion group (torchlite/jit/_passes/fusion.py).
+    flags = " | ".join(flag for tag, flag in (("random", "kNondeterministic"), ("pointwise", "kPointwise"))
+                       if tag in f.tags) or "0"
     return BoxedOp(str(s), f"boxed_{s.name.cpp_id}", len(s.arguments),
                    f"tl::{cpp.api_name(f)}({', '.join(args)})", not s.returns, flags)
 

@@ -149,7 +149,22 @@ const IValue& Node::attr(const std::string& name) const {
 std::vector<std::string> Node::attributeNames() const {
   std::vector<std::string> names;
   for (const auto& [k, v] : attrs_) names.push_back(k);
+  for (const auto& [k, v] : graph_attrs_) names.push_back(k);
+  std::sort(names.begin(), names.end());
   return names;
+}
+
+const std::shared_ptr<Graph>& Node::g(const std::string& name) const {
+  auto it = graph_attrs_.find(name);
+  TL_CHECK_VALUE(it != graph_attrs_.end(), "jit: node ", kind_, " has no graph attribute '", name, "'");
+  return it->second;
+}
+
+Node* Node::g_(const std::string& name, std::shared_ptr<Graph> graph) {
+  TL_CHECK_VALUE(graph != nullptr, "jit: the graph attribute '", name, "' of ", kind_, " cannot be None");
+  TL_CHECK_VALUE(graph.get() != graph_, "jit: a graph cannot be an attribute of its own node");
+  graph_attrs_[name] = std::move(graph);
+  return this;
 }
 
 Node* Node::insertBefore(Node* n) {
@@ -369,16 +384,26 @@ void print_values(std::ostringstream& os, const std::vector<Value*>& vs) {
   for (size_t i = 0; i < vs.size(); ++i) os << (i ? ", " : "") << "%" << vs[i]->debugName();
 }
 
-void print_block(std::ostringstream& os, const Block* b, int indent);
+// Nodes holding a `Subgraph` (fusion groups), collected while printing: torch.jit prints such a node
+// as `prim::FusionGroup_<i>` and its subgraph after the graph, as `with prim::FusionGroup_<i> = graph(...)`.
+using Groups = std::vector<const Node*>;
 
-void print_node(std::ostringstream& os, const Node* n, int indent) {
+void print_block(std::ostringstream& os, const Block* b, int indent, Groups& groups);
+
+void print_node(std::ostringstream& os, const Node* n, int indent, Groups& groups) {
   os << std::string(indent, ' ');
   const auto& outs = n->outputs();
   for (size_t i = 0; i < outs.size(); ++i)
     os << (i ? ", " : "") << "%" << outs[i]->debugName() << " : " << outs[i]->type()->str();
   if (!outs.empty()) os << " = ";
   os << n->kind();
-  auto names = n->attributeNames();
+  if (n->hasGraphAttribute("Subgraph")) {
+    os << "_" << groups.size();
+    groups.push_back(n);
+  }
+  std::vector<std::string> names;
+  for (const std::string& name : n->attributeNames())
+    if (!n->hasGraphAttribute(name)) names.push_back(name);
   if (!names.empty()) {
     os << "[";
     for (size_t i = 0; i < names.size(); ++i) os << (i ? ", " : "") << names[i] << "=" << n->attr(names[i]).repr();
@@ -394,15 +419,15 @@ void print_node(std::ostringstream& os, const Node* n, int indent) {
     for (size_t j = 0; j < ins.size(); ++j)
       os << (j ? ", " : "") << "%" << ins[j]->debugName() << " : " << ins[j]->type()->str();
     os << "):\n";
-    print_block(os, b, indent + 4);
+    print_block(os, b, indent + 4, groups);
     os << std::string(indent + 4, ' ') << "-> (";
     print_values(os, b->outputs());
     os << ")\n";
   }
 }
 
-void print_block(std::ostringstream& os, const Block* b, int indent) {
-  for (const Node* n : b->nodes()) print_node(os, n, indent);
+void print_block(std::ostringstream& os, const Block* b, int indent, Groups& groups) {
+  for (const Node* n : b->nodes()) print_node(os, n, indent, groups);
 }
 
 }  // namespace
@@ -414,10 +439,13 @@ std::string Graph::str(bool) const {
   for (size_t i = 0; i < ins.size(); ++i)
     os << (i ? ",\n      " : "") << "%" << ins[i]->debugName() << " : " << ins[i]->type()->str();
   os << "):\n";
-  print_block(os, block_, 2);
+  Groups groups;
+  print_block(os, block_, 2, groups);
   os << "  return (";
   print_values(os, outputs());
   os << ")\n";
+  for (size_t i = 0; i < groups.size(); ++i)
+    os << "with " << groups[i]->kind() << "_" << i << " = " << groups[i]->g("Subgraph")->str();
   return os.str();
 }
 
@@ -440,6 +468,7 @@ std::shared_ptr<Graph> Graph::copy() const {
       Node* c = g->newNode(n->kind());
       c->op_ = n->op_;
       c->attrs_ = n->attrs_;
+      for (const auto& [name, sub] : n->graph_attrs_) c->graph_attrs_[name] = sub->copy();
       for (const Value* v : n->inputs()) c->addInput(lookup(v));
       for (const Value* v : n->outputs()) {
         Value* nv = c->addOutput();

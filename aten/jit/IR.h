@@ -87,10 +87,15 @@ class Node {
   Block* addBlock();
 
   // Attributes (the value of a prim::Constant, the name of a prim::GetAttr).
-  bool hasAttribute(const std::string& name) const { return attrs_.count(name) > 0; }
+  bool hasAttribute(const std::string& name) const { return attrs_.count(name) > 0 || graph_attrs_.count(name) > 0; }
   const IValue& attr(const std::string& name) const;
   Node* setAttr(const std::string& name, IValue v) { attrs_[name] = std::move(v); return this; }
+  // Every attribute name, value and graph attributes together (sorted).
   std::vector<std::string> attributeNames() const;
+  // Graph attributes (torch.jit's kind `g`): the `Subgraph` of a prim::FusionGroup.
+  bool hasGraphAttribute(const std::string& name) const { return graph_attrs_.count(name) > 0; }
+  const std::shared_ptr<Graph>& g(const std::string& name) const;
+  Node* g_(const std::string& name, std::shared_ptr<Graph> graph);
 
   // List placement; a node not in a list (just created) is inserted with these.
   Node* insertBefore(Node* n);
@@ -121,6 +126,7 @@ class Node {
   std::vector<Value*> outputs_;
   std::vector<Block*> blocks_;
   std::map<std::string, IValue> attrs_;
+  std::map<std::string, std::shared_ptr<Graph>> graph_attrs_;
   Block* owning_block_ = nullptr;
   Node* next_ = nullptr;
   Node* prev_ = nullptr;

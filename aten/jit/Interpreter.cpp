@@ -1,6 +1,7 @@
 #include "aten/jit/Interpreter.h"
 
 #include "aten/core/Exception.h"
+#include "aten/jit/FusionExecutor.h"
 
 namespace tl::jit {
 namespace {
@@ -51,6 +52,7 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
     TL_CHECK(it != obj->attrs.end(), "jit: module ", obj->type_name, " has no attribute '", name, "'");
     return {it->second};
   }
+  if (k == "prim::FusionGroup") return run_fusion_group(n, std::move(stack));
   if (k == "prim::If") {
     TL_CHECK(env != nullptr && n.blocks().size() == 2, "jit: prim::If needs two blocks");
     const Block* taken = n.blocks()[stack.at(0).toBool() ? 0 : 1];

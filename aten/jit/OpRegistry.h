@@ -17,6 +17,7 @@ namespace tl::jit {
 // Entry flags generated from the YAML's tags.
 enum OpFlags : uint8_t {
   kNondeterministic = 1,  // tagged `random`: never folded, deduplicated or reordered
+  kPointwise = 2,         // tagged `pointwise`: element by element with broadcasting (fusion groups)
 };
 
 struct OpEntry {
@@ -51,6 +52,7 @@ struct FunctionSchema {
   std::string qualified_name() const { return overload_name.empty() ? name : name + "." + overload_name; }
   bool is_mutable() const;             // some argument is written (a!)
   bool is_nondeterministic() const { return flags & kNondeterministic; }
+  bool is_pointwise() const { return flags & kPointwise; }
   std::string str() const { return "aten::" + text; }
 };
 

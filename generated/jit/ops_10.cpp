@@ -113,9 +113,9 @@ const OpEntry entries[] = {
     {"max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor", boxed_max_unpool2d, 0},
     {"max_unpool2d.out(Tensor self, Tensor indices, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", boxed_max_unpool2d_out, 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_ones_like, 0},
-    {"sinc(Tensor self) -> Tensor", boxed_sinc, 0},
-    {"sinc_(Tensor(a!) self) -> Tensor(a!)", boxed_sinc_, 0},
-    {"sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sinc_out, 0},
+    {"sinc(Tensor self) -> Tensor", boxed_sinc, kPointwise},
+    {"sinc_(Tensor(a!) self) -> Tensor(a!)", boxed_sinc_, kPointwise},
+    {"sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sinc_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -84,18 +84,18 @@ void boxed_special_i0e_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
-    {"acosh(Tensor self) -> Tensor", boxed_acosh, 0},
-    {"acosh_(Tensor(a!) self) -> Tensor(a!)", boxed_acosh_, 0},
-    {"acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acosh_out, 0},
-    {"atan(Tensor self) -> Tensor", boxed_atan, 0},
-    {"atan_(Tensor(a!) self) -> Tensor(a!)", boxed_atan_, 0},
-    {"atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_atan_out, 0},
-    {"deg2rad(Tensor self) -> Tensor", boxed_deg2rad, 0},
-    {"deg2rad_(Tensor(a!) self) -> Tensor(a!)", boxed_deg2rad_, 0},
-    {"deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_deg2rad_out, 0},
+    {"acosh(Tensor self) -> Tensor", boxed_acosh, kPointwise},
+    {"acosh_(Tensor(a!) self) -> Tensor(a!)", boxed_acosh_, kPointwise},
+    {"acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acosh_out, kPointwise},
+    {"atan(Tensor self) -> Tensor", boxed_atan, kPointwise},
+    {"atan_(Tensor(a!) self) -> Tensor(a!)", boxed_atan_, kPointwise},
+    {"atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_atan_out, kPointwise},
+    {"deg2rad(Tensor self) -> Tensor", boxed_deg2rad, kPointwise},
+    {"deg2rad_(Tensor(a!) self) -> Tensor(a!)", boxed_deg2rad_, kPointwise},
+    {"deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_deg2rad_out, kPointwise},
     {"hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor", boxed_hinge_embedding_loss, 0},
-    {"special_i0e(Tensor self) -> Tensor", boxed_special_i0e, 0},
-    {"special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0e_out, 0},
+    {"special_i0e(Tensor self) -> Tensor", boxed_special_i0e, kPointwise},
+    {"special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0e_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

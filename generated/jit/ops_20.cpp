@@ -193,7 +193,7 @@ const OpEntry entries[] = {
     {"hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window_periodic, 0},
     {"hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window_periodic_alpha, 0},
     {"hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window_periodic_alpha_beta, 0},
-    {"hardswish_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_hardswish_backward, 0},
+    {"hardswish_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_hardswish_backward, kPointwise},
     {"is_same_size(Tensor self, Tensor other) -> bool", boxed_is_same_size, 0},
     {"logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_logspace_Tensor_Tensor, 0},
     {"logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_logspace_Tensor_Tensor_out, 0},

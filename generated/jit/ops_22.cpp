@@ -107,8 +107,8 @@ void boxed_threshold_(Stack& s) {
 
 const OpEntry entries[] = {
     {"_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor", boxed__pack_padded_sequence_backward, 0},
-    {"absolute(Tensor self) -> Tensor", boxed_absolute, 0},
-    {"absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_absolute_out, 0},
+    {"absolute(Tensor self) -> Tensor", boxed_absolute, kPointwise},
+    {"absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_absolute_out, kPointwise},
     {"absolute_(Tensor(a!) self) -> Tensor(a!)", boxed_absolute_, 0},
     {"bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_bartlett_window, 0},
     {"bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_bartlett_window_periodic, 0},
@@ -118,9 +118,9 @@ const OpEntry entries[] = {
     {"prelu(Tensor self, Tensor weight) -> Tensor", boxed_prelu, 0},
     {"special_erf(Tensor self) -> Tensor", boxed_special_erf, 0},
     {"special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_erf_out, 0},
-    {"threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", boxed_threshold, 0},
-    {"threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", boxed_threshold_out, 0},
-    {"threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", boxed_threshold_, 0},
+    {"threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", boxed_threshold, kPointwise},
+    {"threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", boxed_threshold_out, kPointwise},
+    {"threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", boxed_threshold_, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

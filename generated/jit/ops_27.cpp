@@ -61,9 +61,9 @@ void boxed_nansum_out(Stack& s) {
 
 const OpEntry entries[] = {
     {"_fused_nadam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] mu_products, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> ()", boxed__fused_nadam_, 0},
-    {"exp(Tensor self) -> Tensor", boxed_exp, 0},
-    {"exp_(Tensor(a!) self) -> Tensor(a!)", boxed_exp_, 0},
-    {"exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_exp_out, 0},
+    {"exp(Tensor self) -> Tensor", boxed_exp, kPointwise},
+    {"exp_(Tensor(a!) self) -> Tensor(a!)", boxed_exp_, kPointwise},
+    {"exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_exp_out, kPointwise},
     {"max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", boxed_max_pool3d_with_indices, 0},
     {"max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_max_pool3d_with_indices_out, 0},
     {"nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_nansum, 0},

@@ -180,11 +180,11 @@ const OpEntry entries[] = {
     {"set_(Tensor(a!) self) -> Tensor(a!)", boxed_set_, 0},
     {"smooth_l1_loss(Tensor self, Tensor target, int reduction=0, float beta=1.0) -> Tensor", boxed_smooth_l1_loss, 0},
     {"smooth_l1_loss.out(Tensor self, Tensor target, int reduction=0, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)", boxed_smooth_l1_loss_out, 0},
-    {"sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", boxed_sub_Tensor, 0},
-    {"sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", boxed_sub__Tensor, 0},
-    {"sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_sub_Tensor_out, 0},
-    {"sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_sub_Scalar, 0},
-    {"sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", boxed_sub__Scalar, 0},
+    {"sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", boxed_sub_Tensor, kPointwise},
+    {"sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", boxed_sub__Tensor, kPointwise},
+    {"sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_sub_Tensor_out, kPointwise},
+    {"sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_sub_Scalar, kPointwise},
+    {"sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", boxed_sub__Scalar, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

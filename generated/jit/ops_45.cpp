@@ -106,9 +106,9 @@ void boxed_vdot_out(Stack& s) {
 
 const OpEntry entries[] = {
     {"_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", boxed__adaptive_avg_pool2d, 0},
-    {"acos(Tensor self) -> Tensor", boxed_acos, 0},
-    {"acos_(Tensor(a!) self) -> Tensor(a!)", boxed_acos_, 0},
-    {"acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acos_out, 0},
+    {"acos(Tensor self) -> Tensor", boxed_acos, kPointwise},
+    {"acos_(Tensor(a!) self) -> Tensor(a!)", boxed_acos_, kPointwise},
+    {"acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acos_out, kPointwise},
     {"adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", boxed_adaptive_max_pool3d, 0},
     {"adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_adaptive_max_pool3d_out, 0},
     {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", boxed_cummax, 0},
@@ -117,7 +117,7 @@ const OpEntry entries[] = {
     {"log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_log_softmax_int_out, 0},
     {"relu6(Tensor self) -> Tensor", boxed_relu6, 0},
     {"relu6_(Tensor(a!) self) -> Tensor(a!)", boxed_relu6_, 0},
-    {"silu_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_silu_backward, 0},
+    {"silu_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_silu_backward, kPointwise},
     {"vdot(Tensor self, Tensor other) -> Tensor", boxed_vdot, 0},
     {"vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_vdot_out, 0},
 };

@@ -170,9 +170,9 @@ void boxed_upsample_nearest2d_vec(Stack& s) {
 
 const OpEntry entries[] = {
     {"_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed__to_copy, 0},
-    {"addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", boxed_addcmul, 0},
-    {"addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", boxed_addcmul_, 0},
-    {"addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", boxed_addcmul_out, 0},
+    {"addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", boxed_addcmul, kPointwise},
+    {"addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", boxed_addcmul_, kPointwise},
+    {"addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", boxed_addcmul_out, kPointwise},
     {"channel_shuffle(Tensor self, int groups) -> Tensor", boxed_channel_shuffle, 0},
     {"gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", boxed_gru_input, 0},
     {"gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", boxed_gru_data, 0},

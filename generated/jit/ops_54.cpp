@@ -77,14 +77,14 @@ void boxed_tensor_split_tensor_indices_or_sections(Stack& s) {
 }
 
 const OpEntry entries[] = {
-    {"digamma(Tensor self) -> Tensor", boxed_digamma, 0},
-    {"digamma_(Tensor(a!) self) -> Tensor(a!)", boxed_digamma_, 0},
-    {"digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_digamma_out, 0},
+    {"digamma(Tensor self) -> Tensor", boxed_digamma, kPointwise},
+    {"digamma_(Tensor(a!) self) -> Tensor(a!)", boxed_digamma_, kPointwise},
+    {"digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_digamma_out, kPointwise},
     {"rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor", boxed_rrelu, 0},
     {"rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)", boxed_rrelu_, 0},
-    {"rsqrt(Tensor self) -> Tensor", boxed_rsqrt, 0},
-    {"rsqrt_(Tensor(a!) self) -> Tensor(a!)", boxed_rsqrt_, 0},
-    {"rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_rsqrt_out, 0},
+    {"rsqrt(Tensor self) -> Tensor", boxed_rsqrt, kPointwise},
+    {"rsqrt_(Tensor(a!) self) -> Tensor(a!)", boxed_rsqrt_, kPointwise},
+    {"rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_rsqrt_out, kPointwise},
     {"tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]", boxed_tensor_split_sections, 0},
     {"tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]", boxed_tensor_split_indices, 0},
     {"tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", boxed_tensor_split_tensor_indices_or_sections, 0},

@@ -111,13 +111,13 @@ const OpEntry entries[] = {
     {"histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)", boxed_histogram_bins_tensor_out, 0},
     {"histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)", boxed_histogram_bin_ct, 0},
     {"histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)", boxed_histogram_bin_ct_out, 0},
-    {"isinf(Tensor self) -> Tensor", boxed_isinf, 0},
-    {"special_zeta(Tensor self, Tensor other) -> Tensor", boxed_special_zeta, 0},
-    {"special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_out, 0},
-    {"special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", boxed_special_zeta_self_scalar, 0},
-    {"special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_self_scalar_out, 0},
-    {"special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", boxed_special_zeta_other_scalar, 0},
-    {"special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_other_scalar_out, 0},
+    {"isinf(Tensor self) -> Tensor", boxed_isinf, kPointwise},
+    {"special_zeta(Tensor self, Tensor other) -> Tensor", boxed_special_zeta, kPointwise},
+    {"special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_out, kPointwise},
+    {"special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", boxed_special_zeta_self_scalar, kPointwise},
+    {"special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_self_scalar_out, kPointwise},
+    {"special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", boxed_special_zeta_other_scalar, kPointwise},
+    {"special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_other_scalar_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

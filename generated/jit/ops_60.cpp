@@ -85,9 +85,9 @@ const OpEntry entries[] = {
     {"cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_cholesky_out, 0},
     {"log_sigmoid(Tensor self) -> Tensor", boxed_log_sigmoid, 0},
     {"log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log_sigmoid_out, 0},
-    {"logical_xor(Tensor self, Tensor other) -> Tensor", boxed_logical_xor, 0},
-    {"logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_logical_xor_, 0},
-    {"logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_xor_out, 0},
+    {"logical_xor(Tensor self, Tensor other) -> Tensor", boxed_logical_xor, kPointwise},
+    {"logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_logical_xor_, kPointwise},
+    {"logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_xor_out, kPointwise},
     {"upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest2d_backward, 0},
     {"upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest3d_backward, 0},
 };

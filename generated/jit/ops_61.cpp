@@ -74,9 +74,9 @@ void boxed_upsample_nearest1d_backward(Stack& s) {
 
 const OpEntry entries[] = {
     {"grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", boxed_grid_sampler, 0},
-    {"i0(Tensor self) -> Tensor", boxed_i0, 0},
-    {"i0_(Tensor(a!) self) -> Tensor(a!)", boxed_i0_, 0},
-    {"i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_i0_out, 0},
+    {"i0(Tensor self) -> Tensor", boxed_i0, kPointwise},
+    {"i0_(Tensor(a!) self) -> Tensor(a!)", boxed_i0_, kPointwise},
+    {"i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_i0_out, kPointwise},
     {"movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", boxed_movedim_intlist, 0},
     {"movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", boxed_movedim_int, 0},
     {"rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor", boxed_rot90, 0},

@@ -1,9 +1,10 @@
 """torchlite.jit: trace a function or module into an IR graph and run it without Python
 (docs/jit.md). What exists so far: the IR (torchlite._C._jit: Graph, Node, Value, Block), the
 YAML-driven boxed op registry, the C++ interpreter, `trace`, the first passes
-(torchlite.jit._passes), `save` / `load` (zip archives read and written in C++), `freeze` and
-`optimize_for_inference`. `script` and the C++ frontend are later work; ONNX export is torchlite.onnx
-(docs/onnx.md)."""
+(torchlite.jit._passes), elementwise fusion (torchlite.jit.fuser, _passes.fusion), `save` / `load`
+(zip archives read and written in C++), `freeze` and `optimize_for_inference`. `script` and the C++
+frontend are later work; ONNX export is torchlite.onnx (docs/onnx.md)."""
+from torchlite.jit._fuser import fuser, last_executed_optimized_graph  # noqa: F401
 from torchlite.jit._script_module import RecursiveScriptModule, ScriptModule  # noqa: F401
 from torchlite.jit._trace import (  # noqa: F401
     TopLevelTracedModule,

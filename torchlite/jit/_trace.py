@@ -13,6 +13,7 @@ import os
 import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit._script_module import ScriptModule, _extra_bytes, cpp_module
+from torchlite.jit import _fuser
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
@@ -307,8 +308,14 @@ class TracedModule(ScriptModule):
         inputs = [self._object()]
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
-        outputs = _jit.run_graph(self.graph, inputs)
+        graph = _fuser.optimized_graph(self)
+        _fuser.record_executed(graph)
+        outputs = _jit.run_graph(graph, inputs)
         return outputs[0]
+
+    def graph_for(self, *args, **kwargs):
+        """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
+        return _fuser.optimized_graph(self)
 
     def _get_name(self):
         return type(self._traced_from).__name__
@@ -357,7 +364,13 @@ class _TracedFunction:
         inputs = []
         for a in args:
             inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
-        return _jit.run_graph(self.graph, inputs)[0]
+        graph = _fuser.optimized_graph(self)
+        _fuser.record_executed(graph)
+        return _jit.run_graph(graph, inputs)[0]
+
+    def graph_for(self, *args, **kwargs):
+        """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
+        return _fuser.optimized_graph(self)
 
     def _cpp_module(self):
         """Saved as torch.jit saves a function: the `forward` of an attribute-less module."""

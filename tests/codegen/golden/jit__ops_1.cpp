@@ -34,9 +34,9 @@ void boxed_mul_Tensor_out(Stack& s) {
 
 const OpEntry entries[] = {
     {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", boxed_index_Tensor, 0},
-    {"mul.Tensor(Tensor self, Tensor other) -> Tensor", boxed_mul_Tensor, 0},
-    {"mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_mul__Tensor, 0},
-    {"mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_mul_Tensor_out, 0},
+    {"mul.Tensor(Tensor self, Tensor other) -> Tensor", boxed_mul_Tensor, kPointwise},
+    {"mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_mul__Tensor, kPointwise},
+    {"mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_mul_Tensor_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "aten/jit/FusionExecutor.h"
 #include "aten/jit/IR.h"
 #include "aten/jit/Interpreter.h"
 #include "aten/jit/Tracer.h"
@@ -55,7 +56,9 @@ std::string node_str(const Node& n) {
     os << (i ? ", " : "") << "%" << outs[i]->debugName() << " : " << outs[i]->type()->str();
   if (!outs.empty()) os << " = ";
   os << n.kind();
-  auto names = n.attributeNames();
+  std::vector<std::string> names;
+  for (const std::string& name : n.attributeNames())
+    if (!n.hasGraphAttribute(name)) names.push_back(name);  // a Subgraph prints with its graph
   if (!names.empty()) {
     os << "[";
     for (size_t i = 0; i < names.size(); ++i) os << (i ? ", " : "") << names[i] << "=" << n.attr(names[i]).repr();
@@ -101,6 +104,8 @@ void bind_schema(py::module_& m) {
       .def_readonly("returns", &FunctionSchema::returns)
       .def_property_readonly("is_mutable", &FunctionSchema::is_mutable)
       .def_property_readonly("is_nondeterministic", &FunctionSchema::is_nondeterministic)
+      .def_property_readonly("is_pointwise", &FunctionSchema::is_pointwise,
+                             "Whether the YAML entry is tagged `pointwise` (it may join a fusion group).")
       .def("__str__", &FunctionSchema::str)
       .def("__repr__", &FunctionSchema::str);
 }
@@ -137,6 +142,7 @@ void bind_ir(py::module_& m) {
   py::class_<Value, std::unique_ptr<Value, py::nodelete>>(m, "Value")
       .def("debugName", &Value::debugName)
       .def("setDebugName", &Value::setDebugName, ref)
+      .def("hasDebugName", &Value::hasDebugName)
       .def("unique", &Value::unique)
       .def("offset", &Value::offset)
       .def("node", &Value::node, ref, py::keep_alive<0, 1>())
@@ -202,7 +208,22 @@ void bind_ir(py::module_& m) {
       .def("hasAttribute", &Node::hasAttribute)
       .def("hasAttributes", [](const Node& n) { return !n.attributeNames().empty(); })
       .def("attributeNames", &Node::attributeNames)
-      .def("ival", [](const Node& n, const std::string& name) { return to_py(n.attr(name)); })
+      .def("ival", [](const Node& n, const std::string& name) -> py::object {
+        if (n.hasGraphAttribute(name)) return py::cast(n.g(name));
+        return to_py(n.attr(name));
+      })
+      .def("kindOf", [](const Node& n, const std::string& name) -> std::string {
+        if (n.hasGraphAttribute(name)) return "g";
+        switch (n.attr(name).tag()) {
+          case IValue::Tag::Int: return "i";
+          case IValue::Tag::Double: return "f";
+          case IValue::Tag::String: return "s";
+          case IValue::Tag::Tensor: return "t";
+          default: return "ival";
+        }
+      }, "The attribute's kind as torch.jit names it: 'g' for a graph, 'i', 'f', 's', 't', else 'ival'.")
+      .def("g", [](const Node& n, const std::string& k) { return n.g(k); }, "A graph attribute (a fusion group's Subgraph).")
+      .def("g_", [](Node& n, const std::string& k, std::shared_ptr<Graph> g) { return n.g_(k, std::move(g)); }, ref)
       .def("ival_", [](Node& n, const std::string& name, py::handle v) { n.setAttr(name, to_ivalue(v)); return &n; }, ref)
       .def("i", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::Int, "an int").toInt(); })
       .def("f", [](const Node& n, const std::string& k) { return typed_attr(n, k, IValue::Tag::Double, "a float").toDouble(); })
@@ -241,6 +262,14 @@ void bind_ir(py::module_& m) {
       .def("create", [](Graph& g, const std::string& kind, const std::vector<Value*>& inputs, size_t n) {
         return g.create(kind, inputs, n);
       }, py::arg("kind"), py::arg("inputs") = std::vector<Value*>{}, py::arg("num_outputs") = 1, ref, py::keep_alive<0, 1>())
+      .def("createClone", [](Graph& g, const Node& n, const std::vector<Value*>& inputs) {
+        TL_CHECK_VALUE(n.op() != nullptr, "jit: createClone takes an op node, not ", n.kind());
+        TL_CHECK_VALUE(inputs.size() == n.inputs().size(), "jit: createClone: ", n.kind(), " takes ",
+                       n.inputs().size(), " inputs, got ", inputs.size());
+        Node* c = g.createOp(n.op(), inputs);
+        for (size_t i = 0; i < c->outputs().size() && i < n.outputs().size(); ++i) c->output(i)->setType(n.output(i)->type());
+        return c;
+      }, ref, py::keep_alive<0, 1>(), "A new op node with `n`'s overload and output types on `inputs` (not inserted).")
       .def("insertNode", &Graph::insertNode, ref, py::keep_alive<0, 1>())
       .def("insertConstant", [](Graph& g, py::handle v) { return g.insertConstant(to_ivalue(v)); }, ref,
            py::keep_alive<0, 1>())
@@ -286,6 +315,25 @@ void bind_runtime(py::module_& m) {
   m.def("run_node", [](const Node& n, const py::sequence& inputs) {
     return to_py_list(run_node(n, to_ivalues(inputs)));
   }, "Runs one node on the values of its inputs (constant folding).");
+  // Fusion (torch.jit's switch names; torchlite.jit.fuser sets them).
+  m.def("_jit_override_can_fuse_on_cpu", &FusionSettings::set_can_fuse_on_cpu);
+  m.def("_jit_can_fuse_on_cpu", &FusionSettings::can_fuse_on_cpu);
+  m.def("_jit_set_texpr_fuser_enabled", &FusionSettings::set_texpr_fuser_enabled);
+  m.def("_jit_texpr_fuser_enabled", &FusionSettings::texpr_fuser_enabled);
+  m.def("_jit_fusion_active", [] { return FusionSettings::can_fuse_on_cpu() && FusionSettings::texpr_fuser_enabled(); },
+        "Whether traced callables run their fused graph (both switches on).");
+  m.def("_jit_set_fusion_block_size", &FusionSettings::set_block_size);
+  m.def("_jit_get_fusion_block_size", &FusionSettings::block_size);
+  m.def("_jit_set_fusion_min_numel", &FusionSettings::set_min_numel);
+  m.def("_jit_get_fusion_min_numel", &FusionSettings::min_numel);
+  m.def("_jit_fusion_stats", [] {
+    FusionStats s = fusion_stats();
+    py::dict d;
+    d["fused"] = s.fused;
+    d["fallback"] = s.fallback;
+    return d;
+  }, "Fusion-group runs so far: {'fused': blocked runs, 'fallback': node-by-node runs}.");
+  m.def("_jit_reset_fusion_stats", &reset_fusion_stats);
   m.def("_jit_get_schemas_for_operator", [](const std::string& name) {
     std::string base = name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
     std::vector<const FunctionSchema*> out;

@@ -12,6 +12,8 @@
   read by prim::GetAttr become constants (torch.jit.freeze's first step).
 - freezing.fold_frozen_conv_bn(graph) / fold_frozen_linear_bn(graph): an eval-mode batch_norm after
   a conv or linear with constant weights is folded into them.
+- fusion.fuse_elementwise(graph): chains/DAGs of pointwise nodes become prim::FusionGroup nodes,
+  run in cache-sized blocks (aten/jit/FusionExecutor.h).
 - alias.AliasDb(graph): what may alias what and which nodes write, from the YAML's (a)/(a!)
   annotations; the passes ask it before removing, merging or reordering anything.
 """
@@ -25,4 +27,5 @@ from torchlite.jit._passes.freezing import (  # noqa: F401
     fold_frozen_linear_bn,
     freeze_module_attributes,
 )
+from torchlite.jit._passes.fusion import fuse_elementwise  # noqa: F401
 from torchlite.jit._passes.peephole import peephole  # noqa: F401

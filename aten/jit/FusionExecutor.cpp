@@ -1,0 +1,338 @@
+#include "aten/jit/FusionExecutor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "aten/autograd/GradMode.h"
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/jit/FusionLayout.h"
+#include "aten/jit/Interpreter.h"
+
+namespace tl::jit {
+namespace {
+
+std::atomic<bool> g_can_fuse_on_cpu{false};
+std::atomic<bool> g_texpr_fuser_enabled{true};
+// 16384 elements: a float32 block is 64 KiB, so a chain's intermediates stay in L2 (1 MiB a core
+// here) while each op call (dispatch, TensorIterator) is spread over enough elements; on the
+// 10M-element benchmark 1024-element blocks ran at eager's speed, 4096 10-15% slower than 16384,
+// 32768 as 16384 (docs/jit.md, "Fusion").
+std::atomic<int64_t> g_block_size{16384};
+// Below this many elements a group runs node by node: the meta run and per-block calls cost
+// about what the saved memory traffic gains (equal at 4096 elements on the benchmark chain).
+std::atomic<int64_t> g_min_numel{16384};
+std::atomic<int64_t> g_fused{0};
+std::atomic<int64_t> g_fallback{0};
+
+// How the blocked run sees each subgraph input.
+enum class InputKind : uint8_t {
+  Pass,    // not a tensor, or a 0-d tensor: given to the ops as it is (type promotion as eager's)
+  Flat,    // a tensor whose elements follow the iteration order: a block is a 1-D view
+  Gather,  // any other tensor (broadcast, permuted, sliced): a block is copied into a buffer
+};
+
+// One op of the subgraph, as the blocked run calls it.
+struct Step {
+  const Node* node;
+  const Operator* out_op = nullptr;  // the op's out= overload (writes into a buffer we own), if any
+  ScalarType dtype{};                // the result's dtype (meta run)
+  int output = -1;                   // which group output this result is, or -1
+};
+
+struct Plan {
+  std::vector<int64_t> shape;
+  std::vector<InputKind> kinds;    // per subgraph input
+  std::vector<size_t> operand_of;  // per subgraph input: its operand index in `layout` (Flat/Gather)
+  std::vector<Step> steps;
+  std::vector<Tensor> outputs;     // allocated, with eager's strides
+  std::vector<size_t> out_operand; // per output: its operand index in `layout`
+  std::vector<size_t> step_of_output;  // per output: the step computing it
+  FusionLayout layout;
+};
+
+// The out= overload of a functional op, found by its schema alone: the same name, the same
+// arguments followed by one written Tensor `out`, one return. Null when the YAML has none.
+const Operator* out_variant(const Operator& op) {
+  const auto& args = op.schema.arguments;
+  for (const Operator* cand : overloads_of(op.schema.name)) {
+    const auto& cargs = cand->schema.arguments;
+    if (cargs.size() != args.size() + 1 || cand->schema.returns.size() != 1) continue;
+    const SchemaArgument& out = cargs.back();
+    if (out.name != "out" || out.type != "Tensor" || !out.alias || !out.alias->is_write) continue;
+    bool same = true;
+    for (size_t i = 0; same && i < args.size(); ++i)
+      same = cargs[i].name == args[i].name && cargs[i].type == args[i].type && !cargs[i].alias;
+    if (same) return cand;
+  }
+  return nullptr;
+}
+
+bool same_sizes(IntArrayRef a, IntArrayRef b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+Tensor meta_like(const Tensor& t) {
+  Tensor m = empty_strided_tensor(t.sizes(), t.strides(), t.dtype(), Device(DeviceType::Meta));
+  m.impl()->set_wrapped_number(t.impl()->is_wrapped_number());
+  return m;
+}
+
+// Runs the subgraph's nodes in order on `env` (indexed by Value::unique), calling each op's boxed
+// function. `check` sees each op node with its outputs' values. With `meta`, tensor constants
+// (the 0-d tensors a trace records for Python numbers) are replaced by meta tensors like them.
+template <typename F>
+void walk(const std::vector<Node*>& nodes, std::vector<IValue>& env, Stack& stack, bool meta, const F& check) {
+  for (const Node* n : nodes) {
+    if (n->kind() == "prim::Constant") {
+      IValue c = n->hasAttribute("value") ? n->attr("value") : IValue();
+      env[n->output()->unique()] = meta && c.isTensor() ? IValue(meta_like(c.toTensor())) : std::move(c);
+      continue;
+    }
+    const Operator* op = n->op();
+    TL_CHECK(op != nullptr, "jit: a fusion group cannot hold a ", n->kind(), " node");
+    stack.clear();
+    for (const Value* v : n->inputs()) stack.push_back(env[v->unique()]);
+    run_op(*op, stack);
+    TL_CHECK(stack.size() == n->outputs().size(), "jit: ", n->kind(), " produced ", stack.size(),
+             " values for ", n->outputs().size(), " outputs");
+    for (size_t i = 0; i < stack.size(); ++i) env[n->output(i)->unique()] = std::move(stack[i]);
+    check(*n, env);
+  }
+}
+
+// The blocked run's plan, or nothing when the group must run node by node.
+std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
+  const auto& params = sub.inputs();
+  if (params.size() != inputs.size() || sub.outputs().empty()) return std::nullopt;
+  const bool grad = autograd::GradMode::is_enabled();
+  bool dimensioned = false;
+  std::vector<IValue> env(sub.valueCount());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const IValue& v = inputs[i];
+    if (!v.isTensor()) {
+      env[params[i]->unique()] = v;
+      continue;
+    }
+    const Tensor& t = v.toTensor();
+    if (!t.defined() || !t.is_cpu() || (grad && t.requires_grad())) return std::nullopt;
+    dimensioned |= t.dim() > 0;
+    env[params[i]->unique()] = meta_like(t);
+  }
+  if (!dimensioned) return std::nullopt;
+
+  // Eager's dtypes, shapes and output strides, op by op, on meta tensors.
+  std::vector<int64_t> shape;
+  bool uniform = true;
+  try {
+    autograd::NoGradGuard no_grad;
+    Stack stack;
+    walk(sub.nodes(), env, stack, /*meta=*/true, [&](const Node& n, const std::vector<IValue>& values) {
+      uniform &= n.outputs().size() == 1;
+      for (const Value* out : n.outputs()) {
+        const IValue& r = values[out->unique()];
+        if (!r.isTensor()) {
+          uniform = false;
+          continue;
+        }
+        IntArrayRef s = r.toTensor().sizes();
+        if (shape.empty() && !s.empty()) shape = s.vec();
+        uniform &= !s.empty() && same_sizes(s, shape);
+      }
+    });
+  } catch (const std::exception&) {
+    return std::nullopt;  // the node-by-node run raises the op's own error
+  }
+  if (!uniform || shape.empty()) return std::nullopt;
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  if (numel < std::max<int64_t>(g_min_numel.load(), 1)) return std::nullopt;
+
+  Plan p;
+  p.shape = shape;
+  for (const Node* n : sub.nodes()) {
+    if (n->kind() == "prim::Constant") continue;
+    Step step{n, out_variant(*n->op()), env[n->output()->unique()].toTensor().dtype(), -1};
+    for (size_t o = 0; o < sub.outputs().size() && step.output < 0; ++o)
+      if (sub.outputs()[o] == n->output()) step.output = static_cast<int>(o);
+    p.steps.push_back(step);
+  }
+  for (const Value* out : sub.outputs()) {  // each output must be computed by an op of the group
+    size_t k = 0;
+    while (k < p.steps.size() && p.steps[k].node != out->node()) ++k;
+    if (k == p.steps.size()) return std::nullopt;
+    p.step_of_output.push_back(k);
+  }
+  std::vector<std::vector<int64_t>> operand_strides;
+  p.kinds.assign(inputs.size(), InputKind::Pass);
+  p.operand_of.assign(inputs.size(), 0);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor() || inputs[i].toTensor().dim() == 0) continue;
+    const Tensor& t = inputs[i].toTensor();
+    if (static_cast<size_t>(t.dim()) > shape.size()) return std::nullopt;
+    std::vector<int64_t> st(shape.size(), 0);  // aligned on the trailing dims; 0 where broadcast
+    const size_t lead = shape.size() - t.dim();
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (t.size(d) == shape[lead + d]) {
+        st[lead + d] = shape[lead + d] == 1 ? 0 : t.stride(d);
+      } else if (t.size(d) != 1) {
+        return std::nullopt;
+      }
+      if (st[lead + d] < 0) return std::nullopt;
+    }
+    p.kinds[i] = InputKind::Gather;
+    p.operand_of[i] = operand_strides.size();
+    operand_strides.push_back(std::move(st));
+  }
+  for (const Value* out : sub.outputs()) {
+    const Tensor& m = env[out->unique()].toTensor();
+    p.outputs.push_back(empty_strided_tensor(shape, m.strides(), m.dtype(), Device(DeviceType::CPU)));
+    p.out_operand.push_back(operand_strides.size());
+    operand_strides.push_back(m.strides().vec());
+  }
+  p.layout = make_fusion_layout(shape, p.outputs[0].strides(), operand_strides);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (p.kinds[i] == InputKind::Gather && p.layout.flat[p.operand_of[i]]) p.kinds[i] = InputKind::Flat;
+  return p;
+}
+
+// A 1-D view of `len` elements of `base`'s storage from element `offset` (internal: no autograd,
+// no version-counter sharing; the ops only read it or write fresh outputs).
+Tensor block_view(const Tensor& base, int64_t offset, int64_t len) {
+  const int64_t size[1] = {len}, stride[1] = {1};
+  return Tensor(intrusive_ptr<TensorImpl>::make(base.storage(), base.dtype(), IntArrayRef(size, 1),
+                                                IntArrayRef(stride, 1), offset));
+}
+
+// Copies a 1-D block result `r` (any stride) into the group output's elements [start, start + len).
+void store_output(const Tensor& r, Tensor& out, const FusionLayout& L, size_t operand, int64_t start, int64_t len) {
+  TL_CHECK(r.numel() == len && r.dim() == 1 && r.dtype() == out.dtype(), "jit: a fusion group result has ",
+           r.numel(), " ", scalar_type_name(r.dtype()), " elements in a block of ", len, " (expected ",
+           scalar_type_name(out.dtype()), ")");
+  const size_t esz = out.itemsize();
+  const char* data = static_cast<const char*>(r.data_ptr());
+  std::vector<char> tmp;
+  if (r.stride(0) != 1 && len > 1) {  // pointwise ops give contiguous results; be safe with others
+    tmp.resize(static_cast<size_t>(len) * esz);
+    for (int64_t k = 0; k < len; ++k) std::memcpy(tmp.data() + k * esz, data + k * r.stride(0) * esz, esz);
+    data = tmp.data();
+  }
+  char* base = static_cast<char*>(out.data_ptr());
+  if (L.flat[operand]) {
+    std::memcpy(base + start * static_cast<int64_t>(esz), data, static_cast<size_t>(len) * esz);
+  } else {
+    fusion_scatter(L, operand, base, data, esz, start, len);
+  }
+}
+
+std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) {
+  const int64_t numel = p.layout.numel;
+  const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
+  const int64_t nblocks = (numel + block - 1) / block;
+  const auto& params = sub.inputs();
+  const auto& results = sub.outputs();
+  const std::vector<Node*> nodes = sub.nodes();
+  // Blocks per thread at least: eager's grain size, so a group runs on as many threads as its ops would.
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / block);
+  parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
+    autograd::NoGradGuard no_grad;
+    std::vector<IValue> env(sub.valueCount());
+    for (const Node* n : nodes)
+      if (n->kind() == "prim::Constant") env[n->output()->unique()] = n->hasAttribute("value") ? n->attr("value") : IValue();
+    // Per-thread block buffers, allocated once: gathered inputs, and the results of ops with an
+    // out= overload (so a block allocates nothing; a result that is a flat group output is
+    // written straight into the output instead).
+    std::vector<Tensor> in_buf(inputs.size()), step_buf(p.steps.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (p.kinds[i] == InputKind::Pass) env[params[i]->unique()] = inputs[i];
+      if (p.kinds[i] == InputKind::Gather) in_buf[i] = empty_tensor({block}, inputs[i].toTensor().dtype());
+    }
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const Step& st = p.steps[k];
+      const bool direct = st.output >= 0 && p.layout.flat[p.out_operand[st.output]];
+      if (st.out_op && !direct) step_buf[k] = empty_tensor({block}, st.dtype);
+    }
+    Stack stack;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t start = b * block, len = std::min(block, numel - start);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (p.kinds[i] == InputKind::Pass) continue;
+        const Tensor& t = inputs[i].toTensor();
+        if (p.kinds[i] == InputKind::Flat) {
+          env[params[i]->unique()] = block_view(t, t.storage_offset() + start, len);
+          continue;
+        }
+        fusion_gather(p.layout, p.operand_of[i], static_cast<const char*>(t.data_ptr()),
+                      static_cast<char*>(in_buf[i].data_ptr()), t.itemsize(), start, len);
+        env[params[i]->unique()] = len == block ? in_buf[i] : block_view(in_buf[i], 0, len);
+      }
+      for (size_t k = 0; k < p.steps.size(); ++k) {
+        const Step& st = p.steps[k];
+        stack.clear();
+        for (const Value* v : st.node->inputs()) stack.push_back(env[v->unique()]);
+        IValue& result = env[st.node->output()->unique()];
+        if (!st.out_op) {
+          run_op(*st.node->op(), stack);
+          TL_CHECK(stack.size() == 1, "jit: ", st.node->kind(), " produced ", stack.size(), " values, not 1");
+          result = std::move(stack[0]);
+          continue;
+        }
+        Tensor target;
+        if (step_buf[k].defined()) {
+          target = len == block ? step_buf[k] : block_view(step_buf[k], 0, len);
+        } else {  // a flat group output: this block of it
+          const Tensor& out = p.outputs[st.output];
+          target = block_view(out, out.storage_offset() + start, len);
+        }
+        stack.push_back(target);
+        run_op(*st.out_op, stack);
+        result = std::move(target);
+      }
+      for (size_t o = 0; o < results.size(); ++o) {
+        const size_t k = p.step_of_output[o];
+        if (p.steps[k].output == static_cast<int>(o) && p.steps[k].out_op && !step_buf[k].defined()) continue;
+        store_output(env[results[o]->unique()].toTensor(), p.outputs[o], p.layout, p.out_operand[o], start, len);
+      }
+    }
+  });
+  return std::vector<IValue>(p.outputs.begin(), p.outputs.end());
+}
+
+}  // namespace
+
+std::vector<IValue> run_fusion_group(const Node& node, Stack inputs) {
+  TL_CHECK(node.hasGraphAttribute("Subgraph"), "jit: ", node.kind(), " has no Subgraph");
+  const Graph& sub = *node.g("Subgraph");
+  TL_CHECK_TYPE(inputs.size() == sub.inputs().size(), "jit: ", node.kind(), " takes ", sub.inputs().size(),
+                " inputs, got ", inputs.size());
+  if (std::optional<Plan> plan = make_plan(sub, inputs)) {
+    g_fused.fetch_add(1, std::memory_order_relaxed);
+    return run_blocked(sub, inputs, *plan);
+  }
+  g_fallback.fetch_add(1, std::memory_order_relaxed);
+  return run_graph(sub, std::move(inputs));
+}
+
+bool FusionSettings::can_fuse_on_cpu() { return g_can_fuse_on_cpu.load(); }
+void FusionSettings::set_can_fuse_on_cpu(bool on) { g_can_fuse_on_cpu.store(on); }
+bool FusionSettings::texpr_fuser_enabled() { return g_texpr_fuser_enabled.load(); }
+void FusionSettings::set_texpr_fuser_enabled(bool on) { g_texpr_fuser_enabled.store(on); }
+int64_t FusionSettings::block_size() { return g_block_size.load(); }
+void FusionSettings::set_block_size(int64_t n) {
+  TL_CHECK_VALUE(n >= 1, "jit: the fusion block size must be at least 1, got ", n);
+  g_block_size.store(n);
+}
+int64_t FusionSettings::min_numel() { return g_min_numel.load(); }
+void FusionSettings::set_min_numel(int64_t n) {
+  TL_CHECK_VALUE(n >= 0, "jit: the fusion minimum element count must be non-negative, got ", n);
+  g_min_numel.store(n);
+}
+
+FusionStats fusion_stats() { return FusionStats{g_fused.load(), g_fallback.load()}; }
+void reset_fusion_stats() {
+  g_fused.store(0);
+  g_fallback.store(0);
+}
+
+}  // namespace tl::jit
