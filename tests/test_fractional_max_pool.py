@@ -306,7 +306,7 @@ def test_backward_op_and_its_grad_input_form():
     _exact(g, e)
     out = tl.empty(0, dtype=tl.float64)
     r = tl._C._internal.fractional_max_pool2d_backward(from_torch(go), from_torch(x), [3, 3], [4, 5],
-                                                        from_torch(idx), grad_input=out)
+                                                        from_torch(idx), out=out)
     assert r is out
     _exact(out, e)
     with pytest.raises(RuntimeError, match="gradOutput sizes unexpected"):

@@ -229,7 +229,7 @@ def test_backward_op_and_grad_input_form(mode):
     g = op_l(from_torch(go), [5, 4], [2, 3, 13, 11], False, None, None)
     _close(g, e)
     out = tl.empty(0, dtype=tl.float64)
-    r = op_l(from_torch(go), [5, 4], [2, 3, 13, 11], False, None, None, grad_input=out)
+    r = op_l(from_torch(go), [5, 4], [2, 3, 13, 11], False, None, None, out=out)
     assert r is out
     _close(out, e)
     with pytest.raises(RuntimeError, match="Expected grad_output to have the same shape as output"):

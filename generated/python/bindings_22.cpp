@@ -43,7 +43,7 @@ PyObject* fn_internal__pack_padded_sequence_backward(PyObject* /*module*/, PyObj
 PyObject* fn_internal__upsample_bilinear2d_aa_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? grad_input=None)",
+      "_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -351,7 +351,7 @@ void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& method
 
 The gradient of `_pack_padded_sequence`'s input: `grad_output` (the packed data's gradient) unpacked into zeros of `input_size`.)doc"});
   functions["_internal"].push_back({"_upsample_bilinear2d_aa_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_bilinear2d_aa_backward)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? grad_input=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 
 The gradient of _upsample_bilinear2d_aa: each element of `grad_output` added, with its antialiasing weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),

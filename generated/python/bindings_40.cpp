@@ -178,7 +178,7 @@ PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_
 PyObject* fn_internal_fractional_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? grad_input=None)",
+      "fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -205,7 +205,7 @@ PyObject* fn_internal_fractional_max_pool2d_backward(PyObject* /*module*/, PyObj
 PyObject* fn_internal_fractional_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? grad_input=None)",
+      "fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -710,11 +710,11 @@ floor_divide(Tensor input, Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   functions["_internal"].push_back({"fractional_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool2d_backward)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? grad_input=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
 
 The gradient of fractional_max_pool2d: each element of `grad_output` added to the input element its `indices` entry names, in its plane (`kernel_size` is unused).)doc"});
   functions["_internal"].push_back({"fractional_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool3d_backward)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? grad_input=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
 
 The gradient of fractional_max_pool3d: each element of `grad_output` added to the input element its `indices` entry names, in its volume (`kernel_size` is unused).)doc"});
   functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),

@@ -50,7 +50,7 @@ PyObject* fn__lu_with_info(PyObject* /*module*/, PyObject* const* args, Py_ssize
 PyObject* fn_internal__upsample_bicubic2d_aa_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? grad_input=None)",
+      "_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -560,7 +560,7 @@ void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& method
 
 `linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py).)doc"});
   functions["_internal"].push_back({"_upsample_bicubic2d_aa_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_bicubic2d_aa_backward)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? grad_input=None) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 
 The gradient of _upsample_bicubic2d_aa: each element of `grad_output` added, with its antialiasing weights, to the input elements it was computed from.)doc"});
   functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),

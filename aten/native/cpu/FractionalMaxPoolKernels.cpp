@@ -179,6 +179,13 @@ void fractional_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef outp
 Tensor fractional_backward_nd(const Tensor& grad_output, const Tensor& self, IntArrayRef output_size,
                               const Tensor& indices, int n, const char* op, Tensor& grad_input) {
   const int64_t nd = self.dim();
+  // PyTorch reads self's (and, 3-d, grad_output's) plane and spatial sizes before any check: too few
+  // dims are its IndexError.
+  if (nd < n + 1)
+    throw IndexError(str(op, ": Dimension out of range: expected self of ", n + 1, " or ", n + 2,
+                         " dims, but got ", self.sizes()));
+  if (n == 3 && grad_output.dim() <= (nd == 5 ? 4 : 3))
+    throw IndexError(str(op, ": Dimension out of range: grad_output of sizes ", grad_output.sizes()));
   TL_CHECK(nd == n + 1 || nd == n + 2, op, "(): Expected ", n + 1, "D or ", n + 2, "D tensor, but got: ", self.sizes());
   TL_CHECK(static_cast<int>(output_size.size()) == n, op, ": output_size must either be ",
            n == 2 ? "a single Int or tuple of Ints" : "a single Int or tuple of three Ints");
@@ -195,6 +202,7 @@ Tensor fractional_backward_nd(const Tensor& grad_output, const Tensor& self, Int
   prepare_output(grad_input, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta()) return grad_input;
   const Planes g = planes_of(self, n);
+  TL_DISPATCH_FLOAT(self.dtype(), op, [] {});  // PyTorch's dtype dispatch runs even when empty
   Tensor gb = write_buffer(grad_input, grad_output);
   if (gb.numel() == 0) return grad_input;
   scatter_planes(contiguous_of(grad_output), contiguous_of(indices), gb, g.planes, g.plane_size(), true, op);

@@ -319,11 +319,15 @@ void aa_forward(const char* op, AaMode m, const Tensor& self, IntArrayRef output
   for (int64_t d = 1; d < 4; ++d) nonempty = nonempty && self.sizes()[d] != 0;
   TL_CHECK(nonempty, op, ": Non-empty 4D data tensor expected but got a tensor with sizes ", self.sizes());
   prepare_output(out, {op, shape, self.dtype(), self.device(), OutDtype::Exact});
-  if (self.is_meta() || out.numel() == 0) return;
+  if (self.is_meta()) return;
   if (IntArrayRef(shape) == self.sizes()) {  // PyTorch's shortcut, before any dtype dispatch
     tl::copy_(out, self);
     return;
   }
+  const ScalarType st = self.dtype();
+  if (st != ScalarType::Float32 && st != ScalarType::Float64 && st != ScalarType::UInt8)  // even when empty
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(st)));
+  if (out.numel() == 0) return;
   const Tensor in = self.is_contiguous() ? self : tl::contiguous(self);
   Tensor buf = output_buffer(out, self.dtype(), self);
   switch (self.dtype()) {
@@ -374,7 +378,11 @@ Tensor& aa_backward(const char* op, AaMode m, const Tensor& grad_output, IntArra
              ": Expected grad_output to have the same shape as output; output.size(", d, ") = ",
              shape[static_cast<size_t>(d)], " but got grad_output.size(", d, ") = ", grad_output.sizes()[d]);
   prepare_output(grad_input, {op, input_size, grad_output.dtype(), grad_output.device(), OutDtype::Exact});
-  if (grad_output.is_meta() || grad_input.numel() == 0) return grad_input;
+  if (grad_output.is_meta()) return grad_input;
+  const ScalarType st = grad_output.dtype();
+  if (st != ScalarType::Float32 && st != ScalarType::Float64)  // even when empty, as PyTorch's dispatch
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(st)));
+  if (grad_input.numel() == 0) return grad_input;
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const AaAxis<T> ay = make_axis<T>(m, input_size[2], output_size[0], align_corners, scales_h, true);
