@@ -143,6 +143,14 @@ def test_meta_shapes():
     assert tuple(v.shape) == (3, 3, 4, 5)
     with pytest.raises(RuntimeError, match="too large relative to input"):
         tl._C._nn.fractional_max_pool2d(x, 3, (10, 4), tl.empty(2, 3, 2, device="meta"))
+    # PyTorch's meta function checks the samples too
+    for bad in [tl.empty(2, 3, device="meta"), tl.empty(2, 4, 2, device="meta"),
+                tl.empty(2, 3, 2, dtype=tl.float64, device="meta")]:
+        with pytest.raises(RuntimeError, match="_random"):
+            tl._C._nn.fractional_max_pool2d(x, 2, (5, 4), bad)
+        with pytest.raises(RuntimeError, match="_random"):
+            torch._C._nn.fractional_max_pool2d(torch.empty(2, 3, 11, 9, device="meta"), 2, (5, 4),
+                                               torch.empty(tuple(bad.shape), dtype=torch.float64 if bad.dtype == tl.float64 else torch.float32, device="meta"))
 
 
 # ---- F.* and the module

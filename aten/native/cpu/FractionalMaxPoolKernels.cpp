@@ -103,8 +103,7 @@ FracPlan plan_fractional(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
   return pl;
 }
 
-// fractional_max_pool_check_shape: the samples' dtype and (N >= batch, C, n) shape, checked by
-// PyTorch's CPU kernel only (not on meta).
+// fractional_max_pool_check_shape: the samples' dtype and (N >= batch, C, n) shape.
 void check_samples(const Tensor& self, const Tensor& samples, const FracPlan& pl, int n) {
   TL_CHECK(samples.dtype() == self.dtype(), "Expect _random_samples to have the same dtype as input");
   TL_CHECK(samples.dim() == 3, "Expect _random_samples to have 3 dimensions, got ", samples.dim());
@@ -118,9 +117,8 @@ void fractional_nd(const Tensor& self, IntArrayRef kernel_size, IntArrayRef outp
   const FracPlan pl = plan_fractional(self, kernel_size, output_size, n, op);
   prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
   prepare_output(indices, pl.shape, ScalarType::Int64, self, OutDtype::Exact, op);
-  if (self.is_meta()) return;
-  check_samples(self, samples, pl, n);
-  if (out.numel() == 0) return;
+  check_samples(self, samples, pl, n);  // PyTorch checks them on meta tensors too (its Python meta function)
+  if (self.is_meta() || out.numel() == 0) return;
   const Tensor in = contiguous_of(self), rs = contiguous_of(samples);
   Tensor ob = write_buffer(out, self), ib = write_buffer(indices, self);
   const Dims3 &I = pl.g.in, &K = pl.k, &O = pl.out;
