@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
@@ -122,9 +123,20 @@ AaAxis<T> make_axis(AaMode m, int64_t in, int64_t out, bool align_corners, std::
 
 // ---- float / double passes -----------------------------------------------------------------------
 
+// How PyTorch's compiled tap loop rounds (found against its AVX-512 build, both passes, by matching
+// each tap's rounding): the first product, then u * floor((n - 1) / u) taps as separate multiply and add
+// (its unrolled body: u = 4 for float32, 2 for float64), the remaining (n - 1) % u taps fused (FMA).
+// Contraction is off in the two pass functions, so the split is exactly that.
+template <typename T>
+inline int64_t unfused_taps(int64_t n) {
+  constexpr int64_t u = std::is_same_v<T, float> ? 4 : 2;
+  return n > 0 ? u * ((n - 1) / u) : 0;
+}
+
 // Resamples `rows` rows of `ax.in` elements into rows of `ax.out` (the W pass).
 template <typename T>
-TL_TARGET_CLONES void rows_pass(const T* src, T* dst, int64_t r0, int64_t r1, const AaAxis<T>& ax) {
+TL_TARGET_CLONES __attribute__((optimize("fp-contract=off"))) void rows_pass(const T* src, T* dst, int64_t r0,
+                                                                              int64_t r1, const AaAxis<T>& ax) {
   const int64_t taps = ax.taps;
   for (int64_t r = r0; r < r1; ++r) {
     const T* s = src + r * ax.in;
@@ -134,7 +146,9 @@ TL_TARGET_CLONES void rows_pass(const T* src, T* dst, int64_t r0, int64_t r1, co
       const T* sp = s + ax.xmin[static_cast<size_t>(x)];
       const T* w = ax.w.data() + x * taps;
       T acc = n > 0 ? sp[0] * w[0] : T(0);
-      for (int64_t j = 1; j < n; ++j) acc += sp[j] * w[j];
+      const int64_t m = unfused_taps<T>(n);
+      for (int64_t j = 1; j <= m; ++j) acc = acc + sp[j] * w[j];
+      for (int64_t j = m + 1; j < n; ++j) acc = std::fma(sp[j], w[j], acc);
       d[x] = acc;
     }
   }
@@ -143,7 +157,9 @@ TL_TARGET_CLONES void rows_pass(const T* src, T* dst, int64_t r0, int64_t r1, co
 // Resamples planes of (ax.in, width) into (ax.out, width) along their rows (the H pass): each
 // output row is its input rows' weighted sum, element by element in tap order.
 template <typename T>
-TL_TARGET_CLONES void cols_pass(const T* src, T* dst, int64_t p0, int64_t p1, int64_t width, const AaAxis<T>& ax) {
+TL_TARGET_CLONES __attribute__((optimize("fp-contract=off"))) void cols_pass(const T* src, T* dst, int64_t p0,
+                                                                              int64_t p1, int64_t width,
+                                                                              const AaAxis<T>& ax) {
   const int64_t taps = ax.taps;
   for (int64_t p = p0; p < p1; ++p) {
     const T* s = src + p * ax.in * width;
@@ -159,10 +175,15 @@ TL_TARGET_CLONES void cols_pass(const T* src, T* dst, int64_t p0, int64_t p1, in
       }
       const T w0 = w[0];
       for (int64_t x = 0; x < width; ++x) o[x] = rows[x] * w0;
+      const int64_t m = unfused_taps<T>(n);
       for (int64_t j = 1; j < n; ++j) {
         const T wj = w[j];
         const T* row = rows + j * width;
-        for (int64_t x = 0; x < width; ++x) o[x] += row[x] * wj;
+        if (j <= m) {
+          for (int64_t x = 0; x < width; ++x) o[x] = o[x] + row[x] * wj;
+        } else {
+          for (int64_t x = 0; x < width; ++x) o[x] = std::fma(row[x], wj, o[x]);
+        }
       }
     }
   }
