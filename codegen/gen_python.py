@@ -106,8 +106,8 @@ def _py_params(f: NativeFunction, out: NativeFunction | None, method: bool) -> l
         params.append(PyParam(a, name, sig, a.kwarg_only))
     if out is not None:
         outs = out.schema.out_arguments
-        if len(outs) == 1:
-            params.append(PyParam(outs[0], outs[0].name, f"Tensor? {outs[0].name}=None", True))
+        if len(outs) == 1:  # Python names it `out` whatever the schema's name (`grad_input`), as PyTorch's
+            params.append(PyParam(outs[0], "out", "Tensor? out=None", True))
         else:  # several outputs: Python passes them as one tuple, `out=(values, indices)`
             params.append(PyParam(None, "out", "Tensor[]? out=None", True, out_tuple=True))
     if "factory" in f.tags:

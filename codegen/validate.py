@@ -103,8 +103,13 @@ def derive_problem(s: FunctionSchema, kind: SchemaKind) -> Optional[str]:
     return None
 
 
+# PyTorch's names of out= overloads: `out`, `*_out`, and those of the pooling and backward ops
+# (`fractional_max_pool2d.output`, `*_backward.grad_input`).
+_OUT_OVERLOAD_NAMES = ("out", "output", "grad_input")
+
+
 def is_out_overload(s: FunctionSchema) -> bool:
-    return s.name.overload == "out" or s.name.overload.endswith("_out")
+    return s.name.overload in _OUT_OVERLOAD_NAMES or s.name.overload.endswith("_out")
 
 
 def _tensor_inputs(fn: NativeFunction) -> list[str]:
@@ -208,8 +213,8 @@ def _check_writes(fn: NativeFunction, tags: set[str]) -> Problems:
         yield "func", "writes `self` (`Tensor(a!) self`) but its name does not end in `_`"
     if s.out_arguments and not is_out_overload(s):
         names = ", ".join(f"`{a}`" for a in s.out_arguments)
-        yield "func", (f"keyword-only output {names} on an overload not named `out` or `*_out` "
-                       "(use `out: true` to derive the out= variant)")
+        yield "func", (f"keyword-only output {names} on an overload not named `out`, `*_out`, `output` or "
+                       "`grad_input` (use `out: true` to derive the out= variant)")
     elif is_out_overload(s) and not s.out_arguments:
         yield "func", f"overload `{s.name.overload}` has no keyword-only `Tensor(a!)` output"
 

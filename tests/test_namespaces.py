@@ -210,7 +210,7 @@ SUBMODULES.update({
                                   "_torch_size_str", "_typename", "_warn_legacy_backward_hook")},
     "nn.modules.normalization": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_shape")},
     "nn.modules.padding": _same(HELPER, "_PadNd", "_SIDES", "_ZeroPad"),
-    "nn.modules.pooling": _same(HELPER, "_AvgPoolWithDivisor"),
+    "nn.modules.pooling": _same(HELPER, "_AvgPoolWithDivisor", "_FractionalMaxPoolNd"),
     "nn.modules.rnn": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_GATES")},
     "nn.modules.sparse": {**_same(IMPORT, "_torchlite"), **_same(HELPER, "_padding_index")},
     "nn.utils.rnn": _same(IMPORT, "_torchlite"),

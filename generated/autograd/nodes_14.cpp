@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/clone.h"
@@ -26,6 +28,33 @@
 #include "generated/ops/view.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBilinear2DAaBackward0 final : Node {
+  std::string name() const override { return "UpsampleBilinear2DAaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleBilinear2DAaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_bilinear2d_aa_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 struct ClampMaxBackward0 final : Node {
@@ -316,6 +345,25 @@ variable_list ViewBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBilinear2DAaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_bilinear2d_aa::call(self, output_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 Tensor clamp_max_Tensor(const Tensor& self, const Tensor& max) {

@@ -7,6 +7,8 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/fractional_max_pool2d.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/mul.h"
@@ -20,6 +22,39 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+struct FractionalMaxPool2DBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> output_size_;
+  SavedVariable result1_;
+};
+
+variable_list FractionalMaxPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& output_size = as_arg(output_size_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fractional_max_pool2d_backward(grad, self, kernel_size, output_size, result1);
+  }
+  return grad_inputs;
+}
 
 // Backward of hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 struct HardtanhBackwardBackward0 final : Node {
@@ -265,6 +300,29 @@ variable_list UpsampleBicubic2DBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  auto grad_fn = std::make_shared<FractionalMaxPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->output_size_ = output_size.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool2d::call(self, kernel_size, output_size, random_samples);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {

@@ -10,6 +10,8 @@
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/fractional_max_pool3d.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/slice.h"
@@ -73,6 +75,39 @@ variable_list AdaptiveAvgPool3DBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+struct FractionalMaxPool3DBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> output_size_;
+  SavedVariable result1_;
+};
+
+variable_list FractionalMaxPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& output_size = as_arg(output_size_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fractional_max_pool3d_backward(grad, self, kernel_size, output_size, result1);
   }
   return grad_inputs;
 }
@@ -176,6 +211,29 @@ Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& se
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  auto grad_fn = std::make_shared<FractionalMaxPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->output_size_ = output_size.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool3d::call(self, kernel_size, output_size, random_samples);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

@@ -10,12 +10,15 @@
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reflection_pad3d.h"
 #include "generated/ops/reflection_pad3d_backward.h"
 #include "generated/ops/renorm.h"
 #include "generated/ops/std.h"
 #include "generated/ops/t.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -66,6 +69,70 @@ variable_list CatBackward0::apply(variable_list&& grads) {
   if (should_compute_any(0, tensors_size_)) {
     std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
     for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
+  }
+  return grad_inputs;
+}
+
+// Backward of fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+struct FractionalMaxPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list FractionalMaxPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+struct FractionalMaxPool3DBackwardBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list FractionalMaxPool3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
   }
   return grad_inputs;
 }
@@ -302,6 +369,46 @@ Tensor cat(TensorList tensors, int64_t dim) {
   {
     AutoGradMode below_autograd(false);
     result = ops::cat::call(tensors, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  auto grad_fn = std::make_shared<FractionalMaxPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool2d_backward::call(grad_output, self, kernel_size, output_size, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  auto grad_fn = std::make_shared<FractionalMaxPool3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool3d_backward::call(grad_output, self, kernel_size, output_size, indices);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,6 +6,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_upsample_bicubic2d_aa.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/add.h"
@@ -25,6 +27,32 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBicubic2DAaBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleBicubic2DAaBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleBicubic2DAaBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_bicubic2d_aa(grad, output_size, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleNearestExact2DBackward0 final : Node {
@@ -254,6 +282,24 @@ variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBicubic2DAaBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_bicubic2d_aa_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {

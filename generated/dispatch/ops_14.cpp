@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
@@ -14,6 +15,66 @@
 #include "generated/ops/view.h"
 
 namespace tl {
+
+// ============================================================================ _upsample_bilinear2d_aa
+
+// _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor _upsample_bilinear2d_aa_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::_upsample_bilinear2d_aa_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::_upsample_bilinear2d_aa::Kernel* ops::_upsample_bilinear2d_aa::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_bilinear2d_aa_kernel_functional,
+    /* Meta */ _upsample_bilinear2d_aa_kernel_functional,
+};
+
+Tensor ops::_upsample_bilinear2d_aa::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_bilinear2d_aa", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bilinear2d_aa", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::_upsample_bilinear2d_aa::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// _upsample_bilinear2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_bilinear2d_aa_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_bilinear2d_aa_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::_upsample_bilinear2d_aa_out::Kernel* ops::_upsample_bilinear2d_aa_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_bilinear2d_aa_kernel_out,
+    /* Meta */ _upsample_bilinear2d_aa_kernel_out,
+};
+
+const Tensor& ops::_upsample_bilinear2d_aa_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Device kernel_device = dispatch_device("_upsample_bilinear2d_aa.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bilinear2d_aa.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_bilinear2d_aa_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_bilinear2d_aa.out", {&self}, {&out});
+  return ops::_upsample_bilinear2d_aa_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// _upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+Tensor _upsample_bilinear2d_aa(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  return native::_upsample_bilinear2d_aa_vec_composite(input, output_size, align_corners, scale_factors);
+}
 
 // ============================================================================ clamp_max
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
+#include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
@@ -22,6 +23,48 @@ namespace tl {
 // _pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
 Tensor _pack_padded_sequence_backward(const Tensor& grad_output, IntArrayRef input_size, const Tensor& batch_sizes, bool batch_first) {
   return native::pack_padded_sequence_backward_composite(grad_output, input_size, batch_sizes, batch_first);
+}
+
+// ============================================================================ _upsample_bilinear2d_aa_backward
+
+// _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_bilinear2d_aa_backward::Kernel* ops::_upsample_bilinear2d_aa_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_bilinear2d_aa_backward_kernel,
+    /* Meta */ native::_upsample_bilinear2d_aa_backward_kernel,
+};
+
+Tensor ops::_upsample_bilinear2d_aa_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  const Device kernel_device = dispatch_device("_upsample_bilinear2d_aa_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bilinear2d_aa_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor _upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::_upsample_bilinear2d_aa_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+// _upsample_bilinear2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::_upsample_bilinear2d_aa_backward_grad_input::Kernel* ops::_upsample_bilinear2d_aa_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_bilinear2d_aa_backward_grad_input_kernel,
+    /* Meta */ native::_upsample_bilinear2d_aa_backward_grad_input_kernel,
+};
+
+const Tensor& ops::_upsample_bilinear2d_aa_backward_grad_input::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& grad_input) {
+  const Device kernel_device = dispatch_device("_upsample_bilinear2d_aa_backward.grad_input", {&grad_output, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bilinear2d_aa_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_bilinear2d_aa_backward_out(const Tensor& grad_input, const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_bilinear2d_aa_backward.grad_input", {&grad_output}, {&grad_input});
+  return ops::_upsample_bilinear2d_aa_backward_grad_input::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w, grad_input);
 }
 
 // ============================================================================ absolute

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/fractional_max_pool2d.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
@@ -25,6 +26,49 @@ Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 // diagflat(Tensor self, int offset=0) -> Tensor
 Tensor diagflat(const Tensor& self, int64_t offset) {
   return native::diagflat_composite(self, offset);
+}
+
+// ============================================================================ fractional_max_pool2d
+
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ops::fractional_max_pool2d::Kernel* ops::fractional_max_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_kernel,
+    /* Meta */ native::fractional_max_pool2d_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::fractional_max_pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  const Device kernel_device = dispatch_device("fractional_max_pool2d", {&self, &random_samples});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d", kernel_device);
+  return kernel(self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fractional_max_pool2d(self, kernel_size, output_size, random_samples);
+  }
+  return ops::fractional_max_pool2d::call(self, kernel_size, output_size, random_samples);
+}
+
+// fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::fractional_max_pool2d_output::Kernel* ops::fractional_max_pool2d_output::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_output_kernel,
+    /* Meta */ native::fractional_max_pool2d_output_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::fractional_max_pool2d_output::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("fractional_max_pool2d.output", {&self, &random_samples, &output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d.output", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, output_size, random_samples, output, indices);
+  output.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> fractional_max_pool2d_out(const Tensor& output, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  check_out_no_grad("fractional_max_pool2d.output", {&self, &random_samples}, {&output, &indices});
+  return ops::fractional_max_pool2d_output::call(self, kernel_size, output_size, random_samples, output, indices);
 }
 
 // ============================================================================ hardtanh_backward

@@ -8,6 +8,7 @@
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pad.h"
@@ -98,6 +99,49 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ fractional_max_pool3d
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ops::fractional_max_pool3d::Kernel* ops::fractional_max_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_kernel,
+    /* Meta */ native::fractional_max_pool3d_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::fractional_max_pool3d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d", {&self, &random_samples});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d", kernel_device);
+  return kernel(self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fractional_max_pool3d(self, kernel_size, output_size, random_samples);
+  }
+  return ops::fractional_max_pool3d::call(self, kernel_size, output_size, random_samples);
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::fractional_max_pool3d_output::Kernel* ops::fractional_max_pool3d_output::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_output_kernel,
+    /* Meta */ native::fractional_max_pool3d_output_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::fractional_max_pool3d_output::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d.output", {&self, &random_samples, &output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d.output", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, output_size, random_samples, output, indices);
+  output.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> fractional_max_pool3d_out(const Tensor& output, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  check_out_no_grad("fractional_max_pool3d.output", {&self, &random_samples}, {&output, &indices});
+  return ops::fractional_max_pool3d_output::call(self, kernel_size, output_size, random_samples, output, indices);
 }
 
 // ============================================================================ linalg_matrix_norm

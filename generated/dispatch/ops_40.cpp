@@ -7,6 +7,8 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_inv.h"
 #include "generated/ops/linalg_slogdet.h"
@@ -274,6 +276,90 @@ const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
   ops::floor_divide__Scalar::call(self, other);
   autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
   return self;
+}
+
+// ============================================================================ fractional_max_pool2d_backward
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+ops::fractional_max_pool2d_backward::Kernel* ops::fractional_max_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_backward_kernel,
+    /* Meta */ native::fractional_max_pool2d_backward_kernel,
+};
+
+Tensor ops::fractional_max_pool2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("fractional_max_pool2d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, output_size, indices);
+}
+
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices);
+  }
+  return ops::fractional_max_pool2d_backward::call(grad_output, self, kernel_size, output_size, indices);
+}
+
+// fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::fractional_max_pool2d_backward_grad_input::Kernel* ops::fractional_max_pool2d_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_backward_grad_input_kernel,
+    /* Meta */ native::fractional_max_pool2d_backward_grad_input_kernel,
+};
+
+const Tensor& ops::fractional_max_pool2d_backward_grad_input::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  const Device kernel_device = dispatch_device("fractional_max_pool2d_backward.grad_input", {&grad_output, &self, &indices, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, self, kernel_size, output_size, indices, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& fractional_max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  check_out_no_grad("fractional_max_pool2d_backward.grad_input", {&grad_output, &self, &indices}, {&grad_input});
+  return ops::fractional_max_pool2d_backward_grad_input::call(grad_output, self, kernel_size, output_size, indices, grad_input);
+}
+
+// ============================================================================ fractional_max_pool3d_backward
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+ops::fractional_max_pool3d_backward::Kernel* ops::fractional_max_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_backward_kernel,
+    /* Meta */ native::fractional_max_pool3d_backward_kernel,
+};
+
+Tensor ops::fractional_max_pool3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, output_size, indices);
+}
+
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices);
+  }
+  return ops::fractional_max_pool3d_backward::call(grad_output, self, kernel_size, output_size, indices);
+}
+
+// fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::fractional_max_pool3d_backward_grad_input::Kernel* ops::fractional_max_pool3d_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_backward_grad_input_kernel,
+    /* Meta */ native::fractional_max_pool3d_backward_grad_input_kernel,
+};
+
+const Tensor& ops::fractional_max_pool3d_backward_grad_input::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d_backward.grad_input", {&grad_output, &self, &indices, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, self, kernel_size, output_size, indices, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& fractional_max_pool3d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  check_out_no_grad("fractional_max_pool3d_backward.grad_input", {&grad_output, &self, &indices}, {&grad_input});
+  return ops::fractional_max_pool3d_backward_grad_input::call(grad_output, self, kernel_size, output_size, indices, grad_input);
 }
 
 // ============================================================================ l1_loss

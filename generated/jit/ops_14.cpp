@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 14: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
@@ -14,6 +15,24 @@
 
 namespace tl::jit {
 namespace {
+
+// _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_bilinear2d_aa(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_upsample_bilinear2d_aa(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_bilinear2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed__upsample_bilinear2d_aa_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_bilinear2d_aa_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+void boxed__upsample_bilinear2d_aa_vec(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_upsample_bilinear2d_aa(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
 
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 void boxed_clamp_max_Tensor(Stack& s) {
@@ -142,6 +161,9 @@ void boxed_view(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bilinear2d_aa, 0},
+    {"_upsample_bilinear2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_bilinear2d_aa_out, 0},
+    {"_upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed__upsample_bilinear2d_aa_vec, 0},
     {"clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", boxed_clamp_max_Tensor, kPointwise},
     {"clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)", boxed_clamp_max__Tensor, kPointwise},
     {"clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_max_Tensor_out, kPointwise},

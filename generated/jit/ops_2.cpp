@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
@@ -25,6 +26,24 @@ void boxed__pad_circular(Stack& s) {
 void boxed__test_scale_optional(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::_test_scale_optional(a[0].toTensor(), a[1].toOptionalTensor()));
+}
+
+// _upsample_bicubic2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_bicubic2d_aa(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_upsample_bicubic2d_aa(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_bicubic2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed__upsample_bicubic2d_aa_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_bicubic2d_aa_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_bicubic2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+void boxed__upsample_bicubic2d_aa_vec(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_upsample_bicubic2d_aa(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
 }
 
 // asin(Tensor self) -> Tensor
@@ -168,6 +187,9 @@ void boxed_squeeze__dims(Stack& s) {
 const OpEntry entries[] = {
     {"_pad_circular(Tensor self, int[] pad) -> Tensor", boxed__pad_circular, 0},
     {"_test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor", boxed__test_scale_optional, 0},
+    {"_upsample_bicubic2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bicubic2d_aa, 0},
+    {"_upsample_bicubic2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_bicubic2d_aa_out, 0},
+    {"_upsample_bicubic2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed__upsample_bicubic2d_aa_vec, 0},
     {"asin(Tensor self) -> Tensor", boxed_asin, kPointwise},
     {"asin_(Tensor(a!) self) -> Tensor(a!)", boxed_asin_, kPointwise},
     {"asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_asin_out, kPointwise},

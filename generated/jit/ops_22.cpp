@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
+#include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
@@ -19,6 +20,18 @@ namespace {
 void boxed__pack_padded_sequence_backward(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::_pack_padded_sequence_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toTensor(), a[3].toBool()));
+}
+
+// _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_bilinear2d_aa_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_bilinear2d_aa_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// _upsample_bilinear2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed__upsample_bilinear2d_aa_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_upsample_bilinear2d_aa_backward_out(a[6].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
 }
 
 // absolute(Tensor self) -> Tensor
@@ -107,6 +120,8 @@ void boxed_threshold_(Stack& s) {
 
 const OpEntry entries[] = {
     {"_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor", boxed__pack_padded_sequence_backward, 0},
+    {"_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bilinear2d_aa_backward, 0},
+    {"_upsample_bilinear2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed__upsample_bilinear2d_aa_backward_grad_input, 0},
     {"absolute(Tensor self) -> Tensor", boxed_absolute, kPointwise},
     {"absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_absolute_out, kPointwise},
     {"absolute_(Tensor(a!) self) -> Tensor(a!)", boxed_absolute_, 0},

@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/fractional_max_pool2d.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
@@ -23,6 +24,18 @@ void boxed_avg_pool1d(Stack& s) {
 void boxed_diagflat(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::diagflat(a[0].toTensor(), a[1].toInt()));
+}
+
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+void boxed_fractional_max_pool2d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::fractional_max_pool2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), a[3].toTensor()));
+}
+
+// fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_fractional_max_pool2d_output(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool2d_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), a[3].toTensor()));
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -154,6 +167,8 @@ void boxed_upsample_bicubic2d_vec(Stack& s) {
 const OpEntry entries[] = {
     {"avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", boxed_avg_pool1d, 0},
     {"diagflat(Tensor self, int offset=0) -> Tensor", boxed_diagflat, 0},
+    {"fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)", boxed_fractional_max_pool2d, 0},
+    {"fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_fractional_max_pool2d_output, 0},
     {"hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor", boxed_hardtanh_backward, kPointwise},
     {"lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", boxed_lerp_Scalar, kPointwise},
     {"lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", boxed_lerp__Scalar, kPointwise},

@@ -7,6 +7,7 @@
 #include "generated/ops/_fused_adamw.h"
 #include "generated/ops/allclose.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pad.h"
@@ -46,6 +47,18 @@ void boxed_allclose(Stack& s) {
 void boxed_empty_like(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::empty_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+void boxed_fractional_max_pool3d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::fractional_max_pool3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), a[3].toTensor()));
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_fractional_max_pool3d_output(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool3d_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), a[3].toTensor()));
 }
 
 // linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -120,6 +133,8 @@ const OpEntry entries[] = {
     {"_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()", boxed__fused_adamw_, 0},
     {"allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", boxed_allclose, 0},
     {"empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_empty_like, 0},
+    {"fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)", boxed_fractional_max_pool3d, 0},
+    {"fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_fractional_max_pool3d_output, 0},
     {"linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_matrix_norm, 0},
     {"linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_norm_out, 0},
     {"linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_matrix_norm_str_ord, 0},

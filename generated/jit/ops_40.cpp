@@ -6,6 +6,8 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_inv.h"
 #include "generated/ops/linalg_slogdet.h"
@@ -88,6 +90,30 @@ void boxed_floor_divide_Scalar(Stack& s) {
 void boxed_floor_divide__Scalar(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::floor_divide_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+void boxed_fractional_max_pool2d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::fractional_max_pool2d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toTensor()));
+}
+
+// fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed_fractional_max_pool2d_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool2d_backward_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toTensor()));
+}
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+void boxed_fractional_max_pool3d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::fractional_max_pool3d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toTensor()));
+}
+
+// fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed_fractional_max_pool3d_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool3d_backward_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toTensor()));
 }
 
 // l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
@@ -211,6 +237,10 @@ const OpEntry entries[] = {
     {"floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_floor_divide_out, kPointwise},
     {"floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", boxed_floor_divide_Scalar, kPointwise},
     {"floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_floor_divide__Scalar, kPointwise},
+    {"fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor", boxed_fractional_max_pool2d_backward, 0},
+    {"fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed_fractional_max_pool2d_backward_grad_input, 0},
+    {"fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor", boxed_fractional_max_pool3d_backward, 0},
+    {"fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed_fractional_max_pool3d_backward_grad_input, 0},
     {"l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_l1_loss, 0},
     {"linalg_inv(Tensor A) -> Tensor", boxed_linalg_inv, 0},
     {"linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_inv_out, 0},

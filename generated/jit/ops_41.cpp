@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_lu_with_info.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
@@ -23,6 +24,18 @@ namespace {
 void boxed__lu_with_info(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::_lu_with_info(a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_bicubic2d_aa_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_bicubic2d_aa_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// _upsample_bicubic2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed__upsample_bicubic2d_aa_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_upsample_bicubic2d_aa_backward_out(a[6].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
 }
 
 // _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
@@ -195,6 +208,8 @@ void boxed_square_(Stack& s) {
 
 const OpEntry entries[] = {
     {"_lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)", boxed__lu_with_info, 0},
+    {"_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bicubic2d_aa_backward, 0},
+    {"_upsample_bicubic2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed__upsample_bicubic2d_aa_backward_grad_input, 0},
     {"_upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_nearest_exact2d, 0},
     {"_upsample_nearest_exact2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact2d_out, 0},
     {"_upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact2d_vec, 0},

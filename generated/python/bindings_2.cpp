@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
+#include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
@@ -51,6 +52,49 @@ PyObject* fn__test_scale_optional(PyObject* /*module*/, PyObject* const* args, P
   auto result = [&] { GilRelease no_gil; return tl::_test_scale_optional(self, weight); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_bicubic2d_aa
+PyObject* fn_nn__upsample_bicubic2d_aa(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_bicubic2d_aa(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_bicubic2d_aa(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_bicubic2d_aa
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa.out", self, IntArrayRef(output_size), align_corners, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa_out(out, self, output_size, align_corners, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa", self, IntArrayRef(output_size), align_corners, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_bicubic2d_aa.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa.vec", input, OptionalIntArrayRef(as_arg(output_size)), align_corners, std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -602,6 +646,14 @@ void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_scale_optional(Tensor input, Tensor? weight=None) -> Tensor
 
 Test op: `self * weight`, or a copy of `self` without `weight` (a `Tensor?` input with a formula).)doc"});
+  functions["_nn"].push_back({"_upsample_bicubic2d_aa", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_bicubic2d_aa)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bicubic2d_aa(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by antialiased cubic (Keys, a = -0.5) interpolation (PIL's): each output pixel averages the inputs under its support, widened by the scale when downsampling, with normalized cubic (Keys, a = -0.5) filter weights; separable (W, then H). `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other. uint8 is computed in PyTorch's fixed point.
+
+_upsample_bicubic2d_aa(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+_upsample_bicubic2d_aa with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"asin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asin)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(asin(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
+#include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
@@ -33,6 +34,34 @@ PyObject* fn_internal__pack_padded_sequence_backward(PyObject* /*module*/, PyObj
   auto batch_first = r.toBool(3);
   jit::tracer::TraceScope jit_trace("_pack_padded_sequence_backward", grad_output, IntArrayRef(input_size), batch_sizes, batch_first);
   auto result = [&] { GilRelease no_gil; return tl::_pack_padded_sequence_backward(grad_output, input_size, batch_sizes, batch_first); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_bilinear2d_aa_backward
+PyObject* fn_internal__upsample_bilinear2d_aa_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  if (!r.is_none(6)) {
+    auto grad_input = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("_upsample_bilinear2d_aa_backward.grad_input", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::_upsample_bilinear2d_aa_backward_out(grad_input, grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("_upsample_bilinear2d_aa_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -321,6 +350,10 @@ void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
 
 The gradient of `_pack_padded_sequence`'s input: `grad_output` (the packed data's gradient) unpacked into zeros of `input_size`.)doc"});
+  functions["_internal"].push_back({"_upsample_bilinear2d_aa_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_bilinear2d_aa_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+The gradient of _upsample_bilinear2d_aa: each element of `grad_output` added, with its antialiasing weights, to the input elements it was computed from.)doc"});
   functions["_ops"].push_back({"absolute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_absolute)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(absolute(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -6,9 +6,11 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
+#include "generated/ops/fractional_max_pool2d.h"
 #include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/lerp.h"
 #include "generated/ops/normal.h"
@@ -51,6 +53,35 @@ PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto offset = r.toInt64(1);
   jit::tracer::TraceScope jit_trace("diagflat", self, offset);
   auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fractional_max_pool2d
+PyObject* fn_nn_fractional_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto output_size = r.intlist(2);
+  auto random_samples = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& output = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("fractional_max_pool2d.output", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples, output, indices);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_out(output, indices, self, kernel_size, output_size, random_samples); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool2d", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d(self, kernel_size, output_size, random_samples); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -413,6 +444,10 @@ The mean of each window of every row of a (C, L) or (N, C, L) input: avg_pool2d 
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
 
 The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
+  functions["_nn"].push_back({"fractional_max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_fractional_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Fractional max pooling of every (H, W) plane of a (C, H, W) or (N, C, H, W) input to `output_size` with `kernel_size` windows whose starts are drawn from `random_samples` (N, C, 2), one sample in [0, 1) per plane for W then H (Graham's pseudo-random sequence, PyTorch's formula and rounding); the maxima and their indices in the plane (h * W + w). NaN wins.)doc"});
   functions["_internal"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardtanh_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val) -> Tensor
 

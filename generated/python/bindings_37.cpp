@@ -6,6 +6,7 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d_backward.h"
@@ -13,6 +14,7 @@
 #include "generated/ops/allclose.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pad.h"
@@ -126,6 +128,35 @@ PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   if (auto format = r.memory_format_optional(5); format && *format != MemoryFormat::Preserve)
     result = tl::contiguous(result, *format);
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fractional_max_pool3d
+PyObject* fn_nn_fractional_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto output_size = r.intlist(2);
+  auto random_samples = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& output = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("fractional_max_pool3d.output", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples, output, indices);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_out(output, indices, self, kernel_size, output_size, random_samples); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool3d", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d(self, kernel_size, output_size, random_samples); }();
+  jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -408,6 +439,10 @@ Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)d
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_nn"].push_back({"fractional_max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_fractional_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Fractional max pooling of every (T, H, W) volume of a (C, T, H, W) or (N, C, T, H, W) input, as fractional_max_pool2d with `random_samples` (N, C, 3) holding the samples for T, H and W; indices count in the volume (t * H * W + h * W + w). The output plus the kernel must stay strictly inside the input along each dim, as PyTorch's check.)doc"});
   functions["_linalg"].push_back({"linalg_matrix_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 

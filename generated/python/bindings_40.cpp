@@ -11,6 +11,8 @@
 #include "generated/ops/cat.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_inv.h"
 #include "generated/ops/linalg_slogdet.h"
@@ -169,6 +171,60 @@ PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// fractional_max_pool2d_backward
+PyObject* fn_internal_fractional_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto output_size = r.intlist(3);
+  auto indices = r.tensor(4);
+  if (!r.is_none(5)) {
+    auto grad_input = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("fractional_max_pool2d_backward.grad_input", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_backward_out(grad_input, grad_output, self, kernel_size, output_size, indices); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool2d_backward", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fractional_max_pool3d_backward
+PyObject* fn_internal_fractional_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto output_size = r.intlist(3);
+  auto indices = r.tensor(4);
+  if (!r.is_none(5)) {
+    auto grad_input = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("fractional_max_pool3d_backward.grad_input", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_backward_out(grad_input, grad_output, self, kernel_size, output_size, indices); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool3d_backward", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -653,6 +709,14 @@ Divides `self` by `other` and rounds the quotient toward negative infinity (Pyth
 floor_divide(Tensor input, Scalar other) -> Tensor
 
 Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_internal"].push_back({"fractional_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
+
+The gradient of fractional_max_pool2d: each element of `grad_output` added to the input element its `indices` entry names, in its plane (`kernel_size` is unused).)doc"});
+  functions["_internal"].push_back({"fractional_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
+
+The gradient of fractional_max_pool3d: each element of `grad_output` added to the input element its `indices` entry names, in its volume (`kernel_size` is unused).)doc"});
   functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
 

@@ -8,6 +8,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_lu_with_info.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/conv2d.h"
@@ -42,6 +43,34 @@ PyObject* fn__lu_with_info(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto result = [&] { GilRelease no_gil; return tl::_lu_with_info(self, pivot, check_errors); }();
   jit_trace.done(result);
   return wrap_named(_lu_with_info_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// _upsample_bicubic2d_aa_backward
+PyObject* fn_internal__upsample_bicubic2d_aa_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  if (!r.is_none(6)) {
+    auto grad_input = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa_backward.grad_input", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa_backward_out(grad_input, grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -530,6 +559,10 @@ void add_bindings_41(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True) -> tuple[Tensor, Tensor, Tensor]
 
 `linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py).)doc"});
+  functions["_internal"].push_back({"_upsample_bicubic2d_aa_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_bicubic2d_aa_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+The gradient of _upsample_bicubic2d_aa: each element of `grad_output` added, with its antialiasing weights, to the input elements it was computed from.)doc"});
   functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 

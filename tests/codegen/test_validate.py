@@ -332,8 +332,8 @@ CASES = {
           doc: F.
           dispatch: {CPU: f_kernel}
           derivatives: {self: grad}
-        """, [err(L, "f", "keyword-only output `Tensor(a!) buffer` on an overload not named `out` or "
-                          "`*_out` (use `out: true` to derive the out= variant)")]),
+        """, [err(L, "f", "keyword-only output `Tensor(a!) buffer` on an overload not named `out`, `*_out`, "
+                          "`output` or `grad_input` (use `out: true` to derive the out= variant)")]),
     "out_overload_without_outputs": ("""
         - func: f.dim_out(Tensor self, int dim) -> Tensor
           doc: F.

@@ -196,6 +196,7 @@ def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-1
     return y_hard - y_soft.detach() + y_soft
 from ._functional.attention import *  # noqa: F401,F403
 from ._functional.pooling import *  # noqa: F401,F403
+from ._functional.fractional_pooling import *  # noqa: F401,F403
 from ._functional.convolution import *  # noqa: F401,F403
 from ._functional.shape import *  # noqa: F401,F403
 from ._functional.loss import *  # noqa: F401,F403

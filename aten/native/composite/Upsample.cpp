@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "aten/core/Exception.h"
+#include "generated/ops/_upsample_bicubic2d_aa.h"
+#include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
@@ -112,6 +114,20 @@ Tensor upsample_trilinear3d_vec_composite(const Tensor& input, OptionalIntArrayR
   const Scales s = vec_scales(scale_factors, 3);
   const DimVector size = vec_output_size("upsample_trilinear3d", input, output_size, scale_factors, 3);
   return tl::upsample_trilinear3d(input, size, align_corners, s[0], s[1], s[2]);
+}
+
+Tensor _upsample_bilinear2d_aa_vec_composite(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners,
+                                             std::optional<ArrayRef<double>> scale_factors) {
+  const Scales s = vec_scales(scale_factors, 2);
+  const DimVector size = vec_output_size("_upsample_bilinear2d_aa", input, output_size, scale_factors, 2);
+  return tl::_upsample_bilinear2d_aa(input, size, align_corners, s[0], s[1]);
+}
+
+Tensor _upsample_bicubic2d_aa_vec_composite(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners,
+                                            std::optional<ArrayRef<double>> scale_factors) {
+  const Scales s = vec_scales(scale_factors, 2);
+  const DimVector size = vec_output_size("_upsample_bicubic2d_aa", input, output_size, scale_factors, 2);
+  return tl::_upsample_bicubic2d_aa(input, size, align_corners, s[0], s[1]);
 }
 
 }  // namespace tl::native

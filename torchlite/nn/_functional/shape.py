@@ -102,8 +102,10 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         if pool is None:
             raise NotImplementedError("interpolate: mode 'area' needs adaptive_avg_pool, which torchlite lacks yet")
         return pool(input, output_size)
-    if antialias:
-        raise NotImplementedError(f"interpolate: antialias=True ({mode}) is not implemented in torchlite yet")
+    if antialias and mode == "bilinear":
+        return _nn._upsample_bilinear2d_aa(input, output_size, align_corners, scale_factors)
+    if antialias and mode == "bicubic":
+        return _nn._upsample_bicubic2d_aa(input, output_size, align_corners, scale_factors)
     if mode == "linear" and rank == 3:
         return _nn.upsample_linear1d(input, output_size, align_corners, scale_factors)
     if mode == "bilinear" and rank == 4:
