@@ -174,6 +174,31 @@ def test_if_and_loop_blocks():
     assert out.tolist() == [8.0, 8.0]
 
 
+def test_values_live_until_their_last_use_across_blocks():
+    # The interpreter drops each value after its last use (uses inside a loop body count as uses by the
+    # loop node): y is read in every trip of the body and again after the loop, z is never read.
+    g = _jit.Graph()
+    x = g.addInput("x")
+    y = g.insertNode(g.create("aten::neg", [x])).output()
+    g.insertNode(g.create("aten::exp", [x]))  # z: unused
+    loop = g.insertNode(g.create("prim::Loop", [g.insertConstant(3), g.insertConstant(True), x], 1))
+    body = loop.addBlock()
+    body.addInputToBlock("i").setType("int")
+    acc = body.addInputToBlock("acc")
+    g.setInsertPoint(body.returnNode())
+    body.registerOutput(g.insertConstant(True))
+    body.registerOutput(g.insertNode(g.create("aten::add", [acc, y, g.insertConstant(1)])).output())
+    g.setInsertPoint(g.return_node())
+    out = g.insertNode(g.create("aten::mul", [loop.output(), y])).output()
+    g.registerOutput(out)
+    g.registerOutput(y)
+    g.lint()
+    for _ in range(2):  # the second run reuses the blocks' plans
+        res, ys = _jit.run_graph(g, [tl.full((2,), 2.0)])
+        assert res.tolist() == [8.0, 8.0]  # (2 - 3 * 2) * -2
+        assert ys.tolist() == [-2.0, -2.0]
+
+
 def test_interpreter_runs_meta_and_autograd():
     g = _add_graph()
     (out,) = _jit.run_graph(g, [tl.empty(5, 2, device="meta"), tl.empty(5, 2, device="meta")])

@@ -1,19 +1,69 @@
 #include "aten/jit/Interpreter.h"
 
+#include <unordered_map>
+
 #include "aten/core/Exception.h"
 #include "aten/jit/FusionExecutor.h"
 
 namespace tl::jit {
 namespace {
 
+// Which values run_block drops after each node of a block: those defined in the block (its inputs
+// and its nodes' outputs) at their last use, uses inside a node's sub-blocks counting as uses by that
+// node, block outputs never. A graph then holds its intermediates as long as eager code would, and
+// the allocator recycles their memory (kept to the end, 10M-element chains ran 1.1-2.9x eager's time).
+struct BlockPlan {
+  std::vector<Node*> nodes;
+  std::vector<std::vector<const Value*>> drop_after;  // by node position
+};
+
+void collect_uses(const Node* n, std::vector<const Value*>& out) {
+  out.insert(out.end(), n->inputs().begin(), n->inputs().end());
+  for (const Block* b : n->blocks()) {
+    for (const Node* m : b->nodes()) collect_uses(m, out);
+    out.insert(out.end(), b->outputs().begin(), b->outputs().end());
+  }
+}
+
+BlockPlan plan_block(const Block& block, size_t value_count) {
+  BlockPlan plan;
+  plan.nodes = block.nodes();
+  plan.drop_after.resize(plan.nodes.size());
+  constexpr int64_t kNever = -1, kKeep = -2;
+  std::vector<int64_t> last(value_count, kNever);  // position of the last node using each value
+  std::vector<const Value*> uses;
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    uses.clear();
+    collect_uses(plan.nodes[i], uses);
+    for (const Value* v : uses) last[v->unique()] = static_cast<int64_t>(i);
+  }
+  for (const Value* v : block.outputs()) last[v->unique()] = kKeep;
+  auto drop = [&](const Value* v, size_t defined_at) {
+    const int64_t at = last[v->unique()];
+    if (at == kKeep) return;
+    plan.drop_after[at == kNever ? defined_at : static_cast<size_t>(at)].push_back(v);
+  };
+  for (const Value* v : block.inputs())
+    if (last[v->unique()] >= 0) drop(v, 0);
+  for (size_t i = 0; i < plan.nodes.size(); ++i)
+    for (const Value* v : plan.nodes[i]->outputs()) drop(v, i);
+  return plan;
+}
+
 // Values by Value::unique(): a slot each, undefined (None with `set` false) until computed.
 struct Env {
   std::vector<IValue> values;
   std::vector<bool> set;
+  std::unordered_map<const Block*, BlockPlan> plans;  // made on a block's first run in this call
   explicit Env(size_t n) : values(n), set(n, false) {}
   IValue& operator[](const Value* v) {
     set[v->unique()] = true;
     return values[v->unique()];
+  }
+  const BlockPlan& plan(const Block& block) {
+    auto it = plans.find(&block);
+    if (it == plans.end()) it = plans.emplace(&block, plan_block(block, values.size())).first;
+    return it->second;
   }
 };
 
@@ -79,7 +129,9 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
 
 std::vector<IValue> run_block(const Block& block, Env& env) {
   Stack stack;
-  for (const Node* n : block.nodes()) {
+  const BlockPlan& plan = env.plan(block);
+  for (size_t pos = 0; pos < plan.nodes.size(); ++pos) {
+    const Node* n = plan.nodes[pos];
     stack.clear();
     for (const Value* v : n->inputs()) stack.push_back(lookup(env, v));
     if (const Operator* op = n->op()) {  // the common case, without moving the stack out
@@ -87,12 +139,14 @@ std::vector<IValue> run_block(const Block& block, Env& env) {
       TL_CHECK(stack.size() == n->outputs().size(), "jit: ", n->kind(), " produced ", stack.size(),
                " values for ", n->outputs().size(), " outputs");
       for (size_t i = 0; i < stack.size(); ++i) env[n->outputs()[i]] = std::move(stack[i]);
-      continue;
+    } else {
+      std::vector<IValue> outs = execute(*n, stack, &env);
+      TL_CHECK(outs.size() == n->outputs().size(), "jit: ", n->kind(), " gave ", outs.size(), " values for ",
+               n->outputs().size(), " outputs");
+      for (size_t i = 0; i < outs.size(); ++i) env[n->outputs()[i]] = std::move(outs[i]);
     }
-    std::vector<IValue> outs = execute(*n, stack, &env);
-    TL_CHECK(outs.size() == n->outputs().size(), "jit: ", n->kind(), " gave ", outs.size(), " values for ",
-             n->outputs().size(), " outputs");
-    for (size_t i = 0; i < outs.size(); ++i) env[n->outputs()[i]] = std::move(outs[i]);
+    stack.clear();  // the inputs' references, before the last ones are dropped
+    for (const Value* v : plan.drop_after[pos]) env.values[v->unique()] = IValue();
   }
   std::vector<IValue> results;
   for (const Value* v : block.outputs()) results.push_back(lookup(env, v));
