@@ -134,10 +134,13 @@ class _BlockFuser:
         for g, name in zip(group.outputs(), names):
             if name is not None:
                 g.setDebugName(name)
+        self.assigned |= inside
         for v in inlined:  # constants now only used inside the group (as torch.jit moves them in)
             if not v.hasUses():
-                v.node().destroy()
-        self.assigned |= inside
+                node = v.node()
+                # never looked at again: self.nodes still holds its wrapper, whose node is freed
+                self.assigned.add(self._position(node))
+                node.destroy()
 
     def run(self) -> int:
         made = 0
