@@ -265,3 +265,19 @@ def test_window_of_the_largest_length_raises(name, periodic):
     with pytest.raises(RuntimeError, match=f"{name}: window_length=9223372036854775807 is too large"
                        if periodic else "arange"):
         getattr(tl, name)(2**63 - 1, periodic=periodic)
+
+
+@pytest.mark.parametrize("op, kernel, output, samples", [
+    ("fractional_max_pool2d", (1, 1), (1, 2**63 - 1), (2, 2, 2)),
+    ("fractional_max_pool2d", (2, 2), (2**63 - 1, 1), (2, 2, 2)),
+    ("fractional_max_pool3d", (1, 1, 1), (1, 1, 2**63 - 1), (2, 2, 3)),
+])
+def test_fractional_max_pool_output_sizes_at_the_int64_limit_raise(op, kernel, output, samples):
+    # The sanitized fuzz: output + kernel - 1 overflowed int64 in the size check (UB). PyTorch raises a
+    # RuntimeError (its sum wraps, or its storage size overflows); torchlite's check is done in checked
+    # arithmetic and names the op.
+    shape = (2, 3, 4) if op.endswith("2d") else (2, 3, 4, 5)
+    with pytest.raises(RuntimeError):
+        getattr(torch._C._nn, op)(torch.ones(shape), kernel, output, torch.rand(samples))
+    with pytest.raises(RuntimeError, match=op):
+        getattr(tl._C._nn, op)(tl.ones(*shape), kernel, output, tl.rand(*samples))

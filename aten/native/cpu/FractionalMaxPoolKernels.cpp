@@ -94,7 +94,11 @@ FracPlan plan_fractional(const Tensor& self, IntArrayRef kernel_size, IntArrayRe
   for (int j = 0; j < n; ++j) {
     const int i = n == 2 ? order2[j] : order3[j];
     const int64_t in = self.sizes()[nd - n + i], k = kernel_size[i], o = output_size[i];
-    const bool fits = n == 2 ? o + k - 1 <= in : (k <= in && o + k - 1 < in);
+    // o + k - 1: the last input row a window may reach, in checked arithmetic (PyTorch's int64 sum
+    // overflows for sizes near 2**63; such a size never fits)
+    int64_t reach = 0;
+    const bool exact = !__builtin_add_overflow(o, k, &reach) && !__builtin_sub_overflow(reach, 1, &reach);
+    const bool fits = exact && (n == 2 ? reach <= in : (k <= in && reach < in));
     TL_CHECK(fits, fn, ": pool ", dim_word(i, n), " ", k, " too large relative to input ", dim_word(i, n), " ", in);
   }
   for (int64_t s : output_size)
