@@ -150,6 +150,31 @@ def test_conv_batched_small_images(case, threads):
     same(lb.grad, tb.grad)
 
 
+# Many channels on short rows: the window columns of one image exceed a tile, so the drivers process a
+# few output rows at a time (their padding shifted by the tile's start); the short-row im2col must not
+# take those tiles (it read and wrote outside its padded plane: a heap overflow on 512 x 16 x 16).
+TILED_SHORT_ROW_CASES = [
+    ((2, 512, 16, 16), (8, 512, 3, 3), dict(padding=1)),
+    ((1, 300, 12, 20), (4, 300, 3, 5), dict(padding=(2, 1), stride=(1, 2))),
+    ((1, 256, 14, 14), (4, 256, 3, 3), dict(padding=2, dilation=2)),
+]
+
+
+@pytest.mark.parametrize("case", TILED_SHORT_ROW_CASES, ids=str)
+def test_conv_tiled_short_rows(case):
+    ishape, wshape, kw = case
+    x, w = rnd(*ishape), rnd(*wshape, seed=1)
+    tx, tw = (t.clone().requires_grad_() for t in (x, w))
+    lx, lw = (t.requires_grad_() for t in both(x, w))
+    expected, got = F.conv2d(tx, tw, **kw), TF.conv2d(lx, lw, **kw)
+    same(got, expected)
+    g = rnd(*expected.shape, seed=3)
+    expected.backward(g)
+    got.backward(from_torch(g))
+    same(lx.grad, tx.grad)
+    same(lw.grad, tw.grad)
+
+
 TRANSPOSE_CASES = [
     (1, (2, 4, 5), (4, 3, 3), dict(stride=2, padding=1, output_padding=1, groups=2, dilation=1)),
     (1, (4, 5), (4, 2, 2), dict(stride=3, output_padding=2)),

@@ -70,9 +70,16 @@ inline void for_each_segment(int64_t channels, const Geometry& g, int64_t ld, F&
 // without bounds checks. Walking the segments instead costs more than the product that follows (a
 // call and a bounds computation per 8-element segment).
 constexpr int64_t kShortRow = 32;
+// The plane holds p rows (columns) of zeros on each side, so every window must lie within it: true of a
+// whole convolution, not of a tile of output rows (ConvolutionKernels.cpp's for_each_tile) whose
+// padding was shifted by its start, which may be negative or leave windows below the plane.
 inline bool short_rows_2d(const Geometry& g) {
-  const int64_t padded = (g.img[1] + 2 * g.p[1]) * (g.img[2] + 2 * g.p[2]);  // bounded: a huge padding walks
-  return g.img[0] == 1 && g.col[0] == 1 && g.k[0] == 1 && g.col[2] <= kShortRow && padded <= (int64_t(1) << 16);
+  if (g.img[0] != 1 || g.col[0] != 1 || g.k[0] != 1 || g.col[2] > kShortRow || g.p[1] < 0 || g.p[2] < 0)
+    return false;
+  const int64_t PH = g.img[1] + 2 * g.p[1], PW = g.img[2] + 2 * g.p[2];
+  const bool inside = (g.col[1] - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] < PH &&
+                      (g.col[2] - 1) * g.s[2] + (g.k[2] - 1) * g.d[2] < PW;
+  return inside && PH * PW <= (int64_t(1) << 16);  // bounded: a huge padding walks
 }
 // dst[0, n) = src[0, n) for short n: whole 32-byte blocks as fixed-size copies (one vector move each;
 // memcpy with a run-time size is a library call, and a plain loop stays scalar at -O2).
