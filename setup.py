@@ -95,12 +95,14 @@ def native_build(output_name: str) -> Build:
     if sanitize:
         variant = "sanitize-" + "-".join(sanitize) + ("-debug" if debug else "")
         # -Og compiles the instrumented code 3x faster than -O1 (and -O1 several times faster than
-        # -O2). The sources using the vector math get -O1 -fexpensive-optimizations: that contracts
+        # -O2); it cannot force inlining through function pointers (TL_NO_FORCED_INLINE,
+        # aten/native/cpu/Vectorize.h). The sources using the vector math get -O1
+        # -fexpensive-optimizations, as the sanitized build had everywhere before: that contracts
         # a * b + c into an FMA in the x86-64-v3/v4 clones as the release build does, without which
         # the vector math's float64 results differ from the release build's and miss their ulp bounds
         # (tests/test_vecmath.py). -g1 (line tables) keeps reports readable at a fraction of -g's
         # compile time; UB aborts instead of printing and going on.
-        opt = ["-O0", "-g"] if debug else ["-Og", "-g1"]
+        opt = ["-O0", "-g"] if debug else ["-Og", "-g1", "-DTL_NO_FORCED_INLINE"]
         # One version of each multi-versioned kernel, for this machine's ISA (the one the clones would
         # pick here): a third of the kernels' compile time (aten/native/cpu/Vectorize.h).
         san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer", f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
@@ -122,7 +124,7 @@ def native_build(output_name: str) -> Build:
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
     dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)),)
     if sanitize and not debug:
-        dir_cflags += tuple((str(src.relative_to(ROOT)), ("-O1", "-fexpensive-optimizations"))
+        dir_cflags += tuple((str(src.relative_to(ROOT)), ("-O1", "-fexpensive-optimizations", "-UTL_NO_FORCED_INLINE"))
                             for src in sources if includes_any(src, "aten/native/cpu/VecMath"))
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
                  output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
