@@ -21,35 +21,45 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
     """Polls MPI requests until all complete, or raises DistBackendError past the timeout (the group's
     unless given). MPI progresses inside Test, as it would inside a blocking Wait. Requests are tested one by one
     (Testall refuses MPICH's persistent collectives)."""
-    if not requests:
-        return
+    for i, req in enumerate(requests):
+        if req is None:
+            continue
+        if statuses:
+            status = statuses[i]
+            test = lambda: req.Test(status)  # noqa: E731
+        else:
+            test = req.Test
+        wait_test(test, group, opname, timeout, requests)
+
+
+def wait_test(test, group, opname, timeout=None, requests=None):
+    """Polls `test` (a request's Test) until it returns True, against the timeout (the group's unless
+    given); past it, `requests` (default: none named) are abandoned to MPI and DistBackendError raised.
+    The blocking collectives' hot path: a request done within the first eight polls costs no clock
+    reading.
+
+    Eight polls per clock reading, with no other Python in between: how often MPI gets polled sets
+    how fast shared-memory transfers move. After the first two dozen polls the CPU is offered to other
+    processes between rounds: with more ranks (or other programs) than cores, the rank being waited for
+    may be the one that needs it (yielding after 0.5 ms instead, or every 128 polls, measured slower on
+    the loaded machine; MPI's own blocking Wait, which spins in C without yielding, had a longer tail:
+    benchmarks/bench_distributed.md)."""
     MPI = group._mpi
-    limit = _seconds(group.timeout if timeout is None else timeout)
-    deadline = time.monotonic() + limit
     try:
-        for i, req in enumerate(requests):
-            if req is None:
-                continue
-            if statuses:
-                status = statuses[i]
-                test = lambda: req.Test(status)  # noqa: E731
-            else:
-                test = req.Test
-            # eight polls per clock reading, with no other Python in between: how often MPI gets polled
-            # sets how fast shared-memory transfers move. After the first two dozen polls the CPU is
-            # offered to other processes between rounds: with more ranks (or other programs) than cores,
-            # the rank being waited for may be the one that needs it (yielding after 0.5 ms instead, or
-            # every 128 polls, measured slower on the loaded machine: benchmarks/bench_distributed.md).
-            spins = 0
-            while not (test() or test() or test() or test() or test() or test() or test() or test()):
-                spins += 1
-                if spins > 2:
-                    _yield()
-                if time.monotonic() > deadline:
-                    group._abandon(requests, opname)
-                    raise DistBackendError(
-                        f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
-                        f"{group.size()} ranks): another rank raised, died or is not calling {opname}")
+        if test() or test() or test() or test() or test() or test() or test() or test():
+            return
+        limit = _seconds(group.timeout if timeout is None else timeout)
+        deadline = time.monotonic() + limit
+        spins = 1
+        while not (test() or test() or test() or test() or test() or test() or test() or test()):
+            spins += 1
+            if spins > 2:
+                _yield()
+            if time.monotonic() > deadline:
+                group._abandon(list(requests or ()), opname)
+                raise DistBackendError(
+                    f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
+                    f"{group.size()} ranks): another rank raised, died or is not calling {opname}")
     except MPI.Exception as e:
         raise DistBackendError(f"{opname}: MPI failed on rank {group._global_rank}: {e.Get_error_string()}") \
             from None
