@@ -9,6 +9,7 @@ from torchlite.distributed._errors import DistBackendError
 
 
 _yield = os.sched_yield
+_YIELD_AFTER = 2  # rounds of eight polls before the CPU is offered between rounds
 
 
 def _seconds(timeout):
@@ -41,9 +42,10 @@ def wait_test(test, group, opname, timeout=None, requests=None):
     Eight polls per clock reading, with no other Python in between: how often MPI gets polled sets
     how fast shared-memory transfers move. After the first two dozen polls the CPU is offered to other
     processes between rounds: with more ranks (or other programs) than cores, the rank being waited for
-    may be the one that needs it (yielding after 0.5 ms instead, or every 128 polls, measured slower on
-    the loaded machine; MPI's own blocking Wait, which spins in C without yielding, had a longer tail:
-    benchmarks/bench_distributed.md)."""
+    may be the one that needs it. Measured on the loaded 2-core machine (benchmarks/bench_distributed.md):
+    never yielding, or yielding only every 16 or 125 rounds, was slower; yielding from the first round or
+    after eight no better; MPI's own blocking Wait (spinning in C) no faster at the median and with a
+    longer tail."""
     MPI = group._mpi
     try:
         if test() or test() or test() or test() or test() or test() or test() or test():
@@ -53,7 +55,7 @@ def wait_test(test, group, opname, timeout=None, requests=None):
         spins = 1
         while not (test() or test() or test() or test() or test() or test() or test() or test()):
             spins += 1
-            if spins > 2:
+            if spins > _YIELD_AFTER:
                 _yield()
             if time.monotonic() > deadline:
                 group._abandon(list(requests or ()), opname)
@@ -116,7 +118,11 @@ class Work:
             if timeout is not None and _seconds(timeout) <= 0:
                 timeout = None  # PyTorch's default timedelta(0): the group's timeout
             try:
-                wait_requests(self._requests, self._group, self._opname, timeout, self._statuses)
+                requests = self._requests
+                if len(requests) == 1 and self._statuses is None and requests[0] is not None:
+                    wait_test(requests[0].Test, self._group, self._opname, timeout, requests)
+                else:
+                    wait_requests(requests, self._group, self._opname, timeout, self._statuses)
             except Exception as e:
                 self._exception = e
                 raise
