@@ -14,7 +14,7 @@ from array import array
 import torchlite as _torchlite
 from torchlite.distributed import _mpi
 from torchlite.distributed._errors import DistBackendError
-from torchlite.distributed._work import wait_requests, wait_test
+from torchlite.distributed._work import AGREE_YIELD_AFTER, wait_requests, wait_test
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -116,7 +116,7 @@ class ProcessGroup:
         if check is None:
             check = self._check_req = self._comm.Allreduce_init(mine, self._agree_out, self._mpi.MIN)
         check.Start()
-        wait_test(check.Test, self, opname, None, [check])
+        wait_test(check.Test, self, opname, None, [check], AGREE_YIELD_AFTER)
         out = self._agree_out
         if out[0] == -out[1] and out[2] == 0:
             return out[3], -out[4]

@@ -10,6 +10,9 @@ from torchlite.distributed._errors import DistBackendError
 
 _yield = os.sched_yield
 _YIELD_AFTER = 2  # rounds of eight polls before the CPU is offered between rounds
+# the argument check's wait: mostly for the other ranks to arrive, which a yield would answer by losing the
+# CPU to another program just as they do (measured: benchmarks/bench_all_reduce_paths.md)
+AGREE_YIELD_AFTER = 16
 
 
 def _seconds(timeout):
@@ -33,9 +36,10 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
         wait_test(test, group, opname, timeout, requests)
 
 
-def wait_test(test, group, opname, timeout=None, requests=None):
+def wait_test(test, group, opname, timeout=None, requests=None, yield_after=_YIELD_AFTER):
     """Polls `test` (a request's Test) until it returns True, against the timeout (the group's unless
     given); past it, `requests` (default: none named) are abandoned to MPI and DistBackendError raised.
+    `yield_after`: rounds of eight polls before yielding starts.
     The blocking collectives' hot path: a request done within the first eight polls costs no clock
     reading.
 
@@ -55,7 +59,7 @@ def wait_test(test, group, opname, timeout=None, requests=None):
         spins = 1
         while not (test() or test() or test() or test() or test() or test() or test() or test()):
             spins += 1
-            if spins > _YIELD_AFTER:
+            if spins > yield_after:
                 _yield()
             if time.monotonic() > deadline:
                 group._abandon(list(requests or ()), opname)
