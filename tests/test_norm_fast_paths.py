@@ -1,0 +1,108 @@
+"""The fast paths of issue 11's speed work, against PyTorch: the cases their loops split on.
+
+- batch_norm on 2-d inputs (ColumnStats.h: row groups, L2-sized sub-chunks merged with Chan's formula,
+  column blocks of 2048): rows fewer/more than the groups and sub-chunks, channels not a multiple of the
+  vector width and above one column block, N == 1, constant and far-from-zero channels, float64 and
+  float16/bfloat16, strided inputs; forward, running statistics and gradients.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+from tests.conftest import assert_same, from_torch, to_torch
+
+
+def _randn(shape, seed=0, dtype=torch.float32, scale=1.0, shift=0.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift).to(dtype)
+
+
+def _tol(dtype):
+    return {torch.float64: (1e-10, 1e-10), torch.float32: (2e-5, 2e-5)}.get(dtype, (None, None))
+
+
+# ---------------------------------------------------------------- batch_norm, 2-d input
+
+BN2D_SHAPES = [(1, 5), (2, 3), (3, 17), (16, 33), (17, 1024), (700, 129), (4096, 64), (40, 2500)]
+
+
+@pytest.mark.parametrize("shape", BN2D_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_batch_norm_2d_training_like_torch(shape, dtype):
+    t = _randn(shape, 1, dtype, scale=3.0, shift=0.5)
+    N, C = shape
+    pdtype = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    tw, tb = _randn((C,), 2, pdtype), _randn((C,), 3, pdtype)
+    trm, trv = torch.zeros(C, dtype=pdtype), torch.ones(C, dtype=pdtype)
+    rm, rv = from_torch(trm.clone()), from_torch(trv.clone())
+    atol, rtol = _tol(dtype)
+    if N == 1:  # PyTorch refuses one value per channel in training (F.batch_norm's check)
+        with pytest.raises(ValueError):
+            TF.batch_norm(from_torch(t), rm, rv, from_torch(tw), from_torch(tb), training=True)
+        out = tl.native_batch_norm(from_torch(t), from_torch(tw), from_torch(tb), rm, rv, True, 0.1, 1e-5)
+        expected = torch.native_batch_norm(t, tw, tb, trm, trv, True, 0.1, 1e-5)
+    else:
+        out = [TF.batch_norm(from_torch(t), rm, rv, from_torch(tw), from_torch(tb), training=True, momentum=0.3)]
+        expected = [F.batch_norm(t, trm, trv, tw, tb, training=True, momentum=0.3)]
+    for o, e in zip(out, expected):
+        assert_same(o, e, atol=atol, rtol=rtol)
+    assert_same(rm, trm, atol=atol, rtol=rtol)
+    assert_same(rv, trv, atol=atol, rtol=rtol)
+
+
+@pytest.mark.parametrize("shift,scale", [(0.0, 1.0), (100.0, 1.0), (1e4, 1.0), (1e3, 1e-2)])
+def test_batch_norm_2d_as_accurate_as_torch(shift, scale):
+    # Channels far from zero with a small spread: the one-pass moments must not cancel. Both float32
+    # results against float64's on the same (float32) values; ours may not be worse than PyTorch's.
+    t = _randn((3000, 40), 4, torch.float32, scale=scale, shift=shift)
+    ref = F.batch_norm(t.double(), None, None, training=True)
+    err_torch = (F.batch_norm(t, None, None, training=True) - ref).abs().max().item()
+    err_ours = (to_torch(TF.batch_norm(from_torch(t), None, None, training=True)) - ref).abs().max().item()
+    assert err_ours <= max(2 * err_torch, 1e-5), (err_ours, err_torch)
+
+
+def test_batch_norm_2d_constant_channels():
+    # A constant channel: mean exactly its value, variance 0, so the output is exactly the bias.
+    N, C = 3000, 40
+    t = _randn((N, C), 4)
+    t[:, 3] = 7.25
+    t[:, 5] = -1e6
+    tb = _randn((C,), 5)
+    out = to_torch(TF.batch_norm(from_torch(t), None, None, None, from_torch(tb), training=True))
+    assert torch.equal(out[:, 3], tb[3].expand(N))
+    assert torch.equal(out[:, 5], tb[5].expand(N))
+    _, mean, invstd = tl.native_batch_norm(from_torch(t), None, None, None, None, True, 0.1, 0.0)
+    assert to_torch(mean)[3] == 7.25 and to_torch(mean)[5] == -1e6
+    assert to_torch(invstd)[3] == 0 and to_torch(invstd)[5] == 0
+
+
+@pytest.mark.parametrize("kind", ["transposed", "sliced"])
+def test_batch_norm_2d_strided_input(kind):
+    t = _randn((300, 70), 6)
+    base = t.t().contiguous().t() if kind == "transposed" else torch.zeros(300, 140)
+    if kind == "sliced":
+        base[:, ::2] = t
+        x = from_torch(base)[:, ::2]
+    else:
+        x = from_torch(t.t().contiguous()).t()
+    assert_same(TF.batch_norm(x, None, None, training=True), F.batch_norm(t, None, None, training=True),
+                atol=2e-5, rtol=2e-5)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (17, 1024), (700, 129), (40, 2500)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_batch_norm_2d_gradients_like_torch(shape, dtype):
+    t, tg = _randn(shape, 7, dtype, scale=2.0), _randn(shape, 8, dtype)
+    tw, tb = _randn((shape[1],), 9, dtype), _randn((shape[1],), 10, dtype)
+    x, w, b, g = from_torch(t), from_torch(tw), from_torch(tb), from_torch(tg)
+    for a in (t, tw, tb, x, w, b):
+        a.requires_grad_()
+    ours = tl.autograd.grad(TF.batch_norm(x, None, None, w, b, training=True), [x, w, b], g)
+    theirs = torch.autograd.grad(F.batch_norm(t, None, None, tw, tb, training=True), [t, tw, tb], tg)
+    atol, rtol = (1e-4, 1e-4) if dtype == torch.float32 else (1e-10, 1e-10)
+    for o, e in zip(ours, theirs):
+        assert_same(o, e, atol=atol, rtol=rtol)
