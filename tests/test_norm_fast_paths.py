@@ -106,3 +106,46 @@ def test_batch_norm_2d_gradients_like_torch(shape, dtype):
     atol, rtol = (1e-4, 1e-4) if dtype == torch.float32 else (1e-10, 1e-10)
     for o, e in zip(ours, theirs):
         assert_same(o, e, atol=atol, rtol=rtol)
+
+
+# ---------------------------------------------------------------- softmax / log_softmax (float exp lanes)
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,dim", [((64, 1024), -1), ((3, 1037), 1), ((5, 17), -1), ((1, 1), 0), ((40, 70, 3), 1),
+                                       ((300, 20), 0)])
+def test_softmax_float32_close_to_float64(op, shape, dim):
+    # The float exp of the kernels (ExpFloatLanes.h) is within 2 ulp: results stay within a few ulp of the
+    # float64 result, as PyTorch's (whose exp is a 20-ulp one).
+    t = _randn(shape, 11, scale=8.0)
+    ours = to_torch(getattr(TF, op)(from_torch(t), dim))
+    ref = getattr(F, op)(t.double(), dim)
+    theirs = getattr(F, op)(t, dim)
+    err = lambda r: ((r.double() - ref).abs() / ref.abs().clamp_min(1e-30)).max().item()  # noqa: E731
+    if op == "softmax":
+        assert err(ours) <= 1.1 * err(theirs) + 4e-7, (err(ours), err(theirs))
+    assert_same(ours, theirs, atol=2e-6, rtol=2e-6)
+
+
+def test_exp_float_lanes_over_the_float_range():
+    # softmax of [x, 0] = 1 / (1 + exp(-x)): exercises exp over the range the kernel clamps, subnormal
+    # results, overflow to 0 weight, -inf (exactly 0) and NaN.
+    xs = torch.linspace(-110, 110, 20001)
+    t = torch.stack([xs, torch.zeros_like(xs)], 1)
+    assert_same(TF.softmax(from_torch(t), 1), F.softmax(t.double(), 1).float(), atol=3e-45, rtol=4e-7)
+    special = torch.tensor([[0.0, float("-inf"), 1.0], [float("-inf"), float("-inf"), 2.0],
+                            [float("nan"), 0.0, 1.0], [float("inf"), 0.0, 1.0], [-103.5, 0.0, -87.0]])
+    for op in ("softmax", "log_softmax"):
+        assert_same(getattr(TF, op)(from_torch(special), 1), getattr(F, op)(special, 1), atol=1e-45, rtol=4e-7)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_other_dtypes_and_gradients(dtype, op):
+    t = _randn((33, 1029), 12, dtype, scale=4.0)
+    assert_same(getattr(TF, op)(from_torch(t), -1), getattr(F, op)(t, -1), *((1e-12, 1e-12) if dtype == torch.float64 else ()))
+    t32, g = _randn((33, 1029), 13, scale=4.0), _randn((33, 1029), 14)
+    x = from_torch(t32).requires_grad_()
+    tx = t32.clone().requires_grad_()
+    getattr(TF, op)(x, -1).backward(from_torch(g))
+    getattr(F, op)(tx, -1).backward(g)
+    assert_same(x.grad, tx.grad, atol=2e-6, rtol=2e-5)
