@@ -149,3 +149,41 @@ def test_softmax_other_dtypes_and_gradients(dtype, op):
     getattr(TF, op)(x, -1).backward(from_torch(g))
     getattr(F, op)(tx, -1).backward(g)
     assert_same(x.grad, tx.grad, atol=2e-6, rtol=2e-5)
+
+
+# ---------------------------------------------------------------- adaptive average pooling
+
+ADAPTIVE_CASES = [((2, 3, 56, 56), (7, 7)), ((1, 2, 10, 13), (7, 5)), ((2, 5, 3), (5, 4)), ((3, 1, 9), (1, 4)),
+                  ((2, 3, 1, 17), (1, 3)), ((2, 2, 33, 1), (4, 1)), ((1, 3, 7, 7), (7, 7)), ((2, 4, 6, 6), (1, 1))]
+
+
+@pytest.mark.parametrize("shape,out", ADAPTIVE_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_adaptive_avg_pool2d_forward_backward_like_torch(shape, out, dtype):
+    t, tg = _randn(shape, 15, dtype), None
+    ours = tl._adaptive_avg_pool2d(from_torch(t), list(out))
+    theirs = torch._adaptive_avg_pool2d(t, out)
+    atol, rtol = _tol(dtype)
+    assert_same(ours, theirs, atol=atol, rtol=rtol)
+    tg = _randn(tuple(theirs.shape), 16, dtype)
+    gi = tl._C._internal._adaptive_avg_pool2d_backward(from_torch(tg), from_torch(t))
+    assert_same(gi, torch.ops.aten._adaptive_avg_pool2d_backward(tg, t), atol=atol, rtol=rtol)
+
+
+@pytest.mark.parametrize("shape,out", [((2, 3, 8, 9, 10), (3, 3, 4)), ((1, 2, 4, 1, 6), (3, 1, 2))])
+def test_adaptive_avg_pool3d_like_torch(shape, out):
+    t = _randn(shape, 17)
+    x = from_torch(t).requires_grad_()
+    tx = t.clone().requires_grad_()
+    y, ty = TF.adaptive_avg_pool3d(x, out), F.adaptive_avg_pool3d(tx, out)
+    assert_same(y.detach(), ty.detach(), atol=2e-6, rtol=2e-6)
+    g = _randn(tuple(ty.shape), 18)
+    y.backward(from_torch(g))
+    ty.backward(g)
+    assert_same(x.grad, tx.grad, atol=2e-6, rtol=2e-6)
+
+
+def test_adaptive_avg_pool2d_strided_input():
+    t = _randn((2, 3, 20, 24), 19)
+    x = from_torch(t.permute(0, 1, 3, 2).contiguous()).permute(0, 1, 3, 2)
+    assert_same(TF.adaptive_avg_pool2d(x, (7, 5)), F.adaptive_avg_pool2d(t, (7, 5)), atol=2e-6, rtol=2e-6)
