@@ -187,3 +187,45 @@ def test_adaptive_avg_pool2d_strided_input():
     t = _randn((2, 3, 20, 24), 19)
     x = from_torch(t.permute(0, 1, 3, 2).contiguous()).permute(0, 1, 3, 2)
     assert_same(TF.adaptive_avg_pool2d(x, (7, 5)), F.adaptive_avg_pool2d(t, (7, 5)), atol=2e-6, rtol=2e-6)
+
+
+# ---------------------------------------------------------------- bilinear interpolation (row buffers)
+
+@pytest.mark.parametrize("size,kw", [((2, 3, 7, 9), dict(scale_factor=2)), ((1, 2, 5, 33), dict(size=(11, 17))),
+                                     ((2, 1, 9, 8), dict(size=(4, 3))), ((1, 1, 1, 5), dict(size=(3, 7))),
+                                     ((1, 2, 6, 1), dict(size=(13, 2))), ((2, 2, 10, 10), dict(scale_factor=1.7))])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_bilinear_forward_like_torch(size, kw, align_corners, dtype):
+    t = _randn(size, 20, dtype)
+    ours = TF.interpolate(from_torch(t), mode="bilinear", align_corners=align_corners, **kw)
+    theirs = F.interpolate(t, mode="bilinear", align_corners=align_corners, **kw)
+    atol, rtol = {torch.float32: (1e-6, 1e-6), torch.float64: (1e-14, 1e-14)}.get(dtype, (None, None))
+    assert_same(ours, theirs, atol=atol, rtol=rtol)
+
+
+def test_bilinear_strided_input_and_gradient():
+    t = _randn((2, 3, 12, 10), 21)
+    x = from_torch(t.transpose(2, 3).contiguous()).transpose(2, 3)
+    assert_same(TF.interpolate(x, scale_factor=2, mode="bilinear"), F.interpolate(t, scale_factor=2, mode="bilinear"),
+                atol=1e-6, rtol=1e-6)
+    x = from_torch(t).requires_grad_()
+    tx = t.clone().requires_grad_()
+    g = _randn((2, 3, 24, 20), 22)
+    TF.interpolate(x, scale_factor=2, mode="bilinear").backward(from_torch(g))
+    F.interpolate(tx, scale_factor=2, mode="bilinear").backward(g)
+    assert_same(x.grad, tx.grad, atol=1e-5, rtol=1e-5)
+
+
+# ---------------------------------------------------------------- max_pool2d backward (planes zeroed in parallel)
+
+@pytest.mark.parametrize("shape", [(4, 8, 13, 11), (3, 9, 9), (1, 1, 2, 2)])
+def test_max_pool2d_backward_like_torch(shape):
+    t = _randn(shape, 23)
+    x = from_torch(t).requires_grad_()
+    tx = t.clone().requires_grad_()
+    y, ty = TF.max_pool2d(x, 3, 2, 1), F.max_pool2d(tx, 3, 2, 1)
+    g = _randn(tuple(ty.shape), 24)
+    y.backward(from_torch(g))
+    ty.backward(g)
+    assert_same(x.grad, tx.grad, atol=1e-6, rtol=1e-6)
