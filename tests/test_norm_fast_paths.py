@@ -229,3 +229,39 @@ def test_max_pool2d_backward_like_torch(shape):
     y.backward(from_torch(g))
     ty.backward(g)
     assert_same(x.grad, tx.grad, atol=1e-6, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- rms_norm (fused forward when autograd records nothing)
+
+@pytest.mark.parametrize("shape,nd", [((64, 1024), 1), ((3, 5, 7), 2), ((4, 17), 1), ((1, 1), 1), ((0, 8), 1),
+                                      ((2, 0), 1), ((6,), 1)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("with_weight", [False, True])
+def test_rms_norm_fused_forward_like_torch(shape, nd, dtype, with_weight):
+    t = _randn(shape, 25, dtype, scale=3.0)
+    ns = list(shape[len(shape) - nd:])
+    tw = _randn(tuple(ns), 26, dtype) if with_weight else None
+    ours = TF.rms_norm(from_torch(t), ns, from_torch(tw) if with_weight else None)
+    theirs = F.rms_norm(t, ns, tw)
+    atol, rtol = {torch.float32: (1e-6, 2e-6), torch.float64: (1e-14, 1e-14)}.get(dtype, (None, None))
+    assert_same(ours, theirs, atol=atol, rtol=rtol)
+    # The recorded (composite) path gives the same values.
+    x = from_torch(t).requires_grad_()
+    assert_same(TF.rms_norm(x, ns, from_torch(tw) if with_weight else None).detach(), theirs, atol=atol, rtol=rtol)
+
+
+def test_rms_norm_fused_forward_strided_eps_mixed_weight_and_zero_rows():
+    t = _randn((40, 30), 27)
+    t[3] = 0.0
+    x = from_torch(t.t().contiguous()).t()
+    assert_same(TF.rms_norm(x, [30], eps=0.5), F.rms_norm(t, [30], eps=0.5), atol=1e-6, rtol=2e-6)
+    # eps 0 and a zero row: 0 * inf = NaN, as the composite
+    assert_same(TF.rms_norm(from_torch(t), [30], eps=0.0), F.rms_norm(t, [30], eps=0.0), atol=1e-6, rtol=2e-6)
+    # a float64 weight on a float32 input takes the composite (promotion), the same values as PyTorch
+    tw = _randn((30,), 28, torch.float64)
+    assert_same(TF.rms_norm(from_torch(t), [30], from_torch(tw)), F.rms_norm(t, [30], tw), atol=1e-6, rtol=2e-6)
+    tw16 = _randn((30,), 29, torch.float16)
+    assert_same(TF.rms_norm(from_torch(t), [30], from_torch(tw16)), F.rms_norm(t, [30], tw16), atol=1e-6, rtol=2e-6)
+    with tl.no_grad():
+        xw = from_torch(t).requires_grad_()
+        assert_same(TF.rms_norm(xw, [30]), F.rms_norm(t, [30]), atol=1e-6, rtol=2e-6)
