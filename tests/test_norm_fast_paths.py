@@ -265,3 +265,21 @@ def test_rms_norm_fused_forward_strided_eps_mixed_weight_and_zero_rows():
     with tl.no_grad():
         xw = from_torch(t).requires_grad_()
         assert_same(TF.rms_norm(xw, [30]), F.rms_norm(t, [30]), atol=1e-6, rtol=2e-6)
+
+
+# ---------------------------------------------------------------- layer_norm backward (dx and parameter grads in one pass)
+
+@pytest.mark.parametrize("shape", [(4096, 64), (37, 1029), (3, 5), (1, 1)])
+@pytest.mark.parametrize("mask", [(True, True, True), (False, True, True), (True, True, False), (True, False, False)])
+def test_layer_norm_backward_masks_like_torch(shape, mask):
+    t, tg = _randn(shape, 30, scale=2.0), _randn(shape, 31)
+    tw, tb = _randn(shape[-1:], 32), _randn(shape[-1:], 33)
+    _, tm, ts = torch.native_layer_norm(t, shape[-1:], tw, tb, 1e-5)
+    ours = tl._C._internal.native_layer_norm_backward(from_torch(tg), from_torch(t), list(shape[-1:]), from_torch(tm),
+                                                      from_torch(ts), from_torch(tw), from_torch(tb), list(mask))
+    theirs = torch.ops.aten.native_layer_norm_backward(tg, t, shape[-1:], tm, ts, tw, tb, list(mask))
+    for o, e, m in zip(ours, theirs, mask):
+        if m:
+            assert_same(o, e, atol=1e-4, rtol=1e-4)
+        else:
+            assert o is None and e is None
