@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -283,3 +284,17 @@ def test_layer_norm_backward_masks_like_torch(shape, mask):
             assert_same(o, e, atol=1e-4, rtol=1e-4)
         else:
             assert o is None and e is None
+
+
+@pytest.mark.parametrize("column", [[1.0, float("inf"), 3.0], [float("-inf"), 1.0, 2.0], [float("inf"), float("-inf"), 1.0],
+                                    [float("nan"), 1.0, 2.0], [1e38, 3e38, -3e38], [2.0, 1.0, 0.5]])
+def test_batch_norm_2d_running_stats_of_non_finite_columns(column):
+    """An infinite column's mean is inf as PyTorch's (sum / N), not the NaN that the one-pass deviations give."""
+    x = np.stack([np.array(column, dtype=np.float32), np.arange(3, dtype=np.float32)], axis=1)
+    got = []
+    for lib in (tl, torch):
+        rm, rv = lib.zeros(2), lib.ones(2)
+        y = lib.nn.functional.batch_norm(lib.tensor(x), rm, rv, training=True)
+        got.append([y.numpy(), rm.numpy(), rv.numpy()])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-6, equal_nan=True)

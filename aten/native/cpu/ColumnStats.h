@@ -12,6 +12,7 @@
 // column_sums: sum over rows of f1(i, c) and f2(i, c) (i the flat element index), in one pass.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -125,6 +126,15 @@ void column_moments(const T* x, int64_t N, int64_t C, opmath_t<T>* mean, opmath_
     const acc_t ng = static_cast<acc_t>(s.rows_lo(g + 1, N) - s.rows_lo(g, N));
     merge<acc_t>(done, mean, m2, ng, gm.data() + g * C, gq.data() + g * C, C);
     done += ng;
+  }
+  // Non-finite data: the deviations above turn an infinite mean into NaN (inf - inf), where PyTorch's mean
+  // is the plain sum / N (inf for a column holding +inf, NaN for one holding both infinities or a NaN).
+  // Rare, so one strided pass per such column.
+  for (int64_t c = 0; c < C; ++c) {
+    if (std::isfinite(mean[c])) continue;
+    acc_t sum = 0;
+    for (int64_t r = 0; r < N; ++r) sum += static_cast<acc_t>(x[r * C + c]);
+    mean[c] = sum / static_cast<acc_t>(N);
   }
 }
 
