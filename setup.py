@@ -47,24 +47,6 @@ def host_isa_level() -> int:
     return 4 if v3 | v4 <= flags else 3 if v3 <= flags else 1
 
 
-def includes_any(src: Path, prefix: str, _seen: set | None = None) -> bool:
-    """Whether `src` includes, directly or through the project's own headers, a header whose path
-    (relative to the root, as #include spells it) starts with `prefix`."""
-    seen = set() if _seen is None else _seen
-    for line in src.read_text().splitlines():
-        if not line.startswith('#include "'):
-            continue
-        name = line.split('"')[1]
-        if name.startswith(prefix):
-            return True
-        header = ROOT / name
-        if name not in seen and header.is_file():
-            seen.add(name)
-            if includes_any(header, prefix, seen):
-                return True
-    return False
-
-
 def pybind11_include(dest: Path) -> Path:
     """pybind11's headers copied under build/ (each file rewritten only when its content changed):
     `pip install` builds in an isolated environment at a new path each time, and that path on a
@@ -94,15 +76,12 @@ def native_build(output_name: str) -> Build:
     san = []
     if sanitize:
         variant = "sanitize-" + "-".join(sanitize) + ("-debug" if debug else "")
-        # -Og compiles the instrumented code 3x faster than -O1 (and -O1 several times faster than
-        # -O2); it cannot force inlining through function pointers (TL_NO_FORCED_INLINE,
-        # aten/native/cpu/Vectorize.h). The sources using the vector math get -O1
-        # -fexpensive-optimizations, as the sanitized build had everywhere before: that contracts
-        # a * b + c into an FMA in the x86-64-v3/v4 clones as the release build does, without which
-        # the vector math's float64 results differ from the release build's and miss their ulp bounds
-        # (tests/test_vecmath.py). -g1 (line tables) keeps reports readable at a fraction of -g's
-        # compile time; UB aborts instead of printing and going on.
-        opt = ["-O0", "-g"] if debug else ["-Og", "-g1", "-DTL_NO_FORCED_INLINE"]
+        # -O1 compiles the instrumented code several times faster than -O2. -fexpensive-optimizations
+        # (on at -O2) contracts a * b + c into an FMA in the x86-64-v3/v4 clones as the release build
+        # does: without it the vector math's float64 results differ from the release build's and
+        # miss their ulp bounds (tests/test_vecmath.py). -g1 (line tables) keeps reports readable at
+        # a fraction of -g's compile time; UB aborts instead of printing and going on.
+        opt = ["-O0", "-g"] if debug else ["-O1", "-fexpensive-optimizations", "-g1"]
         # One version of each multi-versioned kernel, for this machine's ISA (the one the clones would
         # pick here): a third of the kernels' compile time (aten/native/cpu/Vectorize.h).
         san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer", f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
@@ -123,9 +102,6 @@ def native_build(output_name: str) -> Build:
     # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
     dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)),)
-    if sanitize and not debug:
-        dir_cflags += tuple((str(src.relative_to(ROOT)), ("-O1", "-fexpensive-optimizations", "-UTL_NO_FORCED_INLINE"))
-                            for src in sources if includes_any(src, "aten/native/cpu/VecMath"))
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
                  output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
                  dir_cflags=dir_cflags)

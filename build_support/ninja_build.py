@@ -29,9 +29,8 @@ class Build:
     cxx: list[str]          # compiler command (with ccache in front when it is on PATH)
     cflags: list[str]
     ldflags: list[str]
-    # Flags added for the sources under a directory, or for one source (paths relative to root), e.g.
-    # pybind11's include path for torchlite/csrc/jit only: a flag every object gets would recompile
-    # everything.
+    # Flags added for the sources under a directory (relative to root), e.g. pybind11's include
+    # path for torchlite/csrc/jit only: a flag every object gets would recompile everything.
     dir_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
@@ -87,8 +86,7 @@ def write_ninja_file(build: Build) -> Path:
         objects.append(obj)
         lines.append(f"build {_path(obj)}: cxx {_path(src)}")
         rel = src.relative_to(build.root).as_posix()
-        extra = [f for d, flags in build.dir_cflags if rel == d or rel.startswith(d + "/")
-                 for f in flags]
+        extra = [f for d, flags in build.dir_cflags if rel.startswith(d + "/") for f in flags]
         if extra:
             lines.append(f"  cflags = $cflags {_command(extra)}")
     lines += ["", f"build {_path(build.output)}: link {' '.join(_path(o) for o in objects)}",

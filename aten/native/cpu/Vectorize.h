@@ -30,13 +30,7 @@
 #define TL_TARGET_CLONES
 #endif
 
-// The sanitized build (-Og) does not inline through the function pointers some kernels pass these
-// loops around as, and a forced inline it cannot do is an error there; its speed does not matter.
-#ifdef TL_NO_FORCED_INLINE
-#define TL_ALWAYS_INLINE inline
-#else
 #define TL_ALWAYS_INLINE inline __attribute__((always_inline))
-#endif
 
 namespace tl::native::vec {
 
