@@ -23,27 +23,8 @@ import torch.nn.functional as F
 import torchlite as tl
 import torchlite.nn.functional as TF
 
-import statistics
-import time
-
-from _timing import median_pair as wall_median_pair
-
-CPU_TIME = False
-
-
-def median_pair(ours, theirs, number=1, repeat=7):
-    """Wall-clock medians (the default), or process CPU-time medians with --cpu-time (with --threads 1:
-    the figure the load of other processes on the shared machine disturbs least)."""
-    if not CPU_TIME:
-        return wall_median_pair(ours, theirs, number, repeat)
-    ours(), theirs()
-    a, b = [], []
-    for _ in range(repeat):
-        for f, out in ((ours, a), (theirs, b)):
-            start = time.process_time()
-            f()
-            out.append(time.process_time() - start)
-    return statistics.median(a), statistics.median(b)
+import _timing
+from _timing import median_pair
 
 B, H, L, D = 8, 8, 512, 64
 
@@ -147,8 +128,8 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
     args = p.parse_args()
-    global CPU_TIME
-    CPU_TIME = args.cpu_time
+    if args.cpu_time:
+        _timing.use_cpu_time()
     only = set(args.only.split(",")) if args.only else {"sdpa", "lstm", "memory"}
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)

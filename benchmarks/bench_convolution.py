@@ -26,26 +26,9 @@ import torchlite.nn.functional as TF
 import torch
 import torch.nn.functional as F
 
-import statistics
-import time
 
-from _timing import median_pair as wall_median_pair
-
-CPU_TIME = False
-
-
-def median_pair(ours, theirs, number=1, repeat=7):
-    """Wall-clock medians (the default), or process CPU-time medians with --cpu-time."""
-    if not CPU_TIME:
-        return wall_median_pair(ours, theirs, number, repeat)
-    ours(), theirs()
-    a, b = [], []
-    for _ in range(repeat):
-        for f, out in ((ours, a), (theirs, b)):
-            start = time.process_time()
-            f()
-            out.append(time.process_time() - start)
-    return statistics.median(a), statistics.median(b)
+import _timing
+from _timing import median_pair
 
 # name -> (input shape, weight shape, conv kwargs: stride, padding, dilation, groups)
 CASES = {
@@ -114,8 +97,8 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
     args = p.parse_args()
-    global CPU_TIME
-    CPU_TIME = args.cpu_time
+    if args.cpu_time:
+        _timing.use_cpu_time()
     rep = 3 if args.quick else 7
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
