@@ -4,6 +4,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/jit/FusionExecutor.h"
+#include "aten/jit/PrimOps.h"
 
 namespace tl::jit {
 namespace {
@@ -124,6 +125,7 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
     }
     return carried;
   }
+  if (const PrimOp* prim = find_prim(k)) return prim->fn(stack, n);
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 

@@ -1,4 +1,5 @@
 #include "aten/jit/Serialization.h"
+#include "aten/jit/PrimOps.h"
 
 #include <cctype>
 #include <cerrno>
@@ -610,6 +611,7 @@ class GraphReader {
                                     "prim::Loop"};
       bool known = false;
       for (const char* p : prims) known |= kind == p;
+      known |= find_prim(kind) != nullptr;
       if (!known) in_.fail(str("unknown node kind '", kind, "'"));
       n = g_.create(kind, inputs, n_out);
     }

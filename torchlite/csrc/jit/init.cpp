@@ -7,6 +7,7 @@
 #include "aten/jit/FusionExecutor.h"
 #include "aten/jit/IR.h"
 #include "aten/jit/Interpreter.h"
+#include "aten/jit/PrimOps.h"
 #include "aten/jit/Tracer.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
@@ -340,6 +341,11 @@ void bind_runtime(py::module_& m) {
     for (const Operator* op : overloads_of(base)) out.push_back(&op->schema);
     return out;
   }, py::return_value_policy::reference);
+  m.def("_prim_kinds", &prim_kinds, "The interpreter's non-tensor prim:: ops (aten/jit/PrimOps.h).");
+  m.def("_prim_writes_first_input", [](const std::string& kind) {
+    const PrimOp* p = find_prim(kind);
+    return p != nullptr && (p->flags & kPrimWritesFirst);
+  }, "Whether a prim:: op mutates its first input (list append, dict setitem), for alias analysis.");
   m.def("_skipped_ops", &skipped_ops, "Overloads without a boxed form, each with the reason.");
   m.def("_registered_op_count", [] { return all_ops().size(); });
 

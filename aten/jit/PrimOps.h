@@ -1,0 +1,32 @@
+// The interpreter's non-tensor operations (`prim::` kinds that script emits): Python's int/float/bool
+// and str arithmetic and comparisons, list/tuple/dict methods, len/indexing, conversions, tensor
+// sizes, `raise`. Tensor ops never come here: they are the YAML's boxed ops (OpRegistry.h).
+// Lists are shared boxes (as Python's): `prim::append` writes its first input, visible through every
+// value holding the list. A dict is a list of alternating keys and values (small dicts, linear lookup).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "aten/jit/IValue.h"
+
+namespace tl::jit {
+
+class Node;
+
+enum PrimFlags : uint8_t {
+  kPrimWritesFirst = 1,  // mutates its first input (a list or dict)
+  kPrimEffect = 2,       // run for its effect (raises): never removed, folded or merged
+};
+
+struct PrimOp {
+  const char* kind;  // "prim::add"
+  std::vector<IValue> (*fn)(Stack& inputs, const Node& node);
+  uint8_t flags;
+};
+
+// The prim op of `kind`, or nullptr (prim::If, Loop, Constant, ... are the interpreter's own).
+const PrimOp* find_prim(const std::string& kind);
+// Every kind of the table (for the docs' test that each one is covered).
+std::vector<std::string> prim_kinds();
+
+}  // namespace tl::jit
