@@ -1,6 +1,8 @@
 #include "aten/jit/PrimOps.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <unordered_map>
 
 #include "aten/core/Exception.h"
@@ -187,6 +189,23 @@ Outs pop(Stack& s, const Node&) {
   xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(i));
   return {v};
 }
+// Python's l[start:stop:step] (None bounds as omitted ones).
+Outs list_slice(Stack& s, const Node&) {
+  const auto& xs = s[0].toListRef();
+  const int64_t n = static_cast<int64_t>(xs.size());
+  int64_t step = s[3].isNone() ? 1 : s[3].toInt();
+  TL_CHECK_VALUE(step != 0, "slice step cannot be zero");
+  auto clamp = [&](const IValue& v, int64_t dflt) {
+    if (v.isNone()) return dflt;
+    int64_t i = v.toInt();
+    if (i < 0) i += n;
+    return step > 0 ? std::min(std::max<int64_t>(i, 0), n) : std::min(std::max<int64_t>(i, -1), n - 1);
+  };
+  int64_t start = clamp(s[1], step > 0 ? 0 : n - 1), stop = clamp(s[2], step > 0 ? n : -1);
+  std::vector<IValue> out;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(xs[static_cast<size_t>(i)]);
+  return {s[0].isTuple() ? IValue::tuple(std::move(out)) : IValue::list(std::move(out))};
+}
 Outs contains(Stack& s, const Node&) {  // `x in list`
   for (const IValue& e : s[0].toListRef())
     if (equal(e, s[1])) return {IValue(true)};
@@ -261,6 +280,41 @@ Outs size_dim(Stack& s, const Node&) {
 Outs dim(Stack& s, const Node&) { return {IValue(s[0].toTensor().dim())}; }
 Outs numel(Stack& s, const Node&) { return {IValue(s[0].toTensor().numel())}; }
 
+// An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
+std::string py_str(const IValue& v) {
+  switch (v.tag()) {
+    case Tag::String: return v.toStringRef();
+    case Tag::Bool: return v.toBool() ? "True" : "False";
+    case Tag::Double: {  // Python's shortest round-tripping form
+      double d = v.toDouble();
+      if (!std::isfinite(d)) return v.repr();
+      for (int p = 1; p <= 17; ++p) {
+        std::ostringstream os;
+        os.precision(p);
+        os << d;
+        if (std::stod(os.str()) == d) {
+          std::string out = os.str();
+          return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
+        }
+      }
+      return v.repr();
+    }
+    case Tag::List:
+    case Tag::Tuple: {
+      std::string out = v.isList() ? "[" : "(";
+      const auto& xs = v.toListRef();
+      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i]);
+      return out + (v.isList() ? "]" : (xs.size() == 1 ? ",)" : ")"));
+    }
+    default: return v.repr();
+  }
+}
+Outs format(Stack& s, const Node&) {
+  std::string out;
+  for (const IValue& v : s) out += py_str(v);
+  return {IValue(std::move(out))};
+}
+
 Outs raise(Stack& s, const Node& n) {
   std::string cls = n.hasAttribute("exception") ? n.attr("exception").toStringRef() : "Exception";
   std::string msg = s.empty() ? "" : s[0].tag() == Tag::String ? s[0].toStringRef() : s[0].repr();
@@ -278,13 +332,13 @@ const PrimOp kPrims[] = {
     {"prim::Int", to_int, 0}, {"prim::Float", to_float, 0}, {"prim::Bool", to_bool, 0}, {"prim::item", item_op, 0},
     {"prim::len", len, 0}, {"prim::getitem", getitem, 0}, {"prim::setitem", setitem, kPrimWritesFirst},
     {"prim::append", append, kPrimWritesFirst}, {"prim::extend", extend, kPrimWritesFirst},
-    {"prim::pop", pop, kPrimWritesFirst}, {"prim::contains", contains, 0}, {"prim::list_copy", list_copy, 0},
+    {"prim::pop", pop, kPrimWritesFirst}, {"prim::contains", contains, 0}, {"prim::list_slice", list_slice, 0}, {"prim::list_copy", list_copy, 0},
     {"prim::DictConstruct", dict_construct, 0}, {"prim::dict_len", dict_len, 0},
     {"prim::dict_getitem", dict_getitem, 0}, {"prim::dict_get", dict_get, 0},
     {"prim::dict_setitem", dict_setitem, kPrimWritesFirst}, {"prim::dict_contains", dict_contains, 0},
     {"prim::dict_keys", dict_keys, 0}, {"prim::dict_values", dict_values, 0}, {"prim::dict_items", dict_items, 0},
     {"prim::size", size, 0}, {"prim::size_dim", size_dim, 0}, {"prim::dim", dim, 0}, {"prim::numel", numel, 0},
-    {"prim::RaiseException", raise, kPrimEffect}, {"prim::unchecked_cast", unchecked_cast, 0},
+    {"prim::format", format, 0}, {"prim::RaiseException", raise, kPrimEffect}, {"prim::unchecked_cast", unchecked_cast, 0},
 };
 
 }  // namespace

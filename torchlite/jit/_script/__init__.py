@@ -98,6 +98,8 @@ def _compile(fn, self_sv=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    from torchlite.jit._passes import eliminate_dead_code
+    eliminate_dead_code(graph)  # what inlining left unused (attribute reads, f-string parts)
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
 

@@ -10,6 +10,7 @@ import ast
 import builtins
 import inspect
 import math
+import textwrap
 import operator
 import types as pytypes
 
@@ -499,9 +500,9 @@ class Compiler:
                                            f"in the true branch and type {svs[1].type if svs[1] else '?'} in the "
                                            "false branch")
                 t = u
-            if all(sv is not None and sv.is_const for sv in svs) and len({repr((type(sv.const), sv.const)) for sv in svs}) == 1 \
-                    and not isinstance(svs[0].const, _tl.Tensor):
-                sv = SV(t, const=svs[0].const)
+            if all(sv.is_const for sv in present) and len({repr((type(sv.const), sv.const)) for sv in present}) == 1 \
+                    and not isinstance(present[0].const, _tl.Tensor):
+                sv = SV(t, const=present[0].const)
             else:
                 for (block, status), sv in zip(results, svs):
                     self.g.setInsertPoint(block.returnNode())
@@ -741,23 +742,25 @@ class Compiler:
     def expr_Name(self, e, env):
         return self.lookup(e.id, env, e)
 
-    def expr_JoinedStr(self, e, env, in_raise):
+    def expr_JoinedStr(self, e, env, in_raise=False):
+        """An f-string: folded when every part is a constant, else prim::format of the parts."""
         parts = []
         for v in e.values:
             if isinstance(v, ast.Constant):
                 parts.append(SV(T.STR, const=v.value))
                 continue
+            if v.format_spec is not None or v.conversion != -1:
+                raise self.unsupported(v, "format specs and conversions in f-strings")
             sv = self.expr(v.value, env)
-            if sv.is_const and v.format_spec is None and v.conversion == -1:
+            if sv.is_const and not isinstance(sv.const, _tl.Tensor):
                 parts.append(SV(T.STR, const=str(sv.const)))
-            elif in_raise:  # the message is read, not computed: keep the expression's text
-                parts.append(SV(T.STR, const="{" + ast.unparse(v.value) + "}"))
+            elif sv.type is None:
+                raise self.error(v, "f-string parts must be values")
             else:
-                raise self.unsupported(v, "f-strings with run-time values outside raise")
-        out = parts[0] if parts else SV(T.STR, const="")
-        for p in parts[1:]:
-            out = SV(T.STR, const=out.const + p.const)
-        return out
+                parts.append(sv)
+        if all(p.is_const for p in parts):
+            return SV(T.STR, const="".join(p.const for p in parts))
+        return SV(T.STR, value=self.insert("prim::format", [self.value(p, e) for p in parts], [T.STR]).output())
 
     def expr_Tuple(self, e, env):
         items = [self.expr(x, env) for x in e.elts]
@@ -891,10 +894,12 @@ class Compiler:
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
         if prim is None:
             raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
-        nums = ("int", "float", "bool")
+        nums = ("int", "float", "bool", "Number")
         if ta in nums and tb in nums:
             if prim == "prim::truediv" or prim == "prim::pow" or "float" in (ta, tb):
                 t = T.FLOAT
+            elif "Number" in (ta, tb):
+                t = T.NUMBER
             else:
                 t = T.INT
         elif ta == tb == "str" and prim == "prim::add":
@@ -954,7 +959,7 @@ class Compiler:
                 return SV(T.BOOL, const=bool(pyop(a.const, b.const)))
             except TypeError:
                 raise self.error(node, f"cannot compare {a.type} and {b.type}")
-        ok = (ta in ("int", "float", "bool") and tb in ("int", "float", "bool")) or ta == tb or \
+        ok = (ta in ("int", "float", "bool", "Number") and tb in ("int", "float", "bool", "Number")) or ta == tb or \
             name in ("eq", "ne") and "None" in (ta, tb)
         if not ok and name in ("eq", "ne") and (ta == "Optional" or tb == "Optional"):
             ok = True
@@ -987,6 +992,8 @@ class Compiler:
             return items[idx.const]
         if t == "Tensor":
             return self.tensor_index(base, e.slice, env, e)
+        if isinstance(e.slice, ast.Slice):
+            return self.list_slice(base, e.slice, env, e)
         idx = self.expr(e.slice, env)
         if t == "Dict":
             kt, vt = base.type.elems
@@ -1011,6 +1018,24 @@ class Compiler:
             et = base.type.elems[0] if t == "List" else T.STR
             return SV(et, value=self.insert("prim::getitem", [self.value(base, e), self.value(idx, e)], [et]).output())
         raise self.error(e.value, f"'{base.type}' object is not subscriptable")
+
+    def list_slice(self, base, sl, env, node):
+        parts = [SV(T.NONE, const=None) if x is None else self.expr(x, env) for x in (sl.lower, sl.upper, sl.step)]
+        for p in parts:
+            if p.type is None or p.type.kind not in ("int", "None"):
+                raise self.error(sl, f"slice indices must be integers or None, not {p.type}")
+        if base.is_const and isinstance(base.const, (list, tuple, str)) and all(p.is_const for p in parts):
+            return const_sv(base.const[slice(*(p.const for p in parts))])
+        t = base.type.kind if base.type else None
+        if t == "Tuple" or base.items is not None:
+            if not all(p.is_const for p in parts):
+                raise self.error(sl, "tuple slices must have constant bounds")
+            items = self.static_items(base, node)[slice(*(p.const for p in parts))]
+            return SV(T.Tuple([i.type for i in items]), items=items)
+        if t != "List":
+            raise self.error(node, f"'{base.type}' object cannot be sliced")
+        ins = [self.value(base, node)] + [self.value(p, node) for p in parts]
+        return SV(base.type, value=self.insert("prim::list_slice", ins, [base.type]).output())
 
     def tensor_index(self, base, sl, env, node):
         """x[i], x[a:b:c], x[None], x[...], x[t], and tuples of them: select/slice/unsqueeze/index ops."""
@@ -1185,6 +1210,11 @@ class Compiler:
             return self.call_op(op, args, kwargs, node)
         if ignored(fn):
             raise self.ignored_error(fn, node)
+        if getattr(fn, "__name__", None) == "<lambda>":
+            target = _forwarded(fn)
+            if target is None:
+                raise self.unsupported(node, "calling a lambda is not supported")
+            return self.call(self.python_value(target, node), args, kwargs, node)
         if isinstance(fn, (pytypes.FunctionType, pytypes.MethodType)):
             if isinstance(fn, pytypes.MethodType) and isinstance(fn.__self__, _tl.nn.Module):
                 raise self.error(node, "methods of other modules than self's are not supported")
@@ -1389,6 +1419,35 @@ class Compiler:
         if kind is None:
             raise self.error(node, f"object of type {x.type} has no len()")
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
+
+
+def _forwarded(fn):
+    """What a forwarding lambda `lambda *a, **k: <callee>(*a, **k)` calls (the library's conv and pool
+    modules keep their functional so), the callee evaluated in the lambda's scope; else None."""
+    try:
+        text = textwrap.dedent(inspect.getsource(fn)).strip()
+    except (OSError, TypeError):
+        return None
+    tree = None
+    for cut in range(len(text), 0, -1):  # the line may hold more than the lambda
+        try:
+            tree = ast.parse(text[text.index("lambda"):cut], mode="eval")
+            break
+        except SyntaxError:
+            continue
+    lam = tree.body if tree is not None else None
+    if not isinstance(lam, ast.Lambda) or not isinstance(lam.body, ast.Call) or lam.args.args:
+        return None
+    call = lam.body
+    star = lam.args.vararg.arg if lam.args.vararg else None
+    if not all(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == star for a in call.args):
+        return None
+    scope = dict(fn.__globals__)
+    scope.update({n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())})
+    try:
+        return eval(compile(ast.Expression(call.func), "<lambda>", "eval"), scope)  # noqa: S307 (library code)
+    except Exception:
+        return None
 
 
 def _lib(fn):

@@ -88,6 +88,23 @@ def _ret(t):
 
 
 def bind(schema, args, kwargs):
+    bound = _bind(schema, args, kwargs)
+    if bound is not None:
+        return bound
+    # As PyTorch: an int list that is the last positional argument also takes varargs (zeros(2, 3), x.view(2, 3)).
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    k = len(positional) - 1
+    if k >= 0 and positional[k].type.split("[")[0] in ("int", "SymInt") and positional[k].type.endswith("]") \
+            and len(args) > k and all(a.type.kind == "int" for a in args[k:]):
+        from torchlite.jit._script.compiler import SV
+        packed = SV(T.Tuple([T.INT] * (len(args) - k)), items=list(args[k:]))
+        if all(a.is_const for a in args[k:]):
+            packed = SV(T.Tuple([T.INT] * (len(args) - k)), const=tuple(a.const for a in args[k:]))
+        return _bind(schema, list(args[:k]) + [packed], kwargs)
+    return None
+
+
+def _bind(schema, args, kwargs):
     """[(schema argument, SV or ('default', value))] in schema order, or None when the call does
     not fit this overload (arity, names, types)."""
     params = list(schema.arguments)

@@ -115,7 +115,9 @@ def ir_type(t: T):
 def from_annotation(ann, where):
     """The static type of a Python annotation (typing.List[int], list[int], Optional[Tensor], ...);
     raises where(message) for one script does not take."""
-    if ann is None or ann is _tl.Tensor or ann is _tl.nn.Parameter:
+    if ann is None:
+        return NONE
+    if ann is _tl.Tensor or ann is _tl.nn.Parameter:
         return TENSOR
     simple = {int: INT, float: FLOAT, bool: BOOL, str: STR, type(None): NONE, _tl.dtype: DTYPE,
               _tl.device: DEVICE}
