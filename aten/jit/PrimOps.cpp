@@ -323,6 +323,15 @@ Outs raise(Stack& s, const Node& n) {
 }
 Outs unchecked_cast(Stack& s, const Node&) { return {s[0]}; }
 
+PythonOpHandler& python_op_handler() {
+  static PythonOpHandler handler = nullptr;
+  return handler;
+}
+Outs python_op(Stack& s, const Node& n) {
+  TL_CHECK(python_op_handler() != nullptr, "jit: prim::PythonOp needs Python (torchlite's bindings)");
+  return python_op_handler()(n, s);
+}
+
 const PrimOp kPrims[] = {
     {"prim::add", add, 0}, {"prim::sub", sub, 0}, {"prim::mul", mul, 0}, {"prim::truediv", truediv, 0},
     {"prim::floordiv", floordiv_op, 0}, {"prim::mod", mod, 0}, {"prim::pow", pow_op, 0}, {"prim::neg", neg, 0},
@@ -338,7 +347,7 @@ const PrimOp kPrims[] = {
     {"prim::dict_setitem", dict_setitem, kPrimWritesFirst}, {"prim::dict_contains", dict_contains, 0},
     {"prim::dict_keys", dict_keys, 0}, {"prim::dict_values", dict_values, 0}, {"prim::dict_items", dict_items, 0},
     {"prim::size", size, 0}, {"prim::size_dim", size_dim, 0}, {"prim::dim", dim, 0}, {"prim::numel", numel, 0},
-    {"prim::format", format, 0}, {"prim::RaiseException", raise, kPrimEffect}, {"prim::unchecked_cast", unchecked_cast, 0},
+    {"prim::format", format, 0}, {"prim::PythonOp", python_op, kPrimEffect}, {"prim::RaiseException", raise, kPrimEffect}, {"prim::unchecked_cast", unchecked_cast, 0},
 };
 
 }  // namespace
@@ -352,6 +361,8 @@ const PrimOp* find_prim(const std::string& kind) {
   auto it = table.find(kind);
   return it == table.end() ? nullptr : it->second;
 }
+
+void set_python_op_handler(PythonOpHandler handler) { python_op_handler() = handler; }
 
 std::vector<std::string> prim_kinds() {
   std::vector<std::string> out;

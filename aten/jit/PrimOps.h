@@ -26,6 +26,11 @@ struct PrimOp {
 
 // The prim op of `kind`, or nullptr (prim::If, Loop, Constant, ... are the interpreter's own).
 const PrimOp* find_prim(const std::string& kind);
+// prim::PythonOp (a call of an @ignore'd Python function) runs through this handler, installed by
+// the Python bindings (aten knows no Python); without one the node raises.
+using PythonOpHandler = std::vector<IValue> (*)(const Node& node, Stack& inputs);
+void set_python_op_handler(PythonOpHandler handler);
+
 // Every kind of the table (for the docs' test that each one is covered).
 std::vector<std::string> prim_kinds();
 

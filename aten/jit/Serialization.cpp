@@ -520,6 +520,9 @@ class GraphWriter {
     }
   }
   void node(const Node& n, int indent) {
+    TL_CHECK(n.kind() != "prim::PythonOp", "Could not export Python function call '",
+             n.hasAttribute("name") ? n.attr("name").toStringRef() : std::string("?"),
+             "'. Remove calls to Python functions (@torchlite.jit.ignore) before export.");
     w_.line(indent).word("node").string(n.kind()).string(n.op() ? n.op()->schema.qualified_name() : "");
     w_.word("in");
     refs(n.inputs());

@@ -25,6 +25,7 @@ from torchlite.jit._script import (  # noqa: F401
     export,
     ignore,
     script,
+    script_method,
     unused,
 )
 from torchlite.jit import frontend  # noqa: F401

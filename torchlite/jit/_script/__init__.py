@@ -36,6 +36,11 @@ def export(fn):
     return fn
 
 
+def script_method(fn):
+    """@torchlite.jit.script_method (a ScriptModule subclass's compiled method): as @export."""
+    return export(fn)
+
+
 def annotate(the_type, the_value):
     """torch.jit.annotate: gives an empty list or dict its type in script; the value in Python."""
     return the_value
@@ -130,6 +135,8 @@ class ScriptFunction:
         return f"{self.__name__}({params}) -> {self._sig.ret}"
 
     def __call__(self, *args, **kwargs):
+        if _jit._is_tracing():  # inside a trace (ONNX export): the Python function, so its ops are recorded
+            return self._fn(*args, **kwargs)
         inputs = self._sig.inputs(self.__name__, args, dict(kwargs))
         return _from_output(_jit.run_graph(self.graph, inputs)[0], self._sig.ret)
 
@@ -164,9 +171,6 @@ def _methods_of(module):
 
 
 def _script_module(module):
-    from torchlite.jit._script_module import ScriptModule
-    from torchlite.jit._trace import TracedModule
-
     class_forward = inspect.getattr_static(type(module), "forward", None)
     if class_forward is None or class_forward is _tl.nn.Module.forward:
         raise RuntimeError(f"Module '{type(module).__name__}' has no forward method to compile")
@@ -218,6 +222,8 @@ class ScriptedModule(_TracedModule):
         return type(self._traced_from).__name__
 
     def forward(self, *args, **kwargs):
+        if _jit._is_tracing():  # inside a trace (ONNX export): the Python module, so its ops are recorded
+            return self._traced_from(*args, **kwargs)
         graph, sig = self._compiled()["forward"]
         inputs = [self._object()] + sig.inputs("forward", args, dict(kwargs))
         return _from_output(_jit.run_graph(graph, inputs)[0], sig.ret)
@@ -249,7 +255,10 @@ class ScriptedModule(_TracedModule):
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Compiles `obj` (a function, an nn.Module, or something scripted already) into the JIT's IR."""
+    from torchlite.jit._script.compiler import _user_script_module
     from torchlite.jit._script_module import ScriptModule
+    if isinstance(obj, ScriptModule) and _user_script_module(obj):
+        return _script_module(obj)  # a subclass of ScriptModule: its forward and script_methods
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, _tl.nn.Module):

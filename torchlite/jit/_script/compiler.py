@@ -1151,6 +1151,7 @@ class Compiler:
             sub = mod._modules[name]
             if sub is None:
                 return SV(T.NONE, const=None)
+            sub = _source_module(sub, node, self)
             out = self.insert("prim::GetAttr", [self.value(base, node)], [T.T("Module", module=sub)]).s_("name", name).output()
             return SV(T.T("Module", module=sub), value=out, module=sub)
         cls_attr = inspect.getattr_static(type(mod), name, None)
@@ -1195,8 +1196,12 @@ class Compiler:
         fn = func.fn if func.fn is not None else func.const
         if func.self_sv is not None:  # a method of a module
             if ignored(fn):
-                raise self.ignored_error(fn, node)
+                raise self.unsupported(node, f"'{fn.__qualname__}' is an @torchlite.jit.ignore'd method: script "
+                                             "calls ignored functions, not methods (they would need the module)")
             return self.inline(fn, args, kwargs, node, self_sv=func.self_sv)
+        from torchlite.jit._script import ScriptFunction
+        if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
+            fn = fn._fn
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in _BUILTINS:
@@ -1209,7 +1214,7 @@ class Compiler:
         if op is not None:
             return self.call_op(op, args, kwargs, node)
         if ignored(fn):
-            raise self.ignored_error(fn, node)
+            return self.python_op(fn, args, kwargs, node)
         if getattr(fn, "__name__", None) == "<lambda>":
             target = _forwarded(fn)
             if target is None:
@@ -1231,9 +1236,31 @@ class Compiler:
         raise self.error(node, f"Python builtin {getattr(fn, '__name__', fn)!r} is currently not supported in "
                                "script")
 
-    def ignored_error(self, fn, node):
-        return self.unsupported(node, f"'{fn.__qualname__}' is @torchlite.jit.ignore'd: it would run Python, which "
-                                      "the interpreter does not (torchlite keeps no Python ops in graphs)")
+    def python_op(self, fn, args, kwargs, node):
+        """A call of an @ignore'd function: a prim::PythonOp node that calls it (with the GIL) when
+        the graph runs, as PyTorch keeps it; such a graph cannot be saved."""
+        try:
+            sig = inspect.signature(fn)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            raise self.error(node, f"{fn.__qualname__}(): {e}")
+        values = []
+        for name, p in sig.parameters.items():
+            if name in bound.arguments:
+                values.append(bound.arguments[name])
+            elif p.default is not inspect.Parameter.empty:
+                values.append(self.python_value(p.default, node) if p.default is not None else SV(T.NONE, const=None))
+        ret = sig.return_annotation
+        if ret is inspect.Signature.empty:
+            rt = T.TENSOR  # as PyTorch: an unannotated ignored function returns a Tensor
+        else:
+            def where(msg):
+                raise self.error(node, msg)
+            rt = T.from_annotation(ret, where)
+        ins = [self.value(v, node) for v in values]
+        n = self.insert("prim::PythonOp", ins, [rt])
+        n.i_("fn_id", _jit._register_python_op(fn)).s_("name", fn.__qualname__)
+        return SV(rt, value=n.output())
 
     @staticmethod
     def op_name(fn):
@@ -1419,6 +1446,26 @@ class Compiler:
         if kind is None:
             raise self.error(node, f"object of type {x.type} has no len()")
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
+
+
+def _source_module(sub, node, compiler):
+    """The module whose Python source a submodule compiles from: a scripted submodule's original;
+    a loaded or traced one has none."""
+    from torchlite.jit._script import ScriptedModule
+    from torchlite.jit._script_module import ScriptModule
+    if isinstance(sub, ScriptedModule):
+        return sub._traced_from
+    if isinstance(sub, ScriptModule) and not _user_script_module(sub):
+        raise compiler.error(node, f"submodule '{type(sub).__name__}' is compiled already (traced or loaded) and has "
+                                   "no source to script; script the original module")
+    return sub
+
+
+def _user_script_module(m):
+    """An instance of a user's subclass of torchlite.jit.ScriptModule (its methods are scripted)."""
+    from torchlite.jit._script_module import RecursiveScriptModule, ScriptModule
+    from torchlite.jit._trace import TracedModule
+    return isinstance(m, ScriptModule) and not isinstance(m, (RecursiveScriptModule, TracedModule))
 
 
 def _forwarded(fn):
