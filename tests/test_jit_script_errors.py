@@ -88,15 +88,6 @@ def recursive(x, n: int):
     return recursive(x, n - 1)
 
 
-@tl.jit.ignore
-def python_only(x):
-    return x.numpy()
-
-
-def calls_ignored(x):
-    return python_only(x)
-
-
 def bad_annotation(x, s: set):
     return x
 
@@ -128,7 +119,6 @@ def try_stmt(x):
     (list_comp, "[x * i for i in range(3)]", "List comprehension aren't supported"),
     (lambda_use, "lambda t: t + 1", "Lambda aren't supported"),
     (return_in_loop, "return x\n", "return statements inside loops are not supported"),
-    (calls_ignored, "python_only(x)", "@torchlite.jit.ignore"),
 ])
 def test_unsupported_syntax(fn, needle, what):
     with pytest.raises(NotSupportedError) as info:
@@ -196,6 +186,17 @@ def test_module_errors():
 
     with pytest.raises(NotSupportedError, match="assigning to attributes"):
         tl.jit.script(SetsState())
+    class IgnoredMethod(nn.Module):
+        @tl.jit.ignore
+        def helper(self, x):
+            return x
+
+        def forward(self, x):
+            return self.helper(x)
+
+    with pytest.raises(NotSupportedError, match="ignore'd method") as info:
+        tl.jit.script(IgnoredMethod())
+    assert "self.helper(x)" in str(info.value)
     with pytest.raises(RuntimeError, match="no forward method"):
         tl.jit.script(nn.Module())
 

@@ -56,7 +56,7 @@ def _to_input(value, t):
 
 
 def _from_output(value, t):
-    if t is None:
+    if t is None or t.kind == "Tensor":
         return value
     if t.kind == "Dict" and isinstance(value, list):
         return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
@@ -74,8 +74,13 @@ class _Signature:
 
     def __init__(self, names, types, defaults, ret):
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
+        # a call with every argument given positionally and nothing to convert passes them as they are
+        self.plain = not any(t.kind == "Dict" for t in types)
+        self.plain_ret = ret.kind in ("Tensor", "int", "float", "bool", "str", "None")
 
     def inputs(self, qualname, args, kwargs):
+        if not kwargs and self.plain and len(args) == len(self.names):
+            return list(args)
         if len(args) > len(self.names):
             raise RuntimeError(f"{qualname}() expected at most {len(self.names)} argument(s) but received "
                                f"{len(args)} argument(s)")
@@ -103,8 +108,9 @@ def _compile(fn, self_sv=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
-    from torchlite.jit._passes import eliminate_dead_code
+    from torchlite.jit._passes import constant_pooling, eliminate_dead_code
     eliminate_dead_code(graph)  # what inlining left unused (attribute reads, f-string parts)
+    constant_pooling(graph)  # the hoisted constants, one per value
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
 
@@ -137,7 +143,7 @@ class ScriptFunction:
     def __call__(self, *args, **kwargs):
         if _jit._is_tracing():  # inside a trace (ONNX export): the Python function, so its ops are recorded
             return self._fn(*args, **kwargs)
-        inputs = self._sig.inputs(self.__name__, args, dict(kwargs))
+        inputs = self._sig.inputs(self.__name__, args, kwargs)
         return _from_output(_jit.run_graph(self.graph, inputs)[0], self._sig.ret)
 
     def _cpp_module(self):
@@ -194,7 +200,15 @@ class ScriptedModule(_TracedModule):
         self.__dict__["graph"] = None
         del self.__dict__["graph"]  # `graph` is the property below
 
+    def train(self, mode=True):
+        super().train(mode)
+        self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
+        return self
+
     def _compiled(self):
+        current = self.__dict__.get("_current")
+        if current is not None:
+            return current
         module = self._traced_from
         key = (self.training,) + _training_key(module)[1:]
         cache = self.__dict__["_compiled_by_mode"]
@@ -211,6 +225,7 @@ class ScriptedModule(_TracedModule):
             finally:
                 module.training = saved
             cache[key] = found
+        self.__dict__["_current"] = found
         return found
 
     @property
@@ -225,8 +240,9 @@ class ScriptedModule(_TracedModule):
         if _jit._is_tracing():  # inside a trace (ONNX export): the Python module, so its ops are recorded
             return self._traced_from(*args, **kwargs)
         graph, sig = self._compiled()["forward"]
-        inputs = [self._object()] + sig.inputs("forward", args, dict(kwargs))
-        return _from_output(_jit.run_graph(graph, inputs)[0], sig.ret)
+        inputs = [self._object()] + sig.inputs("forward", args, kwargs)
+        out = _jit.run_graph(graph, inputs)[0]
+        return out if sig.plain_ret else _from_output(out, sig.ret)
 
     def __getattr__(self, name):
         compiled = self.__dict__.get("_compiled_by_mode")
@@ -234,7 +250,7 @@ class ScriptedModule(_TracedModule):
             graph, sig = self._compiled()[name]
 
             def method(*args, **kwargs):
-                inputs = [self._object()] + sig.inputs(name, args, dict(kwargs))
+                inputs = [self._object()] + sig.inputs(name, args, kwargs)
                 return _from_output(_jit.run_graph(graph, inputs)[0], sig.ret)
             return method
         return super().__getattr__(name)

@@ -101,6 +101,7 @@ class Compiler:
 
     def __init__(self, graph):
         self.g = graph
+        self._anchor = None  # set by constant()
         self.frames = []
         self.active = []  # functions being compiled: recursion is refused
 
@@ -136,7 +137,7 @@ class Compiler:
                 raise self.error(node, "Cannot insert a Tensor that requires grad as a constant. Consider making "
                                        "it a parameter or input, or detaching the gradient")
             try:
-                v = self.g.insertConstant(c)
+                v = self.constant(c)
             except Exception:
                 raise self.error(node, f"Python value of type '{type(c).__name__}' cannot be used as a value")
             if sv.type is not None and not isinstance(c, _tl.Tensor):
@@ -146,12 +147,27 @@ class Compiler:
             raise self.error(node, f"'{getattr(sv.fn, '__name__', sv.fn)}' is a function, not a value")
         raise self.error(node, "module objects cannot be used as values")
 
+    def constant(self, c):
+        """A prim::Constant at the top of the graph: it dominates every block, and runs once per call
+        rather than once per loop iteration (constant_pooling later merges equal ones)."""
+        here = self.g.insertPoint()
+        if self._anchor is None:  # the first node of the graph: constants go before it
+            self.g.setInsertPoint(self.g.return_node())
+            self._anchor = self.g.insertConstant(None).node()
+            if here is not None and here.kind() == "prim::Return" and here.owningBlock() is self.g.block():
+                here = self.g.return_node()
+        self.g.setInsertPoint(self._anchor)
+        try:
+            return self.g.insertConstant(c)
+        finally:
+            self.g.setInsertPoint(here)
+
     def new(self, t, value):
         return SV(t, value=value)
 
     def uninitialized(self, t):
         """A value for a branch that raises (never read): a None constant typed as t."""
-        v = self.g.insertConstant(None)
+        v = self.constant(None)
         v.setType(T.ir_type(t))
         return SV(t, value=v)
 
@@ -165,6 +181,7 @@ class Compiler:
             raise frontend.NotSupportedError(ctx, fdef, "script takes functions and methods")
         self.frames.append(Frame(fn, ctx))
         self.active.append(fn)
+        self.constant(None)  # the anchor, before any node
         try:
             hints = self._hints(fn, fdef)
             env = {}
@@ -1293,7 +1310,7 @@ class Compiler:
             inputs = []
             for arg, sv in bound:
                 if isinstance(sv, tuple):
-                    inputs.append(self.g.insertConstant(sv[1]))
+                    inputs.append(self.constant(sv[1]))
                 else:
                     inputs.append(self.value(sv, node))
             qual = f"{name}.{schema.overload_name}" if schema.overload_name else name
