@@ -418,3 +418,11 @@ def test_graph_kinds_match_torch_jit_script():
     assert [k for k in mine if not isinstance(k, list)] == [k for k in torch_kinds if not isinstance(k, list)]
     x = tl.randn(3)
     np.testing.assert_allclose(ours(x, 5).numpy(), theirs(torch.from_numpy(x.numpy()), 5).numpy(), rtol=1e-6)
+
+
+def tensor_conversions(x, y):
+    return x.float(), x.long(), x.double().bool(), y.type_as(x), x.to(tl.int32)
+
+
+def test_tensor_dtype_methods():
+    _check(tensor_conversions, tl.tensor([1.5, 0.0, -2.0], dtype=tl.float64), tl.tensor([1, 2, 3]))

@@ -239,3 +239,48 @@ def test_script_of_other_objects():
         tl.jit.script(nn.Linear)
     with pytest.raises(RuntimeError, match="expects a function or an nn.Module"):
         tl.jit.script(3)
+
+
+def _add_ints(a: int, b: int):
+    return a + b
+
+
+def _rezip(data, record, pattern, repl):
+    import io
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        records = {n: z.read(n) for n in z.namelist()}
+    text = records["archive/" + record]
+    new = re.sub(pattern.encode(), repl.encode(), text, count=1)
+    assert new != text
+    records["archive/" + record] = new
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for n, b in records.items():
+            z.writestr(n, b)
+    return out.getvalue()
+
+
+def test_malformed_prim_nodes_are_refused():
+    import io
+    from torchlite._C import _jit
+    buf = io.BytesIO()
+    tl.jit.save(tl.jit.script(_add_ints), buf)
+    data = buf.getvalue()
+    assert tl.jit.load(io.BytesIO(data))(2, 3) == 5
+    fewer = _rezip(data, "code/forward.graph", r'"prim::add" "" in 2 (\d+) (\d+)', r'"prim::add" "" in 1 \1')
+    with pytest.raises(RuntimeError, match="malformed prim::add node: prim::add takes 2 inputs"):
+        tl.jit.load(io.BytesIO(fewer))
+    unknown = _rezip(data, "code/forward.graph", r'"prim::add"', '"prim::bogus"')
+    with pytest.raises(RuntimeError, match="unknown node kind 'prim::bogus'"):
+        tl.jit.load(io.BytesIO(unknown))
+    g = _jit.Graph()
+    a = g.addInput("a")
+    g.registerOutput(g.insertNode(g.create("prim::add", [a], 1)).output())
+    with pytest.raises(RuntimeError, match="malformed node: prim::add takes 2 inputs"):
+        _jit.run_graph(g, [1])
+    g2 = _jit.Graph()
+    x = g2.addInput("x")
+    g2.registerOutput(g2.insertNode(g2.create("prim::len", [x], 1)).output())
+    with pytest.raises(TypeError):
+        _jit.run_graph(g2, [3])

@@ -226,3 +226,37 @@ def test_module_with_non_tensor_forward_arguments():
     xs = [tl.randn(2, 3), tl.randn(2, 3)]
     _close(s(xs, 1), m(xs, 1))
     _close(s(xs, 0, scale=3.0), m(xs, 0, scale=3.0))
+
+
+def test_mlp_against_torch_jit_script():
+    import torch
+
+    class TorchMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(6, 16)
+            self.fc2 = torch.nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.fc2(torch.nn.functional.relu(self.fc1(x))) * 0.5
+
+    theirs = TorchMLP()
+    ours = MLP()
+    with tl.no_grad():
+        for name, p in ours.named_parameters():
+            p.copy_(tl.from_numpy(dict(theirs.named_parameters())[name].detach().numpy().copy()))
+    s, t = tl.jit.script(ours), torch.jit.script(theirs)
+    x = tl.randn(3, 6)
+    _close(s(x), tl.from_numpy(t(torch.from_numpy(x.numpy())).detach().numpy()))
+
+    def kinds(nodes):
+        out = []
+        for n in nodes:
+            if n.kind().startswith("aten::"):
+                out.append(n.kind())
+            for b in n.blocks():
+                out += kinds(b.nodes())
+        return out
+    # torch keeps F.relu's `if inplace:` as a prim::If on the argument; script folds the constant default.
+    assert kinds(s.graph.nodes()) == ["aten::linear", "aten::relu", "aten::linear", "aten::mul"]
+    assert kinds(t.inlined_graph.nodes()) == ["aten::linear", "aten::relu_", "aten::relu", "aten::linear", "aten::mul"]

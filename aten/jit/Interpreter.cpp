@@ -125,7 +125,11 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
     }
     return carried;
   }
-  if (const PrimOp* prim = find_prim(k)) return prim->fn(stack, n);
+  if (const PrimOp* prim = find_prim(k)) {
+    std::string bad = prim_shape_error(*prim, stack.size(), n.outputs().size());
+    TL_CHECK(bad.empty(), "jit: malformed node: ", bad);
+    return prim->fn(stack, n);
+  }
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 

@@ -332,22 +332,28 @@ Outs python_op(Stack& s, const Node& n) {
   return python_op_handler()(n, s);
 }
 
+// kind, function, flags, inputs (kAnyCount: any number; kEvenCount: pairs; kOptionalOne: 0 or 1), outputs.
 const PrimOp kPrims[] = {
-    {"prim::add", add, 0}, {"prim::sub", sub, 0}, {"prim::mul", mul, 0}, {"prim::truediv", truediv, 0},
-    {"prim::floordiv", floordiv_op, 0}, {"prim::mod", mod, 0}, {"prim::pow", pow_op, 0}, {"prim::neg", neg, 0},
-    {"prim::lt", lt, 0}, {"prim::le", le, 0}, {"prim::gt", gt, 0}, {"prim::ge", ge, 0},
-    {"prim::eq", eq, 0}, {"prim::ne", ne, 0}, {"prim::not", not_op, 0}, {"prim::is", is, 0},
-    {"prim::isnot", isnot, 0}, {"prim::min", min_op, 0}, {"prim::max", max_op, 0},
-    {"prim::Int", to_int, 0}, {"prim::Float", to_float, 0}, {"prim::Bool", to_bool, 0}, {"prim::item", item_op, 0},
-    {"prim::len", len, 0}, {"prim::getitem", getitem, 0}, {"prim::setitem", setitem, kPrimWritesFirst},
-    {"prim::append", append, kPrimWritesFirst}, {"prim::extend", extend, kPrimWritesFirst},
-    {"prim::pop", pop, kPrimWritesFirst}, {"prim::contains", contains, 0}, {"prim::list_slice", list_slice, 0}, {"prim::list_copy", list_copy, 0},
-    {"prim::DictConstruct", dict_construct, 0}, {"prim::dict_len", dict_len, 0},
-    {"prim::dict_getitem", dict_getitem, 0}, {"prim::dict_get", dict_get, 0},
-    {"prim::dict_setitem", dict_setitem, kPrimWritesFirst}, {"prim::dict_contains", dict_contains, 0},
-    {"prim::dict_keys", dict_keys, 0}, {"prim::dict_values", dict_values, 0}, {"prim::dict_items", dict_items, 0},
-    {"prim::size", size, 0}, {"prim::size_dim", size_dim, 0}, {"prim::dim", dim, 0}, {"prim::numel", numel, 0},
-    {"prim::format", format, 0}, {"prim::PythonOp", python_op, kPrimEffect}, {"prim::RaiseException", raise, kPrimEffect}, {"prim::unchecked_cast", unchecked_cast, 0},
+    {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
+    {"prim::truediv", truediv, 0, 2, 1}, {"prim::floordiv", floordiv_op, 0, 2, 1}, {"prim::mod", mod, 0, 2, 1},
+    {"prim::pow", pow_op, 0, 2, 1}, {"prim::neg", neg, 0, 1, 1},
+    {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
+    {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
+    {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},
+    {"prim::Int", to_int, 0, 1, 1}, {"prim::Float", to_float, 0, 1, 1}, {"prim::Bool", to_bool, 0, 1, 1},
+    {"prim::item", item_op, 0, 1, 1}, {"prim::len", len, 0, 1, 1}, {"prim::getitem", getitem, 0, 2, 1},
+    {"prim::setitem", setitem, kPrimWritesFirst, 3, 0}, {"prim::append", append, kPrimWritesFirst, 2, 0},
+    {"prim::extend", extend, kPrimWritesFirst, 2, 0}, {"prim::pop", pop, kPrimWritesFirst, 2, 1},
+    {"prim::contains", contains, 0, 2, 1}, {"prim::list_slice", list_slice, 0, 4, 1},
+    {"prim::list_copy", list_copy, 0, 1, 1}, {"prim::DictConstruct", dict_construct, 0, kEvenCount, 1},
+    {"prim::dict_len", dict_len, 0, 1, 1}, {"prim::dict_getitem", dict_getitem, 0, 2, 1},
+    {"prim::dict_get", dict_get, 0, 3, 1}, {"prim::dict_setitem", dict_setitem, kPrimWritesFirst, 3, 0},
+    {"prim::dict_contains", dict_contains, 0, 2, 1}, {"prim::dict_keys", dict_keys, 0, 1, 1},
+    {"prim::dict_values", dict_values, 0, 1, 1}, {"prim::dict_items", dict_items, 0, 1, 1},
+    {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
+    {"prim::numel", numel, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
+    {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
+    {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
 };
 
 }  // namespace
@@ -363,6 +369,15 @@ const PrimOp* find_prim(const std::string& kind) {
 }
 
 void set_python_op_handler(PythonOpHandler handler) { python_op_handler() = handler; }
+
+std::string prim_shape_error(const PrimOp& p, size_t inputs, size_t outputs) {
+  bool ins_ok = p.inputs == kAnyCount || (p.inputs == kEvenCount && inputs % 2 == 0) ||
+                (p.inputs == kOptionalOne && inputs <= 1) || (p.inputs >= 0 && inputs == static_cast<size_t>(p.inputs));
+  if (!ins_ok || outputs != static_cast<size_t>(p.outputs))
+    return str(p.kind, " takes ", p.inputs >= 0 ? std::to_string(p.inputs) : std::string("another number of"),
+               " inputs and gives ", p.outputs, " outputs, the node has ", inputs, " and ", outputs);
+  return "";
+}
 
 std::vector<std::string> prim_kinds() {
   std::vector<std::string> out;

@@ -644,6 +644,11 @@ class GraphReader {
       return;
     }
     if (k != "prim::If" && k != "prim::Loop" && nb) bad("it cannot have blocks");
+    if (const PrimOp* prim = find_prim(k)) {
+      std::string why = prim_shape_error(*prim, ins, outs);
+      if (!why.empty()) in_.fail(str("malformed ", k, " node: ", why));
+      return;
+    }
     if (k == "prim::Constant") {
       if (ins || outs != 1) bad("no inputs and one output expected");
       for (const auto& a : n.attributeNames())

@@ -20,7 +20,6 @@ from torchlite.jit._trace import (  # noqa: F401
 from torchlite.jit._serialization import load, save  # noqa: F401
 from torchlite.jit._script import (  # noqa: F401
     ScriptFunction,
-    ScriptedModule,
     annotate,
     export,
     ignore,
@@ -33,4 +32,4 @@ from torchlite.jit._freeze import freeze, optimize_for_inference, run_frozen_opt
 
 # torch.jit.__all__ lists these; it imports the tracing and module classes all the same.
 __all__ = ["script", "trace", "save", "load", "freeze", "optimize_for_inference", "ScriptModule", "ScriptFunction",
-           "annotate", "Final", "ignore", "export", "unused"]
+           "annotate", "ignore", "export", "unused"]

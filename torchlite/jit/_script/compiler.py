@@ -60,6 +60,8 @@ _CMPOPS = {ast.Lt: ("lt", "prim::lt", operator.lt), ast.LtE: ("le", "prim::le", 
            ast.Gt: ("gt", "prim::gt", operator.gt), ast.GtE: ("ge", "prim::ge", operator.ge),
            ast.Eq: ("eq", "prim::eq", operator.eq), ast.NotEq: ("ne", "prim::ne", operator.ne)}
 _INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
+_DTYPE_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+                  "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
 _UNSUPPORTED_STMT = {ast.With: "with statements", ast.Try: "try blocks", ast.Global: "global variables",
                      ast.Nonlocal: "nonlocal variables", ast.Delete: "del statements",
                      ast.ClassDef: "class definitions", ast.FunctionDef: "function definitions",
@@ -1344,6 +1346,10 @@ class Compiler:
                     return SV(T.INT, value=self.insert("prim::numel", [self.value(obj, node)], [T.INT]).output())
                 if name == "item":
                     return SV(T.NUMBER, value=self.insert("prim::item", [self.value(obj, node)], [T.NUMBER]).output())
+            if name in _DTYPE_METHODS and not args and not kwargs:  # x.float(): Python-level conveniences of to()
+                return self.call_op("to", [obj, SV(T.DTYPE, const=getattr(_tl, _DTYPE_METHODS[name]))], {}, node)
+            if name == "type_as" and len(args) == 1:
+                return self.call_op("to", [obj, args[0]], {}, node)
             if not schema_match.schemas(name):
                 raise self.error(node, f"Tensor has no method '{name}' in script (not an op of native_functions.yaml)")
             return self.call_op(name, [obj] + list(args), kwargs, node)
