@@ -260,3 +260,13 @@ def test_mlp_against_torch_jit_script():
     # torch keeps F.relu's `if inplace:` as a prim::If on the argument; script folds the constant default.
     assert kinds(s.graph.nodes()) == ["aten::linear", "aten::relu", "aten::linear", "aten::mul"]
     assert kinds(t.inlined_graph.nodes()) == ["aten::linear", "aten::relu_", "aten::relu", "aten::linear", "aten::mul"]
+
+
+def test_exported_method_after_load(tmp_path):
+    m = MLP()
+    s = tl.jit.script(m)
+    tl.jit.save(s, tmp_path / "m.pt")
+    loaded = tl.jit.load(tmp_path / "m.pt")
+    x = tl.randn(2, 6)
+    _close(loaded.hidden(x, 3), m.hidden(x, 3))
+    _close(loaded(x), m(x))

@@ -112,7 +112,16 @@ class RecursiveScriptModule(ScriptModule):
         forward = self.__dict__["_forward"]
         if forward is None:
             self._method("forward")  # raises
-        graph, takes_self = forward
+        return self._run(*forward, args)
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_methods")
+        if methods and name != "forward" and name in methods:  # a scripted module's @export'ed methods
+            method = methods[name]
+            return lambda *args: self._run(method.graph, method.takes_self, args)
+        return super().__getattr__(name)
+
+    def _run(self, graph, takes_self, args):
         inputs = [self._object()] if takes_self else []
         params = graph.inputs()[len(inputs):]
         if len(args) < len(params) and all(str(v.type()).endswith("?") for v in params[len(args):]):
