@@ -284,3 +284,19 @@ def test_malformed_prim_nodes_are_refused():
     g2.registerOutput(g2.insertNode(g2.create("prim::len", [x], 1)).output())
     with pytest.raises(TypeError):
         _jit.run_graph(g2, [3])
+
+
+def test_argument_types_checked_at_call():
+    def f(x, n: int, scale: float = 1.5, dtype: tl.dtype = tl.float64):
+        return (x * n * scale).to(dtype)
+    s = tl.jit.script(f)
+    x = tl.ones(2)
+    assert s(x, 2).dtype == tl.float64 and s(x, 2, 2).tolist() == [4.0, 4.0]  # an int where a float is expected
+    with pytest.raises(RuntimeError, match="f\\(\\) Expected a value of type 'Tensor' for argument 'x' but instead "
+                                           "found type 'str'"):
+        s("x", 2)
+    with pytest.raises(RuntimeError, match="Expected a value of type 'int' for argument 'n' but instead found "
+                                           "type 'float'"):
+        s(x, 2.5)
+    with pytest.raises(RuntimeError, match="type 'int' for argument 'n' but instead found type 'bool'"):
+        s(x, True)

@@ -77,10 +77,25 @@ class _Signature:
         # a call with every argument given positionally and nothing to convert passes them as they are
         self.plain = not any(t.kind == "Dict" for t in types)
         self.plain_ret = ret.kind in ("Tensor", "int", "float", "bool", "str", "None")
+        # the Python types each argument must have (checked per call, as PyTorch matches arguments)
+        self.checks = [(i, n, t, _PY_TYPES[t.kind]) for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES]
 
     def inputs(self, qualname, args, kwargs):
         if not kwargs and self.plain and len(args) == len(self.names):
-            return list(args)
+            values = list(args)
+        else:
+            values = self._bind(qualname, args, kwargs)
+        for i, name, t, ok in self.checks:
+            v = values[i]
+            if not isinstance(v, ok) or (t.kind in ("int", "float") and isinstance(v, bool)):
+                found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
+                raise RuntimeError(f"{qualname}() Expected a value of type '{t}' for argument '{name}' but instead "
+                                   f"found type '{found}'.")
+            if t.kind == "float" and type(v) is int:
+                values[i] = float(v)
+        return values
+
+    def _bind(self, qualname, args, kwargs):
         if len(args) > len(self.names):
             raise RuntimeError(f"{qualname}() expected at most {len(self.names)} argument(s) but received "
                                f"{len(args)} argument(s)")
@@ -95,6 +110,10 @@ class _Signature:
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
         return [_to_input(v, t) for v, t in zip(values, self.types)]
+
+
+_PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),
+             "List": (list, tuple), "Tuple": (tuple,), "Dict": (list, dict)}
 
 
 from torchlite.jit._script.compiler import _NO as _NO_DEFAULT  # noqa: E402

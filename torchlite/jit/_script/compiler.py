@@ -216,19 +216,12 @@ class Compiler:
         return list(a.args)
 
     def _defaults(self, fdef, params):
-        ds = fdef.args.defaults
+        """(parameter, its default value or inspect.Parameter.empty), from the function object."""
+        fn = self.frames[-1].fn
+        ds = list(getattr(fn, "__defaults__", None) or ())
         pad = [inspect.Parameter.empty] * (len(fdef.args.args) - len(ds))
-        values = pad + [ast.literal_eval(d) if self._literal(d) else _NO for d in ds]
-        values = values[len(fdef.args.args) - len(params):]
+        values = (pad + ds)[len(fdef.args.args) - len(params):]
         return list(zip(params, values))
-
-    @staticmethod
-    def _literal(node):
-        try:
-            ast.literal_eval(node)
-            return True
-        except ValueError:
-            return False
 
     def _hints(self, fn, fdef):
         out = {}
