@@ -426,3 +426,13 @@ def tensor_conversions(x, y):
 
 def test_tensor_dtype_methods():
     _check(tensor_conversions, tl.tensor([1.5, 0.0, -2.0], dtype=tl.float64), tl.tensor([1, 2, 3]))
+
+
+def indexing_3d(x):
+    return x[0, ..., 1], x[..., 1:, 0], x[1:, None, 0], x[:, -1], x[..., ::2], x[None, ..., 0], x[0][1][2]
+
+
+def test_tensor_indexing_3d_and_ellipsis():
+    x = tl.randn(3, 4, 5)
+    _check(indexing_3d, x)
+    _check(indexing_3d, x.permute(2, 0, 1).contiguous().permute(1, 2, 0))  # non-contiguous

@@ -40,13 +40,10 @@ class SV:
         return self.const is not _NO
 
 
-def const_sv(v, where=None):
+def const_sv(v):
+    """A constant's SV: typed from its value (Any for layouts, memory formats and the like)."""
     t = T.of_value(v)
-    if t is None:
-        if isinstance(v, (_tl.memory_format, _tl.layout)) if hasattr(_tl, "layout") else False:
-            return SV(T.ANY, const=v)
-        return SV(None, const=v)
-    return SV(t, const=v)
+    return SV(T.ANY if t is None else t, const=v)
 
 
 _BINOPS = {ast.Add: ("add", "prim::add", operator.add), ast.Sub: ("sub", "prim::sub", operator.sub),
@@ -1050,7 +1047,10 @@ class Compiler:
         return SV(base.type, value=self.insert("prim::list_slice", ins, [base.type]).output())
 
     def tensor_index(self, base, sl, env, node):
-        """x[i], x[a:b:c], x[None], x[...], x[t], and tuples of them: select/slice/unsqueeze/index ops."""
+        """x[i], x[a:b:c], x[None], x[...], x[t], and tuples of them: select/slice/unsqueeze/index ops.
+        Before an ellipsis dims count from the front (a select removes its dim, a slice or None keeps
+        one); after it from the back (-k for the k-th real index from the end), which the ops on the
+        left do not move."""
         parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         evaluated = []
         for p in parts:
@@ -1058,36 +1058,38 @@ class Compiler:
                 evaluated.append(("slice", [None if x is None else self.expr(x, env) for x in (p.lower, p.upper, p.step)]))
             else:
                 evaluated.append(("value", self.expr(p, env)))
-        n_real = sum(1 for k, v in evaluated if not (k == "value" and v.is_const and (v.const is None or v.const is Ellipsis)))
-        x, dim = base, 0
-        tensors = []
+
+        def is_marker(kv, what):
+            return kv[0] == "value" and kv[1].is_const and kv[1].const is what
+        if sum(is_marker(kv, Ellipsis) for kv in evaluated) > 1:
+            raise self.error(node, "an index can only have a single ellipsis ('...')")
+        tensors = [v for k, v in evaluated if k == "value" and v.type is not None and v.type.kind == "Tensor"]
+        if tensors and len(evaluated) != 1:
+            raise self.unsupported(node, "tensor indices mixed with other indices")
+        x, dim, after = base, 0, None  # after: real indices left once past the ellipsis
         for i, (k, v) in enumerate(evaluated):
+            if is_marker((k, v), Ellipsis):
+                after = sum(1 for kv in evaluated[i + 1:] if not is_marker(kv, None))
+                if any(is_marker(kv, None) for kv in evaluated[i + 1:]):
+                    raise self.unsupported(node, "None after an ellipsis in an index")
+                continue
+            here = SV(T.INT, const=dim if after is None else -after)
             if k == "slice":
                 start, stop, step = v
-                args = [x, SV(T.INT, const=dim), start or SV(T.NONE, const=None), stop or SV(T.NONE, const=None),
-                        step or SV(T.INT, const=1)]
-                x = self.call_op("slice", args, {}, node)
-                dim += 1
+                x = self.call_op("slice", [x, here, start or SV(T.NONE, const=None), stop or SV(T.NONE, const=None),
+                                           step or SV(T.INT, const=1)], {}, node)
             elif v.is_const and v.const is None:
-                x = self.call_op("unsqueeze", [x, SV(T.INT, const=dim)], {}, node)
-                dim += 1
-            elif v.is_const and v.const is Ellipsis:
-                rank = self.tensor_dim(x, node)
-                rest = n_real - sum(1 for kk, vv in evaluated[:i] if not (kk == "value" and vv.is_const and (vv.const is None or vv.const is Ellipsis)))
-                # the dims the ellipsis stands for: rank - (indexed dims before and after it)
-                skip = self.arith(ast.Sub(), rank, SV(T.INT, const=n_real), node)
-                dim = self.arith(ast.Add(), SV(T.INT, const=dim) if isinstance(dim, int) else dim, skip, node)
-                del rest
+                x = self.call_op("unsqueeze", [x, here], {}, node)
             elif v.type is not None and v.type.kind == "int":
-                x = self.call_op("select", [x, dim if isinstance(dim, SV) else SV(T.INT, const=dim), v], {}, node)
+                x = self.call_op("select", [x, here, v], {}, node)
             elif v.type is not None and v.type.kind == "Tensor":
-                if len(evaluated) != 1:
-                    raise self.unsupported(node, "tensor indices mixed with other indices")
-                tensors.append(v)
+                continue
             else:
                 raise self.error(node, f"unsupported index of type {v.type}")
-            if isinstance(dim, int):
-                dim = dim
+            if after is not None:
+                after -= 1
+            elif not (k == "value" and v.type is not None and v.type.kind == "int"):
+                dim += 1  # a select removes its dim; a slice and None keep one
         if tensors:
             lst = SV(T.List(T.Optional(T.TENSOR)), value=self.insert(
                 "prim::ListConstruct", [self.value(t, node) for t in tensors], [T.List(T.Optional(T.TENSOR))]).output())
