@@ -270,3 +270,25 @@ def test_exported_method_after_load(tmp_path):
     x = tl.randn(2, 6)
     _close(loaded.hidden(x, 3), m.hidden(x, 3))
     _close(loaded(x), m(x))
+
+
+def test_module_dict_hasattr_getattr_is_scripting():
+    class Heads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.heads = nn.ModuleDict({"a": nn.Linear(3, 2), "b": nn.Linear(3, 2)})
+            self.gain = 2.0
+
+        def forward(self, x):
+            y = self.heads["a"](x) + getattr(self, "heads")["b"](x)
+            if hasattr(self, "gain"):
+                y = y * self.gain
+            if hasattr(self, "missing"):
+                y = y.undefined_method()  # never compiled: the condition is a constant
+            if tl.jit.is_scripting():
+                y = y + 1
+            return y
+    m = Heads()
+    s = tl.jit.script(m)
+    x = tl.randn(4, 3)
+    _close(s(x), m(x) + 1)

@@ -23,6 +23,7 @@ from torchlite.jit._script import (  # noqa: F401
     annotate,
     export,
     ignore,
+    is_scripting,
     script,
     script_method,
     unused,

@@ -36,6 +36,11 @@ def export(fn):
     return fn
 
 
+def is_scripting() -> bool:
+    """True inside scripted code (script folds the call), False when Python runs it."""
+    return False
+
+
 def script_method(fn):
     """@torchlite.jit.script_method (a ScriptModule subclass's compiled method): as @export."""
     return export(fn)

@@ -995,6 +995,10 @@ class Compiler:
         t = base.type.kind if base.type else None
         if base.module is not None:
             idx = self.expr(e.slice, env)
+            if isinstance(base.module, _tl.nn.ModuleDict) and idx.is_const and isinstance(idx.const, str):
+                if idx.const not in base.module._modules:
+                    raise self.error(e.slice, f"ModuleDict has no key '{idx.const}'")
+                return self.getattr_module(base, idx.const, e)
             if not (idx.is_const and isinstance(idx.const, int)):
                 raise self.error(e.slice, "module lists can only be indexed by constant ints")
             items = self.static_items(base, e)
@@ -1220,6 +1224,10 @@ class Compiler:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in _BUILTINS:
             return _BUILTINS[fn](self, args, kwargs, node)
+        if fn is _tl.jit.is_scripting:  # metacompiled, as PyTorch: True in script, False in Python
+            return SV(T.BOOL, const=True)
+        if fn is _tl.jit.is_tracing:
+            return SV(T.BOOL, const=False)
         if fn is _tl.jit.annotate if hasattr(_tl.jit, "annotate") else False:
             return self.annotate(args, node)
         if isinstance(fn, type) and issubclass(fn, BaseException):
@@ -1572,6 +1580,25 @@ def _isinstance(c, args, kwargs, node):
     return SV(T.BOOL, const=any(k in names.get(t, ()) for k in classes))
 
 
+def _hasattr(c, args, kwargs, node):
+    obj, name = args
+    if not (name.is_const and isinstance(name.const, str)):
+        raise c.error(node, "hasattr() takes a constant attribute name in script")
+    if obj.module is not None:
+        m = obj.module
+        return SV(T.BOOL, const=name.const in m._parameters or name.const in m._buffers or
+                  name.const in m._modules or hasattr(m, name.const))
+    if obj.is_const:
+        return SV(T.BOOL, const=hasattr(obj.const, name.const))
+    raise c.error(node, "hasattr() takes a module or a Python object in script")
+
+
+def _getattr(c, args, kwargs, node):
+    if len(args) != 2 or not (args[1].is_const and isinstance(args[1].const, str)):
+        raise c.error(node, "getattr() takes an object and a constant attribute name in script")
+    return c.attribute(args[0], args[1].const, node)
+
+
 def _unsupported_builtin(name):
     def f(c, args, kwargs, node):
         raise c.unsupported(node, f"Python builtin {name}() is currently not supported in script")
@@ -1582,5 +1609,5 @@ _BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::I
              float: _convert("prim::Float", T.FLOAT, float), bool: _convert("prim::Bool", T.BOOL, bool),
              min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list,
              isinstance: _isinstance, print: _unsupported_builtin("print"), enumerate: _unsupported_builtin("enumerate"),
-             zip: _unsupported_builtin("zip"), getattr: _unsupported_builtin("getattr"),
+             zip: _unsupported_builtin("zip"), getattr: _getattr, hasattr: _hasattr,
              math.sqrt: _unsupported_builtin("math.sqrt")}
