@@ -436,3 +436,13 @@ def test_tensor_indexing_3d_and_ellipsis():
     x = tl.randn(3, 4, 5)
     _check(indexing_3d, x)
     _check(indexing_3d, x.permute(2, 0, 1).contiguous().permute(1, 2, 0))  # non-contiguous
+
+
+def comprehensions(x, y):
+    a, b = (t.relu() for t in (x, y))
+    scaled = [x * i for i in range(3)]
+    return a + b, scaled, isinstance(x, (list, tl.Tensor)), list((1, 2)), x.dtype == tl.float32
+
+
+def test_static_comprehensions_isinstance_dtype():
+    _check(comprehensions, tl.randn(3), tl.randn(3))

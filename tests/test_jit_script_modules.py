@@ -292,3 +292,37 @@ def test_module_dict_hasattr_getattr_is_scripting():
     s = tl.jit.script(m)
     x = tl.randn(4, 3)
     _close(s(x), m(x) + 1)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.LayerNorm(8), (2, 8)), (lambda: nn.GELU(), (3, 4)), (lambda: nn.Softmax(dim=1), (2, 3)),
+    (lambda: nn.Flatten(), (2, 3, 4)), (lambda: nn.AvgPool2d(2), (1, 2, 4, 4)), (lambda: nn.Conv1d(2, 3, 3), (1, 2, 8)),
+    (lambda: nn.BatchNorm1d(4).eval(), (3, 4)), (lambda: nn.Identity(), (2,)), (lambda: nn.LeakyReLU(0.1), (3,)),
+    (lambda: nn.GroupNorm(2, 4), (2, 4, 3)), (lambda: nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect"), (1, 2, 5, 5)),
+])
+def test_library_modules_script(make, shape):
+    m = make()
+    x = tl.randn(*shape)
+    _close(tl.jit.script(m)(x), m(x))
+
+
+def test_embedding_scripts():
+    m = nn.Embedding(10, 4)
+    idx = tl.tensor([[1, 2], [9, 0]])
+    _close(tl.jit.script(m)(idx), m(idx))
+
+
+def test_unannotated_parameters_typed_from_defaults():
+    class Scaled(nn.Module):
+        def forward(self, x, scale=2.0, flip=False, mask=None):
+            if flip:
+                x = -x
+            if mask is not None:
+                x = x * mask
+            return x * scale
+    m = Scaled()
+    s = tl.jit.script(m)
+    x = tl.randn(3)
+    _close(s(x), m(x))
+    _close(s(x, 0.5, True, tl.tensor([1.0, 0.0, 1.0])), m(x, 0.5, True, tl.tensor([1.0, 0.0, 1.0])))
+    assert [str(v.type()) for v in s.graph.inputs()][1:] == ["Tensor", "float", "bool", "Tensor?"]

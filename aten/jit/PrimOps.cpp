@@ -279,6 +279,7 @@ Outs size_dim(Stack& s, const Node&) {
 }
 Outs dim(Stack& s, const Node&) { return {IValue(s[0].toTensor().dim())}; }
 Outs numel(Stack& s, const Node&) { return {IValue(s[0].toTensor().numel())}; }
+Outs dtype(Stack& s, const Node&) { return {IValue(s[0].toTensor().scalar_type())}; }
 
 // An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
 std::string py_str(const IValue& v) {
@@ -351,7 +352,7 @@ const PrimOp kPrims[] = {
     {"prim::dict_contains", dict_contains, 0, 2, 1}, {"prim::dict_keys", dict_keys, 0, 1, 1},
     {"prim::dict_values", dict_values, 0, 1, 1}, {"prim::dict_items", dict_items, 0, 1, 1},
     {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
-    {"prim::numel", numel, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
+    {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
     {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
 };

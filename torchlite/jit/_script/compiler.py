@@ -65,8 +65,8 @@ _UNSUPPORTED_STMT = {ast.With: "with statements", ast.Try: "try blocks", ast.Glo
                      ast.AsyncFunctionDef: "async function definitions", ast.AsyncFor: "async for loops",
                      ast.AsyncWith: "async with statements", ast.Import: "import statements",
                      ast.ImportFrom: "import statements"}
-_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda", ast.ListComp: "List comprehension", ast.DictComp: "Dict comprehension",
-                     ast.SetComp: "Set comprehension", ast.GeneratorExp: "Generator expression",
+_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda", ast.DictComp: "Dict comprehension",
+                     ast.SetComp: "Set comprehension",
                      ast.Set: "Set literal", ast.Await: "Await", ast.Yield: "Yield", ast.YieldFrom: "Yield from",
                      ast.Starred: "Starred expression", ast.NamedExpr: "Assignment expression (:=)"}
 _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError", RuntimeError: "builtins.RuntimeError",
@@ -190,7 +190,7 @@ class Compiler:
                 env[params[0].arg] = self_sv
                 params = params[1:]
             for p, default in self._defaults(fdef, params):
-                t = hints.get(p.arg, T.TENSOR)
+                t = hints.get(p.arg) or _default_type(default)
                 v = self.g.addInput(p.arg)
                 v.setType(T.ir_type(t))
                 env[p.arg] = SV(t, value=v)
@@ -737,8 +737,10 @@ class Compiler:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
                                    else f"{what} expressions aren't supported")
-        if type(e) in (ast.List, ast.Dict, ast.JoinedStr):
-            return m(e, env, hint) if type(e) is not ast.JoinedStr else m(e, env, in_raise)
+        if type(e) in (ast.List, ast.Dict, ast.ListComp):
+            return m(e, env, hint)
+        if type(e) is ast.JoinedStr:
+            return m(e, env, in_raise)
         return m(e, env)
 
     def expr_Constant(self, e, env):
@@ -771,14 +773,60 @@ class Compiler:
             return SV(T.STR, const="".join(p.const for p in parts))
         return SV(T.STR, value=self.insert("prim::format", [self.value(p, e) for p in parts], [T.STR]).output())
 
+    def comprehension_items(self, e, env):
+        """The elements of a list comprehension or generator over a static iterable (a tuple, a
+        constant list, a module list, range() of constants), compiled once per element."""
+        if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
+            raise self.unsupported(e, "comprehensions with several for clauses or conditions")
+        gen = e.generators[0]
+        it = gen.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            bounds = [self.expr(a, env) for a in it.args]
+            if not all(b.is_const and isinstance(b.const, int) for b in bounds):
+                raise self.unsupported(e, "comprehensions over range() of non-constant bounds")
+            items = [SV(T.INT, const=i) for i in range(*(b.const for b in bounds))]
+        else:
+            seq = self.expr(it, env)
+            static = seq.module is not None or seq.items is not None or (
+                seq.type is not None and seq.type.kind == "Tuple") or (
+                seq.is_const and isinstance(seq.const, (tuple, list)))
+            if not static:
+                raise self.unsupported(e, "comprehensions over run-time lists (only tuples, constants, module lists "
+                                          "and constant ranges, which are unrolled)")
+            items = self.static_items(seq, e)
+        out = []
+        for item in items:
+            benv = dict(env)
+            self.assign(gen.target, item, benv)
+            out.append(self.expr(e.elt, benv))
+        return out
+
+    def expr_GeneratorExp(self, e, env):
+        items = self.comprehension_items(e, env)
+        if any(i.type is None for i in items):
+            return SV(None, items=items)
+        return SV(T.Tuple([i.type for i in items]), items=items)
+
+    def expr_ListComp(self, e, env, hint=None):
+        items = self.comprehension_items(e, env)
+        if not items:
+            t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
+            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+        et = items[0].type
+        for i in items[1:]:
+            et = T.unify(et, i.type) if et is not None and i.type is not None else None
+        if et is None:
+            raise self.error(e, "List comprehension elements must have a single type")
+        t = T.List(et)
+        return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, e) for i in items], [t]).output())
+
     def expr_Tuple(self, e, env):
         items = [self.expr(x, env) for x in e.elts]
         if all(i.is_const for i in items):
             return SV(T.of_value(tuple(i.const for i in items)), const=tuple(i.const for i in items)) \
                 if T.of_value(tuple(i.const for i in items)) is not None else SV(None, items=items)
-        for i in items:
-            if i.type is None:
-                raise self.error(e, "tuples hold values (not modules or functions)")
+        if any(i.type is None for i in items):  # Python objects (classes, functions): static only
+            return SV(None, items=items)
         return SV(T.Tuple([i.type for i in items]), items=items)
 
     def expr_List(self, e, env, hint=None):
@@ -901,6 +949,12 @@ class Compiler:
         """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
         name, prim, pyop = _BINOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
+                a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
+            try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
+                return const_sv(pyop(a.const, b.const))
+            except TypeError:
+                raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
         if prim is None:
             raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
         nums = ("int", "float", "bool", "Number")
@@ -1148,6 +1202,8 @@ class Compiler:
                 return SV(T.List(T.INT), value=self.insert("prim::size", [self.value(base, node)], [T.List(T.INT)]).output())
             if name == "ndim":
                 return self.tensor_dim(base, node)
+            if name == "dtype":
+                return SV(T.DTYPE, value=self.insert("prim::dtype", [self.value(base, node)], [T.DTYPE]).output())
             if name in ("T", "mT", "H", "mH", "real", "imag"):
                 op = {"T": "numpy_T", "mT": "mT", "H": "adjoint", "mH": "mH"}.get(name, name)
                 if schema_match.schemas(op):
@@ -1182,6 +1238,15 @@ class Compiler:
         if not hasattr(mod, name):
             raise self.error(node, f"Module '{type(mod).__name__}' has no attribute '{name}'")
         v = getattr(mod, name)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(t, _tl.Tensor) for t in v):
+            # a list of the module's own parameters/buffers (an RNN's _flat_weights): read each by name
+            owned = {id(t): n for n, t in list(mod._parameters.items()) + list(mod._buffers.items()) if t is not None}
+            if all(id(t) in owned for t in v):
+                items = [self.getattr_module(base, owned[id(t)], node) for t in v]
+                if isinstance(v, tuple):
+                    return SV(T.Tuple([T.TENSOR] * len(items)), items=items)
+                lt = T.List(T.TENSOR)
+                return SV(lt, value=self.insert("prim::ListConstruct", [self.value(i, node) for i in items], [lt]).output())
         if isinstance(v, _tl.Tensor):
             if v.requires_grad:
                 raise self.error(node, f"Module attribute '{name}' is a tensor that requires grad but is not a "
@@ -1474,6 +1539,17 @@ class Compiler:
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
 
 
+def _default_type(default):
+    """An unannotated parameter's type: a Tensor (as PyTorch), or, where the default is a number,
+    bool or str, that type, and Optional[Tensor] for a None default (PyTorch would refuse these;
+    torchlite's own modules leave such parameters unannotated)."""
+    if default is None:
+        return T.Optional(T.TENSOR)
+    if isinstance(default, (bool, int, float, str)):
+        return T.of_value(default)
+    return T.TENSOR
+
+
 def _source_module(sub, node, compiler):
     """The module whose Python source a submodule compiles from: a scripted submodule's original;
     a loaded or traced one has none."""
@@ -1564,20 +1640,53 @@ def _range(c, args, kwargs, node):
 
 
 def _list(c, args, kwargs, node):
-    if len(args) != 1 or args[0].type is None or args[0].type.kind != "List":
-        raise c.error(node, "list() copies a list in script")
-    return SV(args[0].type, value=c.insert("prim::list_copy", [c.value(args[0], node)], [args[0].type]).output())
+    if len(args) != 1:
+        raise c.error(node, "list() takes one argument in script")
+    (x,) = args
+    if x.is_const and isinstance(x.const, (list, tuple)):
+        return SV(T.of_value(list(x.const)) or T.ANY, const=list(x.const))
+    t = x.type.kind if x.type is not None else None
+    if t == "List":
+        return SV(x.type, value=c.insert("prim::list_copy", [c.value(x, node)], [x.type]).output())
+    if t == "Tuple" and x.type.elems and all(e == x.type.elems[0] for e in x.type.elems):
+        lt = T.List(x.type.elems[0])
+        items = c.static_items(x, node)
+        return SV(lt, value=c.insert("prim::ListConstruct", [c.value(i, node) for i in items], [lt]).output())
+    raise c.error(node, f"list() of a {x.type} is not supported in script")
+
+
+def _tuple(c, args, kwargs, node):
+    if len(args) != 1:
+        raise c.error(node, "tuple() takes one argument in script")
+    (x,) = args
+    if x.is_const and isinstance(x.const, (list, tuple)):
+        return const_sv(tuple(x.const))
+    t = x.type.kind if x.type is not None else None
+    if x.items is not None or t == "Tuple":
+        items = c.static_items(x, node)
+        return SV(T.Tuple([i.type for i in items]), items=items)
+    raise c.error(node, f"tuple() of a {x.type} is not supported in script (its length is not static)")
 
 
 def _isinstance(c, args, kwargs, node):
     obj, cls = args
-    if obj.type is None or not cls.is_const:
-        raise c.error(node, "isinstance() needs a value and a type")
-    classes = cls.const if isinstance(cls.const, tuple) else (cls.const,)
-    t = obj.type.kind
+
+    def classes(sv):
+        if sv.items is not None:
+            return tuple(k for i in sv.items for k in classes(i))
+        if sv.fn is not None:
+            return (sv.fn,)
+        if sv.is_const:
+            return sv.const if isinstance(sv.const, tuple) else (sv.const,)
+        raise c.error(node, "isinstance() needs a type")
+    kinds = classes(cls)
+    if obj.is_const:
+        return SV(T.BOOL, const=isinstance(obj.const, kinds))
+    if obj.type is None:
+        raise c.error(node, "isinstance() needs a value")
     names = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float,), "bool": (bool, int), "str": (str,),
              "List": (list,), "Tuple": (tuple,), "Dict": (dict,), "None": (type(None),)}
-    return SV(T.BOOL, const=any(k in names.get(t, ()) for k in classes))
+    return SV(T.BOOL, const=any(k in names.get(obj.type.kind, ()) for k in kinds))
 
 
 def _hasattr(c, args, kwargs, node):
@@ -1607,7 +1716,7 @@ def _unsupported_builtin(name):
 
 _BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::Int", T.INT, int),
              float: _convert("prim::Float", T.FLOAT, float), bool: _convert("prim::Bool", T.BOOL, bool),
-             min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list,
+             min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list, tuple: _tuple,
              isinstance: _isinstance, print: _unsupported_builtin("print"), enumerate: _unsupported_builtin("enumerate"),
              zip: _unsupported_builtin("zip"), getattr: _getattr, hasattr: _hasattr,
              math.sqrt: _unsupported_builtin("math.sqrt")}
