@@ -1,7 +1,9 @@
 """torchlite.jit.script: compiles a Python function, an nn.Module (its forward and @export'ed
 methods) or a ScriptModule class's instance from its source into the JIT's IR, run by the C++
-interpreter (docs/jit.md, "script"). compiler.py emits the graph, transform.py puts exits in
-structured form, schema_match.py resolves YAML overloads, types.py holds the static types."""
+interpreter (docs/jit.md, "Script"). compiler.py emits the graph (values.py: what an expression
+compiles to), transform.py puts exits in structured form, schema_match.py resolves YAML overloads,
+types.py holds the static types, builtins.py Python's builtins, library.py what script needs to know
+of non-user objects (forwarding lambdas, scripted submodules, unannotated defaults)."""
 from __future__ import annotations
 
 import inspect
@@ -10,7 +12,8 @@ import os
 import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit._script import types as T
-from torchlite.jit._script.compiler import SV, Compiler
+from torchlite.jit._script.compiler import Compiler
+from torchlite.jit._script.values import SV
 
 
 def ignore(drop=False, **kwargs):
@@ -121,7 +124,7 @@ _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "boo
              "List": (list, tuple), "Tuple": (tuple,), "Dict": (list, dict)}
 
 
-from torchlite.jit._script.compiler import _NO as _NO_DEFAULT  # noqa: E402
+from torchlite.jit._script.values import _NO as _NO_DEFAULT  # noqa: E402
 
 
 def _compile(fn, self_sv=None):
@@ -295,7 +298,7 @@ class ScriptedModule(_TracedModule):
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Compiles `obj` (a function, an nn.Module, or something scripted already) into the JIT's IR."""
-    from torchlite.jit._script.compiler import _user_script_module
+    from torchlite.jit._script.library import _user_script_module
     from torchlite.jit._script_module import ScriptModule
     if isinstance(obj, ScriptModule) and _user_script_module(obj):
         return _script_module(obj)  # a subclass of ScriptModule: its forward and script_methods

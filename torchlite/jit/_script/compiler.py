@@ -9,8 +9,6 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import math
-import textwrap
 import operator
 import types as pytypes
 
@@ -19,32 +17,12 @@ from torchlite._C import _jit
 from torchlite.jit import frontend
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
+from torchlite.jit._script.builtins import BUILTINS
+from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
 from torchlite.jit._script.transform import always_exits, assigned_names, structure
+from torchlite.jit._script.values import _NO, SV, const_sv
 
-_NO = object()  # "not a compile-time constant"
-_INT64_MAX = 2**63 - 1
-
-
-class SV:
-    """A value during compilation. Exactly one of: `value` (an IR Value), `const` (a Python
-    constant, materialized as prim::Constant on use), `items` (a tuple of SVs), `module` (an
-    nn.Module, with `value` its object), `fn` (a callable or a method bound to `self_sv`)."""
-    __slots__ = ("value", "type", "const", "items", "module", "fn", "self_sv")
-
-    def __init__(self, type=None, value=None, const=_NO, items=None, module=None, fn=None, self_sv=None):
-        self.type, self.value, self.const, self.items = type, value, const, items
-        self.module, self.fn, self.self_sv = module, fn, self_sv
-
-    @property
-    def is_const(self):
-        return self.const is not _NO
-
-
-def const_sv(v):
-    """A constant's SV: typed from its value (Any for layouts, memory formats and the like)."""
-    t = T.of_value(v)
-    return SV(T.ANY if t is None else t, const=v)
-
+_INT64_MAX = 2**63 - 1  # a while loop's trip count
 
 _BINOPS = {ast.Add: ("add", "prim::add", operator.add), ast.Sub: ("sub", "prim::sub", operator.sub),
            ast.Mult: ("mul", "prim::mul", operator.mul), ast.Div: ("div", "prim::truediv", operator.truediv),
@@ -190,7 +168,7 @@ class Compiler:
                 env[params[0].arg] = self_sv
                 params = params[1:]
             for p, default in self._defaults(fdef, params):
-                t = hints.get(p.arg) or _default_type(default)
+                t = hints.get(p.arg) or default_type(default)
                 v = self.g.addInput(p.arg)
                 v.setType(T.ir_type(t))
                 env[p.arg] = SV(t, value=v)
@@ -714,7 +692,7 @@ class Compiler:
     def python_value(self, v, node):
         """A Python object met at compile time (a global, an attribute of a Python module)."""
         try:
-            if v in _BUILTINS:
+            if v in BUILTINS:
                 return SV(None, fn=v)
         except TypeError:  # unhashable
             pass
@@ -1225,7 +1203,7 @@ class Compiler:
             sub = mod._modules[name]
             if sub is None:
                 return SV(T.NONE, const=None)
-            sub = _source_module(sub, node, self)
+            sub = source_module(sub, node, self)
             out = self.insert("prim::GetAttr", [self.value(base, node)], [T.T("Module", module=sub)]).s_("name", name).output()
             return SV(T.T("Module", module=sub), value=out, module=sub)
         cls_attr = inspect.getattr_static(type(mod), name, None)
@@ -1287,8 +1265,8 @@ class Compiler:
             fn = fn._fn
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
-        if fn in _BUILTINS:
-            return _BUILTINS[fn](self, args, kwargs, node)
+        if fn in BUILTINS:
+            return BUILTINS[fn](self, args, kwargs, node)
         if fn is _tl.jit.is_scripting:  # metacompiled, as PyTorch: True in script, False in Python
             return SV(T.BOOL, const=True)
         if fn is _tl.jit.is_tracing:
@@ -1303,7 +1281,7 @@ class Compiler:
         if ignored(fn):
             return self.python_op(fn, args, kwargs, node)
         if getattr(fn, "__name__", None) == "<lambda>":
-            target = _forwarded(fn)
+            target = forwarded(fn)
             if target is None:
                 raise self.unsupported(node, "calling a lambda is not supported")
             return self.call(self.python_value(target, node), args, kwargs, node)
@@ -1506,7 +1484,7 @@ class Compiler:
                         not (hint.kind == "float" and sv.type.kind == "int"):
                     raise self.error(node, f"Expected a value of type '{hint}' for argument '{p.arg}' but instead "
                                            f"found type '{sv.type}'")
-                if hint is None and self_sv is None and not _lib(fn) and sv.type is not None and \
+                if hint is None and self_sv is None and not is_library(fn) and sv.type is not None and \
                         sv.type.kind != "Tensor" and not sv.is_const:
                     raise self.error(node, f"Expected a value of type 'Tensor' (inferred) for argument '{p.arg}' but "
                                            f"instead found type '{sv.type}'. Inferred 'Tensor' because it was not "
@@ -1537,186 +1515,3 @@ class Compiler:
         if kind is None:
             raise self.error(node, f"object of type {x.type} has no len()")
         return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())
-
-
-def _default_type(default):
-    """An unannotated parameter's type: a Tensor (as PyTorch), or, where the default is a number,
-    bool or str, that type, and Optional[Tensor] for a None default (PyTorch would refuse these;
-    torchlite's own modules leave such parameters unannotated)."""
-    if default is None:
-        return T.Optional(T.TENSOR)
-    if isinstance(default, (bool, int, float, str)):
-        return T.of_value(default)
-    return T.TENSOR
-
-
-def _source_module(sub, node, compiler):
-    """The module whose Python source a submodule compiles from: a scripted submodule's original;
-    a loaded or traced one has none."""
-    from torchlite.jit._script import ScriptedModule
-    from torchlite.jit._script_module import ScriptModule
-    if isinstance(sub, ScriptedModule):
-        return sub._traced_from
-    if isinstance(sub, ScriptModule) and not _user_script_module(sub):
-        raise compiler.error(node, f"submodule '{type(sub).__name__}' is compiled already (traced or loaded) and has "
-                                   "no source to script; script the original module")
-    return sub
-
-
-def _user_script_module(m):
-    """An instance of a user's subclass of torchlite.jit.ScriptModule (its methods are scripted)."""
-    from torchlite.jit._script_module import RecursiveScriptModule, ScriptModule
-    from torchlite.jit._trace import TracedModule
-    return isinstance(m, ScriptModule) and not isinstance(m, (RecursiveScriptModule, TracedModule))
-
-
-def _forwarded(fn):
-    """What a forwarding lambda `lambda *a, **k: <callee>(*a, **k)` calls (the library's conv and pool
-    modules keep their functional so), the callee evaluated in the lambda's scope; else None."""
-    try:
-        text = textwrap.dedent(inspect.getsource(fn)).strip()
-    except (OSError, TypeError):
-        return None
-    tree = None
-    for cut in range(len(text), 0, -1):  # the line may hold more than the lambda
-        try:
-            tree = ast.parse(text[text.index("lambda"):cut], mode="eval")
-            break
-        except SyntaxError:
-            continue
-    lam = tree.body if tree is not None else None
-    if not isinstance(lam, ast.Lambda) or not isinstance(lam.body, ast.Call) or lam.args.args:
-        return None
-    call = lam.body
-    star = lam.args.vararg.arg if lam.args.vararg else None
-    if not all(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == star for a in call.args):
-        return None
-    scope = dict(fn.__globals__)
-    scope.update({n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())})
-    try:
-        return eval(compile(ast.Expression(call.func), "<lambda>", "eval"), scope)  # noqa: S307 (library code)
-    except Exception:
-        return None
-
-
-def _lib(fn):
-    return getattr(fn, "__module__", "").startswith("torchlite.")
-
-
-def _convert(kind, t, pyf):
-    def conv(c, args, kwargs, node):
-        if len(args) != 1 or kwargs:
-            raise c.error(node, f"{pyf.__name__}() takes one argument")
-        (x,) = args
-        if x.is_const and not isinstance(x.const, _tl.Tensor):
-            try:
-                return SV(t, const=pyf(x.const))
-            except (TypeError, ValueError) as e:
-                raise c.error(node, str(e))
-        if x.type is None or x.type.kind not in ("Tensor", "int", "float", "bool", "Number"):
-            raise c.error(node, f"{pyf.__name__}() cannot convert a value of type {x.type}")
-        return SV(t, value=c.insert(kind, [c.value(x, node)], [t]).output())
-    return conv
-
-
-def _minmax(kind, pyf):
-    def mm(c, args, kwargs, node):
-        if len(args) != 2:
-            raise c.error(node, f"{pyf.__name__}() takes two numbers in script")
-        a, b = args
-        if a.is_const and b.is_const:
-            return const_sv(pyf(a.const, b.const))
-        if any(x.type is None or x.type.kind not in ("int", "float") for x in args):
-            if any(x.type is not None and x.type.kind == "Tensor" for x in args):
-                return c.call_op("maximum" if pyf is max else "minimum", args, {}, node)
-            raise c.error(node, f"{pyf.__name__}() takes numbers, got {a.type} and {b.type}")
-        t = T.FLOAT if T.FLOAT in (a.type, b.type) else T.INT
-        return SV(t, value=c.insert(kind, [c.value(a, node), c.value(b, node)], [t]).output())
-    return mm
-
-
-def _range(c, args, kwargs, node):
-    raise c.unsupported(node, "range() can only be used as the iterable of a for loop")
-
-
-def _list(c, args, kwargs, node):
-    if len(args) != 1:
-        raise c.error(node, "list() takes one argument in script")
-    (x,) = args
-    if x.is_const and isinstance(x.const, (list, tuple)):
-        return SV(T.of_value(list(x.const)) or T.ANY, const=list(x.const))
-    t = x.type.kind if x.type is not None else None
-    if t == "List":
-        return SV(x.type, value=c.insert("prim::list_copy", [c.value(x, node)], [x.type]).output())
-    if t == "Tuple" and x.type.elems and all(e == x.type.elems[0] for e in x.type.elems):
-        lt = T.List(x.type.elems[0])
-        items = c.static_items(x, node)
-        return SV(lt, value=c.insert("prim::ListConstruct", [c.value(i, node) for i in items], [lt]).output())
-    raise c.error(node, f"list() of a {x.type} is not supported in script")
-
-
-def _tuple(c, args, kwargs, node):
-    if len(args) != 1:
-        raise c.error(node, "tuple() takes one argument in script")
-    (x,) = args
-    if x.is_const and isinstance(x.const, (list, tuple)):
-        return const_sv(tuple(x.const))
-    t = x.type.kind if x.type is not None else None
-    if x.items is not None or t == "Tuple":
-        items = c.static_items(x, node)
-        return SV(T.Tuple([i.type for i in items]), items=items)
-    raise c.error(node, f"tuple() of a {x.type} is not supported in script (its length is not static)")
-
-
-def _isinstance(c, args, kwargs, node):
-    obj, cls = args
-
-    def classes(sv):
-        if sv.items is not None:
-            return tuple(k for i in sv.items for k in classes(i))
-        if sv.fn is not None:
-            return (sv.fn,)
-        if sv.is_const:
-            return sv.const if isinstance(sv.const, tuple) else (sv.const,)
-        raise c.error(node, "isinstance() needs a type")
-    kinds = classes(cls)
-    if obj.is_const:
-        return SV(T.BOOL, const=isinstance(obj.const, kinds))
-    if obj.type is None:
-        raise c.error(node, "isinstance() needs a value")
-    names = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float,), "bool": (bool, int), "str": (str,),
-             "List": (list,), "Tuple": (tuple,), "Dict": (dict,), "None": (type(None),)}
-    return SV(T.BOOL, const=any(k in names.get(obj.type.kind, ()) for k in kinds))
-
-
-def _hasattr(c, args, kwargs, node):
-    obj, name = args
-    if not (name.is_const and isinstance(name.const, str)):
-        raise c.error(node, "hasattr() takes a constant attribute name in script")
-    if obj.module is not None:
-        m = obj.module
-        return SV(T.BOOL, const=name.const in m._parameters or name.const in m._buffers or
-                  name.const in m._modules or hasattr(m, name.const))
-    if obj.is_const:
-        return SV(T.BOOL, const=hasattr(obj.const, name.const))
-    raise c.error(node, "hasattr() takes a module or a Python object in script")
-
-
-def _getattr(c, args, kwargs, node):
-    if len(args) != 2 or not (args[1].is_const and isinstance(args[1].const, str)):
-        raise c.error(node, "getattr() takes an object and a constant attribute name in script")
-    return c.attribute(args[0], args[1].const, node)
-
-
-def _unsupported_builtin(name):
-    def f(c, args, kwargs, node):
-        raise c.unsupported(node, f"Python builtin {name}() is currently not supported in script")
-    return f
-
-
-_BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::Int", T.INT, int),
-             float: _convert("prim::Float", T.FLOAT, float), bool: _convert("prim::Bool", T.BOOL, bool),
-             min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list, tuple: _tuple,
-             isinstance: _isinstance, print: _unsupported_builtin("print"), enumerate: _unsupported_builtin("enumerate"),
-             zip: _unsupported_builtin("zip"), getattr: _getattr, hasattr: _hasattr,
-             math.sqrt: _unsupported_builtin("math.sqrt")}

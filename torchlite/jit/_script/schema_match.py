@@ -96,7 +96,7 @@ def bind(schema, args, kwargs):
     k = len(positional) - 1
     if k >= 0 and positional[k].type.split("[")[0] in ("int", "SymInt") and positional[k].type.endswith("]") \
             and len(args) > k and all(a.type.kind == "int" for a in args[k:]):
-        from torchlite.jit._script.compiler import SV
+        from torchlite.jit._script.values import SV
         packed = SV(T.Tuple([T.INT] * (len(args) - k)), items=list(args[k:]))
         if all(a.is_const for a in args[k:]):
             packed = SV(T.Tuple([T.INT] * (len(args) - k)), const=tuple(a.const for a in args[k:]))
