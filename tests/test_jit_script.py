@@ -446,3 +446,30 @@ def comprehensions(x, y):
 
 def test_static_comprehensions_isinstance_dtype():
     _check(comprehensions, tl.randn(3), tl.randn(3))
+
+
+def find_first(xs: List[int], target: int) -> int:
+    for i in range(len(xs)):
+        if xs[i] == target:
+            return i
+    return -1
+
+
+def nested_return(x, n: int):
+    for i in range(n):
+        j = 0
+        while j < n:
+            if i * j == 6:
+                return x * i + j
+            j += 1
+    return x
+
+
+def test_return_inside_loops():
+    s = tl.jit.script(find_first)
+    for xs, t in (([3, 5, 7], 5), ([3, 5, 7], 9), ([], 1), ([2, 2], 2)):
+        assert s(xs, t) == find_first(xs, t)
+    n = tl.jit.script(nested_return)
+    x = tl.randn(2)
+    for k in (2, 4, 7):
+        _same(n(x, k), nested_return(x, k))

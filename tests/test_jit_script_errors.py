@@ -79,6 +79,8 @@ def return_in_loop(x, n: int):
     for i in range(n):
         if i > 2:
             return x
+        if i > 5:
+            return i
     return x
 
 
@@ -118,7 +120,6 @@ def try_stmt(x):
     (with_stmt, "with tl.no_grad():\n", "with statements aren't supported"),
     (list_comp, "[x * i for i in xs]", "comprehensions over run-time lists"),
     (lambda_use, "lambda t: t + 1", "Lambda aren't supported"),
-    (return_in_loop, "return x\n", "return statements inside loops are not supported"),
 ])
 def test_unsupported_syntax(fn, needle, what):
     with pytest.raises(NotSupportedError) as info:
@@ -149,6 +150,14 @@ def test_type_and_name_errors(fn, needle, what):
         tl.jit.script(fn)
     assert what in str(info.value)
     _check_range(info.value, fn, needle)
+
+
+def test_return_types_in_loops_must_agree():
+    with pytest.raises(RuntimeError, match="Previous return statement returned a value of type Tensor but this "
+                                           "return statement returns a value of type int") as info:
+        tl.jit.script(return_in_loop)
+    line, _ = _where(return_in_loop, "return i")
+    assert f"line {line}\n" in str(info.value)
 
 
 def test_branch_type_mismatch():

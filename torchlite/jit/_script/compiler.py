@@ -19,7 +19,7 @@ from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
-from torchlite.jit._script.transform import always_exits, assigned_names, structure
+from torchlite.jit._script.transform import LOOP_RETURN_INIT, always_exits, assigned_names, lift_loop_returns, structure
 from torchlite.jit._script.values import _NO, SV, const_sv
 
 _INT64_MAX = 2**63 - 1  # a while loop's trip count
@@ -61,6 +61,7 @@ class Frame:
 
     def __init__(self, fn, ctx):
         self.fn, self.ctx = fn, ctx
+        self.loop_return_type = None  # the type of the values returned inside loops
         self.globals = getattr(fn, "__globals__", {})
         self.closure = {}
         code = getattr(fn, "__code__", None)
@@ -222,7 +223,7 @@ class Compiler:
             stmts = stmts[1:]  # the docstring
         if not always_exits(stmts):
             stmts.append(ast.copy_location(ast.Return(value=None), fdef))
-        status = self.block(structure(stmts), env, allow_return=True)
+        status = self.block(structure(lift_loop_returns(stmts)), env, allow_return=True)
         if status[0] == "raise":
             return self.uninitialized(ret_hint or T.NONE)
         result = status[2]
@@ -244,6 +245,9 @@ class Compiler:
                 if not allow_return:
                     raise self.unsupported(s, "return statements inside loops are not supported")
                 sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env)
+                if isinstance(s.value, ast.Name) and s.value.id == "$ret":  # a loop's return value: its type
+                    t = self.frames[-1].loop_return_type
+                    sv = SV(t, value=self.insert("prim::unchecked_cast", [self.value(sv, s)], [t]).output())
                 return ("return", env, sv)
             if isinstance(s, ast.Raise):
                 self.raise_(s, env)
@@ -314,6 +318,15 @@ class Compiler:
 
     def assign(self, target, rhs, env):
         if isinstance(target, ast.Name):
+            if target.id == "$ret" and rhs.type is not None and rhs.type.kind != "Any":  # lift_loop_returns' value
+                frame = self.frames[-1]
+                t = rhs.type if frame.loop_return_type is None else T.unify(frame.loop_return_type, rhs.type)
+                if t is None:
+                    raise self.error(target, f"Previous return statement returned a value of type "
+                                             f"{frame.loop_return_type} but this return statement returns a value of "
+                                             f"type {rhs.type}")
+                frame.loop_return_type = t
+                rhs = SV(T.ANY, value=self.value(rhs, target))
             env[target.id] = rhs
         elif isinstance(target, (ast.Tuple, ast.List)):
             elems = self.unpack(rhs, len(target.elts), target)
@@ -722,6 +735,8 @@ class Compiler:
         return m(e, env)
 
     def expr_Constant(self, e, env):
+        if e.value is LOOP_RETURN_INIT:
+            return SV(T.ANY, value=self.constant(None))
         if e.value is Ellipsis:
             return SV(None, const=Ellipsis)
         if isinstance(e.value, (bytes, complex)):

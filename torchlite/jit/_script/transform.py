@@ -63,3 +63,60 @@ def assigned_names(stmts) -> set:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 names.add(n.id)
     return names
+
+
+# A constant the compiler reads as an `Any`-typed None: the initial `$ret` of a loop that returns.
+LOOP_RETURN_INIT = object()
+
+
+def _has_return(stmts) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _located(node, like):
+    for n in ast.walk(node):
+        ast.copy_location(n, like)
+        n.end_lineno, n.end_col_offset = like.end_lineno, like.end_col_offset
+    return node
+
+
+def _replace_returns(stmts):
+    """`return v` at this loop's level (ifs looked into) -> `$ret = v; $returned = True; break`."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            value = s.value if s.value is not None else ast.Constant(value=None)
+            out += [_located(ast.Assign(targets=[ast.Name(id="$ret", ctx=ast.Store())], value=value), s),
+                    _located(ast.Assign(targets=[ast.Name(id="$returned", ctx=ast.Store())],
+                                        value=ast.Constant(value=True)), s),
+                    _located(ast.Break(), s)]
+            continue
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = _replace_returns(s.body), _replace_returns(s.orelse)
+        out.append(s)
+    return out
+
+
+def lift_loop_returns(stmts, in_loop=False):
+    """Returns inside loops become flags: the loop sets `$ret` and `$returned` and breaks; after it,
+    `if $returned: return $ret` (or `break` out of an enclosing loop, which checks in turn)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = lift_loop_returns(s.body, in_loop), lift_loop_returns(s.orelse, in_loop)
+        elif isinstance(s, (ast.For, ast.While)) and _has_return(s.body):
+            s = copy.copy(s)
+            s.body = _replace_returns(lift_loop_returns(s.body, in_loop=True))
+            if not in_loop:
+                out += [_located(ast.Assign(targets=[ast.Name(id="$returned", ctx=ast.Store())],
+                                            value=ast.Constant(value=False)), s),
+                        _located(ast.Assign(targets=[ast.Name(id="$ret", ctx=ast.Store())],
+                                            value=ast.Constant(value=LOOP_RETURN_INIT)), s)]
+            out.append(s)
+            exit_ = ast.Break() if in_loop else ast.Return(value=ast.Name(id="$ret", ctx=ast.Load()))
+            out.append(_located(ast.If(test=ast.Name(id="$returned", ctx=ast.Load()), body=[exit_], orelse=[]), s))
+            continue
+        out.append(s)
+    return out
