@@ -309,3 +309,28 @@ def test_argument_types_checked_at_call():
         s(x, 2.5)
     with pytest.raises(RuntimeError, match="type 'int' for argument 'n' but instead found type 'bool'"):
         s(x, True)
+
+
+def test_int_edge_cases_do_not_crash():
+    def div(a: int, b: int):
+        return a // b, a % b, -a
+
+    def add(a: int, b: int):
+        return a + b
+
+    def to_int(x: float):
+        return int(x)
+
+    def sl(xs: List[int], step: int):
+        return xs[1::step]
+    lo = -2**63
+    s = tl.jit.script(div)
+    with pytest.raises(RuntimeError, match="integer overflow in floordiv"):
+        s(lo, -1)
+    assert s(-7, 2) == div(-7, 2) and s(7, -2) == div(7, -2)
+    assert tl.jit.script(add)(2**63 - 1, 1) == lo  # int64 wraps, as TorchScript's ints
+    with pytest.raises(ValueError, match="out of the range of int64"):
+        tl.jit.script(to_int)(1e30)
+    f = tl.jit.script(sl)
+    for xs, step in (([1, 2, 3, 4], 2**63 - 1), ([1, 2, 3], -2**63), ([1, 2, 3, 4, 5], -2), ([1, 2, 3], 1)):
+        assert f(xs, step) == xs[1::step]

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -22,8 +23,14 @@ void need_nums(const char* op, const IValue& a, const IValue& b) {
 }
 
 // Python's floor division and modulo (the result takes the divisor's sign).
+// int64 arithmetic wraps around (TorchScript's ints are 64-bit), done unsigned: no undefined behaviour.
+int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
 int64_t floordiv(int64_t a, int64_t b) {
   TL_CHECK(b != 0, "ZeroDivisionError: integer division or modulo by zero");
+  TL_CHECK(!(a == std::numeric_limits<int64_t>::min() && b == -1), "integer overflow in floordiv(", a, ", -1)");
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -49,13 +56,13 @@ Outs add(Stack& s, const Node&) {
     out.insert(out.end(), s[1].toListRef().begin(), s[1].toListRef().end());
     return {IValue::list(std::move(out))};
   }
-  return arith("add", s, [](int64_t a, int64_t b) { return a + b; }, [](double a, double b) { return a + b; });
+  return arith("add", s, wrap_add, [](double a, double b) { return a + b; });
 }
 Outs sub(Stack& s, const Node&) {
-  return arith("sub", s, [](int64_t a, int64_t b) { return a - b; }, [](double a, double b) { return a - b; });
+  return arith("sub", s, wrap_sub, [](double a, double b) { return a - b; });
 }
 Outs mul(Stack& s, const Node&) {
-  return arith("mul", s, [](int64_t a, int64_t b) { return a * b; }, [](double a, double b) { return a * b; });
+  return arith("mul", s, wrap_mul, [](double a, double b) { return a * b; });
 }
 Outs truediv(Stack& s, const Node&) {
   need_nums("div", s[0], s[1]);
@@ -69,7 +76,10 @@ Outs floordiv_op(Stack& s, const Node&) {
   });
 }
 Outs mod(Stack& s, const Node&) {
-  return arith("remainder", s, [](int64_t a, int64_t b) { return a - floordiv(a, b) * b; }, pymod);
+  return arith("remainder", s, [](int64_t a, int64_t b) {
+    if (b == -1) return int64_t{0};  // (and no INT64_MIN / -1)
+    return wrap_sub(a, wrap_mul(floordiv(a, b), b));
+  }, pymod);
 }
 Outs pow_op(Stack& s, const Node&) {  // as TorchScript's aten::pow.int: a float
   need_nums("pow", s[0], s[1]);
@@ -77,7 +87,7 @@ Outs pow_op(Stack& s, const Node&) {  // as TorchScript's aten::pow.int: a float
 }
 Outs neg(Stack& s, const Node&) {
   TL_CHECK_TYPE(is_num(s[0]), "neg: unsupported operand type ", s[0].tag_name());
-  if (is_int(s[0])) return {IValue(-s[0].toInt())};
+  if (is_int(s[0])) return {IValue(wrap_sub(0, s[0].toInt()))};
   return {IValue(-s[0].toDouble())};
 }
 
@@ -131,6 +141,8 @@ Outs to_int(Stack& s, const Node&) {
   if (v.tag() == Tag::Double) {
     double d = v.toDouble();
     TL_CHECK_VALUE(std::isfinite(d), "Int: cannot convert float ", d, " to integer");
+    TL_CHECK_VALUE(d >= -9223372036854775808.0 && d < 9223372036854775808.0, "Int: float ", d,
+                   " is out of the range of int64");
     return {IValue(static_cast<int64_t>(std::trunc(d)))};
   }
   return {IValue(v.toInt())};
@@ -203,7 +215,13 @@ Outs list_slice(Stack& s, const Node&) {
   };
   int64_t start = clamp(s[1], step > 0 ? 0 : n - 1), stop = clamp(s[2], step > 0 ? n : -1);
   std::vector<IValue> out;
-  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(xs[static_cast<size_t>(i)]);
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    out.push_back(xs[static_cast<size_t>(i)]);
+    // stop before i + step could overflow (a step near INT64_MAX / INT64_MIN)
+    if (step > 0 ? static_cast<uint64_t>(stop - i) <= static_cast<uint64_t>(step)
+                 : static_cast<uint64_t>(i - stop) <= uint64_t{0} - static_cast<uint64_t>(step))
+      break;
+  }
   return {s[0].isTuple() ? IValue::tuple(std::move(out)) : IValue::list(std::move(out))};
 }
 Outs contains(Stack& s, const Node&) {  // `x in list`
