@@ -1,4 +1,5 @@
 #include "aten/jit/IR.h"
+#include "aten/jit/PrimOps.h"
 
 #include <algorithm>
 #include <functional>
@@ -225,7 +226,11 @@ void Node::destroy() {
 }
 
 bool Node::hasSideEffects() const {
-  return op_ && (op_->schema.is_mutable() || op_->schema.returns.empty());
+  if (!op_) {
+    const PrimOp* prim = find_prim(kind_);
+    return prim != nullptr && prim->flags != 0;
+  }
+  return op_->schema.is_mutable() || op_->schema.returns.empty();
 }
 
 bool Node::isNondeterministic() const { return op_ && op_->schema.is_nondeterministic(); }

@@ -4,6 +4,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/jit/FusionExecutor.h"
+#include "aten/jit/PrimOps.h"
 
 namespace tl::jit {
 namespace {
@@ -14,6 +15,7 @@ namespace {
 // the allocator recycles their memory (kept to the end, 10M-element chains ran 1.1-2.9x eager's time).
 struct BlockPlan {
   std::vector<Node*> nodes;
+  std::vector<const PrimOp*> prims;  // by node position: its prim op (checked for shape once), or null
   std::vector<std::vector<const Value*>> drop_after;  // by node position
 };
 
@@ -29,6 +31,16 @@ BlockPlan plan_block(const Block& block, size_t value_count) {
   BlockPlan plan;
   plan.nodes = block.nodes();
   plan.drop_after.resize(plan.nodes.size());
+  plan.prims.resize(plan.nodes.size(), nullptr);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const Node* n = plan.nodes[i];
+    if (n->op() != nullptr || n->kind().rfind("prim::", 0) != 0) continue;
+    if (const PrimOp* p = find_prim(n->kind())) {
+      std::string bad = prim_shape_error(*p, n->inputs().size(), n->outputs().size());
+      TL_CHECK(bad.empty(), "jit: malformed node: ", bad);
+      plan.prims[i] = p;
+    }
+  }
   constexpr int64_t kNever = -1, kKeep = -2;
   std::vector<int64_t> last(value_count, kNever);  // position of the last node using each value
   std::vector<const Value*> uses;
@@ -124,6 +136,11 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
     }
     return carried;
   }
+  if (const PrimOp* prim = find_prim(k)) {
+    std::string bad = prim_shape_error(*prim, stack.size(), n.outputs().size());
+    TL_CHECK(bad.empty(), "jit: malformed node: ", bad);
+    return prim->fn(stack, n);
+  }
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 
@@ -139,6 +156,9 @@ std::vector<IValue> run_block(const Block& block, Env& env) {
       TL_CHECK(stack.size() == n->outputs().size(), "jit: ", n->kind(), " produced ", stack.size(),
                " values for ", n->outputs().size(), " outputs");
       for (size_t i = 0; i < stack.size(); ++i) env[n->outputs()[i]] = std::move(stack[i]);
+    } else if (const PrimOp* prim = plan.prims[pos]) {  // script's int/list/... ops, resolved once per plan
+      std::vector<IValue> outs = prim->fn(stack, *n);
+      for (size_t i = 0; i < outs.size(); ++i) env[n->outputs()[i]] = std::move(outs[i]);
     } else {
       std::vector<IValue> outs = execute(*n, stack, &env);
       TL_CHECK(outs.size() == n->outputs().size(), "jit: ", n->kind(), " gave ", outs.size(), " values for ",

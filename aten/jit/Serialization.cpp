@@ -1,4 +1,5 @@
 #include "aten/jit/Serialization.h"
+#include "aten/jit/PrimOps.h"
 
 #include <cctype>
 #include <cerrno>
@@ -519,6 +520,9 @@ class GraphWriter {
     }
   }
   void node(const Node& n, int indent) {
+    TL_CHECK(n.kind() != "prim::PythonOp", "Could not export Python function call '",
+             n.hasAttribute("name") ? n.attr("name").toStringRef() : std::string("?"),
+             "'. Remove calls to Python functions (@torchlite.jit.ignore) before export.");
     w_.line(indent).word("node").string(n.kind()).string(n.op() ? n.op()->schema.qualified_name() : "");
     w_.word("in");
     refs(n.inputs());
@@ -610,6 +614,7 @@ class GraphReader {
                                     "prim::Loop"};
       bool known = false;
       for (const char* p : prims) known |= kind == p;
+      known |= find_prim(kind) != nullptr && kind != "prim::PythonOp";  // Python calls are never loaded
       if (!known) in_.fail(str("unknown node kind '", kind, "'"));
       n = g_.create(kind, inputs, n_out);
     }
@@ -639,6 +644,11 @@ class GraphReader {
       return;
     }
     if (k != "prim::If" && k != "prim::Loop" && nb) bad("it cannot have blocks");
+    if (const PrimOp* prim = find_prim(k)) {
+      std::string why = prim_shape_error(*prim, ins, outs);
+      if (!why.empty()) in_.fail(str("malformed ", k, " node: ", why));
+      return;
+    }
     if (k == "prim::Constant") {
       if (ins || outs != 1) bad("no inputs and one output expected");
       for (const auto& a : n.attributeNames())

@@ -112,8 +112,24 @@ class RecursiveScriptModule(ScriptModule):
         forward = self.__dict__["_forward"]
         if forward is None:
             self._method("forward")  # raises
-        graph, takes_self = forward
+        return self._run(*forward, args)
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_methods")
+        if methods and name != "forward" and name in methods:  # a scripted module's @export'ed methods
+            method = methods[name]
+            return lambda *args: self._run(method.graph, method.takes_self, args)
+        return super().__getattr__(name)
+
+    def _run(self, graph, takes_self, args):
         inputs = [self._object()] if takes_self else []
+        params = graph.inputs()[len(inputs):]
+        if len(args) < len(params) and all(str(v.type()).endswith("?") for v in params[len(args):]):
+            args = args + (None,) * (len(params) - len(args))  # the archive keeps no defaults: Optional ones are None
+        if len(inputs) + len(args) == len(graph.inputs()) and not any(
+                isinstance(a, (tuple, list)) and v.type().isTensor() for a, v in zip(args, graph.inputs()[len(inputs):])):
+            # one graph input per argument (a scripted graph's ints, lists, ...): passed as they are
+            return _jit.run_graph(graph, inputs + list(args))[0]
         for a in args:
             if isinstance(a, _tl.Tensor):
                 inputs.append(a)

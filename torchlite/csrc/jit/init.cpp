@@ -7,6 +7,7 @@
 #include "aten/jit/FusionExecutor.h"
 #include "aten/jit/IR.h"
 #include "aten/jit/Interpreter.h"
+#include "aten/jit/PrimOps.h"
 #include "aten/jit/Tracer.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
@@ -302,7 +303,30 @@ void bind_ir(py::module_& m) {
       .def("hasattr", [](const Object& o, const std::string& k) { return o.attrs.count(k) > 0; });
 }
 
+// The callables of prim::PythonOp nodes (script's calls of @ignore'd functions), by the node's
+// `fn_id`; never freed, as graphs holding their ids may live to the end of the process.
+std::vector<PyObject*>& python_ops() {
+  static std::vector<PyObject*> fns;
+  return fns;
+}
+
+std::vector<IValue> run_python_op(const Node& n, Stack& inputs) {
+  py::gil_scoped_acquire gil;
+  const int64_t id = n.attr("fn_id").toInt();
+  TL_CHECK(id >= 0 && static_cast<size_t>(id) < python_ops().size(), "jit: unknown Python op ", id);
+  py::tuple args(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) args[i] = to_py(inputs[i]);
+  py::object result = py::reinterpret_borrow<py::object>(python_ops()[id])(*args);
+  if (n.outputs().empty()) return {};
+  return {to_ivalue(result)};
+}
+
 void bind_runtime(py::module_& m) {
+  m.def("_register_python_op", [](py::object fn) {
+    set_python_op_handler(&run_python_op);
+    python_ops().push_back(fn.release().ptr());
+    return static_cast<int64_t>(python_ops().size() - 1);
+  }, "Keeps a Python callable for prim::PythonOp nodes; returns its fn_id.");
   m.def("run_graph", [](const Graph& g, const py::sequence& inputs) {
     std::vector<IValue> args = to_ivalues(inputs);
     std::vector<IValue> outs;
@@ -340,6 +364,11 @@ void bind_runtime(py::module_& m) {
     for (const Operator* op : overloads_of(base)) out.push_back(&op->schema);
     return out;
   }, py::return_value_policy::reference);
+  m.def("_prim_kinds", &prim_kinds, "The interpreter's non-tensor prim:: ops (aten/jit/PrimOps.h).");
+  m.def("_prim_writes_first_input", [](const std::string& kind) {
+    const PrimOp* p = find_prim(kind);
+    return p != nullptr && (p->flags & kPrimWritesFirst);
+  }, "Whether a prim:: op mutates its first input (list append, dict setitem), for alias analysis.");
   m.def("_skipped_ops", &skipped_ops, "Overloads without a boxed form, each with the reason.");
   m.def("_registered_op_count", [] { return all_ops().size(); });
 

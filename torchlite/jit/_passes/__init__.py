@@ -14,6 +14,7 @@
   a conv or linear with constant weights is folded into them.
 - fusion.fuse_elementwise(graph): chains/DAGs of pointwise nodes become prim::FusionGroup nodes,
   run in cache-sized blocks (aten/jit/FusionExecutor.h).
+- loop_unrolling.unroll_loops(graph): prim::Loops with a constant trip count become copies of their body.
 - alias.AliasDb(graph): what may alias what and which nodes write, from the YAML's (a)/(a!)
   annotations; the passes ask it before removing, merging or reordering anything.
 """
@@ -28,4 +29,5 @@ from torchlite.jit._passes.freezing import (  # noqa: F401
     freeze_module_attributes,
 )
 from torchlite.jit._passes.fusion import fuse_elementwise  # noqa: F401
+from torchlite.jit._passes.loop_unrolling import unroll_loops  # noqa: F401
 from torchlite.jit._passes.peephole import peephole  # noqa: F401

@@ -6,6 +6,8 @@ module attributes (prim::GetAttr outputs) may be the same tensor or views of eac
 (the caller decides), so they form one set: writing any of them counts as writing all."""
 from __future__ import annotations
 
+from torchlite._C import _jit
+
 
 class AliasDb:
     def __init__(self, graph):
@@ -42,6 +44,13 @@ class AliasDb:
             return
         schema = node.fn_schema()
         if schema is None:
+            if kind in ("prim::getitem", "prim::dict_getitem", "prim::dict_get", "prim::pop", "prim::unchecked_cast",
+                        "prim::list_slice", "prim::dict_values", "prim::dict_items"):
+                self._union(node.output(), node.inputsAt(0))  # an element (or the value itself) of the container
+            elif _jit._prim_writes_first_input(kind):  # script's list.append, dict[k] = v, ...
+                self._writers.setdefault(self._find(node.inputsAt(0).unique()), []).append(node)
+                for v in node.inputs()[1:]:  # the container now holds the value
+                    self._union(node.inputsAt(0), v)
             return
         sets = {}
         for arg, value in zip(schema.arguments, node.inputs()):
@@ -69,7 +78,9 @@ class AliasDb:
 
     def writes(self, node) -> bool:
         schema = node.fn_schema()
-        return schema is not None and schema.is_mutable
+        if schema is None:
+            return _jit._prim_writes_first_input(node.kind())
+        return schema.is_mutable
 
     def can_move_before(self, node, target) -> bool:
         """Whether `node` may be moved up to just before `target` (same block, target earlier):

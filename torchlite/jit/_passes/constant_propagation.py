@@ -10,7 +10,9 @@ from torchlite._C import _jit
 _FOLDABLE_PRIMS = ("prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack")
 
 
-def _foldable(node) -> bool:
+def _foldable(node, db) -> bool:
+    if node.kind() == "prim::ListConstruct" and db.has_writers(node.output()):
+        return False  # a list script appends to: a constant would be shared by every run
     if node.blocks() or node.hasSideEffects() or node.isNondeterministic():
         return False
     if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS:
@@ -22,9 +24,12 @@ def constant_propagation(graph) -> int:
     """Folds every foldable node (repeatedly: a folded result may make its users foldable);
     returns how many nodes were folded. An op that raises on its constant inputs is left to raise
     when the graph runs."""
+    from torchlite.jit._passes.alias import AliasDb
+
     folded = 0
+    db = AliasDb(graph)
     for node in graph.allNodes():
-        if not _foldable(node):
+        if not _foldable(node, db):
             continue
         try:
             with _tl.no_grad():

@@ -75,11 +75,16 @@ def _const(value):
 _NOT_CONST = object()
 
 
+# Script's shape reads (a module's `input.dim()` check) see the folded layer's output unchanged.
+_SHAPE_QUERIES = ("prim::dim", "prim::size", "prim::size_dim", "prim::numel")
+
+
 def _fold_bn(graph, producers, weight_shape, layer_ok=lambda layer: True) -> int:
     folded = 0
     for bn in graph.findAllNodes("aten::batch_norm"):
         layer = bn.inputsAt(0).node()
-        if layer.kind() not in producers or len(bn.inputsAt(0).uses()) != 1 or not layer_ok(layer):
+        other_uses = [u.user for u in bn.inputsAt(0).uses() if u.user.kind() not in _SHAPE_QUERIES]
+        if layer.kind() not in producers or len(other_uses) != 1 or not layer_ok(layer):
             continue
         gamma, beta, mean, var, training, _, eps, _ = (_const(v) for v in bn.inputs()[1:])
         weight, bias = _const(layer.inputsAt(1)), _const(layer.inputsAt(2))

@@ -1,0 +1,407 @@
+#include "aten/jit/PrimOps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+
+#include "aten/core/Exception.h"
+#include "aten/jit/IR.h"
+
+namespace tl::jit {
+namespace {
+
+using Tag = IValue::Tag;
+using Outs = std::vector<IValue>;
+
+bool is_int(const IValue& v) { return v.tag() == Tag::Int || v.tag() == Tag::Bool; }
+bool is_num(const IValue& v) { return is_int(v) || v.tag() == Tag::Double; }
+
+void need_nums(const char* op, const IValue& a, const IValue& b) {
+  TL_CHECK_TYPE(is_num(a) && is_num(b), op, ": unsupported operand types ", a.tag_name(), " and ", b.tag_name());
+}
+
+// Python's floor division and modulo (the result takes the divisor's sign).
+// int64 arithmetic wraps around (TorchScript's ints are 64-bit), done unsigned: no undefined behaviour.
+int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+int64_t floordiv(int64_t a, int64_t b) {
+  TL_CHECK(b != 0, "ZeroDivisionError: integer division or modulo by zero");
+  TL_CHECK(!(a == std::numeric_limits<int64_t>::min() && b == -1), "integer overflow in floordiv(", a, ", -1)");
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+double pymod(double a, double b) {
+  TL_CHECK(b != 0, "ZeroDivisionError: float modulo");
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+template <typename IntOp, typename FloatOp>
+Outs arith(const char* op, Stack& s, IntOp iop, FloatOp fop) {
+  need_nums(op, s[0], s[1]);
+  if (is_int(s[0]) && is_int(s[1])) return {IValue(iop(s[0].toInt(), s[1].toInt()))};
+  return {IValue(fop(s[0].toDouble(), s[1].toDouble()))};
+}
+
+Outs add(Stack& s, const Node&) {
+  if (s[0].tag() == Tag::String && s[1].tag() == Tag::String) return {IValue(s[0].toStringRef() + s[1].toStringRef())};
+  if (s[0].isList() && s[1].isList()) {
+    std::vector<IValue> out = s[0].toListRef();
+    out.insert(out.end(), s[1].toListRef().begin(), s[1].toListRef().end());
+    return {IValue::list(std::move(out))};
+  }
+  return arith("add", s, wrap_add, [](double a, double b) { return a + b; });
+}
+Outs sub(Stack& s, const Node&) {
+  return arith("sub", s, wrap_sub, [](double a, double b) { return a - b; });
+}
+Outs mul(Stack& s, const Node&) {
+  return arith("mul", s, wrap_mul, [](double a, double b) { return a * b; });
+}
+Outs truediv(Stack& s, const Node&) {
+  need_nums("div", s[0], s[1]);
+  TL_CHECK(s[1].toDouble() != 0, "ZeroDivisionError: division by zero");
+  return {IValue(s[0].toDouble() / s[1].toDouble())};
+}
+Outs floordiv_op(Stack& s, const Node&) {
+  return arith("floordiv", s, floordiv, [](double a, double b) {
+    TL_CHECK(b != 0, "ZeroDivisionError: float divmod()");
+    return std::floor(a / b);
+  });
+}
+Outs mod(Stack& s, const Node&) {
+  return arith("remainder", s, [](int64_t a, int64_t b) {
+    if (b == -1) return int64_t{0};  // (and no INT64_MIN / -1)
+    return wrap_sub(a, wrap_mul(floordiv(a, b), b));
+  }, pymod);
+}
+Outs pow_op(Stack& s, const Node&) {  // as TorchScript's aten::pow.int: a float
+  need_nums("pow", s[0], s[1]);
+  return {IValue(std::pow(s[0].toDouble(), s[1].toDouble()))};
+}
+Outs neg(Stack& s, const Node&) {
+  TL_CHECK_TYPE(is_num(s[0]), "neg: unsupported operand type ", s[0].tag_name());
+  if (is_int(s[0])) return {IValue(wrap_sub(0, s[0].toInt()))};
+  return {IValue(-s[0].toDouble())};
+}
+
+// Comparison of numbers (int and float mixed), strings, bools.
+int compare(const char* op, const IValue& a, const IValue& b) {
+  if (a.tag() == Tag::String && b.tag() == Tag::String) return a.toStringRef().compare(b.toStringRef());
+  need_nums(op, a, b);
+  if (is_int(a) && is_int(b)) return a.toInt() < b.toInt() ? -1 : a.toInt() > b.toInt();
+  double x = a.toDouble(), y = b.toDouble();
+  if (std::isnan(x) || std::isnan(y)) return 2;  // unordered: every comparison but != is false
+  return x < y ? -1 : x > y;
+}
+Outs lt(Stack& s, const Node&) { return {IValue(compare("lt", s[0], s[1]) == -1)}; }
+Outs le(Stack& s, const Node&) { int c = compare("le", s[0], s[1]); return {IValue(c == -1 || c == 0)}; }
+Outs gt(Stack& s, const Node&) { return {IValue(compare("gt", s[0], s[1]) == 1)}; }
+Outs ge(Stack& s, const Node&) { int c = compare("ge", s[0], s[1]); return {IValue(c == 1 || c == 0)}; }
+
+bool equal(const IValue& a, const IValue& b) {
+  if (is_num(a) && is_num(b)) return compare("eq", a, b) == 0;
+  if ((a.isList() || a.isTuple()) && a.tag() == b.tag()) {
+    const auto& x = a.toListRef();
+    const auto& y = b.toListRef();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!equal(x[i], y[i])) return false;
+    return true;
+  }
+  return a.same(b);
+}
+Outs eq(Stack& s, const Node&) { return {IValue(equal(s[0], s[1]))}; }
+Outs ne(Stack& s, const Node&) { return {IValue(!equal(s[0], s[1]))}; }
+Outs not_op(Stack& s, const Node&) { return {IValue(!s[0].toBool())}; }
+Outs is(Stack& s, const Node&) { return {IValue(s[0].same(s[1]))}; }
+Outs isnot(Stack& s, const Node&) { return {IValue(!s[0].same(s[1]))}; }
+Outs min_op(Stack& s, const Node&) { return {compare("min", s[1], s[0]) == -1 ? s[1] : s[0]}; }
+Outs max_op(Stack& s, const Node&) { return {compare("max", s[1], s[0]) == 1 ? s[1] : s[0]}; }
+
+IValue scalar_ivalue(const Scalar& v) {
+  if (v.is_bool()) return IValue(v.to<bool>());
+  if (v.is_integral()) return IValue(v.to<int64_t>());
+  return IValue(v.to<double>());
+}
+IValue item(const IValue& v, const char* op) {
+  if (!v.isTensor()) return v;
+  const Tensor& t = v.toTensor();
+  TL_CHECK(t.numel() == 1, op, ": a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  return scalar_ivalue(tensor_item(t));
+}
+Outs to_int(Stack& s, const Node&) {
+  IValue v = item(s[0], "Int");
+  if (v.tag() == Tag::Double) {
+    double d = v.toDouble();
+    TL_CHECK_VALUE(std::isfinite(d), "Int: cannot convert float ", d, " to integer");
+    TL_CHECK_VALUE(d >= -9223372036854775808.0 && d < 9223372036854775808.0, "Int: float ", d,
+                   " is out of the range of int64");
+    return {IValue(static_cast<int64_t>(std::trunc(d)))};
+  }
+  return {IValue(v.toInt())};
+}
+Outs to_float(Stack& s, const Node&) { return {IValue(item(s[0], "Float").toDouble())}; }
+Outs to_bool(Stack& s, const Node&) {
+  IValue v = item(s[0], "Bool");
+  if (v.tag() == Tag::Bool) return {v};
+  if (v.tag() == Tag::Int) return {IValue(v.toInt() != 0)};
+  return {IValue(v.toDouble() != 0)};
+}
+Outs item_op(Stack& s, const Node&) { return {item(s[0], "item")}; }
+
+// Sequences.
+size_t index(const char* what, int64_t i, size_t n) {
+  int64_t w = i < 0 ? i + static_cast<int64_t>(n) : i;
+  TL_CHECK_INDEX(w >= 0 && w < static_cast<int64_t>(n), what, " index out of range");
+  return static_cast<size_t>(w);
+}
+Outs len(Stack& s, const Node&) {
+  if (s[0].tag() == Tag::String) return {IValue(static_cast<int64_t>(s[0].toStringRef().size()))};
+  if (s[0].isTensor()) {
+    TL_CHECK(s[0].toTensor().dim() > 0, "len() of a 0-d tensor");
+    return {IValue(s[0].toTensor().sizes()[0])};
+  }
+  return {IValue(static_cast<int64_t>(s[0].toListRef().size()))};
+}
+Outs getitem(Stack& s, const Node&) {
+  if (s[0].tag() == Tag::String) {
+    const std::string& str = s[0].toStringRef();
+    return {IValue(std::string(1, str[index("string", s[1].toInt(), str.size())]))};
+  }
+  const auto& xs = s[0].toListRef();
+  return {xs[index(s[0].isTuple() ? "tuple" : "list", s[1].toInt(), xs.size())]};
+}
+Outs setitem(Stack& s, const Node&) {
+  auto& xs = s[0].toListMut();
+  xs[index("list assignment", s[1].toInt(), xs.size())] = s[2];
+  return {};
+}
+Outs append(Stack& s, const Node&) {
+  s[0].toListMut().push_back(s[1]);
+  return {};
+}
+Outs extend(Stack& s, const Node&) {
+  std::vector<IValue> more = s[1].toListRef();
+  auto& xs = s[0].toListMut();
+  xs.insert(xs.end(), more.begin(), more.end());
+  return {};
+}
+Outs pop(Stack& s, const Node&) {
+  auto& xs = s[0].toListMut();
+  TL_CHECK_INDEX(!xs.empty(), "pop from empty list");
+  size_t i = index("pop", s[1].toInt(), xs.size());
+  IValue v = xs[i];
+  xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(i));
+  return {v};
+}
+// Python's l[start:stop:step] (None bounds as omitted ones).
+Outs list_slice(Stack& s, const Node&) {
+  const auto& xs = s[0].toListRef();
+  const int64_t n = static_cast<int64_t>(xs.size());
+  int64_t step = s[3].isNone() ? 1 : s[3].toInt();
+  TL_CHECK_VALUE(step != 0, "slice step cannot be zero");
+  auto clamp = [&](const IValue& v, int64_t dflt) {
+    if (v.isNone()) return dflt;
+    int64_t i = v.toInt();
+    if (i < 0) i += n;
+    return step > 0 ? std::min(std::max<int64_t>(i, 0), n) : std::min(std::max<int64_t>(i, -1), n - 1);
+  };
+  int64_t start = clamp(s[1], step > 0 ? 0 : n - 1), stop = clamp(s[2], step > 0 ? n : -1);
+  std::vector<IValue> out;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    out.push_back(xs[static_cast<size_t>(i)]);
+    // stop before i + step could overflow (a step near INT64_MAX / INT64_MIN)
+    if (step > 0 ? static_cast<uint64_t>(stop - i) <= static_cast<uint64_t>(step)
+                 : static_cast<uint64_t>(i - stop) <= uint64_t{0} - static_cast<uint64_t>(step))
+      break;
+  }
+  return {s[0].isTuple() ? IValue::tuple(std::move(out)) : IValue::list(std::move(out))};
+}
+Outs contains(Stack& s, const Node&) {  // `x in list`
+  for (const IValue& e : s[0].toListRef())
+    if (equal(e, s[1])) return {IValue(true)};
+  return {IValue(false)};
+}
+Outs list_copy(Stack& s, const Node&) { return {IValue::list(s[0].toListRef())}; }
+
+// Dicts: a list [k0, v0, k1, v1, ...].
+std::ptrdiff_t find_key(const std::vector<IValue>& d, const IValue& k) {
+  for (size_t i = 0; i + 1 < d.size(); i += 2)
+    if (equal(d[i], k)) return static_cast<std::ptrdiff_t>(i);
+  return -1;
+}
+Outs dict_construct(Stack& s, const Node&) {
+  TL_CHECK(s.size() % 2 == 0, "prim::DictConstruct takes keys and values");
+  std::vector<IValue> d;
+  for (size_t i = 0; i < s.size(); i += 2) {
+    std::ptrdiff_t at = find_key(d, s[i]);
+    if (at >= 0) {
+      d[at + 1] = s[i + 1];
+    } else {
+      d.push_back(s[i]);
+      d.push_back(s[i + 1]);
+    }
+  }
+  return {IValue::list(std::move(d))};
+}
+Outs dict_len(Stack& s, const Node&) { return {IValue(static_cast<int64_t>(s[0].toListRef().size() / 2))}; }
+Outs dict_getitem(Stack& s, const Node&) {
+  const auto& d = s[0].toListRef();
+  std::ptrdiff_t at = find_key(d, s[1]);
+  TL_CHECK(at >= 0, "KeyError: ", s[1].repr());
+  return {d[at + 1]};
+}
+Outs dict_get(Stack& s, const Node&) {
+  const auto& d = s[0].toListRef();
+  std::ptrdiff_t at = find_key(d, s[1]);
+  return {at >= 0 ? d[at + 1] : s[2]};
+}
+Outs dict_setitem(Stack& s, const Node&) {
+  auto& d = s[0].toListMut();
+  std::ptrdiff_t at = find_key(d, s[1]);
+  if (at >= 0) {
+    d[at + 1] = s[2];
+  } else {
+    d.push_back(s[1]);
+    d.push_back(s[2]);
+  }
+  return {};
+}
+Outs dict_contains(Stack& s, const Node&) { return {IValue(find_key(s[0].toListRef(), s[1]) >= 0)}; }
+Outs dict_part(Stack& s, size_t which) {
+  const auto& d = s[0].toListRef();
+  std::vector<IValue> out;
+  for (size_t i = 0; i + 1 < d.size(); i += 2)
+    out.push_back(which == 2 ? IValue::tuple({d[i], d[i + 1]}) : d[i + which]);
+  return {IValue::list(std::move(out))};
+}
+Outs dict_keys(Stack& s, const Node&) { return dict_part(s, 0); }
+Outs dict_values(Stack& s, const Node&) { return dict_part(s, 1); }
+Outs dict_items(Stack& s, const Node&) { return dict_part(s, 2); }
+
+// Tensors' Python-side properties (not YAML ops).
+Outs size(Stack& s, const Node&) {
+  auto sz = s[0].toTensor().sizes();
+  return {IValue::list(std::vector<IValue>(sz.begin(), sz.end()))};
+}
+Outs size_dim(Stack& s, const Node&) {
+  const Tensor& t = s[0].toTensor();
+  return {IValue(t.sizes()[maybe_wrap_dim(s[1].toInt(), t.dim(), "size")])};
+}
+Outs dim(Stack& s, const Node&) { return {IValue(s[0].toTensor().dim())}; }
+Outs numel(Stack& s, const Node&) { return {IValue(s[0].toTensor().numel())}; }
+Outs dtype(Stack& s, const Node&) { return {IValue(s[0].toTensor().scalar_type())}; }
+
+// An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
+std::string py_str(const IValue& v) {
+  switch (v.tag()) {
+    case Tag::String: return v.toStringRef();
+    case Tag::Bool: return v.toBool() ? "True" : "False";
+    case Tag::Double: {  // Python's shortest round-tripping form
+      double d = v.toDouble();
+      if (!std::isfinite(d)) return v.repr();
+      for (int p = 1; p <= 17; ++p) {
+        std::ostringstream os;
+        os.precision(p);
+        os << d;
+        if (std::stod(os.str()) == d) {
+          std::string out = os.str();
+          return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
+        }
+      }
+      return v.repr();
+    }
+    case Tag::List:
+    case Tag::Tuple: {
+      std::string out = v.isList() ? "[" : "(";
+      const auto& xs = v.toListRef();
+      for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + py_str(xs[i]);
+      return out + (v.isList() ? "]" : (xs.size() == 1 ? ",)" : ")"));
+    }
+    default: return v.repr();
+  }
+}
+Outs format(Stack& s, const Node&) {
+  std::string out;
+  for (const IValue& v : s) out += py_str(v);
+  return {IValue(std::move(out))};
+}
+
+Outs raise(Stack& s, const Node& n) {
+  std::string cls = n.hasAttribute("exception") ? n.attr("exception").toStringRef() : "Exception";
+  std::string msg = s.empty() ? "" : s[0].tag() == Tag::String ? s[0].toStringRef() : s[0].repr();
+  throw RuntimeError(str("The following operation failed in the TorchScript interpreter.\n", cls,
+                         msg.empty() ? "" : ": ", msg));
+}
+Outs unchecked_cast(Stack& s, const Node&) { return {s[0]}; }
+
+PythonOpHandler& python_op_handler() {
+  static PythonOpHandler handler = nullptr;
+  return handler;
+}
+Outs python_op(Stack& s, const Node& n) {
+  TL_CHECK(python_op_handler() != nullptr, "jit: prim::PythonOp needs Python (torchlite's bindings)");
+  return python_op_handler()(n, s);
+}
+
+// kind, function, flags, inputs (kAnyCount: any number; kEvenCount: pairs; kOptionalOne: 0 or 1), outputs.
+const PrimOp kPrims[] = {
+    {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
+    {"prim::truediv", truediv, 0, 2, 1}, {"prim::floordiv", floordiv_op, 0, 2, 1}, {"prim::mod", mod, 0, 2, 1},
+    {"prim::pow", pow_op, 0, 2, 1}, {"prim::neg", neg, 0, 1, 1},
+    {"prim::lt", lt, 0, 2, 1}, {"prim::le", le, 0, 2, 1}, {"prim::gt", gt, 0, 2, 1}, {"prim::ge", ge, 0, 2, 1},
+    {"prim::eq", eq, 0, 2, 1}, {"prim::ne", ne, 0, 2, 1}, {"prim::not", not_op, 0, 1, 1}, {"prim::is", is, 0, 2, 1},
+    {"prim::isnot", isnot, 0, 2, 1}, {"prim::min", min_op, 0, 2, 1}, {"prim::max", max_op, 0, 2, 1},
+    {"prim::Int", to_int, 0, 1, 1}, {"prim::Float", to_float, 0, 1, 1}, {"prim::Bool", to_bool, 0, 1, 1},
+    {"prim::item", item_op, 0, 1, 1}, {"prim::len", len, 0, 1, 1}, {"prim::getitem", getitem, 0, 2, 1},
+    {"prim::setitem", setitem, kPrimWritesFirst, 3, 0}, {"prim::append", append, kPrimWritesFirst, 2, 0},
+    {"prim::extend", extend, kPrimWritesFirst, 2, 0}, {"prim::pop", pop, kPrimWritesFirst, 2, 1},
+    {"prim::contains", contains, 0, 2, 1}, {"prim::list_slice", list_slice, 0, 4, 1},
+    {"prim::list_copy", list_copy, 0, 1, 1}, {"prim::DictConstruct", dict_construct, 0, kEvenCount, 1},
+    {"prim::dict_len", dict_len, 0, 1, 1}, {"prim::dict_getitem", dict_getitem, 0, 2, 1},
+    {"prim::dict_get", dict_get, 0, 3, 1}, {"prim::dict_setitem", dict_setitem, kPrimWritesFirst, 3, 0},
+    {"prim::dict_contains", dict_contains, 0, 2, 1}, {"prim::dict_keys", dict_keys, 0, 1, 1},
+    {"prim::dict_values", dict_values, 0, 1, 1}, {"prim::dict_items", dict_items, 0, 1, 1},
+    {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
+    {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
+    {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
+    {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
+};
+
+}  // namespace
+
+const PrimOp* find_prim(const std::string& kind) {
+  static const std::unordered_map<std::string, const PrimOp*> table = [] {
+    std::unordered_map<std::string, const PrimOp*> t;
+    for (const PrimOp& p : kPrims) t[p.kind] = &p;
+    return t;
+  }();
+  auto it = table.find(kind);
+  return it == table.end() ? nullptr : it->second;
+}
+
+void set_python_op_handler(PythonOpHandler handler) { python_op_handler() = handler; }
+
+std::string prim_shape_error(const PrimOp& p, size_t inputs, size_t outputs) {
+  bool ins_ok = p.inputs == kAnyCount || (p.inputs == kEvenCount && inputs % 2 == 0) ||
+                (p.inputs == kOptionalOne && inputs <= 1) || (p.inputs >= 0 && inputs == static_cast<size_t>(p.inputs));
+  if (!ins_ok || outputs != static_cast<size_t>(p.outputs))
+    return str(p.kind, " takes ", p.inputs >= 0 ? std::to_string(p.inputs) : std::string("another number of"),
+               " inputs and gives ", p.outputs, " outputs, the node has ", inputs, " and ", outputs);
+  return "";
+}
+
+std::vector<std::string> prim_kinds() {
+  std::vector<std::string> out;
+  for (const PrimOp& p : kPrims) out.push_back(p.kind);
+  return out;
+}
+
+}  // namespace tl::jit

@@ -1,0 +1,314 @@
+"""torchlite.jit.script: compiles a Python function, an nn.Module (its forward and @export'ed
+methods) or a ScriptModule class's instance from its source into the JIT's IR, run by the C++
+interpreter (docs/jit.md, "Script"). compiler.py emits the graph (values.py: what an expression
+compiles to), transform.py puts exits in structured form, schema_match.py resolves YAML overloads,
+types.py holds the static types, builtins.py Python's builtins, library.py what script needs to know
+of non-user objects (forwarding lambdas, scripted submodules, unannotated defaults)."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import torchlite as _tl
+from torchlite._C import _jit
+from torchlite.jit._script import types as T
+from torchlite.jit._script.compiler import Compiler
+from torchlite.jit._script.values import SV
+
+
+def ignore(drop=False, **kwargs):
+    """@torchlite.jit.ignore: the function stays Python; calling it from scripted code is a compile
+    error (torchlite's graphs hold no Python ops, so it could not run or be saved)."""
+    if callable(drop):
+        drop._torchlite_jit_ignore = True
+        return drop
+
+    def deco(fn):
+        fn._torchlite_jit_ignore = True
+        return fn
+    return deco
+
+
+def unused(fn):
+    return ignore(fn)
+
+
+def export(fn):
+    """@torchlite.jit.export: a module method compiled (and saved) beside forward."""
+    fn._torchlite_jit_export = True
+    return fn
+
+
+def is_scripting() -> bool:
+    """True inside scripted code (script folds the call), False when Python runs it."""
+    return False
+
+
+def script_method(fn):
+    """@torchlite.jit.script_method (a ScriptModule subclass's compiled method): as @export."""
+    return export(fn)
+
+
+def annotate(the_type, the_value):
+    """torch.jit.annotate: gives an empty list or dict its type in script; the value in Python."""
+    return the_value
+
+
+def _to_input(value, t):
+    if t.kind == "Dict" and isinstance(value, dict):
+        flat = []
+        for k, v in value.items():
+            flat += [k, v]
+        return flat
+    return value
+
+
+def _from_output(value, t):
+    if t is None or t.kind == "Tensor":
+        return value
+    if t.kind == "Dict" and isinstance(value, list):
+        return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
+    if t.kind == "Tuple" and isinstance(value, tuple):
+        return tuple(_from_output(v, e) for v, e in zip(value, t.elems))
+    if t.kind == "List" and isinstance(value, list):
+        return [_from_output(v, t.elems[0]) for v in value]
+    if t.kind == "Optional" and value is not None:
+        return _from_output(value, t.elems[0])
+    return value
+
+
+class _Signature:
+    """What a compiled method's Python call needs: parameter names, static types, defaults."""
+
+    def __init__(self, names, types, defaults, ret):
+        self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
+        # a call with every argument given positionally and nothing to convert passes them as they are
+        self.plain = not any(t.kind == "Dict" for t in types)
+        self.plain_ret = ret.kind in ("Tensor", "int", "float", "bool", "str", "None")
+        # the Python types each argument must have (checked per call, as PyTorch matches arguments)
+        self.checks = [(i, n, t, _PY_TYPES[t.kind]) for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES]
+
+    def inputs(self, qualname, args, kwargs):
+        if not kwargs and self.plain and len(args) == len(self.names):
+            values = list(args)
+        else:
+            values = self._bind(qualname, args, kwargs)
+        for i, name, t, ok in self.checks:
+            v = values[i]
+            if not isinstance(v, ok) or (t.kind in ("int", "float") and isinstance(v, bool)):
+                found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
+                raise RuntimeError(f"{qualname}() Expected a value of type '{t}' for argument '{name}' but instead "
+                                   f"found type '{found}'.")
+            if t.kind == "float" and type(v) is int:
+                values[i] = float(v)
+        return values
+
+    def _bind(self, qualname, args, kwargs):
+        if len(args) > len(self.names):
+            raise RuntimeError(f"{qualname}() expected at most {len(self.names)} argument(s) but received "
+                               f"{len(args)} argument(s)")
+        values = list(args)
+        for name, default in zip(self.names[len(args):], self.defaults[len(args):]):
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif default is not inspect.Parameter.empty and default is not _NO_DEFAULT:
+                values.append(default)
+            else:
+                raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
+        if kwargs:
+            raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
+        return [_to_input(v, t) for v, t in zip(values, self.types)]
+
+
+_PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),
+             "List": (list, tuple), "Tuple": (tuple,), "Dict": (list, dict)}
+
+
+from torchlite.jit._script.values import _NO as _NO_DEFAULT  # noqa: E402
+
+
+def _compile(fn, self_sv=None):
+    graph = _jit.Graph()
+    c = Compiler(graph)
+    if self_sv is not None:
+        self_value = graph.addInput("self")
+        self_value.setType(T.ir_type(self_sv.type))
+        self_sv.value = self_value
+    names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    from torchlite.jit._passes import constant_pooling, eliminate_dead_code
+    eliminate_dead_code(graph)  # what inlining left unused (attribute reads, f-string parts)
+    constant_pooling(graph)  # the hoisted constants, one per value
+    graph.lint()
+    return graph, _Signature(names, types, defaults, ret)
+
+
+class ScriptFunction:
+    """A scripted function: `graph`, `code`, `schema`; calling it runs the graph in the interpreter;
+    `save` writes it as torch.jit saves a function (a module's forward)."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        self.graph, self._sig = _compile(fn)
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+
+    @property
+    def code(self):
+        from torchlite.jit._code import graph_code
+        return graph_code(self.graph)
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def schema(self):
+        params = ", ".join(f"{n} : {t}" for n, t in zip(self._sig.names, self._sig.types))
+        return f"{self.__name__}({params}) -> {self._sig.ret}"
+
+    def __call__(self, *args, **kwargs):
+        if _jit._is_tracing():  # inside a trace (ONNX export): the Python function, so its ops are recorded
+            return self._fn(*args, **kwargs)
+        inputs = self._sig.inputs(self.__name__, args, kwargs)
+        return _from_output(_jit.run_graph(self.graph, inputs)[0], self._sig.ret)
+
+    def _cpp_module(self):
+        m = _jit.Module("__torch__.PlaceholderModule", True)
+        m.methods = [("forward", _jit.Method(self.graph, False))]
+        return m
+
+    def save(self, f, _extra_files=None):
+        from torchlite.jit._script_module import _extra_bytes
+        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
+
+    def save_to_buffer(self, _extra_files=None) -> bytes:
+        from torchlite.jit._script_module import _extra_bytes
+        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
+
+    def __repr__(self):
+        return f"<torchlite.jit.ScriptFunction object {self.__qualname__}>"
+
+
+def _training_key(module):
+    return tuple(m.training for m in module.modules())
+
+
+def _methods_of(module):
+    names = ["forward"]
+    for name in dir(type(module)):
+        attr = inspect.getattr_static(type(module), name, None)
+        if name != "forward" and getattr(attr, "_torchlite_jit_export", False):
+            names.append(name)
+    return names
+
+
+def _script_module(module):
+    class_forward = inspect.getattr_static(type(module), "forward", None)
+    if class_forward is None or class_forward is _tl.nn.Module.forward:
+        raise RuntimeError(f"Module '{type(module).__name__}' has no forward method to compile")
+    scripted = ScriptedModule(module)
+    scripted._compiled()  # compile errors are raised now, not at the first call
+    return scripted
+
+
+from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
+
+
+class ScriptedModule(_TracedModule):
+    """What script(module) returns: shares the module's parameters, buffers and submodules (as a
+    traced module does); forward and the @export'ed methods run their compiled graphs. Module
+    attributes that are not tensors, and the training flags, are constants of a compilation: a
+    graph is compiled per training mode, on first use in that mode."""
+
+    def __init__(self, module):
+        super().__init__(module, None)
+        self.__dict__["_compiled_by_mode"] = {}
+        self.__dict__["graph"] = None
+        del self.__dict__["graph"]  # `graph` is the property below
+
+    def train(self, mode=True):
+        super().train(mode)
+        self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
+        return self
+
+    def _compiled(self):
+        current = self.__dict__.get("_current")
+        if current is not None:
+            return current
+        module = self._traced_from
+        key = (self.training,) + _training_key(module)[1:]
+        cache = self.__dict__["_compiled_by_mode"]
+        found = cache.get(key)
+        if found is None:
+            saved = module.training
+            module.training = self.training
+            try:
+                found = {}
+                for name in _methods_of(module):
+                    fn = getattr(type(module), name)
+                    self_sv = SV(T.T("Module", module=module), module=module)
+                    found[name] = _compile(fn, self_sv)
+            finally:
+                module.training = saved
+            cache[key] = found
+        self.__dict__["_current"] = found
+        return found
+
+    @property
+    def graph(self):
+        return self._compiled()["forward"][0]
+
+    @property
+    def original_name(self):
+        return type(self._traced_from).__name__
+
+    def forward(self, *args, **kwargs):
+        if _jit._is_tracing():  # inside a trace (ONNX export): the Python module, so its ops are recorded
+            return self._traced_from(*args, **kwargs)
+        graph, sig = self._compiled()["forward"]
+        inputs = [self._object()] + sig.inputs("forward", args, kwargs)
+        out = _jit.run_graph(graph, inputs)[0]
+        return out if sig.plain_ret else _from_output(out, sig.ret)
+
+    def __getattr__(self, name):
+        compiled = self.__dict__.get("_compiled_by_mode")
+        if compiled is not None and name != "forward" and name in _methods_of(self.__dict__["_traced_from"]):
+            graph, sig = self._compiled()[name]
+
+            def method(*args, **kwargs):
+                inputs = [self._object()] + sig.inputs(name, args, kwargs)
+                return _from_output(_jit.run_graph(graph, inputs)[0], sig.ret)
+            return method
+        return super().__getattr__(name)
+
+    def _cpp_module(self):
+        from torchlite.jit._script_module import cpp_module
+        methods = [(name, _jit.Method(g, True)) for name, (g, _) in self._compiled().items()]
+        m = cpp_module(self._traced_from, methods)
+        m.training = self.training
+        return m
+
+    def _get_name(self):
+        return "RecursiveScriptModule"
+
+    def extra_repr(self):
+        return f"original_name={self.original_name}"
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Compiles `obj` (a function, an nn.Module, or something scripted already) into the JIT's IR."""
+    from torchlite.jit._script.library import _user_script_module
+    from torchlite.jit._script_module import ScriptModule
+    if isinstance(obj, ScriptModule) and _user_script_module(obj):
+        return _script_module(obj)  # a subclass of ScriptModule: its forward and script_methods
+    if isinstance(obj, (ScriptModule, ScriptFunction)):
+        return obj
+    if isinstance(obj, _tl.nn.Module):
+        return _script_module(obj)
+    if isinstance(obj, type):
+        raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "
+                           "nn.Module, or a function")
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return ScriptFunction(obj)
+    raise RuntimeError(f"script expects a function or an nn.Module, got {type(obj).__name__}")

@@ -1,0 +1,1532 @@
+"""The script compiler: Python's ast of a function (or a module's methods) → torchlite IR, built
+through the graph API (torchlite._C._jit) so that the C++ interpreter runs it with no Python in
+the loop. Values are SVs ("sugared values": an IR value, or a compile-time constant, a static
+tuple, a module, a function); control flow becomes prim::If / prim::Loop with outputs; calls of
+other Python functions, methods and submodules are inlined; YAML ops are resolved by their
+schemas (schema_match), everything else non-tensor is a prim:: op (aten/jit/PrimOps.h)."""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+import types as pytypes
+
+import torchlite as _tl
+from torchlite._C import _jit
+from torchlite.jit import frontend
+from torchlite.jit._script import schema_match
+from torchlite.jit._script import types as T
+from torchlite.jit._script.builtins import BUILTINS
+from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
+from torchlite.jit._script.transform import LOOP_RETURN_INIT, always_exits, assigned_names, lift_loop_returns, structure
+from torchlite.jit._script.values import _NO, SV, const_sv
+
+_INT64_MAX = 2**63 - 1  # a while loop's trip count
+
+_BINOPS = {ast.Add: ("add", "prim::add", operator.add), ast.Sub: ("sub", "prim::sub", operator.sub),
+           ast.Mult: ("mul", "prim::mul", operator.mul), ast.Div: ("div", "prim::truediv", operator.truediv),
+           ast.FloorDiv: ("floor_divide", "prim::floordiv", operator.floordiv),
+           ast.Mod: ("remainder", "prim::mod", operator.mod), ast.Pow: ("pow", "prim::pow", None),
+           ast.MatMult: ("matmul", None, None), ast.BitAnd: ("bitwise_and", None, None),
+           ast.BitOr: ("bitwise_or", None, None), ast.BitXor: ("bitwise_xor", None, None),
+           ast.LShift: ("bitwise_left_shift", None, None), ast.RShift: ("bitwise_right_shift", None, None)}
+_CMPOPS = {ast.Lt: ("lt", "prim::lt", operator.lt), ast.LtE: ("le", "prim::le", operator.le),
+           ast.Gt: ("gt", "prim::gt", operator.gt), ast.GtE: ("ge", "prim::ge", operator.ge),
+           ast.Eq: ("eq", "prim::eq", operator.eq), ast.NotEq: ("ne", "prim::ne", operator.ne)}
+_INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
+_DTYPE_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+                  "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
+_UNSUPPORTED_STMT = {ast.With: "with statements", ast.Try: "try blocks", ast.Global: "global variables",
+                     ast.Nonlocal: "nonlocal variables", ast.Delete: "del statements",
+                     ast.ClassDef: "class definitions", ast.FunctionDef: "function definitions",
+                     ast.AsyncFunctionDef: "async function definitions", ast.AsyncFor: "async for loops",
+                     ast.AsyncWith: "async with statements", ast.Import: "import statements",
+                     ast.ImportFrom: "import statements"}
+_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda", ast.DictComp: "Dict comprehension",
+                     ast.SetComp: "Set comprehension",
+                     ast.Set: "Set literal", ast.Await: "Await", ast.Yield: "Yield", ast.YieldFrom: "Yield from",
+                     ast.Starred: "Starred expression", ast.NamedExpr: "Assignment expression (:=)"}
+_EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError", RuntimeError: "builtins.RuntimeError",
+              IndexError: "builtins.IndexError", KeyError: "builtins.KeyError", AssertionError: "builtins.AssertionError",
+              NotImplementedError: "builtins.NotImplementedError", Exception: "builtins.Exception"}
+
+
+def ignored(fn):
+    return getattr(fn, "_torchlite_jit_ignore", False)
+
+
+class Frame:
+    """One function being compiled (inlined calls get their own): its source, globals, closure."""
+
+    def __init__(self, fn, ctx):
+        self.fn, self.ctx = fn, ctx
+        self.loop_return_type = None  # the type of the values returned inside loops
+        self.globals = getattr(fn, "__globals__", {})
+        self.closure = {}
+        code = getattr(fn, "__code__", None)
+        if code is not None and fn.__closure__:
+            for name, cell in zip(code.co_freevars, fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+
+class Compiler:
+    """Emits one graph. `compile_function` is the entry; calls of Python functions and methods
+    compile their bodies into the same graph (inlining), with a frame each."""
+
+    def __init__(self, graph):
+        self.g = graph
+        self._anchor = None  # set by constant()
+        self.frames = []
+        self.active = []  # functions being compiled: recursion is refused
+
+    # ---- errors --------------------------------------------------------------------------
+    @property
+    def ctx(self):
+        return self.frames[-1].ctx
+
+    def error(self, node, msg):
+        return frontend.compile_error(self.ctx, node, msg)
+
+    def unsupported(self, node, msg):
+        return frontend.NotSupportedError(self.ctx, node, msg)
+
+    # ---- values --------------------------------------------------------------------------
+    def insert(self, kind, inputs, out_types, n_out=None):
+        node = self.g.insertNode(self.g.create(kind, inputs, len(out_types) if n_out is None else n_out))
+        for o, t in zip(node.outputs(), out_types):
+            o.setType(T.ir_type(t))
+        return node
+
+    def value(self, sv, node=None):
+        """The IR value of sv (constants and static tuples are materialized here)."""
+        if sv.value is not None:
+            return sv.value
+        if sv.items is not None:
+            vals = [self.value(i, node) for i in sv.items]
+            sv.value = self.insert("prim::TupleConstruct", vals, [sv.type]).output()
+            return sv.value
+        if sv.is_const:
+            c = sv.const
+            if isinstance(c, _tl.Tensor) and c.requires_grad:
+                raise self.error(node, "Cannot insert a Tensor that requires grad as a constant. Consider making "
+                                       "it a parameter or input, or detaching the gradient")
+            try:
+                v = self.constant(c)
+            except Exception:
+                raise self.error(node, f"Python value of type '{type(c).__name__}' cannot be used as a value")
+            if sv.type is not None and not isinstance(c, _tl.Tensor):
+                v.setType(T.ir_type(sv.type))
+            return v
+        if sv.fn is not None:
+            raise self.error(node, f"'{getattr(sv.fn, '__name__', sv.fn)}' is a function, not a value")
+        raise self.error(node, "module objects cannot be used as values")
+
+    def constant(self, c):
+        """A prim::Constant at the top of the graph: it dominates every block, and runs once per call
+        rather than once per loop iteration (constant_pooling later merges equal ones)."""
+        here = self.g.insertPoint()
+        if self._anchor is None:  # the first node of the graph: constants go before it
+            self.g.setInsertPoint(self.g.return_node())
+            self._anchor = self.g.insertConstant(None).node()
+            if here is not None and here.kind() == "prim::Return" and here.owningBlock() is self.g.block():
+                here = self.g.return_node()
+        self.g.setInsertPoint(self._anchor)
+        try:
+            return self.g.insertConstant(c)
+        finally:
+            self.g.setInsertPoint(here)
+
+    def new(self, t, value):
+        return SV(t, value=value)
+
+    def uninitialized(self, t):
+        """A value for a branch that raises (never read): a None constant typed as t."""
+        v = self.constant(None)
+        v.setType(T.ir_type(t))
+        return SV(t, value=v)
+
+    # ---- entry ---------------------------------------------------------------------------
+    def compile_function(self, fn, self_sv=None, skip_self=False):
+        """Adds fn's parameters as graph inputs (after %self for a method), compiles the body and
+        registers its return. Returns (param names, param types, defaults, return type)."""
+        ctx = frontend.SourceContext(fn)
+        fdef = ctx.tree.body[0]
+        if not isinstance(fdef, ast.FunctionDef):
+            raise frontend.NotSupportedError(ctx, fdef, "script takes functions and methods")
+        self.frames.append(Frame(fn, ctx))
+        self.active.append(fn)
+        self.constant(None)  # the anchor, before any node
+        try:
+            hints = self._hints(fn, fdef)
+            env = {}
+            params = self._params(fdef)
+            names, types, defaults = [], [], []
+            if skip_self:
+                env[params[0].arg] = self_sv
+                params = params[1:]
+            for p, default in self._defaults(fdef, params):
+                t = hints.get(p.arg) or default_type(default)
+                v = self.g.addInput(p.arg)
+                v.setType(T.ir_type(t))
+                env[p.arg] = SV(t, value=v)
+                names.append(p.arg)
+                types.append(t)
+                defaults.append(default)
+            ret_hint = hints.get("return")
+            result = self.body(fdef, env, ret_hint)
+            self.g.registerOutput(self.value(result, fdef))
+            return names, types, defaults, result.type
+        finally:
+            self.frames.pop()
+            self.active.pop()
+
+    def _params(self, fdef):
+        a = fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise self.unsupported(fdef.args, "Compiled functions can't take variable number of arguments or use "
+                                              "keyword-only arguments with defaults")
+        return list(a.args)
+
+    def _defaults(self, fdef, params):
+        """(parameter, its default value or inspect.Parameter.empty), from the function object."""
+        fn = self.frames[-1].fn
+        ds = list(getattr(fn, "__defaults__", None) or ())
+        pad = [inspect.Parameter.empty] * (len(fdef.args.args) - len(ds))
+        values = (pad + ds)[len(fdef.args.args) - len(params):]
+        return list(zip(params, values))
+
+    def _hints(self, fn, fdef):
+        out = {}
+        raw = getattr(fn, "__annotations__", {}) or {}
+        for name, ann in raw.items():
+            if isinstance(ann, str):
+                frame = self.frames[-1]
+                try:
+                    ann = eval(ann, dict(frame.globals, **frame.closure))  # noqa: S307 (the user's own annotation)
+                except Exception:
+                    raise self.error(fdef, f"Unknown type annotation: '{ann}'")
+            node = next((a for a in fdef.args.args if a.arg == name), fdef)
+
+            def where(msg, node=node):
+                raise self.error(node.annotation if getattr(node, "annotation", None) else node, msg)
+            out[name] = T.from_annotation(ann, where)
+        return out
+
+    def body(self, fdef, env, ret_hint):
+        stmts = list(fdef.body)
+        if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
+                and isinstance(stmts[0].value.value, str):
+            stmts = stmts[1:]  # the docstring
+        if not always_exits(stmts):
+            stmts.append(ast.copy_location(ast.Return(value=None), fdef))
+        status = self.block(structure(lift_loop_returns(stmts)), env, allow_return=True)
+        if status[0] == "raise":
+            return self.uninitialized(ret_hint or T.NONE)
+        result = status[2]
+        if ret_hint is not None:
+            if not T.is_subtype(result.type, ret_hint):
+                raise self.error(fdef, f"Return value was annotated as having type {ret_hint} but is actually "
+                                       f"of type {result.type}")
+            if result.type != ret_hint and not result.is_const:
+                result = SV(ret_hint, value=self.value(result))
+            elif result.is_const:
+                result = SV(ret_hint, const=result.const)
+        return result
+
+    # ---- statements ----------------------------------------------------------------------
+    def block(self, stmts, env, allow_return=False, in_loop=False):
+        """Compiles a structured block; returns ("fall", env) / ("return", env, sv) / ("raise", env)."""
+        for s in stmts:
+            if isinstance(s, ast.Return):
+                if not allow_return:
+                    raise self.unsupported(s, "return statements inside loops are not supported")
+                sv = SV(T.NONE, const=None) if s.value is None else self.expr(s.value, env)
+                if isinstance(s.value, ast.Name) and s.value.id == "$ret":  # a loop's return value: its type
+                    t = self.frames[-1].loop_return_type
+                    sv = SV(t, value=self.insert("prim::unchecked_cast", [self.value(sv, s)], [t]).output())
+                return ("return", env, sv)
+            if isinstance(s, ast.Raise):
+                self.raise_(s, env)
+                return ("raise", env)
+            if isinstance(s, ast.Break):
+                if not in_loop:
+                    raise self.unsupported(s, "break outside a loop")
+                env["$cond"] = SV(T.BOOL, const=False)
+                return ("fall", env)
+            if isinstance(s, ast.Continue):
+                if not in_loop:
+                    raise self.unsupported(s, "continue outside a loop")
+                return ("fall", env)
+            if isinstance(s, ast.If):
+                status = self.if_stmt(s, env, allow_return, in_loop)
+                if status[0] != "fall":
+                    return status
+                env = status[1]
+                continue
+            env = self.stmt(s, env, in_loop)
+        return ("fall", env)
+
+    def stmt(self, s, env, in_loop):
+        if isinstance(s, ast.Assign):
+            rhs = self.expr(s.value, env)
+            for target in s.targets:
+                self.assign(target, rhs, env)
+        elif isinstance(s, ast.AnnAssign):
+            hint = self._annotation(s.annotation)
+            if s.value is None:
+                raise self.unsupported(s, "a variable annotation without a value")
+            rhs = self.expr(s.value, env, hint=hint)
+            if not T.is_subtype(rhs.type, hint):
+                raise self.error(s, f"Variable '{ast.unparse(s.target)}' is annotated with type {hint} but is "
+                                    f"being assigned to a value of type {rhs.type}")
+            self.assign(s.target, SV(hint, value=self.value(rhs, s)) if not rhs.is_const else SV(hint, const=rhs.const),
+                        env)
+        elif isinstance(s, ast.AugAssign):
+            self.aug_assign(s, env)
+        elif isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant):
+                return env  # a string used as a comment
+            self.expr(s.value, env)
+        elif isinstance(s, ast.Pass):
+            pass
+        elif isinstance(s, ast.Assert):
+            self.assert_(s, env)
+        elif isinstance(s, ast.For):
+            env = self.for_stmt(s, env)
+        elif isinstance(s, ast.While):
+            env = self.while_stmt(s, env)
+        else:
+            what = _UNSUPPORTED_STMT.get(type(s), f"{type(s).__name__} statements")
+            raise self.unsupported(s, f"{what} aren't supported")
+        return env
+
+    def _annotation(self, node):
+        frame = self.frames[-1]
+        try:
+            ann = eval(compile(ast.Expression(node), "<annotation>", "eval"),  # noqa: S307 (user's annotation)
+                       dict(frame.globals, **frame.closure))
+        except Exception:
+            raise self.error(node, f"Unknown type annotation: '{ast.unparse(node)}'")
+
+        def where(msg):
+            raise self.error(node, msg)
+        return T.from_annotation(ann, where)
+
+    def assign(self, target, rhs, env):
+        if isinstance(target, ast.Name):
+            if target.id == "$ret" and rhs.type is not None and rhs.type.kind != "Any":  # lift_loop_returns' value
+                frame = self.frames[-1]
+                t = rhs.type if frame.loop_return_type is None else T.unify(frame.loop_return_type, rhs.type)
+                if t is None:
+                    raise self.error(target, f"Previous return statement returned a value of type "
+                                             f"{frame.loop_return_type} but this return statement returns a value of "
+                                             f"type {rhs.type}")
+                frame.loop_return_type = t
+                rhs = SV(T.ANY, value=self.value(rhs, target))
+            env[target.id] = rhs
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elems = self.unpack(rhs, len(target.elts), target)
+            for t, e in zip(target.elts, elems):
+                self.assign(t, e, env)
+        elif isinstance(target, ast.Subscript):
+            self.setitem(target, rhs, env)
+        elif isinstance(target, ast.Attribute):
+            raise self.unsupported(target, "assigning to attributes (module state) is not supported; "
+                                           "use a buffer and an in-place op")
+        else:
+            raise self.unsupported(target, f"assignment to {type(target).__name__}")
+
+    def unpack(self, sv, n, node):
+        if sv.items is not None:
+            if len(sv.items) != n:
+                raise self.error(node, f"too many values to unpack: need {n} but found {len(sv.items)}")
+            return sv.items
+        if sv.is_const and isinstance(sv.const, (tuple, list)):
+            if len(sv.const) != n:
+                raise self.error(node, f"too many values to unpack: need {n} but found {len(sv.const)}")
+            return [const_sv(c) for c in sv.const]
+        if sv.type is not None and sv.type.kind == "Tuple":
+            if len(sv.type.elems) != n:
+                raise self.error(node, f"too many values to unpack: need {n} but found {len(sv.type.elems)}")
+            outs = self.insert("prim::TupleUnpack", [self.value(sv, node)], list(sv.type.elems)).outputs()
+            return [SV(t, value=o) for t, o in zip(sv.type.elems, outs)]
+        if sv.type is not None and sv.type.kind == "List":
+            et = sv.type.elems[0]
+            outs = self.insert("prim::ListUnpack", [self.value(sv, node)], [et] * n).outputs()
+            return [SV(et, value=o) for o in outs]
+        raise self.error(node, f"cannot unpack a value of type {sv.type}")
+
+    def aug_assign(self, s, env):
+        target = s.target
+        if isinstance(target, ast.Attribute):
+            raise self.unsupported(target, "augmented assignment to attributes (module state) is not supported")
+        if isinstance(target, ast.Subscript):
+            cur = self.expr(target, env)
+            self.setitem(target, self.binop(s.op, cur, self.expr(s.value, env), s), env)
+            return
+        if not isinstance(target, ast.Name):
+            raise self.unsupported(target, "augmented assignment to this target")
+        cur = self.lookup(target.id, env, target)
+        rhs = self.expr(s.value, env)
+        name = _BINOPS.get(type(s.op), (None,))[0]
+        if cur.type is not None and cur.type.kind == "Tensor" and name in _INPLACE:
+            # As TorchScript (and eager Python): `x += y` on a tensor is in place.
+            env[target.id] = self.call_op(_INPLACE[name], [cur, rhs], {}, s)
+        elif cur.type is not None and cur.type.kind == "List" and isinstance(s.op, ast.Add):
+            self.insert("prim::extend", [self.value(cur, s), self.value(rhs, s)], [], n_out=0)
+        else:
+            env[target.id] = self.binop(s.op, cur, rhs, s)
+
+    def assert_(self, s, env):
+        cond = self.truth(self.expr(s.test, env), s.test)
+        msg = None if s.msg is None else self.expr(s.msg, env)
+        refine = self.refinements(s.test, env)[0]
+        if cond.is_const:
+            if not cond.const:
+                self._emit_raise("builtins.AssertionError", msg, s)
+        else:
+            node = self.insert("prim::If", [self.value(cond, s)], [], n_out=0)
+            then, other = node.addBlock(), node.addBlock()
+            self.g.setInsertPoint(then.returnNode())
+            self.g.setInsertPoint(other.returnNode())
+            self._emit_raise("builtins.AssertionError", msg, s)
+            self.g.setInsertPoint(node.next())
+        self.apply_refinements(refine, env)
+
+    def raise_(self, s, env):
+        exc = s.exc
+        if exc is None:
+            raise self.unsupported(s, "a bare raise")
+        cls, msg = exc, None
+        if isinstance(exc, ast.Call):
+            cls = exc.func
+            if len(exc.args) > 1 or exc.keywords:
+                raise self.unsupported(exc, "exceptions take one message argument")
+            msg = self.expr(exc.args[0], env, in_raise=True) if exc.args else None
+        resolved = self.expr(cls, env)
+        kind = resolved.const if resolved.is_const else resolved.fn
+        if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+            raise self.error(cls, "exceptions must derive from BaseException")
+        self._emit_raise(_EXC_NAMES.get(kind, f"{kind.__module__}.{kind.__qualname__}"), msg, s)
+
+    def _emit_raise(self, cls, msg, node):
+        inputs = [] if msg is None else [self.value(msg, node)]
+        self.insert("prim::RaiseException", inputs, [], n_out=0).s_("exception", cls)
+
+    # ---- if ------------------------------------------------------------------------------
+    def refinements(self, test, env):
+        """(then, else) maps name -> refined type for `x is None` / `x is not None` tests."""
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            sv = env.get(test.left.id)
+            if sv is not None and sv.type is not None and sv.type.kind == "Optional":
+                refined = {test.left.id: sv.type.elems[0]}
+                return (refined, {}) if isinstance(test.ops[0], ast.IsNot) else ({}, refined)
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            then = {}
+            for v in test.values:
+                then.update(self.refinements(v, env)[0])
+            return then, {}
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            other = {}
+            for v in test.values:
+                other.update(self.refinements(v, env)[1])
+            return {}, other
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            a, b = self.refinements(test.operand, env)
+            return b, a
+        return {}, {}
+
+    def apply_refinements(self, refined, env):
+        for name, t in refined.items():
+            sv = env[name]
+            if sv.is_const:
+                continue
+            out = self.insert("prim::unchecked_cast", [self.value(sv)], [t]).output()
+            env[name] = SV(t, value=out)
+
+    def if_stmt(self, s, env, allow_return, in_loop):
+        cond = self.truth(self.expr(s.test, env), s.test)
+        then_ref, else_ref = self.refinements(s.test, env)
+        if cond.is_const:  # only the taken branch is compiled (as PyTorch's metacompile of constants)
+            env = dict(env)
+            self.apply_refinements(then_ref if cond.const else else_ref, env)
+            return self.block(s.body if cond.const else s.orelse, env, allow_return, in_loop)
+        return self.emit_if(cond, s, lambda e: self.block(s.body, e, allow_return, in_loop),
+                            lambda e: self.block(s.orelse, e, allow_return, in_loop), env, then_ref, else_ref)
+
+    def emit_if(self, cond, node, then_fn, else_fn, env, then_ref=None, else_ref=None):
+        n = self.insert("prim::If", [self.value(cond, node)], [], n_out=0)
+        results = []
+        for block, fn, ref in ((n.addBlock(), then_fn, then_ref), (n.addBlock(), else_fn, else_ref)):
+            self.g.setInsertPoint(block.returnNode())
+            benv = dict(env)
+            self.apply_refinements(ref or {}, benv)
+            results.append((block, fn(benv)))
+        self.g.setInsertPoint(n.next())
+        (b_then, s_then), (b_else, s_else) = results
+        live = [(b, s) for b, s in results if s[0] != "raise"]
+        if not live:
+            return ("raise", env)
+        kinds = {s[0] for _, s in live}
+        if len(kinds) > 1:
+            raise self.error(node, "a branch returns and the other does not")  # structure() prevents this
+        outputs = []  # (name or '$return', [sv per block])
+        out_env = dict(env)
+        names = set()
+        for _, s in live:
+            names |= {k for k, v in s[1].items() if env.get(k) is not v}
+        for name in sorted(names):
+            svs = [s[1].get(name) for _, s in results]
+            if any(sv is None for (_, s), sv in zip(results, svs) if s[0] != "raise"):
+                out_env.pop(name, None)  # defined in one branch only: not visible after the if
+                continue
+            outputs.append((name, svs))
+        if "return" in kinds:
+            outputs.append(("$return", [s[2] if s[0] == "return" else None for _, s in results]))
+        for name, svs in outputs:
+            present = [sv for sv in svs if sv is not None]
+            t = present[0].type
+            for sv in present[1:]:
+                u = T.unify(t, sv.type) if t is not None and sv.type is not None else None
+                if u is None:
+                    what = "the return value" if name == "$return" else name
+                    raise self.error(node, f"Type mismatch: {what} is set to type {svs[0].type if svs[0] else '?'} "
+                                           f"in the true branch and type {svs[1].type if svs[1] else '?'} in the "
+                                           "false branch")
+                t = u
+            if all(sv.is_const for sv in present) and len({repr((type(sv.const), sv.const)) for sv in present}) == 1 \
+                    and not isinstance(present[0].const, _tl.Tensor):
+                sv = SV(t, const=present[0].const)
+            else:
+                for (block, status), sv in zip(results, svs):
+                    self.g.setInsertPoint(block.returnNode())
+                    block.registerOutput(self.value(sv, node) if sv is not None else self.uninitialized(t).value)
+                self.g.setInsertPoint(n.next())
+                out = n.addOutput()
+                out.setType(T.ir_type(t))
+                sv = SV(t, value=out)
+            if name == "$return":
+                return ("return", out_env, sv)
+            out_env[name] = sv
+        return ("fall", out_env)
+
+    def truth(self, sv, node):
+        """A bool condition: bools as they are; tensors through prim::Bool (as aten::Bool); numbers != 0."""
+        if sv.is_const:
+            try:
+                return SV(T.BOOL, const=bool(sv.const))
+            except Exception:
+                raise self.error(node, f"cannot use a value of type {type(sv.const).__name__} as a condition")
+        t = sv.type.kind if sv.type is not None else None
+        if t == "bool":
+            return sv
+        if t in ("Tensor", "int", "float"):
+            return SV(T.BOOL, value=self.insert("prim::Bool", [self.value(sv, node)], [T.BOOL]).output())
+        if t in ("List", "Dict", "str"):
+            n = self.builtin_len([sv], node)
+            return self.compare_op(ast.NotEq(), n, SV(T.INT, const=0), node)
+        raise self.error(node, f"expected a bool expression for the condition, got {sv.type}")
+
+    # ---- loops ---------------------------------------------------------------------------
+    def for_stmt(self, s, env):
+        if s.orelse:
+            raise self.unsupported(s, "else branches of for loops aren't supported")
+        it = s.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                and self.expr(it.func, env).fn is range:
+            return self.range_loop(s, [self.expr(a, env) for a in it.args], env)
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+                and self.expr(it.func, env).fn is enumerate:
+            seq = self.expr(it.args[0], env)
+            return self.seq_loop(s, seq, env, enumerate_=True)
+        seq = self.expr(it, env)
+        return self.seq_loop(s, seq, env)
+
+    def seq_loop(self, s, seq, env, enumerate_=False):
+        t = seq.type.kind if seq.type is not None else None
+        if seq.module is not None or seq.items is not None or t == "Tuple" or (seq.is_const and isinstance(seq.const, (tuple, list))):
+            return self.unrolled(s, self.static_items(seq, s), env, enumerate_)
+        if t == "Dict":
+            seq = self.call_method(seq, "keys", [], {}, s)
+            t = "List"
+        if t == "List":
+            et = seq.type.elems[0]
+            lst = self.value(seq, s)
+
+            def target(i, benv, body_node):
+                elem = SV(et, value=self.insert("prim::getitem", [lst, i.value], [et]).output())
+                if enumerate_:
+                    elem = SV(T.Tuple([T.INT, et]), items=[i, elem])
+                self.assign(s.target, elem, benv)
+            trip = self.builtin_len([seq], s)
+            return self.emit_loop(s, trip, env, target)
+        raise self.error(s.iter, f"'{seq.type}' object is not iterable")
+
+    def static_items(self, seq, node):
+        if seq.module is not None:
+            mods = list(seq.module._modules.items())
+            if not (isinstance(seq.module, (_tl.nn.ModuleList, _tl.nn.Sequential))):
+                raise self.error(node, f"'{type(seq.module).__name__}' object is not iterable (only ModuleList and "
+                                       "Sequential are)")
+            return [self.getattr_module(seq, name, node) for name, _ in mods]
+        if seq.items is not None:
+            return list(seq.items)
+        if seq.is_const:
+            return [const_sv(c) for c in seq.const]
+        return self.unpack(seq, len(seq.type.elems), node)
+
+    def unrolled(self, s, items, env, enumerate_):
+        """A loop over a tuple or a ModuleList: the body compiled once per element."""
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, (ast.Break, ast.Continue)):
+                raise self.unsupported(n, "break and continue in loops over tuples and module lists "
+                                          "(which are unrolled) are not supported")
+        for i, item in enumerate(items):
+            if enumerate_:
+                item = SV(T.Tuple([T.INT, item.type or T.ANY]), items=[SV(T.INT, const=i), item])
+            env = dict(env)
+            self.assign(s.target, item, env)
+            status = self.block(s.body, env, in_loop=True)
+            if status[0] == "raise":
+                return env
+            env = status[1]
+        return env
+
+    def range_loop(self, s, args, env):
+        for a in args:
+            if a.type is None or a.type.kind != "int":
+                raise self.error(s.iter, f"range() expects int arguments, got {a.type}")
+        if len(args) == 1:
+            start, stop, step = SV(T.INT, const=0), args[0], SV(T.INT, const=1)
+        elif len(args) in (2, 3):
+            start, stop = args[0], args[1]
+            step = args[2] if len(args) == 3 else SV(T.INT, const=1)
+        else:
+            raise self.error(s.iter, f"range expected at most 3 arguments, got {len(args)}")
+        if not step.is_const or step.const == 0:
+            raise self.error(s.iter, "range() step must be a nonzero constant")
+        k = step.const
+        if start.is_const and start.const == 0 and k == 1:
+            trip = stop
+        else:  # ceil((stop - start) / step), negative meaning no trip
+            diff = self.arith(ast.Sub(), stop, start, s) if k > 0 else self.arith(ast.Sub(), start, stop, s)
+            num = self.arith(ast.Add(), diff, SV(T.INT, const=abs(k) - 1), s)
+            trip = self.arith(ast.FloorDiv(), num, SV(T.INT, const=abs(k)), s)
+
+        def target(i, benv, body_node):
+            if start.is_const and start.const == 0 and k == 1:
+                v = i
+            else:
+                v = self.arith(ast.Add(), start, self.arith(ast.Mult(), i, SV(T.INT, const=k), s), s)
+            self.assign(s.target, v, benv)
+        return self.emit_loop(s, trip, env, target)
+
+    def while_stmt(self, s, env):
+        if s.orelse:
+            raise self.unsupported(s, "else branches of while loops aren't supported")
+        cond = self.truth(self.expr(s.test, env), s.test)
+        if cond.is_const and not cond.const:
+            return env
+        return self.emit_loop(s, SV(T.INT, const=_INT64_MAX), env, None, initial=cond)
+
+    def emit_loop(self, s, trip, env, bind_target, initial=None):
+        """prim::Loop(trip, cond, carried...): carried are the names the body assigns that exist
+        before the loop; `$cond` (break) and, for while, the test give the next condition."""
+        carried = sorted(n for n in assigned_names(s.body) if n in env and n != "$cond")
+        for name in carried:
+            sv = env[name]
+            if sv.module is not None or sv.fn is not None:
+                raise self.error(s, f"'{name}' holds a module or function and cannot change in a loop")
+        init_cond = initial if initial is not None else SV(T.BOOL, const=True)
+        inputs = [self.value(trip, s), self.value(init_cond, s)] + [self.value(env[n], s) for n in carried]
+        loop = self.insert("prim::Loop", inputs, [], n_out=0)
+        body = loop.addBlock()
+        i = SV(T.INT, value=body.addInputToBlock("i"))
+        i.value.setType(T.ir_type(T.INT))
+        benv = dict(env)
+        types = {}
+        for name in carried:
+            t = env[name].type
+            types[name] = t
+            v = body.addInputToBlock(name)
+            v.setType(T.ir_type(t))
+            benv[name] = SV(t, value=v)
+        benv["$cond"] = SV(T.BOOL, const=True)
+        self.g.setInsertPoint(body.returnNode())
+        if bind_target is not None:
+            bind_target(i, benv, s)
+        status = self.block(s.body, benv, in_loop=True)
+        if status[0] == "raise":
+            outs = [SV(T.BOOL, const=False)] + [self.uninitialized(types[n]) for n in carried]
+        else:
+            benv = status[1]
+            cont = benv["$cond"]
+            if initial is not None:  # while: the test again, unless a break ended the loop
+                if cont.is_const and cont.const:
+                    cont = self.truth(self.expr(s.test, benv), s.test)
+                elif not cont.is_const:
+                    cont = self.emit_if(cont, s, lambda e: ("return", e, self.truth(self.expr(s.test, e), s.test)),
+                                        lambda e: ("return", e, SV(T.BOOL, const=False)), benv)[2]
+            outs = [cont]
+            for name in carried:
+                sv = benv[name]
+                if sv.type is None or not T.is_subtype(sv.type, types[name]):
+                    raise self.error(s, f"Variable '{name}' previously had type {types[name]} but is now being "
+                                        f"assigned to a value of type {sv.type} in the loop")
+                outs.append(sv)
+        for sv in outs:
+            body.registerOutput(self.value(sv, s))
+        self.g.setInsertPoint(loop.next())
+        env = dict(env)
+        for name in carried:
+            o = loop.addOutput()
+            o.setType(T.ir_type(types[name]))
+            env[name] = SV(types[name], value=o)
+        return env
+
+    # ---- expressions ---------------------------------------------------------------------
+    def lookup(self, name, env, node):
+        if name in env:
+            return env[name]
+        frame = self.frames[-1]
+        for scope in (frame.closure, frame.globals):
+            if name in scope:
+                return self.python_value(scope[name], node)
+        if hasattr(builtins, name):
+            return self.python_value(getattr(builtins, name), node)
+        raise self.error(node, f"undefined value {name}")
+
+    def python_value(self, v, node):
+        """A Python object met at compile time (a global, an attribute of a Python module)."""
+        try:
+            if v in BUILTINS:
+                return SV(None, fn=v)
+        except TypeError:  # unhashable
+            pass
+        if isinstance(v, pytypes.ModuleType) or isinstance(v, type) and not issubclass(v, BaseException):
+            return SV(None, const=v)
+        if isinstance(v, _tl.nn.Module):
+            raise self.error(node, "modules are only reachable as attributes of self")
+        if callable(v) and not isinstance(v, _tl.Tensor):
+            return SV(None, fn=v)
+        t = T.of_value(v)
+        if t is None and not isinstance(v, (_tl.dtype,)):
+            if isinstance(v, type) and issubclass(v, BaseException):
+                return SV(None, const=v)
+            return SV(T.ANY, const=v)
+        return SV(t, const=v)
+
+    def expr(self, e, env, hint=None, in_raise=False):
+        m = getattr(self, "expr_" + type(e).__name__, None)
+        if m is None:
+            what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
+            raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
+                                   else f"{what} expressions aren't supported")
+        if type(e) in (ast.List, ast.Dict, ast.ListComp):
+            return m(e, env, hint)
+        if type(e) is ast.JoinedStr:
+            return m(e, env, in_raise)
+        return m(e, env)
+
+    def expr_Constant(self, e, env):
+        if e.value is LOOP_RETURN_INIT:
+            return SV(T.ANY, value=self.constant(None))
+        if e.value is Ellipsis:
+            return SV(None, const=Ellipsis)
+        if isinstance(e.value, (bytes, complex)):
+            raise self.unsupported(e, f"{type(e.value).__name__} literals aren't supported")
+        return const_sv(e.value)
+
+    def expr_Name(self, e, env):
+        return self.lookup(e.id, env, e)
+
+    def expr_JoinedStr(self, e, env, in_raise=False):
+        """An f-string: folded when every part is a constant, else prim::format of the parts."""
+        parts = []
+        for v in e.values:
+            if isinstance(v, ast.Constant):
+                parts.append(SV(T.STR, const=v.value))
+                continue
+            if v.format_spec is not None or v.conversion != -1:
+                raise self.unsupported(v, "format specs and conversions in f-strings")
+            sv = self.expr(v.value, env)
+            if sv.is_const and not isinstance(sv.const, _tl.Tensor):
+                parts.append(SV(T.STR, const=str(sv.const)))
+            elif sv.type is None:
+                raise self.error(v, "f-string parts must be values")
+            else:
+                parts.append(sv)
+        if all(p.is_const for p in parts):
+            return SV(T.STR, const="".join(p.const for p in parts))
+        return SV(T.STR, value=self.insert("prim::format", [self.value(p, e) for p in parts], [T.STR]).output())
+
+    def comprehension_items(self, e, env):
+        """The elements of a list comprehension or generator over a static iterable (a tuple, a
+        constant list, a module list, range() of constants), compiled once per element."""
+        if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
+            raise self.unsupported(e, "comprehensions with several for clauses or conditions")
+        gen = e.generators[0]
+        it = gen.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            bounds = [self.expr(a, env) for a in it.args]
+            if not all(b.is_const and isinstance(b.const, int) for b in bounds):
+                raise self.unsupported(e, "comprehensions over range() of non-constant bounds")
+            items = [SV(T.INT, const=i) for i in range(*(b.const for b in bounds))]
+        else:
+            seq = self.expr(it, env)
+            static = seq.module is not None or seq.items is not None or (
+                seq.type is not None and seq.type.kind == "Tuple") or (
+                seq.is_const and isinstance(seq.const, (tuple, list)))
+            if not static:
+                raise self.unsupported(e, "comprehensions over run-time lists (only tuples, constants, module lists "
+                                          "and constant ranges, which are unrolled)")
+            items = self.static_items(seq, e)
+        out = []
+        for item in items:
+            benv = dict(env)
+            self.assign(gen.target, item, benv)
+            out.append(self.expr(e.elt, benv))
+        return out
+
+    def expr_GeneratorExp(self, e, env):
+        items = self.comprehension_items(e, env)
+        if any(i.type is None for i in items):
+            return SV(None, items=items)
+        return SV(T.Tuple([i.type for i in items]), items=items)
+
+    def expr_ListComp(self, e, env, hint=None):
+        items = self.comprehension_items(e, env)
+        if not items:
+            t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
+            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+        et = items[0].type
+        for i in items[1:]:
+            et = T.unify(et, i.type) if et is not None and i.type is not None else None
+        if et is None:
+            raise self.error(e, "List comprehension elements must have a single type")
+        t = T.List(et)
+        return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, e) for i in items], [t]).output())
+
+    def expr_Tuple(self, e, env):
+        items = [self.expr(x, env) for x in e.elts]
+        if all(i.is_const for i in items):
+            return SV(T.of_value(tuple(i.const for i in items)), const=tuple(i.const for i in items)) \
+                if T.of_value(tuple(i.const for i in items)) is not None else SV(None, items=items)
+        if any(i.type is None for i in items):  # Python objects (classes, functions): static only
+            return SV(None, items=items)
+        return SV(T.Tuple([i.type for i in items]), items=items)
+
+    def expr_List(self, e, env, hint=None):
+        items = [self.expr(x, env) for x in e.elts]
+        if not items:
+            if hint is None or hint.kind != "List":
+                t = T.List(T.TENSOR)  # as TorchScript: an empty list literal is List[Tensor]
+            else:
+                t = hint
+            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+        et = items[0].type
+        for i in items[1:]:
+            u = T.unify(et, i.type) if et is not None and i.type is not None else None
+            if u is None:
+                raise self.error(e, f"Lists must contain only a single type, got {et} and {i.type}")
+            et = u
+        if hint is not None and hint.kind == "List" and all(T.is_subtype(i.type, hint.elems[0]) for i in items):
+            et = hint.elems[0]
+        t = T.List(et)
+        return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, e) for i in items], [t]).output())
+
+    def expr_Dict(self, e, env, hint=None):
+        keys = [self.expr(k, env) for k in e.keys if k is not None]
+        if len(keys) != len(e.keys):
+            raise self.unsupported(e, "dict unpacking (**)")
+        vals = [self.expr(v, env) for v in e.values]
+        if hint is not None and hint.kind == "Dict":
+            kt, vt = hint.elems
+        elif not keys:
+            kt, vt = T.STR, T.TENSOR  # as TorchScript: an empty dict literal is Dict[str, Tensor]
+        else:
+            kt, vt = keys[0].type, vals[0].type
+            for v in vals[1:]:
+                vt = T.unify(vt, v.type) if vt is not None and v.type is not None else None
+                if vt is None:
+                    raise self.error(e, "Dict values must contain only a single type")
+        if kt is None or kt.kind not in ("str", "int"):
+            raise self.error(e, f"Dict keys must be str or int, got {kt}")
+        for k, v in zip(keys, vals):
+            if not T.is_subtype(k.type, kt) or not T.is_subtype(v.type, vt):
+                raise self.error(e, f"Dict entries must be of types {kt}: {vt}, got {k.type}: {v.type}")
+        ins = []
+        for k, v in zip(keys, vals):
+            ins += [self.value(k, e), self.value(v, e)]
+        t = T.Dict(kt, vt)
+        return SV(t, value=self.insert("prim::DictConstruct", ins, [t]).output())
+
+    def expr_IfExp(self, e, env):
+        cond = self.truth(self.expr(e.test, env), e.test)
+        then_ref, else_ref = self.refinements(e.test, env)
+        if cond.is_const:
+            benv = dict(env)
+            self.apply_refinements(then_ref if cond.const else else_ref, benv)
+            return self.expr(e.body if cond.const else e.orelse, benv)
+        return self.emit_if(cond, e, lambda b: ("return", b, self.expr(e.body, b)),
+                            lambda b: ("return", b, self.expr(e.orelse, b)), env, then_ref, else_ref)[2]
+
+    def expr_BoolOp(self, e, env):
+        is_and = isinstance(e.op, ast.And)
+        result = self.truth(self.expr(e.values[0], env), e.values[0])
+        refined = dict(env)
+        for nxt in e.values[1:]:
+            if is_and:
+                self.apply_refinements(self.refinements(e.values[e.values.index(nxt) - 1], refined)[0], refined)
+            if result.is_const:
+                if result.const != is_and:  # False and ... / True or ...
+                    return result
+                result = self.truth(self.expr(nxt, refined), nxt)
+                continue
+            short = SV(T.BOOL, const=not is_and)
+            rest = (lambda b, nxt=nxt: ("return", b, self.truth(self.expr(nxt, b), nxt)))
+            skip = (lambda b: ("return", b, short))
+            result = self.emit_if(result, e, rest if is_and else skip, skip if is_and else rest, refined)[2]
+        return result
+
+    def expr_UnaryOp(self, e, env):
+        sv = self.expr(e.operand, env)
+        if isinstance(e.op, ast.Not):
+            c = self.truth(sv, e.operand)
+            if c.is_const:
+                return SV(T.BOOL, const=not c.const)
+            return SV(T.BOOL, value=self.insert("prim::not", [c.value], [T.BOOL]).output())
+        if isinstance(e.op, ast.UAdd):
+            return sv
+        if sv.is_const and isinstance(sv.const, (int, float)) and not isinstance(sv.const, bool):
+            if isinstance(e.op, ast.USub):
+                return const_sv(-sv.const)
+            if isinstance(e.op, ast.Invert) and isinstance(sv.const, int):
+                return const_sv(~sv.const)
+        if sv.type is not None and sv.type.kind == "Tensor":
+            return self.call_op("neg" if isinstance(e.op, ast.USub) else "bitwise_not", [sv], {}, e)
+        if isinstance(e.op, ast.USub) and sv.type is not None and sv.type.kind in ("int", "float"):
+            return SV(sv.type, value=self.insert("prim::neg", [self.value(sv, e)], [sv.type]).output())
+        raise self.error(e, f"unsupported operand type for {type(e.op).__name__}: {sv.type}")
+
+    def expr_BinOp(self, e, env):
+        return self.binop(e.op, self.expr(e.left, env), self.expr(e.right, env), e)
+
+    def binop(self, op, a, b, node):
+        name, prim, _ = _BINOPS.get(type(op), (None, None, None))
+        if name is None:
+            raise self.unsupported(node, f"the operator {type(op).__name__}")
+        ta = a.type.kind if a.type is not None else None
+        tb = b.type.kind if b.type is not None else None
+        if ta == "Tensor":
+            return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor":  # a number on the left: PyTorch's reflected operators
+            if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
+                return self.call_op(name, [b, a], {}, node)
+            if name == "sub":
+                return self.call_op("rsub", [b, a], {}, node)
+            if name == "div":
+                return self.call_op("mul", [self.call_op("reciprocal", [b], {}, node), a], {}, node)
+            if name == "pow":
+                return self.call_op("pow", [a, b], {}, node)
+            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+        return self.arith(op, a, b, node)
+
+    def arith(self, op, a, b, node):
+        """int/float/str/list arithmetic: folded when both are constants, else a prim:: op."""
+        name, prim, pyop = _BINOPS[type(op)]
+        ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if a.is_const and b.is_const and pyop is not None and ta in ("List", "Tuple", "str") or \
+                a.is_const and b.is_const and pyop is not None and tb in ("List", "Tuple"):
+            try:  # constant sequences ([1.0] * 2, (1,) + (2,)): folded
+                return const_sv(pyop(a.const, b.const))
+            except TypeError:
+                raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+        if prim is None:
+            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+        nums = ("int", "float", "bool", "Number")
+        if ta in nums and tb in nums:
+            if prim == "prim::truediv" or prim == "prim::pow" or "float" in (ta, tb):
+                t = T.FLOAT
+            elif "Number" in (ta, tb):
+                t = T.NUMBER
+            else:
+                t = T.INT
+        elif ta == tb == "str" and prim == "prim::add":
+            t = T.STR
+        elif ta == tb == "List" and prim == "prim::add" and a.type == b.type:
+            t = a.type
+        else:
+            raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+        if a.is_const and b.is_const and (pyop is not None or prim == "prim::pow"):
+            try:
+                r = pyop(a.const, b.const) if pyop is not None else float(a.const) ** b.const
+                return SV(t, const=float(r) if t.kind == "float" else r)
+            except ZeroDivisionError:
+                pass  # raised when the graph runs
+        return SV(t, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [t]).output())
+
+    def expr_Compare(self, e, env):
+        left = self.expr(e.left, env)
+        result = None
+        for op, right_node in zip(e.ops, e.comparators):
+            right = self.expr(right_node, env)
+            r = self.compare_op(op, left, right, e)
+            result = r if result is None else self.binbool(result, r, e)
+            left = right
+        return result
+
+    def binbool(self, a, b, node):
+        if a.is_const:
+            return b if a.const else a
+        return self.emit_if(a, node, lambda e: ("return", e, b), lambda e: ("return", e, SV(T.BOOL, const=False)), {})[2]
+
+    def compare_op(self, op, a, b, node):
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            positive = isinstance(op, ast.Is)
+            if a.is_const and b.is_const:
+                return SV(T.BOOL, const=(a.const is b.const) == positive)
+            if (b.is_const and b.const is None and a.type is not None and a.type.kind not in ("Optional", "None", "Any")) or \
+                    (a.is_const and a.const is None and b.type is not None and b.type.kind not in ("Optional", "None", "Any")):
+                return SV(T.BOOL, const=not positive)  # a non-optional value is never None
+            kind = "prim::is" if positive else "prim::isnot"
+            return SV(T.BOOL, value=self.insert(kind, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
+        if isinstance(op, (ast.In, ast.NotIn)):
+            r = self.contains(b, a, node)
+            if isinstance(op, ast.NotIn):
+                r = SV(T.BOOL, const=not r.const) if r.is_const else \
+                    SV(T.BOOL, value=self.insert("prim::not", [r.value], [T.BOOL]).output())
+            return r
+        name, prim, pyop = _CMPOPS[type(op)]
+        ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if ta == "Tensor":
+            return self.call_op(name, [a, b], {}, node)
+        if tb == "Tensor":
+            flipped = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}.get(name, name)
+            return self.call_op(flipped, [b, a], {}, node)
+        if a.is_const and b.is_const:
+            try:
+                return SV(T.BOOL, const=bool(pyop(a.const, b.const)))
+            except TypeError:
+                raise self.error(node, f"cannot compare {a.type} and {b.type}")
+        ok = (ta in ("int", "float", "bool", "Number") and tb in ("int", "float", "bool", "Number")) or ta == tb or \
+            name in ("eq", "ne") and "None" in (ta, tb)
+        if not ok and name in ("eq", "ne") and (ta == "Optional" or tb == "Optional"):
+            ok = True
+        if not ok:
+            raise self.error(node, f"cannot compare {a.type} and {b.type}")
+        return SV(T.BOOL, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
+
+    def contains(self, container, item, node):
+        t = container.type.kind if container.type else None
+        if container.is_const and item.is_const:
+            return SV(T.BOOL, const=item.const in container.const)
+        if t == "Dict":
+            kind = "prim::dict_contains"
+        elif t in ("List", "Tuple"):
+            kind = "prim::contains"
+        else:
+            raise self.error(node, f"'in' is not supported for {container.type}")
+        return SV(T.BOOL, value=self.insert(kind, [self.value(container, node), self.value(item, node)],
+                                            [T.BOOL]).output())
+
+    # ---- subscripts ----------------------------------------------------------------------
+    def expr_Subscript(self, e, env):
+        base = self.expr(e.value, env)
+        t = base.type.kind if base.type else None
+        if base.module is not None:
+            idx = self.expr(e.slice, env)
+            if isinstance(base.module, _tl.nn.ModuleDict) and idx.is_const and isinstance(idx.const, str):
+                if idx.const not in base.module._modules:
+                    raise self.error(e.slice, f"ModuleDict has no key '{idx.const}'")
+                return self.getattr_module(base, idx.const, e)
+            if not (idx.is_const and isinstance(idx.const, int)):
+                raise self.error(e.slice, "module lists can only be indexed by constant ints")
+            items = self.static_items(base, e)
+            return items[idx.const]
+        if t == "Tensor":
+            return self.tensor_index(base, e.slice, env, e)
+        if isinstance(e.slice, ast.Slice):
+            return self.list_slice(base, e.slice, env, e)
+        idx = self.expr(e.slice, env)
+        if t == "Dict":
+            kt, vt = base.type.elems
+            if not T.is_subtype(idx.type, kt):
+                raise self.error(e.slice, f"expected a key of type {kt}, got {idx.type}")
+            return SV(vt, value=self.insert("prim::dict_getitem", [self.value(base, e), self.value(idx, e)], [vt]).output())
+        if isinstance(e.slice, ast.Slice):
+            raise self.unsupported(e.slice, "slicing lists, tuples and strings")
+        if idx.type is None or idx.type.kind != "int":
+            raise self.error(e.slice, f"indices must be integers, not {idx.type}")
+        if base.items is not None or t == "Tuple" or (base.is_const and isinstance(base.const, tuple)):
+            if not idx.is_const:
+                raise self.error(e.slice, "tuple indices must be constant integers")
+            items = self.static_items(base, e)
+            try:
+                return items[idx.const]
+            except IndexError:
+                raise self.error(e, f"Tuple index out of range. Tuple is length {len(items)} and index is {idx.const}")
+        if base.is_const and isinstance(base.const, (list, str)) and idx.is_const:
+            return const_sv(base.const[idx.const])
+        if t in ("List", "str"):
+            et = base.type.elems[0] if t == "List" else T.STR
+            return SV(et, value=self.insert("prim::getitem", [self.value(base, e), self.value(idx, e)], [et]).output())
+        raise self.error(e.value, f"'{base.type}' object is not subscriptable")
+
+    def list_slice(self, base, sl, env, node):
+        parts = [SV(T.NONE, const=None) if x is None else self.expr(x, env) for x in (sl.lower, sl.upper, sl.step)]
+        for p in parts:
+            if p.type is None or p.type.kind not in ("int", "None"):
+                raise self.error(sl, f"slice indices must be integers or None, not {p.type}")
+        if base.is_const and isinstance(base.const, (list, tuple, str)) and all(p.is_const for p in parts):
+            return const_sv(base.const[slice(*(p.const for p in parts))])
+        t = base.type.kind if base.type else None
+        if t == "Tuple" or base.items is not None:
+            if not all(p.is_const for p in parts):
+                raise self.error(sl, "tuple slices must have constant bounds")
+            items = self.static_items(base, node)[slice(*(p.const for p in parts))]
+            return SV(T.Tuple([i.type for i in items]), items=items)
+        if t != "List":
+            raise self.error(node, f"'{base.type}' object cannot be sliced")
+        ins = [self.value(base, node)] + [self.value(p, node) for p in parts]
+        return SV(base.type, value=self.insert("prim::list_slice", ins, [base.type]).output())
+
+    def tensor_index(self, base, sl, env, node):
+        """x[i], x[a:b:c], x[None], x[...], x[t], and tuples of them: select/slice/unsqueeze/index ops.
+        Before an ellipsis dims count from the front (a select removes its dim, a slice or None keeps
+        one); after it from the back (-k for the k-th real index from the end), which the ops on the
+        left do not move."""
+        parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        evaluated = []
+        for p in parts:
+            if isinstance(p, ast.Slice):
+                evaluated.append(("slice", [None if x is None else self.expr(x, env) for x in (p.lower, p.upper, p.step)]))
+            else:
+                evaluated.append(("value", self.expr(p, env)))
+
+        def is_marker(kv, what):
+            return kv[0] == "value" and kv[1].is_const and kv[1].const is what
+        if sum(is_marker(kv, Ellipsis) for kv in evaluated) > 1:
+            raise self.error(node, "an index can only have a single ellipsis ('...')")
+        tensors = [v for k, v in evaluated if k == "value" and v.type is not None and v.type.kind == "Tensor"]
+        if tensors and len(evaluated) != 1:
+            raise self.unsupported(node, "tensor indices mixed with other indices")
+        x, dim, after = base, 0, None  # after: real indices left once past the ellipsis
+        for i, (k, v) in enumerate(evaluated):
+            if is_marker((k, v), Ellipsis):
+                after = sum(1 for kv in evaluated[i + 1:] if not is_marker(kv, None))
+                if any(is_marker(kv, None) for kv in evaluated[i + 1:]):
+                    raise self.unsupported(node, "None after an ellipsis in an index")
+                continue
+            here = SV(T.INT, const=dim if after is None else -after)
+            if k == "slice":
+                start, stop, step = v
+                x = self.call_op("slice", [x, here, start or SV(T.NONE, const=None), stop or SV(T.NONE, const=None),
+                                           step or SV(T.INT, const=1)], {}, node)
+            elif v.is_const and v.const is None:
+                x = self.call_op("unsqueeze", [x, here], {}, node)
+            elif v.type is not None and v.type.kind == "int":
+                x = self.call_op("select", [x, here, v], {}, node)
+            elif v.type is not None and v.type.kind == "Tensor":
+                continue
+            else:
+                raise self.error(node, f"unsupported index of type {v.type}")
+            if after is not None:
+                after -= 1
+            elif not (k == "value" and v.type is not None and v.type.kind == "int"):
+                dim += 1  # a select removes its dim; a slice and None keep one
+        if tensors:
+            lst = SV(T.List(T.Optional(T.TENSOR)), value=self.insert(
+                "prim::ListConstruct", [self.value(t, node) for t in tensors], [T.List(T.Optional(T.TENSOR))]).output())
+            return self.call_op("index", [x, lst], {}, node)
+        return x
+
+    def tensor_dim(self, x, node):
+        return SV(T.INT, value=self.insert("prim::dim", [self.value(x, node)], [T.INT]).output())
+
+    def setitem(self, target, rhs, env):
+        base = self.expr(target.value, env)
+        t = base.type.kind if base.type else None
+        if t == "Tensor":
+            view = self.tensor_index(base, target.slice, env, target)
+            if rhs.type is not None and rhs.type.kind == "Tensor":
+                self.call_op("copy_", [view, rhs], {}, target)
+            else:
+                self.call_op("fill_", [view, rhs], {}, target)
+            return
+        key = self.expr(target.slice, env)
+        if t == "List":
+            if not T.is_subtype(rhs.type, base.type.elems[0]):
+                raise self.error(target, f"cannot assign a {rhs.type} to an element of a {base.type}")
+            self.insert("prim::setitem", [self.value(base, target), self.value(key, target), self.value(rhs, target)],
+                        [], n_out=0)
+        elif t == "Dict":
+            kt, vt = base.type.elems
+            if not T.is_subtype(key.type, kt) or not T.is_subtype(rhs.type, vt):
+                raise self.error(target, f"cannot assign {key.type}: {rhs.type} into a {base.type}")
+            self.insert("prim::dict_setitem", [self.value(base, target), self.value(key, target),
+                                               self.value(rhs, target)], [], n_out=0)
+        else:
+            raise self.error(target, f"'{base.type}' object does not support item assignment")
+
+    # ---- attributes ----------------------------------------------------------------------
+    def expr_Attribute(self, e, env):
+        base = self.expr(e.value, env)
+        return self.attribute(base, e.attr, e)
+
+    def attribute(self, base, name, node):
+        if base.module is not None:
+            return self.getattr_module(base, name, node)
+        if base.is_const and base.type is None or (base.is_const and isinstance(base.const, (pytypes.ModuleType, type))):
+            try:
+                v = getattr(base.const, name)
+            except AttributeError:
+                raise self.error(node, f"Module '{getattr(base.const, '__name__', base.const)}' has no attribute '{name}'")
+            return self.python_value(v, node)
+        t = base.type.kind if base.type else None
+        if t == "Tensor":
+            if name == "shape":
+                return SV(T.List(T.INT), value=self.insert("prim::size", [self.value(base, node)], [T.List(T.INT)]).output())
+            if name == "ndim":
+                return self.tensor_dim(base, node)
+            if name == "dtype":
+                return SV(T.DTYPE, value=self.insert("prim::dtype", [self.value(base, node)], [T.DTYPE]).output())
+            if name in ("T", "mT", "H", "mH", "real", "imag"):
+                op = {"T": "numpy_T", "mT": "mT", "H": "adjoint", "mH": "mH"}.get(name, name)
+                if schema_match.schemas(op):
+                    return self.call_op(op, [base], {}, node)
+            return SV(None, fn=name, self_sv=base)
+        if t in ("List", "Dict", "str"):
+            return SV(None, fn=name, self_sv=base)
+        raise self.error(node, f"'{base.type}' object has no attribute or method '{name}'")
+
+    def getattr_module(self, base, name, node):
+        mod = base.module
+        if name in mod._parameters or name in mod._buffers:
+            t = mod._parameters.get(name, mod._buffers.get(name))
+            if t is None:
+                return SV(T.NONE, const=None)
+            out = self.insert("prim::GetAttr", [self.value(base, node)], [T.TENSOR]).s_("name", name).output()
+            return SV(T.TENSOR, value=out)
+        if name in mod._modules:
+            sub = mod._modules[name]
+            if sub is None:
+                return SV(T.NONE, const=None)
+            sub = source_module(sub, node, self)
+            out = self.insert("prim::GetAttr", [self.value(base, node)], [T.T("Module", module=sub)]).s_("name", name).output()
+            return SV(T.T("Module", module=sub), value=out, module=sub)
+        cls_attr = inspect.getattr_static(type(mod), name, None)
+        if isinstance(cls_attr, (pytypes.FunctionType, staticmethod, classmethod)) or isinstance(cls_attr, property):
+            if isinstance(cls_attr, property):
+                return self.inline(cls_attr.fget, [], {}, node, self_sv=base)
+            if isinstance(cls_attr, staticmethod):
+                return SV(None, fn=cls_attr.__func__)
+            return SV(None, fn=getattr(type(mod), name), self_sv=base)
+        if not hasattr(mod, name):
+            raise self.error(node, f"Module '{type(mod).__name__}' has no attribute '{name}'")
+        v = getattr(mod, name)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(t, _tl.Tensor) for t in v):
+            # a list of the module's own parameters/buffers (an RNN's _flat_weights): read each by name
+            owned = {id(t): n for n, t in list(mod._parameters.items()) + list(mod._buffers.items()) if t is not None}
+            if all(id(t) in owned for t in v):
+                items = [self.getattr_module(base, owned[id(t)], node) for t in v]
+                if isinstance(v, tuple):
+                    return SV(T.Tuple([T.TENSOR] * len(items)), items=items)
+                lt = T.List(T.TENSOR)
+                return SV(lt, value=self.insert("prim::ListConstruct", [self.value(i, node) for i in items], [lt]).output())
+        if isinstance(v, _tl.Tensor):
+            if v.requires_grad:
+                raise self.error(node, f"Module attribute '{name}' is a tensor that requires grad but is not a "
+                                       "parameter or buffer")
+            return SV(T.TENSOR, const=v)
+        # Numbers, strings, tuples, functions, the training flag: constants of this compilation
+        # (as Final attributes; script recompiles a module when its training flag changes).
+        return self.python_value(v, node)
+
+    # ---- calls ---------------------------------------------------------------------------
+    def expr_Call(self, e, env):
+        func = self.expr(e.func, env)
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.unsupported(a, "Starred expression aren't supported")
+        args = [self.expr(a, env) for a in e.args]
+        kwargs = {}
+        for k in e.keywords:
+            if k.arg is None:
+                raise self.unsupported(k, "**kwargs in calls")
+            kwargs[k.arg] = self.expr(k.value, env)
+        return self.call(func, args, kwargs, e)
+
+    def call(self, func, args, kwargs, node):
+        if func.module is not None:  # a submodule: its forward, inlined
+            fwd = type(func.module).forward
+            return self.inline(fwd, args, kwargs, node, self_sv=func)
+        if func.self_sv is not None and isinstance(func.fn, str):
+            return self.call_method(func.self_sv, func.fn, args, kwargs, node)
+        fn = func.fn if func.fn is not None else func.const
+        if func.self_sv is not None:  # a method of a module
+            if ignored(fn):
+                raise self.unsupported(node, f"'{fn.__qualname__}' is an @torchlite.jit.ignore'd method: script "
+                                             "calls ignored functions, not methods (they would need the module)")
+            return self.inline(fn, args, kwargs, node, self_sv=func.self_sv)
+        from torchlite.jit._script import ScriptFunction
+        if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
+            fn = fn._fn
+        if fn is None:
+            raise self.error(node, f"'{func.type}' object is not callable")
+        if fn in BUILTINS:
+            return BUILTINS[fn](self, args, kwargs, node)
+        if fn is _tl.jit.is_scripting:  # metacompiled, as PyTorch: True in script, False in Python
+            return SV(T.BOOL, const=True)
+        if fn is _tl.jit.is_tracing:
+            return SV(T.BOOL, const=False)
+        if fn is _tl.jit.annotate if hasattr(_tl.jit, "annotate") else False:
+            return self.annotate(args, node)
+        if isinstance(fn, type) and issubclass(fn, BaseException):
+            raise self.unsupported(node, "exceptions can only be raised")
+        op = self.op_name(fn)
+        if op is not None:
+            return self.call_op(op, args, kwargs, node)
+        if ignored(fn):
+            return self.python_op(fn, args, kwargs, node)
+        if getattr(fn, "__name__", None) == "<lambda>":
+            target = forwarded(fn)
+            if target is None:
+                raise self.unsupported(node, "calling a lambda is not supported")
+            return self.call(self.python_value(target, node), args, kwargs, node)
+        if isinstance(fn, (pytypes.FunctionType, pytypes.MethodType)):
+            if isinstance(fn, pytypes.MethodType) and isinstance(fn.__self__, _tl.nn.Module):
+                raise self.error(node, "methods of other modules than self's are not supported")
+            if all(a.is_const for a in args) and all(v.is_const for v in kwargs.values()) and \
+                    getattr(fn, "__module__", "").startswith("torchlite.") and not getattr(fn, "__code__", None) is None \
+                    and fn not in self.active:
+                # A library helper on constants (_pair(3), _check_p(0.5)): evaluated now, as Python would.
+                try:
+                    r = fn(*[a.const for a in args], **{k: v.const for k, v in kwargs.items()})
+                except Exception as exc:
+                    raise self.error(node, f"{fn.__qualname__} raised {type(exc).__name__}: {exc}")
+                return self.python_value(r, node) if r is not None else SV(T.NONE, const=None)
+            return self.inline(fn, args, kwargs, node)
+        raise self.error(node, f"Python builtin {getattr(fn, '__name__', fn)!r} is currently not supported in "
+                               "script")
+
+    def python_op(self, fn, args, kwargs, node):
+        """A call of an @ignore'd function: a prim::PythonOp node that calls it (with the GIL) when
+        the graph runs, as PyTorch keeps it; such a graph cannot be saved."""
+        try:
+            sig = inspect.signature(fn)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            raise self.error(node, f"{fn.__qualname__}(): {e}")
+        values = []
+        for name, p in sig.parameters.items():
+            if name in bound.arguments:
+                values.append(bound.arguments[name])
+            elif p.default is not inspect.Parameter.empty:
+                values.append(self.python_value(p.default, node) if p.default is not None else SV(T.NONE, const=None))
+        ret = sig.return_annotation
+        if ret is inspect.Signature.empty:
+            rt = T.TENSOR  # as PyTorch: an unannotated ignored function returns a Tensor
+        else:
+            def where(msg):
+                raise self.error(node, msg)
+            rt = T.from_annotation(ret, where)
+        ins = [self.value(v, node) for v in values]
+        n = self.insert("prim::PythonOp", ins, [rt])
+        n.i_("fn_id", _jit._register_python_op(fn)).s_("name", fn.__qualname__)
+        return SV(rt, value=n.output())
+
+    @staticmethod
+    def op_name(fn):
+        """The YAML op a torchlite builtin stands for (torchlite.relu, F.conv2d = torchlite.conv2d,
+        torchlite._C._nn.linear), or None."""
+        if isinstance(fn, (pytypes.FunctionType, pytypes.MethodType, type)):
+            return None
+        name = getattr(fn, "__name__", None)
+        module = getattr(fn, "__module__", None) or ""
+        if name and (module.startswith("torchlite") or isinstance(fn, pytypes.BuiltinFunctionType)) \
+                and schema_match.schemas(name):
+            return name
+        return None
+
+    def call_op(self, name, args, kwargs, node):
+        """A YAML op: the first overload (YAML order) whose schema accepts the arguments' types."""
+        for a in list(args) + list(kwargs.values()):
+            if a.type is None and not a.is_const:
+                raise self.error(node, f"a {'module' if a.module is not None else 'function'} cannot be an "
+                                       f"argument of aten::{name}")
+        cands = schema_match.schemas(name)
+        if not cands:
+            raise self.error(node, f"unknown builtin op: aten::{name}")
+        typed = [a if a.type is not None else SV(T.ANY, const=a.const) for a in args]
+        typed_kw = {k: (v if v.type is not None else SV(T.ANY, const=v.const)) for k, v in kwargs.items()}
+        for schema in cands:
+            bound = schema_match.bind(schema, typed, typed_kw)
+            if bound is None:
+                continue
+            inputs = []
+            for arg, sv in bound:
+                if isinstance(sv, tuple):
+                    inputs.append(self.constant(sv[1]))
+                else:
+                    inputs.append(self.value(sv, node))
+            qual = f"{name}.{schema.overload_name}" if schema.overload_name else name
+            n = self.g.insertNode(self.g.create("aten::" + qual, inputs, len(schema.returns)))
+            rt = schema_match.return_type(schema)
+            outs = n.outputs()
+            if len(outs) == 1:
+                outs[0].setType(T.ir_type(rt))
+                return SV(rt, value=outs[0])
+            if not outs:
+                return SV(T.NONE, const=None)
+            items = []
+            for o, t in zip(outs, rt.elems):
+                o.setType(T.ir_type(t))
+                items.append(SV(t, value=o))
+            return SV(rt, items=items)
+        raise self.error(node, schema_match.describe(name, typed, typed_kw))
+
+    def call_method(self, obj, name, args, kwargs, node):
+        t = obj.type.kind
+        if t == "Tensor":
+            if name in ("size", "dim", "numel", "item", "tolist") or name == "__len__":
+                if name == "size":
+                    if not args:
+                        return SV(T.List(T.INT), value=self.insert("prim::size", [self.value(obj, node)], [T.List(T.INT)]).output())
+                    return SV(T.INT, value=self.insert("prim::size_dim", [self.value(obj, node), self.value(args[0], node)],
+                                                       [T.INT]).output())
+                if name == "dim":
+                    return self.tensor_dim(obj, node)
+                if name == "numel":
+                    return SV(T.INT, value=self.insert("prim::numel", [self.value(obj, node)], [T.INT]).output())
+                if name == "item":
+                    return SV(T.NUMBER, value=self.insert("prim::item", [self.value(obj, node)], [T.NUMBER]).output())
+            if name in _DTYPE_METHODS and not args and not kwargs:  # x.float(): Python-level conveniences of to()
+                return self.call_op("to", [obj, SV(T.DTYPE, const=getattr(_tl, _DTYPE_METHODS[name]))], {}, node)
+            if name == "type_as" and len(args) == 1:
+                return self.call_op("to", [obj, args[0]], {}, node)
+            if not schema_match.schemas(name):
+                raise self.error(node, f"Tensor has no method '{name}' in script (not an op of native_functions.yaml)")
+            return self.call_op(name, [obj] + list(args), kwargs, node)
+        if t == "List":
+            et = obj.type.elems[0]
+            if name == "append" and len(args) == 1:
+                if not T.is_subtype(args[0].type, et):
+                    raise self.error(node, f"Could not match type {args[0].type} to {et} in argument 'el': "
+                                           f"append to a {obj.type}")
+                self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "extend" and len(args) == 1:
+                self.insert("prim::extend", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "pop":
+                idx = args[0] if args else SV(T.INT, const=-1)
+                return SV(et, value=self.insert("prim::pop", [self.value(obj, node), self.value(idx, node)], [et]).output())
+            if name == "copy" and not args:
+                return SV(obj.type, value=self.insert("prim::list_copy", [self.value(obj, node)], [obj.type]).output())
+        if t == "Dict":
+            kt, vt = obj.type.elems
+            simple = {"keys": T.List(kt), "values": T.List(vt), "items": T.List(T.Tuple([kt, vt]))}
+            if name in simple and not args:
+                return SV(simple[name], value=self.insert("prim::dict_" + name, [self.value(obj, node)],
+                                                          [simple[name]]).output())
+            if name == "get" and len(args) in (1, 2):
+                default = args[1] if len(args) == 2 else SV(T.NONE, const=None)
+                rt = vt if len(args) == 2 and T.is_subtype(default.type, vt) else T.Optional(vt)
+                return SV(rt, value=self.insert("prim::dict_get", [self.value(obj, node), self.value(args[0], node),
+                                                                   self.value(default, node)], [rt]).output())
+        raise self.error(node, f"'{obj.type}' object has no method '{name}' in script")
+
+    def annotate(self, args, node):
+        if len(args) != 2 or not args[0].is_const:
+            raise self.error(node, "annotate takes a type and a value")
+
+        def where(msg):
+            raise self.error(node, msg)
+        t = T.from_annotation(args[0].const, where)
+        v = args[1]
+        if v.type is not None and v.type.kind in ("List", "Dict") and v.value is not None and \
+                v.value.node().kind() in ("prim::ListConstruct", "prim::DictConstruct") and \
+                v.value.node().inputsSize() == 0:
+            v.value.setType(T.ir_type(t))
+            return SV(t, value=v.value)
+        if not T.is_subtype(v.type, t):
+            raise self.error(node, f"annotate: a value of type {v.type} is not a {t}")
+        return SV(t, value=self.value(v, node)) if not v.is_const else SV(t, const=v.const)
+
+    def inline(self, fn, args, kwargs, node, self_sv=None):
+        """A call of a Python function or method compiled into this graph at the call site."""
+        if isinstance(fn, pytypes.MethodType):
+            fn = fn.__func__
+        if fn in self.active:
+            raise self.error(node, f"Recursive calls are not supported (in {fn.__qualname__})")
+        try:
+            ctx = frontend.SourceContext(fn)
+        except OSError as exc:
+            raise self.error(node, str(exc))
+        fdef = ctx.tree.body[0]
+        self.frames.append(Frame(fn, ctx))
+        self.active.append(fn)
+        try:
+            params = self._params(fdef)
+            if self_sv is not None:
+                params = params[1:]
+            hints = self._hints(fn, fdef)
+            env = {} if self_sv is None else {fdef.args.args[0].arg: self_sv}
+            defaults = dict(self._default_svs(fdef, params, fn))
+            if len(args) > len(params):
+                raise self.error(node, f"{fn.__qualname__}() expected at most {len(params)} arguments but got {len(args)}")
+            for p, a in zip(params, args):
+                env[p.arg] = a
+            for k, v in kwargs.items():
+                if k not in [p.arg for p in params] or k in env:
+                    raise self.error(node, f"{fn.__qualname__}() got an unexpected keyword argument '{k}'")
+                env[k] = v
+            for p in params:
+                if p.arg not in env:
+                    if p.arg not in defaults:
+                        raise self.error(node, f"{fn.__qualname__}() is missing value for argument '{p.arg}'")
+                    env[p.arg] = defaults[p.arg]
+                hint = hints.get(p.arg)
+                sv = env[p.arg]
+                if hint is not None and sv.type is not None and not T.is_subtype(sv.type, hint) and \
+                        not (hint.kind == "float" and sv.type.kind == "int"):
+                    raise self.error(node, f"Expected a value of type '{hint}' for argument '{p.arg}' but instead "
+                                           f"found type '{sv.type}'")
+                if hint is None and self_sv is None and not is_library(fn) and sv.type is not None and \
+                        sv.type.kind != "Tensor" and not sv.is_const:
+                    raise self.error(node, f"Expected a value of type 'Tensor' (inferred) for argument '{p.arg}' but "
+                                           f"instead found type '{sv.type}'. Inferred 'Tensor' because it was not "
+                                           "annotated with an explicit type.")
+            return self.body(fdef, env, hints.get("return"))
+        finally:
+            self.frames.pop()
+            self.active.pop()
+
+    def _default_svs(self, fdef, params, fn):
+        defaults = fn.__defaults__ or ()
+        names = [a.arg for a in fdef.args.args][len(fdef.args.args) - len(defaults):]
+        return [(n, self.python_value(d, fdef) if d is not None else SV(T.NONE, const=None))
+                for n, d in zip(names, defaults)]
+
+    def builtin_len(self, args, node):
+        (x,) = args
+        if x.items is not None:
+            return SV(T.INT, const=len(x.items))
+        if x.is_const and isinstance(x.const, (tuple, list, str)):
+            return SV(T.INT, const=len(x.const))
+        if x.module is not None:
+            return SV(T.INT, const=len(x.module._modules))
+        t = x.type.kind if x.type else None
+        if t == "Tuple":
+            return SV(T.INT, const=len(x.type.elems))
+        kind = {"Dict": "prim::dict_len", "List": "prim::len", "str": "prim::len", "Tensor": "prim::len"}.get(t)
+        if kind is None:
+            raise self.error(node, f"object of type {x.type} has no len()")
+        return SV(T.INT, value=self.insert(kind, [self.value(x, node)], [T.INT]).output())

@@ -1,0 +1,122 @@
+"""The structured form script compiles: every `return`, `raise`, `break` and `continue` ends its
+block. After an `if` that exits in some branch, the statements that follow are moved into the
+branches that do not exit (copied into both when neither always exits), so early returns become
+prim::If outputs and break/continue become a loop condition, as PyTorch's exit transform does."""
+from __future__ import annotations
+
+import ast
+import copy
+
+_EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def always_exits(stmts) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, _EXITS):
+        return True
+    return isinstance(last, ast.If) and always_exits(last.body) and always_exits(last.orelse)
+
+
+def _contains_exit(stmts) -> bool:
+    """Whether a return/raise/break/continue of this level is in stmts (ifs looked into; loops
+    are not, their break/continue are their own)."""
+    for s in stmts:
+        if isinstance(s, _EXITS):
+            return True
+        if isinstance(s, ast.If) and (_contains_exit(s.body) or _contains_exit(s.orelse)):
+            return True
+    return False
+
+
+def structure(stmts):
+    """stmts with every exit at the end of its block (loop bodies transformed too)."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, (ast.For, ast.While)):
+            s = copy.copy(s)
+            s.body = structure(s.body)
+        if isinstance(s, ast.If) and _contains_exit([s]):
+            rest = stmts[i + 1:]
+            body = s.body if always_exits(s.body) else s.body + [copy.deepcopy(r) for r in rest]
+            orelse = s.orelse if always_exits(s.orelse) else s.orelse + [copy.deepcopy(r) for r in rest]
+            new = ast.If(test=s.test, body=structure(body) or [ast.Pass()], orelse=structure(orelse))
+            ast.copy_location(new, s)
+            new.end_lineno, new.end_col_offset = s.end_lineno, s.end_col_offset
+            out.append(new)
+            return out
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = structure(s.body), structure(s.orelse)
+        out.append(s)
+        if isinstance(s, _EXITS):
+            return out  # what follows is dead
+    return out
+
+
+def assigned_names(stmts) -> set:
+    """Names a block (and the blocks inside it) assigns: the candidates for loop-carried values."""
+    names = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                names.add(n.id)
+    return names
+
+
+# A constant the compiler reads as an `Any`-typed None: the initial `$ret` of a loop that returns.
+LOOP_RETURN_INIT = object()
+
+
+def _has_return(stmts) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _located(node, like):
+    for n in ast.walk(node):
+        ast.copy_location(n, like)
+        n.end_lineno, n.end_col_offset = like.end_lineno, like.end_col_offset
+    return node
+
+
+def _replace_returns(stmts):
+    """`return v` at this loop's level (ifs looked into) -> `$ret = v; $returned = True; break`."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            value = s.value if s.value is not None else ast.Constant(value=None)
+            out += [_located(ast.Assign(targets=[ast.Name(id="$ret", ctx=ast.Store())], value=value), s),
+                    _located(ast.Assign(targets=[ast.Name(id="$returned", ctx=ast.Store())],
+                                        value=ast.Constant(value=True)), s),
+                    _located(ast.Break(), s)]
+            continue
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = _replace_returns(s.body), _replace_returns(s.orelse)
+        out.append(s)
+    return out
+
+
+def lift_loop_returns(stmts, in_loop=False):
+    """Returns inside loops become flags: the loop sets `$ret` and `$returned` and breaks; after it,
+    `if $returned: return $ret` (or `break` out of an enclosing loop, which checks in turn)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.If):
+            s = copy.copy(s)
+            s.body, s.orelse = lift_loop_returns(s.body, in_loop), lift_loop_returns(s.orelse, in_loop)
+        elif isinstance(s, (ast.For, ast.While)) and _has_return(s.body):
+            s = copy.copy(s)
+            s.body = _replace_returns(lift_loop_returns(s.body, in_loop=True))
+            if not in_loop:
+                out += [_located(ast.Assign(targets=[ast.Name(id="$returned", ctx=ast.Store())],
+                                            value=ast.Constant(value=False)), s),
+                        _located(ast.Assign(targets=[ast.Name(id="$ret", ctx=ast.Store())],
+                                            value=ast.Constant(value=LOOP_RETURN_INIT)), s)]
+            out.append(s)
+            exit_ = ast.Break() if in_loop else ast.Return(value=ast.Name(id="$ret", ctx=ast.Load()))
+            out.append(_located(ast.If(test=ast.Name(id="$returned", ctx=ast.Load()), body=[exit_], orelse=[]), s))
+            continue
+        out.append(s)
+    return out

@@ -1,0 +1,170 @@
+"""The script compiler's static types (TorchScript's: Tensor, int, float, bool, str, None,
+Optional[T], List[T], Tuple[...], Dict[K, V], module objects), read from Python annotations, and
+their IR types (torchlite._C._jit.Type) for the graph's values."""
+from __future__ import annotations
+
+import typing
+
+import torchlite as _tl
+from torchlite._C import _jit
+
+
+class T:
+    """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
+    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Any'), `elems` for containers, `module`
+    (the nn.Module instance) for a module object."""
+    __slots__ = ("kind", "elems", "module")
+
+    def __init__(self, kind, elems=(), module=None):
+        self.kind, self.elems, self.module = kind, tuple(elems), module
+
+    def __eq__(self, other):
+        return (isinstance(other, T) and self.kind == other.kind and self.elems == other.elems
+                and self.module is other.module)
+
+    def __hash__(self):
+        return hash((self.kind, self.elems))
+
+    def __repr__(self):
+        if self.kind == "Module":
+            return f"__torch__.{type(self.module).__qualname__}"
+        if self.kind == "Tuple":
+            return f"Tuple[{', '.join(map(repr, self.elems))}]"
+        if self.elems:
+            return f"{self.kind}[{', '.join(map(repr, self.elems))}]"
+        return self.kind
+
+
+TENSOR, INT, FLOAT, BOOL, STR, NONE, NUMBER, ANY = (T(k) for k in ("Tensor", "int", "float", "bool", "str", "None",
+                                                                      "Number", "Any"))
+DTYPE, DEVICE = T("dtype"), T("Device")
+
+
+def Optional(t):
+    return t if t.kind in ("Optional", "None") else T("Optional", [t])
+
+
+def List(t):
+    return T("List", [t])
+
+
+def Tuple(ts):
+    return T("Tuple", ts)
+
+
+def Dict(k, v):
+    return T("Dict", [k, v])
+
+
+def is_subtype(have: T, want: T) -> bool:
+    if want.kind == "Any" or have == want:
+        return True
+    if want.kind == "Optional":
+        return have.kind == "None" or is_subtype(have, want.elems[0]) or (
+            have.kind == "Optional" and is_subtype(have.elems[0], want.elems[0]))
+    if want.kind == "Number":
+        return have.kind in ("int", "float", "bool", "Number")
+    if want.kind == "Tuple" and have.kind == "Tuple":
+        return len(have.elems) == len(want.elems) and all(map(is_subtype, have.elems, want.elems))
+    return False
+
+
+def unify(a: T, b: T):
+    """The type both a and b are (at an if's join), or None: T and None give Optional[T]."""
+    if is_subtype(a, b):
+        return b
+    if is_subtype(b, a):
+        return a
+    if a.kind == "None":
+        return Optional(b)
+    if b.kind == "None":
+        return Optional(a)
+    if a.kind == "Tuple" and b.kind == "Tuple" and len(a.elems) == len(b.elems):
+        elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
+        return None if None in elems else Tuple(elems)
+    return None
+
+
+def ir_type(t: T):
+    """The IR type of a value of static type t (dicts, numbers and modules as Any/Object)."""
+    k = t.kind
+    if k in ("Tensor", "int", "float", "bool", "str"):
+        return _jit.Type.parse(k)
+    if k == "None":
+        return _jit.Type.parse("NoneType")
+    if k == "Number":
+        return _jit.Type.parse("Scalar")
+    if k == "dtype":
+        return _jit.Type.parse("ScalarType")
+    if k == "Device":
+        return _jit.Type.parse("Device")
+    if k == "Optional":
+        inner = ir_type(t.elems[0])
+        return _jit.Type.parse(str(inner) + "?") if t.elems[0].kind in ("Tensor", "int", "float", "bool", "str") \
+            else _jit.Type.parse("Any")
+    if k == "List":
+        return _jit.Type.list(ir_type(t.elems[0]))
+    if k == "Tuple":
+        return _jit.Type.tuple([ir_type(e) for e in t.elems])
+    if k == "Module":
+        from torchlite.jit._trace import _module_type_name
+        return _jit.Type.object(_module_type_name(t.module))
+    return _jit.Type.parse("Any")
+
+
+def from_annotation(ann, where):
+    """The static type of a Python annotation (typing.List[int], list[int], Optional[Tensor], ...);
+    raises where(message) for one script does not take."""
+    if ann is None:
+        return NONE
+    if ann is _tl.Tensor or ann is _tl.nn.Parameter:
+        return TENSOR
+    simple = {int: INT, float: FLOAT, bool: BOOL, str: STR, type(None): NONE, _tl.dtype: DTYPE,
+              _tl.device: DEVICE}
+    if ann in simple:
+        return simple[ann]
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin is typing.Union and len(args) == 2 and type(None) in args:
+        inner = args[0] if args[1] is type(None) else args[1]
+        return Optional(from_annotation(inner, where))
+    if origin is list and len(args) == 1:
+        return List(from_annotation(args[0], where))
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        return Tuple([from_annotation(a, where) for a in args])
+    if origin is dict and len(args) == 2:
+        key = from_annotation(args[0], where)
+        if key.kind not in ("str", "int"):
+            where(f"Dict keys must be str or int, got {key}")
+        return Dict(key, from_annotation(args[1], where))
+    if origin is typing.Final or (hasattr(typing, "Final") and origin is getattr(typing, "Final")):
+        return from_annotation(args[0], where) if args else ANY
+    where(f"Unknown type annotation: '{getattr(ann, '__name__', ann)}'")
+
+
+def of_value(v):
+    """The static type of a Python constant (a module attribute or a global)."""
+    if v is None:
+        return NONE
+    if isinstance(v, bool):
+        return BOOL
+    if isinstance(v, int):
+        return INT
+    if isinstance(v, float):
+        return FLOAT
+    if isinstance(v, str):
+        return STR
+    if isinstance(v, _tl.Tensor):
+        return TENSOR
+    if isinstance(v, _tl.dtype):
+        return DTYPE
+    if isinstance(v, _tl.device):
+        return DEVICE
+    if isinstance(v, tuple):
+        elems = [of_value(e) for e in v]
+        return None if None in elems else Tuple(elems)
+    if isinstance(v, list):
+        elems = [of_value(e) for e in v]
+        if None in elems or not elems or any(e != elems[0] for e in elems):
+            return None
+        return List(elems[0])
+    return None
