@@ -4,6 +4,7 @@ yielding), reads the machine again every 64 rounds, and still raises DistBackend
 either state. The multi-process checks are in tests/distributed_workers/all_reduce_plans.py."""
 import datetime
 import os
+import tempfile
 import time
 
 import pytest
@@ -80,10 +81,28 @@ def test_crowded_reads_this_machine():
 
 
 def test_crowded_without_loadavg_keeps_sleeping(monkeypatch):
+    monkeypatch.setattr(_crowding, "_LOADAVG", -1)  # could not be opened (not Linux)
+    assert _crowding.crowded() is True
+    monkeypatch.setattr(_crowding, "_LOADAVG", 1 << 20)  # a closed descriptor: OSError
+    assert _crowding.crowded() is True
+    with tempfile.TemporaryFile() as f:  # a descriptor of another file: unparsable (ValueError)
+        f.write(b"no slash here\n")
+        f.flush()
+        monkeypatch.setattr(_crowding, "_LOADAVG", f.fileno())
+        with pytest.raises(ValueError):
+            _crowding.procs_running(os.pread(f.fileno(), 128, 0))
+        assert _crowding.crowded() is True
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="Linux's /proc/loadavg")
+def test_loadavg_is_opened_on_first_reading_and_kept(monkeypatch):
     monkeypatch.setattr(_crowding, "_LOADAVG", None)
-    assert _crowding.crowded() is True
-    monkeypatch.setattr(_crowding, "_LOADAVG", -1)  # a bad descriptor: OSError
-    assert _crowding.crowded() is True
+    _crowding.crowded()
+    fd = _crowding._LOADAVG
+    assert fd >= 0
+    _crowding.crowded()
+    assert _crowding._LOADAVG == fd
+    os.close(fd)
 
 
 def test_a_quick_request_neither_yields_nor_reads(recorded):

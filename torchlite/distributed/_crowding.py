@@ -4,15 +4,19 @@ some are queued and only adds the sleep's timer slack (60-90 us here) when none 
 import os
 
 
-def _open_loadavg():
-    try:
-        return os.open("/proc/loadavg", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-
-
-_LOADAVG = _open_loadavg()  # kept open: one pread per reading (1-3 us), no open/close
+_LOADAVG = None  # a descriptor of /proc/loadavg, opened on the first reading and kept (one pread per
+# reading, 1-3 us); -1 where it cannot be opened
 _CPUS = os.cpu_count() or 1
+
+
+def _loadavg():
+    global _LOADAVG
+    if _LOADAVG is None:
+        try:
+            _LOADAVG = os.open("/proc/loadavg", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            _LOADAVG = -1
+    return _LOADAVG
 
 
 def procs_running(line):
@@ -25,9 +29,10 @@ def procs_running(line):
 def crowded():
     """True when more tasks are runnable than the machine has CPUs; also where that cannot be read (not
     Linux), which keeps the sleeping policy measured on the loaded machine."""
-    if _LOADAVG is None:
+    fd = _loadavg()
+    if fd < 0:
         return True
     try:
-        return procs_running(os.pread(_LOADAVG, 128, 0)) > _CPUS
+        return procs_running(os.pread(fd, 128, 0)) > _CPUS
     except (OSError, ValueError):
         return True
