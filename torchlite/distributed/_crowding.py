@@ -5,7 +5,7 @@ import os
 
 
 _LOADAVG = None  # a descriptor of /proc/loadavg, opened on the first reading and kept (one pread per
-# reading, 1-3 us); -1 where it cannot be opened
+# reading, a few us); -1 where it cannot be opened
 _CPUS = os.cpu_count() or 1
 
 

@@ -23,10 +23,10 @@ AGREE_YIELD_AFTER = 16
 _SLEEP_AFTER = 64
 _SLEEP_S = 1e-6  # asked for; timer slack and the load make it 60-90 us here
 # ...but only while more tasks are runnable than there are CPUs. On idle cores nothing needs the CPU a sleep
-# gives up, and the sleep's 60-90 us is added to the wait: the idle rank of a 1 MB all_reduce (the other one
-# copies inside its Test calls) passes 64 rounds before the transfer ends, and its last sleep overshot the end
-# by up to a sleep (measured: benchmarks/bench_distributed.md, 2026-12-06 08:40-10:15). Re-read every
-# _CROWD_EVERY rounds of a long wait (one pread of /proc/loadavg: 1-3 us).
+# gives up, and the sleep's 60-90 us is added to the wait: the waiting rank of a 1 MB all_reduce (the other one
+# copies inside its Test calls) passed 64 rounds and slept up to 3 times per call on cores of their own, its
+# last sleep overshooting the transfer's end (benchmarks/bench_distributed.md, 2026-12-06 08:39-09:30).
+# Read again every _CROWD_EVERY rounds of a long wait (one pread of /proc/loadavg: a few us).
 _CROWD_EVERY = 64
 
 
