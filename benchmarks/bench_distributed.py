@@ -2,9 +2,12 @@
 and PyTorch's gloo backend, in one run (issue 14's targets at 1 MB and 100 MB: >= 0.9x mpi4py's bandwidth,
 >= 1.0x gloo's; 16 B shows the fixed cost per call).
 
-    python benchmarks/bench_distributed.py [--markdown] [--nproc 2]
+    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo]
 
-starts itself under the installed MPI's mpiexec; each rank inits torchlite's process group (MPI) and
+starts itself under the installed MPI's mpiexec; --fifo runs rank i pinned to CPU i (taskset) as a SCHED_FIFO
+task (chrt -f 10; needs root): on a shared machine, the ranks then have their cores as on an idle one (other
+programs wait, a yield never hands the CPU to them, a sleep has no timer slack). Each rank inits torchlite's
+process group (MPI) and
 torch's (gloo, over loopback TCP). The three all_reduces (float32 SUM, in place) alternate round by round,
 each round starting from a barrier; a round's time is the slowest rank's, and each figure the median.
 """
@@ -89,6 +92,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--nproc", type=int, default=2)
+    p.add_argument("--fifo", action="store_true", help="ranks pinned one per CPU, SCHED_FIFO (emulates idle cores)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -96,9 +100,14 @@ def main():
         return
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from torchlite.distributed.run import _mpiexec_path
-    cmd = [_mpiexec_path(), "-n", str(args.nproc), sys.executable, os.path.abspath(__file__), "--worker"]
-    if args.markdown:
-        cmd.append("--markdown")
+    argv = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--markdown"] if args.markdown else [])
+    if args.fifo:  # one MPMD block per rank: mpiexec -n 1 chrt -f 10 taskset -c 0 python ... : -n 1 ...
+        cmd = [_mpiexec_path()]
+        for r in range(args.nproc):
+            cmd += ([":"] if r else []) + ["-n", "1", "chrt", "-f", "10", "taskset", "-c", str(r % os.cpu_count())]
+            cmd += argv
+    else:
+        cmd = [_mpiexec_path(), "-n", str(args.nproc)] + argv
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     sys.exit(subprocess.call(cmd, env=env))
 

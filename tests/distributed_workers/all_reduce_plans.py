@@ -5,9 +5,11 @@ collective) on every rank, ranks on different paths, async_op, AVG, timeouts, su
 import datetime
 import time
 
+import numpy as np
 from harness import check, run
 import torchlite as tl
 import torchlite.distributed as dist
+import torchlite.distributed._crowding  # noqa: F401  (dist._crowding below)
 from values import DTYPES, expected_reduce, same, tensor, values
 
 
@@ -195,6 +197,105 @@ def a_rank_that_does_not_take_part_times_out_on_a_plan(rank, size):
         raises(dist.DistBackendError, lambda: dist.all_reduce(t, group=g), "all_reduce", "timed out", "rank 0")
         assert 1.4 < time.monotonic() - t0 < 10
         raises(dist.DistBackendError, lambda: dist.all_reduce(t, group=g), "unusable", "all_reduce")
+
+
+def _waits(policy):
+    """Forces the waits' reading of the machine (torchlite/distributed/_crowding.py): "quiet" (nothing
+    queued for the CPUs: long waits yield, never sleep) or "crowded" (long waits sleep)."""
+    dist._crowding.crowded = (lambda: False) if policy == "quiet" else (lambda: True)
+
+
+@check
+def both_wait_policies_give_numpys_results(rank, size):
+    real = dist._crowding.crowded
+    try:
+        for policy in ("quiet", "crowded", "quiet"):
+            _waits(policy)
+            # 1 MB, reduced many times on its plan (long waits: past the rounds after which a wait may sleep)
+            n = 1 << 18
+            big = tl.zeros(n)
+            for i in range(6):
+                big.copy_(tl.arange(n, dtype=tl.float32) % 7 + rank)
+                dist.all_reduce(big)
+                want = (np.arange(n) % 7) * size + size * (size - 1) / 2
+                assert np.array_equal(big.numpy(), want.astype(np.float32)), (policy, i)
+            for op in ("MAX", "AVG"):
+                big.copy_(tl.arange(n, dtype=tl.float32) % 5 * (rank + 1))
+                work = dist.all_reduce(big, op=getattr(dist.ReduceOp, op), async_op=True)
+                assert work.wait() and work.is_completed()
+                mult = size if op == "MAX" else (size + 1) / 2
+                assert np.allclose(big.numpy(), (np.arange(n) % 5) * mult), (policy, op)
+            # a rank that stalls a moment before calling: the others wait long (yield or sleep) and still agree
+            t = tensor(rank, (3,), "int64")
+            dist.all_reduce(t)
+            t.copy_(tensor(rank, (3,), "int64"))
+            if rank == size - 1:
+                time.sleep(0.05)
+            dist.all_reduce(t)
+            same(t, expected_reduce("SUM", size, (3,), "int64"))
+    finally:
+        dist._crowding.crowded = real
+
+
+@check
+def mismatches_on_plans_raise_with_either_wait_policy(rank, size):
+    real = dist._crowding.crowded
+    try:
+        for policy in ("quiet", "crowded"):
+            _waits(policy)
+            a, b = tl.ones(1 << 18), tl.ones((1 << 18) + 1)
+            dist.all_reduce(a)
+            dist.all_reduce(b)  # both planned on every rank
+            for _ in range(2):
+                raises(RuntimeError, lambda: dist.all_reduce(a if rank == 0 else b), "all_reduce",
+                       f"this is rank {rank}", "rank 0: [262144] float32 SUM", "rank 1: [262145] float32 SUM")
+            if rank == 0:  # a late rank, then a mismatch: the others waited long first
+                time.sleep(0.05)
+            raises(RuntimeError, lambda: dist.all_reduce(a, op=dist.ReduceOp.MAX if rank == 0 else
+                                                         dist.ReduceOp.SUM), "all_reduce", "MAX", "SUM")
+            # untouched, and the group still works
+            assert a.min().item() == a.max().item() == float(size), (policy, a.min().item())
+            dist.all_reduce(a)
+            assert a.min().item() == a.max().item() == float(size * size), policy
+    finally:
+        dist._crowding.crowded = real
+
+
+@check
+def a_tensor_resized_between_calls(rank, size):
+    t = tensor(rank, (4,))
+    dist.all_reduce(t)
+    dist.all_reduce(t)  # planned for 4 elements
+    for shape in [(6,), (2, 2), (3, 5), (4,), (0,), (4,)]:
+        t.resize_(shape)
+        t.copy_(tensor(rank, shape))
+        dist.all_reduce(t)
+        same(t, expected_reduce("SUM", size, shape), f"resized to {shape}")
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)  # every rank holds the sum: their maximum is it
+        same(t, expected_reduce("SUM", size, shape), f"MAX after resize to {shape}")
+    # resized on one rank only: the shapes differ, every rank raises, nothing is reduced
+    t.resize_(4 if rank else 5)
+    t.fill_(1.0)
+    raises(RuntimeError, lambda: dist.all_reduce(t), "all_reduce", "rank 0: [5] float32 SUM",
+           "rank 1: [4] float32 SUM")
+    assert t.min().item() == t.max().item() == 1.0
+
+
+@check
+def a_rank_that_does_not_take_part_times_out_while_the_machine_is_quiet(rank, size):
+    real = dist._crowding.crowded
+    try:
+        _waits("quiet")
+        g = dist.new_group(timeout=datetime.timedelta(seconds=1.0))
+        t = tl.ones(1 << 18)
+        dist.all_reduce(t, group=g)
+        dist.all_reduce(t, group=g)  # planned on every rank
+        if rank == 0:
+            t0 = time.monotonic()
+            raises(dist.DistBackendError, lambda: dist.all_reduce(t, group=g), "all_reduce", "timed out", "rank 0")
+            assert 0.9 < time.monotonic() - t0 < 10
+    finally:
+        dist._crowding.crowded = real
 
 
 @check

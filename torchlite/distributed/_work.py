@@ -5,6 +5,7 @@ import datetime
 import os
 import time
 
+from torchlite.distributed import _crowding
 from torchlite.distributed._errors import DistBackendError
 
 
@@ -21,6 +22,12 @@ AGREE_YIELD_AFTER = 16
 # yielding; 100 MB no slower)
 _SLEEP_AFTER = 64
 _SLEEP_S = 1e-6  # asked for; timer slack and the load make it 60-90 us here
+# ...but only while more tasks are runnable than there are CPUs. On idle cores nothing needs the CPU a sleep
+# gives up, and the sleep's 60-90 us is added to the wait: the waiting rank of a 1 MB all_reduce (the other one
+# copies inside its Test calls) passed 64 rounds and slept up to 3 times per call on cores of their own, its
+# last sleep overshooting the transfer's end (benchmarks/bench_distributed.md, 2026-12-06 08:39-09:30).
+# Read again every _CROWD_EVERY rounds of a long wait (one pread of /proc/loadavg: a few us).
+_CROWD_EVERY = 64
 
 
 def _seconds(timeout):
@@ -54,7 +61,9 @@ def wait_test(test, group, opname, timeout=None, requests=None, yield_after=_YIE
     Eight polls per clock reading, with no other Python in between: how often MPI gets polled sets
     how fast shared-memory transfers move. After the first two dozen polls the CPU is offered to other
     processes between rounds: with more ranks (or other programs) than cores, the rank being waited for
-    may be the one that needs it; after _SLEEP_AFTER rounds the wait sleeps between rounds instead.
+    may be the one that needs it; after _SLEEP_AFTER rounds the wait sleeps between rounds instead, while
+    more tasks are runnable than there are CPUs (else it keeps yielding: nothing needs the CPU a sleep
+    would give up, and the sleep's timer slack would be added to the wait).
     Measured on the loaded 2-core machine (benchmarks/bench_distributed.md): never yielding, or yielding
     only every 16 or 125 rounds, was slower; yielding from the first round or after eight no better;
     MPI's own blocking Wait (spinning in C) no faster at the median and with a longer tail."""
@@ -65,10 +74,16 @@ def wait_test(test, group, opname, timeout=None, requests=None, yield_after=_YIE
         limit = _seconds(group.timeout if timeout is None else timeout)
         deadline = time.monotonic() + limit
         spins = 1
+        sleeps = True
         while not (test() or test() or test() or test() or test() or test() or test() or test()):
             spins += 1
             if spins > _SLEEP_AFTER:
-                _sleep(_SLEEP_S)
+                if (spins - _SLEEP_AFTER) % _CROWD_EVERY == 1:  # the first sleeping round, then every 64
+                    sleeps = _crowding.crowded()
+                if sleeps:
+                    _sleep(_SLEEP_S)
+                else:
+                    _yield()
             elif spins > yield_after:
                 _yield()
             if time.monotonic() > deadline:
