@@ -4,10 +4,11 @@
 // count, so the results do not depend on the number of threads) that run in parallel and are merged in order.
 //
 // column_moments: mean and M2 (sum of squared deviations) in ONE pass over memory. Each group takes its rows
-// in sub-chunks small enough to stay in L2; a sub-chunk gets the corrected two-pass moments (its second
-// read hits the cache) and is merged into the group's running moments with Chan et al.'s pairwise formula,
-// as are the groups at the end. Accurate like the two-pass algorithm over the whole column (a constant
-// column gets its value as the mean and M2 == 0), at the memory traffic of one pass.
+// in sub-chunks of ~96 KB; a sub-chunk's moments are its deviations' sums around the group's running mean
+// (its own mean, from a second read in L2, for the group's first sub-chunk), merged into the group's
+// running moments with Chan et al.'s pairwise formula, as are the groups at the end. Accurate like the
+// two-pass algorithm over the whole column (a constant column gets its value as the mean and M2 == 0), at
+// the memory traffic of one pass and one read of most of the data.
 //
 // column_sums: sum over rows of f1(i, c) and f2(i, c) (i the flat element index), in one pass.
 #pragma once
@@ -64,7 +65,42 @@ TL_ALWAYS_INLINE void merge(acc_t na, acc_t* ma, acc_t* qa, acc_t nb, const acc_
   }
 }
 
-// The moments of rows [r0, r1) of columns [c0, c0 + w) into mean[0..w) and m2[0..w).
+// t1[j] += sum of (x - k[j]) and t2[j] += sum of (x - k[j])^2 over rows [a, b) of columns c0 + j. Four
+// rows per step, so the accumulators (memory, C wide) are loaded and stored once per four rows of x.
+template <typename T>
+TL_ALWAYS_INLINE void shifted_sums(const T* x, int64_t C, int64_t a, int64_t b, int64_t c0, int64_t w,
+                                   const opmath_t<T>* k, opmath_t<T>* t1, opmath_t<T>* t2) {
+  using acc_t = opmath_t<T>;
+  using norm::ld;
+  int64_t r = a;
+  for (; r + 4 <= b; r += 4) {
+    const T* x0 = x + r * C + c0;
+    const T* x1 = x0 + C;
+    const T* x2 = x1 + C;
+    const T* x3 = x2 + C;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t d0 = ld(x0, j) - k[j], d1 = ld(x1, j) - k[j], d2 = ld(x2, j) - k[j], d3 = ld(x3, j) - k[j];
+      t1[j] += (d0 + d1) + (d2 + d3);
+      t2[j] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+    }
+  }
+  for (; r < b; ++r) {
+    const T* x0 = x + r * C + c0;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t d = ld(x0, j) - k[j];
+      t1[j] += d;
+      t2[j] += d * d;
+    }
+  }
+}
+
+// The moments of rows [r0, r1) of columns [c0, c0 + w) into mean[0..w) and m2[0..w). A sub-chunk's
+// moments are the shifted sums around k: mean = k + t1 / n, M2 = t2 - t1^2 / n (exact for any k; the
+// rounding is small when k is near the sub-chunk's mean). The first sub-chunk takes its own mean as k
+// (one extra read, from L2: the corrected two-pass algorithm); every later one takes the running mean
+// of the rows before it, so it is read once.
 template <typename T>
 TL_TARGET_CLONES void group_moments(const T* x, int64_t C, int64_t r0, int64_t r1, int64_t c0, int64_t w,
                                     opmath_t<T>* mean, opmath_t<T>* m2) {
@@ -76,27 +112,24 @@ TL_TARGET_CLONES void group_moments(const T* x, int64_t C, int64_t r0, int64_t r
   for (int64_t a = r0; a < r1; a += rows) {
     const int64_t b = std::min(r1, a + rows);
     const acc_t nr = static_cast<acc_t>(b - a);
-    for (int64_t j = 0; j < w; ++j) cm[j] = t1[j] = t2[j] = 0;
-    for (int64_t r = a; r < b; ++r) {
-      const T* row = x + r * C + c0;
+    for (int64_t j = 0; j < w; ++j) t1[j] = t2[j] = 0;
+    const acc_t* k = mean;
+    if (done == 0) {
+      for (int64_t j = 0; j < w; ++j) cm[j] = 0;
+      for (int64_t r = a; r < b; ++r) {
+        const T* row = x + r * C + c0;
 #pragma omp simd
-      for (int64_t j = 0; j < w; ++j) cm[j] += ld(row, j);
-    }
-#pragma omp simd
-    for (int64_t j = 0; j < w; ++j) cm[j] /= nr;
-    for (int64_t r = a; r < b; ++r) {
-      const T* row = x + r * C + c0;
-#pragma omp simd
-      for (int64_t j = 0; j < w; ++j) {
-        const acc_t d = ld(row, j) - cm[j];
-        t1[j] += d;
-        t2[j] += d * d;
+        for (int64_t j = 0; j < w; ++j) cm[j] += ld(row, j);
       }
+#pragma omp simd
+      for (int64_t j = 0; j < w; ++j) cm[j] /= nr;
+      k = cm;
     }
-    // The corrected two-pass moments of the sub-chunk.
+    shifted_sums<T>(x, C, a, b, c0, w, k, t1, t2);
 #pragma omp simd
     for (int64_t j = 0; j < w; ++j) {
-      cm[j] += t1[j] / nr;
+      const acc_t kj = k[j];
+      cm[j] = kj + t1[j] / nr;
       t2[j] -= t1[j] * t1[j] / nr;
     }
     if (done == 0) {
