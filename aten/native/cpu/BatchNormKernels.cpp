@@ -93,13 +93,34 @@ void normalize_row_streamed(const T* x, const opmath_t<T>* mean, const opmath_t<
   }
 }
 
+// affine_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+template <typename T>
+void affine_row_streamed(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
+                         int64_t C, T* out) {
+  T buf[kStreamPiece];
+  for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
+    const int64_t w = std::min(kStreamPiece, C - c0);
+    affine_row<T>(a + c0, b ? b + c0 : nullptr, p + c0, q + c0, r + c0, w, buf);
+    stream_copy(out + c0, buf, w * static_cast<int64_t>(sizeof(T)));
+  }
+}
+
 // out = a * p[c] + (b ? b * q[c] : 0) + r[c], element by element over the [N, C, S] layout.
 template <typename T>
 void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, const opmath_t<T>* p,
                     const opmath_t<T>* q, const opmath_t<T>* r, T* out) {
   if (S == 1) {
+    // out is streamed when the inputs and out together overflow the cache.
+    const bool stream = stream_output((b ? 3 : 2) * N * C * static_cast<int64_t>(sizeof(T)));
     parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
-      for (int64_t n = lo; n < hi; ++n) affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+      // Last rows first: the sums pass before this one read each thread's rows in ascending order.
+      const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(T))));
+      for (int64_t top = hi; top > lo; top -= blk)
+        for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
+          if (stream) affine_row_streamed<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+          else affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+        }
+      if (stream) stream_fence();
     });
     return;
   }

@@ -29,11 +29,31 @@ namespace {
 
 using norm::ld;
 
+// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent.
+template <typename T>
+TL_ALWAYS_INLINE void layer_norm_apply(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
+                                       opmath_t<T> mean, opmath_t<T> rstd) {
+  if (w && b) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
+  } else if (w) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i]);
+  } else if (b) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd + b[i]);
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd);
+  }
+}
+
 // One row: mean, rstd = 1/sqrt(var + eps) (biased variance, from the deviations: run_moments),
-// and y = (x - mean) * rstd * w + b. w/b are null when absent.
+// and y = (x - mean) * rstd * w + b. w/b are null when absent. With `stream`, y is computed in pieces
+// into a buffer that is streamed around the cache (StreamStore.h).
 template <typename T>
 TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
-                                     double eps, opmath_t<T>* mean_out, opmath_t<T>* rstd_out) {
+                                     double eps, opmath_t<T>* mean_out, opmath_t<T>* rstd_out, bool stream) {
   using acc_t = opmath_t<T>;
   if (n == 0) {  // PyTorch: mean 0, rstd NaN (0 / 0 variance)
     *mean_out = 0;
@@ -47,18 +67,15 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
   const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
   *mean_out = mean;
   *rstd_out = rstd;
-  if (w && b) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
-  } else if (w) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i]);
-  } else if (b) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd + b[i]);
-  } else {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd);
+  if (!stream) {
+    layer_norm_apply(x, y, w, b, n, mean, rstd);
+    return;
+  }
+  T buf[kStreamPiece];
+  for (int64_t k0 = 0; k0 < n; k0 += kStreamPiece) {
+    const int64_t len = std::min(kStreamPiece, n - k0);
+    layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
+    stream_copy(y + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
 
@@ -153,8 +170,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_kernel(const Tensor& input,
     acc_t* mp = mean_acc.data_ptr<acc_t>();
     acc_t* rp = rstd_acc.data_ptr<acc_t>();
     const int64_t N = d.N;
+    // y is streamed when x and y together overflow the cache.
+    const bool stream = stream_output(2 * d.M * N * static_cast<int64_t>(sizeof(scalar_t)));
     parallel_for(0, d.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r);
+      for (int64_t r = lo; r < hi; ++r)
+        layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r, stream);
+      if (stream) stream_fence();
     });
   });
   copy_stats(mean, mean_acc);
