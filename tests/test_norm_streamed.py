@@ -59,6 +59,21 @@ def test_batch_norm_2d_large_forward_backward_like_torch(shape, dtype):
         assert_same(o, e, atol=10 * atol, rtol=10 * rtol)
 
 
+def test_batch_norm_2d_large_eval_mode_like_torch():
+    # Evaluation mode: the running statistics normalize; the backward's dx pass has no x term (streamed alone).
+    shape = (4099, 1027)
+    t, tg = _randn(shape, 19, scale=2.0, shift=1.0), _randn(shape, 20)
+    trm, trv = _randn((1027,), 21), _randn((1027,), 22).abs() + 0.5
+    tw = _randn((1027,), 23)
+    x, w = from_torch(t).requires_grad_(), from_torch(tw).requires_grad_()
+    t.requires_grad_(), tw.requires_grad_()
+    y = TF.batch_norm(x, from_torch(trm), from_torch(trv), w, None, training=False)
+    ty = F.batch_norm(t, trm, trv, tw, None, training=False)
+    assert_same(y.detach(), ty.detach(), atol=3e-5, rtol=3e-5)
+    for o, e in zip(tl.autograd.grad(y, [x, w], from_torch(tg)), torch.autograd.grad(ty, [t, tw], tg)):
+        assert_same(o, e, atol=3e-4, rtol=3e-4)
+
+
 @pytest.mark.parametrize("shape,dtype", LARGE)
 @pytest.mark.parametrize("affine", [True, False])
 def test_layer_norm_large_forward_backward_like_torch(shape, dtype, affine):
