@@ -15,6 +15,7 @@
 #include "aten/native/NormalizationUtils.h"
 #include "aten/native/cpu/ColumnStats.h"
 #include "aten/native/cpu/NormalizationLoops.h"
+#include "aten/native/cpu/StreamStore.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
@@ -80,13 +81,46 @@ TL_TARGET_CLONES void normalize_row(const T* x, const opmath_t<T>* mean, const o
   for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>((ld(x, c) - mean[c]) * scale[c] + bias[c]);
 }
 
+// normalize_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+template <typename T>
+void normalize_row_streamed(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale, const opmath_t<T>* bias,
+                            int64_t C, T* out) {
+  T buf[kStreamPiece];
+  for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
+    const int64_t w = std::min(kStreamPiece, C - c0);
+    normalize_row<T>(x + c0, mean + c0, scale + c0, bias + c0, w, buf);
+    stream_copy(out + c0, buf, w * static_cast<int64_t>(sizeof(T)));
+  }
+}
+
+// affine_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+template <typename T>
+void affine_row_streamed(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
+                         int64_t C, T* out) {
+  T buf[kStreamPiece];
+  for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
+    const int64_t w = std::min(kStreamPiece, C - c0);
+    affine_row<T>(a + c0, b ? b + c0 : nullptr, p + c0, q + c0, r + c0, w, buf);
+    stream_copy(out + c0, buf, w * static_cast<int64_t>(sizeof(T)));
+  }
+}
+
 // out = a * p[c] + (b ? b * q[c] : 0) + r[c], element by element over the [N, C, S] layout.
 template <typename T>
 void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, const opmath_t<T>* p,
                     const opmath_t<T>* q, const opmath_t<T>* r, T* out) {
   if (S == 1) {
+    // out is streamed when the inputs and out together overflow the cache.
+    const bool stream = stream_output((b ? 3 : 2) * N * C * static_cast<int64_t>(sizeof(T)));
     parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
-      for (int64_t n = lo; n < hi; ++n) affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+      // Last rows first: the sums pass before this one read each thread's rows in ascending order.
+      const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(T))));
+      for (int64_t top = hi; top > lo; top -= blk)
+        for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
+          if (stream) affine_row_streamed<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+          else affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+        }
+      if (stream) stream_fence();
     });
     return;
   }
@@ -225,13 +259,18 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
     scalar_t* yp = y.data_ptr<scalar_t>();
     if (S == 1) {
       const acc_t* bp = b.data_ptr<acc_t>();
+      // y is written around the cache when x and y together overflow it (StreamStore.h).
+      const bool stream = stream_output(2 * N * C * static_cast<int64_t>(sizeof(scalar_t)));
       parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
         // Last rows first: the statistics pass read each thread's rows in ascending order, so its last
         // rows are still in the cache (a 16 MB input is largely in L3).
         const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(scalar_t))));
         for (int64_t top = hi; top > lo; top -= blk)
-          for (int64_t n = std::max(lo, top - blk); n < top; ++n)
-            normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+          for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
+            if (stream) normalize_row_streamed<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+            else normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+          }
+        if (stream) stream_fence();
       });
     } else if (N * S > 0) {
       channel_affine<scalar_t>(N, C, S, xp, nullptr, scale.data(), nullptr, shift.data(), yp);

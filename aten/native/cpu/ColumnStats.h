@@ -4,12 +4,15 @@
 // count, so the results do not depend on the number of threads) that run in parallel and are merged in order.
 //
 // column_moments: mean and M2 (sum of squared deviations) in ONE pass over memory. Each group takes its rows
-// in sub-chunks small enough to stay in L2; a sub-chunk gets the corrected two-pass moments (its second
-// read hits the cache) and is merged into the group's running moments with Chan et al.'s pairwise formula,
-// as are the groups at the end. Accurate like the two-pass algorithm over the whole column (a constant
-// column gets its value as the mean and M2 == 0), at the memory traffic of one pass.
+// in sub-chunks of ~96 KB; a sub-chunk's moments are its deviations' sums around the group's running mean
+// (its own mean, from a second read in L2, for the group's first sub-chunk), merged into the group's
+// running moments with Chan et al.'s pairwise formula, as are the groups at the end; running means are
+// kept as hi + lo pairs, so the merges do not subtract two rounded means. Accurate like the
+// two-pass algorithm over the whole column (a constant column gets its value as the mean and M2 == 0), at
+// the memory traffic of one pass and one read of most of the data.
 //
-// column_sums: sum over rows of f1(i, c) and f2(i, c) (i the flat element index), in one pass.
+// column_sums: sum over rows of f1(i, c) and f2(i, c) (i the flat element index), in one pass, four rows
+// per accumulator update.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -52,22 +55,70 @@ void for_each_task(int64_t N, int64_t C, const Split& s, const F& f) {
   });
 }
 
-// Merges moments (nb, mb[j], qb[j]) into (na, ma[j], qa[j]) (Chan et al.).
+// A running mean is kept as an unevaluated sum hi + lo (lo small): hi is the shift the data are read
+// around, and the difference of two means, (hi_b - hi_a) + (lo_b - lo_a), keeps its digits when the means
+// are far from zero (the difference of two rounded means lost them: a float32 channel at 1e4 with spread 1
+// got its variance 2e-4 off).
 template <typename acc_t>
-TL_ALWAYS_INLINE void merge(acc_t na, acc_t* ma, acc_t* qa, acc_t nb, const acc_t* mb, const acc_t* qb, int64_t w) {
+TL_ALWAYS_INLINE void renormalize(acc_t& hi, acc_t& lo) {
+  const acc_t s = hi + lo;
+  lo -= s - hi;
+  hi = s;
+}
+
+// Merges moments (nb, hb + lb, qb) into (na, ha + la, qa), column by column (Chan et al.).
+template <typename acc_t>
+TL_ALWAYS_INLINE void merge(acc_t na, acc_t* ha, acc_t* la, acc_t* qa, acc_t nb, const acc_t* hb, const acc_t* lb,
+                            const acc_t* qb, int64_t w) {
   const acc_t n = na + nb, fb = nb / n, fab = na * nb / n;
 #pragma omp simd
   for (int64_t j = 0; j < w; ++j) {
-    const acc_t delta = mb[j] - ma[j];
-    ma[j] += delta * fb;
+    const acc_t delta = (hb[j] - ha[j]) + (lb[j] - la[j]);
     qa[j] += qb[j] + delta * delta * fab;
+    la[j] += delta * fb;
+    renormalize(ha[j], la[j]);
   }
 }
 
-// The moments of rows [r0, r1) of columns [c0, c0 + w) into mean[0..w) and m2[0..w).
+// t1[j] += sum of (x - k[j]) and t2[j] += sum of (x - k[j])^2 over rows [a, b) of columns c0 + j. Four
+// rows per step, so the accumulators (memory, C wide) are loaded and stored once per four rows of x.
+template <typename T>
+TL_ALWAYS_INLINE void shifted_sums(const T* x, int64_t C, int64_t a, int64_t b, int64_t c0, int64_t w,
+                                   const opmath_t<T>* k, opmath_t<T>* t1, opmath_t<T>* t2) {
+  using acc_t = opmath_t<T>;
+  using norm::ld;
+  int64_t r = a;
+  for (; r + 4 <= b; r += 4) {
+    const T* x0 = x + r * C + c0;
+    const T* x1 = x0 + C;
+    const T* x2 = x1 + C;
+    const T* x3 = x2 + C;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t d0 = ld(x0, j) - k[j], d1 = ld(x1, j) - k[j], d2 = ld(x2, j) - k[j], d3 = ld(x3, j) - k[j];
+      t1[j] += (d0 + d1) + (d2 + d3);
+      t2[j] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+    }
+  }
+  for (; r < b; ++r) {
+    const T* x0 = x + r * C + c0;
+#pragma omp simd
+    for (int64_t j = 0; j < w; ++j) {
+      const acc_t d = ld(x0, j) - k[j];
+      t1[j] += d;
+      t2[j] += d * d;
+    }
+  }
+}
+
+// The moments of rows [r0, r1) of columns [c0, c0 + w): mean hi[j] + lo[j], m2[j]. A sub-chunk's moments
+// are the shifted sums around k: mean = k + t1 / n, M2 = t2 - t1^2 / n (exact for any k; the rounding is small
+// when k is near the sub-chunk's mean). The first sub-chunk takes its own mean as k (one extra read, from
+// L2: the corrected two-pass algorithm); every later one takes the running mean's hi, so it is read once,
+// and its mean's difference from the running mean is t1 / n - lo, without cancellation.
 template <typename T>
 TL_TARGET_CLONES void group_moments(const T* x, int64_t C, int64_t r0, int64_t r1, int64_t c0, int64_t w,
-                                    opmath_t<T>* mean, opmath_t<T>* m2) {
+                                    opmath_t<T>* hi, opmath_t<T>* lo, opmath_t<T>* m2) {
   using acc_t = opmath_t<T>;
   using norm::ld;
   acc_t cm[kColBlock], t1[kColBlock], t2[kColBlock];
@@ -76,34 +127,34 @@ TL_TARGET_CLONES void group_moments(const T* x, int64_t C, int64_t r0, int64_t r
   for (int64_t a = r0; a < r1; a += rows) {
     const int64_t b = std::min(r1, a + rows);
     const acc_t nr = static_cast<acc_t>(b - a);
-    for (int64_t j = 0; j < w; ++j) cm[j] = t1[j] = t2[j] = 0;
-    for (int64_t r = a; r < b; ++r) {
-      const T* row = x + r * C + c0;
+    for (int64_t j = 0; j < w; ++j) t1[j] = t2[j] = 0;
+    if (done == 0) {
+      for (int64_t j = 0; j < w; ++j) cm[j] = 0;
+      for (int64_t r = a; r < b; ++r) {
+        const T* row = x + r * C + c0;
 #pragma omp simd
-      for (int64_t j = 0; j < w; ++j) cm[j] += ld(row, j);
-    }
+        for (int64_t j = 0; j < w; ++j) cm[j] += ld(row, j);
+      }
 #pragma omp simd
-    for (int64_t j = 0; j < w; ++j) cm[j] /= nr;
-    for (int64_t r = a; r < b; ++r) {
-      const T* row = x + r * C + c0;
+      for (int64_t j = 0; j < w; ++j) cm[j] /= nr;
+      shifted_sums<T>(x, C, a, b, c0, w, cm, t1, t2);
 #pragma omp simd
       for (int64_t j = 0; j < w; ++j) {
-        const acc_t d = ld(row, j) - cm[j];
-        t1[j] += d;
-        t2[j] += d * d;
+        hi[j] = cm[j];
+        lo[j] = t1[j] / nr;
+        m2[j] = t2[j] - t1[j] * lo[j];
+        renormalize(hi[j], lo[j]);
       }
-    }
-    // The corrected two-pass moments of the sub-chunk.
-#pragma omp simd
-    for (int64_t j = 0; j < w; ++j) {
-      cm[j] += t1[j] / nr;
-      t2[j] -= t1[j] * t1[j] / nr;
-    }
-    if (done == 0) {
-      std::copy(cm, cm + w, mean);
-      std::copy(t2, t2 + w, m2);
     } else {
-      merge<acc_t>(done, mean, m2, nr, cm, t2, w);
+      shifted_sums<T>(x, C, a, b, c0, w, hi, t1, t2);
+      const acc_t n = done + nr, fb = nr / n, fab = done * nr / n;
+#pragma omp simd
+      for (int64_t j = 0; j < w; ++j) {
+        const acc_t d = t1[j] / nr, delta = d - lo[j];
+        m2[j] += (t2[j] - t1[j] * d) + delta * delta * fab;
+        lo[j] += delta * fb;
+        renormalize(hi[j], lo[j]);
+      }
     }
     done += nr;
   }
@@ -114,18 +165,20 @@ template <typename T>
 void column_moments(const T* x, int64_t N, int64_t C, opmath_t<T>* mean, opmath_t<T>* m2) {
   using acc_t = opmath_t<T>;
   const Split s = split(N, C);
-  std::vector<acc_t> gm(s.groups * C), gq(s.groups * C);
+  std::vector<acc_t> gh(s.groups * C), gl(s.groups * C), gq(s.groups * C);
   for_each_task(N, C, s, [&](int64_t g, int64_t c0, int64_t w) {
-    group_moments<T>(x, C, s.rows_lo(g, N), s.rows_lo(g + 1, N), c0, w, gm.data() + g * C + c0,
-                     gq.data() + g * C + c0);
+    const int64_t o = g * C + c0;
+    group_moments<T>(x, C, s.rows_lo(g, N), s.rows_lo(g + 1, N), c0, w, gh.data() + o, gl.data() + o, gq.data() + o);
   });
-  std::copy(gm.begin(), gm.begin() + C, mean);
-  std::copy(gq.begin(), gq.begin() + C, m2);
   acc_t done = static_cast<acc_t>(s.rows_lo(1, N));
   for (int64_t g = 1; g < s.groups; ++g) {
     const acc_t ng = static_cast<acc_t>(s.rows_lo(g + 1, N) - s.rows_lo(g, N));
-    merge<acc_t>(done, mean, m2, ng, gm.data() + g * C, gq.data() + g * C, C);
+    merge<acc_t>(done, gh.data(), gl.data(), gq.data(), ng, gh.data() + g * C, gl.data() + g * C, gq.data() + g * C, C);
     done += ng;
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    mean[c] = gh[c] + gl[c];
+    m2[c] = gq[c];
   }
   // Non-finite data: the deviations above turn an infinite mean into NaN (inf - inf), where PyTorch's mean
   // is the plain sum / N (inf for a column holding +inf, NaN for one holding both infinities or a NaN).
@@ -145,7 +198,23 @@ TL_TARGET_CLONES void group_sums(int64_t C, int64_t r0, int64_t r1, int64_t c0, 
   using acc_t = opmath_t<T>;
   acc_t a1[kColBlock], a2[kColBlock];
   for (int64_t j = 0; j < w; ++j) a1[j] = a2[j] = 0;
-  for (int64_t r = r0; r < r1; ++r) {
+  int64_t r = r0;
+  // Four rows per step: the accumulators are loaded and stored once per four rows.
+  for (; r + 4 <= r1; r += 4) {
+    const int64_t b0 = r * C + c0, b1 = b0 + C, b2 = b1 + C, b3 = b2 + C;
+    if constexpr (Two) {
+#pragma omp simd
+      for (int64_t j = 0; j < w; ++j) {
+        a1[j] += (f1(b0 + j, c0 + j) + f1(b1 + j, c0 + j)) + (f1(b2 + j, c0 + j) + f1(b3 + j, c0 + j));
+        a2[j] += (f2(b0 + j, c0 + j) + f2(b1 + j, c0 + j)) + (f2(b2 + j, c0 + j) + f2(b3 + j, c0 + j));
+      }
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < w; ++j)
+        a1[j] += (f1(b0 + j, c0 + j) + f1(b1 + j, c0 + j)) + (f1(b2 + j, c0 + j) + f1(b3 + j, c0 + j));
+    }
+  }
+  for (; r < r1; ++r) {
     const int64_t base = r * C + c0;
     if constexpr (Two) {
 #pragma omp simd

@@ -16,6 +16,7 @@
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
 #include "aten/native/cpu/NormalizationLoops.h"
+#include "aten/native/cpu/StreamStore.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/native_layer_norm.h"
@@ -26,27 +27,12 @@
 namespace tl::native {
 namespace {
 
-using norm::lane_sum;
 using norm::ld;
 
-// One row: mean, rstd = 1/sqrt(var + eps) (biased variance, from the deviations: run_moments),
-// and y = (x - mean) * rstd * w + b. w/b are null when absent.
+// y = (x - mean) * rstd * w + b over n elements; w/b are null when absent.
 template <typename T>
-TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
-                                     double eps, opmath_t<T>* mean_out, opmath_t<T>* rstd_out) {
-  using acc_t = opmath_t<T>;
-  if (n == 0) {  // PyTorch: mean 0, rstd NaN (0 / 0 variance)
-    *mean_out = 0;
-    *rstd_out = std::numeric_limits<acc_t>::quiet_NaN();
-    return;
-  }
-  acc_t mean, m2;
-  norm::run_moments(x, n, &mean, &m2);
-  const acc_t var = m2 / static_cast<acc_t>(n);
-  // In double, then rounded once (as PyTorch, whose eps is a double).
-  const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
-  *mean_out = mean;
-  *rstd_out = rstd;
+TL_ALWAYS_INLINE void layer_norm_apply(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
+                                       opmath_t<T> mean, opmath_t<T> rstd) {
   if (w && b) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((ld(x, i) - mean) * rstd * w[i] + b[i]);
@@ -62,52 +48,92 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
   }
 }
 
-// One row of the input gradient: with g = dy * w and xhat = (x - mean) * rstd,
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), written as rstd * g + c1 * x + c0 so the
-// row is read twice (two sums, one write).
+// One row: mean, rstd = 1/sqrt(var + eps) (biased variance, from the deviations: run_moments),
+// and y = (x - mean) * rstd * w + b. w/b are null when absent. With `stream`, y is computed in pieces
+// into a buffer that is streamed around the cache (StreamStore.h).
 template <typename T>
-TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opmath_t<T>* w, opmath_t<T> mean,
-                                              opmath_t<T> rstd, int64_t n, T* dx) {
+TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n,
+                                     double eps, opmath_t<T>* mean_out, opmath_t<T>* rstd_out, bool stream) {
   using acc_t = opmath_t<T>;
-  acc_t sum_g, sum_gx;
-  if (w) {
-    sum_g = lane_sum<acc_t>(n, [&](int64_t i) { return ld(dy, i) * w[i]; });
-    sum_gx = lane_sum<acc_t>(n, [&](int64_t i) { return ld(dy, i) * w[i] * ld(x, i); });
-  } else {
-    sum_g = lane_sum<acc_t>(n, [&](int64_t i) { return ld(dy, i); });
-    sum_gx = lane_sum<acc_t>(n, [&](int64_t i) { return ld(dy, i) * ld(x, i); });
+  if (n == 0) {  // PyTorch: mean 0, rstd NaN (0 / 0 variance)
+    *mean_out = 0;
+    *rstd_out = std::numeric_limits<acc_t>::quiet_NaN();
+    return;
   }
-  const acc_t inv_n = acc_t(1) / static_cast<acc_t>(n);
-  const acc_t s = rstd * (sum_gx - mean * sum_g);  // sum(g * xhat)
-  const acc_t c1 = -rstd * rstd * s * inv_n;
-  const acc_t c0 = -rstd * sum_g * inv_n - c1 * mean;
-  if (w) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) dx[i] = static_cast<T>(rstd * ld(dy, i) * w[i] + c1 * ld(x, i) + c0);
-  } else {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) dx[i] = static_cast<T>(rstd * ld(dy, i) + c1 * ld(x, i) + c0);
+  acc_t mean, m2;
+  norm::run_moments(x, n, &mean, &m2);
+  const acc_t var = m2 / static_cast<acc_t>(n);
+  // In double, then rounded once (as PyTorch, whose eps is a double).
+  const acc_t rstd = static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(std::max(var, acc_t(0))) + eps));
+  *mean_out = mean;
+  *rstd_out = rstd;
+  if (!stream) {
+    layer_norm_apply(x, y, w, b, n, mean, rstd);
+    return;
+  }
+  T buf[kStreamPiece];
+  for (int64_t k0 = 0; k0 < n; k0 += kStreamPiece) {
+    const int64_t len = std::min(kStreamPiece, n - k0);
+    layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
+    stream_copy(y + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
 
-// Column sums of one block of rows into dw += dy * xhat, db += dy (either may be null).
-template <typename T>
-TL_TARGET_CLONES void layer_norm_param_grad_rows(const T* dy, const T* x, const opmath_t<T>* mean,
-                                                 const opmath_t<T>* rstd, int64_t rows, int64_t n, opmath_t<T>* dw,
-                                                 opmath_t<T>* db) {
+// One row of the backward, with g = dy * w and xhat = (x - mean) * rstd:
+//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), written as rstd * g + c1 * x + c0.
+// Pass 1 reads dy and x once for the two row sums (kLanes accumulators) and, with Params, adds the row's
+// share of the parameter gradients (dw += dy * xhat, db += dy) into the caller's buffers while the row is
+// in cache; pass 2 reads the row again from L1/L2 and writes dx, streamed around the cache with `stream`
+// (StreamStore.h). dx may be null (parameter gradients only).
+template <typename T, bool Params>
+TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opmath_t<T>* w, opmath_t<T> mean,
+                                              opmath_t<T> rstd, int64_t n, T* dx, opmath_t<T>* dw,
+                                              opmath_t<T>* db, bool stream) {
   using acc_t = opmath_t<T>;
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* dyr = dy + r * n;
-    const T* xr = x + r * n;
-    const acc_t m = mean[r], s = rstd[r];
-    if (dw) {
+  using norm::kLanes;
+  acc_t a1[kLanes] = {}, a2[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) dw[i] += ld(dyr, i) * ((ld(xr, i) - m) * s);
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const acc_t d = ld(dy, i + j), xh = (ld(x, i + j) - mean) * rstd, g = d * w[i + j];
+      a1[j] += g;
+      a2[j] += g * xh;
+      if constexpr (Params) {
+        dw[i + j] += d * xh;
+        db[i + j] += d;
+      }
     }
-    if (db) {
+  }
+  acc_t t1 = 0, t2 = 0;
+  for (; i < n; ++i) {
+    const acc_t d = ld(dy, i), xh = (ld(x, i) - mean) * rstd, g = d * w[i];
+    t1 += g;
+    t2 += g * xh;
+    if constexpr (Params) {
+      dw[i] += d * xh;
+      db[i] += d;
+    }
+  }
+  if (!dx) return;
+  for (int64_t k = kLanes / 2; k >= 1; k /= 2)
+    for (int64_t j = 0; j < k; ++j) a1[j] += a1[j + k], a2[j] += a2[j + k];
+  const acc_t sum_g = a1[0] + t1, sum_gxhat = a2[0] + t2;
+  const acc_t inv_n = acc_t(1) / static_cast<acc_t>(n);
+  const acc_t c1 = -rstd * rstd * sum_gxhat * inv_n;
+  const acc_t c0 = -rstd * sum_g * inv_n - c1 * mean;
+  if (!stream) {
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) db[i] += ld(dyr, i);
-    }
+    for (int64_t k = 0; k < n; ++k) dx[k] = static_cast<T>(rstd * ld(dy, k) * w[k] + c1 * ld(x, k) + c0);
+    return;
+  }
+  T buf[kStreamPiece];
+  for (int64_t k0 = 0; k0 < n; k0 += kStreamPiece) {
+    const int64_t len = std::min(kStreamPiece, n - k0);
+#pragma omp simd
+    for (int64_t k = 0; k < len; ++k)
+      buf[k] = static_cast<T>(rstd * ld(dy, k0 + k) * w[k0 + k] + c1 * ld(x, k0 + k) + c0);
+    stream_copy(dx + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
 }
 
@@ -144,8 +170,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_kernel(const Tensor& input,
     acc_t* mp = mean_acc.data_ptr<acc_t>();
     acc_t* rp = rstd_acc.data_ptr<acc_t>();
     const int64_t N = d.N;
+    // y is streamed when x and y together overflow the cache.
+    const bool stream = stream_output(2 * d.M * N * static_cast<int64_t>(sizeof(scalar_t)));
     parallel_for(0, d.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r);
+      for (int64_t r = lo; r < hi; ++r)
+        layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r, stream);
+      if (stream) stream_fence();
     });
   });
   copy_stats(mean, mean_acc);
@@ -175,52 +205,55 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
   if (input.is_meta() || d.M == 0 || (!dx.defined() && !dw.defined() && !db.defined())) return {dx, dw, db};
   const ScalarType acc = opmath_type(input.dtype());
   const Tensor x = contiguous(input), dy = contiguous(to(grad_out, input.dtype()));
-  const Tensor w = has_w ? opmath_copy(weight, acc) : Tensor();
-  const Tensor m = contiguous(to(mean, acc)), s = contiguous(to(rstd, acc));
-  // Parameter gradients: each block of rows sums into its own opmath buffer, then the blocks add up.
   const int64_t N = d.N, M = d.M;
-  const int64_t nblocks = (dw.defined() || db.defined()) ? std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, M * N / kGrainSize)) : 0;
-  const int64_t rows_per_block = nblocks ? (M + nblocks - 1) / nblocks : 0;
-  Tensor dw_acc = dw.defined() ? zeros({std::max<int64_t>(nblocks, 1), N}, acc, input.device()) : Tensor();
-  Tensor db_acc = db.defined() ? zeros({std::max<int64_t>(nblocks, 1), N}, acc, input.device()) : Tensor();
+  // A missing weight reads as ones (one extra load from L1 instead of a second set of loops).
+  Tensor w = has_w ? opmath_copy(weight, acc) : empty({N}, acc, input.device());
+  if (!has_w) {
+    TL_DISPATCH_FLOAT(acc, "LayerNormBackwardKernelImpl", [&] { std::fill_n(w.data_ptr<scalar_t>(), N, scalar_t(1)); });
+  }
+  const Tensor m = contiguous(to(mean, acc)), s = contiguous(to(rstd, acc));
+  // Parameter gradients: each block of rows (one per thread) sums into its own opmath buffers, then the
+  // blocks add up. Both buffers are filled even when only one gradient is wanted (L1 traffic only).
+  const bool params = dw.defined() || db.defined();
+  const int64_t nblocks = std::min<int64_t>(get_num_threads(), std::max<int64_t>(1, M * N / kGrainSize));
+  const int64_t rows_per_block = (M + nblocks - 1) / nblocks;
+  Tensor dw_acc = params ? zeros({nblocks, N}, acc, input.device()) : Tensor();
+  Tensor db_acc = params ? zeros({nblocks, N}, acc, input.device()) : Tensor();
   TL_DISPATCH_FLOAT(input.dtype(), "LayerNormBackwardKernelImpl", [&] {
     using acc_t = opmath_t<scalar_t>;
     const scalar_t* xp = x.data_ptr<scalar_t>();
     const scalar_t* dyp = dy.data_ptr<scalar_t>();
-    const acc_t* wp = w.defined() ? w.data_ptr<acc_t>() : nullptr;
+    const acc_t* wp = w.data_ptr<acc_t>();
     const acc_t* mp = m.data_ptr<acc_t>();
     const acc_t* sp = s.data_ptr<acc_t>();
     scalar_t* dxp = dx.defined() ? dx.data_ptr<scalar_t>() : nullptr;
-    if (dxp && nblocks == 0) {
-      parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
-        for (int64_t r = lo; r < hi; ++r)
-          layer_norm_backward_row<scalar_t>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxp + r * N);
-      });
-    }
-    if (nblocks > 0) {
-      acc_t* dwp = dw_acc.defined() ? dw_acc.data_ptr<acc_t>() : nullptr;
-      acc_t* dbp = db_acc.defined() ? db_acc.data_ptr<acc_t>() : nullptr;
-      // One pass over dy and x: each row's input gradient and its share of the parameter gradients,
-      // while the row is in cache.
-      parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
-        for (int64_t blk = lo; blk < hi; ++blk) {
-          const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
-          for (int64_t r = r0; r < r1; ++r) {
-            if (dxp) layer_norm_backward_row<scalar_t>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxp + r * N);
-            layer_norm_param_grad_rows<scalar_t>(dyp + r * N, xp + r * N, mp + r, sp + r, 1, N,
-                                                 dwp ? dwp + blk * N : nullptr, dbp ? dbp + blk * N : nullptr);
-          }
+    acc_t* dwp = params ? dw_acc.data_ptr<acc_t>() : nullptr;
+    acc_t* dbp = params ? db_acc.data_ptr<acc_t>() : nullptr;
+    // dx is streamed when dy, x and dx together overflow the cache.
+    const bool stream = dxp && stream_output(3 * M * N * static_cast<int64_t>(sizeof(scalar_t)));
+    parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t blk = lo; blk < hi; ++blk) {
+        const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
+        for (int64_t r = r0; r < r1; ++r) {
+          scalar_t* dxr = dxp ? dxp + r * N : nullptr;
+          if (params)
+            layer_norm_backward_row<scalar_t, true>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
+                                                    dwp + blk * N, dbp + blk * N, stream);
+          else
+            layer_norm_backward_row<scalar_t, false>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr, nullptr,
+                                                     nullptr, stream);
         }
-      });
-      for (int64_t blk = 1; blk < nblocks; ++blk) {
-        for (int64_t i = 0; i < N; ++i) {
-          if (dwp) dwp[i] += dwp[blk * N + i];
-          if (dbp) dbp[i] += dbp[blk * N + i];
-        }
+      }
+      if (stream) stream_fence();
+    });
+    for (int64_t blk = 1; blk < (params ? nblocks : 0); ++blk) {
+      for (int64_t i = 0; i < N; ++i) {
+        dwp[i] += dwp[blk * N + i];
+        dbp[i] += dbp[blk * N + i];
       }
     }
   });
-  if (dw.defined()) copy_stats(dw, dw_acc);
+  if (dw.defined()) copy_stats(dw, dw_acc);  // block 0's row: the first N elements
   if (db.defined()) copy_stats(db, db_acc);
   return {dx, dw, db};
 }

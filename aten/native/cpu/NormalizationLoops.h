@@ -16,17 +16,26 @@ constexpr int64_t kLanes = 16;
 template <typename T>
 TL_ALWAYS_INLINE opmath_t<T> ld(const T* p, int64_t i) { return static_cast<opmath_t<T>>(p[i]); }
 
+// Runs of at least kLanes * kBlocks elements first go kBlocks vectors at a time, each block with its own
+// kLanes accumulators: one vector of accumulators would make every add wait for the previous one's
+// latency (3-4 cycles); kBlocks independent ones keep the adders busy.
+constexpr int64_t kBlocks = 4;
+
 template <typename acc_t, typename F>
 TL_ALWAYS_INLINE acc_t lane_sum(int64_t n, const F& f) {
-  acc_t acc[kLanes] = {};
+  acc_t acc[kBlocks][kLanes] = {};
   int64_t i = 0;
+  for (; i + kLanes * kBlocks <= n; i += kLanes * kBlocks)
+    for (int64_t k = 0; k < kBlocks; ++k)
+      for (int64_t j = 0; j < kLanes; ++j) acc[k][j] += f(i + k * kLanes + j);
   for (; i + kLanes <= n; i += kLanes)
-    for (int64_t j = 0; j < kLanes; ++j) acc[j] += f(i + j);
+    for (int64_t j = 0; j < kLanes; ++j) acc[0][j] += f(i + j);
   acc_t tail = 0;
   for (; i < n; ++i) tail += f(i);
+  for (int64_t j = 0; j < kLanes; ++j) acc[0][j] = (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]);
   for (int64_t w = kLanes / 2; w >= 1; w /= 2)
-    for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
-  return acc[0] + tail;
+    for (int64_t j = 0; j < w; ++j) acc[0][j] += acc[0][j + w];
+  return acc[0][0] + tail;
 }
 
 // out[i] = a[i] * p + (b ? b[i] * q : 0) + r over a contiguous run of n elements.
@@ -57,14 +66,21 @@ TL_TARGET_CLONES void run_moments(const T* x, int64_t n, opmath_t<T>* mean, opma
   using acc_t = opmath_t<T>;
   const acc_t nn = static_cast<acc_t>(n);
   const acc_t m = lane_sum<acc_t>(n, [&](int64_t i) { return ld(x, i); }) / nn;
-  // The deviations' sum and sum of squares in one pass, each with its own kLanes accumulators.
-  acc_t a1[kLanes] = {}, a2[kLanes] = {};
+  // The deviations' sum and sum of squares in one pass, each with its own accumulators (as lane_sum's).
+  acc_t a1[kBlocks][kLanes] = {}, a2[kBlocks][kLanes] = {};
   int64_t i = 0;
+  for (; i + kLanes * kBlocks <= n; i += kLanes * kBlocks)
+    for (int64_t k = 0; k < kBlocks; ++k)
+      for (int64_t j = 0; j < kLanes; ++j) {
+        const acc_t d = ld(x, i + k * kLanes + j) - m;
+        a1[k][j] += d;
+        a2[k][j] += d * d;
+      }
   for (; i + kLanes <= n; i += kLanes)
     for (int64_t j = 0; j < kLanes; ++j) {
       const acc_t d = ld(x, i + j) - m;
-      a1[j] += d;
-      a2[j] += d * d;
+      a1[0][j] += d;
+      a2[0][j] += d * d;
     }
   acc_t t1 = 0, t2 = 0;
   for (; i < n; ++i) {
@@ -72,9 +88,13 @@ TL_TARGET_CLONES void run_moments(const T* x, int64_t n, opmath_t<T>* mean, opma
     t1 += d;
     t2 += d * d;
   }
+  for (int64_t j = 0; j < kLanes; ++j) {
+    a1[0][j] = (a1[0][j] + a1[1][j]) + (a1[2][j] + a1[3][j]);
+    a2[0][j] = (a2[0][j] + a2[1][j]) + (a2[2][j] + a2[3][j]);
+  }
   for (int64_t w = kLanes / 2; w >= 1; w /= 2)
-    for (int64_t j = 0; j < w; ++j) a1[j] += a1[j + w], a2[j] += a2[j + w];
-  const acc_t sd = a1[0] + t1, sd2 = a2[0] + t2;
+    for (int64_t j = 0; j < w; ++j) a1[0][j] += a1[0][j + w], a2[0][j] += a2[0][j + w];
+  const acc_t sd = a1[0][0] + t1, sd2 = a2[0][0] + t2;
   *mean = m + sd / nn;
   *m2 = sd2 - sd * sd / nn;
 }
