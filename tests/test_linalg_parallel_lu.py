@@ -36,7 +36,7 @@ def same(got, expected, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(300, 300), (1, 256, 256), (2, 200, 200), (320, 200), (200, 320)])
+@pytest.mark.parametrize("shape", [(300, 300), (1, 256, 256), (2, 260, 260), (400, 270), (270, 400), (2, 3, 130, 130)])
 def test_lu_factor_large(shape, dtype, threads):
     a = scrambled(shape, dtype)
     LU, piv, info = tl.linalg.lu_factor_ex(tl.from_numpy(a))
@@ -74,14 +74,14 @@ def test_lu_factor_large_noncontiguous(layout, threads):
 
 
 def test_singular_large_reports_batch_element(threads):
-    a = scrambled((2, 240, 240), "float64")
+    a = scrambled((2, 264, 264), "float64")
     a[1, :, 100] = 0  # element 1 singular: U[100, 100] (1-based 101) is exactly zero
     la, ta = tl.from_numpy(a.copy()), torch.from_numpy(a.copy())
     assert tl.linalg.lu_factor_ex(la)[2].tolist() == torch.linalg.lu_factor_ex(ta)[2].tolist()
     with pytest.raises(tl.linalg.LinAlgError, match=r"linalg.inv: \(Batch element 1\): The diagonal element 101 is zero"):
         tl.linalg.inv(la)
     with pytest.raises(tl.linalg.LinAlgError, match=r"\(Batch element 1\)"):
-        tl.linalg.solve(la, tl.ones(2, 240, 3, dtype=tl.float64))
+        tl.linalg.solve(la, tl.ones(2, 264, 3, dtype=tl.float64))
     single = tl.from_numpy(a[1].copy())
     with pytest.raises(tl.linalg.LinAlgError, match=r"^linalg.inv: The diagonal element 101 is zero"):
         tl.linalg.inv(single)
@@ -92,7 +92,8 @@ def test_singular_large_reports_batch_element(threads):
 @pytest.mark.parametrize("left", [True, False])
 def test_solve_and_inv_large(dtype, left, threads):
     a = scrambled((300, 300), dtype)
-    b = np.random.default_rng(1).standard_normal((300, 40) if left else (40, 300)).astype(dtype)
+    # 400 right-hand sides: split over the threads' column blocks (40: one task)
+    b = np.random.default_rng(1).standard_normal((300, 400) if left else (400, 300)).astype(dtype)
     same(tl.linalg.solve(tl.from_numpy(a), tl.from_numpy(b), left=left),
          torch.linalg.solve(torch.from_numpy(a), torch.from_numpy(b), left=left), dtype)
     same(tl.linalg.inv(tl.from_numpy(a)), torch.linalg.inv(torch.from_numpy(a)), dtype)
@@ -150,8 +151,8 @@ def test_empty(shape, bshape, threads):
 
 
 def test_gradients_large(threads):
-    a = scrambled((200, 200), "float64")
-    b = np.random.default_rng(4).standard_normal((200, 5))
+    a = scrambled((260, 260), "float64")
+    b = np.random.default_rng(4).standard_normal((260, 5))
     la, lb = tl.from_numpy(a).requires_grad_(), tl.from_numpy(b).requires_grad_()
     ta, tb = torch.from_numpy(a).requires_grad_(), torch.from_numpy(b).requires_grad_()
     (tl.linalg.solve(la, lb).sum() + tl.linalg.inv(la).sum()).backward()

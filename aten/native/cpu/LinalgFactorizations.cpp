@@ -33,7 +33,7 @@ int64_t batch_grain(int64_t flops_per_matrix) {
 
 // Each matrix is copied into its Fortran buffer by the thread that factors it (cpu/FortranCopy.h).
 // Fewer matrices than threads, each large: one at a time, its update split across the threads
-// (cpu/LuBlocked.h), the copy too.
+// (cpu/LuBlocked.h), which also copies it.
 template <typename T>
 void lu_factor_batches(const Tensor& A, T* lu, int* piv, int* info, int64_t nb, int64_t m, int64_t n) {
   const int64_t k = std::min(m, n);
@@ -46,8 +46,8 @@ void lu_factor_batches(const Tensor& A, T* lu, int* piv, int* info, int64_t nb, 
     for (int64_t b = 0; b < nb; ++b) {
       const T* s = src + matrix_offset(b, sizes, strides);
       T* a = lu + b * m * n;
-      parallel_for(0, n, 64, [&](int64_t c0, int64_t c1) { columns_to_fortran(s, sr, sc, a, m, m, c0, c1); });
-      info[b] = lu_parallel<T>(m, n, a, lda, piv + b * k);
+      info[b] = lu_parallel<T>(m, n, a, lda, piv + b * k,
+                               [&](int64_t c0, int64_t c1) { columns_to_fortran(s, sr, sc, a, m, m, c0, c1); });
     }
     return;
   }

@@ -93,7 +93,9 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
     // A task is a whole matrix or, with fewer matrices than threads, a block of its columns (getrs
     // solves each column on its own), so that one large solve uses every thread.
     const int64_t threads = get_num_threads();
-    const int64_t splits = nb < threads && n * n * rhs >= (int64_t(1) << 20) ? std::min<int64_t>(threads, rhs) : 1;
+    // (Only for many right-hand sides, as inv's: a parallel region costs more than it saves on the loaded
+    // machine when the solve is a small part of the call, as solve's 512 x 16 after the LU.)
+    const int64_t splits = nb < threads && n * n * rhs >= (int64_t(1) << 25) ? std::min<int64_t>(threads, rhs) : 1;
     auto run = [&](auto* lup, auto* xp) {
       using T = std::remove_pointer_t<decltype(xp)>;
       const T* bp = be.data_ptr<T>();
