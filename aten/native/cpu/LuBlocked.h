@@ -45,7 +45,7 @@ int lu_parallel(int64_t m, int64_t n, T* a, int64_t lda, int* ipiv, const Fill& 
     for (int64_t i = k; i < k + jb; ++i) ipiv[i] += static_cast<int>(k);
     const int64_t left = k, right = n - k - jb, below = m - k - jb;
     if (left + right == 0) continue;
-    if (right == 0) {  // the last panel of a square or wide matrix: interchanges left of it only
+    if (right == 0) {  // the last panel of a square or tall matrix: interchanges left of it only
       for (int64_t j = 0; j < left; ++j)
         for (int64_t i = k; i < k + jb; ++i)
           if (ipiv[i] - 1 != i) std::swap(a[i + j * lda], a[ipiv[i] - 1 + j * lda]);
