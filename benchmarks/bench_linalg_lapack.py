@@ -1,6 +1,6 @@
 """torch.linalg on LAPACK: torchlite beside PyTorch in one run (issue 10's speed rows).
 
-    python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min] [-k cholesky]
+    python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min] [--cpu-time] [-k cholesky]
 
 Rows: each op on a 512 x 512 matrix and on a batch of 64 x 32 x 32 matrices, float32 and float64,
 well conditioned (a random matrix plus n on the diagonal): time per call of each library and the
@@ -18,7 +18,7 @@ import torchlite as tl
 
 import torch
 
-from _timing import median_times
+from _timing import median_times, use_cpu_time
 
 THREADS = 2
 USE_MIN = False
@@ -69,10 +69,15 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--min", action="store_true", help="fastest call instead of the median")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="process CPU time instead of wall time (all threads' time added: a library that keeps "
+                        "two threads busy is charged for both)")
     p.add_argument("-k", dest="keyword", help="only the ops whose name contains this")
     args = p.parse_args()
     global USE_MIN
     USE_MIN = args.min
+    if args.cpu_time:
+        use_cpu_time()
     tl.set_num_threads(THREADS)
     torch.set_num_threads(THREADS)
     table = rows(args.quick, args.keyword)

@@ -1,6 +1,6 @@
 """Matrix products and einsum: torchlite beside PyTorch in one run (issue 10's speed rows).
 
-    python benchmarks/bench_linalg_products.py [--quick] [--markdown]
+    python benchmarks/bench_linalg_products.py [--quick] [--markdown] [--min] [--cpu-time] [-k matmul|einsum]
 
 Rows: matmul float32/float64 of n x n by n x n (n = 256, 1024, 2048) and batched (64 x 128 x 128,
 512 x 32 x 32), reported as GFLOP/s (2 n^3 per product) and the ratio torchlite / PyTorch of
@@ -19,7 +19,7 @@ import torchlite as tl
 
 import torch
 
-from _timing import median_times
+from _timing import median_times, use_cpu_time
 
 THREADS = 2
 USE_MIN = False
@@ -76,13 +76,19 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats, no 2048 (a smoke run)")
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--min", action="store_true", help="fastest call instead of the median")
+    p.add_argument("-k", dest="keyword", choices=["matmul", "einsum"], help="only the matmul or the einsum rows")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="process CPU time instead of wall time (all threads' time added: a library that keeps "
+                        "two threads busy is charged for both)")
     args = p.parse_args()
     global USE_MIN
     USE_MIN = args.min
+    if args.cpu_time:
+        use_cpu_time()
     tl.set_num_threads(THREADS)
     torch.set_num_threads(THREADS)
-    rows = matmul_rows(args.quick)
-    erows = einsum_rows(args.quick)
+    rows = matmul_rows(args.quick) if args.keyword != "einsum" else []
+    erows = einsum_rows(args.quick) if args.keyword != "matmul" else []
     if args.markdown:
         print("| case | torchlite / PyTorch | ratio |\n|---|---|---|")
         for name, fig, r in rows:

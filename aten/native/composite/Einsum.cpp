@@ -19,6 +19,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "aten/core/Exception.h"
@@ -381,8 +382,24 @@ Tensor einsum_composite(std::string_view equation, TensorList tensors, OptionalI
     order.assign(path->begin(), path->end());
     TL_CHECK(order.size() == 2 * (ops.size() - 1), "einsum(): the path must have ", 2 * (ops.size() - 1),
              " entries (a pair per contraction) for ", ops.size(), " operands, but got ", order.size());
-  } else if (ops.size() > 1) {
-    order = choose_path(ops, output, size);
+  } else if (ops.size() == 2) {
+    order = {0, 1};  // the only pair
+  } else if (ops.size() > 2) {
+    // The order depends only on the equation and the operands' shapes: remembered per thread (a
+    // few recent ones), since models call einsum with the same ones over and over.
+    std::string key(equation);
+    for (const auto& t : tensors) {
+      key += ';';
+      for (int64_t d : t.sizes()) key += std::to_string(d) + ',';
+    }
+    thread_local std::unordered_map<std::string, std::vector<int64_t>> cache;
+    if (auto hit = cache.find(key); hit != cache.end()) {
+      order = hit->second;
+    } else {
+      order = choose_path(ops, output, size);
+      if (cache.size() >= 64) cache.clear();
+      cache.emplace(std::move(key), order);
+    }
   }
   for (size_t s = 0; s < order.size(); s += 2) {
     int64_t i = order[s], j = order[s + 1];
@@ -419,7 +436,8 @@ Tensor einsum_composite(std::string_view equation, TensorList tensors, OptionalI
   sum_unkept(last, keep, /*keep_dtype=*/false);
   DimVector perm;
   for (int l : output) perm.push_back(dim_of(last, l));
-  return tl::permute(last.t, perm);
+  // A single operand's result must still be a new view of it; a contraction's is a new tensor already.
+  return tensors.size() == 1 ? tl::permute(last.t, perm) : permuted(last.t, perm);
 }
 
 }  // namespace tl::native

@@ -13,6 +13,7 @@
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
+#include "aten/native/cpu/FortranCopy.h"
 #include "aten/native/cpu/Lapack.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/linalg_eigh.h"
@@ -103,24 +104,29 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
       eye_fill(u, m, ucols);
       eye_fill(vh, vrows, n);
     } else {
+      // gesdd destroys its input: each matrix is copied into `af` by the thread that decomposes it
+      // (cpu/FortranCopy.h), not by a copy_ of the batch (a parallel region of its own).
       Tensor af = empty_fortran(A.sizes(), A.scalar_type(), A.device());
-      ops::copy_::call(af, A, false);  // gesdd destroys its input
       std::vector<int> info(static_cast<size_t>(nb), 0);
       const char jobz = full_matrices ? 'A' : 'S';
       const int im = lapack::to_int(op, m), in = lapack::to_int(op, n);
       const int iu = static_cast<int>(std::max<int64_t>(m, 1)), iv = static_cast<int>(std::max<int64_t>(vrows, 1));
+      const int64_t sr = A.stride(-2), sc = A.stride(-1);
       // gesdd does not return on NaN/inf input (it can loop forever), so it never sees one: a matrix with a
       // NaN fails with PyTorch's message; one with an infinity (and no NaN) gets NaN factors, as PyTorch's.
       std::vector<char> skip(static_cast<size_t>(nb), 0);
-      auto screen = [&](auto* ap, auto* up, auto* sp, auto* vp) {
-        using T = std::remove_pointer_t<decltype(ap)>;
+      auto screen = [&](const auto* src, auto* up, auto* sp, auto* vp) {
+        using T = std::remove_pointer_t<decltype(up)>;
         for (int64_t b = 0; b < nb; ++b) {
-          for (int64_t i = 0; i < m * n; ++i) {
-            if (std::isnan(ap[b * m * n + i]))
-              raise_info(op, true, b, A.dim() > 2,
-                         "The algorithm failed to converge because the input matrix contained non-finite values.");
-            if (std::isinf(ap[b * m * n + i])) skip[b] = 1;
-          }
+          const T* a = src + matrix_offset(b, A.sizes(), A.strides());
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < m; ++i) {
+              const T v = a[i * sr + j * sc];
+              if (std::isnan(v))
+                raise_info(op, true, b, A.dim() > 2,
+                           "The algorithm failed to converge because the input matrix contained non-finite values.");
+              if (std::isinf(v)) skip[b] = 1;
+            }
           if (skip[b]) {
             const T nan = std::numeric_limits<T>::quiet_NaN();
             std::fill(up + b * m * ucols, up + (b + 1) * m * ucols, nan);
@@ -130,21 +136,25 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
         }
       };
       if (A.scalar_type() == ScalarType::Float32)
-        screen(af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
+        screen(A.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
       else
-        screen(af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
-      auto run = [&](auto* ap, auto* up, auto* sp, auto* vp) {
+        screen(A.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
+      auto run = [&](const auto* src, auto* ap, auto* up, auto* sp, auto* vp) {
         using T = std::remove_pointer_t<decltype(ap)>;
         parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
-          for (int64_t b = b0; b < b1; ++b)
-            if (!skip[b]) info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
+          for (int64_t b = b0; b < b1; ++b) {
+            if (skip[b]) continue;
+            columns_to_fortran(src + matrix_offset(b, A.sizes(), A.strides()), sr, sc, ap + b * m * n, m, m, 0, n);
+            info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
                                        vp + b * vrows * n, iv);
+          }
         });
       };
       if (A.scalar_type() == ScalarType::Float32)
-        run(af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
+        run(A.data_ptr<float>(), af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
       else
-        run(af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
+        run(A.data_ptr<double>(), af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(),
+            vh.data_ptr<double>());
       for (int64_t b = 0; b < nb; ++b)
         if (info[b] > 0)
           raise_info(op, true, b, A.dim() > 2,

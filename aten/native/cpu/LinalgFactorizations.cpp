@@ -2,7 +2,8 @@
 //
 // Each matrix is factored in place in a Fortran-ordered copy (cpu/Lapack.h: LAPACK is
 // column-major), which is also the layout PyTorch returns LU in; the batch is split across threads
-// with tl::parallel_for, each LAPACK call single-threaded.
+// with tl::parallel_for, each LAPACK call single-threaded; a single large matrix is factored by
+// cpu/LuBlocked.h with its update split across the threads.
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -12,7 +13,9 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
 #include "aten/native/OutputUtils.h"
+#include "aten/native/cpu/FortranCopy.h"
 #include "aten/native/cpu/Lapack.h"
+#include "aten/native/cpu/LuBlocked.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/lu_unpack.h"
@@ -28,14 +31,32 @@ int64_t batch_grain(int64_t flops_per_matrix) {
   return std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(flops_per_matrix, 1));
 }
 
+// Each matrix is copied into its Fortran buffer by the thread that factors it (cpu/FortranCopy.h).
+// Fewer matrices than threads, each large: one at a time, its update split across the threads
+// (cpu/LuBlocked.h), which also copies it.
 template <typename T>
-void lu_factor_batches(T* lu, int* piv, int* info, int64_t nb, int64_t m, int64_t n) {
+void lu_factor_batches(const Tensor& A, T* lu, int* piv, int* info, int64_t nb, int64_t m, int64_t n) {
   const int64_t k = std::min(m, n);
   const int im = lapack::to_int("linalg.lu_factor", m), in = lapack::to_int("linalg.lu_factor", n);
   const int lda = std::max(im, 1);
+  const T* src = A.data_ptr<T>();
+  const int64_t sr = A.stride(-2), sc = A.stride(-1);
+  const IntArrayRef sizes = A.sizes(), strides = A.strides();
+  if (nb < get_num_threads() && k >= kLuParallelMin && !in_parallel_region()) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const T* s = src + matrix_offset(b, sizes, strides);
+      T* a = lu + b * m * n;
+      info[b] = lu_parallel<T>(m, n, a, lda, piv + b * k,
+                               [&](int64_t c0, int64_t c1) { columns_to_fortran(s, sr, sc, a, m, m, c0, c1); });
+    }
+    return;
+  }
   parallel_for(0, nb, batch_grain(m * n * k), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b)
-      info[b] = lapack::getrf<T>(im, in, lu + b * m * n, lda, piv + b * k);
+    for (int64_t b = b0; b < b1; ++b) {
+      T* a = lu + b * m * n;
+      columns_to_fortran(src + matrix_offset(b, sizes, strides), sr, sc, a, m, m, 0, n);
+      info[b] = lapack::getrf<T>(im, in, a, lda, piv + b * k);
+    }
   });
 }
 
@@ -58,15 +79,14 @@ void linalg_lu_factor_ex_kernel(const Tensor& A, bool pivot, bool check_errors, 
   Tensor piv = empty_tensor(piv_shape, ScalarType::Int32, A.device());
   Tensor inf = empty_tensor(batch, ScalarType::Int32, A.device());
   if (!A.is_meta()) {
-    ops::copy_::call(lu, A, false);
     const int64_t nb = batch_count(batch);
     if (m == 0 || n == 0) {
       std::fill_n(inf.data_ptr<int>(), nb, 0);
     } else {
       if (A.scalar_type() == ScalarType::Float32)
-        lu_factor_batches<float>(lu.data_ptr<float>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
+        lu_factor_batches<float>(A, lu.data_ptr<float>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
       else
-        lu_factor_batches<double>(lu.data_ptr<double>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
+        lu_factor_batches<double>(A, lu.data_ptr<double>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
     }
     if (check_errors)
       check_infos("torch.linalg.lu_factor_ex", inf, A.dim() > 2, false, [](int i) {

@@ -12,6 +12,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/cpu/FortranCopy.h"
 #include "aten/native/cpu/Lapack.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/expand.h"
@@ -75,28 +76,41 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
   // Fortran X for A X = B; row-major X (X^T in Fortran order) for X A = B.
   Tensor x = left ? empty_fortran(with_matrix(batch, n, rhs), dt, B.device())
                   : empty_tensor(with_matrix(batch, rhs, n), dt, B.device());
-  if (!B.is_meta()) {
-    ops::copy_::call(x, ops::expand::call(B, x.sizes(), false), false);
-    if (n > 0 && rhs > 0) {
-      Tensor lu = fortran_expanded(LU, with_matrix(batch, n, n), dt);
-      DimVector piv_shape(batch);
-      piv_shape.push_back(n);
-      Tensor piv = empty_tensor(piv_shape, ScalarType::Int32, B.device());
-      ops::copy_::call(piv, ops::expand::call(pivots, piv_shape, false), false);
-      const char trans = (left != adjoint) ? 'N' : 'T';
-      const int in = lapack::to_int(op, n), irhs = lapack::to_int(op, rhs);
-      const int64_t nb = batch_count(batch);
-      const int* pp = piv.data_ptr<int>();
-      auto run = [&](auto* lup, auto* xp) {
-        using T = std::remove_pointer_t<decltype(xp)>;
-        parallel_for(0, nb, solve_grain(n * n * rhs), [&](int64_t b0, int64_t b1) {
-          for (int64_t b = b0; b < b1; ++b)
-            lapack::getrs<T>(trans, in, irhs, lup + b * n * n, in, pp + b * n, xp + b * n * rhs, in);
-        });
-      };
-      if (dt == ScalarType::Float32) run(lu.data_ptr<float>(), x.data_ptr<float>());
-      else run(lu.data_ptr<double>(), x.data_ptr<double>());
-    }
+  if (!B.is_meta() && n > 0 && rhs > 0) {
+    Tensor lu = fortran_expanded(LU, with_matrix(batch, n, n), dt);
+    DimVector piv_shape(batch);
+    piv_shape.push_back(n);
+    Tensor piv = empty_tensor(piv_shape, ScalarType::Int32, B.device());
+    ops::copy_::call(piv, ops::expand::call(pivots, piv_shape, false), false);
+    const char trans = (left != adjoint) ? 'N' : 'T';
+    const int in = lapack::to_int(op, n);
+    lapack::to_int(op, rhs);
+    const int64_t nb = batch_count(batch);
+    const int* pp = piv.data_ptr<int>();
+    // B's matrices seen as x's column-major n x rhs buffers: X for A X = B, X^T for X A = B.
+    const Tensor be = ops::expand::call(B, x.sizes(), false);
+    const int64_t sr = left ? be.stride(-2) : be.stride(-1), sc = left ? be.stride(-1) : be.stride(-2);
+    // A task is a whole matrix or, with fewer matrices than threads, a block of its columns (getrs
+    // solves each column on its own), so that one large solve uses every thread.
+    const int64_t threads = get_num_threads();
+    // (Only for many right-hand sides, as inv's: a parallel region costs more than it saves on the loaded
+    // machine when the solve is a small part of the call, as solve's 512 x 16 after the LU.)
+    const int64_t splits = nb < threads && n * n * rhs >= (int64_t(1) << 25) ? std::min<int64_t>(threads, rhs) : 1;
+    auto run = [&](auto* lup, auto* xp) {
+      using T = std::remove_pointer_t<decltype(xp)>;
+      const T* bp = be.data_ptr<T>();
+      parallel_for(0, nb * splits, splits > 1 ? 1 : solve_grain(n * n * rhs), [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t b = t / splits, part = t % splits;
+          const int64_t c0 = rhs * part / splits, c1 = rhs * (part + 1) / splits;
+          T* xb = xp + b * n * rhs;
+          columns_to_fortran(bp + matrix_offset(b, be.sizes(), be.strides()), sr, sc, xb, n, n, c0, c1);
+          lapack::getrs<T>(trans, in, static_cast<int>(c1 - c0), lup + b * n * n, in, pp + b * n, xb + c0 * n, in);
+        }
+      });
+    };
+    if (dt == ScalarType::Float32) run(lu.data_ptr<float>(), x.data_ptr<float>());
+    else run(lu.data_ptr<double>(), x.data_ptr<double>());
   }
   assign_output(op, out, x);
 }
