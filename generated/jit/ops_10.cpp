@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 10: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
@@ -15,6 +16,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+void boxed__fft_c2c(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fft_c2c(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toBool()));
+}
 
 // _fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()
 void boxed__fused_asgd_(Stack& s) {
@@ -102,6 +109,7 @@ void boxed_sinc_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor", boxed__fft_c2c, 0},
     {"_fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()", boxed__fused_asgd_, 0},
     {"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", boxed_cauchy_, kNondeterministic},
     {"column_stack(Tensor[] tensors) -> Tensor", boxed_column_stack, 0},
