@@ -246,3 +246,18 @@ def test_complex_grad_output_must_be_complex():
     (g,) = tl.autograd.grad([tl.view_as_complex(r)], [r], [tl.tensor([1j, 2, 3 - 1j])])
     (h,) = torch.autograd.grad([torch.view_as_complex(q)], [q], [torch.tensor([1j, 2, 3 - 1j])])
     close(g, h)
+
+
+def test_eq_ne_and_classification():
+    a = np.array([1 + 1j, complex("nan+1j"), complex("inf-1j"), 2 - 0j, complex("1+infj")], dtype=np.complex64)
+    b = np.array([1 + 1j, 0, complex("inf-1j"), 2 + 1j, 1j])
+    (x, t), (y, s) = both(a), both(b)
+    for op in (lambda u, v: u == v, lambda u, v: u != v, lambda u, v: u.eq(1 + 1j), lambda u, v: u.ne(2)):
+        assert op(x, y).tolist() == op(t, s).tolist()
+    for name in ("isnan", "isinf", "isfinite"):
+        assert getattr(tl, name)(x).tolist() == getattr(torch, name)(t).tolist()
+    for name in ("isposinf", "isneginf"):
+        with pytest.raises(RuntimeError, match="does not support complex inputs"):
+            getattr(tl, name)(x)
+    with pytest.raises(RuntimeError):
+        x < y

@@ -38,7 +38,7 @@ void conj_loop(TensorIterator& iter) {
 // stride 1.
 Tensor view_as_real_kernel(const Tensor& self) {
   TL_CHECK(is_complex_type(self.dtype()), "view_as_real is only supported for complex tensors");
-  DimVector sizes(self.sizes().begin(), self.sizes().end());
+  DimVector sizes(self.sizes());
   DimVector strides;
   for (int64_t s : self.strides()) strides.push_back(s * 2);
   sizes.push_back(2);
@@ -57,7 +57,7 @@ Tensor view_as_complex_kernel(const Tensor& self) {
   TL_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
   TL_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
   const ScalarType ct = to_complex_type(t);  // float16 raises: torchlite has no complex32
-  DimVector sizes(self.sizes().begin(), self.sizes().end() - 1);
+  DimVector sizes(IntArrayRef(self.sizes().data(), self.sizes().size() - 1));
   DimVector strides;
   for (size_t i = 0; i + 1 < self.sizes().size(); ++i) {
     TL_CHECK(self.sizes()[i] == 1 || self.strides()[i] % 2 == 0,

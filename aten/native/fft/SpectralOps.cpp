@@ -66,7 +66,7 @@ Plan make_plan(const Tensor& self, IntArrayRef dim, const char* op) {
     }
   }
   for (int64_t d : fft_dims) p.perm.push_back(d);
-  p.out_sizes.assign(self.sizes().begin(), self.sizes().end());
+  p.out_sizes = DimVector(self.sizes());
   return p;
 }
 
@@ -196,10 +196,14 @@ Tensor transform(Kind kind, const Tensor& self, const Plan& plan, ScalarType out
   for (size_t i = 0; i < plan.perm.size(); ++i) strides[plan.perm[i]] = perm_strides[i];
   Tensor out = empty_strided_tensor(plan.out_sizes, strides, out_dtype, self.device());
   if (self.is_meta() || out.numel() == 0) return out;
-  // A fresh contiguous copy (MKL's complex-to-real transforms may overwrite their input).
+  // The input as one contiguous batch-first buffer: itself when it already is one, except for
+  // complex-to-real transforms, which may use their input as scratch space (a fresh copy then).
   Tensor view = permuted_view(self, plan.perm);
-  Tensor src = empty_tensor(view.sizes(), self.dtype(), self.device());
-  copy_kernel(src, view, false);
+  Tensor src = view;
+  if (kind == Kind::C2R || !view.is_contiguous()) {
+    src = empty_tensor(view.sizes(), self.dtype(), self.device());
+    copy_kernel(src, view, false);
+  }
   run(kind, src, out, plan.signal, plan.batch, scale, forward);
   return out;
 }
