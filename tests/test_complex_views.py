@@ -261,3 +261,24 @@ def test_eq_ne_and_classification():
             getattr(tl, name)(x)
     with pytest.raises(RuntimeError):
         x < y
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_sum_and_mean(dtype):
+    a = cdata(3, 4, 5, dtype=dtype)
+    x, t = both(a)
+    for op in (lambda v: v.sum(), lambda v: v.sum(1), lambda v: v.sum((0, 2), keepdim=True), lambda v: v.mean(),
+               lambda v: v.mean(-1), lambda v: v.t().sum(0) if v.dim() == 2 else v.transpose(0, 2).sum(0),
+               lambda v: v[0, 0, 0].sum()):
+        close(op(x), op(t), rtol=1e-5, atol=1e-5)
+    out = tl.empty(0, dtype=x.dtype)
+    assert tl.sum(x, 1, out=out) is out
+    close(out, t.sum(1), rtol=1e-5, atol=1e-5)
+
+
+def test_broadcast_complex_gradient_is_summed_like_torch():
+    a, b = cdata(3, 1), cdata(3, 4)
+    got = grads(tl, lambda m, z, w: z * w, a, b)
+    want = grads(torch, lambda m, z, w: z * w, a, b)
+    for g, w in zip(got, want):
+        close(g, w, rtol=1e-10, atol=1e-12)
