@@ -107,7 +107,12 @@ Scalar unpack_scalar_number(PyObject* obj) {
   }
   if (is_numpy_int(obj)) return Scalar(unpack_int64(obj));
   if (is_numpy_float(obj)) return Scalar(unpack_double(obj));
-  if (is_complex_number(obj)) {
+  if (is_numpy_complex(obj) && !PyComplex_Check(obj)) {
+    // numpy.complex64 (no subclass of complex): PyTorch reads it as a float, its real part
+    // (NumPy warns that the imaginary part is discarded).
+    return Scalar(unpack_double(obj));
+  }
+  if (PyComplex_Check(obj)) {
     const Py_complex c = PyComplex_AsCComplex(obj);
     if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
     return Scalar(std::complex<double>(c.real, c.imag));

@@ -280,15 +280,17 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
     });
     return;
   }
-  if (is_complex_number(obj)) {
-    // A complex number into a real tensor: PyTorch's TypeError from __float__/__index__.
-    throw TypeError(str("can't convert complex to ", is_floating_type(dtype) ? "float" : dtype == ScalarType::Bool ? "bool" : "int"));
-  }
+
   if (dtype == ScalarType::Bool) {
     int v = PyObject_IsTrue(obj);
     if (v < 0) throw python_error();
     *static_cast<bool*>(dst) = v != 0;
     return;
+  }
+  if (PyComplex_Check(obj)) {
+    // A complex number into a real tensor (bool took its truth value above): PyTorch's TypeErrors.
+    throw TypeError(is_floating_type(dtype) ? "must be real number, not complex"
+                                            : "'complex' object cannot be interpreted as an integer");
   }
   if (is_floating_type(dtype)) {
     double v = PyFloat_Check(obj) ? PyFloat_AS_DOUBLE(obj) : PyFloat_AsDouble(obj);

@@ -38,6 +38,10 @@ TL_TARGET_CLONES void broadcast_fill(T* dst, T v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = v;
 }
 
+struct Bytes16 {  // a complex128 element, moved as a whole
+  uint64_t w[2];
+};
+
 void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
   const int64_t it = static_cast<int64_t>(item);
   if (ds == it && ss == it) {
@@ -54,9 +58,11 @@ void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_
     case 4:
       if (ss == 0 && ds == 4) return broadcast_fill(reinterpret_cast<uint32_t*>(dst), *reinterpret_cast<const uint32_t*>(src), n);
       return copy_strided_same<uint32_t>(dst, ds, src, ss, n);
-    default:
+    case 8:
       if (ss == 0 && ds == 8) return broadcast_fill(reinterpret_cast<uint64_t*>(dst), *reinterpret_cast<const uint64_t*>(src), n);
       return copy_strided_same<uint64_t>(dst, ds, src, ss, n);
+    default:  // 16: complex128
+      return copy_strided_same<Bytes16>(dst, ds, src, ss, n);
   }
 }
 
@@ -97,7 +103,8 @@ bool try_copy_transpose(TensorIterator& iter, ScalarType dt) {
     case 1: copy_2d_tiled<uint8_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
     case 2: copy_2d_tiled<uint16_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
     case 4: copy_2d_tiled<uint32_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
-    default: copy_2d_tiled<uint64_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    case 8: copy_2d_tiled<uint64_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    default: copy_2d_tiled<Bytes16>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;  // complex128
   }
   return true;
 }
