@@ -280,7 +280,7 @@ variable_list make_root_grads(const variable_list& roots, const variable_list& g
     if (g.defined()) {
       TL_CHECK(g.sizes().equals(root.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
                shape_str(g.sizes()), " and output[", i, "] has a shape of ", shape_str(root.sizes()), ".");
-      TL_CHECK(!(is_complex_type(g.dtype()) || is_complex_type(root.dtype())) || g.dtype() == root.dtype(),
+      TL_CHECK(is_complex_type(g.dtype()) == is_complex_type(root.dtype()),
                "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in "
                "dtype: grad_output[", i, "] has a dtype of torchlite.", scalar_type_name(g.dtype()), " and output[", i,
                "] has a dtype of torchlite.", scalar_type_name(root.dtype()), ".");

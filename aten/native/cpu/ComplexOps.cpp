@@ -106,11 +106,14 @@ void complex_kernel(const Tensor& real, const Tensor& imag, Tensor& out) {
 // |z| of complex elements, as a real tensor (hypot: no overflow for large parts).
 void complex_abs_kernel(const Tensor& self, Tensor& out) {
   const ScalarType rt = to_real_type(self.dtype());
+  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "abs: result type ", legacy_type_name(rt),
+           " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
   auto iter = TensorIteratorConfig()
                   .set_op_name("abs")
                   .add_output(out)
                   .add_input(self)
                   .declare_static_output_dtype(rt)
+                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
                   .build();
   if (iter.is_meta()) return;
   TL_DISPATCH_COMPLEX(self.dtype(), "abs", [&] {
@@ -122,11 +125,14 @@ void complex_abs_kernel(const Tensor& self, Tensor& out) {
 // arg(z) of complex elements, as a real tensor.
 void complex_angle_kernel(const Tensor& self, Tensor& out) {
   const ScalarType rt = to_real_type(self.dtype());
+  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "angle: result type ", legacy_type_name(rt),
+           " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
   auto iter = TensorIteratorConfig()
                   .set_op_name("angle")
                   .add_output(out)
                   .add_input(self)
                   .declare_static_output_dtype(rt)
+                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
                   .build();
   if (iter.is_meta()) return;
   TL_DISPATCH_COMPLEX(self.dtype(), "angle", [&] {
