@@ -25,7 +25,7 @@ def _norm_mode(norm, forward: bool) -> int:
         return _BY_N if forward else _NONE
     if norm == "ortho":
         return _BY_ROOT_N
-    raise ValueError(f"Invalid normalization mode: {norm}")
+    raise RuntimeError(f'Invalid normalization mode: "{norm}"')
 
 
 def _wrap(d: int, ndim: int) -> int:

@@ -248,16 +248,26 @@ Tensor fft_c2r_kernel(const Tensor& self, IntArrayRef dim, int64_t normalization
   TL_CHECK(is_complex_type(self.dtype()), "_fft_c2r: expects a complex input tensor, but got ",
            legacy_type_name(self.dtype()));
   TL_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
-  Plan p = make_plan(self, dim, "_fft_c2r");
-  const int64_t last = p.perm.back();
+  Plan full = make_plan(self, dim, "_fft_c2r");
+  const int64_t last = full.perm.back();
   TL_CHECK(self.sizes()[last] == last_dim_size / 2 + 1, "_fft_c2r: expected ", last_dim_size / 2 + 1,
            " values in the last transformed dim for an output of ", last_dim_size, ", got ", self.sizes()[last]);
-  for (size_t i = p.perm.size() - dim.size(); i + 1 < p.perm.size(); ++i) p.signal.push_back(self.sizes()[p.perm[i]]);
+  for (size_t i = full.perm.size() - dim.size(); i + 1 < full.perm.size(); ++i) {
+    full.signal.push_back(self.sizes()[full.perm[i]]);
+  }
+  full.signal.push_back(last_dim_size);
+  check_nonempty_signal(self, full);
+  const double scale = norm_scale(normalization, full.signal);
+  // Several dims: the inverse complex transform over all but the last, then the 1-D complex-to-real
+  // one over the last (NumPy's and PyTorch's definition; a multi-dimensional c2r of input that is
+  // not Hermitian-symmetric in the other dims would differ).
+  Tensor in = self;
+  if (dim.size() > 1) in = fft_c2c_kernel(self, IntArrayRef(dim.data(), dim.size() - 1), 0, /*forward=*/false);
+  const int64_t last_only[1] = {last};
+  Plan p = make_plan(in, IntArrayRef(last_only, 1), "_fft_c2r");
   p.signal.push_back(last_dim_size);
-  check_nonempty_signal(self, p);
   p.out_sizes[last] = last_dim_size;
-  return transform(Kind::C2R, self, p, to_real_type(self.dtype()), norm_scale(normalization, p.signal),
-                   /*forward=*/false);
+  return transform(Kind::C2R, in, p, to_real_type(self.dtype()), scale, /*forward=*/false);
 }
 
 }  // namespace tl::native
