@@ -165,7 +165,14 @@ const Tensor& ops::conj_physical_out::call(const Tensor& self, const Tensor& out
 }
 
 const Tensor& conj_physical_out(const Tensor& out, const Tensor& self) {
-  check_out_no_grad("conj_physical.out", {&self}, {&out});
+  if (autograd::out_records_not_implemented("conj_physical.out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::conj_physical_out::call(self, out);
+    }
+    autograd::record_not_implemented_out("conj_physical.out", {&self}, {&out});
+    return out;
+  }
   return ops::conj_physical_out::call(self, out);
 }
 

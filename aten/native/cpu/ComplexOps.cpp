@@ -55,9 +55,13 @@ Tensor view_as_complex_kernel(const Tensor& self) {
            legacy_type_name(t));
   TL_CHECK(self.dim() > 0, "Input tensor must have one or more dimensions");
   TL_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
-  TL_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
   const ScalarType ct = to_complex_type(t);  // float16 raises: torchlite has no complex32
   DimVector sizes(IntArrayRef(self.sizes().data(), self.sizes().size() - 1));
+  if (self.numel() == 0) {
+    // No element to address: any strides will do (NumPy gives empty arrays zero strides).
+    return dtype_view(self, ct, sizes, contiguous_strides(sizes), self.storage_offset() / 2);
+  }
+  TL_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
   DimVector strides;
   for (size_t i = 0; i + 1 < self.sizes().size(); ++i) {
     TL_CHECK(self.sizes()[i] == 1 || self.strides()[i] % 2 == 0,
@@ -70,6 +74,7 @@ Tensor view_as_complex_kernel(const Tensor& self) {
 
 // The conjugate, computed (torchlite has no lazy conjugate bit); a copy for real dtypes.
 void conj_physical_kernel(const Tensor& self, Tensor& out) {
+  if (!is_complex_type(self.dtype()) && out.defined() && out.is_same(self)) return;  // conj_physical_ of real: nothing
   auto iter = TensorIteratorConfig().set_op_name("conj_physical").add_output(out).add_input(self).build();
   if (iter.is_meta()) return;
   TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), "conj_physical", [&] { conj_loop<scalar_t>(iter); });

@@ -41,7 +41,8 @@ struct Plan {
 };
 
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
-  TL_CHECK_AS(IndexError, d >= -ndim && d < std::max<int64_t>(ndim, 1),
+  TL_CHECK_AS(IndexError, ndim > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  TL_CHECK_AS(IndexError, d >= -ndim && d < ndim,
               "Dimension out of range (expected to be in range of [", -ndim, ", ", ndim - 1, "], but got ", d, ")");
   (void)op;
   return d < 0 ? d + ndim : d;
@@ -209,6 +210,8 @@ Tensor transform(Kind kind, const Tensor& self, const Plan& plan, ScalarType out
 }
 
 void check_nonempty_signal(const Tensor& self, const Plan& p) {
+  // PyTorch's CPU kernels refuse every empty input (MKL's or its reshape's RuntimeError); so does torchlite.
+  TL_CHECK(self.numel() > 0, "FFT of an empty tensor (shape ", self.sizes(), ") is not supported");
   for (size_t i = p.perm.size() - p.signal.size(); i < p.perm.size(); ++i) {
     TL_CHECK(self.sizes()[p.perm[i]] > 0 || p.batch == 0, "Invalid number of data points (",
              self.sizes()[p.perm[i]], ") specified");
