@@ -334,3 +334,13 @@ def test_unsupported_ops_raise(op):
     x, _ = _pair()
     with pytest.raises(RuntimeError):
         op(tl, x)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_save_load_with_torch(dtype, tmp_path):
+    x = tl.tensor([[1 + 2j, 3 - 4j], [0.5j, -1]], dtype=L(dtype))
+    tl.save(x, tmp_path / "a.pt")
+    same(x, torch.load(tmp_path / "a.pt"))
+    torch.save(torch.tensor([1j, 2], dtype=T(dtype)), tmp_path / "b.pt")
+    same(tl.load(tmp_path / "b.pt"), torch.tensor([1j, 2], dtype=T(dtype)))
+    assert x.type() == torch.zeros(1, dtype=T(dtype)).type()
