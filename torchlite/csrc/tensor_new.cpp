@@ -88,7 +88,9 @@ std::string numpy_dtype_name(PyObject* obj) {
     PyErr_Clear();
     return "?";
   }
-  PyRef s(PyObject_Str(dtype.get()));
+  // The scalar type's name, as PyTorch prints it (numpy.clongdouble, numpy.object_), not str(dtype).
+  PyRef type(PyObject_GetAttrString(dtype.get(), "type"));
+  PyRef s(type ? PyObject_GetAttrString(type.get(), "__name__") : PyObject_Str(dtype.get()));
   if (!s) {
     PyErr_Clear();
     return "?";
