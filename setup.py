@@ -155,7 +155,7 @@ setup(
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
     install_requires=["numpy", "scipy-openblas32", "mkl"],
-    extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich",
+    extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "pytest-xdist", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich",
                                                                           "onnx", "onnxruntime"],
                     # torchlite.distributed: mpi4py on MPICH from PyPI (MPICH measured faster than Open MPI here: docs/distributed.md)
                     "distributed": ["mpi4py", "mpich"],

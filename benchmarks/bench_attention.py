@@ -23,6 +23,7 @@ import torch.nn.functional as F
 import torchlite as tl
 import torchlite.nn.functional as TF
 
+import _timing
 from _timing import median_pair
 
 B, H, L, D = 8, 8, 512, 64
@@ -124,10 +125,14 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--only", default="", help="comma-separated: sdpa, lstm, memory")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
     args = p.parse_args()
+    if args.cpu_time:
+        _timing.use_cpu_time()
     only = set(args.only.split(",")) if args.only else {"sdpa", "lstm", "memory"}
-    tl.set_num_threads(2)
-    torch.set_num_threads(2)
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     rep = 3 if args.quick else 7
     rows = []
     cases = []

@@ -1,6 +1,12 @@
 """Convolution and linear: torchlite beside PyTorch in one run, float32, 2 threads.
 
-    python benchmarks/bench_convolution.py [--quick] [--only conv2d,resnet] [--markdown]
+    python benchmarks/bench_convolution.py [--quick] [--only conv2d,resnet] [--markdown] [--split]
+                                           [--threads N] [--cpu-time]
+
+`--split` adds one row per gradient (convolution_backward with output_mask asking for the input's,
+the weight's or the bias's alone, beside PyTorch's with the same mask). `--cpu-time` times with
+time.process_time instead of the wall clock (use with --threads 1: the CPU time of a single-threaded
+call is what load from other processes on the shared machine disturbs least).
 
 Each case times the forward (F.conv*/F.linear) and the backward (convolution_backward with every
 gradient asked for, as autograd calls it; linear: the three gradient products). Medians of several
@@ -20,6 +26,8 @@ import torchlite.nn.functional as TF
 import torch
 import torch.nn.functional as F
 
+
+import _timing
 from _timing import median_pair
 
 # name -> (input shape, weight shape, conv kwargs: stride, padding, dilation, groups)
@@ -32,7 +40,7 @@ CASES = {
 }
 
 
-def conv_case(name, ishape, wshape, kw, rep):
+def conv_case(name, ishape, wshape, kw, rep, split=False):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(ishape).astype(np.float32)
     w = (rng.standard_normal(wshape) * 0.1).astype(np.float32)
@@ -54,7 +62,14 @@ def conv_case(name, ishape, wshape, kw, rep):
     args = ([bias_n], [stride] * nd, [pad] * nd, [1] * nd, transposed, [0] * nd, kw.get("groups", 1), [True, True, True])
     bwd = median_pair(lambda: tl._C._internal.convolution_backward(gs[0], xs[0], ws[0], *args),
                       lambda: torch.ops.aten.convolution_backward(gs[1], xs[1], ws[1], *args), repeat=rep)
-    return fwd, bwd
+    if not split:
+        return fwd, bwd
+    parts = []
+    for i in range(3):
+        a = args[:-1] + ([j == i for j in range(3)],)
+        parts.append(median_pair(lambda: tl._C._internal.convolution_backward(gs[0], xs[0], ws[0], *a),
+                                 lambda: torch.ops.aten.convolution_backward(gs[1], xs[1], ws[1], *a), repeat=rep))
+    return fwd, bwd, parts
 
 
 def linear_case(rep):
@@ -78,16 +93,24 @@ def main() -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default="")
     p.add_argument("--markdown", action="store_true")
+    p.add_argument("--split", action="store_true", help="time each gradient of convolution_backward alone too")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of wall clock")
     args = p.parse_args()
+    if args.cpu_time:
+        _timing.use_cpu_time()
     rep = 3 if args.quick else 7
-    tl.set_num_threads(2)
-    torch.set_num_threads(2)
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     only = [s for s in args.only.split(",") if s]
-    rows = []
+    rows, split_rows = [], []
     for name, (ishape, wshape, kw) in CASES.items():
         if only and not any(o in name for o in only):
             continue
-        rows.append((name, *conv_case(name, ishape, wshape, kw, rep)))
+        r = conv_case(name, ishape, wshape, kw, rep, args.split)
+        rows.append((name, *r[:2]))
+        if args.split:
+            split_rows += [(name, what, *t) for what, t in zip(("grad_input", "grad_weight", "grad_bias"), r[2])]
         print(rows[-1], file=sys.stderr)
     if not only or any(o in "linear" for o in only):
         rows.append(("linear 4096x1024 -> 1024 + bias", *linear_case(rep)))
@@ -98,6 +121,13 @@ def main() -> int:
         cells = [f"{f_tl * 1e3:.2f} / {f_th * 1e3:.2f} ms = **{f_tl / f_th:.2f}**",
                  f"{b_tl * 1e3:.2f} / {b_th * 1e3:.2f} ms = **{b_tl / b_th:.2f}**"]
         print(f"| {name} | " + " | ".join(cells) + " |" if args.markdown else f"{name:45s} " + "   ".join(cells))
+    if split_rows:
+        print("\n| case | gradient alone | torchlite / torch |" if args.markdown else "")
+        if args.markdown:
+            print("|---|---|---|")
+        for name, what, a, b in split_rows:
+            cell = f"{a * 1e3:.2f} / {b * 1e3:.2f} ms = **{a / b:.2f}**"
+            print(f"| {name} | {what} | {cell} |" if args.markdown else f"{name:45s} {what:12s} {cell}")
     return 0
 
 

@@ -1,9 +1,10 @@
-"""Normalization: torchlite beside PyTorch in one run (torchlite.nn.functional vs torch.nn.functional).
+"""Normalization and softmax: torchlite beside PyTorch in one run (torchlite.nn.functional vs torch.nn.functional).
 
     python benchmarks/bench_normalization.py [--quick] [--only layer_norm,batch_norm] [--markdown]
 
 For each case: the forward (F.*), and the backward (autograd through F.*: the dedicated backward op for
-layer_norm and batch_norm, the ops rms_norm is composed of), float32, 2 threads. Medians of several
+layer_norm and batch_norm, the ops rms_norm is composed of, _softmax_backward_data /
+_log_softmax_backward_data), float32, 2 threads. Medians of several
 repeats, the two libraries measured alternately; the ratio is torchlite's time over PyTorch's (below 1.0:
 torchlite is faster).
 """
@@ -37,12 +38,20 @@ def _cases():
     def gn(f, lib, x, p):
         return f.group_norm(x, 32, p["wc"], p["bc"])
 
+    def sm(f, lib, x, p):
+        return f.softmax(x, -1)
+
+    def lsm(f, lib, x, p):
+        return f.log_softmax(x, -1)
+
     return {
         "layer_norm 4096x1024": ((4096, 1024), ln),
         "rms_norm 4096x1024": ((4096, 1024), rms),
         "batch_norm train 4096x1024": ((4096, 1024), bn),
         "batch_norm train 32x64x56x56": ((32, 64, 56, 56), bn),
         "group_norm 32x64x56x56 (32 groups)": ((32, 64, 56, 56), gn),
+        "softmax 4096x1024 (last dim)": ((4096, 1024), sm),
+        "log_softmax 4096x1024 (last dim)": ((4096, 1024), lsm),
     }
 
 

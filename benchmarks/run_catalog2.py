@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
+import shlex
 import statistics
+import subprocess
 import sys
 import time
 
@@ -24,13 +27,13 @@ import torch
 import torchlite as tl
 
 
-def median_pair(ours, theirs, repeat: int) -> tuple[float, float, float, float]:
+def median_pair(ours, theirs, repeat: int, clock=time.perf_counter) -> tuple[float, float, float, float]:
     """(median, min) of torchlite's calls, then of PyTorch's, called alternately."""
     ours(), theirs()  # warm-up: first-touch page faults, lazy initialisation
     a, b = [], []
     for _ in range(repeat):
-        t = time.perf_counter(); ours(); a.append(time.perf_counter() - t)
-        t = time.perf_counter(); theirs(); b.append(time.perf_counter() - t)
+        t = clock(); ours(); a.append(clock() - t)
+        t = clock(); theirs(); b.append(clock() - t)
     return statistics.median(a), statistics.median(b), min(a), min(b)
 
 
@@ -111,7 +114,12 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--only", default="")
     p.add_argument("--out", default="benchmarks/bench_catalog2.md")
+    # One thread's CPU time instead of wall-clock time: what the op costs, whatever share of the cores other
+    # processes take (under a load average of 10 on 2 cores wall-clock times are mostly waiting for a core).
+    p.add_argument("--cpu-time", action="store_true", help="time.thread_time of one thread (implies --threads 1)")
     args = p.parse_args()
+    if args.cpu_time:
+        args.threads = 1
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     arrays = inputs()
@@ -121,6 +129,7 @@ def main() -> int:
     T[torch]["parts"] = [torch.from_numpy(a) for a in parts]
 
     lines = []
+    load_start = os.getloadavg()[0]
     for name, make in cases():
         if args.only not in name:
             continue
@@ -129,26 +138,33 @@ def main() -> int:
         for r in range(2 * args.rounds):
             if r == args.rounds and not 0.85 <= statistics.median(x[0] / x[1] for x in rounds) <= 1.15:
                 break
-            rounds.append(median_pair(ours, theirs, args.repeat))
+            rounds.append(median_pair(ours, theirs, args.repeat, time.thread_time if args.cpu_time else time.perf_counter))
         a = statistics.median(x[0] for x in rounds)
         b = statistics.median(x[1] for x in rounds)
         ratio = statistics.median(x[0] / x[1] for x in rounds)
         best = min(x[2] for x in rounds) / min(x[3] for x in rounds)
-        line = f"| {name} | {a * 1e3:.2f} | {b * 1e3:.2f} | **{ratio:.2f}** | {best:.2f} | {len(rounds)} |"
+        # the 1-minute load average as the row ends: other processes' share of the 2 cores
+        line = (f"| {name} | {a * 1e3:.2f} | {b * 1e3:.2f} | **{ratio:.2f}** | {best:.2f} | {len(rounds)} "
+                f"| {os.getloadavg()[0]:.1f} |")
         print(line, flush=True)
         lines.append(line)
 
-    cmd = "python benchmarks/run_catalog2.py " + " ".join(sys.argv[1:])
+    cmd = "python benchmarks/run_catalog2.py " + shlex.join(sys.argv[1:])
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     with open(args.out, "w") as f:
         f.write("# Issue 9 speed table\n\n")
-        f.write(f"`{cmd.strip()}` ({when}; {args.threads} threads for both libraries, torch {torch.__version__}; "
-                "a shared 2-core machine under load from other builds and tests).\n\n")
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        f.write(f"`{cmd.strip()}` ({when}, commit {commit or '?'}; {args.threads} thread{'s' if args.threads != 1 else ''} for both libraries, torch "
+                f"{torch.__version__}; {'CPU time of the calling thread, time.thread_time; ' if args.cpu_time else ''}"
+                f"a shared 2-core machine, load average {load_start:.1f} at the start and "
+                f"{os.getloadavg()[0]:.1f} at the end).\n\n")
         f.write(f"Each row: {args.rounds} rounds (twice as many for ratios in [0.85, 1.15]) of {args.repeat} "
                 "alternating calls of each library; times are the median of the rounds' medians, the ratio the "
                 "median of the rounds' ratios (torchlite / PyTorch, below 1.0 torchlite is faster); the ratio of minima "
-                "(fastest call of each over all rounds) is the figure least moved by load from other processes.\n\n")
-        f.write("| case | torchlite ms | torch ms | ratio | ratio of minima | rounds |\n|---|---|---|---|---|---|\n")
+                "(fastest call of each over all rounds) is the figure least moved by load from other processes; load: the "
+                "1-minute load average as the row ended (2.0 fills both cores).\n\n")
+        f.write("| case | torchlite ms | torch ms | ratio | ratio of minima | rounds | load |\n"
+                "|---|---|---|---|---|---|---|\n")
         f.write("\n".join(lines) + "\n")
     return 0
 

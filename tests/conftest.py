@@ -1,4 +1,5 @@
 """Shared helpers: converting between torchlite and the PyTorch oracle, and layouts to test on."""
+import os
 import re
 import zlib
 
@@ -256,3 +257,9 @@ def sample_callables(f, sample, name=None):
                     "`# torch: <callable>` hint")
     method = (lambda a, k: getattr(a[0], name)(*a[1:], **k))
     return method, method
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core, at most 4 (each holds torch and torchlite, ~0.5 GB; the suite's
+    big tensors use two threads each)."""
+    return max(1, min(4, len(os.sched_getaffinity(0))))

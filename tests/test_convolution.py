@@ -175,6 +175,43 @@ def test_conv_tiled_short_rows(case):
     same(lw.grad, tw.grad)
 
 
+# Paths chosen by size (aten/native/cpu/ConvolutionKernels.cpp): stride-1 1-d convolutions and their input
+# gradients as shifted products over a zero-padded copy (no im2col), other long 1-d rows tiled along their
+# width (several tiles, a partial last one, padding shifted by each tile's start), the input gradient through
+# the transposed product + col2im when out_channels > 2 * in_channels (else as a convolution), and
+# stride-2 window copies.
+PATH_CASES = [
+    (1, (2, 64, 1000), (16, 64, 5), dict(padding=2)),                        # 1-d width tiles
+    (1, (1, 80, 777), (7, 80, 3), dict(padding=4, dilation=3)),              # dilated, odd width
+    (1, (2, 96, 600), (8, 48, 4), dict(stride=2, padding=1, groups=2)),      # strided tiles, groups
+    (1, (3, 70, 513), (5, 70, 5), dict()),                                   # no padding
+    (1, (2, 6, 50), (9, 2, 3), dict(padding=3, dilation=2, groups=3)),       # shifted products per group
+    (1, (1, 4, 3), (5, 4, 3), dict(padding=4)),                              # padding wider than the input
+    (2, (2, 3, 9, 11), (24, 3, 3, 3), dict(padding=1)),                      # few in, many out channels
+    (2, (2, 2, 8, 7), (12, 1, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),
+    (2, (2, 5, 12, 13), (6, 5, 3, 3), dict(stride=2, padding=1)),            # stride-2 window copies
+]
+
+
+@pytest.mark.parametrize("case", PATH_CASES, ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_conv_size_chosen_paths(case, dtype):
+    dims, ishape, wshape, kw = case
+    x, w, b = rnd(*ishape, dtype=dtype), rnd(*wshape, dtype=dtype, seed=1), rnd(wshape[0], dtype=dtype, seed=2)
+    tx, tw, tb = (t.clone().requires_grad_() for t in (x, w, b))
+    lx, lw, lb = (t.requires_grad_() for t in both(x, w, b))
+    expected = conv_fn(torch, dims)(tx, tw, tb, **kw)
+    got = conv_fn(tl, dims)(lx, lw, lb, **kw)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else {}
+    same(got, expected, **tol)
+    g = rnd(*expected.shape, dtype=dtype, seed=3)
+    expected.backward(g)
+    got.backward(from_torch(g))
+    same(lx.grad, tx.grad, **tol)
+    same(lw.grad, tw.grad, **tol)
+    same(lb.grad, tb.grad, **tol)
+
+
 TRANSPOSE_CASES = [
     (1, (2, 4, 5), (4, 3, 3), dict(stride=2, padding=1, output_padding=1, groups=2, dilation=1)),
     (1, (4, 5), (4, 2, 2), dict(stride=3, output_padding=2)),

@@ -1,6 +1,7 @@
 """Factories against PyTorch: zeros/ones/empty/full (size forms, dtype, device, requires_grad, dtype inference), the
 *_like variants, arange, rand/randn, tensor(), NumPy interop (from_numpy/numpy, zero-copy) and the default dtype."""
 import gc
+import re
 
 import numpy as np
 import pytest
@@ -474,7 +475,7 @@ TENSOR_DATA = [
 ]
 
 
-@pytest.mark.parametrize("data", TENSOR_DATA, ids=[repr(d)[:40] for d in TENSOR_DATA])
+@pytest.mark.parametrize("data", TENSOR_DATA, ids=[re.sub(r" at 0x[0-9a-f]+", "", repr(d))[:40] for d in TENSOR_DATA])
 def test_tensor_construction(data):
     """Nested sequences, Python and NumPy scalars, arrays (keep their dtype, and their values are copied), bools,
     mixed int/float; ragged or non-numeric data raise the error torch raises (ValueError for ragged lengths,

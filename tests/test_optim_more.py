@@ -484,8 +484,10 @@ def _swa_run(lib, averaging, anneal_strategy):
             "ema": dict(avg_fn=swa.get_ema_avg_fn(0.9)),
             "swa_multi": dict(multi_avg_fn=swa.get_swa_multi_avg_fn())}[averaging]
     averaged = swa.AveragedModel(model, **args)
-    opt = lib.optim.SGD(model.parameters(), lr=0.1)
-    sched = swa.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy=anneal_strategy)
+    # Small enough learning rates that training stays finite: a diverging run (lr 0.1 overflowed by the 4th
+    # step) compares rounding noise amplified to inf/NaN, not the SWA utilities.
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    sched = swa.SWALR(opt, swa_lr=0.005, anneal_epochs=3, anneal_strategy=anneal_strategy)
     rng = np.random.default_rng(1)
     lrs = []
     for _ in range(6):

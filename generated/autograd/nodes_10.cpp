@@ -7,6 +7,9 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_fft_c2c.h"
+#include "generated/ops/_lstm_layer.h"
+#include "generated/ops/_lstm_layer_backward.h"
+#include "generated/ops/_lstm_layer_differentiable_backward.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/max_unpool2d.h"
@@ -36,6 +39,57 @@ variable_list FftC2CBackward0::apply(variable_list&& grads) {
   const auto& forward = as_arg(forward_);
   if (should_compute_output(0)) {
     grad_inputs[0] = _fft_c2c(grad, dim, normalization, !forward);
+  }
+  return grad_inputs;
+}
+
+// Backward of _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
+struct LstmLayerBackward0 final : Node {
+  std::string name() const override { return "LstmLayerBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_gates_.reset_data();
+    h0_.reset_data();
+    c0_.reset_data();
+    w_hh_.reset_data();
+    output_.reset_data();
+    cells_.reset_data();
+    gates_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_gates_.nbytes() + h0_.nbytes() + c0_.nbytes() + w_hh_.nbytes() + output_.nbytes() + cells_.nbytes() + gates_.nbytes();
+  }
+
+  SavedVariable input_gates_;
+  SavedVariable h0_;
+  SavedVariable c0_;
+  SavedVariable w_hh_;
+  bool reverse_;
+  SavedVariable output_;
+  SavedVariable cells_;
+  SavedVariable gates_;
+};
+
+variable_list LstmLayerBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input_gates = input_gates_.unpack(shared_from_this());
+  const auto& h0 = h0_.unpack(shared_from_this());
+  const auto& c0 = c0_.unpack(shared_from_this());
+  const auto& w_hh = w_hh_.unpack(shared_from_this());
+  const auto& reverse = as_arg(reverse_);
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& cells = cells_.unpack(shared_from_this());
+  const auto& gates = gates_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2) || should_compute_output(3)) {
+    const std::array<bool, 4> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2), should_compute_output(3)};
+    auto computed = GradMode::is_enabled() ? _lstm_layer_differentiable_backward(grads[0], grads[1], input_gates, h0, c0, w_hh, reverse, grad_input_mask) : _lstm_layer_backward(grads[0], grads[1], h0, c0, w_hh, output, cells, gates, reverse, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+    if (should_compute_output(3)) grad_inputs[3] = std::get<3>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -129,6 +183,45 @@ Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
+std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse) {
+  auto grad_fn = std::make_shared<LstmLayerBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input_gates, &h0, &c0, &w_hh}));
+  grad_fn->reverse_ = reverse;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->input_gates_ = SavedVariable(input_gates, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->h0_ = SavedVariable(h0, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->c0_ = SavedVariable(c0, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->w_hh_ = SavedVariable(w_hh, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_lstm_layer::call(input_gates, h0, c0, w_hh, reverse);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // gates: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->output_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->cells_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->gates_ = SavedVariable(std::get<2>(result), true);
+  }
   return result;
 }
 

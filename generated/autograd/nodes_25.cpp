@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmod.h"
@@ -15,6 +16,44 @@
 #include "generated/ops/silu_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+struct LstmLayerBackwardBackward0 final : Node {
+  std::string name() const override { return "LstmLayerBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list LstmLayerBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(6)) {
+    grad_inputs[6] = not_implemented("aten::_lstm_layer_backward");
+  }
+  if (should_compute_output(7)) {
+    grad_inputs[7] = not_implemented("aten::_lstm_layer_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of fmod.Tensor(Tensor self, Tensor other) -> Tensor
 struct FmodBackward0 final : Node {
@@ -96,6 +135,26 @@ variable_list SiluBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_backward(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& output, const Tensor& cells, const Tensor& gates, bool reverse, std::array<bool, 4> output_mask) {
+  auto grad_fn = std::make_shared<LstmLayerBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &grad_cells, &h0, &c0, &w_hh, &output, &cells, &gates}));
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_lstm_layer_backward::call(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  check_differentiable_dtype(std::get<3>(result));
+  set_history(std::get<3>(result), grad_fn);
+  return result;
+}
 
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor fmod_Tensor(const Tensor& self, const Tensor& other) {

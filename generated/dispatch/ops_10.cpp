@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
+#include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/conv_transpose3d.h"
@@ -62,6 +63,28 @@ void ops::_fused_asgd_::call(TensorList self, TensorList grad_list, TensorList a
 void _fused_asgd_(TensorList self, TensorList grad_list, TensorList axs, TensorList mus, TensorList etas, TensorList state_steps, double lr, double lambd, double alpha, double t0, double weight_decay, bool maximize) {
   autograd::check_inplace_unrecorded(self, "_fused_asgd_");
   return ops::_fused_asgd_::call(self, grad_list, axs, mus, etas, state_steps, lr, lambd, alpha, t0, weight_decay, maximize);
+}
+
+// ============================================================================ _lstm_layer
+
+// _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
+ops::_lstm_layer::Kernel* ops::_lstm_layer::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::lstm_layer_kernel,
+    /* Meta */ native::lstm_layer_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor> ops::_lstm_layer::call(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse) {
+  const Device kernel_device = dispatch_device("_lstm_layer", {&input_gates, &h0, &c0, &w_hh});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_lstm_layer", kernel_device);
+  return kernel(input_gates, h0, c0, w_hh, reverse);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse) {
+  if (autograd::compute_requires_grad({&input_gates, &h0, &c0, &w_hh})) {
+    return autograd::wrappers::_lstm_layer(input_gates, h0, c0, w_hh, reverse);
+  }
+  return ops::_lstm_layer::call(input_gates, h0, c0, w_hh, reverse);
 }
 
 // ============================================================================ cauchy

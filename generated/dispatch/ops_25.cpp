@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/kl_div.h"
@@ -14,6 +15,28 @@
 #include "generated/ops/triu_indices.h"
 
 namespace tl {
+
+// ============================================================================ _lstm_layer_backward
+
+// _lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+ops::_lstm_layer_backward::Kernel* ops::_lstm_layer_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::lstm_layer_backward_kernel,
+    /* Meta */ native::lstm_layer_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::_lstm_layer_backward::call(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& output, const Tensor& cells, const Tensor& gates, bool reverse, std::array<bool, 4> output_mask) {
+  const Device kernel_device = dispatch_device("_lstm_layer_backward", {&grad_output, &grad_cells, &h0, &c0, &w_hh, &output, &cells, &gates});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_lstm_layer_backward", kernel_device);
+  return kernel(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_backward(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& output, const Tensor& cells, const Tensor& gates, bool reverse, std::array<bool, 4> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &grad_cells, &h0, &c0, &w_hh, &output, &cells, &gates})) {
+    return autograd::wrappers::_lstm_layer_backward(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+  }
+  return ops::_lstm_layer_backward::call(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+}
 
 // ============================================================================ einsum
 

@@ -4,6 +4,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/_lstm_layer_differentiable_backward.h"
 #include "generated/ops/addmm.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/flatten.h"
@@ -32,6 +33,13 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
     return autograd::wrappers::_histogramdd_from_bin_cts(self, bins, range, weight, density);
   }
   return ops::_histogramdd_from_bin_cts::call(self, bins, range, weight, density);
+}
+
+// ============================================================================ _lstm_layer_differentiable_backward
+
+// _lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_differentiable_backward(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse, std::array<bool, 4> output_mask) {
+  return native::lstm_layer_differentiable_backward_composite(grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask);
 }
 
 // ============================================================================ addmm

@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
+#include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/conv_transpose3d.h"
@@ -28,6 +29,12 @@ void boxed__fused_asgd_(Stack& s) {
   IValue* a = args(s, 12);
   tl::_fused_asgd_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), TensorList(a[5].toTensorVector()), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toDouble(), a[10].toDouble(), a[11].toBool());
   drop(s, 12);
+}
+
+// _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
+void boxed__lstm_layer(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_lstm_layer(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toBool()));
 }
 
 // cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
@@ -111,6 +118,7 @@ void boxed_sinc_out(Stack& s) {
 const OpEntry entries[] = {
     {"_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor", boxed__fft_c2c, 0},
     {"_fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()", boxed__fused_asgd_, 0},
+    {"_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)", boxed__lstm_layer, 0},
     {"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", boxed_cauchy_, kNondeterministic},
     {"column_stack(Tensor[] tensors) -> Tensor", boxed_column_stack, 0},
     {"column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_column_stack_out, 0},

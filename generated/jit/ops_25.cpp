@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 25: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
 #include "generated/ops/kl_div.h"
@@ -14,6 +15,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+void boxed__lstm_layer_backward(Stack& s) {
+  IValue* a = args(s, 10);
+  finish(s, 10, tl::_lstm_layer_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toTensor(), a[7].toTensor(), a[8].toBool(), a[9].toBoolArray<4>()));
+}
 
 // einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 void boxed_einsum(Stack& s) {
@@ -124,6 +131,7 @@ void boxed_triu_indices(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)", boxed__lstm_layer_backward, 0},
     {"einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", boxed_einsum, 0},
     {"fmod.Tensor(Tensor self, Tensor other) -> Tensor", boxed_fmod_Tensor, kPointwise},
     {"fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_fmod__Tensor, kPointwise},

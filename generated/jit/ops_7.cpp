@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/_lstm_layer_differentiable_backward.h"
 #include "generated/ops/addmm.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/linalg_eigh.h"
@@ -15,6 +16,12 @@ namespace {
 void boxed__histogramdd_from_bin_cts(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::_histogramdd_from_bin_cts(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
+// _lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+void boxed__lstm_layer_differentiable_backward(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::_lstm_layer_differentiable_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toBool(), a[7].toBoolArray<4>()));
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -67,6 +74,7 @@ void boxed_ones_out(Stack& s) {
 
 const OpEntry entries[] = {
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", boxed__histogramdd_from_bin_cts, 0},
+    {"_lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)", boxed__lstm_layer_differentiable_backward, 0},
     {"addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_addmm, 0},
     {"addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_addmm_, 0},
     {"addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_addmm_out, 0},

@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
+#include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
 #include "generated/ops/contiguous.h"
@@ -66,6 +67,26 @@ PyObject* fn_internal__fused_asgd_(PyObject* /*module*/, PyObject* const* args, 
   [&] { GilRelease no_gil; tl::_fused_asgd_(self, grad_list, axs, mus, etas, state_steps, lr, lambd, alpha, t0, weight_decay, maximize); }();
   jit_trace.done();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// _lstm_layer
+PyObject* fn_internal__lstm_layer(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input_gates = r.tensor(0);
+  auto h0 = r.tensor(1);
+  auto c0 = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto reverse = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("_lstm_layer", input_gates, h0, c0, w_hh, reverse);
+  auto result = [&] { GilRelease no_gil; return tl::_lstm_layer(input_gates, h0, c0, w_hh, reverse); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -355,6 +376,10 @@ The complex-to-complex DFT of `self` over `dim` (forward: exp(-2 pi i jk/n), els
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_asgd_(Tensor[] self, Tensor[] grad_list, Tensor[] axs, Tensor[] mus, Tensor[] etas, Tensor[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> None
 
 One ASGD step for every parameter of `self`: L2 weight decay, the decay and gradient step with each parameter's `etas` value, the running average `axs` (a copy of the parameter while `mus` is 1); then each `state_steps` value incremented and the one-element `etas` and `mus` set for the next step, as torch.optim.ASGD's rule.)doc"});
+  functions["_internal"].push_back({"_lstm_layer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__lstm_layer)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> tuple[Tensor, Tensor, Tensor]
+
+One LSTM layer and direction over precomputed input gates `input_gates` (T, N, 4H: x @ w_ih^T plus both biases), from state h0, c0 (N, H), with recurrent weight w_hh (4H, H); `reverse` runs the steps from T-1 down to 0. Returns the hidden states `output` (T, N, H), the cell states `cells` (T, N, H) and the activated gates `gates` (T, N, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)), which its backward reads. One fused kernel: the batch rows are split across threads, each running the whole sequence (one h @ w_hh^T product and the gate arithmetic per step). float32/float64; `lstm` calls it.)doc"});
   functions["_ops"].push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
@@ -20,6 +21,31 @@
 
 namespace tl::python {
 namespace {
+
+// _lstm_layer_backward
+PyObject* fn_internal__lstm_layer_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto grad_cells = r.tensor(1);
+  auto h0 = r.tensor(2);
+  auto c0 = r.tensor(3);
+  auto w_hh = r.tensor(4);
+  auto output = r.tensor(5);
+  auto cells = r.tensor(6);
+  auto gates = r.tensor(7);
+  auto reverse = r.toBool(8);
+  auto output_mask = r.boollist<4>(9);
+  jit::tracer::TraceScope jit_trace("_lstm_layer_backward", grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_lstm_layer_backward(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // einsum
 PyObject* fn_einsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -336,6 +362,10 @@ PyObject* method_resolve_conj(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_25(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_lstm_layer_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__lstm_layer_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+The gradients of `_lstm_layer` with respect to input_gates, h0, c0 and w_hh (each where `output_mask` asks; undefined otherwise) from the gradients of its `output` and `cells` and its saved results: one pass back through the steps per batch row block (threads split the rows), then w_hh's gradient as one product over all steps. Not differentiable: with create_graph, `_lstm_layer`'s formula uses `_lstm_layer_differentiable_backward`.)doc"});
   functions["_ops"].push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 

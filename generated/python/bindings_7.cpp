@@ -9,6 +9,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/_lstm_layer_differentiable_backward.h"
 #include "generated/ops/addmm.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/linalg_eigh.h"
@@ -36,6 +37,29 @@ PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* ar
   auto density = r.toBool(4);
   jit::tracer::TraceScope jit_trace("_histogramdd_from_bin_cts", self, IntArrayRef(bins), std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
   auto result = [&] { GilRelease no_gil; return tl::_histogramdd_from_bin_cts(self, bins, as_arg(range), weight, density); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _lstm_layer_differentiable_backward
+PyObject* fn_internal__lstm_layer_differentiable_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto grad_cells = r.tensor(1);
+  auto input_gates = r.tensor(2);
+  auto h0 = r.tensor(3);
+  auto c0 = r.tensor(4);
+  auto w_hh = r.tensor(5);
+  auto reverse = r.toBool(6);
+  auto output_mask = r.boollist<4>(7);
+  jit::tracer::TraceScope jit_trace("_lstm_layer_differentiable_backward", grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_lstm_layer_differentiable_backward(grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -209,6 +233,10 @@ void add_bindings_7(FunctionTables& functions, std::vector<PyMethodDef>& methods
       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 
 The histogram of `histogramdd(self, bins, range, weight, density)` (its bins from `_histogramdd_bin_edges`).)doc"});
+  functions["_internal"].push_back({"_lstm_layer_differentiable_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__lstm_layer_differentiable_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+The gradients of `_lstm_layer` (as `_lstm_layer_backward`) written with differentiable ops, recomputing the steps from the inputs: what `_lstm_layer`'s formula uses when grad mode is on (a backward with create_graph), so that every order of derivative works.)doc"});
   functions["_ops"].push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 

@@ -5,7 +5,7 @@ Buffers: a contiguous tensor goes to MPI as a buffer over its own storage; a non
 through a contiguous temporary (written back into the tensor for outputs); the list forms (all_gather,
 gather, scatter, reduce_scatter, all_to_all) go through one contiguous temporary holding the list, as
 MPI's collectives take one buffer per rank. Each collective first checks, across ranks, the arguments
-whose mismatch would corrupt memory or hang MPI (ProcessGroup._agree)."""
+whose mismatch would corrupt memory or hang MPI (ProcessGroup._agree). all_reduce is in _all_reduce.py."""
 from array import array
 
 import torchlite as _tl
@@ -86,25 +86,6 @@ def _average(buf, op, size):
     if ReduceOp._coerce(op, "average") is ReduceOp.AVG:
         return lambda: buf.div_(size)
     return None
-
-
-def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` across the group's ranks in place: every rank ends with the result. A
-    contiguous tensor reduced again (a training loop's gradients) reuses a persistent MPI request."""
-    _check_single_tensor(tensor, "tensor")
-    pg = _member_group(group, "all_reduce")
-    if pg is None:
-        return None
-    mpi_op = _mpi.reduce_op(op, tensor.dtype, "all_reduce")
-    red = ReduceOp._coerce(op, "all_reduce")
-    buf, back = _mpi.staged(tensor, reduce=True)
-    key = None if back is not None else (buf.data_ptr(), buf.numel(), buf.dtype, red)
-    state = pg._agree("all_reduce", (tensor.shape, tensor.dtype, red), reuse=pg._persistent_state(key))
-    IN_PLACE = pg._mpi.IN_PLACE
-    req = pg._start_persistent(key, state, lambda: pg._comm.Allreduce_init(IN_PLACE, _mpi.reduce_spec(buf), mpi_op))
-    if req is None:
-        req = pg._comm.Iallreduce(IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
-    return finished(Work([req], pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):

@@ -14,7 +14,7 @@ from array import array
 import torchlite as _torchlite
 from torchlite.distributed import _mpi
 from torchlite.distributed._errors import DistBackendError
-from torchlite.distributed._work import wait_requests
+from torchlite.distributed._work import AGREE_YIELD_AFTER, wait_requests, wait_test
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -58,7 +58,7 @@ class ProcessGroup:
         self._check_mine = array("q", [0] * 5)
         self._agree_out = array("q", [0] * 5)
         self._check_req = None  # the agreement allreduce, persistent (MPI_Allreduce_init), made on first use
-        self._persistent = {}  # (address, count, dtype, ReduceOp) -> persistent all_reduce request
+        self._persistent = {}  # (address, count, dtype, ReduceOp) -> all_reduce's persistent request (_all_reduce.py)
 
     def rank(self):
         return self._rank
@@ -98,7 +98,7 @@ class ProcessGroup:
                 self._fingerprints[key] = mine
         return mine
 
-    def _agree(self, opname, meta, local_error=None, reuse=0):
+    def _agree(self, opname, meta, local_error=None, reuse=0, fingerprint=None):
         """Checks, before MPI touches any buffer, that every rank called `opname` with matching
         arguments (`meta`: shapes, dtypes, roots, ReduceOp) and that none found its own arguments
         inconsistent (`local_error`); otherwise every rank raises the same RuntimeError naming the op
@@ -107,16 +107,16 @@ class ProcessGroup:
 
         `reuse` rides along: each rank's readiness to run the operation on a persistent request (2: it
         has one ready for these buffers, 1: it could make one, 0: neither); the ranks must agree, as
-        creating one is a collective call. Returns (smallest, largest) of the ranks' values."""
-        MPI = self._mpi
+        creating one is a collective call. Returns (smallest, largest) of the ranks' values.
+        `fingerprint`: what _fingerprint((opname, meta, local_error)) returns, when the caller kept it."""
         mine = self._check_mine
-        mine[0], mine[1], mine[2] = self._fingerprint((opname, meta, local_error))
+        mine[0], mine[1], mine[2] = fingerprint or self._fingerprint((opname, meta, local_error))
         mine[3], mine[4] = reuse, -reuse
-        if self._check_req is None:
-            self._check_req = self._comm.Allreduce_init(mine, self._agree_out, MPI.MIN)
         check = self._check_req
+        if check is None:
+            check = self._check_req = self._comm.Allreduce_init(mine, self._agree_out, self._mpi.MIN)
         check.Start()
-        wait_requests([check], self, opname)
+        wait_test(check.Test, self, opname, None, [check], AGREE_YIELD_AFTER)
         out = self._agree_out
         if out[0] == -out[1] and out[2] == 0:
             return out[3], -out[4]
@@ -124,35 +124,6 @@ class ProcessGroup:
         lines = [f"rank {self._ranks[r]}: {pickle.loads(blob)}" for r, blob in enumerate(views)]
         raise RuntimeError(f"{opname}: arguments differ across ranks (this is rank {self._global_rank}): "
                            + "; ".join(lines))
-
-    def _persistent_state(self, key):
-        """2 when a persistent operation for `key` is ready (made, not running), 1 when one could be
-        made, 0 when not (key None: buffers that change every call)."""
-        if key is None:
-            return 0
-        req = self._persistent.get(key)
-        if req is None:
-            return 1
-        return 2 if req.Test() else 0
-
-    def _start_persistent(self, key, state, make):
-        """Starts the operation for `key` on its persistent request: the cached one when every rank has
-        it ready, a new one (made by `make`, cached) when every rank can make one; else None."""
-        smallest, largest = state
-        if smallest == 2:
-            req = self._persistent[key]
-        elif smallest == largest == 1:
-            if len(self._persistent) >= 64:
-                for old_key, old in list(self._persistent.items()):
-                    if old.Test():  # inactive: freeing it is local
-                        old.Free()
-                        del self._persistent[old_key]
-                        break
-            req = self._persistent[key] = make()
-        else:
-            return None
-        req.Start()
-        return req
 
     def _allgather_bytes(self, data, opname):
         """Every rank's `data` (bytes), exchanged with nonblocking collectives against the timeout."""
@@ -322,11 +293,12 @@ def destroy_process_group(group=None):
     targets = list(_groups) if group is None or group is GroupMember.WORLD else [group]
     for pg in targets:
         if pg._comm is not None and pg._broken is None:  # a timed-out communicator is left to MPI
-            for req in [pg._check_req, *pg._persistent.values()]:
+            for req in [pg._check_req, *(plan.req for plan in pg._persistent.values())]:
                 if req is not None and req.Test():  # an active one (an async op never waited) is left to MPI
                     req.Free()
             pg._comm.Free()
         pg._comm = None
+        pg._persistent.clear()
         if pg in _groups:
             _groups.remove(pg)
     if group is None or group is GroupMember.WORLD:

@@ -9,6 +9,18 @@ from torchlite.distributed._errors import DistBackendError
 
 
 _yield = os.sched_yield
+_sleep = time.sleep
+_YIELD_AFTER = 2  # rounds of eight polls before the CPU is offered between rounds
+# the argument check's wait: mostly for the other ranks to arrive, which a yield would answer by losing the
+# CPU to another program just as they do (measured: benchmarks/bench_all_reduce_paths.md)
+AGREE_YIELD_AFTER = 16
+# rounds (0.1-0.2 ms of waiting) after which the wait sleeps between rounds instead of yielding: a rank still
+# waiting then is waiting for one that lost its CPU to other programs; sleeping leaves the run queue to them
+# (and to that rank), and the wake-up gets this one the CPU back promptly, where a yield sends it behind every
+# other runnable program (measured: 1 MB all_reduce under load 13 on 2 cores 1.5-3.1 ms against 4.8-6.6 ms
+# yielding; 100 MB no slower)
+_SLEEP_AFTER = 64
+_SLEEP_S = 1e-6  # asked for; timer slack and the load make it 60-90 us here
 
 
 def _seconds(timeout):
@@ -21,35 +33,49 @@ def wait_requests(requests, group, opname, timeout=None, statuses=None):
     """Polls MPI requests until all complete, or raises DistBackendError past the timeout (the group's
     unless given). MPI progresses inside Test, as it would inside a blocking Wait. Requests are tested one by one
     (Testall refuses MPICH's persistent collectives)."""
-    if not requests:
-        return
+    for i, req in enumerate(requests):
+        if req is None:
+            continue
+        if statuses:
+            status = statuses[i]
+            test = lambda: req.Test(status)  # noqa: E731
+        else:
+            test = req.Test
+        wait_test(test, group, opname, timeout, requests)
+
+
+def wait_test(test, group, opname, timeout=None, requests=None, yield_after=_YIELD_AFTER):
+    """Polls `test` (a request's Test) until it returns True, against the timeout (the group's unless
+    given); past it, `requests` (default: none named) are abandoned to MPI and DistBackendError raised.
+    `yield_after`: rounds of eight polls before yielding starts.
+    The blocking collectives' hot path: a request done within the first eight polls costs no clock
+    reading.
+
+    Eight polls per clock reading, with no other Python in between: how often MPI gets polled sets
+    how fast shared-memory transfers move. After the first two dozen polls the CPU is offered to other
+    processes between rounds: with more ranks (or other programs) than cores, the rank being waited for
+    may be the one that needs it; after _SLEEP_AFTER rounds the wait sleeps between rounds instead.
+    Measured on the loaded 2-core machine (benchmarks/bench_distributed.md): never yielding, or yielding
+    only every 16 or 125 rounds, was slower; yielding from the first round or after eight no better;
+    MPI's own blocking Wait (spinning in C) no faster at the median and with a longer tail."""
     MPI = group._mpi
-    limit = _seconds(group.timeout if timeout is None else timeout)
-    deadline = time.monotonic() + limit
     try:
-        for i, req in enumerate(requests):
-            if req is None:
-                continue
-            if statuses:
-                status = statuses[i]
-                test = lambda: req.Test(status)  # noqa: E731
-            else:
-                test = req.Test
-            # eight polls per clock reading, with no other Python in between: how often MPI gets polled
-            # sets how fast shared-memory transfers move. After the first two dozen polls the CPU is
-            # offered to other processes between rounds: with more ranks (or other programs) than cores,
-            # the rank being waited for may be the one that needs it (yielding after 0.5 ms instead, or
-            # every 128 polls, measured slower on the loaded machine: benchmarks/bench_distributed.md).
-            spins = 0
-            while not (test() or test() or test() or test() or test() or test() or test() or test()):
-                spins += 1
-                if spins > 2:
-                    _yield()
-                if time.monotonic() > deadline:
-                    group._abandon(requests, opname)
-                    raise DistBackendError(
-                        f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
-                        f"{group.size()} ranks): another rank raised, died or is not calling {opname}")
+        if test() or test() or test() or test() or test() or test() or test() or test():
+            return
+        limit = _seconds(group.timeout if timeout is None else timeout)
+        deadline = time.monotonic() + limit
+        spins = 1
+        while not (test() or test() or test() or test() or test() or test() or test() or test()):
+            spins += 1
+            if spins > _SLEEP_AFTER:
+                _sleep(_SLEEP_S)
+            elif spins > yield_after:
+                _yield()
+            if time.monotonic() > deadline:
+                group._abandon(list(requests or ()), opname)
+                raise DistBackendError(
+                    f"{opname}: timed out after {limit:g} s on rank {group._global_rank} (process group of "
+                    f"{group.size()} ranks): another rank raised, died or is not calling {opname}")
     except MPI.Exception as e:
         raise DistBackendError(f"{opname}: MPI failed on rank {group._global_rank}: {e.Get_error_string()}") \
             from None
@@ -106,7 +132,11 @@ class Work:
             if timeout is not None and _seconds(timeout) <= 0:
                 timeout = None  # PyTorch's default timedelta(0): the group's timeout
             try:
-                wait_requests(self._requests, self._group, self._opname, timeout, self._statuses)
+                requests = self._requests
+                if len(requests) == 1 and self._statuses is None and requests[0] is not None:
+                    wait_test(requests[0].Test, self._group, self._opname, timeout, requests)
+                else:
+                    wait_requests(requests, self._group, self._opname, timeout, self._statuses)
             except Exception as e:
                 self._exception = e
                 raise

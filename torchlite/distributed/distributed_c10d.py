@@ -1,8 +1,9 @@
 """torch.distributed.distributed_c10d's API: process groups and collectives, on MPI (docs/distributed.md).
-The pieces live in private modules (_groups, _collectives, _object_collectives, _work); this module
+The pieces live in private modules (_groups, _collectives, _all_reduce, _object_collectives, _work); this module
 gathers them under PyTorch's module name."""
+from torchlite.distributed._all_reduce import all_reduce  # noqa: F401
 from torchlite.distributed._collectives import (  # noqa: F401
-    P2POp, all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single, barrier, batch_isend_irecv,
+    P2POp, all_gather, all_gather_into_tensor, all_to_all, all_to_all_single, barrier, batch_isend_irecv,
     broadcast, gather, irecv, isend, monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter,
     send)
 from torchlite.distributed._groups import (  # noqa: F401

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "aten/core/Exception.h"
+#include "aten/autograd/GradMode.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/RmsNormForward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/batch_norm.h"
 #include "generated/ops/clone.h"
@@ -113,9 +115,15 @@ Tensor rms_norm_composite(const Tensor& input, IntArrayRef normalized_shape, con
   for (int64_t i = 0; i < nd; ++i) dims.push_back(input.dim() - i - 1);
   // float16/bfloat16 compute in float32; eps defaults to the computing dtype's epsilon.
   const ScalarType acc = opmath_type(input.dtype());
-  const Tensor up = to(input, acc);
   const double e = acc == ScalarType::Float64 ? eps.value_or(DBL_EPSILON)
                                               : static_cast<double>(static_cast<float>(eps.value_or(FLT_EPSILON)));
+  // Nothing for autograd to record: the same values from one fused pass per row (RmsNormForward.h).
+  const bool wdef = weight && weight->defined();
+  const bool record = autograd::GradMode::is_enabled() && (input.requires_grad() || (wdef && weight->requires_grad()));
+  if (!record && !input.is_meta() && (!wdef || (!weight->is_meta() && (weight->dtype() == input.dtype() ||
+                                                                      weight->dtype() == acc))))
+    return rms_norm_forward_fused(input, nd, wdef ? *weight : Tensor(), e);
+  const Tensor up = to(input, acc);
   const Tensor rstd = rsqrt(add(mean(pow(up, 2), IntArrayRef(dims), /*keepdim=*/true), e));
   Tensor out = mul(up, rstd);
   if (weight && weight->defined()) out = mul(out, *weight);

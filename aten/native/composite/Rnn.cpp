@@ -11,6 +11,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "generated/ops/_lstm_layer.h"
 #include "generated/ops/add.h"
 #include "generated/ops/addmm.h"
 #include "generated/ops/cat.h"
@@ -157,6 +158,18 @@ std::vector<LayerParams> unpack_params(const char* op, TensorList params, bool h
 std::tuple<Tensor, Tensor, Tensor> run_direction(Cell cell, const Tensor& x, const Tensor& h0, const Tensor& c0,
                                                  const LayerParams& p, bool reverse) {
   const int64_t T = x.sizes()[0], N = x.sizes()[1];
+  const ScalarType st = x.scalar_type();
+  if (cell == Cell::Lstm && !(p.w_hr && p.w_hr->defined()) && T > 0 &&
+      (st == ScalarType::Float32 || st == ScalarType::Float64)) {
+    // The fused layer (LstmLayerKernels.cpp): both biases folded into the input projection, one GEMM
+    // over the whole sequence; its backward gives w_ih's gradient as one product too.
+    std::optional<Tensor> bias = p.b_ih;
+    if (p.b_hh && p.b_hh->defined()) bias = bias && bias->defined() ? add(*bias, *p.b_hh) : *p.b_hh;
+    const Tensor xg = reshape(linear2d(reshape(x, {T * N, x.sizes()[2]}), p.w_ih, bias), {T, N, p.w_ih.sizes()[0]});
+    auto [out, cells, gates] = _lstm_layer(xg, h0, c0, p.w_hh, reverse);
+    const int64_t last = reverse ? 0 : T - 1;
+    return {out, select(out, 0, last), select(cells, 0, last)};
+  }
   // The input projection of the whole sequence in one GEMM (the biases are added where PyTorch
   // adds them, so 16-bit results round alike).
   const Tensor xg =

@@ -9,6 +9,7 @@
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/PoolingShape.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
@@ -94,6 +95,20 @@ Covering covering(int64_t in, int64_t out) {
 // Work of one plane: each input element is read about once per output window covering it.
 int64_t adaptive_work(const AdaptivePlan& pl) { return std::max(pl.g.plane_size(), pl.out_plane()); }
 
+// sums[iw] = the sum over rows (id, ih) in [d0, d1) x [h0, h1) of plane[id][ih][iw] (rows of W elements).
+template <typename T>
+TL_TARGET_CLONES void add_rows(const T* plane, int64_t H, int64_t W, int64_t d0, int64_t d1, int64_t h0, int64_t h1,
+                               opmath_t<T>* sums) {
+  using acc = opmath_t<T>;
+  for (int64_t iw = 0; iw < W; ++iw) sums[iw] = acc(0);
+  for (int64_t id = d0; id < d1; ++id)
+    for (int64_t ih = h0; ih < h1; ++ih) {
+      const T* row = plane + (id * H + ih) * W;
+#pragma omp simd
+      for (int64_t iw = 0; iw < W; ++iw) sums[iw] += static_cast<acc>(row[iw]);
+    }
+}
+
 void adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const char* op, Tensor& out) {
   const AdaptivePlan pl = plan_adaptive(self, output_size, n, true, op);
   prepare_output(out, pl.shape, self.dtype(), self, OutDtype::Exact, op);
@@ -109,31 +124,23 @@ void adaptive_avg_nd(const Tensor& self, IntArrayRef output_size, int n, const c
     scalar_t* dst = ob.data_ptr<scalar_t>();
     const Dims3& O = pl.out;
     parallel_for(0, pl.g.planes, plane_grain(adaptive_work(pl)), [&](int64_t b, int64_t e) {
-      std::vector<acc> column(static_cast<size_t>(O[2]));
+      std::vector<acc> rowsum(static_cast<size_t>(I[2]));
       for (int64_t plane = b; plane < e; ++plane) {
         const scalar_t* ip = src + plane * in_plane;
         scalar_t* op_ = dst + plane * out_plane;
-        // One row of outputs at a time, reading its input rows in order and adding each into the sums
-        // of its column windows: every window still sums row by row, left to right (PyTorch's order),
-        // but the input streams through once instead of window by window.
+        // One row of outputs at a time: the window's input rows are added element by element into a
+        // full-width row of sums (contiguous, vectorized; the input streams through once), then each
+        // output sums its span of that row. Every window is summed column by column, then across.
         for (int64_t od = 0; od < O[0]; ++od) {
           const int64_t d0 = window_begin(od, O[0], I[0]), d1 = window_end(od, O[0], I[0]);
           for (int64_t oh = 0; oh < O[1]; ++oh) {
             const int64_t h0 = window_begin(oh, O[1], I[1]), h1 = window_end(oh, O[1], I[1]);
-            std::fill(column.begin(), column.end(), acc(0));
-            for (int64_t id = d0; id < d1; ++id)
-              for (int64_t ih = h0; ih < h1; ++ih) {
-                const scalar_t* row = ip + (id * I[1] + ih) * I[2];
-                for (int64_t ow = 0; ow < O[2]; ++ow) {
-                  acc sum = column[ow];
-                  for (int64_t iw = window_begin(ow, O[2], I[2]), w1 = window_end(ow, O[2], I[2]); iw < w1; ++iw)
-                    sum += static_cast<acc>(row[iw]);
-                  column[ow] = sum;
-                }
-              }
+            add_rows<scalar_t>(ip, I[1], I[2], d0, d1, h0, h1, rowsum.data());
             for (int64_t ow = 0; ow < O[2]; ++ow) {
               const int64_t w0 = window_begin(ow, O[2], I[2]), w1 = window_end(ow, O[2], I[2]);
-              *op_++ = static_cast<scalar_t>(column[ow] / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
+              acc sum = 0;
+              for (int64_t iw = w0; iw < w1; ++iw) sum += rowsum[iw];
+              *op_++ = static_cast<scalar_t>(sum / static_cast<acc>(d1 - d0) / static_cast<acc>(h1 - h0) /
                                              static_cast<acc>(w1 - w0));
             }
           }
@@ -190,15 +197,27 @@ Tensor adaptive_avg_backward_nd(const Tensor& grad_output, const Tensor& self, i
         // Every input element sums the shares of the windows covering it: one write per element, no
         // zeroing pass. A row first sums its covering (d, h) windows per output column; columns whose
         // windows do not overlap (the usual case) then fill their span with one value.
+        const scalar_t* last = nullptr;  // the previous row, when covered by the same (d, h) windows
         for (int64_t id = 0; id < I[0]; ++id)
           for (int64_t ih = 0; ih < I[1]; ++ih) {
+            scalar_t* row = ip + (id * I[1] + ih) * I[2];
+            const bool same = last && (ih > 0 ? cover[1].lo[ih] == cover[1].lo[ih - 1] &&
+                                                    cover[1].hi[ih] == cover[1].hi[ih - 1]
+                                              : I[1] == 1) &&
+                              (ih > 0 || (cover[0].lo[id] == cover[0].lo[id - 1] &&
+                                          cover[0].hi[id] == cover[0].hi[id - 1]));
+            if (same) {  // (an adaptive window spans several rows: most rows repeat the one above)
+              std::copy(last, last + I[2], row);
+              last = row;
+              continue;
+            }
             for (int64_t ow = 0; ow < O[2]; ++ow) {
               acc sum = 0;
               for (int64_t od = cover[0].lo[id]; od < cover[0].hi[id]; ++od)
                 for (int64_t oh = cover[1].lo[ih]; oh < cover[1].hi[ih]; ++oh) sum += delta[(od * O[1] + oh) * O[2] + ow];
               column[ow] = sum;
             }
-            scalar_t* row = ip + (id * I[1] + ih) * I[2];
+            last = row;
             if (w_disjoint) {
               for (int64_t ow = 0; ow < O[2]; ++ow) {
                 const scalar_t v = static_cast<scalar_t>(column[ow]);

@@ -13,6 +13,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/ColumnStats.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
@@ -29,30 +30,6 @@ namespace {
 using norm::affine_run;
 using norm::lane_sum;
 using norm::ld;
-
-constexpr int64_t kColBlock = 512;  // channels summed together in the 2-d layout (acc arrays on the stack)
-
-// Sums over n of f1(idx, c) (and f2) for the channels [c0, c0 + w) of the 2-d layout: accumulators
-// across channels, each channel's sum in row order.
-template <typename T, bool Two, typename F1, typename F2>
-TL_TARGET_CLONES void column_block_sums(int64_t N, int64_t C, int64_t c0, int64_t w, opmath_t<T>* out1,
-                                        opmath_t<T>* out2, const F1& f1, const F2& f2) {
-  using acc_t = opmath_t<T>;
-  acc_t a1[kColBlock] = {}, a2[kColBlock] = {};
-  for (int64_t n = 0; n < N; ++n) {
-    const int64_t base = n * C + c0;
-#pragma omp simd
-    for (int64_t j = 0; j < w; ++j) a1[j] += f1(base + j, c0 + j);
-    if constexpr (Two) {
-#pragma omp simd
-      for (int64_t j = 0; j < w; ++j) a2[j] += f2(base + j, c0 + j);
-    }
-  }
-  for (int64_t j = 0; j < w; ++j) {
-    out1[c0 + j] = a1[j];
-    if constexpr (Two) out2[c0 + j] = a2[j];
-  }
-}
 
 // The sums over (n, s) of channel c of the [N, C, S] layout, each plane with lane accumulators.
 template <typename T, bool Two, typename F1, typename F2>
@@ -73,13 +50,7 @@ TL_TARGET_CLONES void plane_sums(int64_t N, int64_t C, int64_t S, int64_t c, opm
 template <typename T, bool Two, typename F1, typename F2>
 void channel_sums(int64_t N, int64_t C, int64_t S, opmath_t<T>* out1, opmath_t<T>* out2, const F1& f1, const F2& f2) {
   if (S == 1) {
-    const int64_t nblocks = (C + kColBlock - 1) / kColBlock;
-    // Few channels: split the rows instead would change the summation order; blocks of channels
-    // are enough parallelism for C >= 2 * kColBlock.
-    parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t blk = lo; blk < hi; ++blk)
-        column_block_sums<T, Two>(N, C, blk * kColBlock, std::min(kColBlock, C - blk * kColBlock), out1, out2, f1, f2);
-    });
+    colstat::column_sums<T, Two>(N, C, out1, out2, f1, f2);
     return;
   }
   parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t lo, int64_t hi) {
@@ -203,20 +174,25 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
     if (training) {
       const acc_t n = static_cast<acc_t>(N * S);
       std::vector<acc_t> var_sum(C);
-      channel_sums<scalar_t, false>(N, C, S, mp, nullptr, [&](int64_t i, int64_t) { return ld(xp, i); },
-                                    [](int64_t, int64_t) { return acc_t(0); });
-      for (int64_t c = 0; c < C; ++c) mp[c] /= n;
-      // The corrected two-pass variance (NormalizationLoops.h's run_moments, per channel).
-      std::vector<acc_t> dev_sum(C);
-      channel_sums<scalar_t, true>(N, C, S, dev_sum.data(), var_sum.data(),
-                                   [&](int64_t i, int64_t c) { return ld(xp, i) - mp[c]; },
-                                   [&](int64_t i, int64_t c) {
-                                     const acc_t dv = ld(xp, i) - mp[c];
-                                     return dv * dv;
-                                   });
-      for (int64_t c = 0; c < C; ++c) {
-        mp[c] += dev_sum[c] / n;
-        var_sum[c] -= dev_sum[c] * dev_sum[c] / n;
+      if (S == 1) {
+        // The 2-d layout: mean and M2 per channel in one pass over memory (ColumnStats.h).
+        colstat::column_moments<scalar_t>(xp, N, C, mp, var_sum.data());
+      } else {
+        channel_sums<scalar_t, false>(N, C, S, mp, nullptr, [&](int64_t i, int64_t) { return ld(xp, i); },
+                                      [](int64_t, int64_t) { return acc_t(0); });
+        for (int64_t c = 0; c < C; ++c) mp[c] /= n;
+        // The corrected two-pass variance (NormalizationLoops.h's run_moments, per channel).
+        std::vector<acc_t> dev_sum(C);
+        channel_sums<scalar_t, true>(N, C, S, dev_sum.data(), var_sum.data(),
+                                     [&](int64_t i, int64_t c) { return ld(xp, i) - mp[c]; },
+                                     [&](int64_t i, int64_t c) {
+                                       const acc_t dv = ld(xp, i) - mp[c];
+                                       return dv * dv;
+                                     });
+        for (int64_t c = 0; c < C; ++c) {
+          mp[c] += dev_sum[c] / n;
+          var_sum[c] -= dev_sum[c] * dev_sum[c] / n;
+        }
       }
       for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(var_sum[c] / n, eps);
       // Running statistics: momentum-weighted, with the unbiased variance (as PyTorch, n - 1 may be 0).
@@ -250,7 +226,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
     if (S == 1) {
       const acc_t* bp = b.data_ptr<acc_t>();
       parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [&](int64_t lo, int64_t hi) {
-        for (int64_t n = lo; n < hi; ++n) normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+        // Last rows first: the statistics pass read each thread's rows in ascending order, so its last
+        // rows are still in the cache (a 16 MB input is largely in L3).
+        const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(scalar_t))));
+        for (int64_t top = hi; top > lo; top -= blk)
+          for (int64_t n = std::max(lo, top - blk); n < top; ++n)
+            normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
       });
     } else if (N * S > 0) {
       channel_affine<scalar_t>(N, C, S, xp, nullptr, scale.data(), nullptr, shift.data(), yp);

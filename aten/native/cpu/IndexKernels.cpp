@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/GatherLastDim.h"
 #include "aten/native/cpu/GatherRow.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/copy.h"
@@ -185,6 +186,31 @@ bool gather_outer_dim(const Tensor& src, int64_t dim, const Tensor& idx, const T
   return true;
 }
 
+// gather along the innermost dim, with a contiguous int64 index and output and self's rows
+// evenly spaced and stride 1 along that dim: the row engine of GatherLastDim.h (vector gathers,
+// the next row of self prefetched), split over every output element so that a single long row
+// (a 1-D gather) is shared by the threads too. Returns false when the layout does not allow it.
+bool gather_last_dim_fast(const Tensor& src, int64_t dim, const Tensor& idx, const Tensor& out, const IndexRule& rule) {
+  const int64_t nd = idx.dim();
+  if (nd == 0 || dim != nd - 1 || idx.dtype() != ScalarType::Int64 || !idx.is_contiguous() || !out.is_contiguous())
+    return false;
+  if (src.sizes()[dim] > 1 && src.strides()[dim] != 1) return false;
+  const int64_t row_stride = merged_stride(src, 0, nd - 1);
+  if (row_stride < 0) return false;
+  const int64_t n = idx.sizes()[dim], total = idx.numel();
+  const int64_t* ix = idx.data_ptr<int64_t>();
+  std::atomic<bool> bad{false};
+  TL_DISPATCH_ALL(src.dtype(), rule.op, [&] {
+    const void* x = src.data_ptr<scalar_t>();
+    void* y = out.data_ptr<scalar_t>();
+    parallel_for(0, total, kGrainSize, [&](int64_t b, int64_t e) {
+      if (!gather_last_dim<sizeof(scalar_t)>(y, x, ix, n, row_stride, rule.bound, b, e)) bad = true;
+    });
+  });
+  if (bad) detail::check_in_place(ix, total, rule);  // raises, naming the first bad index
+  return true;
+}
+
 // Shape of self with dim resized to n.
 DimVector with_dim_size(const Tensor& self, int64_t dim, int64_t n) {
   DimVector s(self.sizes());
@@ -207,7 +233,7 @@ void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   const Tensor o = as_dims_of(out, nd);
   const Tensor src = restrict_to(as_dims_of(self, nd), idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
-  if (gather_outer_dim(src, dim, idx, o, rule)) return;
+  if (gather_outer_dim(src, dim, idx, o, rule) || gather_last_dim_fast(src, dim, idx, o, rule)) return;
   TL_DISPATCH_ALL(self.dtype(), op, [&] {
     // Indices are checked as they are used (returning false at a bad one), in one pass.
     index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {

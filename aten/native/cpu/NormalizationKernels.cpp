@@ -190,8 +190,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     const acc_t* wp = w.defined() ? w.data_ptr<acc_t>() : nullptr;
     const acc_t* mp = m.data_ptr<acc_t>();
     const acc_t* sp = s.data_ptr<acc_t>();
-    if (dx.defined()) {
-      scalar_t* dxp = dx.data_ptr<scalar_t>();
+    scalar_t* dxp = dx.defined() ? dx.data_ptr<scalar_t>() : nullptr;
+    if (dxp && nblocks == 0) {
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r)
           layer_norm_backward_row<scalar_t>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxp + r * N);
@@ -200,12 +200,16 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     if (nblocks > 0) {
       acc_t* dwp = dw_acc.defined() ? dw_acc.data_ptr<acc_t>() : nullptr;
       acc_t* dbp = db_acc.defined() ? db_acc.data_ptr<acc_t>() : nullptr;
+      // One pass over dy and x: each row's input gradient and its share of the parameter gradients,
+      // while the row is in cache.
       parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
         for (int64_t blk = lo; blk < hi; ++blk) {
           const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
-          if (r0 >= r1) continue;
-          layer_norm_param_grad_rows<scalar_t>(dyp + r0 * N, xp + r0 * N, mp + r0, sp + r0, r1 - r0, N,
-                                               dwp ? dwp + blk * N : nullptr, dbp ? dbp + blk * N : nullptr);
+          for (int64_t r = r0; r < r1; ++r) {
+            if (dxp) layer_norm_backward_row<scalar_t>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxp + r * N);
+            layer_norm_param_grad_rows<scalar_t>(dyp + r * N, xp + r * N, mp + r, sp + r, 1, N,
+                                                 dwp ? dwp + blk * N : nullptr, dbp ? dbp + blk * N : nullptr);
+          }
         }
       });
       for (int64_t blk = 1; blk < nblocks; ++blk) {

@@ -33,12 +33,14 @@ void scatter_planes(const Tensor& src, const Tensor& indices, const Tensor& dst,
   TL_DISPATCH_FLOAT(dst.dtype(), op, [&] {
     const scalar_t* s = src.data_ptr<scalar_t>();
     scalar_t* d = dst.data_ptr<scalar_t>();
-    std::memset(static_cast<void*>(d), 0, static_cast<size_t>(dst.numel()) * sizeof(scalar_t));
-    parallel_for(0, planes, plane_grain(src_plane), [&](int64_t b, int64_t e) {
+    // Each plane is zeroed by the thread that scatters into it, right before (in parallel, and the
+    // plane is still in cache for the scatter).
+    parallel_for(0, planes, plane_grain(std::max(src_plane, dst_plane)), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const scalar_t* sp = s + p * src_plane;
         const int64_t* ip = ix + p * src_plane;
         scalar_t* dp = d + p * dst_plane;
+        std::memset(static_cast<void*>(dp), 0, static_cast<size_t>(dst_plane) * sizeof(scalar_t));
         for (int64_t j = 0; j < src_plane; ++j) {
           const int64_t i = ip[j];
           TL_CHECK(i >= 0 && i < dst_plane, op, ": Found an invalid max index: ", i, " (output volumes are of size ",

@@ -1,12 +1,13 @@
 // softmax, log_softmax and their backward kernels, on the dim engine (aten/native/DimEngine.h).
 //
 // The engine hands every kernel contiguous slices (copying strided ones through a scratch
-// buffer), so the per-slice loops below vectorize (vec::exp_f32/exp_f64, compiled per ISA) for
+// buffer), so the per-slice loops below vectorize (exp_float_lanes/exp_f64, compiled per ISA) for
 // the last dim and for dim 0 alike. 16-bit floats compute in float and round once.
 #include <cmath>
 #include <limits>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/cpu/ExpFloatLanes.h"
 #include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_softmax_backward_data.h"
@@ -23,7 +24,7 @@ constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloa
 template <typename T>
 TL_ALWAYS_INLINE T vexp(T x) {
   if constexpr (std::is_same_v<T, double>) return vec::exp_f64(x);
-  else return vec::exp_f32(x);
+  else return vec::exp_float_lanes(x);  // ExpFloatLanes.h: float lanes, as PyTorch's softmax
 }
 
 template <typename T>
@@ -78,11 +79,27 @@ TL_TARGET_CLONES void softmax_slice(const T* x, T* y, int64_t n) {
   if (n == 0) return;
   const acc_t mx = slice_max(x, n);
   if constexpr (!Log && !is_reduced_v<T>) {
-    // Keep exp(x - max) in y, sum it, then scale: one exp per element, and three simple loops
-    // that each vectorize (a loop that both stores and accumulates does not).
+    // Keep exp(x - max) in y while summing it (kLanes accumulators, so the store-and-accumulate
+    // loop vectorizes), then scale: one exp per element.
+    acc_t acc[kLanes] = {};
+    int64_t i0 = 0;
+    for (; i0 + kLanes <= n; i0 += kLanes) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(vexp<acc_t>(ld(x, i) - mx));
-    const acc_t sum = lane_sum<acc_t>(n, [&](int64_t i) { return ld(y, i); });
+      for (int64_t j = 0; j < kLanes; ++j) {
+        const acc_t e = vexp<acc_t>(ld(x, i0 + j) - mx);
+        y[i0 + j] = static_cast<T>(e);
+        acc[j] += e;
+      }
+    }
+    acc_t tail = 0;
+    for (; i0 < n; ++i0) {
+      const acc_t e = vexp<acc_t>(ld(x, i0) - mx);
+      y[i0] = static_cast<T>(e);
+      tail += e;
+    }
+    for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+      for (int64_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+    const acc_t sum = acc[0] + tail;
     const acc_t inv = acc_t(1) / sum;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<acc_t>(y[i]) * inv);

@@ -16,6 +16,7 @@
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/OutputUtils.h"
+#include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/_upsample_nearest_exact2d.h"
@@ -161,6 +162,57 @@ Plan<acc_t> make_plan(Interp mode, IntArrayRef input_size, IntArrayRef output_si
   return p;
 }
 
+// Bilinear (2 taps along H and W, one along D) for floating types, row by row: each input row is
+// interpolated along W once into a buffer (kept while the next output rows still use it), and an output
+// row is the H-weighted sum of two such buffers, a contiguous vectorized loop. Same formula and order as
+// the general loop: h0 * (w0 * x00 + w1 * x01) + h1 * (w0 * x10 + w1 * x11).
+template <typename T, typename acc_t>
+TL_TARGET_CLONES void lerp_row(const T* row, const int64_t* wi, const acc_t* ww, int64_t n, acc_t* h) {
+#pragma omp simd
+  for (int64_t x = 0; x < n; ++x)
+    h[x] = ww[2 * x] * static_cast<acc_t>(row[wi[2 * x]]) + ww[2 * x + 1] * static_cast<acc_t>(row[wi[2 * x + 1]]);
+}
+
+template <typename T, typename acc_t>
+TL_TARGET_CLONES void blend_rows(const acc_t* a, const acc_t* b, acc_t wa, acc_t wb, int64_t n, T* o) {
+#pragma omp simd
+  for (int64_t x = 0; x < n; ++x) o[x] = static_cast<T>(wa * a[x] + wb * b[x]);
+}
+
+template <typename T, typename acc_t>
+void bilinear_forward(const T* in, T* out, const Plan<acc_t>& p) {
+  const Axis<acc_t>&H = p.ax[1], &W = p.ax[2];
+  const int64_t in_plane = H.in * W.in, out_plane = H.out * W.out, planes = p.planes;  // D is 1 here
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, out_plane));
+  parallel_for(0, planes, grain, [&](int64_t b, int64_t e) {
+    std::vector<acc_t> buf(static_cast<size_t>(2 * W.out));
+    acc_t* slot[2] = {buf.data(), buf.data() + W.out};
+    for (int64_t pl = b; pl < e; ++pl) {
+      const T* src = in + pl * in_plane;
+      T* dst = out + pl * out_plane;
+      int64_t held[2] = {-1, -1};  // the input rows the two slots hold
+      for (int64_t oh = 0; oh < H.out; ++oh) {
+        acc_t* r[2];
+        int used = -1;  // the slot the first tap got
+        for (int c = 0; c < 2; ++c) {
+          const int64_t ih = H.idx[2 * oh + c];
+          int k = held[0] == ih ? 0 : held[1] == ih ? 1 : -1;
+          if (k < 0) {
+            // Keep the slot the other tap holds (first tap) or got (second tap).
+            if (c == 0) k = held[0] == H.idx[2 * oh + 1] ? 1 : 0;
+            else k = 1 - used;
+            lerp_row<T, acc_t>(src + ih * W.in, W.idx.data(), W.w.data(), W.out, slot[k]);
+            held[k] = ih;
+          }
+          if (c == 0) used = k;
+          r[c] = slot[k];
+        }
+        blend_rows<T, acc_t>(r[0], r[1], H.w[2 * oh], H.w[2 * oh + 1], W.out, dst + oh * W.out);
+      }
+    }
+  });
+}
+
 // Output elements in order; along W the taps are read from the (up to 16) rows the D and H taps select.
 template <typename T, typename acc_t>
 void upsample_forward(const T* in, T* out, const Plan<acc_t>& p) {
@@ -253,7 +305,10 @@ void upsample_kernel(const char* op, Interp mode, const Tensor& self, IntArrayRe
     const Plan<acc_t> plan = make_plan<acc_t>(mode, self.sizes(), output_size, k, align_corners, scales);
     const Tensor in = self.is_contiguous() ? self : tl::contiguous(self);
     Tensor buf = output_buffer(out, self.dtype(), self);
-    upsample_forward<scalar_t, acc_t>(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), plan);
+    if (plan.ax[0].in == 1 && plan.ax[0].out == 1 && plan.ax[1].taps == 2 && plan.ax[2].taps == 2)
+      bilinear_forward<scalar_t, acc_t>(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), plan);
+    else
+      upsample_forward<scalar_t, acc_t>(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), plan);
     commit_output(out, buf);
   };
   const bool uint8_ok = mode != Interp::Linear || k == 2;  // linear1d and trilinear3d are float-only

@@ -1,0 +1,218 @@
+"""Worker (2 or 4 ranks): all_reduce's short path (torchlite/distributed/_all_reduce.py), a contiguous tensor
+reduced again over the same memory on its persistent request: results against NumPy round after round, every
+dtype and op, the argument check still catching mismatches (shapes, a view of the same memory, another
+collective) on every rank, ranks on different paths, async_op, AVG, timeouts, subgroups."""
+import datetime
+import time
+
+from harness import check, run
+import torchlite as tl
+import torchlite.distributed as dist
+from values import DTYPES, expected_reduce, same, tensor, values
+
+
+def _plans(group=None):
+    return len((group or dist.group.WORLD)._persistent)
+
+
+def _plans_on(t):
+    return sum(1 for key in dist.group.WORLD._persistent if key[0] == t.data_ptr() and key[1] == t.numel())
+
+
+def raises(exc, fn, *words):
+    try:
+        fn()
+    except exc as e:
+        for w in words:
+            assert w in str(e), f"{w!r} not in {str(e)!r}"
+        return e
+    raise AssertionError(f"{fn} did not raise {exc.__name__}")
+
+
+@check
+def repeated_calls_reuse_the_plan(rank, size):
+    for dtype in DTYPES:
+        ops = ["SUM", "PRODUCT", "MIN", "MAX"] + (["AVG"] if dtype.startswith(("float", "bfloat")) else [])
+        for op in ops:
+            t = tensor(rank, (3, 4), dtype)
+            for i in range(4):  # the first call makes the request, the next ones run on it
+                t.copy_(tensor(rank, (3, 4), dtype))
+                assert dist.all_reduce(t, op=getattr(dist.ReduceOp, op)) is None
+                same(t, expected_reduce(op, size, (3, 4), dtype), f"{dtype} {op} call {i}")
+    # one memory, several ops: one plan each, in any order
+    t = tensor(rank, (5,), "float64")
+    for i, op in enumerate(["SUM", "MAX", "SUM", "MIN", "MAX", "SUM"]):
+        t.copy_(tensor(rank, (5,), "float64"))
+        dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+        same(t, expected_reduce(op, size, (5,), "float64"), f"{op} {i}")
+    assert _plans_on(t) == 3, _plans_on(t)
+    # a large buffer (MPI's large-message algorithms) summed many times: each call sums the previous result
+    big = tl.full((1 << 18,), float(rank + 1))
+    for _ in range(5):
+        dist.all_reduce(big)
+    total = float(size * (size + 1) // 2) * size ** 4
+    assert big.min().item() == big.max().item() == total, (big.min().item(), big.max().item(), total)
+    # keyword arguments; a ReduceOp instance (not a RedOpType) takes the general path, same results
+    t = tensor(rank)
+    dist.all_reduce(tensor=t, op=dist.ReduceOp.SUM, group=None, async_op=False)
+    t.copy_(tensor(rank))
+    dist.all_reduce(t, op=dist.ReduceOp(dist.ReduceOp.MAX))
+    same(t, expected_reduce("MAX", size))
+
+
+@check
+def mismatched_shapes_still_raise(rank, size):
+    # every rank holds a plan for its own tensor, then the ranks call with different shapes
+    t = tl.zeros(4 if rank == 0 else 5)
+    for _ in range(2):
+        raises(RuntimeError, lambda: dist.all_reduce(t), "all_reduce", f"this is rank {rank}",
+               "rank 0: [4] float32 SUM", "rank 1: [5] float32 SUM")
+    a, b = tl.zeros(4), tl.zeros(5)
+    dist.all_reduce(a)
+    dist.all_reduce(b)  # both planned on every rank
+    raises(RuntimeError, lambda: dist.all_reduce(a if rank == 0 else b), "all_reduce", "rank 0: [4] float32 SUM",
+           "rank 1: [5] float32 SUM")
+    # the same memory, count and dtype seen as another shape on one rank: the check still compares shapes
+    m = tl.ones(2, 3)
+    dist.all_reduce(m)
+    raises(RuntimeError, lambda: dist.all_reduce(m.view(3, 2) if rank == 0 else m), "all_reduce",
+           "rank 0: [3, 2] float32 SUM", "rank 1: [2, 3] float32 SUM")
+    # another op on one rank
+    raises(RuntimeError, lambda: dist.all_reduce(m, op=dist.ReduceOp.MAX if rank == 0 else dist.ReduceOp.SUM),
+           "all_reduce", "rank 0: [2, 3] float32 MAX", "rank 1: [2, 3] float32 SUM")
+    # another collective on one rank while the others run all_reduce on their plan
+    if rank == 0:
+        raises(RuntimeError, lambda: dist.broadcast(m, src=0), "broadcast", "differ")
+    else:
+        raises(RuntimeError, lambda: dist.all_reduce(m), "all_reduce", "differ")
+    # nothing was touched and the group is still usable
+    m.fill_(1.0)
+    dist.all_reduce(m)
+    same(m, [[float(size)] * 3] * 2)
+
+
+@check
+def ranks_on_different_paths_agree(rank, size):
+    # rank 0 reuses its plan; the others reduce fresh tensors (new memory: no plan) or a non-contiguous view
+    fixed = tensor(rank, (4, 4))
+    dist.all_reduce(fixed)
+    kept = []
+    for i in range(4):
+        if rank == 0:
+            t = fixed
+            t.copy_(tensor(rank, (4, 4)))
+        elif i % 2:
+            t = tensor(rank, (4, 4)).t().contiguous().t()  # a transposed layout: staged through a temporary
+            kept.append(t)
+        else:
+            t = tensor(rank, (4, 4))
+            kept.append(t)
+        dist.all_reduce(t)
+        same(t, expected_reduce("SUM", size, (4, 4)), f"call {i}")
+    # a transposed view of a planned square tensor has its memory, count, dtype and shape: not its layout
+    sq = tensor(rank, (3, 3))
+    dist.all_reduce(sq)
+    sq.copy_(tensor(rank, (3, 3)))
+    view = sq.t()
+    dist.all_reduce(view)
+    same(view, expected_reduce("SUM", size, (3, 3)).T)
+
+
+@check
+def async_op_on_a_plan(rank, size):
+    t = tensor(rank, (6,), "float32")
+    dist.all_reduce(t)  # planned
+    for i in range(3):
+        t.copy_(tensor(rank, (6,), "float32"))
+        work = dist.all_reduce(t, async_op=True)
+        assert work.wait() is True and work.is_completed() and work.is_success()
+        assert work.result()[0] is t
+        same(t, expected_reduce("SUM", size, (6,)), f"async {i}")
+    # AVG: the division happens on wait
+    t.copy_(tensor(rank, (6,), "float32"))
+    dist.all_reduce(t, op=dist.ReduceOp.AVG)
+    t.copy_(tensor(rank, (6,), "float32"))
+    work = dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=True)
+    work.wait()
+    same(t, expected_reduce("AVG", size, (6,)))
+    # two planned tensors in flight at once, waited on in reverse order
+    u = tensor(rank, (2, 2), "int64")
+    dist.all_reduce(u)
+    t.copy_(tensor(rank, (6,), "float32"))
+    u.copy_(tensor(rank, (2, 2), "int64"))
+    w1 = dist.all_reduce(t, async_op=True)
+    w2 = dist.all_reduce(u, op=dist.ReduceOp.MAX, async_op=True)
+    w2.wait(timeout=datetime.timedelta(seconds=20))
+    w1.wait()
+    same(t, expected_reduce("SUM", size, (6,)))
+    same(u, expected_reduce("MAX", size, (2, 2), "int64"))
+    # polled to completion with is_completed
+    t.copy_(tensor(rank, (6,), "float32"))
+    work = dist.all_reduce(t, async_op=True)
+    deadline = time.monotonic() + 20
+    while not work.is_completed():
+        assert time.monotonic() < deadline
+    same(t, expected_reduce("SUM", size, (6,)))
+
+
+@check
+def gradients_are_left_alone(rank, size):
+    # a leaf that requires grad is reduced in place below autograd, as on the general path
+    w = tl.tensor(values(rank, (4,)).tolist(), requires_grad=True)
+    for op in ("SUM", "AVG", "AVG"):
+        with tl.no_grad():
+            w.copy_(tl.tensor(values(rank, (4,)).tolist()))
+        dist.all_reduce(w, op=getattr(dist.ReduceOp, op))
+        same(w.detach(), expected_reduce(op, size, (4,)))
+        assert w.requires_grad and w.grad_fn is None
+
+
+@check
+def subgroups_have_their_own_plans(rank, size):
+    g = dist.new_group([0, 1])
+    t = tensor(rank)
+    for _ in range(3):
+        t.copy_(tensor(rank))
+        if rank < 2:
+            dist.all_reduce(t, group=g)
+            same(t, expected_reduce("SUM", 2))
+        else:
+            assert dist.all_reduce(t, group=g) is None  # outside the group: a warning, nothing done
+            same(t, values(rank))
+    if rank < 2:
+        assert _plans(g) >= 1
+    dist.destroy_process_group(g)
+
+
+@check
+def a_rank_that_does_not_take_part_times_out_on_a_plan(rank, size):
+    g = dist.new_group(timeout=datetime.timedelta(seconds=1.5))
+    t = tl.ones(3)
+    dist.all_reduce(t, group=g)
+    dist.all_reduce(t, group=g)  # planned on every rank
+    if rank == 0:
+        t0 = time.monotonic()
+        raises(dist.DistBackendError, lambda: dist.all_reduce(t, group=g), "all_reduce", "timed out", "rank 0")
+        assert 1.4 < time.monotonic() - t0 < 10
+        raises(dist.DistBackendError, lambda: dist.all_reduce(t, group=g), "unusable", "all_reduce")
+
+
+@check
+def plans_end_with_the_group(rank, size):
+    t = tensor(rank)
+    dist.all_reduce(t)
+    timeout = dist.group.WORLD.timeout
+    world = dist.group.WORLD
+    dist.destroy_process_group()
+    assert world._persistent == {}
+    raises(ValueError, lambda: dist.all_reduce(t), "has not been initialized")
+    raises(ValueError, lambda: dist.all_reduce(t, group=world), "has not been initialized")
+    dist.init_process_group("mpi", timeout=timeout)
+    for _ in range(2):
+        t.copy_(tensor(rank))
+        dist.all_reduce(t)
+        same(t, expected_reduce("SUM", size))
+
+
+if __name__ == "__main__":
+    run()
