@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from build_support.blas import blas_build_config  # noqa: E402
+from build_support.fft import fft_build_config  # noqa: E402
 from build_support.kernels import check_kernels_defined  # noqa: E402
 from build_support.ninja_build import Build, compiler, run_ninja  # noqa: E402
 
@@ -96,12 +97,13 @@ def native_build(output_name: str) -> Build:
     # instruction instead of a libm call (GCC's optimize pragma cannot set it per file).
     cflags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
               "-fno-math-errno", *opt, *san, *macros, *(f"-I{i}" for i in includes)]
+    fft = fft_build_config(BUILD_ROOT / "fft")
     ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
-               *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"]]
+               *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"], *fft["ldflags"]]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
     # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
-    dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)),)
+    dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)), *fft["dir_cflags"])
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
                  output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
                  dir_cflags=dir_cflags)
@@ -152,7 +154,7 @@ setup(
     ext_modules=[Extension("torchlite._C", sources=[])],
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
-    install_requires=["numpy", "scipy-openblas32"],
+    install_requires=["numpy", "scipy-openblas32", "mkl"],
     extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "pytest-xdist", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich",
                                                                           "onnx", "onnxruntime"],
                     # torchlite.distributed: mpi4py on MPICH from PyPI (MPICH measured faster than Open MPI here: docs/distributed.md)

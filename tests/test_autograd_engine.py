@@ -195,7 +195,7 @@ def test_inplace_checks_and_version_counter():
 
 
 def test_requires_grad_rules():
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         tl.tensor([1, 2], requires_grad=True)
     x = tl.tensor([1.0], requires_grad=True)
     y = x * 2

@@ -532,14 +532,14 @@ def test_tensor_of_tensors():
                       lambda: torch.tensor([torch.tensor(1), torch.tensor(2.5, dtype=torch.float64)]))
 
 
-def test_tensor_numpy_dtypes_torchlite_lacks():
-    """Intentional difference: torchlite has no complex dtypes, so complex NumPy arrays are a TypeError (torch
-    supports them). uint16/uint32/uint64 arrays are tested in test_uint_dtypes.py."""
-    for arr in [np.array([1, 2], dtype=np.complex64), np.array([1, 2], dtype=np.complex128)]:
-        with pytest.raises(TypeError):
-            tl.tensor(arr)
-        with pytest.raises(TypeError):
-            tl.from_numpy(arr)
+def test_tensor_numpy_complex_dtypes():
+    """Complex NumPy arrays make complex64/complex128 tensors, as in torch (docs/complex.md; more in
+    test_complex_dtypes.py). uint16/uint32/uint64 arrays are tested in test_uint_dtypes.py."""
+    for arr in [np.array([1, 2j], dtype=np.complex64), np.array([1, 2j], dtype=np.complex128)]:
+        for make in ("tensor", "from_numpy"):
+            got, want = getattr(tl, make)(arr), getattr(torch, make)(arr)
+            assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 # ---------------------------------------------------------------- NumPy interop

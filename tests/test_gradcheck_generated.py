@@ -53,8 +53,18 @@ def _variant(f, kind):
                  or (kind == SchemaKind.out and v.out_of is f and "generated" not in v.tags)), None)
 
 
+# Ops whose differentiable input can only be complex: the samples' tensors are real, so these have
+# none; their gradients are checked against PyTorch's in the files named.
+COMPLEX_INPUT_FORMULAS = {
+    "view_as_real": "tests/test_complex_views.py",
+    "_fft_c2c": "tests/test_fft.py",
+    "_fft_c2r": "tests/test_fft.py",
+}
+
+
 def test_every_formula_has_samples():
-    missing = [str(f.schema.name) for f in ENTRIES if _has_formula(f) and not f.samples]
+    missing = [str(f.schema.name) for f in ENTRIES
+               if _has_formula(f) and not f.samples and str(f.schema.name) not in COMPLEX_INPUT_FORMULAS]
     assert not missing, f"ops with derivative formulas but no samples: {missing}"
 
 
@@ -362,7 +372,8 @@ def test_out_not_implemented_like_torch(f, form, sample, layout):
         assert got.grad_fn.name() == "torch::autograd::NotImplemented"
         assert type(got.grad_fn).__name__ == "NotImplemented"
         assert [type(e[0]).__name__ for e in got.grad_fn.next_functions] == ["AccumulateGrad"] * len(leaves)
-        np.testing.assert_array_equal(got.detach().numpy(), expected.numpy())
+        # detach(): PyTorch's functional conj_physical of a real tensor returns the input itself, a leaf here.
+        np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
         with pytest.raises(RuntimeError, match=rf"^derivative for aten::{f.schema.name.name} is not implemented$"):
             got.sum().backward()
         out = lib.empty(tuple(expected.shape), dtype=expected.dtype, requires_grad=True)

@@ -267,6 +267,13 @@ SUBMODULES.update({  # torchlite.distributed (docs/distributed.md): MPI's module
     "utils.data.distributed": _same(IMPORT, "_torchlite"),
 })
 
+SUBMODULES.update({  # torchlite.fft (docs/fft.md): Python around the _fft_c2c/_fft_r2c/_fft_c2r kernels
+    "fft": {**_same(IMPORT, "_builtins", "_tl"),
+            **_same("the _fft_* normalization codes", "_NONE", "_BY_ROOT_N", "_BY_N"),
+            **_same(HELPER, "_norm_mode", "_wrap", "_promote", "_resize", "_check_n", "_out", "_c2c", "_r2c", "_c2r",
+                    "_shape_and_dims", "_fftn_c2c", "_rfftn", "_irfftn", "_shift")},
+})
+
 for _name, _allowed in SUBMODULES.items():
     NAMESPACES[_name] = (importlib.import_module(f"torchlite.{_name}"), importlib.import_module(f"torch.{_name}"),
                          _allowed)

@@ -31,6 +31,33 @@ _preload_blas()
 del _preload_blas
 
 
+def _preload_fft() -> None:
+    """Loads libmkl_rt (torchlite.fft's library; build_support/fft.py) globally before _C, as the
+    BLAS above: from this environment's lib/, or wherever the `mkl` distribution put it."""
+    import ctypes
+    import glob
+    import os
+    import sys
+
+    for prefix in (sys.prefix, sys.base_prefix):
+        found = sorted(glob.glob(os.path.join(prefix, "lib", "libmkl_rt.so*")))
+        if found:
+            ctypes.CDLL(found[0], mode=ctypes.RTLD_GLOBAL)
+            return
+    try:
+        import importlib.metadata as metadata
+
+        files = [f for f in (metadata.files("mkl") or []) if "libmkl_rt.so" in str(f)]
+    except Exception:  # noqa: BLE001 - no mkl distribution: built without it (TORCHLITE_FFT=none)
+        return
+    if files:
+        ctypes.CDLL(str(files[0].locate()), mode=ctypes.RTLD_GLOBAL)
+
+
+_preload_fft()
+del _preload_fft
+
+
 def _import_extension():
     """torchlite._C, or an ImportError that says how to build it (importing from a source checkout
     that was never built would otherwise report a circular import)."""
@@ -107,6 +134,7 @@ from torchlite import return_types  # noqa: E402,F401
 from torchlite._asarray import asarray, frombuffer  # noqa: E402,F401
 from torchlite import autograd  # noqa: E402
 from torchlite import special  # noqa: E402,F401
+from torchlite import fft  # noqa: E402,F401
 from torchlite import nn  # noqa: E402,F401
 from torchlite import optim  # noqa: E402,F401
 from torchlite import utils  # noqa: E402,F401
@@ -146,7 +174,7 @@ def is_floating_point(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """Whether `input` has a complex dtype (never: torchlite has none)."""
+    """Whether `input` has a complex dtype (complex64 or complex128)."""
     _expect_tensor("is_complex", "input", 1, input)
     return input.is_complex()
 
@@ -203,6 +231,10 @@ half = float16
 short = int16
 int = int32  # noqa: A001
 long = int64
+complex64 = _C.complex64
+complex128 = _C.complex128
+cfloat = complex64
+cdouble = complex128
 bool = _C.bool  # noqa: A001
 from torchlite.serialization import load, save  # noqa: E402,F401  (after the dtypes it names)
 from torchlite import backends, cuda  # noqa: E402,F401

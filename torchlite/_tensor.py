@@ -207,6 +207,27 @@ class Tensor(_C.TensorBase):
         _expect_tensor("reshape_as", "other", 1, other)
         return self.reshape(other.shape)
 
+    def __complex__(self):
+        return complex(self.item())
+
+    @property
+    def real(self):
+        """The real parts, a view (the tensor itself for real dtypes); assigning copies into it."""
+        return _C._ops.real(self)
+
+    @real.setter
+    def real(self, value):
+        _C._ops.real(self).copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor, a view; assigning copies into it."""
+        return _C._ops.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _C._ops.imag(self).copy_(value)
+
     @property
     def T(self):
         """The dimensions in reverse order (the transpose of a matrix)."""
@@ -226,7 +247,7 @@ class Tensor(_C.TensorBase):
 
     @property
     def H(self):
-        """The transpose of a matrix (the conjugate transpose; torchlite has no complex dtypes)."""
+        """The conjugate transpose of a matrix."""
         if self.dim() == 0:
             warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
             return self
@@ -234,7 +255,7 @@ class Tensor(_C.TensorBase):
             hint = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D "
                                f"tensor.{hint}")
-        return self.transpose(0, 1)
+        return self.transpose(0, 1).conj()
 
     @property
     def mH(self):
@@ -245,7 +266,7 @@ class Tensor(_C.TensorBase):
         if self.dim() < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
                                f"{self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     # ---- NumPy ----------------------------------------------------------------------------
 

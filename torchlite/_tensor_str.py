@@ -4,6 +4,8 @@ The rules (matching PyTorch): floating-point values share one format chosen from
 finite values: integer-valued data prints as ``1.``; otherwise ``precision`` digits after the
 point (``0.5000``), or scientific notation (``1.0000e+10``) when the largest magnitude exceeds
 1e8, or largest/smallest exceeds 1000, or (non-integer data) the smallest is below 1e-4.
+Complex values print as ``real+imagj``, the real and the imaginary parts each with their own
+format chosen that way (``tensor([1.+2.j, 3.-4.j])``).
 Tensors with more than ``threshold`` elements show ``edgeitems`` values at each end of each
 dimension with ``...`` between. Lines wrap at ``linewidth``.
 """
@@ -131,7 +133,26 @@ def _flatten(data, ndim, out):
     return out
 
 
-def _vector_str(data, indent: int, formatter: _Formatter) -> str:
+class _ComplexFormatter:
+    """Formats complex values as PyTorch does: a formatter for the real parts, one for the
+    imaginary parts, joined with the imaginary part's sign."""
+
+    def __init__(self, values):
+        self.real = _Formatter([v.real for v in values], True)
+        self.imag = _Formatter([v.imag for v in values], True)
+
+    def width(self) -> int:
+        return self.real.width() + self.imag.width() + 1
+
+    def format(self, value) -> str:
+        real_str = self.real.format(value.real)
+        imag_str = (self.imag.format(value.imag) + "j").lstrip()
+        if imag_str[0] in "+-":
+            return real_str + imag_str
+        return real_str + "+" + imag_str
+
+
+def _vector_str(data, indent: int, formatter) -> str:
     element_length = formatter.width() + 2
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
     items = [" ..." if v is _ELIDED else formatter.format(v) for v in data]
@@ -153,7 +174,11 @@ def _tensor_str(t, indent: int) -> str:
         return "[]"
     summarize = t.numel() > PRINT_OPTS.threshold
     data = _summarized_data(t, summarize)
-    formatter = _Formatter(_flatten(data, t.dim(), []), t.is_floating_point())
+    values = _flatten(data, t.dim(), [])
+    if t.is_complex():
+        formatter = _ComplexFormatter(values)
+    else:
+        formatter = _Formatter(values, t.is_floating_point())
     return _nested_str(data, t.dim(), indent, formatter)
 
 
@@ -174,6 +199,7 @@ def _str(self) -> str:
     indent = len(prefix)
     suffixes = []
     default = _C.get_default_dtype()
+    default_complex = _C.complex128 if default == _C.float64 else _C.complex64
     if self.device.type != "cpu":
         suffixes.append(f"device='{self.device}'")
     if self.is_meta:
@@ -188,7 +214,7 @@ def _str(self) -> str:
             suffixes.append(f"dtype={self.dtype}")
         tensor_str = "[]"
     else:
-        if self.dtype not in (default, _C.int64, _C.bool):
+        if self.dtype not in (default, default_complex, _C.int64, _C.bool):
             suffixes.append(f"dtype={self.dtype}")
         # detach(): reading the values must not record autograd history.
         tensor_str = _tensor_str(self.detach() if self.requires_grad else self, indent)

@@ -41,10 +41,12 @@ _STORAGE_CLASS = {
     _tl.float32: "FloatStorage", _tl.float64: "DoubleStorage", _tl.float16: "HalfStorage",
     _tl.bfloat16: "BFloat16Storage", _tl.int64: "LongStorage", _tl.int32: "IntStorage",
     _tl.int16: "ShortStorage", _tl.int8: "CharStorage", _tl.uint8: "ByteStorage", _tl.bool: "BoolStorage",
+    _tl.complex64: "ComplexFloatStorage", _tl.complex128: "ComplexDoubleStorage",
 }
 _STORAGE_DTYPE = {name: dtype for dtype, name in _STORAGE_CLASS.items()}
 _DTYPE_NAMES = {getattr(_tl, n): n for n in ("float32", "float64", "float16", "bfloat16", "int64", "int32",
-                                             "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64")}
+                                             "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64",
+                                             "complex64", "complex128")}
 
 FileLike = Union[str, os.PathLike, BinaryIO]
 

@@ -12,6 +12,7 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/real.h"
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
@@ -69,6 +70,9 @@ Tensor validate_gradient(Tensor g, const Edge& edge, const Node& producer, size_
   }
   TL_CHECK(g.device().type == m.device.type, "Function ", producer.name(), " returned an invalid gradient at index ",
            index, " - expected device ", m.device.str(), " but got ", g.device().str());
+  // A complex gradient of a real input: its real part (PyTorch's handle_r_to_c), without the
+  // warning a complex-to-real conversion gives.
+  if (is_complex_type(g.dtype()) && !is_complex_type(m.dtype)) g = tl::real(g);
   if (g.dtype() != m.dtype) g = tl::_to_copy(g, m.dtype, std::nullopt);
   return g;
 }
@@ -276,9 +280,14 @@ variable_list make_root_grads(const variable_list& roots, const variable_list& g
     if (g.defined()) {
       TL_CHECK(g.sizes().equals(root.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
                shape_str(g.sizes()), " and output[", i, "] has a shape of ", shape_str(root.sizes()), ".");
+      TL_CHECK(is_complex_type(g.dtype()) == is_complex_type(root.dtype()),
+               "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in "
+               "dtype: grad_output[", i, "] has a dtype of torchlite.", scalar_type_name(g.dtype()), " and output[", i,
+               "] has a dtype of torchlite.", scalar_type_name(root.dtype()), ".");
       grads[i] = g;
     } else {
       TL_CHECK(root.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      TL_CHECK(!is_complex_type(root.dtype()), "grad can be implicitly created only for real scalar outputs");
       NoGradGuard no_grad;
       grads[i] = tl::ones_like(root, std::nullopt, std::nullopt);
     }

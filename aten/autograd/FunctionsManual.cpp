@@ -11,6 +11,8 @@
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/real.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
@@ -93,8 +95,10 @@ Tensor sum_to(const Tensor& t, IntArrayRef shape) {
 // ---- pointwise ----------------------------------------------------------------------------------
 
 Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
-  (void)self_st;  // the engine casts the gradient to the input's dtype
-  return tl::mul(grad, other);
+  // PyTorch's convention for complex tensors: grad * conj(other); a real input takes the real part.
+  Tensor out = tl::mul(grad, is_complex_type(other.dtype()) ? tl::conj_physical(other) : other);
+  if (is_complex_type(out.dtype()) && !is_complex_type(self_st)) out = tl::real(out);
+  return out;
 }
 
 Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st,
@@ -193,7 +197,8 @@ Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArray
 }
 
 void check_differentiable_dtype(const Tensor& result) {
-  TL_CHECK(!result.defined() || is_floating_type(result.dtype()), "Autograd not support dtype: ",
+  TL_CHECK(!result.defined() || is_floating_type(result.dtype()) || is_complex_type(result.dtype()),
+           "Autograd not support dtype: ",
            legacy_type_name(result.dtype()));
 }
 

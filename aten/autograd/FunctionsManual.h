@@ -31,6 +31,7 @@
 #include "aten/autograd/FunctionsManualLstsq.h"  // linalg_lstsq, pinv
 #include "aten/autograd/FunctionsManualPacked.h"  // pad_sequence, embedding_bag
 #include "aten/autograd/FunctionsManualGrid.h"  // grid sampler double backward
+#include "aten/autograd/FunctionsManualComplex.h"  // abs, angle of complex tensors
 
 namespace tl::autograd::generated {
 

@@ -358,10 +358,13 @@ std::vector<Edge> collect_next_edges(TensorList tensors) {
 
 namespace {
 
+// The dtypes that carry gradients: floating and complex.
+inline bool differentiable_dtype(ScalarType t) { return is_floating_type(t) || is_complex_type(t); }
+
 void set_history_impl(const Tensor& result, const std::shared_ptr<Node>& fn, bool is_rebase) {
   if (!fn) return;
   uint32_t nr = fn->add_input_metadata(result);
-  if (!result.defined() || !is_floating_type(result.dtype())) return;
+  if (!result.defined() || !differentiable_dtype(result.dtype())) return;
   AutogradMeta& meta = result.impl()->ensure_autograd_meta();
   std::shared_ptr<Node> old = meta.grad_fn;
   uint32_t old_nr = meta.output_nr;
@@ -516,7 +519,7 @@ struct ZeroGradBackward final : Node {
 }  // namespace
 
 void rebase_history_zero_grad(const Tensor& self, const char* node) {
-  if (!GradMode::is_enabled() || !self.requires_grad() || !is_floating_type(self.dtype())) return;
+  if (!GradMode::is_enabled() || !self.requires_grad() || !differentiable_dtype(self.dtype())) return;
   auto fn = std::make_shared<ZeroGradBackward>(node);
   fn->add_next_edge(gradient_edge(self));
   rebase_history(self, fn);
@@ -524,12 +527,12 @@ void rebase_history_zero_grad(const Tensor& self, const char* node) {
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
   AutogradMeta* meta = self.defined() ? self.impl()->autograd_meta() : nullptr;
-  if (fn && self.defined() && is_floating_type(self.dtype()) && is_differentiable_view(self, meta)) {
+  if (fn && self.defined() && differentiable_dtype(self.dtype()) && is_differentiable_view(self, meta)) {
     // In-place on a view: the base's history is rewritten (CopySlices) and the view becomes a view
     // of the base's new value, as in PyTorch. A base without history (not requiring grad) gets
     // one here: its gradient flows to the written values only.
     Tensor base(self.impl()->view_base());
-    if (!is_floating_type(base.dtype())) {
+    if (!differentiable_dtype(base.dtype())) {
       set_history_impl(self, fn, true);
       return;
     }

@@ -45,7 +45,8 @@ void Tensor::set_requires_grad(bool value) const {
     return;
   }
   if (value) {
-    TL_CHECK(is_floating_type(dtype()), "only Tensors of floating point dtype can require gradients");
+    TL_CHECK(is_floating_type(dtype()) || is_complex_type(dtype()),
+             "only Tensors of floating point and complex dtype can require gradients");
     TL_CHECK(!impl_->is_inference() || autograd::InferenceMode::is_enabled(),
              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     impl_->ensure_autograd_meta().requires_grad = true;

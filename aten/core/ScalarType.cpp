@@ -18,7 +18,8 @@ const char* legacy_type_name(ScalarType t) {
   // In enum order.
   static constexpr const char* names[kNumScalarTypes] = {"Bool",   "Byte",   "Char",  "Short",    "Int",
                                                          "Long",   "Half",   "BFloat16", "Float", "Double",
-                                                         "UInt16", "UInt32", "UInt64"};
+                                                         "UInt16", "UInt32", "UInt64",
+                                                         "ComplexFloat", "ComplexDouble"};
   int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? names[i] : "Undefined";
 }
@@ -35,9 +36,35 @@ size_t element_size(ScalarType t) {
   }
 }
 
+ScalarType to_real_type(ScalarType t) {
+  if (t == ScalarType::Complex64) return ScalarType::Float32;
+  if (t == ScalarType::Complex128) return ScalarType::Float64;
+  return t;
+}
+
+ScalarType to_complex_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: case ScalarType::Complex64: return ScalarType::Complex64;
+    case ScalarType::Float64: case ScalarType::Complex128: return ScalarType::Complex128;
+    case ScalarType::Float16:
+      throw NotImplementedError("complex32 (ComplexHalf) is not supported by torchlite");
+    default:
+      throw RuntimeError(str("Unknown Complex ScalarType for ", legacy_type_name(t)));
+  }
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   TL_CHECK(a != ScalarType::Undefined && b != ScalarType::Undefined, "promote_types: undefined dtype");
+  if (is_complex_type(a) || is_complex_type(b)) {
+    // As PyTorch's table: the complex type whose parts hold both operands' values
+    // (float64 + complex64 -> complex128, float16/int/bool + complex64 -> complex64).
+    if (!is_barebones_unsigned_type(a) && !is_barebones_unsigned_type(b)) {
+      const bool wide = a == ScalarType::Complex128 || b == ScalarType::Complex128 || a == ScalarType::Float64 ||
+                        b == ScalarType::Float64;
+      return wide ? ScalarType::Complex128 : ScalarType::Complex64;
+    }
+  }
   if (is_barebones_unsigned_type(a) || is_barebones_unsigned_type(b)) {
     if (is_floating_type(a)) return a;
     if (is_floating_type(b)) return b;
@@ -66,6 +93,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex_type(from) && !is_complex_type(to)) return false;
   if (is_floating_type(from) && is_integral_type(to, /*include_bool=*/true)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;
@@ -73,6 +101,9 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 static ScalarType g_default_dtype = ScalarType::Float32;
 ScalarType default_dtype() { return g_default_dtype; }
+ScalarType default_complex_dtype() {
+  return g_default_dtype == ScalarType::Float64 ? ScalarType::Complex128 : ScalarType::Complex64;
+}
 void set_default_dtype(ScalarType t) {
   TL_CHECK_TYPE(is_floating_type(t), "set_default_dtype: only floating-point types are supported, got ",
                 scalar_type_name(t));

@@ -1,8 +1,10 @@
 // Element types, their properties, promotion, and the dtype-dispatch helper.
 #pragma once
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Half.h"
@@ -11,9 +13,10 @@ namespace tl {
 
 // X(C++ type, enum name, Python name, itemsize)
 // Order matters: it is the enum order and the row/column order of the promotion table.
-// The wide unsigned types come last: as in PyTorch they are storage types with few ops
-// (copy, fill, eq/ne, mul, bitwise and/or/xor, ...), and promote with nothing but
-// themselves and the floating types.
+// The wide unsigned types come after the ten computing types: as in PyTorch they are storage
+// types with few ops (copy, fill, eq/ne, mul, bitwise and/or/xor, ...), and promote with nothing
+// but themselves and the floating types. The complex types come last (std::complex<T>: two T's,
+// real then imaginary, the layout view_as_real relies on); kernels opt in to them explicitly.
 #define TL_FORALL_SCALAR_TYPES(X)          \
   X(bool, Bool, "bool", 1)                 \
   X(uint8_t, UInt8, "uint8", 1)            \
@@ -27,7 +30,9 @@ namespace tl {
   X(double, Float64, "float64", 8)         \
   X(uint16_t, UInt16, "uint16", 2)         \
   X(uint32_t, UInt32, "uint32", 4)         \
-  X(uint64_t, UInt64, "uint64", 8)
+  X(uint64_t, UInt64, "uint64", 8)          \
+  X(std::complex<float>, Complex64, "complex64", 8) \
+  X(std::complex<double>, Complex128, "complex128", 16)
 
 enum class ScalarType : int8_t {
 #define TL_ENUM(ctype, name, pyname, size) name,
@@ -55,6 +60,12 @@ inline bool is_integral_type(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || t == ScalarType::UInt8 || t == ScalarType::Int8 ||
          t == ScalarType::Int16 || t == ScalarType::Int32 || t == ScalarType::Int64 || is_barebones_unsigned_type(t);
 }
+inline bool is_complex_type(ScalarType t) { return t == ScalarType::Complex64 || t == ScalarType::Complex128; }
+// float32 <-> complex64, float64 <-> complex128 (PyTorch's toRealValueType / toComplexType);
+// other types map to themselves in to_real_type and raise in to_complex_type (no complex32, and
+// no complex counterpart of bfloat16, as in PyTorch).
+ScalarType to_real_type(ScalarType t);
+ScalarType to_complex_type(ScalarType t);
 inline bool is_signed_type(ScalarType t) {
   return t != ScalarType::Bool && t != ScalarType::UInt8 && !is_barebones_unsigned_type(t);
 }
@@ -69,6 +80,9 @@ ScalarType promote_types(ScalarType a, ScalarType b);
 bool can_cast(ScalarType from, ScalarType to);
 // The default float type used for integer inputs of ops like true division and for Python floats.
 ScalarType default_dtype();
+// Its complex counterpart, the dtype of Python complex numbers: complex128 for a float64 default,
+// complex64 otherwise (PyTorch would give complex32 for a float16 default; torchlite has none).
+ScalarType default_complex_dtype();
 void set_default_dtype(ScalarType t);
 
 template <typename T>
@@ -86,6 +100,10 @@ template <typename T> struct OpMath { using type = T; };
 template <> struct OpMath<Half> { using type = float; };
 template <> struct OpMath<BFloat16> { using type = float; };
 template <typename T> using opmath_t = typename OpMath<T>::type;
+
+template <typename T> struct is_complex_t : std::false_type {};
+template <typename T> struct is_complex_t<std::complex<T>> : std::true_type {};
+template <typename T> constexpr bool is_complex_v = is_complex_t<T>::value;
 
 }  // namespace tl
 
@@ -119,6 +137,10 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
   TL_DISPATCH_CASE(Int32, int32_t, __VA_ARGS__)   \
   TL_DISPATCH_CASE(Int64, int64_t, __VA_ARGS__)
 #define TL_CASES_BOOL(...) TL_DISPATCH_CASE(Bool, bool, __VA_ARGS__)
+// complex64/complex128: only in the dispatch of the ops extended to complex (docs/complex.md).
+#define TL_CASES_COMPLEX(...)                                        \
+  TL_DISPATCH_CASE(Complex64, std::complex<float>, __VA_ARGS__)     \
+  TL_DISPATCH_CASE(Complex128, std::complex<double>, __VA_ARGS__)
 // uint16/uint32/uint64: only in the dispatch of the ops PyTorch supports them for.
 #define TL_CASES_BAREBONES_UNSIGNED(...)           \
   TL_DISPATCH_CASE(UInt16, uint16_t, __VA_ARGS__)  \
@@ -136,3 +158,12 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
 #define TL_DISPATCH_ALL_AND_UNSIGNED(dtype, opname, ...)                                     \
   TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
                                         TL_CASES_BOOL(__VA_ARGS__) TL_CASES_BAREBONES_UNSIGNED(__VA_ARGS__))
+// Every dtype, complex included: storage-level code (copy, fill, item, tensor(), tolist, where,
+// indexing, cat) and the ops extended to complex.
+#define TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dtype, opname, ...)                               \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
+                                        TL_CASES_BOOL(__VA_ARGS__) TL_CASES_BAREBONES_UNSIGNED(__VA_ARGS__) \
+                                            TL_CASES_COMPLEX(__VA_ARGS__))
+#define TL_DISPATCH_FLOAT_AND_COMPLEX(dtype, opname, ...) \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__))
+#define TL_DISPATCH_COMPLEX(dtype, opname, ...) TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_COMPLEX(__VA_ARGS__))

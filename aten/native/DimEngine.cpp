@@ -111,13 +111,17 @@ void scatter_typed(const E* buf, char* dst, int64_t count, int64_t slice_step, i
     for (int64_t j = 0; j < count; ++j) *reinterpret_cast<E*>(row + j * slice_step) = buf[j * n + i];
   }
 }
+struct Bytes16 {  // a complex128 element, moved as a whole
+  uint64_t w[2];
+};
 template <typename F>
 void by_itemsize(int64_t itemsize, const F& f) {
   switch (itemsize) {
     case 1: return f(uint8_t{});
     case 2: return f(uint16_t{});
     case 4: return f(uint32_t{});
-    default: return f(uint64_t{});
+    case 8: return f(uint64_t{});
+    default: return f(Bytes16{});
   }
 }
 }  // namespace

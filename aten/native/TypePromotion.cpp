@@ -11,6 +11,13 @@ inline ScalarType promote_skip_undefined(ScalarType a, ScalarType b) {
 
 // `higher` comes from a higher-priority class; `lower` only counts if its category is higher.
 inline ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (is_complex_type(higher)) return higher;
+  if (is_complex_type(lower)) {
+    // A float class keeps its precision (float64 tensor + 1j -> complex128); integral and bool
+    // classes take the complex type of the lower class.
+    if (is_floating_type(higher)) return to_complex_type(higher);
+    return lower;
+  }
   if (is_floating_type(higher)) return higher;
   if (higher == ScalarType::Bool || is_floating_type(lower)) return promote_skip_undefined(higher, lower);
   if (higher != ScalarType::Undefined) return higher;
@@ -20,6 +27,7 @@ inline ScalarType combine_categories(ScalarType higher, ScalarType lower) {
 }  // namespace
 
 ScalarType scalar_default_dtype(const Scalar& s) {
+  if (s.is_complex()) return default_complex_dtype();
   if (s.is_floating_point()) return default_dtype();
   return s.is_bool() ? ScalarType::Bool : ScalarType::Int64;
 }
@@ -30,6 +38,7 @@ ResultTypeState update_result_type_state(const Tensor& tensor, const ResultTypeS
   ScalarType current = tensor.dtype();
   const bool wrapped = tensor.impl()->is_wrapped_number();
   if (wrapped && is_floating_type(current)) current = default_dtype();
+  if (wrapped && is_complex_type(current)) current = default_complex_dtype();
   if (tensor.dim() > 0) {
     out.dim_result = promote_skip_undefined(state.dim_result, current);
   } else if (wrapped) {

@@ -8,13 +8,16 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/fmin.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/index.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/squeeze.h"
@@ -38,6 +41,26 @@ variable_list EmbeddingBagForwardOnlyBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = not_implemented("aten::_embedding_bag_forward_only");
+  }
+  return grad_inputs;
+}
+
+// Backward of complex(Tensor real, Tensor imag) -> Tensor
+struct ComplexBackward0 final : Node {
+  std::string name() const override { return "ComplexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ComplexBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = real(grad);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = imag(grad);
   }
   return grad_inputs;
 }
@@ -272,6 +295,20 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Ten
   set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
   set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
   set_history(Tensor(), grad_fn);  // result3: not differentiable (output_differentiability)
+  return result;
+}
+
+// complex(Tensor real, Tensor imag) -> Tensor
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  auto grad_fn = std::make_shared<ComplexBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&real, &imag}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::complex::call(real, imag);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

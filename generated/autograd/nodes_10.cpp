@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_lstm_layer.h"
 #include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/_lstm_layer_differentiable_backward.h"
@@ -17,6 +18,30 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+struct FftC2CBackward0 final : Node {
+  std::string name() const override { return "FftC2CBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+  bool forward_;
+};
+
+variable_list FftC2CBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& normalization = as_arg(normalization_);
+  const auto& forward = as_arg(forward_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _fft_c2c(grad, dim, normalization, !forward);
+  }
+  return grad_inputs;
+}
 
 // Backward of _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
 struct LstmLayerBackward0 final : Node {
@@ -143,6 +168,23 @@ variable_list SincBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  auto grad_fn = std::make_shared<FftC2CBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->normalization_ = normalization;
+  grad_fn->forward_ = forward;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fft_c2c::call(self, dim, normalization, forward);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)
 std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse) {

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_fft_r2c.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/expand.h"
@@ -23,6 +24,31 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+struct FftR2CBackward0 final : Node {
+  std::string name() const override { return "FftR2CBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+  bool onesided_;
+  DimVector self_sizes;
+};
+
+variable_list FftR2CBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& normalization = as_arg(normalization_);
+  const auto& onesided = as_arg(onesided_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fft_r2c_backward(grad, dim, normalization, onesided, self_sizes);
+  }
+  return grad_inputs;
+}
 
 // Backward of logaddexp(Tensor self, Tensor other) -> Tensor
 struct LogaddexpBackward0 final : Node {
@@ -267,6 +293,24 @@ variable_list XlogyBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  auto grad_fn = std::make_shared<FftR2CBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->normalization_ = normalization;
+  grad_fn->onesided_ = onesided;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fft_r2c::call(self, dim, normalization, onesided);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // logaddexp(Tensor self, Tensor other) -> Tensor
 Tensor logaddexp(const Tensor& self, const Tensor& other) {

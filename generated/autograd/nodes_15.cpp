@@ -10,6 +10,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/div.h"
 #include "generated/ops/mul.h"
@@ -19,6 +20,8 @@
 #include "generated/ops/special_i0e.h"
 #include "generated/ops/special_i1e.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/view_as_complex.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::autograd::generated {
 
@@ -116,6 +119,23 @@ variable_list SpecialI0EBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, sub(special_i1e(self), mul(sign(self), result)));
+  }
+  return grad_inputs;
+}
+
+// Backward of view_as_complex(Tensor(a) self) -> Tensor(a)
+struct ViewAsComplexBackward0 final : Node {
+  std::string name() const override { return "ViewAsComplexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewAsComplexBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = view_as_real(contiguous(grad));
   }
   return grad_inputs;
 }
@@ -236,6 +256,20 @@ Tensor special_i0e(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// view_as_complex(Tensor(a) self) -> Tensor(a)
+Tensor view_as_complex(const Tensor& self) {
+  auto grad_fn = std::make_shared<ViewAsComplexBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::view_as_complex::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

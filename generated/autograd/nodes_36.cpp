@@ -255,6 +255,14 @@ variable_list NormalBackward3::apply(variable_list&& grads) {
 struct SgnBackward0 final : Node {
   std::string name() const override { return "SgnBackward0"; }
   variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
 };
 
 variable_list SgnBackward0::apply(variable_list&& grads) {
@@ -262,8 +270,9 @@ variable_list SgnBackward0::apply(variable_list&& grads) {
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
+    grad_inputs[0] = sgn_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -488,6 +497,9 @@ Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generat
 Tensor sgn(const Tensor& self) {
   auto grad_fn = std::make_shared<SgnBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
   Tensor result;
   {
     AutoGradMode below_autograd(false);
@@ -503,6 +515,9 @@ const Tensor& sgn_(const Tensor& self) {
   check_inplace(self, "sgn_");
   auto grad_fn = std::make_shared<SgnBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
   {
     AutoGradMode below_autograd(false);
     ops::sgn_::call(self);

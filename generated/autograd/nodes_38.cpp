@@ -13,9 +13,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/logcumsumexp.h"
-#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/sign.h"
 
 namespace tl::autograd::generated {
 
@@ -57,7 +55,7 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, sign(self));
+    grad_inputs[0] = abs_backward(grad, self);
   }
   return grad_inputs;
 }

@@ -13,6 +13,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hardshrink_backward.h"
@@ -24,6 +25,8 @@
 #include "generated/ops/reflection_pad2d_backward.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
+#include "generated/ops/view_as_complex.h"
+#include "generated/ops/view_as_real.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -276,6 +279,23 @@ variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of view_as_real(Tensor(a) self) -> Tensor(a)
+struct ViewAsRealBackward0 final : Node {
+  std::string name() const override { return "ViewAsRealBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewAsRealBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = view_as_complex(contiguous(grad));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -461,6 +481,20 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
     check_differentiable_dtype(output);
     set_history(output, grad_fn);
   }
+  return result;
+}
+
+// view_as_real(Tensor(a) self) -> Tensor(a)
+Tensor view_as_real(const Tensor& self) {
+  auto grad_fn = std::make_shared<ViewAsRealBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::view_as_real::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

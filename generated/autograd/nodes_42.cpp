@@ -9,6 +9,7 @@
 #include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/diagonal_backward.h"
 #include "generated/ops/diagonal_copy.h"
@@ -52,6 +53,23 @@ variable_list UpsampleNearestExact1DBackward0::apply(variable_list&& grads) {
   const auto& scales = as_arg(scales_);
   if (should_compute_output(0)) {
     grad_inputs[0] = _upsample_nearest_exact1d_backward(grad, output_size, self_sizes, scales);
+  }
+  return grad_inputs;
+}
+
+// Backward of conj_physical(Tensor self) -> Tensor
+struct ConjPhysicalBackward0 final : Node {
+  std::string name() const override { return "ConjPhysicalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ConjPhysicalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = conj_physical(grad);
   }
   return grad_inputs;
 }
@@ -426,6 +444,33 @@ Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, st
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// conj_physical(Tensor self) -> Tensor
+Tensor conj_physical(const Tensor& self) {
+  auto grad_fn = std::make_shared<ConjPhysicalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::conj_physical::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& conj_physical_(const Tensor& self) {
+  check_inplace(self, "conj_physical_");
+  auto grad_fn = std::make_shared<ConjPhysicalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::conj_physical_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/add.h"
 #include "generated/ops/amin.h"
@@ -16,6 +17,28 @@
 #include "generated/ops/special_zeta.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+struct FftC2RBackward0 final : Node {
+  std::string name() const override { return "FftC2RBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+};
+
+variable_list FftC2RBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& normalization = as_arg(normalization_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fft_c2r_backward(grad, dim, normalization);
+  }
+  return grad_inputs;
+}
 
 // Backward of _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
 struct ScaledDotProductFlashAttentionForCpuBackwardBackward0 final : Node {
@@ -182,6 +205,22 @@ variable_list SpecialZetaBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  auto grad_fn = std::make_shared<FftC2RBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->normalization_ = normalization;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fft_c2r::call(self, dim, normalization, last_dim_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
 std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {

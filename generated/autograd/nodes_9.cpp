@@ -14,7 +14,6 @@
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/neg.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -95,6 +94,14 @@ variable_list TestMulBackwardBackward0::apply(variable_list&& grads) {
 struct AngleBackward0 final : Node {
   std::string name() const override { return "AngleBackward0"; }
   variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
 };
 
 variable_list AngleBackward0::apply(variable_list&& grads) {
@@ -102,8 +109,9 @@ variable_list AngleBackward0::apply(variable_list&& grads) {
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
   (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = zeros_like(grad);
+    grad_inputs[0] = angle_backward(grad, self);
   }
   return grad_inputs;
 }
@@ -369,6 +377,9 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
 Tensor angle(const Tensor& self) {
   auto grad_fn = std::make_shared<AngleBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
   Tensor result;
   {
     AutoGradMode below_autograd(false);

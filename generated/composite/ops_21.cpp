@@ -4,6 +4,9 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/real.h"
+#include "generated/ops/select.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 
@@ -25,6 +28,11 @@ Tensor max_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
   if (!self.is_floating_point() && !self.is_meta())
     throw NotImplementedError(str("max_pool1d: not implemented for dtype ", scalar_type_name(self.scalar_type())));
   return values;
+}
+
+// real(Tensor(a) self) -> Tensor(a)
+Tensor real_composite(const Tensor& self) {
+  return is_complex_type(self.dtype()) ? select(view_as_real(self), -1, 0) : self;
 }
 
 }  // namespace tl::native

@@ -9,6 +9,7 @@
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/resolve_conj.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/uniform.h"
 
@@ -24,6 +25,11 @@ Tensor rand_like_composite(const Tensor& self, std::optional<ScalarType> dtype, 
   Tensor result = empty_like(self, dtype, device);
   native::uniform_kernel(result, 0.0, 1.0, std::nullopt);
   return result;
+}
+
+// resolve_conj(Tensor(a) self) -> Tensor(a)
+Tensor resolve_conj_composite(const Tensor& self) {
+  return self;
 }
 
 // special_ndtr(Tensor self) -> Tensor

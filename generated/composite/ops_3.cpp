@@ -2,10 +2,17 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 3.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/conj.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/flipud.h"
 
 namespace tl::native {
+
+// conj(Tensor(a) self) -> Tensor(a)
+Tensor conj_composite(const Tensor& self) {
+  return is_complex_type(self.dtype()) ? conj_physical(self) : self;
+}
 
 // flipud(Tensor self) -> Tensor
 Tensor flipud_composite(const Tensor& self) {

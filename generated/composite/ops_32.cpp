@@ -24,6 +24,7 @@ const Tensor& fix__composite(const Tensor& self) {
 Tensor full_composite(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
   // An int above INT64_MAX infers int64 too, whose fill refuses it, as in PyTorch.
   ScalarType st = dtype.value_or(fill_value.is_floating_point() ? default_dtype()
+                                 : fill_value.is_complex()      ? default_complex_dtype()
                                  : fill_value.is_bool()         ? ScalarType::Bool
                                                                 : ScalarType::Int64);
   Tensor result = empty(size, st, device);

@@ -4,6 +4,7 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/celu.h"
 #include "generated/ops/elu.h"
+#include "generated/ops/is_conj.h"
 
 namespace tl::native {
 
@@ -17,6 +18,12 @@ Tensor celu_composite(const Tensor& self, const Scalar& alpha) {
 const Tensor& celu__composite(const Tensor& self, const Scalar& alpha) {
   TL_CHECK(alpha.to_double() != 0, "celu: ZeroDivisionError");
   return elu_(self, alpha, 1, 1.0 / alpha.to_double());
+}
+
+// is_conj(Tensor self) -> bool
+bool is_conj_composite(const Tensor& self) {
+  (void)self;
+  return false;
 }
 
 }  // namespace tl::native

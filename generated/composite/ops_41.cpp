@@ -3,6 +3,7 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_lu_with_info.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/pow.h"
@@ -15,6 +16,12 @@ namespace tl::native {
 // _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
 std::tuple<Tensor, Tensor, Tensor> _lu_with_info_composite(const Tensor& self, bool pivot, bool check_errors) {
   return linalg_lu_factor_ex(self, pivot, false);
+}
+
+// is_neg(Tensor self) -> bool
+bool is_neg_composite(const Tensor& self) {
+  (void)self;
+  return false;
 }
 
 // special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor

@@ -3,9 +3,18 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/erfc.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/select.h"
 #include "generated/ops/special_erfc.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
+
+// imag(Tensor(a) self) -> Tensor(a)
+Tensor imag_composite(const Tensor& self) {
+  TL_CHECK(is_complex_type(self.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
+  return select(view_as_real(self), -1, 1);
+}
 
 // special_erfc(Tensor self) -> Tensor
 Tensor special_erfc_composite(const Tensor& self) {

@@ -6,6 +6,7 @@
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
@@ -53,6 +54,62 @@ Tensor atleast_2d(const Tensor& self) {
 // atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> atleast_2d(TensorList tensors) {
   return native::atleast_2d_sequence_composite(tensors);
+}
+
+// ============================================================================ complex
+
+// complex(Tensor real, Tensor imag) -> Tensor
+static Tensor complex_kernel_functional(const Tensor& real, const Tensor& imag) {
+  Tensor out;
+  native::complex_kernel(real, imag, out);
+  return out;
+}
+
+ops::complex::Kernel* ops::complex::kernels[kNumDeviceTypes] = {
+    /* CPU */ complex_kernel_functional,
+    /* Meta */ complex_kernel_functional,
+};
+
+Tensor ops::complex::call(const Tensor& real, const Tensor& imag) {
+  const Device kernel_device = dispatch_device("complex", {&real, &imag});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("complex", kernel_device);
+  return kernel(real, imag);
+}
+
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  if (autograd::compute_requires_grad({&real, &imag})) {
+    return autograd::wrappers::complex(real, imag);
+  }
+  return ops::complex::call(real, imag);
+}
+
+// complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& complex_kernel_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  const Tensor real_in = native::input_unaffected_by_resize(real, out);
+  const Tensor imag_in = native::input_unaffected_by_resize(imag, out);
+  Tensor out_handle = out;
+  native::complex_kernel(real_in, imag_in, out_handle);
+  return out;
+}
+
+ops::complex_out::Kernel* ops::complex_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ complex_kernel_out,
+    /* Meta */ complex_kernel_out,
+};
+
+const Tensor& ops::complex_out::call(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  const Device kernel_device = dispatch_device("complex.out", {&real, &imag, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("complex.out", kernel_device);
+  decltype(auto) result = kernel(real, imag, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& complex_out(const Tensor& out, const Tensor& real, const Tensor& imag) {
+  check_out_no_grad("complex.out", {&real, &imag}, {&out});
+  return ops::complex_out::call(real, imag, out);
 }
 
 // ============================================================================ concat

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
@@ -16,6 +17,28 @@
 #include "generated/ops/sinc.h"
 
 namespace tl {
+
+// ============================================================================ _fft_c2c
+
+// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+ops::_fft_c2c::Kernel* ops::_fft_c2c::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fft_c2c_kernel,
+    /* Meta */ native::fft_c2c_kernel,
+};
+
+Tensor ops::_fft_c2c::call(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  const Device kernel_device = dispatch_device("_fft_c2c", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fft_c2c", kernel_device);
+  return kernel(self, dim, normalization, forward);
+}
+
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_fft_c2c(self, dim, normalization, forward);
+  }
+  return ops::_fft_c2c::call(self, dim, normalization, forward);
+}
 
 // ============================================================================ _fused_asgd
 

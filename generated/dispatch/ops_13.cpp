@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fft_r2c.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/chain_matmul.h"
@@ -14,6 +15,28 @@
 #include "generated/ops/xlogy.h"
 
 namespace tl {
+
+// ============================================================================ _fft_r2c
+
+// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+ops::_fft_r2c::Kernel* ops::_fft_r2c::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fft_r2c_kernel,
+    /* Meta */ native::fft_r2c_kernel,
+};
+
+Tensor ops::_fft_r2c::call(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  const Device kernel_device = dispatch_device("_fft_r2c", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fft_r2c", kernel_device);
+  return kernel(self, dim, normalization, onesided);
+}
+
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_fft_r2c(self, dim, normalization, onesided);
+  }
+  return ops::_fft_r2c::call(self, dim, normalization, onesided);
+}
 
 // ============================================================================ arctan2
 

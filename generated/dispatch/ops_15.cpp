@@ -8,6 +8,7 @@
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/view_as_complex.h"
 
 namespace tl {
 
@@ -320,6 +321,28 @@ const Tensor& ops::special_i0e_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& special_i0e_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_i0e.out", {&self}, {&out});
   return ops::special_i0e_out::call(self, out);
+}
+
+// ============================================================================ view_as_complex
+
+// view_as_complex(Tensor(a) self) -> Tensor(a)
+ops::view_as_complex::Kernel* ops::view_as_complex::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::view_as_complex_kernel,
+    /* Meta */ native::view_as_complex_kernel,
+};
+
+Tensor ops::view_as_complex::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("view_as_complex", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("view_as_complex", kernel_device);
+  return kernel(self);
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::view_as_complex(self);
+  }
+  return ops::view_as_complex::call(self);
 }
 
 }  // namespace tl

@@ -14,6 +14,7 @@
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/random.h"
+#include "generated/ops/real.h"
 #include "generated/ops/unfold.h"
 
 namespace tl {
@@ -450,6 +451,13 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
     return autograd::wrappers::random_(self, generator);
   }
   return ops::random_::call(self, generator);
+}
+
+// ============================================================================ real
+
+// real(Tensor(a) self) -> Tensor(a)
+Tensor real(const Tensor& self) {
+  return native::real_composite(self);
 }
 
 // ============================================================================ unfold

@@ -9,6 +9,7 @@
 #include "generated/ops/kl_div.h"
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
@@ -234,6 +235,13 @@ const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::rand_like_composite(self, dtype, device);
+}
+
+// ============================================================================ resolve_conj
+
+// resolve_conj(Tensor(a) self) -> Tensor(a)
+Tensor resolve_conj(const Tensor& self) {
+  return native::resolve_conj_composite(self);
 }
 
 // ============================================================================ silu

@@ -8,6 +8,7 @@
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 #include "generated/ops/vstack.h"
@@ -355,6 +356,13 @@ Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivo
 const Tensor& lu_solve_out(const Tensor& out, const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
   check_out_no_grad("lu_solve.out", {&self, &LU_data, &LU_pivots}, {&out});
   return copy_to_out(out, lu_solve(self, LU_data, LU_pivots), "lu_solve.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ resolve_neg
+
+// resolve_neg(Tensor(a) self) -> Tensor(a)
+Tensor resolve_neg(const Tensor& self) {
+  return native::resolve_neg_composite(self);
 }
 
 // ============================================================================ row_stack

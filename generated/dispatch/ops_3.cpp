@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
@@ -12,6 +13,13 @@
 #include "generated/ops/tanh.h"
 
 namespace tl {
+
+// ============================================================================ conj
+
+// conj(Tensor(a) self) -> Tensor(a)
+Tensor conj(const Tensor& self) {
+  return native::conj_composite(self);
+}
 
 // ============================================================================ cumprod
 

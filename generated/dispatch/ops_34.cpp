@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/celu.h"
+#include "generated/ops/is_conj.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/matmul.h"
@@ -45,6 +46,13 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 // celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
 const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
   return native::celu__composite(self, alpha);
+}
+
+// ============================================================================ is_conj
+
+// is_conj(Tensor self) -> bool
+bool is_conj(const Tensor& self) {
+  return native::is_conj_composite(self);
 }
 
 // ============================================================================ kthvalue

@@ -12,12 +12,14 @@
 #include "generated/ops/det.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl {
 
@@ -365,6 +367,13 @@ const Tensor& huber_loss_out(const Tensor& out, const Tensor& self, const Tensor
   return ops::huber_loss_out::call(self, target, reduction, delta, out);
 }
 
+// ============================================================================ is_neg
+
+// is_neg(Tensor self) -> bool
+bool is_neg(const Tensor& self) {
+  return native::is_neg_composite(self);
+}
+
 // ============================================================================ reflection_pad2d
 
 // reflection_pad2d(Tensor self, int[4] padding) -> Tensor
@@ -549,6 +558,28 @@ const Tensor& square_out(const Tensor& out, const Tensor& self) {
 // square_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& square_(const Tensor& self) {
   return native::square__composite(self);
+}
+
+// ============================================================================ view_as_real
+
+// view_as_real(Tensor(a) self) -> Tensor(a)
+ops::view_as_real::Kernel* ops::view_as_real::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::view_as_real_kernel,
+    /* Meta */ native::view_as_real_kernel,
+};
+
+Tensor ops::view_as_real::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("view_as_real", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("view_as_real", kernel_device);
+  return kernel(self);
+}
+
+Tensor view_as_real(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::view_as_real(self);
+  }
+  return ops::view_as_real::call(self);
 }
 
 }  // namespace tl

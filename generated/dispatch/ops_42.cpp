@@ -5,6 +5,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/linalg_lu.h"
@@ -83,6 +84,96 @@ const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& sel
 // _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
   return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
+}
+
+// ============================================================================ conj_physical
+
+// conj_physical(Tensor self) -> Tensor
+static Tensor conj_physical_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::conj_physical_kernel(self, out);
+  return out;
+}
+
+ops::conj_physical::Kernel* ops::conj_physical::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_functional,
+    /* Meta */ conj_physical_kernel_functional,
+};
+
+Tensor ops::conj_physical::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("conj_physical", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical", kernel_device);
+  return kernel(self);
+}
+
+Tensor conj_physical(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::conj_physical(self);
+  }
+  return ops::conj_physical::call(self);
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& conj_physical_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::conj_physical_kernel(self, out);
+  return self;
+}
+
+ops::conj_physical_::Kernel* ops::conj_physical_::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_inplace,
+    /* Meta */ conj_physical_kernel_inplace,
+};
+
+const Tensor& ops::conj_physical_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("conj_physical_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& conj_physical_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::conj_physical_(self);
+  }
+  return ops::conj_physical_::call(self);
+}
+
+// conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& conj_physical_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::conj_physical_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::conj_physical_out::Kernel* ops::conj_physical_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_out,
+    /* Meta */ conj_physical_kernel_out,
+};
+
+const Tensor& ops::conj_physical_out::call(const Tensor& self, const Tensor& out) {
+  const Device kernel_device = dispatch_device("conj_physical.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& conj_physical_out(const Tensor& out, const Tensor& self) {
+  if (autograd::out_records_not_implemented("conj_physical.out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::conj_physical_out::call(self, out);
+    }
+    autograd::record_not_implemented_out("conj_physical.out", {&self}, {&out});
+    return out;
+  }
+  return ops::conj_physical_out::call(self, out);
 }
 
 // ============================================================================ conv1d

@@ -10,6 +10,7 @@
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
 #include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -248,6 +249,13 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
     return autograd::wrappers::pixel_unshuffle(self, downscale_factor);
   }
   return ops::pixel_unshuffle::call(self, downscale_factor);
+}
+
+// ============================================================================ polar
+
+// polar(Tensor abs, Tensor angle) -> Tensor
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  return native::polar_composite(abs, angle);
 }
 
 // ============================================================================ pow

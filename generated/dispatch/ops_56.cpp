@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/constant_pad_nd.h"
@@ -11,6 +12,28 @@
 #include "generated/ops/special_zeta.h"
 
 namespace tl {
+
+// ============================================================================ _fft_c2r
+
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+ops::_fft_c2r::Kernel* ops::_fft_c2r::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fft_c2r_kernel,
+    /* Meta */ native::fft_c2r_kernel,
+};
+
+Tensor ops::_fft_c2r::call(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  const Device kernel_device = dispatch_device("_fft_c2r", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fft_c2r", kernel_device);
+  return kernel(self, dim, normalization, last_dim_size);
+}
+
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_fft_c2r(self, dim, normalization, last_dim_size);
+  }
+  return ops::_fft_c2r::call(self, dim, normalization, last_dim_size);
+}
 
 // ============================================================================ _scaled_dot_product_flash_attention_for_cpu_backward
 

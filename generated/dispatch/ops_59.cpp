@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/erfc.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
@@ -33,6 +34,13 @@ void ops::_fused_adadelta_::call(TensorList self, TensorList grad_list, TensorLi
 void _fused_adadelta_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
   autograd::check_inplace_unrecorded(self, "_fused_adadelta_");
   return ops::_fused_adadelta_::call(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+}
+
+// ============================================================================ imag
+
+// imag(Tensor(a) self) -> Tensor(a)
+Tensor imag(const Tensor& self) {
+  return native::imag_composite(self);
 }
 
 // ============================================================================ index_put

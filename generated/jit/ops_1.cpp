@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
@@ -36,6 +37,18 @@ void boxed_atleast_2d(Stack& s) {
 void boxed_atleast_2d_Sequence(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::atleast_2d(TensorList(a[0].toTensorVector())));
+}
+
+// complex(Tensor real, Tensor imag) -> Tensor
+void boxed_complex(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::complex(a[0].toTensor(), a[1].toTensor()));
+}
+
+// complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_complex_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::complex_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
 // concat(Tensor[] tensors, int dim=0) -> Tensor
@@ -216,6 +229,8 @@ const OpEntry entries[] = {
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", boxed__embedding_bag_forward_only, 0},
     {"atleast_2d(Tensor self) -> Tensor", boxed_atleast_2d, 0},
     {"atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", boxed_atleast_2d_Sequence, 0},
+    {"complex(Tensor real, Tensor imag) -> Tensor", boxed_complex, 0},
+    {"complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)", boxed_complex_out, 0},
     {"concat(Tensor[] tensors, int dim=0) -> Tensor", boxed_concat, 0},
     {"concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_concat_out, 0},
     {"elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", boxed_elu, kPointwise},

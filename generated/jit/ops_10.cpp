@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 10: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
@@ -16,6 +17,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+void boxed__fft_c2c(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fft_c2c(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toBool()));
+}
 
 // _fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()
 void boxed__fused_asgd_(Stack& s) {
@@ -109,6 +116,7 @@ void boxed_sinc_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor", boxed__fft_c2c, 0},
     {"_fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()", boxed__fused_asgd_, 0},
     {"_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)", boxed__lstm_layer, 0},
     {"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", boxed_cauchy_, kNondeterministic},

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 13: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fft_r2c.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
@@ -13,6 +14,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+void boxed__fft_r2c(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fft_r2c(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toBool()));
+}
 
 // arctan2(Tensor self, Tensor other) -> Tensor
 void boxed_arctan2(Stack& s) {
@@ -141,6 +148,7 @@ void boxed_xlogy_Scalar_Other_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", boxed__fft_r2c, 0},
     {"arctan2(Tensor self, Tensor other) -> Tensor", boxed_arctan2, kPointwise},
     {"arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_arctan2_, kPointwise},
     {"arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_arctan2_out, kPointwise},

@@ -7,6 +7,7 @@
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/view_as_complex.h"
 
 namespace tl::jit {
 namespace {
@@ -83,6 +84,12 @@ void boxed_special_i0e_out(Stack& s) {
   finish(s, 2, tl::special_i0e_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// view_as_complex(Tensor(a) self) -> Tensor(a)
+void boxed_view_as_complex(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::view_as_complex(a[0].toTensor()));
+}
+
 const OpEntry entries[] = {
     {"acosh(Tensor self) -> Tensor", boxed_acosh, kPointwise},
     {"acosh_(Tensor(a!) self) -> Tensor(a!)", boxed_acosh_, kPointwise},
@@ -96,6 +103,7 @@ const OpEntry entries[] = {
     {"hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor", boxed_hinge_embedding_loss, 0},
     {"special_i0e(Tensor self) -> Tensor", boxed_special_i0e, kPointwise},
     {"special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0e_out, kPointwise},
+    {"view_as_complex(Tensor(a) self) -> Tensor(a)", boxed_view_as_complex, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -12,6 +12,7 @@
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/random.h"
+#include "generated/ops/real.h"
 #include "generated/ops/unfold.h"
 
 namespace tl::jit {
@@ -143,6 +144,12 @@ void boxed_random_(Stack& s) {
   finish(s, 2, tl::random_(a[0].toTensor(), a[1].opt(&IValue::toGenerator)));
 }
 
+// real(Tensor(a) self) -> Tensor(a)
+void boxed_real(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::real(a[0].toTensor()));
+}
+
 // unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 void boxed_unfold(Stack& s) {
   IValue* a = args(s, 4);
@@ -171,6 +178,7 @@ const OpEntry entries[] = {
     {"random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", boxed_random__from, kNondeterministic},
     {"random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", boxed_random__to, kNondeterministic},
     {"random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", boxed_random_, kNondeterministic},
+    {"real(Tensor(a) self) -> Tensor(a)", boxed_real, 0},
     {"unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", boxed_unfold, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

@@ -8,6 +8,7 @@
 #include "generated/ops/kl_div.h"
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
@@ -87,6 +88,12 @@ void boxed_rand_like(Stack& s) {
   finish(s, 3, tl::rand_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
 }
 
+// resolve_conj(Tensor(a) self) -> Tensor(a)
+void boxed_resolve_conj(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::resolve_conj(a[0].toTensor()));
+}
+
 // silu(Tensor self) -> Tensor
 void boxed_silu(Stack& s) {
   IValue* a = args(s, 1);
@@ -136,6 +143,7 @@ const OpEntry entries[] = {
     {"nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor", boxed_nll_loss2d, 0},
     {"nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", boxed_nll_loss2d_out, 0},
     {"rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_rand_like, kNondeterministic},
+    {"resolve_conj(Tensor(a) self) -> Tensor(a)", boxed_resolve_conj, 0},
     {"silu(Tensor self) -> Tensor", boxed_silu, kPointwise},
     {"silu_(Tensor(a!) self) -> Tensor(a!)", boxed_silu_, kPointwise},
     {"silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_silu_out, kPointwise},

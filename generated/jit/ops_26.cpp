@@ -7,6 +7,7 @@
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
@@ -103,6 +104,12 @@ void boxed_lu_solve_out(Stack& s) {
   finish(s, 4, tl::lu_solve_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
 }
 
+// resolve_neg(Tensor(a) self) -> Tensor(a)
+void boxed_resolve_neg(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::resolve_neg(a[0].toTensor()));
+}
+
 // row_stack(Tensor[] tensors) -> Tensor
 void boxed_row_stack(Stack& s) {
   IValue* a = args(s, 1);
@@ -143,6 +150,7 @@ const OpEntry entries[] = {
     {"log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log2_out, kPointwise},
     {"lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor", boxed_lu_solve, 0},
     {"lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)", boxed_lu_solve_out, 0},
+    {"resolve_neg(Tensor(a) self) -> Tensor(a)", boxed_resolve_neg, 0},
     {"row_stack(Tensor[] tensors) -> Tensor", boxed_row_stack, 0},
     {"row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_row_stack_out, 0},
     {"special_bessel_j1(Tensor self) -> Tensor", boxed_special_bessel_j1, kPointwise},

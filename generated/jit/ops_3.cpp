@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 3: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
@@ -12,6 +13,12 @@
 
 namespace tl::jit {
 namespace {
+
+// conj(Tensor(a) self) -> Tensor(a)
+void boxed_conj(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::conj(a[0].toTensor()));
+}
 
 // cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 void boxed_cumprod(Stack& s) {
@@ -116,6 +123,7 @@ void boxed_tanh_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"conj(Tensor(a) self) -> Tensor(a)", boxed_conj, 0},
     {"cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", boxed_cumprod, 0},
     {"cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", boxed_cumprod_, 0},
     {"cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_cumprod_out, 0},

@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/celu.h"
+#include "generated/ops/is_conj.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/matmul.h"
@@ -29,6 +30,12 @@ void boxed_celu(Stack& s) {
 void boxed_celu_(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::celu_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// is_conj(Tensor self) -> bool
+void boxed_is_conj(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::is_conj(a[0].toTensor()));
 }
 
 // kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -101,6 +108,7 @@ const OpEntry entries[] = {
     {"_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]", boxed__histogramdd_bin_edges, 0},
     {"celu(Tensor self, Scalar alpha=1.0) -> Tensor", boxed_celu, 0},
     {"celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)", boxed_celu_, 0},
+    {"is_conj(Tensor self) -> bool", boxed_is_conj, 0},
     {"kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", boxed_kthvalue, 0},
     {"kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_kthvalue_out, 0},
     {"linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor", boxed_linalg_lu_solve, 0},

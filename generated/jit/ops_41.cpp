@@ -11,11 +11,13 @@
 #include "generated/ops/det.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::jit {
 namespace {
@@ -122,6 +124,12 @@ void boxed_huber_loss_out(Stack& s) {
   finish(s, 5, tl::huber_loss_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toDouble()));
 }
 
+// is_neg(Tensor self) -> bool
+void boxed_is_neg(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::is_neg(a[0].toTensor()));
+}
+
 // reflection_pad2d(Tensor self, int[4] padding) -> Tensor
 void boxed_reflection_pad2d(Stack& s) {
   IValue* a = args(s, 2);
@@ -206,6 +214,12 @@ void boxed_square_(Stack& s) {
   finish(s, 1, tl::square_(a[0].toTensor()));
 }
 
+// view_as_real(Tensor(a) self) -> Tensor(a)
+void boxed_view_as_real(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::view_as_real(a[0].toTensor()));
+}
+
 const OpEntry entries[] = {
     {"_lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)", boxed__lu_with_info, 0},
     {"_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bicubic2d_aa_backward, 0},
@@ -224,6 +238,7 @@ const OpEntry entries[] = {
     {"hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", boxed_hardshrink_backward, kPointwise},
     {"huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor", boxed_huber_loss, 0},
     {"huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)", boxed_huber_loss_out, 0},
+    {"is_neg(Tensor self) -> bool", boxed_is_neg, 0},
     {"reflection_pad2d(Tensor self, int[4] padding) -> Tensor", boxed_reflection_pad2d, 0},
     {"reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad2d_out, 0},
     {"special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", boxed_special_logsumexp, 0},
@@ -238,6 +253,7 @@ const OpEntry entries[] = {
     {"square(Tensor self) -> Tensor", boxed_square, kPointwise},
     {"square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_square_out, kPointwise},
     {"square_(Tensor(a!) self) -> Tensor(a!)", boxed_square_, 0},
+    {"view_as_real(Tensor(a) self) -> Tensor(a)", boxed_view_as_real, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

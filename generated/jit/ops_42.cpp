@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/linalg_lu.h"
@@ -40,6 +41,24 @@ void boxed__upsample_nearest_exact1d_out(Stack& s) {
 void boxed__upsample_nearest_exact1d_vec(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::_upsample_nearest_exact1d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
+// conj_physical(Tensor self) -> Tensor
+void boxed_conj_physical(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::conj_physical(a[0].toTensor()));
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+void boxed_conj_physical_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::conj_physical_(a[0].toTensor()));
+}
+
+// conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_conj_physical_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::conj_physical_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
@@ -238,6 +257,9 @@ const OpEntry entries[] = {
     {"_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor", boxed__upsample_nearest_exact1d, 0},
     {"_upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact1d_out, 0},
     {"_upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact1d_vec, 0},
+    {"conj_physical(Tensor self) -> Tensor", boxed_conj_physical, kPointwise},
+    {"conj_physical_(Tensor(a!) self) -> Tensor(a!)", boxed_conj_physical_, kPointwise},
+    {"conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_conj_physical_out, kPointwise},
     {"conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", boxed_conv1d, 0},
     {"conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", boxed_conv1d_padding, 0},
     {"diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", boxed_diagonal_copy, 0},

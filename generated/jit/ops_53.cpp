@@ -8,6 +8,7 @@
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
 #include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -84,6 +85,12 @@ void boxed_lstm_cell(Stack& s) {
 void boxed_pixel_unshuffle(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::pixel_unshuffle(a[0].toTensor(), a[1].toInt()));
+}
+
+// polar(Tensor abs, Tensor angle) -> Tensor
+void boxed_polar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::polar(a[0].toTensor(), a[1].toTensor()));
 }
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -165,6 +172,7 @@ const OpEntry entries[] = {
     {"log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", boxed_log_sigmoid_forward, kPointwise},
     {"lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)", boxed_lstm_cell, 0},
     {"pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", boxed_pixel_unshuffle, 0},
+    {"polar(Tensor abs, Tensor angle) -> Tensor", boxed_polar, 0},
     {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", boxed_pow_Tensor_Tensor, kPointwise},
     {"pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", boxed_pow__Tensor_Tensor, kPointwise},
     {"pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_pow_Tensor_Tensor_out, kPointwise},

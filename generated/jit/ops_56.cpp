@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 56: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/constant_pad_nd.h"
@@ -11,6 +12,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+void boxed__fft_c2r(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fft_c2r(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toInt()));
+}
 
 // _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
 void boxed__scaled_dot_product_flash_attention_for_cpu_backward(Stack& s) {
@@ -103,6 +110,7 @@ void boxed_special_zeta_other_scalar_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor", boxed__fft_c2r, 0},
     {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", boxed__scaled_dot_product_flash_attention_for_cpu_backward, 0},
     {"amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", boxed_amin, 0},
     {"amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_amin_out, 0},

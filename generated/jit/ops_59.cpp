@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_fused_adadelta.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
@@ -15,6 +16,12 @@ void boxed__fused_adadelta_(Stack& s) {
   IValue* a = args(s, 10);
   tl::_fused_adadelta_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), a[5].toDouble(), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toBool());
   drop(s, 10);
+}
+
+// imag(Tensor(a) self) -> Tensor(a)
+void boxed_imag(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::imag(a[0].toTensor()));
 }
 
 // index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
@@ -55,6 +62,7 @@ void boxed_take_out(Stack& s) {
 
 const OpEntry entries[] = {
     {"_fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()", boxed__fused_adadelta_, 0},
+    {"imag(Tensor(a) self) -> Tensor(a)", boxed_imag, 0},
     {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", boxed_index_put, 0},
     {"index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", boxed_index_put_, 0},
     {"special_erfc(Tensor self) -> Tensor", boxed_special_erfc, 0},

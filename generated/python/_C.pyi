@@ -858,6 +858,18 @@ class TensorBase:
         """A copy of `self` with its own (contiguous) storage."""
         ...
 
+    def conj(self) -> Tensor:
+        """The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view."""
+        ...
+
+    def conj_physical(self) -> Tensor:
+        """The complex conjugate of every element of `self`, computed (a copy for real tensors)."""
+        ...
+
+    def conj_physical_(self) -> Tensor:
+        """In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors)."""
+        ...
+
     def contiguous(self, *, memory_format: Any = contiguous_format) -> Tensor:
         """`self` if it is already contiguous (row-major), otherwise a contiguous copy."""
         ...
@@ -1464,6 +1476,14 @@ class TensorBase:
 
     def inverse(self) -> Tensor:
         """`linalg.inv` under its older name."""
+        ...
+
+    def is_conj(self) -> bool:
+        """False (torchlite tensors never carry a lazy conjugate bit)."""
+        ...
+
+    def is_neg(self) -> bool:
+        """False (torchlite tensors never carry a lazy negation bit)."""
         ...
 
     def is_nonzero(self) -> bool:
@@ -2189,6 +2209,14 @@ class TensorBase:
 
     def resize_as_(self, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
         """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+        ...
+
+    def resolve_conj(self) -> Tensor:
+        """`self` (torchlite tensors never carry a lazy conjugate bit)."""
+        ...
+
+    def resolve_neg(self) -> Tensor:
+        """`self` (torchlite tensors never carry a lazy negation bit)."""
         ...
 
     def roll(self, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:

@@ -32,6 +32,18 @@ def _embedding_bag_forward_only(weight: Tensor, indices: Tensor, offsets: Tensor
     """`_embedding_bag` for inference: the same results, no gradient (PyTorch's `embedding_bag` runs it when the weight does not require grad)."""
     ...
 
+def _fft_c2c(input: Tensor, dim: Sequence[int], normalization: int, forward: bool) -> Tensor:
+    """The complex-to-complex DFT of `self` over `dim` (forward: exp(-2 pi i jk/n), else exp(+...)); normalization 0 (none), 1 (1/sqrt(n)) or 2 (1/n), n the product of the transformed sizes."""
+    ...
+
+def _fft_c2r(input: Tensor, dim: Sequence[int], normalization: int, last_dim_size: int) -> Tensor:
+    """The inverse DFT of the Hermitian-symmetric complex tensor `self` (the onesided half of the last dim in `dim`) over `dim`, real, with `last_dim_size` values in that dim."""
+    ...
+
+def _fft_r2c(input: Tensor, dim: Sequence[int], normalization: int, onesided: bool) -> Tensor:
+    """The forward DFT of the real tensor `self` over `dim`, complex; `onesided`: only the n//2 + 1 non-redundant values of the last dim in `dim`."""
+    ...
+
 def _fused_adagrad_(self: Sequence[Tensor], grad_list: Sequence[Tensor], state_sums: Sequence[Tensor], state_steps: Sequence[Tensor], *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`."""
     ...
@@ -681,12 +693,28 @@ def column_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> 
     """Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns."""
     ...
 
+def complex(real: Tensor, imag: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The complex tensor `real + i imag` (both float32 or both float64, broadcast)."""
+    ...
+
 def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `cat`."""
     ...
 
 def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `cat`."""
+    ...
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view."""
+    ...
+
+def conj_physical(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """The complex conjugate of every element of `self`, computed (a copy for real tensors)."""
+    ...
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors)."""
     ...
 
 def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Number = 0) -> Tensor:
@@ -1298,6 +1326,10 @@ def i0_(input: Tensor) -> Tensor:
     """In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype."""
     ...
 
+def imag(input: Tensor) -> Tensor:
+    """The imaginary parts of a complex tensor, as a view; real tensors raise."""
+    ...
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
     """A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order."""
     ...
@@ -1341,6 +1373,14 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
 
 def inverse(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """`linalg.inv` under its older name."""
+    ...
+
+def is_conj(input: Tensor) -> bool:
+    """False (torchlite tensors never carry a lazy conjugate bit)."""
+    ...
+
+def is_neg(input: Tensor) -> bool:
+    """False (torchlite tensors never carry a lazy negation bit)."""
     ...
 
 def is_nonzero(input: Tensor) -> bool:
@@ -1948,6 +1988,10 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
     """The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`."""
     ...
 
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """The complex tensor `abs * (cos(angle) + i sin(angle))` (both float32 or both float64, broadcast)."""
+    ...
+
 def polygamma(n: int, input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The `n`-th derivative of the digamma function of every element of `self` (`n` >= 0); integer inputs give the default float dtype."""
     ...
@@ -2045,6 +2089,10 @@ def ravel(input: Tensor) -> Tensor:
     """`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise."""
     ...
 
+def real(input: Tensor) -> Tensor:
+    """The real parts of a complex tensor, as a view (`self` itself for real tensors)."""
+    ...
+
 def reciprocal(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """1 / x for every element x of `self`; integer inputs give the default float dtype."""
     ...
@@ -2097,6 +2145,14 @@ def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
 
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
     """Resizes `self` (as `resize_`) to the sizes of `the_template`."""
+    ...
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """`self` (torchlite tensors never carry a lazy conjugate bit)."""
+    ...
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """`self` (torchlite tensors never carry a lazy negation bit)."""
     ...
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
@@ -2534,6 +2590,14 @@ def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, 
 
 def vdot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet)."""
+    ...
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a float32/float64 tensor whose last dimension has size 2 and stride 1 (real and imaginary parts); the other strides and the offset must be even."""
+    ...
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor, its real and imaginary parts in a new last dimension of size 2 (the other strides doubled)."""
     ...
 
 @overload

@@ -8,6 +8,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
@@ -74,6 +75,30 @@ PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// complex
+PyObject* fn_complex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "complex(Tensor real, Tensor imag, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto real = r.tensor(0);
+  auto imag = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("complex.out", real, imag, out);
+    auto result = [&] { GilRelease no_gil; return tl::complex_out(out, real, imag); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("complex", real, imag);
+  auto result = [&] { GilRelease no_gil; return tl::complex(real, imag); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -664,6 +689,10 @@ void add_bindings_1(FunctionTables& functions, std::vector<PyMethodDef>& methods
 atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_2d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"complex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_complex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(complex(Tensor real, Tensor imag, *, Tensor? out=None) -> Tensor
+
+The complex tensor `real + i imag` (both float32 or both float64, broadcast).)doc"});
   functions["_ops"].push_back({"concat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concat)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
 #include "generated/ops/cauchy.h"
@@ -22,6 +23,25 @@
 
 namespace tl::python {
 namespace {
+
+// _fft_c2c
+PyObject* fn__fft_c2c(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fft_c2c(Tensor input, int[] dim, int normalization, bool forward)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto normalization = r.toInt64(2);
+  auto forward = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("_fft_c2c", self, IntArrayRef(dim), normalization, forward);
+  auto result = [&] { GilRelease no_gil; return tl::_fft_c2c(self, dim, normalization, forward); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_asgd_
 PyObject* fn_internal__fused_asgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -348,6 +368,10 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_10(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_fft_c2c", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_c2c)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_c2c(Tensor input, int[] dim, int normalization, bool forward) -> Tensor
+
+The complex-to-complex DFT of `self` over `dim` (forward: exp(-2 pi i jk/n), else exp(+...)); normalization 0 (none), 1 (1/sqrt(n)) or 2 (1/n), n the product of the transformed sizes.)doc"});
   functions["_internal"].push_back({"_fused_asgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_asgd_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_asgd_(Tensor[] self, Tensor[] grad_list, Tensor[] axs, Tensor[] mus, Tensor[] etas, Tensor[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> None
 

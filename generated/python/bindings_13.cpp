@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fft_r2c.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
 #include "generated/ops/logaddexp.h"
@@ -17,6 +18,25 @@
 
 namespace tl::python {
 namespace {
+
+// _fft_r2c
+PyObject* fn__fft_r2c(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto normalization = r.toInt64(2);
+  auto onesided = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("_fft_r2c", self, IntArrayRef(dim), normalization, onesided);
+  auto result = [&] { GilRelease no_gil; return tl::_fft_r2c(self, dim, normalization, onesided); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // arctan2
 PyObject* fn_arctan2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -426,6 +446,10 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_fft_r2c", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_r2c)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided) -> Tensor
+
+The forward DFT of the real tensor `self` over `dim`, complex; `onesided`: only the n//2 + 1 non-redundant values of the last dim in `dim`.)doc"});
   functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/hinge_embedding_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/view_as_complex.h"
 
 namespace tl::python {
 namespace {
@@ -174,6 +175,22 @@ PyObject* fn_special_special_i0e(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// view_as_complex
+PyObject* fn_view_as_complex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "view_as_complex(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("view_as_complex", self);
+  auto result = [&] { GilRelease no_gil; return tl::view_as_complex(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.acosh
 PyObject* method_acosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -305,6 +322,10 @@ In-place version of deg2rad(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
+  functions["_ops"].push_back({"view_as_complex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_view_as_complex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(view_as_complex(Tensor input) -> Tensor
+
+A complex view of a float32/float64 tensor whose last dimension has size 2 and stride 1 (real and imaginary parts); the other strides and the offset must be even.)doc"});
   methods.push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acosh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(acosh() -> Tensor
 

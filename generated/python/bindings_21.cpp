@@ -17,6 +17,7 @@
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/random.h"
+#include "generated/ops/real.h"
 #include "generated/ops/unfold.h"
 
 namespace tl::python {
@@ -261,6 +262,22 @@ PyObject* fn_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// real
+PyObject* fn_real(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "real(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("real", self);
+  auto result = [&] { GilRelease no_gil; return tl::real(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.atan2
 PyObject* method_atan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -495,6 +512,10 @@ The permutation `P`, unit lower-trapezoidal `L` and upper-trapezoidal `U` of an 
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
 
 The maximum of each window of every row of a (C, L) or (N, C, L) input (max_pool1d_with_indices without the indices).)doc"});
+  functions["_ops"].push_back({"real", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_real)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(real(Tensor input) -> Tensor
+
+The real parts of a complex tensor, as a view (`self` itself for real tensors).)doc"});
   methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
 

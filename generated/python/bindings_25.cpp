@@ -14,6 +14,7 @@
 #include "generated/ops/kl_div.h"
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
@@ -178,6 +179,22 @@ PyObject* fn_rand_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// resolve_conj
+PyObject* fn_resolve_conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resolve_conj(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("resolve_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::resolve_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // silu
 PyObject* fn_nn_silu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -326,6 +343,22 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.resolve_conj
+PyObject* method_resolve_conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resolve_conj()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("resolve_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::resolve_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_25(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -357,6 +390,10 @@ The loss of nll_loss2d_forward (inputs of shape (N, C, H, W)).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Uniform random numbers in [0, 1) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_ops"].push_back({"resolve_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resolve_conj)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_conj(Tensor input) -> Tensor
+
+`self` (torchlite tensors never carry a lazy conjugate bit).)doc"});
   functions["_nn"].push_back({"silu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(silu(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -389,6 +426,10 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  methods.push_back({"resolve_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_conj)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_conj() -> Tensor
+
+`self` (torchlite tensors never carry a lazy conjugate bit).)doc"});
   (void)functions;
   (void)methods;
 }

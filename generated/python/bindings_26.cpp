@@ -11,6 +11,7 @@
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
 #include "generated/ops/special_bessel_j1.h"
 
@@ -177,6 +178,22 @@ PyObject* fn_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   }
   jit::tracer::TraceScope jit_trace("lu_solve", self, LU_data, LU_pivots);
   auto result = [&] { GilRelease no_gil; return tl::lu_solve(self, LU_data, LU_pivots); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// resolve_neg
+PyObject* fn_resolve_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resolve_neg(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("resolve_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::resolve_neg(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -415,6 +432,22 @@ PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.resolve_neg
+PyObject* method_resolve_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resolve_neg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("resolve_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::resolve_neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_26(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
@@ -450,6 +483,10 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
       METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None) -> Tensor
 
 `linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
+  functions["_ops"].push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resolve_neg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg(Tensor input) -> Tensor
+
+`self` (torchlite tensors never carry a lazy negation bit).)doc"});
   functions["_ops"].push_back({"row_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_row_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
@@ -502,6 +539,10 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor LU_data, Tensor LU_pivots) -> Tensor
 
 `linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
+  methods.push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_neg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg() -> Tensor
+
+`self` (torchlite tensors never carry a lazy negation bit).)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
@@ -16,6 +17,22 @@
 
 namespace tl::python {
 namespace {
+
+// conj
+PyObject* fn_conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // cumprod
 PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -241,6 +258,22 @@ PyObject* operator__le__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.conj
+PyObject* method_conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cumprod
 PyObject* method_cumprod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -407,6 +440,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conj(Tensor input) -> Tensor
+
+The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view.)doc"});
   functions["_ops"].push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -451,6 +488,10 @@ True where `self <= other`, element by element, with broadcasting.
 __le__(Scalar other) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
+  methods.push_back({"conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(conj() -> Tensor
+
+The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view.)doc"});
   methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
 

@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/celu.h"
+#include "generated/ops/is_conj.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/matmul.h"
@@ -73,6 +74,22 @@ PyObject* fn_celu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto alpha = r.scalar(1);
   jit::tracer::TraceScope jit_trace("celu_", self, alpha);
   auto result = [&] { GilRelease no_gil; return tl::celu_(self, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// is_conj
+PyObject* fn_is_conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_conj(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("is_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_conj(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -229,6 +246,22 @@ PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.is_conj
+PyObject* method_is_conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_conj()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("is_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.kthvalue
 PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -336,6 +369,10 @@ The CELU of every element x: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` 
       METH_FASTCALL | METH_KEYWORDS, R"doc(celu_(Tensor input, Scalar alpha=1.0) -> Tensor
 
 In-place celu.)doc"});
+  functions["_ops"].push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_conj)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj(Tensor input) -> bool
+
+False (torchlite tensors never carry a lazy conjugate bit).)doc"});
   functions["_ops"].push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -360,6 +397,10 @@ sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]?
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
 
 Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_conj)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj() -> bool
+
+False (torchlite tensors never carry a lazy conjugate bit).)doc"});
   methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
 

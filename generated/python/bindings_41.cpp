@@ -16,11 +16,13 @@
 #include "generated/ops/det.h"
 #include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/huber_loss.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_logsumexp.h"
 #include "generated/ops/special_xlog1py.h"
 #include "generated/ops/split_with_sizes.h"
 #include "generated/ops/square.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::python {
 namespace {
@@ -265,6 +267,22 @@ PyObject* fn_nn_huber_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// is_neg
+PyObject* fn_is_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_neg(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("is_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // reflection_pad2d
 PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -432,6 +450,22 @@ PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// view_as_real
+PyObject* fn_view_as_real(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "view_as_real(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("view_as_real", self);
+  auto result = [&] { GilRelease no_gil; return tl::view_as_real(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.cholesky_inverse
 PyObject* method_cholesky_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -496,6 +530,22 @@ PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("det", self);
   auto result = [&] { GilRelease no_gil; return tl::det(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.is_neg
+PyObject* method_is_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_neg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("is_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_neg(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -599,6 +649,10 @@ The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None) -> Tensor
 
 The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else `delta * (z - 0.5 * delta)`, reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_neg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg(Tensor input) -> bool
+
+False (torchlite tensors never carry a lazy negation bit).)doc"});
   functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
 
@@ -631,6 +685,10 @@ Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which
       METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
 
 `self` squared in place, as `pow_(self, 2)`.)doc"});
+  functions["_ops"].push_back({"view_as_real", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_view_as_real)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(view_as_real(Tensor input) -> Tensor
+
+A real view of a complex tensor, its real and imaginary parts in a new last dimension of size 2 (the other strides doubled).)doc"});
   methods.push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_inverse)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(bool upper=False) -> Tensor
 
@@ -647,6 +705,10 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
                      METH_FASTCALL | METH_KEYWORDS, R"doc(det() -> Tensor
 
 `linalg.det`: the determinant of each square matrix of `self`.)doc"});
+  methods.push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_neg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg() -> bool
+
+False (torchlite tensors never carry a lazy negation bit).)doc"});
   methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 

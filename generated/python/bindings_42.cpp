@@ -8,6 +8,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
 #include "generated/ops/linalg_lu.h"
@@ -74,6 +75,45 @@ PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const*
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// conj_physical
+PyObject* fn_conj_physical(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("conj_physical.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::conj_physical_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("conj_physical", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conj_physical_
+PyObject* fn_conj_physical_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("conj_physical_", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -539,6 +579,38 @@ PyObject* fn_nn_upsample_trilinear3d(PyObject* /*module*/, PyObject* const* args
   TL_PY_CATCH
 }
 
+// Tensor.conj_physical
+PyObject* method_conj_physical(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("conj_physical", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.conj_physical_
+PyObject* method_conj_physical_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("conj_physical_", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.logit
 PyObject* method_logit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -695,6 +767,14 @@ void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& method
 _upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 
 _upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"conj_physical", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj_physical)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical(Tensor input, *, Tensor? out=None) -> Tensor
+
+The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
+  functions["_ops"].push_back({"conj_physical_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj_physical_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical_(Tensor input) -> Tensor
+
+In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
   functions["_ops"].push_back({"conv1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
 
@@ -779,6 +859,14 @@ The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V
 upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 upsample_trilinear3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  methods.push_back({"conj_physical", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj_physical)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical() -> Tensor
+
+The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
+  methods.push_back({"conj_physical_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj_physical_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical_() -> Tensor
+
+In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
   methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
 

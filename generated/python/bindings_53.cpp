@@ -12,6 +12,7 @@
 #include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lstm_cell.h"
 #include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/trunc.h"
 
@@ -158,6 +159,23 @@ PyObject* fn_pixel_unshuffle(PyObject* /*module*/, PyObject* const* args, Py_ssi
   auto downscale_factor = r.toInt64(1);
   jit::tracer::TraceScope jit_trace("pixel_unshuffle", self, downscale_factor);
   auto result = [&] { GilRelease no_gil; return tl::pixel_unshuffle(self, downscale_factor); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// polar
+PyObject* fn_polar(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polar(Tensor abs, Tensor angle)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto abs = r.tensor(0);
+  auto angle = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("polar", abs, angle);
+  auto result = [&] { GilRelease no_gil; return tl::polar(abs, angle); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -522,6 +540,10 @@ One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_i
       METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor
 
 The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`.)doc"});
+  functions["_ops"].push_back({"polar", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polar)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(polar(Tensor abs, Tensor angle) -> Tensor
+
+The complex tensor `abs * (cos(angle) + i sin(angle))` (both float32 or both float64, broadcast).)doc"});
   functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/constant_pad_nd.h"
@@ -20,6 +21,25 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* histogram_type = nullptr;
 PyTypeObject* histogram_out_type = nullptr;
+
+// _fft_c2r
+PyObject* fn__fft_c2r(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fft_c2r(Tensor input, int[] dim, int normalization, int last_dim_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto normalization = r.toInt64(2);
+  auto last_dim_size = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("_fft_c2r", self, IntArrayRef(dim), normalization, last_dim_size);
+  auto result = [&] { GilRelease no_gil; return tl::_fft_c2r(self, dim, normalization, last_dim_size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _scaled_dot_product_flash_attention_for_cpu_backward
 PyObject* fn_internal__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -297,6 +317,10 @@ PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 void add_bindings_56(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   histogram_type = return_type("histogram", {"hist", "bin_edges"});
   histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
+  functions["_ops"].push_back({"_fft_c2r", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_c2r)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_c2r(Tensor input, int[] dim, int normalization, int last_dim_size) -> Tensor
+
+The inverse DFT of the Hermitian-symmetric complex tensor `self` (the onesided half of the last dim in `dim`) over `dim`, real, with `last_dim_size` values in that dim.)doc"});
   functions["_internal"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__scaled_dot_product_flash_attention_for_cpu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor, Tensor]
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fused_adadelta.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/index_put.h"
 #include "generated/ops/special_erfc.h"
 #include "generated/ops/take.h"
@@ -36,6 +37,22 @@ PyObject* fn_internal__fused_adadelta_(PyObject* /*module*/, PyObject* const* ar
   [&] { GilRelease no_gil; tl::_fused_adadelta_(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize); }();
   jit_trace.done();
   Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// imag
+PyObject* fn_imag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "imag(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("imag", self);
+  auto result = [&] { GilRelease no_gil; return tl::imag(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -186,6 +203,10 @@ void add_bindings_59(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> None
 
 One Adadelta step for every parameter of `self`: L2 weight decay, the moving averages of squared gradients and squared updates, maximize; each `state_steps` value incremented.)doc"});
+  functions["_ops"].push_back({"imag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_imag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(imag(Tensor input) -> Tensor
+
+The imaginary parts of a complex tensor, as a view; real tensors raise.)doc"});
   functions["_ops"].push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 

@@ -25,13 +25,30 @@ PyObject* dtype_is_floating_point(PyObject* self, void*) {
 PyObject* dtype_is_signed(PyObject* self, void*) {
   return PyBool_FromLong(is_signed_type(reinterpret_cast<DTypeObject*>(self)->scalar_type));
 }
-PyObject* dtype_is_complex(PyObject*, void*) { Py_RETURN_FALSE; }
+PyObject* dtype_is_complex(PyObject* self, void*) {
+  return PyBool_FromLong(is_complex_type(reinterpret_cast<DTypeObject*>(self)->scalar_type));
+}
+// PyTorch's dtype.to_real(): complex64 -> float32, complex128 -> float64, others unchanged.
+PyObject* dtype_to_real(PyObject* self, PyObject*) {
+  TL_PY_TRY
+  return dtype_object(to_real_type(reinterpret_cast<DTypeObject*>(self)->scalar_type));
+  TL_PY_CATCH
+}
+// PyTorch's dtype.to_complex(): float32 -> complex64, float64 -> complex128, complex unchanged;
+// other dtypes raise (float16 would give complex32, which torchlite lacks).
+PyObject* dtype_to_complex(PyObject* self, PyObject*) {
+  TL_PY_TRY
+  return dtype_object(to_complex_type(reinterpret_cast<DTypeObject*>(self)->scalar_type));
+  TL_PY_CATCH
+}
 PyObject* dtype_itemsize(PyObject* self, void*) {
   return PyLong_FromSize_t(element_size(reinterpret_cast<DTypeObject*>(self)->scalar_type));
 }
 
 PyMethodDef dtype_methods[] = {
     {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+    {"to_real", dtype_to_real, METH_NOARGS, "The real dtype of a complex dtype (complex64 -> float32); others unchanged."},
+    {"to_complex", dtype_to_complex, METH_NOARGS, "The complex dtype of a floating dtype (float32 -> complex64)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -39,7 +56,7 @@ PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating_point, nullptr, "True for float16, bfloat16, float32, float64.", nullptr},
     {"is_signed", dtype_is_signed, nullptr, "False for bool and the unsigned types (uint8, uint16, uint32, uint64).",
      nullptr},
-    {"is_complex", dtype_is_complex, nullptr, "Always False (torchlite has no complex dtypes).", nullptr},
+    {"is_complex", dtype_is_complex, nullptr, "True for complex64 and complex128.", nullptr},
     {"itemsize", dtype_itemsize, nullptr, "Size of one element in bytes.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };

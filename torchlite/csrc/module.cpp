@@ -8,6 +8,7 @@
 #include "aten/core/Generator.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/ScalarType.h"
+#include "aten/core/Warning.h"
 #include "aten/native/TypePromotion.h"
 #include "torchlite/csrc/autograd/python_engine.h"
 #include "torchlite/csrc/device.h"
@@ -140,6 +141,16 @@ void register_submodule(PyObject* module, const char* name) {
 
 namespace tl::python {
 PyObject* linalg_error_type();  // errors.cpp: torchlite._C._LinAlgError (tl::LinAlgError in Python)
+
+// C++ warnings (tl::warn) as Python UserWarnings; a filter that turns them into errors makes the op
+// raise (python_error carries the pending exception out through the op).
+static void warn_in_python(const std::string& message) {
+  if (!Py_IsInitialized()) return;
+  const PyGILState_STATE gil = PyGILState_Ensure();  // ops may run on threads without the GIL
+  const int failed = PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1);
+  PyGILState_Release(gil);
+  if (failed < 0) throw python_error();
+}
 }  // namespace tl::python
 
 PyMODINIT_FUNC PyInit__C() {
@@ -147,6 +158,7 @@ PyMODINIT_FUNC PyInit__C() {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   try {
+    tl::set_warning_handler(&warn_in_python);
     init_dtype(m);
     init_device(m);
     init_generator(m);

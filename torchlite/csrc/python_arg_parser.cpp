@@ -147,7 +147,7 @@ inline bool is_zero_dim_tensor_arg(PyObject* obj) {
 }
 
 inline bool is_numpy_number(PyObject* obj) {
-  return is_numpy_int(obj) || is_numpy_float(obj) || is_numpy_bool(obj);
+  return is_numpy_int(obj) || is_numpy_float(obj) || is_numpy_bool(obj) || is_numpy_complex(obj);
 }
 
 // A Python int (or __index__ object) outside int64: true, with the error to raise left to the caller.
@@ -197,15 +197,16 @@ std::string arg_type_name(PyObject* obj, bool detailed) {
 bool FunctionParameter::check(PyObject* obj, bool numbers_as_tensors, int* failed_idx) const {
   switch (type) {
     case ParameterType::Tensor:
-      return is_tensor(obj) || (numbers_as_tensors && (PyFloat_Check(obj) || PyLong_Check(obj) || is_numpy_number(obj)));
+      return is_tensor(obj) || (numbers_as_tensors && (PyFloat_Check(obj) || PyLong_Check(obj) ||
+                                                       PyComplex_Check(obj) || is_numpy_number(obj)));
     case ParameterType::Scalar:
-      if (PyFloat_Check(obj) || PyLong_Check(obj)) return true;
+      if (PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj)) return true;
       return is_zero_dim_tensor_arg(obj) || is_numpy_number(obj);
     case ParameterType::Int64:
       return is_int_arg(obj);
     case ParameterType::Double:
       if (PyFloat_Check(obj) || PyLong_Check(obj)) return true;
-      return is_zero_dim_tensor_arg(obj) || is_numpy_number(obj);
+      return is_zero_dim_tensor_arg(obj) || (is_numpy_number(obj) && !is_numpy_complex(obj));
     case ParameterType::Bool:
       return PyBool_Check(obj) || is_numpy_bool(obj);
     case ParameterType::String:

@@ -34,8 +34,12 @@ const NumpyTypes* numpy_types() {
   types.integer = get("integer");
   types.floating = get("floating");
   types.bool_ = get("bool_");
+  types.complexfloating = get("complexfloating");
   Py_DECREF(mod);
-  if (!types.ndarray || !types.generic || !types.integer || !types.floating || !types.bool_) return nullptr;
+  if (!types.ndarray || !types.generic || !types.integer || !types.floating || !types.bool_ ||
+      !types.complexfloating) {
+    return nullptr;
+  }
   ready = true;
   return &types;
 }
@@ -55,6 +59,10 @@ bool is_numpy_float(PyObject* obj) {
 bool is_numpy_bool(PyObject* obj) {
   const NumpyTypes* np = numpy_types();
   return np && PyObject_TypeCheck(obj, np->bool_);
+}
+bool is_numpy_complex(PyObject* obj) {
+  const NumpyTypes* np = numpy_types();
+  return np && PyObject_TypeCheck(obj, np->complexfloating);
 }
 bool is_numpy_scalar(PyObject* obj) {
   const NumpyTypes* np = numpy_types();
@@ -84,7 +92,7 @@ double unpack_double(PyObject* obj) {
 }
 
 bool is_scalar_number(PyObject* obj) {
-  return PyFloat_Check(obj) || PyLong_Check(obj) || is_numpy_scalar(obj);
+  return PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj) || is_numpy_scalar(obj);
 }
 
 Scalar unpack_scalar_number(PyObject* obj) {
@@ -99,6 +107,16 @@ Scalar unpack_scalar_number(PyObject* obj) {
   }
   if (is_numpy_int(obj)) return Scalar(unpack_int64(obj));
   if (is_numpy_float(obj)) return Scalar(unpack_double(obj));
+  if (is_numpy_complex(obj) && !PyComplex_Check(obj)) {
+    // numpy.complex64 (no subclass of complex): PyTorch reads it as a float, its real part
+    // (NumPy warns that the imaginary part is discarded).
+    return Scalar(unpack_double(obj));
+  }
+  if (PyComplex_Check(obj)) {
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
+    return Scalar(std::complex<double>(c.real, c.imag));
+  }
   throw TypeError(str("expected a number, got ", py_typename(obj)));
 }
 
@@ -106,6 +124,7 @@ PyObject* wrap_scalar(const Scalar& s) {
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
   if (s.is_uint64()) return PyLong_FromUnsignedLongLong(s.to_uint64_bits());
   if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
+  if (s.is_complex()) return PyComplex_FromDoubles(s.to_complex().real(), s.to_complex().imag());
   return PyFloat_FromDouble(s.to_double());
 }
 

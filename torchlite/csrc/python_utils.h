@@ -15,6 +15,7 @@ struct NumpyTypes {
   PyTypeObject* integer = nullptr;
   PyTypeObject* floating = nullptr;
   PyTypeObject* bool_ = nullptr;
+  PyTypeObject* complexfloating = nullptr;
 };
 // NumPy's types, or nullptr while numpy has not been imported (then no NumPy object can exist).
 const NumpyTypes* numpy_types();
@@ -23,6 +24,9 @@ bool is_ndarray(PyObject* obj);
 bool is_numpy_int(PyObject* obj);
 bool is_numpy_float(PyObject* obj);
 bool is_numpy_bool(PyObject* obj);
+bool is_numpy_complex(PyObject* obj);
+// A Python complex, or a NumPy complex scalar (numpy.complex64 is no subclass of complex).
+inline bool is_complex_number(PyObject* obj) { return PyComplex_Check(obj) || is_numpy_complex(obj); }
 bool is_numpy_scalar(PyObject* obj);  // any numpy.generic
 
 // A Python int that is not a bool.

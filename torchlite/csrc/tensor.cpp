@@ -165,6 +165,7 @@ PyObject* tensor_float(PyObject* self) {
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   if (!jit::warn_conversion("Converting a tensor to a Python float")) return nullptr;
   const Scalar s = tensor_item(t);
+  TL_CHECK(!s.is_complex() || s.to_complex().imag() == 0, "value cannot be converted to type double without overflow");
   if (is_big_uint64(t, s)) return PyFloat_FromDouble(static_cast<double>(static_cast<uint64_t>(s.to_long())));
   return PyFloat_FromDouble(s.to_double());
   TL_PY_CATCH
@@ -176,7 +177,8 @@ PyObject* tensor_int(PyObject* self) {
   TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   if (!jit::warn_conversion("Converting a tensor to a Python integer")) return nullptr;
   Scalar s = tensor_item(t);
-  if (s.is_floating_point()) return PyLong_FromDouble(s.to_double());  // truncates; errors on nan/inf
+  TL_CHECK(!s.is_complex() || s.to_complex().imag() == 0, "value cannot be converted to type int64_t without overflow");
+  if (s.is_floating_point() || s.is_complex()) return PyLong_FromDouble(s.to_double());  // truncates; errors on nan/inf
   return int64_item(t, s);
   TL_PY_CATCH
 }
@@ -578,7 +580,7 @@ PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t narg
 // 0 for an empty tensor, as PyTorch: its address would mean nothing (and its offset is not applied).
 TL_NOARGS(m_data_ptr, return PyLong_FromVoidPtr(t.numel() ? t.data_ptr() : nullptr);)
 TL_NOARGS(m_is_floating_point, return PyBool_FromLong(t.is_floating_point());)
-TL_NOARGS(m_is_complex, (void)t; Py_RETURN_FALSE;)
+TL_NOARGS(m_is_complex, return PyBool_FromLong(is_complex_type(t.dtype()));)
 TL_NOARGS(m_is_signed, return PyBool_FromLong(is_signed_type(t.dtype()));)
 TL_NOARGS(m_item, if (!jit::warn_conversion("Converting a tensor to a Python number")) return nullptr;
           const Scalar s = tensor_item(t); return is_big_uint64(t, s) ? integer_item(t, s) : wrap_scalar(s);)
@@ -658,7 +660,7 @@ PyMethodDef tensor_methods[] = {
      "Whether the elements are laid out in row-major order (or in `memory_format`'s order)."},
     {"data_ptr", m_data_ptr, METH_NOARGS, "Address of element 0 (0 for meta and empty tensors)."},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, "Whether the dtype is a floating-point type."},
-    {"is_complex", m_is_complex, METH_NOARGS, "Always False."},
+    {"is_complex", m_is_complex, METH_NOARGS, "Whether the dtype is complex64 or complex128."},
     {"is_signed", m_is_signed, METH_NOARGS, "Whether the dtype is signed."},
     {"item", m_item, METH_NOARGS, "The value of a one-element tensor as a Python number."},
     {"tolist", m_tolist, METH_NOARGS, "The data as nested Python lists (a number for a 0-d tensor)."},

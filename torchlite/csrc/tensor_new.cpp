@@ -25,7 +25,13 @@ namespace {
 template <typename D, typename S>
 inline D convert_element(S v) {
   using M = opmath_t<S>;
-  if constexpr (std::is_same_v<D, bool>) {
+  if constexpr (is_complex_v<S> || is_complex_v<D>) {
+    // Complex to real keeps the real part; real to complex has a zero imaginary part.
+    if constexpr (std::is_same_v<D, bool>) return v != S(0);
+    else if constexpr (is_complex_v<S> && is_complex_v<D>) return D(v);
+    else if constexpr (is_complex_v<S>) return convert_element<D>(v.real());
+    else return D(static_cast<typename D::value_type>(static_cast<M>(v)));
+  } else if constexpr (std::is_same_v<D, bool>) {
     return static_cast<M>(v) != M(0);
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
     return D(static_cast<float>(static_cast<M>(v)));
@@ -41,10 +47,10 @@ void copy_cast(void* dst, ScalarType dst_type, const char* src, ScalarType src_t
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
-  TL_DISPATCH_ALL_AND_UNSIGNED(dst_type, "tensor", [&] {
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dst_type, "tensor", [&] {
     using D = scalar_t;
     D* out = static_cast<D*>(dst);
-    TL_DISPATCH_ALL_AND_UNSIGNED(src_type, "tensor", [&] {
+    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src_type, "tensor", [&] {
       using S = scalar_t;
       DimVector index(static_cast<size_t>(ndim), 0);
       for (int64_t n = 0; n < numel; ++n) {
@@ -73,8 +79,8 @@ struct ArrayView {
 };
 
 const char* kSupportedNumpyTypes =
-    "The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, "
-    "uint8, and bool.";
+    "The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+    "uint64, uint32, uint16, uint8, and bool.";
 
 std::string numpy_dtype_name(PyObject* obj) {
   PyRef dtype(PyObject_GetAttrString(obj, "dtype"));
@@ -82,7 +88,9 @@ std::string numpy_dtype_name(PyObject* obj) {
     PyErr_Clear();
     return "?";
   }
-  PyRef s(PyObject_Str(dtype.get()));
+  // The scalar type's name, as PyTorch prints it (numpy.clongdouble, numpy.object_), not str(dtype).
+  PyRef type(PyObject_GetAttrString(dtype.get(), "type"));
+  PyRef s(type ? PyObject_GetAttrString(type.get(), "__name__") : PyObject_Str(dtype.get()));
   if (!s) {
     PyErr_Clear();
     return "?";
@@ -122,6 +130,12 @@ ScalarType scalar_type_from_typestr(const std::string& ts, bool* swapped) {
         case 2: return ScalarType::Float16;
         case 4: return ScalarType::Float32;
         case 8: return ScalarType::Float64;
+        default: return ScalarType::Undefined;
+      }
+    case 'c':
+      switch (size) {
+        case 8: return ScalarType::Complex64;
+        case 16: return ScalarType::Complex128;
         default: return ScalarType::Undefined;
       }
     default: return ScalarType::Undefined;
@@ -195,6 +209,7 @@ ScalarType infer_scalar_type(PyObject* obj) {
   if (is_tensor(obj)) return unpack_tensor(obj).dtype();
   if (is_numpy_scalar(obj) || is_ndarray(obj)) return numpy_scalar_type(obj);
   if (PyFloat_Check(obj)) return default_dtype();
+  if (PyComplex_Check(obj)) return default_complex_dtype();
   if (PyBool_Check(obj)) return ScalarType::Bool;
   if (PyLong_Check(obj)) return ScalarType::Int64;
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
@@ -246,16 +261,38 @@ void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
     // A tensor in the place of a number is read as PyTorch reads it: with __float__ for a floating
     // target, __index__ for the others (so a float tensor cannot fill an integer or bool tensor, and
     // tensors of several elements raise those methods' errors), then stored like that number.
+    if (is_complex_type(dtype)) {
+      const Tensor& t = unpack_tensor(obj);
+      TL_CHECK(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+      Scalar v = tensor_item(t);
+      TL_DISPATCH_COMPLEX(dtype, "tensor", [&] { *static_cast<scalar_t*>(dst) = v.to<scalar_t>(); });
+      return;
+    }
     PyRef number(is_floating_type(dtype) ? PyNumber_Float(obj) : PyNumber_Index(obj));
     if (!number) throw python_error();
     store_scalar(dst, dtype, number.get());
     return;
   }
+  if (is_complex_type(dtype)) {
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
+    TL_DISPATCH_COMPLEX(dtype, "tensor", [&] {
+      using R = typename scalar_t::value_type;
+      *static_cast<scalar_t*>(dst) = scalar_t(static_cast<R>(c.real), static_cast<R>(c.imag));
+    });
+    return;
+  }
+
   if (dtype == ScalarType::Bool) {
     int v = PyObject_IsTrue(obj);
     if (v < 0) throw python_error();
     *static_cast<bool*>(dst) = v != 0;
     return;
+  }
+  if (PyComplex_Check(obj)) {
+    // A complex number into a real tensor (bool took its truth value above): PyTorch's TypeErrors.
+    throw TypeError(is_floating_type(dtype) ? "must be real number, not complex"
+                                            : "'complex' object cannot be interpreted as an integer");
   }
   if (is_floating_type(dtype)) {
     double v = PyFloat_Check(obj) ? PyFloat_AS_DOUBLE(obj) : PyFloat_AsDouble(obj);
@@ -342,7 +379,8 @@ void store_recursive(char* dst, ScalarType dtype, const DimVector& sizes, const 
     // it is copied in one pass.
     const Tensor& t = unpack_tensor(obj);
     const IntArrayRef rest(sizes.data() + dim, static_cast<size_t>(ndim - dim));
-    if (!t.is_meta() && t.sizes() == rest && (is_floating_type(dtype) || t.dtype() == dtype)) {
+    if (!t.is_meta() && t.sizes() == rest &&
+        (is_floating_type(dtype) || is_complex_type(dtype) || t.dtype() == dtype)) {
       DimVector bs;
       for (int64_t st : t.strides()) bs.push_back(byte_stride(st, t.itemsize()));
       copy_cast(dst, dtype, static_cast<const char*>(t.data_ptr()), t.dtype(), t.sizes(), bs);
@@ -393,6 +431,7 @@ PyObject* element_to_py(const char* p) {
     T v;
     std::memcpy(&v, p, sizeof(T));
     if constexpr (std::is_same_v<T, uint64_t>) return PyLong_FromUnsignedLongLong(v);
+    else if constexpr (is_complex_v<T>) return PyComplex_FromDoubles(v.real(), v.imag());
     else if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(static_cast<long long>(v));
     else return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
   }
@@ -486,7 +525,7 @@ PyObject* tensor_to_list(const Tensor& t) {
   DimVector byte_strides;
   for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
-  return TL_DISPATCH_ALL_AND_UNSIGNED(t.dtype(), "tolist",
+  return TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t.dtype(), "tolist",
                          [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
 }
 
@@ -565,6 +604,8 @@ PyObject* tensor_array_interface(const Tensor& t) {
     case ScalarType::UInt16: typestr = PY_LITTLE_ENDIAN ? "<u2" : ">u2"; break;
     case ScalarType::UInt32: typestr = PY_LITTLE_ENDIAN ? "<u4" : ">u4"; break;
     case ScalarType::UInt64: typestr = PY_LITTLE_ENDIAN ? "<u8" : ">u8"; break;
+    case ScalarType::Complex64: typestr = PY_LITTLE_ENDIAN ? "<c8" : ">c8"; break;
+    case ScalarType::Complex128: typestr = PY_LITTLE_ENDIAN ? "<c16" : ">c16"; break;
     case ScalarType::BFloat16: throw TypeError("Got unsupported ScalarType BFloat16");
     default: throw TypeError(str("Got unsupported ScalarType ", scalar_type_name(t.dtype())));
   }

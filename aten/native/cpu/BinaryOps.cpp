@@ -1,4 +1,5 @@
 // Arithmetic: add, sub, rsub, mul, div (true / trunc / floor), floor_divide, pow.
+#include "aten/native/cpu/ComplexKernels.h"
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -58,7 +59,9 @@ inline bool is_cpu_scalar_tensor(const Tensor& t) { return t.dim() == 0 && t.is_
 
 void alpha_check(ScalarType dtype, const Scalar& alpha, const char* op) {
   TL_CHECK(!alpha.is_bool() || dtype == ScalarType::Bool, op, ": Boolean alpha only supported for Boolean results.");
-  TL_CHECK(is_floating_type(dtype) || !alpha.is_floating_point(), op,
+  TL_CHECK(is_complex_type(dtype) || !alpha.is_complex(), op,
+           ": For non-complex input tensors, argument alpha must not be a complex number.");
+  TL_CHECK(is_floating_type(dtype) || is_complex_type(dtype) || !alpha.is_floating_point(), op,
            ": For integral input tensors, argument alpha must not be a floating point number.");
 }
 
@@ -523,6 +526,7 @@ void mul_scalar_loop(TensorIterator& iter, const Scalar& other) {
 void add_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   auto iter = binary_iter(out, self, other, "add");
   alpha_check(iter.common_dtype(), alpha, "add");
+  if (is_complex_type(iter.common_dtype())) return complex_add_sub(iter, alpha, +1);
   TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_loop<scalar_t>(iter, alpha, +1, "add"); });
 }
 
@@ -530,6 +534,7 @@ void sub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
   sub_check(self.dtype(), other.dtype(), "sub");
   auto iter = binary_iter(out, self, other, "sub");
   alpha_check(iter.common_dtype(), alpha, "sub");
+  if (is_complex_type(iter.common_dtype())) return complex_add_sub(iter, alpha, -1);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "sub"); });
 }
 
@@ -579,11 +584,13 @@ void mul_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
     return;
   }
   auto iter = binary_iter(out, self, other, "mul");
+  if (is_complex_type(iter.common_dtype())) return complex_mul(iter);
   TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "mul", [&] { mul_loop<scalar_t>(iter); });
 }
 
 void mul_scalar_kernel(const Tensor& self, const Scalar& other, Tensor& out) {
   auto iter = scalar_iter(out, self, other, "mul");
+  if (is_complex_type(iter.common_dtype())) return complex_mul_scalar(iter, other);
   TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "mul", [&] { mul_scalar_loop<scalar_t>(iter, other); });
 }
 

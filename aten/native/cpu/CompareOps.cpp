@@ -34,9 +34,10 @@ void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
     using scalar_t = decltype(zero);
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool { return compare<C>(to_opmath(a), to_opmath(b)); });
   };
-  // As in PyTorch, eq and ne also compare uint16/uint32/uint64, the order comparisons do not.
+  // As in PyTorch, eq and ne also compare uint16/uint32/uint64 and complex numbers, the order
+  // comparisons do not.
   if constexpr (C == Cmp::EQ || C == Cmp::NE)
-    TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), op, [&] { run(scalar_t{}); });
   else
     TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }
@@ -59,7 +60,7 @@ void compare_scalar(const Tensor& self, const Scalar& other, Tensor& out, const 
     cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(to_opmath(a), b); });
   };
   if constexpr (C == Cmp::EQ || C == Cmp::NE)
-    TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), op, [&] { run(scalar_t{}); });
   else
     TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }

@@ -7,6 +7,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/core/Warning.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
 
@@ -37,6 +38,10 @@ TL_TARGET_CLONES void broadcast_fill(T* dst, T v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = v;
 }
 
+struct Bytes16 {  // a complex128 element, moved as a whole
+  uint64_t w[2];
+};
+
 void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
   const int64_t it = static_cast<int64_t>(item);
   if (ds == it && ss == it) {
@@ -53,9 +58,11 @@ void copy_same_dtype(size_t item, char* dst, int64_t ds, const char* src, int64_
     case 4:
       if (ss == 0 && ds == 4) return broadcast_fill(reinterpret_cast<uint32_t*>(dst), *reinterpret_cast<const uint32_t*>(src), n);
       return copy_strided_same<uint32_t>(dst, ds, src, ss, n);
-    default:
+    case 8:
       if (ss == 0 && ds == 8) return broadcast_fill(reinterpret_cast<uint64_t*>(dst), *reinterpret_cast<const uint64_t*>(src), n);
       return copy_strided_same<uint64_t>(dst, ds, src, ss, n);
+    default:  // 16: complex128
+      return copy_strided_same<Bytes16>(dst, ds, src, ss, n);
   }
 }
 
@@ -96,7 +103,8 @@ bool try_copy_transpose(TensorIterator& iter, ScalarType dt) {
     case 1: copy_2d_tiled<uint8_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
     case 2: copy_2d_tiled<uint16_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
     case 4: copy_2d_tiled<uint32_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
-    default: copy_2d_tiled<uint64_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    case 8: copy_2d_tiled<uint64_t>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;
+    default: copy_2d_tiled<Bytes16>(d, s, n0, n1, ds0, ds1, ss0, ss1); break;  // complex128
   }
   return true;
 }
@@ -109,9 +117,9 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   if (dst_t == src_t) return copy_same_dtype(element_size(dst_t), d, dst_stride, s, src_stride, n);
-  TL_DISPATCH_ALL_AND_UNSIGNED(dst_t, "copy_", [&] {
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dst_t, "copy_", [&] {
     using dst_type = scalar_t;
-    TL_DISPATCH_ALL_AND_UNSIGNED(src_t, "copy_", [&] {
+    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src_t, "copy_", [&] {
       using src_type = scalar_t;
       if (dst_stride == static_cast<int64_t>(sizeof(dst_type)) && src_stride == static_cast<int64_t>(sizeof(src_type))) {
         convert_contiguous<dst_type, src_type>(reinterpret_cast<dst_type*>(d), reinterpret_cast<const src_type*>(s), n);
@@ -123,7 +131,7 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
 }
 
 void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst) {
-  TL_DISPATCH_ALL_AND_UNSIGNED(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
 }
 
 const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
@@ -136,6 +144,9 @@ const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_bloc
   }
   TL_CHECK(!src.is_meta(), "copy_: Cannot copy out of meta tensor; no data!");
   if (self.is_same(src)) return self;
+  if (is_complex_type(src.dtype()) && !is_complex_type(self.dtype())) {
+    warn("Casting complex values to real discards the imaginary part");
+  }
   // Same dtype, shape and contiguous layout: a (parallel) memcpy.
   if (self.dtype() == src.dtype() && self.sizes() == src.sizes() && self.is_contiguous() && src.is_contiguous()) {
     char* d = static_cast<char*>(self.data_ptr());

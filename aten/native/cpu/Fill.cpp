@@ -30,7 +30,7 @@ void fill_loop(TensorIterator& iter, T v) {
 const Tensor& fill_kernel(const Tensor& self, const Scalar& value) {
   TL_CHECK(self.defined(), "fill_: expected a defined tensor");
   // Convert (and range-check) first, so meta tensors raise the same errors.
-  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "fill_", [&] {
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), "fill_", [&] {
     const scalar_t v = checked_scalar_cast<scalar_t>(value, "fill_");
     if (self.is_meta() || self.numel() == 0) return;
     Tensor out = self;
@@ -55,10 +55,12 @@ const Tensor& fill_kernel(const Tensor& self, const Scalar& value) {
       uint32_t bits;
       std::memcpy(&bits, &v, 4);
       fill_loop<uint32_t>(iter, bits);
-    } else {
+    } else if constexpr (sizeof(scalar_t) == 8) {
       uint64_t bits;
       std::memcpy(&bits, &v, 8);
       fill_loop<uint64_t>(iter, bits);
+    } else {
+      fill_loop<scalar_t>(iter, v);  // complex128
     }
   });
   return self;

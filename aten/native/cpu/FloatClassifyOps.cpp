@@ -33,6 +33,20 @@ void classify_kernel(const Tensor& self, Tensor& out, const char* op) {
                   .enforce_safe_casting_to_output(false)  // out= is checked to be bool
                   .build();
   const ScalarType t = iter.common_dtype();
+  if (is_complex_type(t)) {
+    // As PyTorch: nan (or inf) if either part is, finite if both parts are; isposinf/isneginf refuse
+    // complex input.
+    TL_CHECK(C != Class::POSINF && C != Class::NEGINF, op,
+             " does not support complex inputs.");
+    TL_DISPATCH_COMPLEX(t, op, [&] {
+      cpu_kernel(iter, [](scalar_t v) -> bool {
+        if constexpr (C == Class::NAN_) return classify<C>(v.real()) || classify<C>(v.imag());
+        else if constexpr (C == Class::INF) return classify<C>(v.real()) || classify<C>(v.imag());
+        else return classify<Class::FINITE>(v.real()) && classify<Class::FINITE>(v.imag());
+      });
+    });
+    return;
+  }
   if (!is_floating_type(t)) {
     TL_DISPATCH_ALL_AND_UNSIGNED(t, op, [&] {
       cpu_kernel(iter, [](scalar_t) -> bool { return C == Class::FINITE; });

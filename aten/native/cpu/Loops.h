@@ -92,6 +92,16 @@ template <typename To, typename From>
 TL_ALWAYS_INLINE To cast_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<From> && std::is_same_v<To, bool>) {
+    return v.real() != 0 || v.imag() != 0;
+  } else if constexpr (is_complex_v<From> && is_complex_v<To>) {
+    return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+  } else if constexpr (is_complex_v<From>) {
+    // To a real type: the real part, converted like that real type (PyTorch drops the imaginary part).
+    return cast_value<To, typename From::value_type>(v.real());
+  } else if constexpr (is_complex_v<To>) {
+    using R = typename To::value_type;
+    return To(cast_value<R, From>(v), R(0));
   } else if constexpr (std::is_same_v<To, bool>) {
     return to_opmath(v) != static_cast<opmath_t<From>>(0);
   } else if constexpr (std::is_same_v<From, bool>) {
@@ -142,6 +152,11 @@ TL_ALWAYS_INLINE To cast_value(From v) {
 // the op's common dtype this way: int8 tensor + 300 adds 44).
 template <typename T>
 TL_ALWAYS_INLINE T scalar_cast(const Scalar& s) {
+  if constexpr (is_complex_v<T>) {
+    if (s.is_complex()) return static_cast<T>(s.to_complex());
+    return T(scalar_cast<typename T::value_type>(s), 0);
+  }
+  if (s.is_complex()) return cast_value<T, std::complex<double>>(s.to_complex());
   if (s.is_floating_point()) return cast_value<T, double>(s.to_double());
   if (s.is_bool()) return cast_value<T, bool>(s.to_bool());
   // Above INT64_MAX: integers take the low bits, floating types the value.
@@ -174,10 +189,15 @@ constexpr const char* overflow_type_name() {
 // exceeds the largest finite float32/float16/bfloat16. Bool and float64 targets never fail.
 template <typename T>
 T checked_scalar_cast(const Scalar& s, const char* op = nullptr) {
+  if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
+    // A complex value fits a real type only without an imaginary part (PyTorch's checked_convert).
+    TL_CHECK(!s.is_complex() || s.to_complex().imag() == 0, op ? op : "", op ? ": " : "",
+             "value cannot be converted to type ", overflow_type_name<T>(), " without overflow");
+  }
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     using lim = std::numeric_limits<T>;
     bool overflow;
-    if (s.is_floating_point()) {
+    if (s.is_floating_point() || s.is_complex()) {
       const double d = s.to_double();
       overflow = !(d >= static_cast<double>(lim::lowest()) && d <= static_cast<double>(lim::max()));
       if constexpr (std::is_same_v<T, int64_t>) overflow = overflow || d >= 9223372036854775808.0;

@@ -30,6 +30,7 @@
 #include "generated/ops/random.h"
 #include "generated/ops/randperm.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 namespace {
@@ -56,6 +57,12 @@ void check_float_dtype(const Tensor& self, const char* op) {
 // ---------------------------------------------------------------------------------------- uniform_, normal_
 
 const Tensor& uniform_kernel(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  if (is_complex_type(self.dtype())) {
+    // As PyTorch: both parts uniform in [from, to), drawn through the real view (so the stream is the
+    // real tensor's of twice the length, part by part).
+    uniform_kernel(view_as_real_kernel(self), from, to, generator);
+    return self;
+  }
   check_float_dtype(self, "uniform_");
   TL_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   TL_DISPATCH_FLOAT(self.dtype(), "uniform_", [&] {
@@ -83,6 +90,11 @@ const Tensor& uniform_kernel(const Tensor& self, double from, double to, std::op
 const Tensor& normal_kernel(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
   TL_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (self.numel() == 0) return self;  // PyTorch returns before its dtype check
+  if (is_complex_type(self.dtype())) {
+    // As PyTorch: each part normal with std / sqrt(2) (so E|z - mean|^2 = std^2), through the real view.
+    normal_kernel(view_as_real_kernel(self), mean, std / std::sqrt(2.0), generator);
+    return self;
+  }
   check_float_dtype(self, "normal_");
   if (self.is_meta()) return self;
   CPUGenerator& g = generator_or_default(generator);
@@ -102,7 +114,7 @@ Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::op
   // PyTorch quirk kept: on the meta device rand accepts any dtype (randn does not).
   if (device && device->is_meta()) return empty_tensor(size, dtype.value_or(default_dtype()), *device);
   Tensor out = empty_tensor(size, dtype.value_or(default_dtype()), device.value_or(Device(DeviceType::CPU)));
-  check_float_dtype(out, "rand");
+  if (!is_complex_type(out.dtype())) check_float_dtype(out, "rand");
   uniform_kernel(out, 0.0, 1.0, generator);
   return out;
 }
@@ -110,7 +122,7 @@ Tensor rand_kernel(IntArrayRef size, std::optional<Generator> generator, std::op
 Tensor randn_kernel(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
                     std::optional<Device> device) {
   Tensor out = empty_tensor(size, dtype.value_or(default_dtype()), device.value_or(Device(DeviceType::CPU)));
-  check_float_dtype(out, "randn");
+  if (!is_complex_type(out.dtype())) check_float_dtype(out, "randn");
   normal_kernel(out, 0.0, 1.0, generator);
   return out;
 }

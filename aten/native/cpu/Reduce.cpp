@@ -29,6 +29,10 @@
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/OutputUtils.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/view_as_complex.h"
+#include "generated/ops/view_as_real.h"
+#include "aten/native/OutputUtils.h"
 #include "aten/native/ReduceEngine.h"
 #include "aten/native/Resize.h"
 #include "aten/native/ShapeUtils.h"
@@ -537,10 +541,35 @@ uint64_t reduce_mask(const Tensor& self, OptionalIntArrayRef dim, const char* op
   return self.dim() == 0 ? 0 : mask;  // a 0-d tensor accepts dim 0/-1 and stays 0-d
 }
 
+// sum/mean of a complex tensor: the same reduction of its real view, whose last dim (the parts)
+// is kept, viewed back as complex. The result dtype is self's (or a complex `dtype`).
+void complex_reduce(const Tensor& self, uint64_t mask, bool keepdim, std::optional<ScalarType> dtype, Kind kind,
+                    Tensor& out, const char* op) {
+  const ScalarType ct = dtype.value_or(self.dtype());
+  TL_CHECK(is_complex_type(ct), op, ": a complex input needs a complex dtype, got ", scalar_type_name(ct));
+  TL_CHECK(!out.defined() || out.dtype() == ct, op, ": Expected out tensor to have dtype ", scalar_type_name(ct),
+           ", but got ", scalar_type_name(out.dtype()), " instead");
+  Tensor src = self.dtype() == ct ? self : empty_tensor(self.sizes(), ct, self.device());
+  if (!src.is_same(self) && !self.is_meta()) copy_kernel(src, self, false);
+  Tensor real_out;
+  reduce_into(view_as_real_kernel(src), mask, keepdim, to_real_type(ct), kind, real_out, op);
+  Tensor result = view_as_complex_kernel(real_out);
+  if (!out.defined()) {
+    out = result;
+    return;
+  }
+  prepare_output(out, OutputSpec{op, result.sizes(), ct, result.device(), OutDtype::Exact});
+  if (!out.is_meta()) copy_kernel(out, result, false);
+}
+
 }  // namespace
 
 Tensor sum_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
   Tensor out;
+  if (is_complex_type(self.dtype())) {
+    complex_reduce(self, reduce_mask(self, std::nullopt, "sum"), false, dtype, Kind::Sum, out, "sum");
+    return out;
+  }
   ScalarType st = sum_result_dtype(self, dtype, out);
   reduce_into(self, reduce_mask(self, std::nullopt, "sum"), false, st, Kind::Sum, out, "sum");
   return out;
@@ -549,17 +578,24 @@ Tensor sum_all_kernel(const Tensor& self, std::optional<ScalarType> dtype) {
 void sum_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                     Tensor& out) {
   uint64_t mask = reduce_mask(self, dim, "sum");
+  if (is_complex_type(self.dtype())) return complex_reduce(self, mask, keepdim, dtype, Kind::Sum, out, "sum");
   ScalarType st = sum_result_dtype(self, dtype, out);
   reduce_into(self, mask, keepdim, st, Kind::Sum, out, "sum");
 }
 
 void mean_all_kernel(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  if (is_complex_type(self.dtype())) {
+    return complex_reduce(self, reduce_mask(self, std::nullopt, "mean"), false, dtype, Kind::Mean, out, "mean");
+  }
   ScalarType st = mean_result_dtype(self, dtype, out);
   reduce_into(self, reduce_mask(self, std::nullopt, "mean"), false, st, Kind::Mean, out, "mean");
 }
 
 void mean_dim_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                      Tensor& out) {
+  if (is_complex_type(self.dtype())) {
+    return complex_reduce(self, reduce_mask(self, dim, "mean"), keepdim, dtype, Kind::Mean, out, "mean");
+  }
   // PyTorch checks the dtype before the dims on CPU, and the dims first on meta tensors.
   uint64_t mask = self.is_meta() ? reduce_mask(self, dim, "mean") : 0;
   ScalarType st = mean_result_dtype(self, dtype, out);

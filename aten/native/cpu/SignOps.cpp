@@ -2,6 +2,7 @@
 // (0 or pi for real inputs; integer and bool inputs give the default float dtype).
 #include <cmath>
 
+#include "aten/native/cpu/ComplexKernels.h"
 #include "aten/native/cpu/Loops.h"
 #include "aten/native/cpu/UnaryIterators.h"
 #include "aten/native/cpu/VecMathCommon.h"
@@ -48,6 +49,7 @@ void signbit_loop(TensorIterator& iter) {
 // sgn of a real number is its sign: -1, 0 or 1 (nan -> 0, -0.0 -> 0.0, like PyTorch's
 // vectorized sign); bool stays itself.
 void sgn_kernel(const Tensor& self, Tensor& out) {
+  if (is_complex_type(self.dtype())) return complex_sgn_kernel(self, out);
   auto iter = same_dtype_unary_iter(out, self, "sgn");
   TL_DISPATCH_ALL(iter.common_dtype(), "sgn", [&] { sgn_loop<scalar_t>(iter); });
 }
@@ -69,6 +71,7 @@ void signbit_kernel(const Tensor& self, Tensor& out) {
 // angle of a real number: pi for negative values (-inf included), 0 otherwise (-0.0 too), nan
 // for nan. pi is rounded to the result dtype, as PyTorch's c10::pi<scalar_t>.
 void angle_kernel(const Tensor& self, Tensor& out) {
+  if (is_complex_type(self.dtype())) return complex_angle_kernel(self, out);
   auto iter = float_unary_iter(out, self, "angle");
   TL_DISPATCH_FLOAT(iter.common_dtype(), "angle", [&] {
     const double pi = static_cast<double>(to_opmath(from_opmath<scalar_t>(3.14159265358979323846)));

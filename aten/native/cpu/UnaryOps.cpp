@@ -1,5 +1,6 @@
 // Unary pointwise ops: neg, abs, sign, relu (keep the dtype) and reciprocal (integer and bool
 // inputs give the default float dtype). The transcendental ops are in TranscendentalOps.cpp.
+#include "aten/native/cpu/ComplexKernels.h"
 #include <cmath>
 
 #include "aten/core/Exception.h"
@@ -85,12 +86,17 @@ void neg_kernel(const Tensor& self, Tensor& out) {
            "neg: Negation, the `-` operator, on a bool tensor is not supported. "
            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   auto iter = unary_iter(out, self, "neg");
+  if (is_complex_type(iter.common_dtype())) return complex_neg(iter);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "neg", [&] {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(wrapping_neg(to_opmath(a))); });
   });
 }
 
 void abs_kernel(const Tensor& self, Tensor& out) {
+  if (is_complex_type(self.dtype())) {
+    TL_CHECK(!out.is_same(self), "In-place abs is not supported for complex tensors.");
+    return complex_abs_kernel(self, out);
+  }
   auto iter = unary_iter(out, self, "abs");  // out= checks before the dtype error, as in PyTorch
   if (iter.is_meta()) return;
   if (self.dtype() == ScalarType::Bool) not_implemented_bool("abs", "abs_cpu");

@@ -1,0 +1,205 @@
+// The complex-specific ops: the views between complex and real layouts (view_as_real,
+// view_as_complex), conj_physical, complex(real, imag), and the complex cases of abs, angle and
+// sgn. std::complex<T> is two T's (real, imaginary), so a complex tensor of n elements is a real
+// tensor of 2n elements with the same storage.
+#include <cmath>
+#include <complex>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/ComplexKernels.h"
+#include "aten/native/cpu/Loops.h"
+
+namespace tl::native {
+
+namespace {
+
+// A view of `base`'s storage with another element type (the view's autograd metadata and version
+// counter are make_view's).
+Tensor dtype_view(const Tensor& base, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor v = make_view(base, sizes, strides, offset);
+  v.impl()->set_dtype(dtype);
+  return v;
+}
+
+template <typename T>
+void conj_loop(TensorIterator& iter) {
+  if constexpr (is_complex_v<T>) {
+    cpu_kernel(iter, [](T a) -> T { return std::conj(a); });
+  } else {
+    cpu_kernel(iter, [](T a) -> T { return a; });
+  }
+}
+
+}  // namespace
+
+// Real and imaginary parts as a last dimension of size 2: strides double, the new dimension has
+// stride 1.
+Tensor view_as_real_kernel(const Tensor& self) {
+  TL_CHECK(is_complex_type(self.dtype()), "view_as_real is only supported for complex tensors");
+  DimVector sizes(self.sizes());
+  DimVector strides;
+  for (int64_t s : self.strides()) strides.push_back(s * 2);
+  sizes.push_back(2);
+  strides.push_back(1);
+  return dtype_view(self, to_real_type(self.dtype()), sizes, strides, self.storage_offset() * 2);
+}
+
+// The inverse: a last dimension of size 2 and stride 1 becomes one complex element; the other
+// strides (of dimensions longer than 1) and the offset must be even, in real elements.
+Tensor view_as_complex_kernel(const Tensor& self) {
+  const ScalarType t = self.dtype();
+  TL_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16,
+           "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar type: ",
+           legacy_type_name(t));
+  TL_CHECK(self.dim() > 0, "Input tensor must have one or more dimensions");
+  TL_CHECK(self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
+  const ScalarType ct = to_complex_type(t);  // float16 raises: torchlite has no complex32
+  DimVector sizes(IntArrayRef(self.sizes().data(), self.sizes().size() - 1));
+  if (self.numel() == 0) {
+    // No element to address: any strides will do (NumPy gives empty arrays zero strides).
+    return dtype_view(self, ct, sizes, contiguous_strides(sizes), self.storage_offset() / 2);
+  }
+  TL_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
+  DimVector strides;
+  for (size_t i = 0; i + 1 < self.sizes().size(); ++i) {
+    TL_CHECK(self.sizes()[i] == 1 || self.strides()[i] % 2 == 0,
+             "Tensor must have a stride divisible by 2 for all but last dimension");
+    strides.push_back(self.strides()[i] / 2);
+  }
+  TL_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  return dtype_view(self, ct, sizes, strides, self.storage_offset() / 2);
+}
+
+// The conjugate, computed (torchlite has no lazy conjugate bit); a copy for real dtypes.
+void conj_physical_kernel(const Tensor& self, Tensor& out) {
+  if (!is_complex_type(self.dtype()) && out.defined() && out.is_same(self)) return;  // conj_physical_ of real: nothing
+  auto iter = TensorIteratorConfig().set_op_name("conj_physical").add_output(out).add_input(self).build();
+  if (iter.is_meta()) return;
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), "conj_physical", [&] { conj_loop<scalar_t>(iter); });
+}
+
+// complex(real, imag): both float32 or both float64 (broadcast), giving complex64/complex128.
+void complex_kernel(const Tensor& real, const Tensor& imag, Tensor& out) {
+  const ScalarType rt = real.dtype(), it = imag.dtype();
+  TL_CHECK(rt == it, "Expected object of scalar type ", legacy_type_name(rt), " but got scalar type ",
+           legacy_type_name(it), " for second argument");
+  TL_CHECK(rt == ScalarType::Float32 || rt == ScalarType::Float64 || rt == ScalarType::Float16,
+           "Expected both inputs to be Half, Float or Double tensors but got ", legacy_type_name(rt), " and ",
+           legacy_type_name(it));
+  const ScalarType ct = to_complex_type(rt);
+  TL_CHECK(!out.defined() || out.dtype() == ct, "Expected object of scalar type ", legacy_type_name(ct),
+           " but got scalar type ", legacy_type_name(out.dtype()), " for argument 'out'");
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("complex")
+                  .add_output(out)
+                  .add_input(real)
+                  .add_input(imag)
+                  .promote_inputs_to_common_dtype(false)
+                  .declare_static_output_dtype(ct)
+                  .build();
+  if (iter.is_meta()) return;
+  TL_DISPATCH_SWITCH(rt, "complex",
+                     TL_DISPATCH_CASE(Float32, float, [&] {
+                       cpu_kernel(iter, [](float a, float b) -> std::complex<float> { return {a, b}; });
+                     }) TL_DISPATCH_CASE(Float64, double, [&] {
+                       cpu_kernel(iter, [](double a, double b) -> std::complex<double> { return {a, b}; });
+                     }));
+}
+
+// |z| of complex elements, as a real tensor (hypot: no overflow for large parts).
+void complex_abs_kernel(const Tensor& self, Tensor& out) {
+  const ScalarType rt = to_real_type(self.dtype());
+  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "abs: result type ", legacy_type_name(rt),
+           " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("abs")
+                  .add_output(out)
+                  .add_input(self)
+                  .declare_static_output_dtype(rt)
+                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
+                  .build();
+  if (iter.is_meta()) return;
+  TL_DISPATCH_COMPLEX(self.dtype(), "abs", [&] {
+    using R = typename scalar_t::value_type;
+    cpu_kernel(iter, [](scalar_t a) -> R { return std::hypot(a.real(), a.imag()); });
+  });
+}
+
+// arg(z) of complex elements, as a real tensor.
+void complex_angle_kernel(const Tensor& self, Tensor& out) {
+  const ScalarType rt = to_real_type(self.dtype());
+  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "angle: result type ", legacy_type_name(rt),
+           " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
+  auto iter = TensorIteratorConfig()
+                  .set_op_name("angle")
+                  .add_output(out)
+                  .add_input(self)
+                  .declare_static_output_dtype(rt)
+                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
+                  .build();
+  if (iter.is_meta()) return;
+  TL_DISPATCH_COMPLEX(self.dtype(), "angle", [&] {
+    using R = typename scalar_t::value_type;
+    cpu_kernel(iter, [](scalar_t a) -> R { return std::atan2(a.imag(), a.real()); });
+  });
+}
+
+// z / |z| (0 for 0), as PyTorch's sgn of complex numbers.
+void complex_sgn_kernel(const Tensor& self, Tensor& out) {
+  auto iter = TensorIteratorConfig().set_op_name("sgn").add_output(out).add_input(self).check_exact_output_dtype(true).build();
+  if (iter.is_meta()) return;
+  TL_DISPATCH_COMPLEX(self.dtype(), "sgn", [&] {
+    using R = typename scalar_t::value_type;
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t {
+      const R m = std::hypot(a.real(), a.imag());
+      return m == R(0) ? scalar_t(0, 0) : scalar_t(a.real() / m, a.imag() / m);
+    });
+  });
+}
+
+// ---------------------------------------------------------------- arithmetic
+
+namespace {
+// The schoolbook product, as PyTorch's c10::complex (std::complex's operator* follows C's Annex G
+// for infinities through a library call per element).
+template <typename C>
+inline C cmul(C a, C b) {
+  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+}  // namespace
+
+void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
+  TL_DISPATCH_COMPLEX(iter.common_dtype(), sign > 0 ? "add" : "sub", [&] {
+    const scalar_t m = scalar_cast<scalar_t>(alpha) * typename scalar_t::value_type(sign);
+    if (m == scalar_t(1)) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a + b; });
+    } else if (m == scalar_t(-1)) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a - b; });
+    } else {
+      cpu_kernel(iter, [m](scalar_t a, scalar_t b) -> scalar_t { return a + cmul(m, b); });
+    }
+  });
+}
+
+void complex_mul(TensorIterator& iter) {
+  TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return cmul(a, b); });
+  });
+}
+
+void complex_mul_scalar(TensorIterator& iter, const Scalar& other) {
+  TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {
+    const scalar_t c = scalar_cast<scalar_t>(other);
+    cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return cmul(a, c); });
+  });
+}
+
+void complex_neg(TensorIterator& iter) {
+  TL_DISPATCH_COMPLEX(iter.common_dtype(), "neg", [&] {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return -a; });
+  });
+}
+
+}  // namespace tl::native
