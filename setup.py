@@ -1,5 +1,8 @@
-"""Builds torchlite: runs the code generator, then compiles aten/, generated/ and
-torchlite/csrc/ into one extension module, torchlite._C, with ninja (build_support/ninja_build.py).
+"""Builds torchlite: runs the code generator, then compiles with ninja (build_support/ninja_build.py)
+two libraries: libtorchlite.so (aten/ and generated/ except its Python bindings: tensors, every op,
+autograd, the JIT; no Python) and the extension module torchlite._C (torchlite/csrc/ and
+generated/python/), which links against it, as torch._C links against libtorch. The package
+carries libtorchlite.so, its headers and a CMake package config for C++ programs (docs/cpp.md).
 
 Environment: TORCHLITE_BUILD_JOBS (parallel compiles), TORCHLITE_DEBUG=1 (-O0 -g),
 TORCHLITE_SANITIZE=address,undefined (sanitizer build, see tools/sanitize.sh), TORCHLITE_BLAS=none
@@ -22,9 +25,15 @@ sys.path.insert(0, str(ROOT))
 from build_support.blas import blas_build_config  # noqa: E402
 from build_support.fft import fft_build_config  # noqa: E402
 from build_support.kernels import check_kernels_defined  # noqa: E402
-from build_support.ninja_build import Build, compiler, run_ninja  # noqa: E402
+from build_support.ninja_build import Build, Library, compiler, run_ninja  # noqa: E402
 
 SOURCE_DIRS = ["aten", "generated", "torchlite/csrc"]
+# The sources of the extension module; every other source is the C++ library's.
+PYTHON_SOURCE_DIRS = ("torchlite/csrc/", "generated/python/")
+CORE_LIBRARY = "libtorchlite.so"
+# Where the package keeps the C++ library, its headers and its CMake config (torchlite.utils.cmake_prefix_path).
+PACKAGE_LIB, PACKAGE_INCLUDE = "lib", "include"
+HEADER_DIRS = ("aten", "generated")
 # Generated files the package itself holds (copied by generate()): the type stubs and the ONNX export table.
 STUBS = {"generated/python/_C.pyi": "torchlite/_C.pyi", "generated/python/_ops.pyi": "torchlite/_ops.pyi",
          "generated/python/onnx_ops.py": "torchlite/onnx/_ops_table.py"}
@@ -66,10 +75,10 @@ def pybind11_include(dest: Path) -> Path:
     return include
 
 
-def native_build(output_name: str) -> Build:
+def native_build(extension_name: str) -> Build:
     """The compile and link settings. Each variant (release, debug, sanitized, without BLAS) has
     its own directory under build/native/, so switching between them never recompiles the others."""
-    blas = blas_build_config(BUILD_ROOT / "blas")
+    blas = blas_build_config(BUILD_ROOT / "blas", installed_in=f"torchlite/{PACKAGE_LIB}")
     debug = os.environ.get("TORCHLITE_DEBUG") == "1"
     sanitize = sanitizers()
     variant = "debug" if debug else "release"
@@ -95,18 +104,29 @@ def native_build(output_name: str) -> Build:
     includes = [str(ROOT), sysconfig.get_paths()["include"], *blas["include_dirs"]]
     # -fno-math-errno: torchlite never reads errno, and with it sqrt compiles to the vector
     # instruction instead of a libm call (GCC's optimize pragma cannot set it per file).
-    cflags = ["-std=c++17", "-fPIC", "-fopenmp", "-fvisibility=hidden", "-Wall", "-Wno-unused-function",
+    # Default visibility: libtorchlite.so exports the C++ API, and the two libraries must share one
+    # copy of each inline function's static data (registries, singletons), which the dynamic linker
+    # unifies only between exported symbols. -fno-semantic-interposition and -Bsymbolic-functions
+    # keep calls inside the library direct (no PLT), as they were when everything was hidden.
+    cflags = ["-std=c++17", "-fPIC", "-fopenmp", "-fno-semantic-interposition", "-Wall", "-Wno-unused-function",
               "-fno-math-errno", *opt, *san, *macros, *(f"-I{i}" for i in includes)]
-    fft = fft_build_config(BUILD_ROOT / "fft")
-    ldflags = ["-fopenmp", *san, *(f"-L{d}" for d in blas["library_dirs"]),
-               *(f"-l{lib}" for lib in blas["libraries"]), *blas["extra_link_args"], *fft["ldflags"]]
+    fft = fft_build_config(BUILD_ROOT / "fft", installed_in=f"torchlite/{PACKAGE_LIB}")
+    ldflags = ["-fopenmp", *san]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
+    is_python = lambda p: p.relative_to(ROOT).as_posix().startswith(PYTHON_SOURCE_DIRS)  # noqa: E731
+    core = Library(CORE_LIBRARY, [p for p in sources if not is_python(p)],
+                   # DT_RPATH rather than RUNPATH: a C++ program's own rpath to the BLAS (set by
+                   # torchliteConfig.cmake for source checkouts) then also serves this library's lookup.
+                   ldflags=(f"-Wl,-soname,{CORE_LIBRARY}", "-Wl,-Bsymbolic-functions", "-Wl,--disable-new-dtags",
+                            *(f"-L{d}" for d in blas["library_dirs"]), *(f"-l{lib}" for lib in blas["libraries"]),
+                            *blas["extra_link_args"], *fft["ldflags"]))
+    extension = Library(extension_name, [p for p in sources if is_python(p)],
+                        ldflags=(f"-Wl,-rpath,$ORIGIN/{PACKAGE_LIB}",), links=(CORE_LIBRARY,))
     # pybind11 (the JIT's bindings, torchlite/csrc/jit) is a build requirement; its headers only
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
     dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)), *fft["dir_cflags"])
-    return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, sources=sources,
-                 output_name=output_name, cxx=compiler(), cflags=cflags, ldflags=ldflags,
-                 dir_cflags=dir_cflags)
+    return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, libraries=(core, extension),
+                 cxx=compiler(), cflags=cflags, ldflags=ldflags, dir_cflags=dir_cflags)
 
 
 def install_library(built: Path, dest: Path) -> None:
@@ -119,6 +139,26 @@ def install_library(built: Path, dest: Path) -> None:
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.copy2(built, tmp)
     os.replace(tmp, dest)
+
+
+def copy_headers(dest: Path) -> None:
+    """The C++ API's headers (aten/ and generated/, without the Python bindings) copied into the
+    package (torchlite/include), each rewritten only when its content changed, stale ones removed."""
+    wanted = {}
+    for d in HEADER_DIRS:
+        for h in (ROOT / d).rglob("*.h"):
+            rel = h.relative_to(ROOT)
+            if not rel.as_posix().startswith(PYTHON_SOURCE_DIRS):
+                wanted[rel] = h
+    for rel, src in wanted.items():
+        out = dest / rel
+        data = src.read_bytes()
+        if not out.exists() or out.read_bytes() != data:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+    for old in dest.rglob("*.h") if dest.exists() else ():
+        if old.relative_to(dest) not in wanted:
+            old.unlink()
 
 
 def generate() -> None:
@@ -138,10 +178,25 @@ class BuildExt(build_ext):
         dest = Path(self.get_ext_fullpath(ext.name))
         build = native_build(dest.name)
         jobs = os.environ.get("TORCHLITE_BUILD_JOBS")
-        library = run_ninja(build, jobs=int(jobs) if jobs else None, verbose=self.verbose > 1)
-        check_kernels_defined(library, ROOT / "native_functions.yaml")
-        install_library(library, dest)
+        built = run_ninja(build, jobs=int(jobs) if jobs else None, verbose=self.verbose > 1)
+        check_kernels_defined(built[CORE_LIBRARY], ROOT / "native_functions.yaml")
+        self._install_beside(built[CORE_LIBRARY], dest.parent)
+        install_library(built[dest.name], dest)
         print(f"built {dest.name} in {time.perf_counter() - start:.1f}s", flush=True)
+        self._core_library = built[CORE_LIBRARY]
+
+    @staticmethod
+    def _install_beside(core_library: Path, package_dir: Path) -> None:
+        """libtorchlite.so and the headers of the C++ API into the package beside the extension."""
+        install_library(core_library, package_dir / PACKAGE_LIB / CORE_LIBRARY)
+        copy_headers(package_dir / PACKAGE_INCLUDE)
+
+    def copy_extensions_to_source(self):
+        # --inplace (and editable installs) build into build_lib, then copy the extension into the
+        # source tree; the C++ library and headers go with it.
+        super().copy_extensions_to_source()
+        for ext in self.extensions:
+            self._install_beside(self._core_library, Path(self.get_ext_fullpath(ext.name)).parent)
 
 
 generate()
@@ -150,13 +205,16 @@ setup(
     version="0.1.0",
     description="A PyTorch-style tensor and deep-learning library whose operators are generated from one YAML file",
     packages=find_packages(include=["torchlite", "torchlite.*"]),
-    package_data={"torchlite": ["*.pyi", "py.typed"]},
+    package_data={"torchlite": ["*.pyi", "py.typed", f"{PACKAGE_LIB}/*.so", f"{PACKAGE_INCLUDE}/**/*.h",
+                                "share/cmake/torchlite/*.cmake"]},
     ext_modules=[Extension("torchlite._C", sources=[])],
     cmdclass={"build_ext": BuildExt},
     python_requires=">=3.10",
     install_requires=["numpy", "scipy-openblas32", "mkl"],
     extras_require={"examples": ["scikit-learn", "tqdm", "matplotlib"], "test": ["pytest", "pytest-xdist", "hypothesis", "torch==2.13.0", "pyyaml", "jinja2", "mpmath", "safetensors", "mpi4py", "mpich",
-                                                                          "onnx", "onnxruntime"],
+                                                                          "onnx", "onnxruntime",
+                                                                          # tests/test_cpp_frontend.py builds C++ programs with find_package(torchlite)
+                                                                          "cmake"],
                     # torchlite.distributed: mpi4py on MPICH from PyPI (MPICH measured faster than Open MPI here: docs/distributed.md)
                     "distributed": ["mpi4py", "mpich"],
                     # torchlite.onnx.export builds the model with onnx's helpers; onnxruntime runs it (docs/onnx.md)

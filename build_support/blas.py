@@ -11,11 +11,12 @@ only when their content changes) and the library is reached through a symbolic l
 build/lib/blas/libscipy_openblas.so, repointed on each build; the link line names only those.
 
 Finding the library at run time, two ways:
-  * rpath `$ORIGIN/../scipy_openblas32/lib`: torchlite/_C*.so installed next to the
-    scipy_openblas32 package in site-packages (`pip install .`).
+  * rpath `$ORIGIN/../../scipy_openblas32/lib`: torchlite/lib/libtorchlite.so (the library that
+    calls the BLAS) installed next to the scipy_openblas32 package in site-packages (`pip install .`).
   * preload (editable and in-place builds): `import scipy_openblas32` loads
     libscipy_openblas.so with RTLD_GLOBAL; torchlite/__init__.py imports it before
     `torchlite._C`, which then resolves the library by its soname wherever it was built.
+    A C++ program using the installed library finds it by the rpath.
 
 Set TORCHLITE_BLAS=none to build without a BLAS (mm/bmm then use torchlite's own loops, much
 slower for float32/float64).
@@ -52,8 +53,9 @@ def _point_link(link: Path, target: Path) -> None:
     link.symlink_to(target)
 
 
-def blas_build_config(build_root: Path) -> dict:
-    """Compile and link settings (lists) for torchlite._C, with stable paths under build_root."""
+def blas_build_config(build_root: Path, installed_in: str = "torchlite/lib") -> dict:
+    """Compile and link settings (lists) for the library that calls the BLAS, with stable paths
+    under build_root. `installed_in`: that library's directory relative to site-packages."""
     if os.environ.get("TORCHLITE_BLAS", "").lower() == "none":
         return _no_blas()
     try:
@@ -76,7 +78,7 @@ def blas_build_config(build_root: Path) -> dict:
         "library_dirs": [str(lib_dir)],
         "libraries": [lib_name],
         "define_macros": [("TL_BLAS_SCIPY_OPENBLAS", "1")],
-        "extra_link_args": [f"-Wl,-rpath,$ORIGIN/../{IMPORT_NAME}/lib"],
+        "extra_link_args": [f"-Wl,-rpath,$ORIGIN/{'../' * len(Path(installed_in).parts)}{IMPORT_NAME}/lib"],
     }
 
 

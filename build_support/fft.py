@@ -10,7 +10,8 @@ headers are copied into build/include/mkl/ (rewritten only when their content ch
 libmkl_rt is reached through a symbolic link in build/lib/mkl/. The include path and the
 TL_FFT_MKL macro are given to the sources under aten/native/fft only, so the FFT library never
 recompiles the rest. At run time torchlite/__init__.py preloads libmkl_rt globally (as it does the
-BLAS); an installed _C also finds it through the rpath $ORIGIN/../../.. (the environment's lib/).
+BLAS); an installed torchlite/lib/libtorchlite.so (which holds the FFT code) also finds it through the
+rpath $ORIGIN/../../../.. (the environment's lib/, where the `mkl` wheel puts it).
 
 TORCHLITE_FFT=none builds without it: the transforms then raise RuntimeError.
 """
@@ -41,8 +42,9 @@ def _candidate_prefixes():
     return [p for p in prefixes if p]
 
 
-def fft_build_config(build_root: Path) -> dict:
-    """{"dir_cflags": (dir, flags) pairs, "ldflags": [...]}, empty when building without MKL."""
+def fft_build_config(build_root: Path, installed_in: str = "torchlite/lib") -> dict:
+    """{"dir_cflags": (dir, flags) pairs, "ldflags": [...]}, empty when building without MKL.
+    `installed_in`: the directory, relative to site-packages, of the library holding the FFT code."""
     none = {"dir_cflags": (), "ldflags": []}
     if os.environ.get("TORCHLITE_FFT", "").lower() == "none":
         return none
@@ -72,5 +74,6 @@ def fft_build_config(build_root: Path) -> dict:
         link.symlink_to(lib)
     return {
         "dir_cflags": ((SOURCE_DIR, (f"-I{include_dir}", "-DTL_FFT_MKL=1")),),
-        "ldflags": [f"-L{lib_dir}", "-lmkl_rt", "-Wl,-rpath,$ORIGIN/../../.."],
+        # site-packages/<installed_in> up to <prefix>/lib: site-packages is <prefix>/lib/pythonX.Y/site-packages.
+        "ldflags": [f"-L{lib_dir}", "-lmkl_rt", f"-Wl,-rpath,$ORIGIN/{'../' * (len(Path(installed_in).parts) + 2)}"],
     }

@@ -1,6 +1,6 @@
-"""Compiles and links torchlite._C with ninja, the way PyTorch's cpp_extension does.
+"""Compiles and links torchlite's two libraries with ninja, the way PyTorch's cpp_extension does.
 
-setup.py describes the build (sources, flags, output); this module writes it as a build.ninja
+setup.py describes the build (sources, flags, the libraries and what each links); this module writes it as a build.ninja
 and runs ninja, which rebuilds only what is out of date: an object whose source, a header it
 includes (from the compiler's -MMD depfile, kept in ninja's .ninja_deps) or its command line
 changed, and the library when an object or the link line changed. Everything on a command line
@@ -21,21 +21,33 @@ from setuptools.errors import CompileError
 
 
 @dataclass(frozen=True)
+class Library:
+    """One shared library of the build: its file name, its sources, the link flags it adds to the
+    build's, and the libraries of the same build it links against (linked first, by file name)."""
+    name: str               # e.g. libtorchlite.so, _C.cpython-311-x86_64-linux-gnu.so
+    sources: list[Path]
+    ldflags: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Build:
     root: Path              # the repository; sources are found under it
-    build_dir: Path         # build.ninja, objects and the linked library live here
-    sources: list[Path]
-    output_name: str        # the library's file name, e.g. _C.cpython-311-x86_64-linux-gnu.so
+    build_dir: Path         # build.ninja, objects and the linked libraries live here
+    libraries: tuple[Library, ...]
     cxx: list[str]          # compiler command (with ccache in front when it is on PATH)
     cflags: list[str]
-    ldflags: list[str]
+    ldflags: list[str]      # every library's link flags
     # Flags added for the sources under a directory (relative to root), e.g. pybind11's include
     # path for torchlite/csrc/jit only: a flag every object gets would recompile everything.
     dir_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
+    def output(self, name: str) -> Path:
+        return self.build_dir / name
+
     @property
-    def output(self) -> Path:
-        return self.build_dir / self.output_name
+    def sources(self) -> list[Path]:
+        return [s for lib in self.libraries for s in lib.sources]
 
     def object_for(self, src: Path) -> Path:
         return self.build_dir / "obj" / src.relative_to(self.root).with_suffix(".o")
@@ -76,21 +88,27 @@ def write_ninja_file(build: Build) -> Path:
         "  description = CXX $in",
         "",
         "rule link",
-        "  command = $cxx -shared $in $ldflags -o $out",
+        "  command = $cxx -shared $in $ldflags $libflags -o $out",
         "  description = LINK $out",
         "",
     ]
-    objects = []
     for src in build.sources:
-        obj = build.object_for(src)
-        objects.append(obj)
-        lines.append(f"build {_path(obj)}: cxx {_path(src)}")
+        lines.append(f"build {_path(build.object_for(src))}: cxx {_path(src)}")
         rel = src.relative_to(build.root).as_posix()
         extra = [f for d, flags in build.dir_cflags if rel.startswith(d + "/") for f in flags]
         if extra:
             lines.append(f"  cflags = $cflags {_command(extra)}")
-    lines += ["", f"build {_path(build.output)}: link {' '.join(_path(o) for o in objects)}",
-              f"default {_path(build.output)}", ""]
+    lines.append("")
+    for lib in build.libraries:
+        objects = " ".join(_path(build.object_for(s)) for s in lib.sources)
+        # A library it links against comes as an input (relinked when that one changes) and as -l.
+        deps = [build.output(d) for d in lib.links]
+        libflags = [*(f"-L{build.build_dir}" for _ in deps[:1]),
+                    *(f"-l{d.removeprefix('lib').removesuffix('.so')}" for d in lib.links), *lib.ldflags]
+        lines += [f"build {_path(build.output(lib.name))}: link {objects}"
+                  + (f" | {' '.join(_path(d) for d in deps)}" if deps else ""),
+                  f"  libflags = {_command(libflags)}"]
+    lines += ["", f"default {' '.join(_path(build.output(lib.name)) for lib in build.libraries)}", ""]
     path = build.build_dir / "build.ninja"
     text = "\n".join(lines)
     build.build_dir.mkdir(parents=True, exist_ok=True)
@@ -114,8 +132,9 @@ def ninja_command() -> list[str]:
         raise CompileError("torchlite builds with ninja: pip install ninja") from None
 
 
-def run_ninja(build: Build, jobs: int | None = None, verbose: bool = False) -> Path:
-    """Brings build.output up to date; a compiler error is a CompileError (its output is above)."""
+def run_ninja(build: Build, jobs: int | None = None, verbose: bool = False) -> dict[str, Path]:
+    """Brings every library up to date (file name -> path); a compiler error is a CompileError
+    (its output is above)."""
     write_ninja_file(build)
     cmd = [*ninja_command(), "-C", str(build.build_dir)]
     if jobs:
@@ -124,5 +143,5 @@ def run_ninja(build: Build, jobs: int | None = None, verbose: bool = False) -> P
         cmd.append("-v")
     sys.stdout.flush()
     if subprocess.run(cmd).returncode != 0:
-        raise CompileError("building torchlite._C failed: see the compiler's messages above")
-    return build.output
+        raise CompileError("building torchlite failed: see the compiler's messages above")
+    return {lib.name: build.output(lib.name) for lib in build.libraries}

@@ -4,7 +4,7 @@ import os
 import stat
 from pathlib import Path
 
-from build_support.ninja_build import Build, compiler, run_ninja, write_ninja_file
+from build_support.ninja_build import Build, Library, compiler, run_ninja, write_ninja_file
 
 
 def _fake_ccache(bin_dir: Path, log: Path) -> Path:
@@ -28,7 +28,7 @@ def _tiny_build(root: Path) -> Build:
     src = root / "src" / "answer.cpp"
     src.parent.mkdir(parents=True)
     src.write_text("extern \"C\" int answer() { return 42; }\n")
-    return Build(root=root, build_dir=root / "build", sources=[src], output_name="libanswer.so",
+    return Build(root=root, build_dir=root / "build", libraries=(Library("libanswer.so", [src]),),
                  cxx=compiler(), cflags=["-O0", "-fPIC"], ldflags=[])
 
 
@@ -52,7 +52,8 @@ def test_build_ninja_compiles_and_links_through_ccache(monkeypatch, tmp_path):
     ninja_file = write_ninja_file(build)
     assert f"cxx = {fake} g++\n" in ninja_file.read_text()
 
-    assert run_ninja(build) == build.output and build.output.exists()
+    built = run_ninja(build)
+    assert built == {"libanswer.so": build.output("libanswer.so")} and built["libanswer.so"].exists()
     calls = log.read_text().splitlines()
     compiles = [c for c in calls if " -c " in f" {c} "]
     assert len(compiles) == 1 and str(build.sources[0]) in compiles[0] and compiles[0].startswith("g++ ")
@@ -60,3 +61,23 @@ def test_build_ninja_compiles_and_links_through_ccache(monkeypatch, tmp_path):
 
     run_ninja(build)  # nothing changed: ninja runs nothing, ccache is not even asked
     assert log.read_text().splitlines() == calls
+
+
+def test_a_library_links_against_another_of_the_build(tmp_path):
+    """The layout setup.py uses (libtorchlite.so, and torchlite._C linking it): the dependent library is
+    relinked when the one it links changes, and finds it by its rpath."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    core, ext = root / "src" / "core.cpp", root / "src" / "ext.cpp"
+    core.write_text('int core_value() { return 41; }\n')
+    ext.write_text('int core_value();\nextern "C" int ext_value() { return core_value() + 1; }\n')
+    build = Build(root=root, build_dir=root / "build", cxx=["g++"], cflags=["-O0", "-fPIC"], ldflags=[],
+                  libraries=(Library("libcore.so", [core], ldflags=("-Wl,-soname,libcore.so",)),
+                             Library("libext.so", [ext], ldflags=("-Wl,-rpath,$ORIGIN",), links=("libcore.so",))))
+    built = run_ninja(build)
+    import ctypes
+    assert ctypes.CDLL(str(built["libext.so"])).ext_value() == 42
+    mtime = built["libext.so"].stat().st_mtime_ns
+    core.write_text('int core_value() { return 41; }  // changed\n')
+    run_ninja(build)
+    assert built["libext.so"].stat().st_mtime_ns != mtime

@@ -1,0 +1,72 @@
+// Checks of the C++ frontend (aten/api/): each line printed is `name value...`, compared by
+// tests/test_cpp_frontend.py with what torchlite's Python API computes for the same inputs.
+#include <cstdio>
+#include <string>
+
+#include <aten/api/jit.h>
+#include <aten/api/torchlite.h>
+
+static void row(const char* name, const tl::Tensor& t) {
+  std::printf("%s", name);
+  for (double v : tl::values_of(t)) std::printf(" %.17g", v);
+  std::printf("\n");
+}
+
+// Runs f and prints `name <exception kind>: <message>` (or `name no error`).
+template <typename F>
+static void error_row(const char* name, F f) {
+  try {
+    f();
+    std::printf("%s no error\n", name);
+  } catch (const tl::TypeError& e) {
+    std::printf("%s TypeError: %s\n", name, e.what());
+  } catch (const tl::IndexError& e) {
+    std::printf("%s IndexError: %s\n", name, e.what());
+  } catch (const tl::ValueError& e) {
+    std::printf("%s ValueError: %s\n", name, e.what());
+  } catch (const tl::NotImplementedError& e) {
+    std::printf("%s NotImplementedError: %s\n", name, e.what());
+  } catch (const tl::RuntimeError& e) {
+    std::printf("%s RuntimeError: %s\n", name, e.what());
+  } catch (const std::exception& e) {
+    std::printf("%s other: %s\n", name, e.what());
+  }
+}
+
+int main(int argc, char** argv) {
+  // Eager ops with broadcasting, dtype promotion and the operators.
+  tl::Tensor a = tl::tensor_from({1, 2, 3, 4, 5, 6}, {2, 3});
+  tl::Tensor b = tl::tensor_from({10, 20, 30});
+  row("broadcast_add", a + b);
+  row("scalar_ops", (a * 2 - 1) / 4);
+  row("matmul", tl::matmul(a, tl::t(a)));
+  row("int_plus_float", tl::arange(3) + tl::tensor_from({0.5, 0.5, 0.5}));
+  std::printf("int_plus_float_dtype %s\n", tl::scalar_type_name((tl::arange(3) + tl::tensor_from({0.5})).dtype()));
+  row("sum_dim", tl::sum(a, std::vector<int64_t>{1}));
+  row("softmax", tl::softmax(a, -1));
+
+  // Autograd: backward and grad, second order through create_graph, no_grad.
+  tl::Tensor x = tl::tensor_from({0.5, -1.0, 2.0}, {3}, tl::ScalarType::Float64);
+  x.set_requires_grad(true);
+  tl::Tensor y = tl::sum(tl::tanh(x) * x);
+  tl::backward(y);
+  row("backward_grad", x.grad());
+  tl::Tensor g = tl::grad({tl::sum(x * x * x)}, {x}, {}, false, true)[0];
+  row("grad_first", g);
+  row("grad_second", tl::grad({tl::sum(g)}, {x})[0]);
+  {
+    tl::autograd::NoGradGuard no_grad;
+    std::printf("no_grad_requires_grad %d\n", static_cast<int>((x * 2).requires_grad()));
+  }
+
+  // Errors reach C++ as the exceptions Python maps to PyTorch's types.
+  error_row("error_shapes", [&] { tl::add(a, tl::tensor_from({1, 2})); });
+  error_row("error_matmul", [&] { tl::matmul(a, a); });
+  error_row("error_dim", [&] { tl::sum(a, std::vector<int64_t>{5}); });
+  error_row("error_tensor_from", [&] { tl::tensor_from({1, 2, 3}, {2, 2}); });
+  error_row("error_load", [&] { tl::jit::load("/nonexistent/model.pt"); });
+  if (argc > 1) error_row("error_corrupt", [&] { tl::jit::load(argv[1]); });
+
+  std::printf("done\n");
+  return 0;
+}
