@@ -20,6 +20,7 @@
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/cpu/GemmOrLoop.h"
+#include "aten/native/cpu/SkinnyGemm.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "generated/ops/_lstm_layer.h"
@@ -98,6 +99,10 @@ template <typename T>
 void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T* cells, T* gates, const LayerShape& sh,
                    bool reverse) {
   const int64_t T_ = sh.T, N = sh.N, H = sh.H, G = 4 * H;
+  // w_hh^T (H x 4H) once: the steps' products read it untransposed, in pieces (SkinnyGemm.h).
+  std::vector<T> wt(static_cast<size_t>(H * G));
+  for (int64_t r = 0; r < G; ++r)
+    for (int64_t j = 0; j < H; ++j) wt[static_cast<size_t>(j * G + r)] = w[r * H + j];
   parallel_for(0, N, row_grain(sh), [&](int64_t r0, int64_t r1) {
     const int64_t n = r1 - r0;
     std::vector<T> tc(static_cast<size_t>(H));
@@ -107,7 +112,7 @@ void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T*
       std::copy(xg + (t * N + r0) * G, xg + (t * N + r1) * G, g);
       const T* hp = p < 0 ? h0 + r0 * H : out + (p * N + r0) * H;
       const T* cp = p < 0 ? c0 + r0 * H : cells + (p * N + r0) * H;
-      gemm_or_loop<T>(false, true, n, G, H, hp, H, w, H, true, g, G);  // g += h_prev @ w_hh^T
+      skinny_gemm<T>(n, G, H, hp, H, wt.data(), G, true, g, G);  // g += h_prev @ w_hh^T
       T* c = cells + (t * N + r0) * H;
       T* h = out + (t * N + r0) * H;
       for (int64_t r = 0; r < n; ++r) {
@@ -166,7 +171,7 @@ void layer_backward_steps(const T* gout, const T* gcells, const T* h0, const T* 
           dcn[j] = dc * f;
         }
       }
-      gemm_or_loop<T>(false, false, n, H, G, dg, G, w, H, false, dh_next.data(), H);  // dh = dgates @ w_hh
+      skinny_gemm<T>(n, H, G, dg, G, w, H, false, dh_next.data(), H);  // dh = dgates @ w_hh
     }
     if (dh0) std::copy(dh_next.begin(), dh_next.end(), dh0 + r0 * H);
     if (dc0) std::copy(dc_next.begin(), dc_next.end(), dc0 + r0 * H);
