@@ -187,6 +187,8 @@ PATH_CASES = [
     (1, (3, 70, 513), (5, 70, 5), dict()),                                   # no padding
     (1, (2, 6, 50), (9, 2, 3), dict(padding=3, dilation=2, groups=3)),       # shifted products per group
     (1, (1, 4, 3), (5, 4, 3), dict(padding=4)),                              # padding wider than the input
+    (1, (2, 16, 700), (100, 16, 3), dict(padding=1)),                        # pieces: 64 + 36 rows, 512 + 188 columns
+    (1, (1, 12, 300), (140, 6, 2), dict(padding=2, dilation=3, groups=2)),   # pieces per group, even kernel
     (2, (2, 3, 9, 11), (24, 3, 3, 3), dict(padding=1)),                      # few in, many out channels
     (2, (2, 2, 8, 7), (12, 1, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),
     (2, (2, 5, 12, 13), (6, 5, 3, 3), dict(stride=2, padding=1)),            # stride-2 window copies
