@@ -178,8 +178,9 @@ def test_conv_tiled_short_rows(case):
 # Paths chosen by size (aten/native/cpu/ConvolutionKernels.cpp): stride-1 1-d convolutions and their input
 # gradients as shifted products over a zero-padded copy (no im2col), other long 1-d rows tiled along their
 # width (several tiles, a partial last one, padding shifted by each tile's start), the input gradient through
-# the transposed product + col2im when out_channels > 2 * in_channels (else as a convolution), and
-# stride-2 window copies.
+# the transposed product + col2im when out_channels > 2 * in_channels (else as a convolution), stride-1 2-d
+# convolutions with >= 32 input channels per group as shifted products over padded rows, and stride-2 window
+# copies.
 PATH_CASES = [
     (1, (2, 64, 1000), (16, 64, 5), dict(padding=2)),                        # 1-d width tiles
     (1, (1, 80, 777), (7, 80, 3), dict(padding=4, dilation=3)),              # dilated, odd width
@@ -192,6 +193,9 @@ PATH_CASES = [
     (2, (2, 3, 9, 11), (24, 3, 3, 3), dict(padding=1)),                      # few in, many out channels
     (2, (2, 2, 8, 7), (12, 1, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),
     (2, (2, 5, 12, 13), (6, 5, 3, 3), dict(stride=2, padding=1)),            # stride-2 window copies
+    (2, (1, 32, 20, 30), (70, 32, 3, 3), dict(padding=1)),                   # 2-d shifted: row pieces 64 + 6, columns across rows
+    (2, (2, 64, 12, 40), (48, 32, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),  # 2-d shifted per group
+    (2, (1, 40, 10, 33), (16, 40, 2, 2), dict()),                             # 2-d shifted, no padding
 ]
 
 
@@ -294,7 +298,7 @@ def test_conv_noncontiguous_and_expanded():
     lx = from_torch(rnd(2, 6, 7, 3)).permute(0, 3, 1, 2)
     lw = from_torch(rnd(3, 3, 3, 4, seed=1)).transpose(2, 3)
     lb = from_torch(rnd(1, seed=2)).expand(3)
-    assert not lx.is_contiguous() and not lw.is_contiguous()
+    assert batch == 0 or not lx.is_contiguous() and not lw.is_contiguous()
     same(TF.conv2d(lx, lw, lb, padding=1), F.conv2d(x, w, b, padding=1))
 
 
@@ -533,3 +537,21 @@ def test_unfold_fold_errors(call, message):
         call(tl, lambda *s: tl.zeros(s), TF)
     assert message in str(expected.value)
     assert message in str(got.value)
+
+
+# The 2-d shifted path (>= 32 input channels per group, stride 1) without a bias, on a non-contiguous
+# input, for batch 1 and an empty batch.
+@pytest.mark.parametrize("batch", [1, 0])
+def test_conv2d_shifted_no_bias_noncontiguous(batch):
+    x0, w = rnd(batch, 20, 36, 33), rnd(40, 33, 3, 3, seed=1)
+    tx0, tw = x0.clone().requires_grad_(), w.clone().requires_grad_()
+    lx0, lw = (t.requires_grad_() for t in both(x0, w))
+    tx, lx = tx0.permute(0, 3, 2, 1), lx0.permute(0, 3, 2, 1)  # (batch, 33, 36, 20), not contiguous
+    assert batch == 0 or not lx.is_contiguous()
+    expected, got = F.conv2d(tx, tw, padding=1), TF.conv2d(lx, lw, padding=1)
+    same(got, expected)
+    g = rnd(*expected.shape, seed=3)
+    expected.backward(g)
+    got.backward(from_torch(g))
+    same(lx0.grad, tx0.grad)
+    same(lw.grad, tw.grad)
