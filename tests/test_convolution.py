@@ -178,8 +178,9 @@ def test_conv_tiled_short_rows(case):
 # Paths chosen by size (aten/native/cpu/ConvolutionKernels.cpp): stride-1 1-d convolutions and their input
 # gradients as shifted products over a zero-padded copy (no im2col), other long 1-d rows tiled along their
 # width (several tiles, a partial last one, padding shifted by each tile's start), the input gradient through
-# the transposed product + col2im when out_channels > 2 * in_channels (else as a convolution), and
-# stride-2 window copies.
+# the transposed product + col2im when out_channels > 2 * in_channels (else as a convolution), stride-1 2-d
+# convolutions with >= 32 input channels per group as shifted products over padded rows, and stride-2 window
+# copies.
 PATH_CASES = [
     (1, (2, 64, 1000), (16, 64, 5), dict(padding=2)),                        # 1-d width tiles
     (1, (1, 80, 777), (7, 80, 3), dict(padding=4, dilation=3)),              # dilated, odd width
@@ -187,9 +188,14 @@ PATH_CASES = [
     (1, (3, 70, 513), (5, 70, 5), dict()),                                   # no padding
     (1, (2, 6, 50), (9, 2, 3), dict(padding=3, dilation=2, groups=3)),       # shifted products per group
     (1, (1, 4, 3), (5, 4, 3), dict(padding=4)),                              # padding wider than the input
+    (1, (2, 16, 700), (100, 16, 3), dict(padding=1)),                        # pieces: 64 + 36 rows, 512 + 188 columns
+    (1, (1, 12, 300), (140, 6, 2), dict(padding=2, dilation=3, groups=2)),   # pieces per group, even kernel
     (2, (2, 3, 9, 11), (24, 3, 3, 3), dict(padding=1)),                      # few in, many out channels
     (2, (2, 2, 8, 7), (12, 1, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),
     (2, (2, 5, 12, 13), (6, 5, 3, 3), dict(stride=2, padding=1)),            # stride-2 window copies
+    (2, (1, 32, 20, 30), (70, 32, 3, 3), dict(padding=1)),                   # 2-d shifted: row pieces 64 + 6, columns across rows
+    (2, (2, 64, 12, 40), (48, 32, 3, 2), dict(padding=(2, 1), dilation=(2, 1), groups=2)),  # 2-d shifted per group
+    (2, (1, 40, 10, 33), (16, 40, 2, 2), dict()),                             # 2-d shifted, no padding
 ]
 
 
@@ -531,3 +537,21 @@ def test_unfold_fold_errors(call, message):
         call(tl, lambda *s: tl.zeros(s), TF)
     assert message in str(expected.value)
     assert message in str(got.value)
+
+
+# The 2-d shifted path (>= 32 input channels per group, stride 1) without a bias, on a non-contiguous
+# input, for batch 1 and an empty batch.
+@pytest.mark.parametrize("batch", [1, 0])
+def test_conv2d_shifted_no_bias_noncontiguous(batch):
+    x0, w = rnd(batch, 20, 36, 33), rnd(40, 33, 3, 3, seed=1)
+    tx0, tw = x0.clone().requires_grad_(), w.clone().requires_grad_()
+    lx0, lw = (t.requires_grad_() for t in both(x0, w))
+    tx, lx = tx0.permute(0, 3, 2, 1), lx0.permute(0, 3, 2, 1)  # (batch, 33, 36, 20), not contiguous
+    assert batch == 0 or not lx.is_contiguous()
+    expected, got = F.conv2d(tx, tw, padding=1), TF.conv2d(lx, lw, padding=1)
+    same(got, expected)
+    g = rnd(*expected.shape, seed=3)
+    expected.backward(g)
+    got.backward(from_torch(g))
+    same(lx0.grad, tx0.grad)
+    same(lw.grad, tw.grad)

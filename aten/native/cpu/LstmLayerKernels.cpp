@@ -10,8 +10,8 @@
 // over all steps after the loop, split over its rows.
 //
 // Layout: gates rows are [i | f | g | o], H each (PyTorch's order), stored activated: sigmoid(i),
-// sigmoid(f), tanh(g), sigmoid(o). The transcendental functions are torchlite's own (VecMath*.h), so
-// results match the `sigmoid`/`tanh` ops the composite used.
+// sigmoid(f), tanh(g), sigmoid(o). float64 uses torchlite's own transcendental functions (VecMath*.h, as
+// the `sigmoid`/`tanh` ops); float32 float-lane versions of them (below), within a few ulp of those.
 #include <algorithm>
 #include <tuple>
 #include <vector>
@@ -19,7 +19,9 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/cpu/ExpFloatLanes.h"
 #include "aten/native/cpu/GemmOrLoop.h"
+#include "aten/native/cpu/SkinnyGemm.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/VecMathLoops.h"
 #include "generated/ops/_lstm_layer.h"
@@ -73,14 +75,31 @@ void map_inplace(T* x, int64_t n, const F& f) {
     }
   }
 }
+// float32 gates in float lanes: sigmoid and tanh from exp_float_lanes (ExpFloatLanes.h, <= 2 ulp), 16
+// lanes per instruction with AVX-512, where the double-computed sigmoid_for_float/tanh_for_float (correctly
+// rounded) took ~7% of the LSTM forward's time (perf, one thread). tanh(x) = sign(x) (1 - e) / (1 + e),
+// e = exp(-2|x|): an absolute error of a few 1e-8 near 0 (the gates are added into the cell state, where
+// absolute error is what counts; PyTorch's oneDNN LSTM uses approximated activations as well).
+TL_TARGET_CLONES void sigmoid_lanes(float* x, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + vec::exp_float_lanes(-x[i]));
+}
+TL_TARGET_CLONES void tanh_lanes(float* x, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = x[i], e = vec::exp_float_lanes(-2.0f * (a < 0 ? -a : a));
+    const float t = (1.0f - e) / (1.0f + e);
+    x[i] = a < 0 ? -t : a == a ? t : a;  // NaN stays NaN
+  }
+}
 template <typename T>
 void sigmoid_inplace(T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) map_inplace(x, n, [](double v) TL_MATH_INLINE { return vec::sigmoid_for_float(v); });
+  if constexpr (std::is_same_v<T, float>) sigmoid_lanes(x, n);
   else map_inplace(x, n, [](double v) TL_MATH_INLINE { return vec::sigmoid_f64(v); });
 }
 template <typename T>
 void tanh_inplace(T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) map_inplace(x, n, [](double v) TL_MATH_INLINE { return vec::tanh_for_float(v); });
+  if constexpr (std::is_same_v<T, float>) tanh_lanes(x, n);
   else map_inplace(x, n, [](double v) TL_MATH_INLINE { return vec::tanh_f64(v); });
 }
 
@@ -98,6 +117,10 @@ template <typename T>
 void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T* cells, T* gates, const LayerShape& sh,
                    bool reverse) {
   const int64_t T_ = sh.T, N = sh.N, H = sh.H, G = 4 * H;
+  // w_hh^T (H x 4H) once: the steps' products read it untransposed, in pieces (SkinnyGemm.h).
+  std::vector<T> wt(static_cast<size_t>(H * G));
+  for (int64_t r = 0; r < G; ++r)
+    for (int64_t j = 0; j < H; ++j) wt[static_cast<size_t>(j * G + r)] = w[r * H + j];
   parallel_for(0, N, row_grain(sh), [&](int64_t r0, int64_t r1) {
     const int64_t n = r1 - r0;
     std::vector<T> tc(static_cast<size_t>(H));
@@ -107,7 +130,7 @@ void layer_forward(const T* xg, const T* h0, const T* c0, const T* w, T* out, T*
       std::copy(xg + (t * N + r0) * G, xg + (t * N + r1) * G, g);
       const T* hp = p < 0 ? h0 + r0 * H : out + (p * N + r0) * H;
       const T* cp = p < 0 ? c0 + r0 * H : cells + (p * N + r0) * H;
-      gemm_or_loop<T>(false, true, n, G, H, hp, H, w, H, true, g, G);  // g += h_prev @ w_hh^T
+      skinny_gemm<T>(n, G, H, hp, H, wt.data(), G, true, g, G);  // g += h_prev @ w_hh^T
       T* c = cells + (t * N + r0) * H;
       T* h = out + (t * N + r0) * H;
       for (int64_t r = 0; r < n; ++r) {
@@ -166,7 +189,7 @@ void layer_backward_steps(const T* gout, const T* gcells, const T* h0, const T* 
           dcn[j] = dc * f;
         }
       }
-      gemm_or_loop<T>(false, false, n, H, G, dg, G, w, H, false, dh_next.data(), H);  // dh = dgates @ w_hh
+      skinny_gemm<T>(n, H, G, dg, G, w, H, false, dh_next.data(), H);  // dh = dgates @ w_hh
     }
     if (dh0) std::copy(dh_next.begin(), dh_next.end(), dh0 + r0 * H);
     if (dc0) std::copy(dc_next.begin(), dc_next.end(), dc0 + r0 * H);
