@@ -239,12 +239,16 @@ void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int6
   if (grad_output.is_meta() || empty) return;
   const Tensor y = cast_to(output, st);
   const bool avx512 = softmax_rows_avx512();
+  // Non-temporal stores once gI and its two inputs (3x its size) overflow a 32 MiB L3: gI is then read
+  // back from memory anyway (by the gradient accumulation), and streaming skips reading its lines first.
+  const bool stream = 3 * out.nbytes() > (size_t(24) << 20);
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
       if constexpr (std::is_same_v<scalar_t, float>) {
         if (avx512) {
-          if constexpr (Log) log_softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size);
-          else softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size);
+          if constexpr (Log)
+            log_softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size, stream);
+          else softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size, stream);
           return;
         }
       }

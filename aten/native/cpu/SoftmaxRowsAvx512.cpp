@@ -3,12 +3,17 @@
 // row ending at the end of a mapping is safe) and masks its lanes out of the sums and maxima.
 #include "aten/native/cpu/SoftmaxRowsAvx512.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// GCC 12's _mm512_max_ps and _mm512_reduce_* pass _mm512_undefined_ps() as the unused merge operand,
+// which -Wall reports as an uninitialized read (it is not read).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #define TL_SOFTMAX_X86 1
 #endif
@@ -56,6 +61,23 @@ TL_AVX512 inline __m512 exp_ps(__m512 x) {
   return _mm512_scalef_ps(p, k);
 }
 
+// Horizontal max / sum through memory, in a fixed tree order.
+TL_AVX512 inline float hmax(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  for (int w = 8; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) t[j] = t[j + w] > t[j] ? t[j + w] : t[j];
+  return t[0];
+}
+
+TL_AVX512 inline float hsum(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  for (int w = 8; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) t[j] += t[j + w];
+  return t[0];
+}
+
 TL_AVX512 inline __mmask16 tail_mask(int64_t left) {
   return static_cast<__mmask16>((1u << left) - 1u);
 }
@@ -73,7 +95,7 @@ TL_AVX512 float row_max(const float* x, int64_t n) {
     const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
     m0 = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, m, x + i), m0);
   }
-  return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+  return hmax(_mm512_max_ps(m0, m1));
 }
 
 // sum(exp(x - mx)), also stored to y when Store (softmax keeps the exps to scale them).
@@ -93,7 +115,32 @@ TL_AVX512 float exp_sum(const float* x, float* y, int64_t n, float mx) {
     if constexpr (Store) _mm512_mask_storeu_ps(y + i, m, e);
     s = _mm512_mask_add_ps(s, m, s, e);
   }
-  return _mm512_reduce_add_ps(s);
+  return hsum(s);
+}
+
+// gi[i] = f(i) for the row's 16-float steps: with Stream, non-temporal stores from the first 64-byte
+// aligned step on (the lines before it and the tail are plain masked stores), then an sfence so the
+// row is ordered before whatever the caller does next.
+template <bool Stream, typename F>
+TL_AVX512 inline void write_row(float* gi, int64_t n, const F& f) {
+  int64_t i = 0;
+  if constexpr (Stream) {
+    const int64_t head = std::min<int64_t>(n, ((64 - (reinterpret_cast<uintptr_t>(gi) & 63)) & 63) / 4);
+    if ((reinterpret_cast<uintptr_t>(gi) & 3) == 0 && head > 0) {
+      const __mmask16 m = tail_mask(head);
+      _mm512_mask_storeu_ps(gi, m, f(0, m));
+      i = head;
+    }
+    if ((reinterpret_cast<uintptr_t>(gi + i) & 63) == 0) {
+      for (; i + 16 <= n; i += 16) _mm512_stream_ps(gi + i, f(i, __mmask16(0xffff)));
+      _mm_sfence();
+    }
+  }
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(gi + i, f(i, __mmask16(0xffff)));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(gi + i, m, f(i, m));
+  }
 }
 
 }  // namespace
@@ -123,7 +170,7 @@ TL_AVX512 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
   }
 }
 
-TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n) {
+TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
   if (n <= 0) return;
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
@@ -137,19 +184,15 @@ TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, f
     const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
     a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, g + i), _mm512_maskz_loadu_ps(m, y + i), a0);
   }
-  const __m512 s = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3))));
-  for (i = 0; i + 16 <= n; i += 16) {
-    const __m512 yv = _mm512_loadu_ps(y + i);
-    _mm512_storeu_ps(gi + i, _mm512_mul_ps(yv, _mm512_sub_ps(_mm512_loadu_ps(g + i), s)));
-  }
-  if (i < n) {
-    const __mmask16 m = tail_mask(n - i);
-    const __m512 yv = _mm512_maskz_loadu_ps(m, y + i);
-    _mm512_mask_storeu_ps(gi + i, m, _mm512_mul_ps(yv, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, g + i), s)));
-  }
+  const __m512 s = _mm512_set1_ps(hsum(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3))));
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + j), _mm512_sub_ps(_mm512_maskz_loadu_ps(m, g + j), s));
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
 }
 
-TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n) {
+TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
   if (n <= 0) return;
   __m512 a0 = _mm512_setzero_ps(), a1 = a0;
   int64_t i = 0;
@@ -161,22 +204,20 @@ TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* 
     const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
     a0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m, g + i), a0);
   }
-  const __m512 s = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(a0, a1)));
-  for (i = 0; i + 16 <= n; i += 16)
-    _mm512_storeu_ps(gi + i, _mm512_fnmadd_ps(exp_ps(_mm512_loadu_ps(y + i)), s, _mm512_loadu_ps(g + i)));
-  if (i < n) {
-    const __mmask16 m = tail_mask(n - i);
-    const __m512 e = exp_ps(_mm512_maskz_loadu_ps(m, y + i));
-    _mm512_mask_storeu_ps(gi + i, m, _mm512_fnmadd_ps(e, s, _mm512_maskz_loadu_ps(m, g + i)));
-  }
+  const __m512 s = _mm512_set1_ps(hsum(_mm512_add_ps(a0, a1)));
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    return _mm512_fnmadd_ps(exp_ps(_mm512_maskz_loadu_ps(m, y + j)), s, _mm512_maskz_loadu_ps(m, g + j));
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
 }
 
 #else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}
-void softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t) {}
-void log_softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t) {}
+void softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
+void log_softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
 
 #endif
 

@@ -17,8 +17,10 @@ bool softmax_rows_avx512();
 // y = softmax(x) or log_softmax(x) over one contiguous row of n > 0 floats (y may be x).
 void softmax_row_f32_avx512(const float* x, float* y, int64_t n);
 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n);
-// gi = y * (g - sum(g * y)) and gi = g - exp(y) * sum(g), one contiguous row (gi may be g or y).
-void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n);
-void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n);
+// gi = y * (g - sum(g * y)) and gi = g - exp(y) * sum(g), one contiguous row (gi may be g or y). With
+// `stream`, gi is written with non-temporal stores: for outputs that do not fit in the cache beside their
+// two inputs, it saves reading each line of gi before writing it.
+void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
+void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
 
 }  // namespace tl::native
