@@ -104,6 +104,16 @@ def test_backward_ops_streaming_stores_like_torch(n):
         assert_same(ours, theirs, atol=2e-5, rtol=1e-5)
 
 
+def test_backward_ops_large_other_dim_like_torch():
+    # Over 8 MiB along dim 0: the engine's scratch slices, written with plain stores.
+    y = torch.softmax(_randn((1029, 2100), 20, scale=3.0), 0)
+    g = _randn((1029, 2100), 21)
+    for name, yy in (("_softmax_backward_data", y), ("_log_softmax_backward_data", y.log())):
+        ours = getattr(tl, name)(from_torch(g), from_torch(yy), 0, tl.float32)
+        theirs = getattr(torch.ops.aten, name)(g, yy, 0, torch.float32)
+        assert_same(ours, theirs, atol=2e-5, rtol=1e-5)
+
+
 def _ulps(a, b):
     # Distance in representable floats (same sign assumed; both finite).
     ia = a.view(torch.int32).long()

@@ -241,7 +241,11 @@ void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int6
   const bool avx512 = softmax_rows_avx512();
   // Non-temporal stores once gI and its two inputs (3x its size) overflow a 32 MiB L3: gI is then read
   // back from memory anyway (by the gradient accumulation), and streaming skips reading its lines first.
-  const bool stream = 3 * out.nbytes() > (size_t(24) << 20);
+  // Only where the kernel writes gI itself (rows of a contiguous gI), not the engine's scratch slices.
+  const int64_t d = grad_output.dim() == 0 ? 0 : maybe_wrap_dim(dim, grad_output.dim(), op);
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < grad_output.dim(); ++i) inner *= grad_output.sizes()[i];
+  const bool stream = inner == 1 && out.is_contiguous() && 3 * out.nbytes() > (size_t(24) << 20);
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
       if constexpr (std::is_same_v<scalar_t, float>) {
