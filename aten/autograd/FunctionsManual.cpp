@@ -18,6 +18,7 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/cumsum.h"
@@ -186,14 +187,18 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef d
   return tl::expand(g, sizes, false);
 }
 
+// PyTorch divides the expanded gradient; dividing the gradient first and then writing out its
+// expansion gives the same elements (each is grad / n) with one division per gradient element
+// instead of per input element (a broadcast first operand takes the elementwise engine's strided
+// loop: twice PyTorch's time for adaptive_avg_pool2d(x, 1)'s backward).
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, int64_t numel) {
-  return tl::div(tl::expand(grad, sizes, false), numel);
+  return tl::contiguous(tl::expand(tl::div(grad, numel), sizes, false));
 }
 
 Tensor mean_dim_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim) {
   int64_t n = 1;
   for (int64_t d : reduced_dims(sizes, dim)) n *= sizes[d];
-  return tl::div(sum_backward(grad, sizes, dim, keepdim), n);
+  return tl::contiguous(sum_backward(tl::div(grad, n), sizes, dim, keepdim));
 }
 
 void check_differentiable_dtype(const Tensor& result) {

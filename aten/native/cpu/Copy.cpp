@@ -96,6 +96,8 @@ bool try_copy_transpose(TensorIterator& iter, ScalarType dt) {
   const int64_t ds0 = iter.stride_bytes(0, 0), ds1 = iter.stride_bytes(0, 1);
   const int64_t ss0 = iter.stride_bytes(1, 0), ss1 = iter.stride_bytes(1, 1);
   if (!((ds0 == item && ss1 == item) || (ss0 == item && ds1 == item))) return false;
+  // A broadcast source (stride 0, as expand(...).contiguous()) is not a transpose: the 1-D runs fill it.
+  if (ss0 == 0 || ss1 == 0) return false;
   char* d = iter.data_ptr(0);
   const char* s = iter.data_ptr(1);
   const int64_t n0 = iter.iter_size(0), n1 = iter.iter_size(1);

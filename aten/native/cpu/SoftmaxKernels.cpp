@@ -8,6 +8,7 @@
 
 #include "aten/native/DimEngine.h"
 #include "aten/native/cpu/ExpFloatLanes.h"
+#include "aten/native/cpu/SoftmaxRowsAvx512.h"
 #include "aten/native/cpu/Vectorize.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_softmax_backward_data.h"
@@ -203,8 +204,16 @@ void softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     });
     return;
   }
+  const bool avx512 = softmax_rows_avx512();
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {in}, dim, {/*contiguous=*/true, /*cost_per_element=*/8}, [&](const DimSlice* s) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (avx512) {
+          if constexpr (Log) log_softmax_row_f32_avx512(s[1].as<float>(), s[0].as<float>(), s[1].size);
+          else softmax_row_f32_avx512(s[1].as<float>(), s[0].as<float>(), s[1].size);
+          return;
+        }
+      }
       softmax_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[0].as<scalar_t>(), s[1].size);
     });
   });
@@ -229,8 +238,24 @@ void softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int6
   prepare_output(out, grad_output.sizes(), result_dtype, grad_output, OutDtype::Exact, op);
   if (grad_output.is_meta() || empty) return;
   const Tensor y = cast_to(output, st);
+  const bool avx512 = softmax_rows_avx512();
+  // Non-temporal stores once gI and its two inputs (3x its size) overflow a 32 MiB L3: gI is then read
+  // back from memory anyway (by the gradient accumulation), and streaming skips reading its lines first.
+  // Only where the kernel writes gI itself (rows of a contiguous gI), not the engine's scratch slices.
+  const int64_t d = grad_output.dim() == 0 ? 0 : maybe_wrap_dim(dim, grad_output.dim(), op);
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < grad_output.dim(); ++i) inner *= grad_output.sizes()[i];
+  const bool stream = inner == 1 && out.is_contiguous() && 3 * out.nbytes() > (size_t(24) << 20);
   TL_DISPATCH_FLOAT(st, op, [&] {
     dim_apply({out}, {grad_output, y}, dim, {true, 4}, [&](const DimSlice* s) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (avx512) {
+          if constexpr (Log)
+            log_softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size, stream);
+          else softmax_backward_row_f32_avx512(s[1].as<float>(), s[2].as<float>(), s[0].as<float>(), s[0].size, stream);
+          return;
+        }
+      }
       softmax_backward_slice<scalar_t, Log>(s[1].as<scalar_t>(), s[2].as<scalar_t>(), s[0].as<scalar_t>(), s[0].size);
     });
   });

@@ -36,7 +36,6 @@
 #include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
-#include "generated/ops/zeros.h"
 
 namespace tl::native {
 namespace {
@@ -257,6 +256,46 @@ void upsample_forward(const T* in, T* out, const Plan<acc_t>& p) {
   });
 }
 
+// The bilinear backward, plane by plane in acc_t: each grad_output row is scattered along W once into
+// a row buffer (2 taps per element), which is then added, times each H weight, to the two input rows
+// it came from (contiguous, vectorized). The general loop below scatters every element 4 times with
+// the product weights; this does half the scalar read-modify-writes. Sums differ from it (and from
+// PyTorch's per-element h * w * g order) by rounding only.
+template <typename T, typename acc_t>
+TL_TARGET_CLONES void axpy_row(acc_t* acc, const acc_t* s, acc_t w, int64_t n) {
+#pragma omp simd
+  for (int64_t x = 0; x < n; ++x) acc[x] += w * s[x];
+}
+
+template <typename T, typename acc_t>
+void bilinear_backward(const T* go, T* gi, const Plan<acc_t>& p) {
+  const Axis<acc_t>&H = p.ax[1], &W = p.ax[2];
+  const int64_t in_plane = H.in * W.in, out_plane = H.out * W.out;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, out_plane));
+  parallel_for(0, p.planes, grain, [&](int64_t b, int64_t e) {
+    std::vector<acc_t> acc(static_cast<size_t>(in_plane)), s(static_cast<size_t>(W.in));
+    const int64_t* wi = W.idx.data();
+    const acc_t* ww = W.w.data();
+    for (int64_t pl = b; pl < e; ++pl) {
+      std::fill(acc.begin(), acc.end(), acc_t(0));
+      const T* src = go + pl * out_plane;
+      for (int64_t oh = 0; oh < H.out; ++oh) {
+        const T* g = src + oh * W.out;
+        std::fill(s.begin(), s.end(), acc_t(0));
+        for (int64_t x = 0; x < W.out; ++x) {
+          const acc_t v = static_cast<acc_t>(g[x]);
+          s[static_cast<size_t>(wi[2 * x])] += ww[2 * x] * v;
+          s[static_cast<size_t>(wi[2 * x + 1])] += ww[2 * x + 1] * v;
+        }
+        for (int c = 0; c < 2; ++c)
+          axpy_row<T, acc_t>(acc.data() + H.idx[2 * oh + c] * W.in, s.data(), H.w[2 * oh + c], W.in);
+      }
+      T* dst = gi + pl * in_plane;
+      for (int64_t i = 0; i < in_plane; ++i) dst[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+    }
+  });
+}
+
 // grad_input[taps of o] += weight * grad_output[o], in acc_t per plane (float for the 16-bit floats).
 template <typename T, typename acc_t>
 void upsample_backward(const T* go, T* gi, const Plan<acc_t>& p) {
@@ -339,13 +378,17 @@ Tensor upsample_backward_kernel(const char* op, Interp mode, const Tensor& grad_
     TL_CHECK(grad_output.sizes()[d] == shape[d], op,
              ": Expected grad_output to have the same shape as output; output.size(", d, ") = ", shape[d],
              " but got grad_output.size(", d, ") = ", grad_output.sizes()[d]);
-  Tensor grad_input = tl::zeros(input_size, grad_output.dtype(), grad_output.device());
+  // Every plane is written whole (from its acc_t buffer), so no zero fill first.
+  Tensor grad_input = empty_tensor(input_size, grad_output.dtype(), grad_output.device());
   TL_DISPATCH_FLOAT(grad_output.dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
     if (grad_input.is_meta() || grad_input.numel() == 0) return;
     const Plan<acc_t> plan = make_plan<acc_t>(mode, input_size, output_size, k, align_corners, scales);
     const Tensor go = grad_output.is_contiguous() ? grad_output : tl::contiguous(grad_output);
-    upsample_backward<scalar_t, acc_t>(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), plan);
+    if (plan.ax[0].in == 1 && plan.ax[0].out == 1 && plan.ax[1].taps == 2 && plan.ax[2].taps == 2)
+      bilinear_backward<scalar_t, acc_t>(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), plan);
+    else
+      upsample_backward<scalar_t, acc_t>(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), plan);
   });
   return grad_input;
 }

@@ -1,0 +1,224 @@
+// The AVX-512 float32 softmax rows (SoftmaxRowsAvx512.h). Every loop steps 16 floats; the last,
+// partial step uses masked loads and stores (lanes past the row are neither read nor written, so a
+// row ending at the end of a mapping is safe) and masks its lanes out of the sums and maxima.
+#include "aten/native/cpu/SoftmaxRowsAvx512.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// GCC 12's _mm512_max_ps and _mm512_reduce_* pass _mm512_undefined_ps() as the unused merge operand,
+// which -Wall reports as an uninitialized read (it is not read).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#define TL_SOFTMAX_X86 1
+#endif
+
+namespace tl::native {
+
+bool softmax_rows_avx512() {
+  static const bool on = [] {
+    bool yes = false;
+#ifdef TL_SOFTMAX_X86
+    yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#endif
+    const char* want = std::getenv("TORCHLITE_SOFTMAX_ISA");
+    return yes && !(want && std::strcmp(want, "generic") == 0);
+  }();
+  return on;
+}
+
+#ifdef TL_SOFTMAX_X86
+
+#define TL_AVX512 __attribute__((target("arch=x86-64-v4")))
+
+namespace {
+
+// exp in float lanes: k = round(x / ln2) through the 1.5 * 2^23 shifter, r = x - k ln2 with ln2 in two
+// floats (Cody-Waite, |r| <= ln2 / 2), exp(r) by the degree-6 Taylor-like minimax polynomial of Cephes'
+// expf in Horner form, times 2^k by vscalefps. x is clamped to [-104, 88.7228394] first: below, the
+// result rounds to 0; above, 2^128 overflows to inf as it should; -inf must not reach r (inf - inf).
+// max(lo, x) / min(hi, x) return x when it is NaN (the second operand), so NaN comes out as NaN.
+TL_AVX512 inline __m512 exp_ps(__m512 x) {
+  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
+  x = _mm512_min_ps(_mm512_set1_ps(88.7228394f), x);
+  const __m512 shifter = _mm512_set1_ps(12582912.0f);
+  const __m512 k = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), shifter), shifter);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, k);
+}
+
+// Horizontal max / sum through memory, in a fixed tree order.
+TL_AVX512 inline float hmax(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  for (int w = 8; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) t[j] = t[j + w] > t[j] ? t[j + w] : t[j];
+  return t[0];
+}
+
+TL_AVX512 inline float hsum(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  for (int w = 8; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) t[j] += t[j + w];
+  return t[0];
+}
+
+TL_AVX512 inline __mmask16 tail_mask(int64_t left) {
+  return static_cast<__mmask16>((1u << left) - 1u);
+}
+
+// The largest value of the row, ignoring NaN: max(v, acc) keeps acc when v is NaN.
+TL_AVX512 float row_max(const float* x, int64_t n) {
+  const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 m0 = ninf, m1 = ninf;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = _mm512_max_ps(_mm512_loadu_ps(x + i), m0);
+    m1 = _mm512_max_ps(_mm512_loadu_ps(x + i + 16), m1);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
+    m0 = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, m, x + i), m0);
+  }
+  return hmax(_mm512_max_ps(m0, m1));
+}
+
+// sum(exp(x - mx)), also stored to y when Store (softmax keeps the exps to scale them).
+template <bool Store>
+TL_AVX512 float exp_sum(const float* x, float* y, int64_t n, float mx) {
+  const __m512 vm = _mm512_set1_ps(mx);
+  __m512 s = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+    if constexpr (Store) _mm512_storeu_ps(y + i, e);
+    s = _mm512_add_ps(s, e);
+  }
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vm));
+    if constexpr (Store) _mm512_mask_storeu_ps(y + i, m, e);
+    s = _mm512_mask_add_ps(s, m, s, e);
+  }
+  return hsum(s);
+}
+
+// gi[i] = f(i) for the row's 16-float steps: with Stream, non-temporal stores from the first 64-byte
+// aligned step on (the lines before it and the tail are plain masked stores), then an sfence so the
+// row is ordered before whatever the caller does next.
+template <bool Stream, typename F>
+TL_AVX512 inline void write_row(float* gi, int64_t n, const F& f) {
+  int64_t i = 0;
+  if constexpr (Stream) {
+    const int64_t head = std::min<int64_t>(n, ((64 - (reinterpret_cast<uintptr_t>(gi) & 63)) & 63) / 4);
+    if ((reinterpret_cast<uintptr_t>(gi) & 3) == 0 && head > 0) {
+      const __mmask16 m = tail_mask(head);
+      _mm512_mask_storeu_ps(gi, m, f(0, m));
+      i = head;
+    }
+    if ((reinterpret_cast<uintptr_t>(gi + i) & 63) == 0) {
+      for (; i + 16 <= n; i += 16) _mm512_stream_ps(gi + i, f(i, __mmask16(0xffff)));
+      _mm_sfence();
+    }
+  }
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(gi + i, f(i, __mmask16(0xffff)));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(gi + i, m, f(i, m));
+  }
+}
+
+}  // namespace
+
+TL_AVX512 void softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
+  if (n <= 0) return;
+  const float mx = row_max(x, n);
+  const __m512 inv = _mm512_set1_ps(1.0f / exp_sum<true>(x, y, n, mx));
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + i), inv));
+  }
+}
+
+TL_AVX512 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
+  if (n <= 0) return;
+  const float mx = row_max(x, n);
+  // (x - max) - log(sum) keeps precision for huge x.
+  const __m512 vm = _mm512_set1_ps(mx), vl = _mm512_set1_ps(std::log(exp_sum<false>(x, nullptr, n, mx)));
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vl));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vm), vl));
+  }
+}
+
+TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
+  if (n <= 0) return;
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(g + i), _mm512_loadu_ps(y + i), a0);
+    a1 = _mm512_fmadd_ps(_mm512_loadu_ps(g + i + 16), _mm512_loadu_ps(y + i + 16), a1);
+    a2 = _mm512_fmadd_ps(_mm512_loadu_ps(g + i + 32), _mm512_loadu_ps(y + i + 32), a2);
+    a3 = _mm512_fmadd_ps(_mm512_loadu_ps(g + i + 48), _mm512_loadu_ps(y + i + 48), a3);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
+    a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, g + i), _mm512_maskz_loadu_ps(m, y + i), a0);
+  }
+  const __m512 s = _mm512_set1_ps(hsum(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3))));
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + j), _mm512_sub_ps(_mm512_maskz_loadu_ps(m, g + j), s));
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
+}
+
+TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
+  if (n <= 0) return;
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm512_add_ps(_mm512_loadu_ps(g + i), a0);
+    a1 = _mm512_add_ps(_mm512_loadu_ps(g + i + 16), a1);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
+    a0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m, g + i), a0);
+  }
+  const __m512 s = _mm512_set1_ps(hsum(_mm512_add_ps(a0, a1)));
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    return _mm512_fnmadd_ps(exp_ps(_mm512_maskz_loadu_ps(m, y + j)), s, _mm512_maskz_loadu_ps(m, g + j));
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
+}
+
+#else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
+
+void softmax_row_f32_avx512(const float*, float*, int64_t) {}
+void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}
+void softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
+void log_softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
+
+#endif
+
+}  // namespace tl::native
