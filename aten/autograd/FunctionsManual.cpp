@@ -13,6 +13,8 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/real.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/logical_and.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
@@ -101,24 +103,30 @@ Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType s
   return out;
 }
 
+namespace {
+// PyTorch's complex convention multiplies the gradient by the conjugate of f'(z); real tensors pass.
+Tensor conj_if_complex(const Tensor& t) { return is_complex_type(t.dtype()) ? tl::conj_physical(t) : t; }
+Scalar conj_if_complex(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s; }
+}  // namespace
+
 Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st,
                                 std::optional<std::string_view> rounding_mode) {
-  (void)self_st;
+  (void)self_st;  // a complex gradient reaching a real self: the engine keeps its real part
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::div(grad, other);
+  return tl::div(grad, conj_if_complex(other));
 }
 
 Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                                  std::optional<std::string_view> rounding_mode) {
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::neg(tl::mul(grad, tl::div(tl::div(self, other), other)));
+  return tl::neg(tl::mul(grad, conj_if_complex(tl::div(tl::div(self, other), other))));
 }
 
 Tensor div_scalar_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st,
                                 std::optional<std::string_view> rounding_mode) {
   (void)self_st;
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::div(grad, other);
+  return tl::div(grad, conj_if_complex(other));
 }
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
@@ -127,25 +135,46 @@ Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& expone
   // 2**63 arrives as an unsigned Scalar, and INT64_MIN - 1 would overflow; PyTorch uses double always.
   const bool integral = !exponent.is_floating_point() && !exponent.is_uint64() &&
                         exponent.to_long() != std::numeric_limits<int64_t>::min();
+  if (exponent.is_complex()) {  // grad * conj(e z^(e-1))
+    const Scalar minus_one(exponent.to_complex() - 1.0);
+    return tl::mul(grad, conj_if_complex(tl::mul(tl::pow(self, minus_one), exponent)));
+  }
   Scalar minus_one = integral ? Scalar(exponent.to_long() - 1) : Scalar(exponent.to_double() - 1.0);
-  return tl::mul(grad, tl::mul(tl::pow(self, minus_one), exponent));
+  return tl::mul(grad, conj_if_complex(tl::mul(tl::pow(self, minus_one), exponent)));
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
-  Tensor value = tl::mul(grad, tl::mul(exponent, tl::pow(self, tl::sub(exponent, 1, 1))));
+  Tensor value = tl::mul(grad, conj_if_complex(tl::mul(exponent, tl::pow(self, tl::sub(exponent, 1, 1)))));
   Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
   return tl::where(tl::eq(exponent, 0), zero, value);
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
-  // result * log(self), but 0 where self == 0 and exponent >= 0 (the limit; log(0) would give nan).
-  Tensor value = tl::mul(result, tl::log(self));
+  // conj(result * log(self)), but 0 where self == 0 and exponent >= 0 (the limit; log(0) would give
+  // nan); a complex exponent counts as >= 0 when it is real and >= 0, as in PyTorch.
+  const ScalarType st = result.dtype();
+  Tensor value = conj_if_complex(tl::mul(result, tl::log(is_complex_type(st) ? tl::to(self, st) : self)));
   Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
-  Tensor masked = tl::where(tl::ge(exponent, 0), tl::where(tl::eq(self, 0), zero, value), value);
+  Tensor nonneg = is_complex_type(exponent.dtype())
+                      ? tl::logical_and(tl::eq(tl::imag(exponent), 0), tl::ge(tl::real(exponent), 0))
+                      : tl::ge(exponent, 0);
+  Tensor masked = tl::where(nonneg, tl::where(tl::eq(self, 0), zero, value), value);
   return tl::mul(grad, masked);
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result) {
+  if (is_complex_type(result.dtype())) {  // conj(result * log(base)), log of the base as a complex number
+    const std::complex<double> base = self.is_complex() ? self.to_complex() : std::complex<double>(self.to_double(), 0);
+    Tensor value = conj_if_complex(tl::mul(result, Scalar(std::log(base))));
+    if (base == 0.0) {
+      Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
+      Tensor nonneg = is_complex_type(exponent.dtype())
+                          ? tl::logical_and(tl::eq(tl::imag(exponent), 0), tl::ge(tl::real(exponent), 0))
+                          : tl::ge(exponent, 0);
+      value = tl::where(nonneg, zero, value);
+    }
+    return tl::mul(grad, value);
+  }
   Tensor value = tl::mul(result, Scalar(std::log(self.to_double())));
   if (self.to_double() == 0.0) {
     Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());

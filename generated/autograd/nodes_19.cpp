@@ -10,6 +10,7 @@
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mse_loss_backward.h"
@@ -118,7 +119,7 @@ variable_list Expm1Backward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, add(result, 1));
+    grad_inputs[0] = mul(grad, conj(add(result, 1)));
   }
   return grad_inputs;
 }
