@@ -252,8 +252,10 @@ Tensor scalar_like(double v, const Tensor& t) {
 // only zero of its slice, else 0. No division by zero, so double backward stays finite.
 Tensor prod_grad(const Tensor& g, const Tensor& r, const Tensor& self, const Tensor& zero, const Tensor& safe,
                  const Tensor& zeros_in_slice, const Tensor& prod_nonzero) {
-  Tensor at_nonzero = tl::mul(g, tl::div(r, safe));
-  Tensor at_zero = tl::where(tl::eq(zeros_in_slice, 1), tl::mul(g, prod_nonzero), scalar_like(0, at_nonzero));
+  // Complex inputs: grad * conj(d result / d self), PyTorch's convention.
+  Tensor at_nonzero = tl::mul(g, conj_if_complex(tl::div(r, safe)));
+  Tensor at_zero =
+      tl::where(tl::eq(zeros_in_slice, 1), tl::mul(g, conj_if_complex(prod_nonzero)), scalar_like(0, at_nonzero));
   return tl::where(zero, at_zero, at_nonzero);
 }
 }  // namespace
@@ -353,14 +355,15 @@ Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {
 
 // ---- linear algebra ---------------------------------------------------------------------------------
 
+// Complex: grad @ mat2^H and mat1^H @ grad (the conjugate transposes), PyTorch's convention.
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st) {
   (void)mat1_st;
-  return tl::mm(grad, tl::t(mat2));
+  return tl::mm(grad, conj_if_complex(tl::t(mat2)));
 }
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st) {
   (void)mat2_st;
-  return tl::mm(tl::t(mat1), grad);
+  return tl::mm(conj_if_complex(tl::t(mat1)), grad);
 }
 
 // ---- views ----------------------------------------------------------------------------------------
@@ -559,12 +562,14 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   const Tensor no_zero_yet = tl::eq(tl::cumsum(is_zero, dim), 0);
   const Tensor ones = tl::ones_like(self);
   // Before the first zero: d result_j / d self_i = result_j / self_i for j >= i.
-  const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, result), dim), tl::where(no_zero_yet, self, ones));
+  const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, conj_if_complex(result)), dim),
+                                conj_if_complex(tl::where(no_zero_yet, self, ones)));
   Tensor zeros = tl::zeros_like(before);
   if (self.is_meta() || !tensor_item(tl::sum(is_zero)).equal(0)) {
     // At the first zero: the products of the other factors, i.e. cumprod with that zero set to 1.
     const Tensor first_zero = tl::mul(is_zero, tl::eq(tl::cumsum(is_zero, dim), 1));
-    const Tensor at_zero = reverse_cumsum(tl::mul(grad, tl::cumprod(tl::where(first_zero, ones, self), dim)), dim);
+    const Tensor at_zero =
+        reverse_cumsum(tl::mul(grad, conj_if_complex(tl::cumprod(tl::where(first_zero, ones, self), dim))), dim);
     zeros = tl::where(first_zero, at_zero, zeros);
   }
   return tl::where(no_zero_yet, before, zeros);

@@ -90,10 +90,10 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   const auto& mat2 = mat2_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = bmm(grad, transpose(mat2, 1, 2));
+    grad_inputs[0] = bmm(grad, conj(transpose(mat2, 1, 2)));
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
+    grad_inputs[1] = bmm(conj(transpose(self, 1, 2)), grad);
   }
   return grad_inputs;
 }
