@@ -16,7 +16,7 @@ from typing import Any, Optional
 import yaml
 
 from codegen.model import (
-    COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument,
+    ALL_DTYPE_NAMES, COMPOSITE, DTYPE_GROUPS, DTYPE_NAMES, INPLACE_DUNDERS, INTERNAL_MODULE, PYTHON_MODULES, Annotation, Argument,
     BaseType, Derivative, FunctionSchema, Location, NativeFunction, NativeFunctionsFile, OperatorName,
     OnnxMapping, Return, SchemaKind, Tag,
 )
@@ -358,14 +358,14 @@ class _EntryReader:
             return None
         chosen: set[str] = set()
         for name in names:
-            members = DTYPE_GROUPS.get(name, (name,) if name in DTYPE_NAMES else None)
+            members = DTYPE_GROUPS.get(name, (name,) if name in ALL_DTYPE_NAMES else None)
             if members is None:
-                close = difflib.get_close_matches(name, [*DTYPE_GROUPS, *DTYPE_NAMES], n=1)
+                close = difflib.get_close_matches(name, [*DTYPE_GROUPS, *ALL_DTYPE_NAMES], n=1)
                 hint = f"; did you mean `{close[0]}`?" if close else ""
                 self.error("dtypes", f"unknown dtype or dtype group `{name}` in `dtypes:`{hint}")
                 continue
             chosen.update(members)
-        return tuple(d for d in DTYPE_NAMES if d in chosen)
+        return tuple(d for d in ALL_DTYPE_NAMES if d in chosen)
 
     def _variants(self) -> frozenset[str]:
         value = self.raw.get("variants", "function")

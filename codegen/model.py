@@ -189,22 +189,29 @@ class FunctionSchema:
 BACKENDS = ("CPU", "Meta")
 
 # The dtypes an entry's `dtypes:` may name, in the order docs list them, and the groups it may use.
+# `all` is the ten real dtypes; an op extended to complex says so with the `complex` group
+# (`dtypes: [all, complex]`), which the generated forward suite then runs in complex64/complex128.
 DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+COMPLEX_DTYPE_NAMES = ("complex64", "complex128")
+ALL_DTYPE_NAMES = DTYPE_NAMES + COMPLEX_DTYPE_NAMES
 DTYPE_GROUPS = {
     "all": DTYPE_NAMES,
     "integral": ("uint8", "int8", "int16", "int32", "int64"),
     "floating": ("float16", "bfloat16", "float32", "float64"),
+    "complex": COMPLEX_DTYPE_NAMES,
 }
 
 
 def describe_dtypes(dtypes: tuple[str, ...]) -> str:
-    """The shortest spelling of a dtype set with the group names: `bool, integral`, `float32, float64`."""
+    """The shortest spelling of a dtype set with the group names: `bool, integral`, `all, complex`."""
     if set(DTYPE_NAMES) <= set(dtypes):
-        return "all"
-    parts = ["bool"] if "bool" in dtypes else []
-    for group in ("integral", "floating"):
-        members = DTYPE_GROUPS[group]
-        parts += [group] if set(members) <= set(dtypes) else [m for m in members if m in dtypes]
+        parts = ["all"]
+    else:
+        parts = ["bool"] if "bool" in dtypes else []
+        for group in ("integral", "floating"):
+            members = DTYPE_GROUPS[group]
+            parts += [group] if set(members) <= set(dtypes) else [m for m in members if m in dtypes]
+    parts += ["complex"] if set(COMPLEX_DTYPE_NAMES) <= set(dtypes) else [m for m in COMPLEX_DTYPE_NAMES if m in dtypes]
     return ", ".join(parts)
 COMPOSITE = "Composite"
 

@@ -19,7 +19,7 @@ import torch
 
 import torchlite as tl
 from codegen.loader import load_native_functions
-from codegen.model import DTYPE_NAMES, SchemaKind, describe_dtypes
+from codegen.model import COMPLEX_DTYPE_NAMES, DTYPE_NAMES, SchemaKind, describe_dtypes
 from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
                       parse_sample, sample_callables, sample_hint, torch_result)
 
@@ -134,9 +134,11 @@ def _layout_applies(sample, layout):
 def _cases():
     for f in ENTRIES:
         forms = ["functional"] + [k.value for k in (SchemaKind.inplace, SchemaKind.out) if _variant(f, k)]
+        # Complex dtypes for the entries that declare them (`dtypes: [..., complex]`), complex64 in every layout.
+        complex_dtypes = [d for d in (f.dtypes or ()) if d in COMPLEX_DTYPE_NAMES]
         for i, sample in enumerate(f.samples):
-            plan = [("contiguous", d) for d in ([None] if _dtype_free(sample) else DTYPES)]
-            plan += [(lay, d) for lay in LAYOUTS if _layout_applies(sample, lay) for d in FEW_DTYPES]
+            plan = [("contiguous", d) for d in ([None] if _dtype_free(sample) else DTYPES + complex_dtypes)]
+            plan += [(lay, d) for lay in LAYOUTS if _layout_applies(sample, lay) for d in FEW_DTYPES + complex_dtypes[:1]]
             for form in forms:
                 for lay, dtype in plan:
                     key = (str(f.schema.name), i, form, lay, dtype)
@@ -164,6 +166,11 @@ def _values(spec, dtype, seed):
             return torch.ones(spec.shape, dtype=torch.bool)
         return torch.randint(0, 2, spec.shape, generator=g).bool()
     dt = getattr(torch, dtype)
+    if dt.is_complex:  # real part in the kind's range, imaginary part in (-1, 1)
+        low, high = FLOAT_RANGES.get(spec.kind, (-2.0, 2.0))
+        re = torch.rand(spec.shape, generator=g, dtype=torch.float64) * (high - low) + low
+        im = torch.rand(spec.shape, generator=g, dtype=torch.float64) * 2 - 1
+        return torch.complex(re, im).to(dt)
     if dt.is_floating_point:
         low, high = FLOAT_RANGES.get(spec.kind, (-2.0, 2.0))
         return (torch.rand(spec.shape, generator=g, dtype=torch.float64) * (high - low) + low).to(dt)
@@ -302,9 +309,16 @@ def test_declared_dtypes(f):
     if expected is None:
         assert f.dtypes is None, f"{f.schema.name}: no sample depends on the dtype, so `dtypes:` cannot be checked"
         return
-    line = f"dtypes: [{describe_dtypes(expected)}]"
+    declared_complex = tuple(d for d in (f.dtypes or ()) if d in COMPLEX_DTYPE_NAMES)
+    line = f"dtypes: [{describe_dtypes(expected + declared_complex)}]"
     assert f.dtypes is not None, f"{f.schema.name} ({f.loc}): declare the dtypes PyTorch accepts: `{line}`"
-    assert f.dtypes == expected, f"{f.schema.name} ({f.loc_of('dtypes')}): PyTorch accepts `{line}`"
+    real = tuple(d for d in f.dtypes if d in DTYPE_NAMES)
+    assert real == expected, f"{f.schema.name} ({f.loc_of('dtypes')}): PyTorch accepts `{line}`"
+    # Complex dtypes are opt-in (declared once torchlite computes them): PyTorch must accept each one.
+    samples = [s for s in f.samples if not _dtype_free(s)]
+    for dtype in declared_complex:
+        assert any(torch_result(lambda: sample_callables(f, s)[0](*_build(s, "contiguous", dtype)[0]))[1] is None
+                   for s in samples), f"{f.schema.name}: PyTorch rejects every sample in {dtype}"
 
 
 @pytest.mark.parametrize("f,index,form,layout,dtype", list(_cases()))

@@ -13,6 +13,8 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/real.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/logical_and.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
@@ -102,24 +104,30 @@ Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType s
   return out;
 }
 
+namespace {
+// PyTorch's complex convention multiplies the gradient by the conjugate of f'(z); real tensors pass.
+Tensor conj_if_complex(const Tensor& t) { return is_complex_type(t.dtype()) ? tl::conj_physical(t) : t; }
+Scalar conj_if_complex(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s; }
+}  // namespace
+
 Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st,
                                 std::optional<std::string_view> rounding_mode) {
-  (void)self_st;
+  (void)self_st;  // a complex gradient reaching a real self: the engine keeps its real part
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::div(grad, other);
+  return tl::div(grad, conj_if_complex(other));
 }
 
 Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                                  std::optional<std::string_view> rounding_mode) {
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::neg(tl::mul(grad, tl::div(tl::div(self, other), other)));
+  return tl::neg(tl::mul(grad, conj_if_complex(tl::div(tl::div(self, other), other))));
 }
 
 Tensor div_scalar_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st,
                                 std::optional<std::string_view> rounding_mode) {
   (void)self_st;
   if (rounding_mode.has_value()) return tl::zeros_like(grad, std::nullopt, std::nullopt);
-  return tl::div(grad, other);
+  return tl::div(grad, conj_if_complex(other));
 }
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
@@ -128,25 +136,46 @@ Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& expone
   // 2**63 arrives as an unsigned Scalar, and INT64_MIN - 1 would overflow; PyTorch uses double always.
   const bool integral = !exponent.is_floating_point() && !exponent.is_uint64() &&
                         exponent.to_long() != std::numeric_limits<int64_t>::min();
+  if (exponent.is_complex()) {  // grad * conj(e z^(e-1))
+    const Scalar minus_one(exponent.to_complex() - 1.0);
+    return tl::mul(grad, conj_if_complex(tl::mul(tl::pow(self, minus_one), exponent)));
+  }
   Scalar minus_one = integral ? Scalar(exponent.to_long() - 1) : Scalar(exponent.to_double() - 1.0);
-  return tl::mul(grad, tl::mul(tl::pow(self, minus_one), exponent));
+  return tl::mul(grad, conj_if_complex(tl::mul(tl::pow(self, minus_one), exponent)));
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
-  Tensor value = tl::mul(grad, tl::mul(exponent, tl::pow(self, tl::sub(exponent, 1, 1))));
+  Tensor value = tl::mul(grad, conj_if_complex(tl::mul(exponent, tl::pow(self, tl::sub(exponent, 1, 1)))));
   Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
   return tl::where(tl::eq(exponent, 0), zero, value);
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
-  // result * log(self), but 0 where self == 0 and exponent >= 0 (the limit; log(0) would give nan).
-  Tensor value = tl::mul(result, tl::log(self));
+  // conj(result * log(self)), but 0 where self == 0 and exponent >= 0 (the limit; log(0) would give
+  // nan); a complex exponent counts as >= 0 when it is real and >= 0, as in PyTorch.
+  const ScalarType st = result.dtype();
+  Tensor value = conj_if_complex(tl::mul(result, tl::log(is_complex_type(st) ? tl::to(self, st) : self)));
   Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
-  Tensor masked = tl::where(tl::ge(exponent, 0), tl::where(tl::eq(self, 0), zero, value), value);
+  Tensor nonneg = is_complex_type(exponent.dtype())
+                      ? tl::logical_and(tl::eq(tl::imag(exponent), 0), tl::ge(tl::real(exponent), 0))
+                      : tl::ge(exponent, 0);
+  Tensor masked = tl::where(nonneg, tl::where(tl::eq(self, 0), zero, value), value);
   return tl::mul(grad, masked);
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result) {
+  if (is_complex_type(result.dtype())) {  // conj(result * log(base)), log of the base as a complex number
+    const std::complex<double> base = self.is_complex() ? self.to_complex() : std::complex<double>(self.to_double(), 0);
+    Tensor value = conj_if_complex(tl::mul(result, Scalar(std::log(base))));
+    if (base == 0.0) {
+      Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
+      Tensor nonneg = is_complex_type(exponent.dtype())
+                          ? tl::logical_and(tl::eq(tl::imag(exponent), 0), tl::ge(tl::real(exponent), 0))
+                          : tl::ge(exponent, 0);
+      value = tl::where(nonneg, zero, value);
+    }
+    return tl::mul(grad, value);
+  }
   Tensor value = tl::mul(result, Scalar(std::log(self.to_double())));
   if (self.to_double() == 0.0) {
     Tensor zero = tl::zeros(IntArrayRef(), value.dtype(), value.device());
@@ -228,8 +257,10 @@ Tensor scalar_like(double v, const Tensor& t) {
 // only zero of its slice, else 0. No division by zero, so double backward stays finite.
 Tensor prod_grad(const Tensor& g, const Tensor& r, const Tensor& self, const Tensor& zero, const Tensor& safe,
                  const Tensor& zeros_in_slice, const Tensor& prod_nonzero) {
-  Tensor at_nonzero = tl::mul(g, tl::div(r, safe));
-  Tensor at_zero = tl::where(tl::eq(zeros_in_slice, 1), tl::mul(g, prod_nonzero), scalar_like(0, at_nonzero));
+  // Complex inputs: grad * conj(d result / d self), PyTorch's convention.
+  Tensor at_nonzero = tl::mul(g, conj_if_complex(tl::div(r, safe)));
+  Tensor at_zero =
+      tl::where(tl::eq(zeros_in_slice, 1), tl::mul(g, conj_if_complex(prod_nonzero)), scalar_like(0, at_nonzero));
   return tl::where(zero, at_zero, at_nonzero);
 }
 }  // namespace
@@ -329,14 +360,15 @@ Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {
 
 // ---- linear algebra ---------------------------------------------------------------------------------
 
+// Complex: grad @ mat2^H and mat1^H @ grad (the conjugate transposes), PyTorch's convention.
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st) {
   (void)mat1_st;
-  return tl::mm(grad, tl::t(mat2));
+  return tl::mm(grad, conj_if_complex(tl::t(mat2)));
 }
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st) {
   (void)mat2_st;
-  return tl::mm(tl::t(mat1), grad);
+  return tl::mm(conj_if_complex(tl::t(mat1)), grad);
 }
 
 // ---- views ----------------------------------------------------------------------------------------
@@ -535,12 +567,14 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   const Tensor no_zero_yet = tl::eq(tl::cumsum(is_zero, dim), 0);
   const Tensor ones = tl::ones_like(self);
   // Before the first zero: d result_j / d self_i = result_j / self_i for j >= i.
-  const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, result), dim), tl::where(no_zero_yet, self, ones));
+  const Tensor before = tl::div(reverse_cumsum(tl::mul(grad, conj_if_complex(result)), dim),
+                                conj_if_complex(tl::where(no_zero_yet, self, ones)));
   Tensor zeros = tl::zeros_like(before);
   if (self.is_meta() || !tensor_item(tl::sum(is_zero)).equal(0)) {
     // At the first zero: the products of the other factors, i.e. cumprod with that zero set to 1.
     const Tensor first_zero = tl::mul(is_zero, tl::eq(tl::cumsum(is_zero, dim), 1));
-    const Tensor at_zero = reverse_cumsum(tl::mul(grad, tl::cumprod(tl::where(first_zero, ones, self), dim)), dim);
+    const Tensor at_zero =
+        reverse_cumsum(tl::mul(grad, conj_if_complex(tl::cumprod(tl::where(first_zero, ones, self), dim))), dim);
     zeros = tl::where(first_zero, at_zero, zeros);
   }
   return tl::where(no_zero_yet, before, zeros);

@@ -9,6 +9,7 @@
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/complex.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/fmin.h"
@@ -188,7 +189,7 @@ variable_list ReciprocalBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = neg(mul(grad, mul(result, result)));
+    grad_inputs[0] = neg(mul(grad, conj(mul(result, result))));
   }
   return grad_inputs;
 }

@@ -10,6 +10,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/atan.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/div.h"
@@ -46,7 +47,7 @@ variable_list AcoshBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsqrt(sub(mul(self, self), 1)));
+    grad_inputs[0] = mul(grad, conj(mul(rsqrt(add(self, 1)), rsqrt(sub(self, 1)))));
   }
   return grad_inputs;
 }
@@ -72,7 +73,7 @@ variable_list AtanBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, add(mul(self, self), 1));
+    grad_inputs[0] = div(grad, conj(add(mul(self, self), 1)));
   }
   return grad_inputs;
 }

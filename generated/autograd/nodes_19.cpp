@@ -10,6 +10,7 @@
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mse_loss_backward.h"
@@ -89,10 +90,10 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   const auto& mat2 = mat2_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = bmm(grad, transpose(mat2, 1, 2));
+    grad_inputs[0] = bmm(grad, conj(transpose(mat2, 1, 2)));
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = bmm(transpose(self, 1, 2), grad);
+    grad_inputs[1] = bmm(conj(transpose(self, 1, 2)), grad);
   }
   return grad_inputs;
 }
@@ -118,7 +119,7 @@ variable_list Expm1Backward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, add(result, 1));
+    grad_inputs[0] = mul(grad, conj(add(result, 1)));
   }
   return grad_inputs;
 }

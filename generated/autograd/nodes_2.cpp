@@ -11,6 +11,7 @@
 #include "generated/ops/_upsample_bicubic2d_aa_backward.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/mul.h"
@@ -104,7 +105,7 @@ variable_list AsinBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsqrt(rsub(mul(self, self), 1)));
+    grad_inputs[0] = mul(grad, conj(rsqrt(rsub(mul(self, self), 1))));
   }
   return grad_inputs;
 }
@@ -150,7 +151,7 @@ variable_list SinhBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, cosh(self));
+    grad_inputs[0] = mul(grad, conj(cosh(self)));
   }
   return grad_inputs;
 }

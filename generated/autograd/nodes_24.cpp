@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
@@ -270,7 +271,7 @@ variable_list SqrtBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(result, 2));
+    grad_inputs[0] = div(grad, conj(mul(result, 2)));
   }
   return grad_inputs;
 }

@@ -9,6 +9,7 @@
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
@@ -208,7 +209,7 @@ variable_list Log2Backward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(self, 0.6931471805599453));
+    grad_inputs[0] = div(grad, conj(mul(self, 0.6931471805599453)));
   }
   return grad_inputs;
 }

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/max_pool3d_with_indices_backward.h"
@@ -36,7 +37,7 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, result);
+    grad_inputs[0] = mul(grad, conj(result));
   }
   return grad_inputs;
 }

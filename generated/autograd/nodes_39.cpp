@@ -13,6 +13,7 @@
 #include "generated/ops/ceil.h"
 #include "generated/ops/clip.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
@@ -334,7 +335,7 @@ variable_list TanBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, add(mul(result, result), 1));
+    grad_inputs[0] = mul(grad, conj(add(mul(result, result), 1)));
   }
   return grad_inputs;
 }

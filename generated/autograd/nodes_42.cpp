@@ -9,6 +9,7 @@
 #include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/diagonal_backward.h"
@@ -358,7 +359,7 @@ variable_list SinBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, cos(self));
+    grad_inputs[0] = mul(grad, conj(cos(self)));
   }
   return grad_inputs;
 }

@@ -13,6 +13,7 @@
 #include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cummax.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/mul.h"
@@ -70,7 +71,7 @@ variable_list AcosBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = neg(mul(grad, rsqrt(rsub(mul(self, self), 1))));
+    grad_inputs[0] = neg(mul(grad, conj(rsqrt(rsub(mul(self, self), 1)))));
   }
   return grad_inputs;
 }

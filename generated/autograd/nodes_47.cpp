@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/linalg_lstsq.h"
 #include "generated/ops/log1p.h"
@@ -73,7 +74,7 @@ variable_list Log1PBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, add(self, 1));
+    grad_inputs[0] = div(grad, conj(add(self, 1)));
   }
   return grad_inputs;
 }

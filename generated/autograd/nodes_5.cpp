@@ -15,6 +15,7 @@
 #include "generated/ops/_test_mul_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/col2im.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
 #include "generated/ops/im2col.h"
@@ -191,7 +192,7 @@ variable_list CosBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, neg(sin(self)));
+    grad_inputs[0] = mul(grad, conj(neg(sin(self))));
   }
   return grad_inputs;
 }
@@ -283,7 +284,7 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, self);
+    grad_inputs[0] = div(grad, conj(self));
   }
   return grad_inputs;
 }

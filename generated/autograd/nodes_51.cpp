@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cosh.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/hardsigmoid_backward.h"
@@ -89,7 +90,7 @@ variable_list CoshBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, sinh(self));
+    grad_inputs[0] = mul(grad, conj(sinh(self)));
   }
   return grad_inputs;
 }

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/digamma.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -63,7 +64,7 @@ variable_list RsqrtBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, mul(pow(result, 3), -0.5));
+    grad_inputs[0] = mul(grad, conj(mul(pow(result, 3), -0.5)));
   }
   return grad_inputs;
 }

@@ -10,6 +10,7 @@
 #include "generated/ops/asinh.h"
 #include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/nanmedian.h"
 #include "generated/ops/neg.h"
@@ -42,7 +43,7 @@ variable_list AsinhBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsqrt(add(mul(self, self), 1)));
+    grad_inputs[0] = mul(grad, conj(rsqrt(add(mul(self, self), 1))));
   }
   return grad_inputs;
 }

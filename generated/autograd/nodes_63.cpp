@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/log10.h"
 #include "generated/ops/mul.h"
@@ -40,7 +41,7 @@ variable_list AtanhBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, rsub(mul(self, self), 1));
+    grad_inputs[0] = div(grad, conj(rsub(mul(self, self), 1)));
   }
   return grad_inputs;
 }
@@ -66,7 +67,7 @@ variable_list Log10Backward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = div(grad, mul(self, 2.302585092994046));
+    grad_inputs[0] = div(grad, conj(mul(self, 2.302585092994046)));
   }
   return grad_inputs;
 }

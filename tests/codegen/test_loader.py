@@ -294,6 +294,19 @@ def test_describe_dtypes_uses_the_group_names():
     assert describe_dtypes(DTYPE_NAMES) == "all"
     assert describe_dtypes(("bool", "uint8", "int8", "int16", "int32", "int64")) == "bool, integral"
     assert describe_dtypes(("float32", "float64")) == "float32, float64"
+    assert describe_dtypes(DTYPE_NAMES + ("complex64", "complex128")) == "all, complex"
+    assert describe_dtypes(("float32", "float64", "complex64")) == "float32, float64, complex64"
+
+
+def test_dtypes_complex_group_follows_the_real_dtypes(tmp_path):
+    f = load(tmp_path, """\
+        - func: neg(Tensor self) -> Tensor
+          doc: Negates.
+          dispatch: {CPU: neg_kernel}
+          derivatives: {self: neg(grad)}
+          dtypes: [complex, float64, complex128]
+        """)
+    assert f.functions[0].dtypes == ("float64", "complex64", "complex128")
 
 
 def test_several_errors_are_reported_at_once(tmp_path):

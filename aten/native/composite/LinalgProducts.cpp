@@ -18,6 +18,7 @@
 #include "generated/ops/addr.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/cdist.h"
 #include "generated/ops/chain_matmul.h"
@@ -154,7 +155,10 @@ Tensor component(const Tensor& t, int64_t dim, int64_t i) { return tl::narrow(t,
 
 Tensor dot_composite(const Tensor& self, const Tensor& tensor) { return dot_checked("dot", self, tensor); }
 
-Tensor vdot_composite(const Tensor& self, const Tensor& other) { return dot_checked("vdot", self, other); }
+// vdot conjugates its first argument (a no-op for real tensors); dot does not.
+Tensor vdot_composite(const Tensor& self, const Tensor& other) {
+  return dot_checked("vdot", is_complex_type(self.dtype()) ? tl::conj(self) : self, other);
+}
 
 Tensor inner_composite(const Tensor& self, const Tensor& other) {
   if (self.dim() == 0 || other.dim() == 0) return tl::mul(self, other);

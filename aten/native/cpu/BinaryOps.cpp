@@ -1,5 +1,6 @@
 // Arithmetic: add, sub, rsub, mul, div (true / trunc / floor), floor_divide, pow.
 #include "aten/native/cpu/ComplexKernels.h"
+#include "aten/native/cpu/ComplexPointwise.h"
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -303,6 +304,7 @@ opmath_t<scalar_t> scalar_operand(const Scalar& s) {
 void div_scalar_impl(const Tensor& self, const Scalar& other, DivMode mode, Tensor& out, const char* op = "div") {
   auto iter = scalar_iter(out, self, other, op, mode == DivMode::True);
   const ScalarType dt = iter.common_dtype();
+  if (mode == DivMode::True && is_complex_type(dt)) return complex_div_scalar(iter, other);
   if (mode != DivMode::True) check_not_bool(dt, mode_kernel_name(mode), op);
   TL_DISPATCH_NUMERIC(dt, op, [&] { div_scalar_loop<scalar_t>(iter, mode, scalar_operand<scalar_t>(other), op); });
 }
@@ -321,6 +323,7 @@ void div_impl(const Tensor& self, const Tensor& other, DivMode mode, Tensor& out
   }
   auto iter = binary_iter(out, self, other, op, mode == DivMode::True);
   const ScalarType dt = iter.common_dtype();
+  if (mode == DivMode::True && is_complex_type(dt)) return complex_div(iter);
   if (mode == DivMode::True) {
     TL_DISPATCH_FLOAT(dt, op, [&] {
       cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
@@ -544,6 +547,10 @@ Tensor rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha)
   sub_check(other.dtype(), self.dtype(), "rsub");
   auto iter = binary_iter(out, other, self, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
+  if (is_complex_type(iter.common_dtype())) {
+    complex_add_sub(iter, alpha, -1);
+    return out;
+  }
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { add_sub_loop<scalar_t>(iter, alpha, -1, "rsub"); });
   return out;
 }
@@ -551,6 +558,7 @@ Tensor rsub_kernel(const Tensor& self, const Tensor& other, const Scalar& alpha)
 void add_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& alpha, Tensor& out) {
   auto iter = scalar_iter(out, self, other, "add");
   alpha_check(iter.common_dtype(), alpha, "add");
+  if (is_complex_type(iter.common_dtype())) return complex_add_scalar(iter, other, alpha, +1);
   TL_DISPATCH_ALL(iter.common_dtype(), "add", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, +1, "add"); });
 }
 
@@ -558,6 +566,7 @@ void sub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar& al
   sub_check(self.dtype(), other, "sub");
   auto iter = scalar_iter(out, self, other, "sub");
   alpha_check(iter.common_dtype(), alpha, "sub");
+  if (is_complex_type(iter.common_dtype())) return complex_add_scalar(iter, other, alpha, -1);
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "sub", [&] { add_sub_scalar_loop<scalar_t>(iter, other, alpha, -1, "sub"); });
 }
 
@@ -567,6 +576,10 @@ Tensor rsub_scalar_kernel(const Tensor& self, const Scalar& other, const Scalar&
   sub_check(self.dtype(), other, "rsub");
   auto iter = scalar_iter(out, self, other, "rsub");
   alpha_check(iter.common_dtype(), alpha, "rsub");
+  if (is_complex_type(iter.common_dtype())) {
+    complex_rsub_scalar(iter, other, alpha);
+    return out;
+  }
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "rsub", [&] { rsub_scalar_loop<scalar_t>(iter, other, alpha); });
   return out;
 }
@@ -625,15 +638,18 @@ void floor_divide_scalar_kernel(const Tensor& self, const Scalar& other, Tensor&
 void pow_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
   auto iter = binary_iter(out, self, exponent, "pow");
   const ScalarType dt = iter.common_dtype();
+  if (is_complex_type(dt)) return complex_pow(iter);
   check_pow_dtype(dt);
   TL_DISPATCH_NUMERIC(dt, "pow", [&] { pow_tensor_loop<scalar_t>(iter); });
 }
 
 void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  TL_CHECK(!(is_integral_type(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
+  TL_CHECK(!(is_integral_type(self.dtype(), true) && !exponent.is_floating_point() && !exponent.is_complex() &&
+             exponent.to_long() < 0),
            "pow: Integers to negative integer powers are not allowed.");
   auto iter = scalar_iter(out, self, exponent, "pow");
   const ScalarType dt = iter.common_dtype();
+  if (is_complex_type(dt)) return complex_pow_tensor_scalar(iter, exponent);
   const double e = exponent.to_double();
   // x ** 0 and x ** 1 need no arithmetic: PyTorch fills or copies, so uint16/32/64 take them too.
   if (e == 0.0) {  // x ** 0 == 1, nan included
@@ -651,6 +667,7 @@ void pow_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor
 void pow_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("pow").add_output(out).add_input(exponent).add_scalar(self).build();
   const ScalarType dt = iter.common_dtype();
+  if (is_complex_type(dt)) return complex_pow_scalar_base(iter, self);
   if (!self.is_bool() && self.to_double() == 1.0) {  // 1 ** x == 1, nan included
     TL_DISPATCH_ALL(dt, "pow", [&] { cpu_kernel(iter, [](scalar_t) -> scalar_t { return scalar_t(1); }); });
     return;

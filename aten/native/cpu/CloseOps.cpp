@@ -11,6 +11,7 @@
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/all.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 namespace {
@@ -36,6 +37,25 @@ void isclose_loop(TensorIterator& iter, double rtol, double atol, bool equal_nan
     const M allowed = to_opmath(from_opmath<C>(a + std::abs(scaled)));
     const M actual = std::abs(to_opmath(from_opmath<C>(cx - cy)));
     return actual < inf && actual <= allowed;
+  });
+}
+
+// Complex isclose as PyTorch's composite: equal, or both nan (in either part) with equal_nan, or
+// |self - other| <= atol + |rtol * other| with a finite |self - other| (moduli, in the real type).
+template <typename Cx>
+void complex_isclose_loop(TensorIterator& iter, double rtol, double atol, bool equal_nan) {
+  using R = typename Cx::value_type;
+  const R r = static_cast<R>(rtol), a = static_cast<R>(atol);
+  const bool zero_tolerance = rtol == 0 && atol == 0;
+  cpu_kernel(iter, [=](Cx x, Cx y) -> bool {
+    if (x.real() == y.real() && x.imag() == y.imag()) return true;
+    const bool x_nan = std::isnan(x.real()) || std::isnan(x.imag());
+    const bool y_nan = std::isnan(y.real()) || std::isnan(y.imag());
+    if (equal_nan && x_nan && y_nan) return true;
+    if (zero_tolerance) return false;
+    const R actual = std::hypot(x.real() - y.real(), x.imag() - y.imag());
+    const R allowed = a + std::hypot(r * y.real(), r * y.imag());
+    return std::isfinite(actual) && actual <= allowed;
   });
 }
 
@@ -76,7 +96,10 @@ Tensor isclose_kernel(const Tensor& self, const Tensor& other, double rtol, doub
                   .add_input(other)
                   .declare_static_output_dtype(ScalarType::Bool)
                   .build();
-  if (is_floating_type(self.dtype())) {
+  if (iter.is_meta()) return out;
+  if (is_complex_type(self.dtype())) {
+    TL_DISPATCH_COMPLEX(self.dtype(), "isclose", [&] { complex_isclose_loop<scalar_t>(iter, rtol, atol, equal_nan); });
+  } else if (is_floating_type(self.dtype())) {
     TL_DISPATCH_FLOAT(self.dtype(), "isclose", [&] { isclose_loop<scalar_t, scalar_t>(iter, rtol, atol, equal_nan); });
   } else {
     const bool dbl = default_dtype() == ScalarType::Float64;
@@ -92,6 +115,10 @@ bool equal_kernel(const Tensor& self, const Tensor& other) {
   if (self.sizes() != other.sizes()) return false;
   // One dtype and the same dense layout (both contiguous, both transposed...): the elements pair
   // up in memory order, so compare the two blocks flat.
+  if (self.dtype() == other.dtype() && is_complex_type(self.dtype())) {
+    // Complex elements are equal when both parts are: compare the real views.
+    return equal_kernel(view_as_real(self), view_as_real(other));
+  }
   if (self.dtype() == other.dtype() && self.strides() == other.strides() && is_non_overlapping_and_dense(self)) {
     return TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "equal", [&] {
       return equal_contiguous(self.data_ptr<scalar_t>(), other.data_ptr<scalar_t>(), self.numel());

@@ -184,8 +184,9 @@ void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
 }
 
 void complex_mul(TensorIterator& iter) {
+  // novec: the per-ISA clones would contract ac - bd into an FMA (-inf where PyTorch's inf - inf is nan).
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return cmul(a, b); });
+    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return cmul(a, b); });
   });
 }
 

@@ -20,6 +20,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/Resize.h"
 #include "aten/native/cpu/Blas.h"
+#include "aten/native/cpu/BlasComplex.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/mm.h"
 
@@ -262,8 +263,8 @@ void gemm_loop(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
 
 template <typename T>
 void gemm_any(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, Mats<const T> B, Mats<T> C) {
-  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && blas::kAvailable) {
-    gemm_blas<T>(batch, m, n, k, A, B, C);
+  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) && blas::kAvailable) {
+    gemm_blas<T>(batch, m, n, k, A, B, C);  // complex: cgemm / zgemm
   } else if constexpr (is_reduced_v<T> && blas::kAvailable) {
     // float16/bfloat16: widen to float32 (exact), multiply with sgemm (float32 accumulation), round
     // once to T: the same result class as the loop, several times faster.
@@ -342,7 +343,8 @@ void matmul_into(const Tensor& self_arg, const Tensor& mat2_arg, Tensor& out, In
   Tensor res = direct ? out : empty_tensor(out_shape, st, self.device());
   auto ag = geom(self), bg = geom(mat2), cg = geom(res);
 
-  TL_DISPATCH_NUMERIC(st, op, [&] {
+  auto run = [&](auto zero) {
+    using scalar_t = decltype(zero);
     Mats<const scalar_t> A{self.data_ptr<scalar_t>(), ag[0], ag[1], ag[2]};
     Mats<const scalar_t> B{mat2.data_ptr<scalar_t>(), bg[0], bg[1], bg[2]};
     Mats<scalar_t> C{res.data_ptr<scalar_t>(), cg[0], cg[1], cg[2]};
@@ -351,7 +353,13 @@ void matmul_into(const Tensor& self_arg, const Tensor& mat2_arg, Tensor& out, In
     } else {
       gemm_any<scalar_t>(batch, m, n, k, A, B, C);
     }
-  });
+  };
+  if (is_complex_type(st)) {
+    TL_CHECK_AS(NotImplementedError, blas::kAvailable, op, ": complex products need a BLAS (cgemm/zgemm)");
+    TL_DISPATCH_COMPLEX(st, op, [&] { run(scalar_t{}); });
+  } else {
+    TL_DISPATCH_NUMERIC(st, op, [&] { run(scalar_t{}); });
+  }
   if (!direct) copy_into(res, out);
 }
 

@@ -10,6 +10,7 @@
 #include "aten/core/Exception.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/ReduceEngine.h"
+#include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/_clone_contiguous.h"
@@ -115,6 +116,16 @@ struct ProdOp {
     if constexpr (std::is_same_v<acc_t, uint64_t>) return a * static_cast<uint64_t>(static_cast<int64_t>(x));
     else return a * to_opmath(x);
   }
+};
+
+// Complex products: the schoolbook formula, in the element type (PyTorch's CPU prod of complex).
+template <typename T>
+struct ComplexProdOp {
+  using in_t = T;
+  using acc_t = T;
+  acc_t identity() const { return acc_t(1, 0); }
+  acc_t combine(acc_t a, acc_t b) const { return cmath::mul(a, b); }
+  acc_t reduce(acc_t a, in_t x) const { return cmath::mul(a, x); }
 };
 
 template <typename T, bool kAny>
@@ -327,6 +338,15 @@ void prod_impl(const Tensor& self, uint64_t mask, bool keepdim, std::optional<Sc
   // As in PyTorch, the input is converted to the result dtype first.
   Tensor src = self.dtype() == st ? self : tl::_to_copy(self, st, std::nullopt);
   Tensor buf = output_buffer(out, st, self);
+  if (is_complex_type(st)) {
+    TL_DISPATCH_COMPLEX(st, "prod", [&] {
+      int64_t n;
+      auto acc = run_values(ComplexProdOp<scalar_t>{}, src, mask, false, n);
+      project<scalar_t>(buf, acc.get(), n, [](scalar_t v) { return v; });
+    });
+    commit_output(out, buf);
+    return;
+  }
   TL_DISPATCH_ALL(st, "prod", [&] {
     int64_t n;
     auto acc = run_values(ProdOp<scalar_t>{}, src, mask, false, n);

@@ -5,10 +5,12 @@
 // 16-bit floats in float, integers in int64 (wrapping), so results match to the last bit in
 // most cases.
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/CumsumBlocked.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/cummax.h"
@@ -71,6 +73,27 @@ void cum_rows(const scalar_t* x, scalar_t* y, int64_t outer, int64_t n, int64_t 
                });
 }
 
+// cumsum / cumprod of complex elements, accumulated in complex<double> as PyTorch's CPU scans do
+// (its acc_type of complex<float> is complex<double>); the product is the schoolbook formula.
+template <bool is_sum>
+void complex_scan(const Tensor& in, Tensor& out, int64_t dim, const char* op) {
+  TL_DISPATCH_COMPLEX(out.dtype(), op, [&] {
+    using acc_t = std::complex<double>;
+    dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
+      scalar_t* y = s[0].as<scalar_t>();
+      const scalar_t* x = s[1].as<scalar_t>();
+      acc_t acc = is_sum ? acc_t(0, 0) : acc_t(1, 0);
+      for (int64_t i = 0; i < s[1].size; ++i) {
+        const scalar_t v = x[i * s[1].stride];
+        const acc_t a(v.real(), v.imag());
+        acc = is_sum ? acc + a : cmath::mul(acc, a);
+        y[i * s[0].stride] = scalar_t(static_cast<typename scalar_t::value_type>(acc.real()),
+                                      static_cast<typename scalar_t::value_type>(acc.imag()));
+      }
+    });
+  });
+}
+
 // Shared body of cumsum and cumprod: `step(acc, x)` folds one element into the accumulator.
 // `is_sum`: cumsum, whose long float32 slices take the blocked scan (CumsumBlocked.h).
 template <bool is_sum = false, typename Step>
@@ -89,6 +112,7 @@ void cum_op(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Te
   int64_t inner = 1;
   for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
   const bool rows = inner >= 16 && in.is_contiguous() && out.is_contiguous();
+  if (is_complex_type(st)) return complex_scan<is_sum>(in, out, dim, op);
   TL_DISPATCH_ALL(st, op, [&] {
     using acc_t = scan_acc_t<scalar_t>;
     if (rows) {

@@ -5,12 +5,13 @@
 // Every op computes in double with the vectorizable functions of VecMath*.h (float32, float16
 // and bfloat16 convert to double and round once), so one implementation serves every dtype.
 // Integer and bool inputs give the default float dtype (except logaddexp/logaddexp2, which
-// PyTorch does not implement for them).
+// PyTorch does not implement for them). Complex inputs go to ComplexPointwise.cpp.
 #include <cmath>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/ComplexPointwise.h"
 #include "aten/native/cpu/Loops.h"
 #include "aten/native/cpu/VecMathErf.h"
 #include "aten/native/cpu/VecMathExpLog.h"
@@ -44,6 +45,7 @@ TensorIterator binary_float_iter(Tensor& out, const Tensor& a, const Tensor& b, 
 template <typename MathF>
 void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f) {
   auto iter = unary_float_iter(out, self, op);
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, op)) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] { math_kernel<scalar_t>(iter, f); });
 }
 
@@ -51,6 +53,7 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f)
 template <typename MathF, typename MathFloatF>
 void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f, const MathFloatF& f_float) {
   auto iter = unary_float_iter(out, self, op);
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, op)) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
       math_kernel<scalar_t>(iter, f);
@@ -64,6 +67,7 @@ void unary_math(const Tensor& self, Tensor& out, const char* op, const MathF& f,
 template <typename MathF, typename LibmF>
 void unary_trig(const Tensor& self, Tensor& out, const char* op, const MathF& f, const LibmF& libm) {
   auto iter = unary_float_iter(out, self, op);
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, op)) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), op, [&] {
     math_kernel<scalar_t>(iter, f, [](double x) -> bool { return !(vec::dabs(x) <= vec::kTrigFastMax); }, libm);
   });
@@ -96,6 +100,7 @@ void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, 
 
 void exp_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "exp");
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, "exp")) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), "exp", [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
       cpu_kernel(iter, [](double a) -> double { return vec::exp_f64(a); });
@@ -126,6 +131,7 @@ void log1p_kernel(const Tensor& self, Tensor& out) {
 
 void sqrt_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "sqrt");
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, "sqrt")) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sqrt", [&] {
     using opmath = opmath_t<scalar_t>;  // the hardware sqrt, correctly rounded in the op's precision
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(std::sqrt(opmath(to_opmath(a)))); });
@@ -218,6 +224,7 @@ void logaddexp2_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 // grad_output * (1 - output^2), in the op's precision (float for half/bfloat16), as PyTorch.
 void tanh_backward_kernel(const Tensor& grad_output, const Tensor& output, Tensor& out) {
   auto iter = binary_float_iter(out, grad_output, output, "tanh_backward", false);
+  if (is_complex_type(iter.common_dtype())) return complex_tanh_backward(iter);
   TL_DISPATCH_FLOAT(iter.common_dtype(), "tanh_backward", [&] {
     using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t g, scalar_t y) -> scalar_t {
@@ -230,6 +237,7 @@ void tanh_backward_kernel(const Tensor& grad_output, const Tensor& output, Tenso
 // grad_output * (1 - output) * output.
 void sigmoid_backward_kernel(const Tensor& grad_output, const Tensor& output, Tensor& out) {
   auto iter = binary_float_iter(out, grad_output, output, "sigmoid_backward", false);
+  if (is_complex_type(iter.common_dtype())) return complex_sigmoid_backward(iter);
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sigmoid_backward", [&] {
     using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t g, scalar_t y) -> scalar_t {

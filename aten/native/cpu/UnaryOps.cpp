@@ -1,6 +1,7 @@
 // Unary pointwise ops: neg, abs, sign, relu (keep the dtype) and reciprocal (integer and bool
 // inputs give the default float dtype). The transcendental ops are in TranscendentalOps.cpp.
 #include "aten/native/cpu/ComplexKernels.h"
+#include "aten/native/cpu/ComplexPointwise.h"
 #include <cmath>
 
 #include "aten/core/Exception.h"
@@ -116,6 +117,7 @@ void relu_kernel(const Tensor& self, Tensor& out) {
 
 void reciprocal_kernel(const Tensor& self, Tensor& out) {
   auto iter = unary_float_iter(out, self, "reciprocal");
+  if (is_complex_type(iter.common_dtype()) && complex_unary(iter, "reciprocal")) return;
   TL_DISPATCH_FLOAT(iter.common_dtype(), "reciprocal", [&] {
     using opmath = opmath_t<scalar_t>;
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return from_opmath<scalar_t>(opmath(1) / to_opmath(a)); });
