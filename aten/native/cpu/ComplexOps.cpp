@@ -75,7 +75,8 @@ Tensor view_as_complex_kernel(const Tensor& self) {
 // The conjugate, computed (torchlite has no lazy conjugate bit); a copy for real dtypes.
 void conj_physical_kernel(const Tensor& self, Tensor& out) {
   if (!is_complex_type(self.dtype()) && out.defined() && out.is_same(self)) return;  // conj_physical_ of real: nothing
-  auto iter = TensorIteratorConfig().set_op_name("conj_physical").add_output(out).add_input(self).build();
+  // out= must have the result's dtype, as PyTorch's unary_op (no casting into another one).
+  auto iter = TensorIteratorConfig().set_op_name("conj_physical").add_output(out).add_input(self).check_exact_output_dtype(true).build();
   if (iter.is_meta()) return;
   TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), "conj_physical", [&] { conj_loop<scalar_t>(iter); });
 }
