@@ -109,42 +109,39 @@ void complex_kernel(const Tensor& real, const Tensor& imag, Tensor& out) {
                      }));
 }
 
-// |z| of complex elements, as a real tensor (hypot: no overflow for large parts).
-void complex_abs_kernel(const Tensor& self, Tensor& out) {
+namespace {
+
+// out = f(z) for complex z with a real result (abs, angle): out may have any dtype the real result
+// casts to safely, as PyTorch's.
+template <typename F>
+void complex_to_real(const Tensor& self, Tensor& out, const char* op, const F& f) {
   const ScalarType rt = to_real_type(self.dtype());
-  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "abs: result type ", legacy_type_name(rt),
+  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), op, ": result type ", legacy_type_name(rt),
            " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
   auto iter = TensorIteratorConfig()
-                  .set_op_name("abs")
+                  .set_op_name(op)
                   .add_output(out)
                   .add_input(self)
                   .declare_static_output_dtype(rt)
-                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
+                  .enforce_safe_casting_to_output(false)  // the result is real: checked above
                   .build();
   if (iter.is_meta()) return;
-  TL_DISPATCH_COMPLEX(self.dtype(), "abs", [&] {
+  TL_DISPATCH_COMPLEX(self.dtype(), op, [&] {
     using R = typename scalar_t::value_type;
-    cpu_kernel(iter, [](scalar_t a) -> R { return std::hypot(a.real(), a.imag()); });
+    cpu_kernel(iter, [&f](scalar_t a) -> R { return f(a.real(), a.imag()); });
   });
+}
+
+}  // namespace
+
+// |z| of complex elements, as a real tensor (hypot: no overflow for large parts).
+void complex_abs_kernel(const Tensor& self, Tensor& out) {
+  complex_to_real(self, out, "abs", [](auto re, auto im) { return std::hypot(re, im); });
 }
 
 // arg(z) of complex elements, as a real tensor.
 void complex_angle_kernel(const Tensor& self, Tensor& out) {
-  const ScalarType rt = to_real_type(self.dtype());
-  TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), "angle: result type ", legacy_type_name(rt),
-           " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
-  auto iter = TensorIteratorConfig()
-                  .set_op_name("angle")
-                  .add_output(out)
-                  .add_input(self)
-                  .declare_static_output_dtype(rt)
-                  .enforce_safe_casting_to_output(false)  // the result is real: checked below
-                  .build();
-  if (iter.is_meta()) return;
-  TL_DISPATCH_COMPLEX(self.dtype(), "angle", [&] {
-    using R = typename scalar_t::value_type;
-    cpu_kernel(iter, [](scalar_t a) -> R { return std::atan2(a.imag(), a.real()); });
-  });
+  complex_to_real(self, out, "angle", [](auto re, auto im) { return std::atan2(im, re); });
 }
 
 // z / |z| (0 for 0), as PyTorch's sgn of complex numbers.
