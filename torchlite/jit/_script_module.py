@@ -31,6 +31,22 @@ def _extra_bytes(extra):
     return {str(k): v.encode() if isinstance(v, str) else bytes(v) for k, v in extra.items()}
 
 
+class FunctionArchive:
+    """save / save_to_buffer of a compiled function (traced or scripted; its `graph`): saved as torch.jit
+    saves a function, the `forward` (without self) of an attribute-less module."""
+
+    def _cpp_module(self):
+        m = _jit.Module("__torch__.PlaceholderModule", True)
+        m.methods = [("forward", _jit.Method(self.graph, False))]
+        return m
+
+    def save(self, f, _extra_files=None):
+        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
+
+    def save_to_buffer(self, _extra_files=None) -> bytes:
+        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
+
+
 def cpp_module(module, methods=()):
     """The compiled-module tree of an nn.Module (its own class's type name, or the stored one of a
     RecursiveScriptModule), with `methods` [(name, _jit.Method)] on the root; a loaded submodule

@@ -8,11 +8,10 @@ from __future__ import annotations
 import inspect
 import warnings
 
-import os
 
 import torchlite as _tl
 from torchlite._C import _jit
-from torchlite.jit._script_module import ScriptModule, _extra_bytes, cpp_module
+from torchlite.jit._script_module import FunctionArchive, ScriptModule, cpp_module
 from torchlite.jit import _fuser
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
@@ -339,7 +338,7 @@ class TopLevelTracedModule(TracedModule):
     """What trace() returns for a module (torch.jit's name)."""
 
 
-class _TracedFunction:
+class _TracedFunction(FunctionArchive):
     """A traced function: calling it runs the graph in the interpreter."""
 
     def __init__(self, fn, graph):
@@ -371,18 +370,6 @@ class _TracedFunction:
     def graph_for(self, *args, **kwargs):
         """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
         return _fuser.optimized_graph(self)
-
-    def _cpp_module(self):
-        """Saved as torch.jit saves a function: the `forward` of an attribute-less module."""
-        m = _jit.Module("__torch__.PlaceholderModule", True)
-        m.methods = [("forward", _jit.Method(self.graph, False))]
-        return m
-
-    def save(self, f, _extra_files=None):
-        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
-
-    def save_to_buffer(self, _extra_files=None) -> bytes:
-        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
 
     def __repr__(self):
         return f"<torchlite.jit traced function {self.__name__}>"

@@ -7,13 +7,13 @@ of non-user objects (forwarding lambdas, scripted submodules, unannotated defaul
 from __future__ import annotations
 
 import inspect
-import os
 
 import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit._script import types as T
 from torchlite.jit._script.compiler import Compiler
 from torchlite.jit._script.values import SV
+from torchlite.jit._script_module import FunctionArchive
 
 
 def ignore(drop=False, **kwargs):
@@ -142,7 +142,7 @@ def _compile(fn, self_sv=None):
     return graph, _Signature(names, types, defaults, ret)
 
 
-class ScriptFunction:
+class ScriptFunction(FunctionArchive):
     """A scripted function: `graph`, `code`, `schema`; calling it runs the graph in the interpreter;
     `save` writes it as torch.jit saves a function (a module's forward)."""
 
@@ -172,19 +172,6 @@ class ScriptFunction:
             return self._fn(*args, **kwargs)
         inputs = self._sig.inputs(self.__name__, args, kwargs)
         return _from_output(_jit.run_graph(self.graph, inputs)[0], self._sig.ret)
-
-    def _cpp_module(self):
-        m = _jit.Module("__torch__.PlaceholderModule", True)
-        m.methods = [("forward", _jit.Method(self.graph, False))]
-        return m
-
-    def save(self, f, _extra_files=None):
-        from torchlite.jit._script_module import _extra_bytes
-        _jit._save_module_file(self._cpp_module(), os.fspath(f), _extra_bytes(_extra_files))
-
-    def save_to_buffer(self, _extra_files=None) -> bytes:
-        from torchlite.jit._script_module import _extra_bytes
-        return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
 
     def __repr__(self):
         return f"<torchlite.jit.ScriptFunction object {self.__qualname__}>"
