@@ -212,12 +212,13 @@ void Node::destroy() {
   for (Value* v : outputs_)
     TL_CHECK(!v->hasUses(), "jit: cannot destroy ", kind_, ": its output %", v->debugName(), " still has uses");
   for (Block* b : blocks_) {
+    // The block's outputs first: they are values of the nodes destroyed below.
+    b->return_->removeAllInputs();
     std::vector<Node*> ns = b->nodes();
     for (auto it = ns.rbegin(); it != ns.rend(); ++it) {
       for (Value* v : (*it)->outputs_) v->uses_.clear();
       (*it)->destroy();
     }
-    b->return_->removeAllInputs();
   }
   removeAllInputs();
   unlink();
