@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from build_support.blas import blas_build_config  # noqa: E402
 from build_support.fft import fft_build_config  # noqa: E402
+from build_support.includes import sources_with_targeted_code  # noqa: E402
 from build_support.kernels import check_kernels_defined  # noqa: E402
 from build_support.ninja_build import Build, Library, compiler, run_ninja  # noqa: E402
 
@@ -86,12 +87,15 @@ def native_build(extension_name: str) -> Build:
     san = []
     if sanitize:
         variant = "sanitize-" + "-".join(sanitize) + ("-debug" if debug else "")
-        # -O1 compiles the instrumented code several times faster than -O2. -fexpensive-optimizations
-        # (on at -O2) contracts a * b + c into an FMA in the x86-64-v3/v4 clones as the release build
-        # does: without it the vector math's float64 results differ from the release build's and
-        # miss their ulp bounds (tests/test_vecmath.py). -g1 (line tables) keeps reports readable at
-        # a fraction of -g's compile time; UB aborts instead of printing and going on.
-        opt = ["-O0", "-g"] if debug else ["-O1", "-fexpensive-optimizations", "-g1"]
+        # -Og compiles the instrumented code 2-3x faster than -O1 (and -O1 several times faster than
+        # -O2), and rounds as they do, except that it never contracts a * b + c into an FMA. The
+        # release build contracts in the x86-64-v3/v4 clones of its kernels (the baseline ISA has no
+        # FMA), so the sources that reach ISA-targeted code (vectorized_sources below) compile at
+        # -O1 -fexpensive-optimizations, which contracts as -O2 does: at -Og the vector math's float64
+        # results missed their ulp bounds and 62 bit-for-bit comparisons with PyTorch failed.
+        # -g1 (line tables) keeps reports readable at a fraction of -g's compile time; UB aborts
+        # instead of printing and going on.
+        opt = ["-O0", "-g"] if debug else ["-Og", "-g1"]
         # One version of each multi-versioned kernel, for this machine's ISA (the one the clones would
         # pick here): a third of the kernels' compile time (aten/native/cpu/Vectorize.h).
         san = [f"-fsanitize={','.join(sanitize)}", "-fno-omit-frame-pointer", f"-DTL_SINGLE_CLONE_ISA={host_isa_level()}"]
@@ -113,6 +117,11 @@ def native_build(extension_name: str) -> Build:
     fft = fft_build_config(BUILD_ROOT / "fft", installed_in=f"torchlite/{PACKAGE_LIB}")
     ldflags = ["-fopenmp", *san]
     sources = sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*.cpp"))
+    source_cflags = ()
+    if sanitize and not debug:
+        vectorized_sources = sources_with_targeted_code(sources, ROOT)
+        source_cflags = tuple((p.relative_to(ROOT).as_posix(), ("-O1", "-fexpensive-optimizations"))
+                              for p in sources if p in vectorized_sources)
     is_python = lambda p: p.relative_to(ROOT).as_posix().startswith(PYTHON_SOURCE_DIRS)  # noqa: E731
     core = Library(CORE_LIBRARY, [p for p in sources if not is_python(p)],
                    # DT_RPATH rather than RUNPATH: a C++ program's own rpath to the BLAS (set by
@@ -126,7 +135,8 @@ def native_build(extension_name: str) -> Build:
     # for those sources, from a stable copy (as the BLAS headers: see pybind11_include).
     dir_cflags = (("torchlite/csrc/jit", (f"-I{pybind11_include(BUILD_ROOT / 'pybind11')}",)), *fft["dir_cflags"])
     return Build(root=ROOT, build_dir=BUILD_ROOT / "native" / variant, libraries=(core, extension),
-                 cxx=compiler(), cflags=cflags, ldflags=ldflags, dir_cflags=dir_cflags)
+                 cxx=compiler(), cflags=cflags, ldflags=ldflags, dir_cflags=dir_cflags,
+                 source_cflags=source_cflags)
 
 
 def install_library(built: Path, dest: Path) -> None:

@@ -41,6 +41,8 @@ class Build:
     # Flags added for the sources under a directory (relative to root), e.g. pybind11's include
     # path for torchlite/csrc/jit only: a flag every object gets would recompile everything.
     dir_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Flags added for single sources (relative paths), after the directory ones.
+    source_cflags: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def output(self, name: str) -> Path:
         return self.build_dir / name
@@ -92,10 +94,12 @@ def write_ninja_file(build: Build) -> Path:
         "  description = LINK $out",
         "",
     ]
+    source_flags = dict(build.source_cflags)
     for src in build.sources:
         lines.append(f"build {_path(build.object_for(src))}: cxx {_path(src)}")
         rel = src.relative_to(build.root).as_posix()
         extra = [f for d, flags in build.dir_cflags if rel.startswith(d + "/") for f in flags]
+        extra += source_flags.get(rel, ())
         if extra:
             lines.append(f"  cflags = $cflags {_command(extra)}")
     lines.append("")
