@@ -68,6 +68,10 @@ def cpp_module(module, methods=()):
 _is, _dict_get = operator.is_, dict.get
 
 
+def _is_tensor(x):
+    return isinstance(x, _tl.Tensor)
+
+
 def _slot_columns(slots):
     """(dicts, names, tensors) of _module_object's slots, and the tensors last: a cached module
     object is still current when all(map(is_, map(dict.get, dicts, names), tensors)) (C-level loops,
@@ -91,7 +95,8 @@ class RecursiveScriptModule(ScriptModule):
         self.__dict__["_jit_type_name"] = cpp.type_name
         self.__dict__["_methods"] = dict(cpp.methods)
         forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
-        self.__dict__["_forward"] = None if forward is None else (forward.graph, forward.takes_self)
+        self.__dict__["_forward"] = None if forward is None else (
+            forward.graph, forward.takes_self, len(forward.graph.inputs()) - forward.takes_self)
         self.training = cpp.training
         for name, t in cpp.parameters:
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
@@ -145,7 +150,10 @@ class RecursiveScriptModule(ScriptModule):
         forward = self.__dict__["_forward"]
         if forward is None:
             self._method("forward")  # raises
-        return self._run(*forward, args)
+        graph, takes_self, n_args = forward
+        if len(args) == n_args and all(map(_is_tensor, args)):  # the common call: one tensor per graph input
+            return _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
+        return self._run(graph, takes_self, args)
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
