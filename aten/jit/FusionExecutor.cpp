@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
@@ -25,6 +26,7 @@ std::atomic<int64_t> g_block_size{16384};
 std::atomic<int64_t> g_min_numel{16384};
 std::atomic<int64_t> g_fused{0};
 std::atomic<int64_t> g_fallback{0};
+std::atomic<int64_t> g_planned{0};
 
 // How the blocked run sees each subgraph input.
 enum class InputKind : uint8_t {
@@ -41,12 +43,18 @@ struct Step {
   int output = -1;                   // which group output this result is, or -1
 };
 
+// How a group runs on inputs of one signature (dtypes, sizes, strides, ...: see signature()),
+// made once per signature and kept (the type guard cache): the meta run and the layout are not
+// redone on each call.
 struct Plan {
+  bool blocked = false;            // false: the group runs node by node on such inputs
+  int64_t numel = 0;
   std::vector<int64_t> shape;
   std::vector<InputKind> kinds;    // per subgraph input
   std::vector<size_t> operand_of;  // per subgraph input: its operand index in `layout` (Flat/Gather)
   std::vector<Step> steps;
-  std::vector<Tensor> outputs;     // allocated, with eager's strides
+  std::vector<std::vector<int64_t>> out_strides;  // per output: eager's strides
+  std::vector<ScalarType> out_dtypes;
   std::vector<size_t> out_operand; // per output: its operand index in `layout`
   std::vector<size_t> step_of_output;  // per output: the step computing it
   FusionLayout layout;
@@ -102,10 +110,12 @@ void walk(const std::vector<Node*>& nodes, std::vector<IValue>& env, Stack& stac
   }
 }
 
-// The blocked run's plan, or nothing when the group must run node by node.
-std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
+// The blocked run's plan, or one saying the group must run node by node.
+std::shared_ptr<const Plan> make_plan(const Graph& sub, const Stack& inputs) {
+  g_planned.fetch_add(1, std::memory_order_relaxed);
+  auto fallback = std::make_shared<const Plan>();
   const auto& params = sub.inputs();
-  if (params.size() != inputs.size() || sub.outputs().empty()) return std::nullopt;
+  if (params.size() != inputs.size() || sub.outputs().empty()) return fallback;
   const bool grad = autograd::GradMode::is_enabled();
   bool dimensioned = false;
   std::vector<IValue> env(sub.valueCount());
@@ -116,11 +126,11 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
       continue;
     }
     const Tensor& t = v.toTensor();
-    if (!t.defined() || !t.is_cpu() || (grad && t.requires_grad())) return std::nullopt;
+    if (!t.defined() || !t.is_cpu() || (grad && t.requires_grad())) return fallback;
     dimensioned |= t.dim() > 0;
     env[params[i]->unique()] = meta_like(t);
   }
-  if (!dimensioned) return std::nullopt;
+  if (!dimensioned) return fallback;
 
   // Eager's dtypes, shapes and output strides, op by op, on meta tensors.
   std::vector<int64_t> shape;
@@ -142,14 +152,14 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
       }
     });
   } catch (const std::exception&) {
-    return std::nullopt;  // the node-by-node run raises the op's own error
+    return fallback;  // the node-by-node run raises the op's own error
   }
-  if (!uniform || shape.empty()) return std::nullopt;
+  if (!uniform || shape.empty()) return fallback;
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
-  if (numel < std::max<int64_t>(g_min_numel.load(), 1)) return std::nullopt;
-
-  Plan p;
+  auto plan = std::make_shared<Plan>();
+  Plan& p = *plan;
+  p.numel = numel;
   p.shape = shape;
   for (const Node* n : sub.nodes()) {
     if (n->kind() == "prim::Constant") continue;
@@ -161,7 +171,7 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   for (const Value* out : sub.outputs()) {  // each output must be computed by an op of the group
     size_t k = 0;
     while (k < p.steps.size() && p.steps[k].node != out->node()) ++k;
-    if (k == p.steps.size()) return std::nullopt;
+    if (k == p.steps.size()) return fallback;
     p.step_of_output.push_back(k);
   }
   std::vector<std::vector<int64_t>> operand_strides;
@@ -170,16 +180,16 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].isTensor() || inputs[i].toTensor().dim() == 0) continue;
     const Tensor& t = inputs[i].toTensor();
-    if (static_cast<size_t>(t.dim()) > shape.size()) return std::nullopt;
+    if (static_cast<size_t>(t.dim()) > shape.size()) return fallback;
     std::vector<int64_t> st(shape.size(), 0);  // aligned on the trailing dims; 0 where broadcast
     const size_t lead = shape.size() - t.dim();
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (t.size(d) == shape[lead + d]) {
         st[lead + d] = shape[lead + d] == 1 ? 0 : t.stride(d);
       } else if (t.size(d) != 1) {
-        return std::nullopt;
+        return fallback;
       }
-      if (st[lead + d] < 0) return std::nullopt;
+      if (st[lead + d] < 0) return fallback;
     }
     p.kinds[i] = InputKind::Gather;
     p.operand_of[i] = operand_strides.size();
@@ -187,14 +197,16 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   }
   for (const Value* out : sub.outputs()) {
     const Tensor& m = env[out->unique()].toTensor();
-    p.outputs.push_back(empty_strided_tensor(shape, m.strides(), m.dtype(), Device(DeviceType::CPU)));
+    p.out_strides.push_back(m.strides().vec());
+    p.out_dtypes.push_back(m.dtype());
     p.out_operand.push_back(operand_strides.size());
     operand_strides.push_back(m.strides().vec());
   }
-  p.layout = make_fusion_layout(shape, p.outputs[0].strides(), operand_strides);
+  p.layout = make_fusion_layout(shape, p.out_strides[0], operand_strides);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (p.kinds[i] == InputKind::Gather && p.layout.flat[p.operand_of[i]]) p.kinds[i] = InputKind::Flat;
-  return p;
+  p.blocked = true;
+  return plan;
 }
 
 // A 1-D view of `len` elements of `base`'s storage from element `offset` (internal: no autograd,
@@ -226,7 +238,10 @@ void store_output(const Tensor& r, Tensor& out, const FusionLayout& L, size_t op
   }
 }
 
-std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) {
+std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, const Plan& p) {
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < p.out_strides.size(); ++o)
+    outputs.push_back(empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU)));
   const int64_t numel = p.layout.numel;
   const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
   const int64_t nblocks = (numel + block - 1) / block;
@@ -282,7 +297,7 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
         if (step_buf[k].defined()) {
           target = len == block ? step_buf[k] : block_view(step_buf[k], 0, len);
         } else {  // a flat group output: this block of it
-          const Tensor& out = p.outputs[st.output];
+          const Tensor& out = outputs[st.output];
           target = block_view(out, out.storage_offset() + start, len);
         }
         stack.push_back(target);
@@ -292,11 +307,103 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
       for (size_t o = 0; o < results.size(); ++o) {
         const size_t k = p.step_of_output[o];
         if (p.steps[k].output == static_cast<int>(o) && p.steps[k].out_op && !step_buf[k].defined()) continue;
-        store_output(env[results[o]->unique()].toTensor(), p.outputs[o], p.layout, p.out_operand[o], start, len);
+        store_output(env[results[o]->unique()].toTensor(), outputs[o], p.layout, p.out_operand[o], start, len);
       }
     }
   });
-  return std::vector<IValue>(p.outputs.begin(), p.outputs.end());
+  return std::vector<IValue>(outputs.begin(), outputs.end());
+}
+
+// The inputs' signature: everything a plan depends on. Per input its kind; for a tensor its dtype,
+// device, sizes, strides, whether it is a wrapped number and whether it needs gradients now; for a
+// number or bool its value (an op may raise on some values; a plan is then the node-by-node run).
+// Empty when an input is of a kind not keyed (strings, lists, ...): such calls plan every time.
+std::vector<int64_t> signature(const Stack& inputs) {
+  std::vector<int64_t> key;
+  key.reserve(inputs.size() * 8 + 1);
+  const bool grad = autograd::GradMode::is_enabled();
+  for (const IValue& v : inputs) {
+    const IValue::Tag tag = v.tag();
+    key.push_back(static_cast<int64_t>(tag));
+    switch (tag) {
+      case IValue::Tag::None:
+        break;
+      case IValue::Tag::Tensor: {
+        const Tensor& t = v.toTensor();
+        if (!t.defined()) {
+          key.push_back(-1);
+          break;
+        }
+        key.push_back(static_cast<int64_t>(t.dtype()));
+        key.push_back(static_cast<int64_t>(t.device().type) * 65536 + t.device().index);
+        key.push_back((t.impl()->is_wrapped_number() ? 1 : 0) + (grad && t.requires_grad() ? 2 : 0));
+        key.push_back(t.dim());
+        for (int64_t d = 0; d < t.dim(); ++d) {
+          key.push_back(t.size(d));
+          key.push_back(t.stride(d));
+        }
+        break;
+      }
+      case IValue::Tag::Int:
+        key.push_back(v.toInt());
+        break;
+      case IValue::Tag::Bool:
+        key.push_back(v.toBool());
+        break;
+      case IValue::Tag::Double: {
+        const double d = v.toDouble();
+        int64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        key.push_back(bits);
+        break;
+      }
+      case IValue::Tag::ScalarType:
+        key.push_back(static_cast<int64_t>(v.toScalarType()));
+        break;
+      default:
+        return {};
+    }
+  }
+  return key;
+}
+
+// A subgraph's plans by signature (a few: a group usually sees one or two), kept on the subgraph
+// and dropped when it is edited.
+struct PlanCache {
+  static constexpr size_t kMaxEntries = 8;
+  std::mutex mutex;
+  std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const Plan>>> entries;
+  size_t next_victim = 0;
+};
+
+std::shared_ptr<PlanCache> plan_cache(const Graph& sub) {
+  Graph::ExecCache& ec = sub.execCache();
+  std::lock_guard<std::mutex> lock(ec.mutex);
+  if (!ec.fusion || ec.fusion_version != sub.version()) {
+    ec.fusion = std::make_shared<PlanCache>();
+    ec.fusion_version = sub.version();
+  }
+  return std::static_pointer_cast<PlanCache>(ec.fusion);
+}
+
+std::shared_ptr<const Plan> cached_plan(const Graph& sub, const Stack& inputs) {
+  std::vector<int64_t> key = signature(inputs);
+  if (key.empty()) return make_plan(sub, inputs);
+  std::shared_ptr<PlanCache> cache = plan_cache(sub);
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    for (const auto& [k, plan] : cache->entries)
+      if (k == key) return plan;
+  }
+  std::shared_ptr<const Plan> plan = make_plan(sub, inputs);  // outside the lock: it runs ops
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  if (cache->entries.size() < PlanCache::kMaxEntries) {
+    cache->entries.emplace_back(std::move(key), plan);
+  } else {
+    cache->entries[cache->next_victim] = {std::move(key), plan};
+    cache->next_victim = (cache->next_victim + 1) % PlanCache::kMaxEntries;
+  }
+  return plan;
 }
 
 }  // namespace
@@ -306,7 +413,8 @@ std::vector<IValue> run_fusion_group(const Node& node, Stack inputs) {
   const Graph& sub = *node.g("Subgraph");
   TL_CHECK_TYPE(inputs.size() == sub.inputs().size(), "jit: ", node.kind(), " takes ", sub.inputs().size(),
                 " inputs, got ", inputs.size());
-  if (std::optional<Plan> plan = make_plan(sub, inputs)) {
+  const std::shared_ptr<const Plan> plan = cached_plan(sub, inputs);
+  if (plan->blocked && plan->numel >= std::max<int64_t>(g_min_numel.load(), 1)) {
     g_fused.fetch_add(1, std::memory_order_relaxed);
     return run_blocked(sub, inputs, *plan);
   }
@@ -329,10 +437,11 @@ void FusionSettings::set_min_numel(int64_t n) {
   g_min_numel.store(n);
 }
 
-FusionStats fusion_stats() { return FusionStats{g_fused.load(), g_fallback.load()}; }
+FusionStats fusion_stats() { return FusionStats{g_fused.load(), g_fallback.load(), g_planned.load()}; }
 void reset_fusion_stats() {
   g_fused.store(0);
   g_fallback.store(0);
+  g_planned.store(0);
 }
 
 }  // namespace tl::jit

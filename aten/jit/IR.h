@@ -203,12 +203,15 @@ class Graph : public std::enable_shared_from_this<Graph> {
   // is valid while this is unchanged.
   uint64_t version() const { return version_; }
   void touch() { ++version_; }
-  // The interpreter's compiled form of this graph (Interpreter.cpp), with the version it was made
-  // at; the mutex makes the lookup safe when threads run one graph at once.
+  // What runners derive from this graph, each with the version it was made at: the interpreter's
+  // compiled form (Code.h) and, for a fusion group's subgraph, its plans by input types
+  // (FusionExecutor.cpp). The mutex makes the lookups safe when threads run one graph at once.
   struct ExecCache {
     std::mutex mutex;
     uint64_t version = ~uint64_t{0};
     std::shared_ptr<const void> code;
+    uint64_t fusion_version = ~uint64_t{0};
+    std::shared_ptr<void> fusion;
   };
   ExecCache& execCache() const { return exec_cache_; }
 

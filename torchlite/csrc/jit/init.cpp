@@ -398,6 +398,8 @@ void bind_runtime(py::module_& m) {
     d["fallback"] = s.fallback;
     return d;
   }, "Fusion-group runs so far: {'fused': blocked runs, 'fallback': node-by-node runs}.");
+  m.def("_jit_fusion_plans_made", [] { return fusion_stats().planned; },
+        "Fusion plans made so far (meta runs: once per subgraph and input signature, the type guard cache).");
   m.def("_jit_reset_fusion_stats", &reset_fusion_stats);
   m.def("_jit_get_schemas_for_operator", [](const std::string& name) {
     std::string base = name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
