@@ -5,11 +5,14 @@
 #include <cstring>
 #include <mutex>
 
+#include "aten/autograd/Engine.h"
 #include "aten/autograd/GradMode.h"
+#include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/jit/FusionLayout.h"
 #include "aten/jit/Interpreter.h"
+#include "generated/ops/copy.h"
 
 namespace tl::jit {
 namespace {
@@ -116,7 +119,6 @@ std::shared_ptr<const Plan> make_plan(const Graph& sub, const Stack& inputs) {
   auto fallback = std::make_shared<const Plan>();
   const auto& params = sub.inputs();
   if (params.size() != inputs.size() || sub.outputs().empty()) return fallback;
-  const bool grad = autograd::GradMode::is_enabled();
   bool dimensioned = false;
   std::vector<IValue> env(sub.valueCount());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -126,7 +128,7 @@ std::shared_ptr<const Plan> make_plan(const Graph& sub, const Stack& inputs) {
       continue;
     }
     const Tensor& t = v.toTensor();
-    if (!t.defined() || !t.is_cpu() || (grad && t.requires_grad())) return fallback;
+    if (!t.defined() || !t.is_cpu()) return fallback;
     dimensioned |= t.dim() > 0;
     env[params[i]->unique()] = meta_like(t);
   }
@@ -406,6 +408,184 @@ std::shared_ptr<const Plan> cached_plan(const Graph& sub, const Stack& inputs) {
   return plan;
 }
 
+// The value of input `i` for the block [start, start + len): a view (Flat), a copy gathered into
+// `buf` (Gather), or the input itself (Pass).
+IValue input_block(const Plan& p, size_t i, const IValue& v, Tensor& buf, int64_t block, int64_t start, int64_t len) {
+  if (p.kinds[i] == InputKind::Pass) return v;
+  const Tensor& t = v.toTensor();
+  if (p.kinds[i] == InputKind::Flat) return block_view(t, t.storage_offset() + start, len);
+  if (!buf.defined()) buf = empty_tensor({block}, t.dtype());
+  fusion_gather(p.layout, p.operand_of[i], static_cast<const char*>(t.data_ptr()), static_cast<char*>(buf.data_ptr()),
+                t.itemsize(), start, len);
+  return block_view(buf, 0, len);
+}
+
+// Whether a group run with inputs requiring grad can be recorded as one node (FusionGroupBackward):
+// every input requiring grad is a dimensioned tensor of exactly the group's shape (a broadcast
+// input's gradient is a reduction, left to the op-by-op record), and the first output is laid out
+// in iteration order (the gradients are allocated that way).
+bool one_node_autograd(const Plan& p, const Stack& inputs) {
+  if (!p.layout.flat[p.out_operand[0]]) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor() || !inputs[i].toTensor().requires_grad()) continue;
+    const Tensor& t = inputs[i].toTensor();
+    if (p.kinds[i] == InputKind::Pass || !same_sizes(t.sizes(), p.shape)) return false;
+  }
+  return true;
+}
+
+// A fusion group's backward as one autograd node. The forward ran blocked without history; the
+// backward runs the subgraph again block by block with autograd on, so each block's gradients come
+// from the ops' own derivative formulas (the engine on block-sized tensors, intermediates in cache),
+// and writes them into whole-size input gradients: each input and gradient read once, each
+// gradient written once. With create_graph the subgraph is rerun node by node on the saved inputs
+// instead (so the gradient has history).
+struct FusionGroupBackward final : autograd::Node {
+  std::shared_ptr<Graph> sub;
+  uint64_t version = 0;
+  std::shared_ptr<const Plan> plan;
+  std::vector<IValue> inputs;     // as the group got them
+  std::vector<size_t> edge_input; // per next edge: the subgraph input it is the gradient of
+  bool released = false;
+
+  std::string name() const override { return "FusionGroupBackward"; }
+  void release_variables() override {
+    inputs.clear();
+    released = true;
+  }
+
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
+    TL_CHECK(!released, "Trying to backward through the graph a second time (or directly access saved tensors after "
+             "they have already been freed). Saved intermediate values of the graph are freed when you call "
+             ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+             "a second time or if you need to access saved tensors after calling backward.");
+    TL_CHECK(sub->version() == version, "jit: the fusion group's subgraph was edited between forward and backward");
+    const Plan& p = *plan;
+    std::vector<Tensor> gouts(p.out_strides.size());
+    for (size_t o = 0; o < gouts.size(); ++o) {
+      Tensor g = o < grads.size() ? grads[o] : Tensor();
+      const bool broadcast = g.defined() && g.is_cpu() && g.dtype() == p.out_dtypes[o] &&
+                             std::all_of(g.strides().begin(), g.strides().end(), [](int64_t st) { return st == 0; });
+      if (broadcast) {
+        // one value for every element (sum().backward()'s expanded ones): kept so, as eager's kernels see it
+      } else if (!g.defined()) {
+        g = empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU));
+        std::memset(g.data_ptr(), 0, static_cast<size_t>(p.numel) * g.itemsize());
+      } else if (g.strides() != IntArrayRef(p.out_strides[o]) || g.dtype() != p.out_dtypes[o] || !g.is_cpu()) {
+        Tensor laid = empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU));
+        tl::copy_(laid, g);
+        g = laid;
+      }
+      gouts[o] = g;
+    }
+    if (autograd::GradMode::is_enabled()) return double_backward(gouts);
+
+    std::vector<Tensor> gins(edge_input.size());
+    std::vector<bool> needed(edge_input.size());
+    for (size_t e = 0; e < edge_input.size(); ++e) {
+      needed[e] = should_compute_output(e);
+      if (needed[e]) {
+        const Tensor& t = inputs[edge_input[e]].toTensor();
+        gins[e] = empty_strided_tensor(p.shape, p.out_strides[0], t.dtype(), Device(DeviceType::CPU));
+      }
+    }
+    std::vector<char> reached(edge_input.size(), 0);  // whether any block's gradient reached the input
+    const int64_t numel = p.layout.numel;
+    const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
+    const int64_t nblocks = (numel + block - 1) / block;
+    const auto& params = sub->inputs();
+    const std::vector<jit::Node*> nodes = sub->nodes();
+    std::vector<int> edge_of(inputs.size(), -1);
+    for (size_t e = 0; e < edge_input.size(); ++e)
+      if (needed[e]) edge_of[edge_input[e]] = static_cast<int>(e);
+    parallel_for(0, nblocks, std::max<int64_t>(1, kGrainSize / block), [&](int64_t b0, int64_t b1) {
+      autograd::AutoGradMode grad_on(true);
+      std::vector<Tensor> in_buf(inputs.size()), gout_buf(gouts.size());
+      std::vector<IValue> env(sub->valueCount());
+      Stack stack;
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t start = b * block, len = std::min(block, numel - start);
+        autograd::variable_list leaves, outs, gblocks;
+        std::vector<size_t> leaf_edge;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          IValue v = input_block(p, i, inputs[i], in_buf[i], block, start, len);
+          if (edge_of[i] >= 0) {
+            Tensor leaf = v.toTensor();  // a fresh view or buffer: no history of its own
+            leaf.set_requires_grad(true);
+            leaves.push_back(leaf);
+            leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
+            v = IValue(leaf);
+          }
+          env[params[i]->unique()] = std::move(v);
+        }
+        walk(nodes, env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
+        for (size_t o = 0; o < gouts.size(); ++o) {
+          outs.push_back(env[sub->outputs()[o]->unique()].toTensor());
+          const Tensor& g = gouts[o];
+          if (g.numel() > 1 && g.dim() > 0 && std::all_of(g.strides().begin(), g.strides().end(),
+                                                        [](int64_t st) { return st == 0; })) {
+            const int64_t size[1] = {len}, stride[1] = {0};
+            gblocks.push_back(Tensor(intrusive_ptr<TensorImpl>::make(g.storage(), g.dtype(), IntArrayRef(size, 1),
+                                                                     IntArrayRef(stride, 1), g.storage_offset())));
+          } else if (p.layout.flat[p.out_operand[o]]) {
+            gblocks.push_back(block_view(g, g.storage_offset() + start, len));
+          } else {
+            if (!gout_buf[o].defined()) gout_buf[o] = empty_tensor({block}, g.dtype());
+            fusion_gather(p.layout, p.out_operand[o], static_cast<const char*>(g.data_ptr()),
+                          static_cast<char*>(gout_buf[o].data_ptr()), g.itemsize(), start, len);
+            gblocks.push_back(block_view(gout_buf[o], 0, len));
+          }
+        }
+        if (leaves.empty()) continue;
+        autograd::variable_list r = autograd::grad(outs, leaves, gblocks, /*retain_graph=*/false,
+                                                   /*create_graph=*/false, /*allow_unused=*/true);
+        autograd::NoGradGuard no_grad;
+        for (size_t k = 0; k < r.size(); ++k) {
+          if (!r[k].defined()) continue;
+          reached[leaf_edge[k]] = 1;
+          const Tensor& gi = gins[leaf_edge[k]];
+          tl::copy_(block_view(gi, gi.storage_offset() + start, len), r[k]);
+        }
+      }
+    });
+    for (size_t e = 0; e < gins.size(); ++e)
+      if (gins[e].defined() && !reached[e]) gins[e] = Tensor();  // the group's outputs do not depend on it
+    return gins;
+  }
+
+  autograd::variable_list double_backward(const std::vector<Tensor>& gouts) {
+    autograd::variable_list outs, wrt, gs(gouts.begin(), gouts.end());
+    for (const IValue& v : run_graph(*sub, inputs)) outs.push_back(v.toTensor());
+    for (size_t e = 0; e < edge_input.size(); ++e) wrt.push_back(inputs[edge_input[e]].toTensor());
+    // retained, as create_graph implies: the gradient's own history reads this recomputed graph
+    return autograd::grad(outs, wrt, gs, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
+  }
+};
+
+// Runs the group blocked without history and records it as one FusionGroupBackward node.
+std::vector<IValue> run_with_one_node(const Node& node, const Graph& sub, const Stack& inputs,
+                                      const std::shared_ptr<const Plan>& plan) {
+  std::vector<IValue> outs;
+  {
+    autograd::NoGradGuard no_grad;
+    outs = run_blocked(sub, inputs, *plan);
+  }
+  auto fn = std::make_shared<FusionGroupBackward>();
+  fn->sub = node.g("Subgraph");
+  fn->version = sub.version();
+  fn->plan = plan;
+  std::vector<autograd::Edge> edges;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor() || !inputs[i].toTensor().requires_grad()) continue;
+    fn->edge_input.push_back(i);
+    edges.push_back(autograd::gradient_edge(inputs[i].toTensor()));
+  }
+  fn->inputs = inputs;
+  fn->set_next_edges(std::move(edges));
+  for (const IValue& o : outs) autograd::set_history(o.toTensor(), fn);
+  return outs;
+}
+
 }  // namespace
 
 std::vector<IValue> run_fusion_group(const Node& node, Stack inputs) {
@@ -415,8 +595,17 @@ std::vector<IValue> run_fusion_group(const Node& node, Stack inputs) {
                 " inputs, got ", inputs.size());
   const std::shared_ptr<const Plan> plan = cached_plan(sub, inputs);
   if (plan->blocked && plan->numel >= std::max<int64_t>(g_min_numel.load(), 1)) {
-    g_fused.fetch_add(1, std::memory_order_relaxed);
-    return run_blocked(sub, inputs, *plan);
+    bool grad = false;
+    if (autograd::GradMode::is_enabled())
+      for (const IValue& v : inputs) grad |= v.isTensor() && v.toTensor().requires_grad();
+    if (!grad) {
+      g_fused.fetch_add(1, std::memory_order_relaxed);
+      return run_blocked(sub, inputs, *plan);
+    }
+    if (one_node_autograd(*plan, inputs)) {
+      g_fused.fetch_add(1, std::memory_order_relaxed);
+      return run_with_one_node(node, sub, inputs, plan);
+    }
   }
   g_fallback.fetch_add(1, std::memory_order_relaxed);
   return run_graph(sub, std::move(inputs));
