@@ -306,11 +306,13 @@ class TracedModule(ScriptModule):
             return self._traced_from(*args)
         inputs = [self._object()]
         for a in args:
-            inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
+            if isinstance(a, _tl.Tensor):  # the common case, without a call
+                inputs.append(a)
+            else:
+                inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
         graph = _fuser.optimized_graph(self)
         _fuser.record_executed(graph)
-        outputs = _jit.run_graph(graph, inputs)
-        return outputs[0]
+        return _jit.run_graph(graph, inputs)[0]
 
     def graph_for(self, *args, **kwargs):
         """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""
