@@ -73,16 +73,11 @@ def _is_tensor(x):
 
 
 def _slot_columns(slots):
-    """(dicts, names, tensors) of _module_object's slots, and the tensors last: a cached module
-    object is still current when all(map(is_, map(dict.get, dicts, names), tensors)) (C-level loops,
-    a third faster per call than a generator over the triples)."""
+    """(dicts, names, tensors) of _module_object's slots: a cached module object is still current
+    when all(map(is_, map(dict.get, dicts, names), tensors)), checked on every call with C-level
+    loops (a third faster than a generator over the triples)."""
     dicts, names, tensors = (list(c) for c in zip(*slots)) if slots else ([], [], [])
     return dicts, names, tensors
-
-
-def _object_current(columns):
-    dicts, names, tensors = columns
-    return all(map(_is, map(_dict_get, dicts, names), tensors))
 
 
 class RecursiveScriptModule(ScriptModule):
@@ -137,8 +132,10 @@ class RecursiveScriptModule(ScriptModule):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
         buffer was replaced (in-place updates need nothing: it holds the same tensors)."""
         cached = self.__dict__.get("_cached_object")
-        if cached is not None and _object_current(cached[1]):
-            return cached[0]
+        if cached is not None:
+            dicts, names, tensors = cached[1]  # still current: the same tensor under each name
+            if all(map(_is, map(_dict_get, dicts, names), tensors)):
+                return cached[0]
         from torchlite.jit._trace import _module_object
 
         slots = []

@@ -11,7 +11,7 @@ import warnings
 
 import torchlite as _tl
 from torchlite._C import _jit
-from torchlite.jit._script_module import FunctionArchive, ScriptModule, _object_current, _slot_columns, cpp_module
+from torchlite.jit._script_module import FunctionArchive, ScriptModule, _dict_get, _is, _slot_columns, cpp_module
 from torchlite.jit import _fuser
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
@@ -294,8 +294,10 @@ class TracedModule(ScriptModule):
         """The module Object, rebuilt only when a parameter or buffer was replaced (assigned anew):
         in-place updates need nothing, as the Object holds the same tensors."""
         cached = self.__dict__.get("_cached_object")
-        if cached is not None and _object_current(cached[1]):
-            return cached[0]
+        if cached is not None:
+            dicts, names, tensors = cached[1]  # still current: the same tensor under each name
+            if all(map(_is, map(_dict_get, dicts, names), tensors)):
+                return cached[0]
         slots = []
         obj = _module_object(self._traced_from, slots)
         self.__dict__["_cached_object"] = (obj, _slot_columns(slots))
