@@ -17,8 +17,13 @@ g++ $flags -c "$root/tools/jit_load_asan/loadfuzz.cpp" -o "$work/obj/loadfuzz.o"
 wait
 others=$(find "$root/build/native/release/obj" -name '*.o' | grep -v -e /torchlite/csrc/ -e /generated/python/ \
          | grep -vE "aten/jit/(${jit// /|})\.o$")
+mkl=()  # torchlite.fft's MKL, when the release build has it (TORCHLITE_FFT=none builds without)
+if [ -e "$root/build/fft/lib/mkl/libmkl_rt.so" ]; then
+  real=$(dirname "$(readlink -f "$root/build/fft/lib/mkl/libmkl_rt.so")")  # where libmkl_rt.so.N lies
+  mkl=(-L"$root/build/fft/lib/mkl" -lmkl_rt -Wl,-rpath,"$real")
+fi
 g++ -fopenmp -fsanitize=address,undefined "$work"/obj/*.o $others -L"$root/build/blas/lib/blas" -lscipy_openblas \
-    -Wl,-rpath,"$root/build/blas/lib/blas" -o "$work/loadfuzz"
+    -Wl,-rpath,"$root/build/blas/lib/blas" "${mkl[@]}" -o "$work/loadfuzz"
 python "$root/tools/jit_load_asan/make_cases.py" "$work/cases" "${1:-1000}"
 ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1" \
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" "$work/loadfuzz" "$work"/cases/*.pt
