@@ -181,3 +181,13 @@ def test_training_a_traced_module_with_a_full_shape_parameter():
     m.w.grad = None
     m(x).pow(2).sum().backward()
     assert _bits(g) == _bits(m.w.grad)
+
+
+def test_under_anomaly_mode():
+    xs = _leaves(40, 40)
+    fused = _fused(chain, *xs)
+    with tl.autograd.detect_anomaly():
+        got = _grads(fused, xs, lambda o: o.sum())
+    want = _grads(chain, xs, lambda o: o.sum())
+    for g, e in zip(got, want):
+        assert _bits(g) == _bits(e)

@@ -498,7 +498,10 @@ struct FusionGroupBackward final : autograd::Node {
     std::vector<int> edge_of(inputs.size(), -1);
     for (size_t e = 0; e < edge_input.size(); ++e)
       if (needed[e]) edge_of[edge_input[e]] = static_cast<int>(e);
-    parallel_for(0, nblocks, std::max<int64_t>(1, kGrainSize / block), [&](int64_t b0, int64_t b1) {
+    // Under anomaly mode every node made records where it was made (a hook into Python): the blocks
+    // then run on this thread only.
+    const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
+    parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
       autograd::AutoGradMode grad_on(true);
       std::vector<Tensor> in_buf(inputs.size()), gout_buf(gouts.size());
       std::vector<IValue> env(sub->valueCount());
