@@ -638,6 +638,7 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t
 
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
                                  const Scalar& alpha) {
+  // A complex alpha is not conjugated: PyTorch's formula (derivatives.yaml) multiplies by alpha itself.
   return tl::reshape(maybe_multiply(tl::index_select(grad, dim, index), alpha), source_sizes);
 }
 
