@@ -187,6 +187,7 @@ Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
     AutoGradMode below_autograd(false);
     result = ops::index_reduce::call(self, dim, index, source, reduce, include_self);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
@@ -216,6 +217,7 @@ const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index
     AutoGradMode below_autograd(false);
     ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
   }
+  if (is_complex_type(self.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
   rebase_history(self, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(self, true);
