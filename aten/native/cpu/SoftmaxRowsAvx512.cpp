@@ -212,7 +212,35 @@ TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* 
   else write_row<false>(gi, n, f);
 }
 
+TL_AVX512 float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log_sum) {
+  const float mx = row_max(x, n);
+  // As log_softmax: a row of -inf, or one holding +inf or NaN, gives a NaN sum (inf - inf).
+  *log_sum = std::log(exp_sum<false>(x, nullptr, n, mx));
+  return mx;
+}
+
+TL_AVX512 void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float a, float b,
+                                                    const float* w, int64_t t, float at_target, bool stream) {
+  if (n <= 0) return;
+  const __m512 vl = _mm512_set1_ps(lse), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  const __m512 vt = _mm512_set1_ps(at_target);
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl));
+    const __m512 off = w ? _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m, w + j)) : vb;
+    __m512 v = _mm512_fmsub_ps(va, e, off);
+    // The target's column (one lane of one step) takes its one-hot term too.
+    if (t >= j && t < j + 16) v = _mm512_mask_sub_ps(v, static_cast<__mmask16>(1u << (t - j)), v, vt);
+    return v;
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
+}
+
 #else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
+
+float max_log_sum_row_f32_avx512(const float*, int64_t, float*) { return 0; }
+void cross_entropy_backward_row_f32_avx512(const float*, float*, int64_t, float, float, float, const float*, int64_t,
+                                           float, bool) {}
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}

@@ -22,5 +22,12 @@ void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n);
 // two inputs, it saves reading each line of gi before writing it.
 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
+// The fused cross_entropy rows (CrossEntropyKernels.cpp): the max of a row of n > 0 floats, returned, and
+// log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN); and the gradient row
+// gi[c] = a * exp(x[c] - lse) - b * (w ? w[c] : 1), minus `at_target` more at column t (t outside [0, n): none),
+// written with non-temporal stores when `stream`.
+float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log_sum);
+void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float a, float b,
+                                           const float* w, int64_t t, float at_target, bool stream);
 
 }  // namespace tl::native
