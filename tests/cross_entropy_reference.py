@@ -19,8 +19,14 @@ def _check(self, target, weight):
         raise RuntimeError("_cross_entropy_fused: expected class probabilities of the input's shape and dtype")
     if not target.is_floating_point() and target.dtype != torch.int64:
         raise RuntimeError("_cross_entropy_fused: expected class indices of dtype Long")
-    if weight is not None and weight.dtype != self.dtype:
-        raise RuntimeError("_cross_entropy_fused: expected a weight of the input's dtype")
+    if weight is not None and (weight.dtype != self.dtype or weight.shape != (self.shape[_class_dim(self)],)):
+        raise RuntimeError("_cross_entropy_fused: expected a weight of the input's dtype, one per class")
+    if not target.is_floating_point() and target.shape != _row_shape(self):
+        raise RuntimeError("_cross_entropy_fused: expected a target of the input's shape without the class dim")
+
+
+def _row_shape(self):
+    return () if self.dim() == 1 else (self.shape[0],) + tuple(self.shape[2:])
 
 
 def _class_dim(self):
@@ -33,6 +39,13 @@ def cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smo
     loss = F.cross_entropy(self, target, weight, ignore_index=ignore_index, reduction=_REDUCTIONS[reduction],
                            label_smoothing=label_smoothing)
     return loss, torch.logsumexp(self, _class_dim(self)).detach()
+
+
+def _check_backward(grad_output, self, reduction, lse):
+    if lse is not None and (lse.shape != _row_shape(self) or lse.dtype != self.dtype):
+        raise RuntimeError("_cross_entropy_fused_backward: expected lse of the input's shape without the class dim")
+    if (grad_output.shape != _row_shape(self)) if reduction == 0 else grad_output.numel() != 1:
+        raise RuntimeError("_cross_entropy_fused_backward: expected grad_output of the loss's shape")
 
 
 def _coefficients(self, target, weight, reduction, ignore_index, label_smoothing):
@@ -59,6 +72,7 @@ def _coefficients(self, target, weight, reduction, ignore_index, label_smoothing
 def cross_entropy_fused_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse):
     """grad * (Q * exp(self - lse) - q), from the given lse (as the kernel)."""
     _check(self, target, weight)
+    _check_backward(grad_output, self, reduction, lse)
     cd = _class_dim(self)
     q, Q = _coefficients(self, target, weight, reduction, ignore_index, label_smoothing)
     g = grad_output.unsqueeze(cd) if reduction == 0 and self.dim() > 1 else grad_output
@@ -68,6 +82,7 @@ def cross_entropy_fused_backward(grad_output, self, target, weight, reduction, i
 def cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing):
     """The gradient of F.cross_entropy with respect to self, as a differentiable function of grad and self."""
     _check(self, target, weight)
+    _check_backward(grad_output, self, reduction, None)
     with torch.enable_grad():
         x = self if self.requires_grad else self.detach().requires_grad_()
         loss = F.cross_entropy(x, target, weight, ignore_index=ignore_index, reduction=_REDUCTIONS[reduction],

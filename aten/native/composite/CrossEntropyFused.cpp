@@ -2,6 +2,7 @@
 // gradient written with differentiable ops: what its derivative formula uses in a backward that builds a
 // graph (create_graph), so that double backward works as through PyTorch's composite.
 #include "aten/autograd/GradMode.h"
+#include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/CrossEntropy.h"
 #include "aten/native/Losses.h"
@@ -40,6 +41,14 @@ Tensor cross_entropy_fused_differentiable_backward_composite(const Tensor& grad_
                                                              const Tensor& target, const std::optional<Tensor>& weight,
                                                              int64_t reduction, int64_t ignore_index,
                                                              double label_smoothing) {
+  const char* op = "_cross_entropy_fused_differentiable_backward";
+  const CrossEntropyGeometry geo = cross_entropy_geometry(self, target, weight, reduction, label_smoothing, op);
+  if (reduction == kReductionNone) {
+    TL_CHECK(grad_output.sizes() == IntArrayRef(geo.row_shape), op, ": expected grad_output of shape ",
+             IntArrayRef(geo.row_shape), ", got ", grad_output.sizes());
+  } else {
+    TL_CHECK(grad_output.numel() == 1, op, ": expected a single element grad_output, got ", grad_output.sizes());
+  }
   const auto [q, Q] = cross_entropy_gradient_coefficients(self, target, weight, reduction, ignore_index, label_smoothing);
   const int64_t class_dim = self.dim() == 1 ? 0 : 1;
   const Tensor g = reduction == kReductionNone && self.dim() > 1 ? unsqueeze(grad_output, class_dim) : grad_output;
