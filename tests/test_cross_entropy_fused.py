@@ -107,8 +107,11 @@ def test_avx512_rows_tails_and_streaming(classes):
     t[0] = classes - 1
     for smoothing in (0.0, 0.2):
         _check(x, t, reduction="mean", label_smoothing=smoothing)
-    _check(x, t, torch.rand(classes, generator=torch.Generator().manual_seed(18)) + 0.5, reduction="none",
-           label_smoothing=0.1)
+    w = torch.rand(classes, generator=torch.Generator().manual_seed(18)) + 0.5
+    _check(x, t, w, reduction="none", label_smoothing=0.1)
+    p = _probs((rows, classes), 19, torch.float32)
+    _check(x, p, reduction="mean", label_smoothing=0.1)
+    _check(x, p, w, reduction="none")
 
 
 def test_special_values_like_torch():
@@ -241,6 +244,13 @@ for shape in [(9, 1001), (4, 33)]:
             assert_same(out.detach(), ref.detach(), atol=1e-5, rtol=1e-5)
             ref.backward(); out.backward()
             assert_same(lx.grad, tx.grad, atol=1e-6, rtol=1e-5)
+    p = torch.softmax(torch.randn(*shape, generator=torch.Generator().manual_seed(2)), 1)
+    tx, lx = x.clone().requires_grad_(), from_torch(x).requires_grad_()
+    ref = F.cross_entropy(tx, p, label_smoothing=0.2)
+    out = TF.cross_entropy(lx, from_torch(p), label_smoothing=0.2)
+    assert_same(out.detach(), ref.detach(), atol=1e-5, rtol=1e-5)
+    ref.backward(); out.backward()
+    assert_same(lx.grad, tx.grad, atol=1e-6, rtol=1e-5)
 print("ok")
 """
 

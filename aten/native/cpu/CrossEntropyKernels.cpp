@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -114,6 +115,32 @@ bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float 
   return true;
 }
 
+// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row where there is
+// one (a contiguous float32 row), else nullopt.
+std::optional<double> weighted_row_avx512(const double*, const double*, const double*, int64_t, double, double, double,
+                                          double) {
+  return std::nullopt;
+}
+std::optional<double> weighted_row_avx512(const float* x, const float* w, const float* p, int64_t n, float mx,
+                                          float log_sum, double a, double b) {
+  if (!softmax_rows_avx512() || n <= 0) return std::nullopt;
+  float q_sum;
+  return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                               &q_sum);
+}
+
+// A probability-target gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
+bool prob_backward_row_avx512(const double*, const double*, const double*, double*, int64_t, double, double, double,
+                              double, bool) {
+  return false;
+}
+bool prob_backward_row_avx512(const float* x, const float* p, const float* w, float* gi, int64_t n, float lse, float g,
+                              float a, float b, bool stream) {
+  if (!softmax_rows_avx512()) return false;
+  cross_entropy_prob_backward_row_f32_avx512(x, p, w, gi, n, lse, g, a, b, stream);
+  return true;
+}
+
 // The row counts of the mean: sum of w_t over rows not ignored (class indices), or the row count.
 template <typename T>
 double mean_divisor(const CrossEntropyGeometry& g, const int64_t* t, const T* w, int64_t ignore_index) {
@@ -179,16 +206,26 @@ std::tuple<Tensor, Tensor> cross_entropy_fused_kernel(const Tensor& self_, const
             // nll_loss's term in the input dtype, then the smoothing term against the uniform distribution.
             loss = static_cast<double>(a * nlp(tc)) * (1.0 - s);
             if (s > 0) {
-              double smooth = 0;
-              for (int64_t c = 0; c < C; ++c) smooth += static_cast<double>(wp ? wp[c] * nlp(c) : nlp(c));
-              loss += sc * smooth;
+              std::optional<double> smooth;
+              if (S == 1) smooth = weighted_row_avx512(xr, wp, static_cast<const T*>(nullptr), C, mx, log_sum, 1.0, 0.0);
+              if (!smooth) {
+                smooth = 0.0;
+                for (int64_t c = 0; c < C; ++c) *smooth += static_cast<double>(wp ? wp[c] * nlp(c) : nlp(c));
+              }
+              loss += sc * *smooth;
             }
           }
         } else {
           const T* pr = p + o * C * S + i;
-          for (int64_t c = 0; c < C; ++c) {
-            const double q = static_cast<double>(pr[c * S]) * (1.0 - s) + sc;
-            loss += (wp ? q * static_cast<double>(wp[c]) : q) * static_cast<double>(nlp(c));
+          std::optional<double> fast;
+          if (S == 1) fast = weighted_row_avx512(xr, wp, pr, C, mx, log_sum, 1.0 - s, sc);
+          if (fast) {
+            loss = *fast;
+          } else {
+            for (int64_t c = 0; c < C; ++c) {
+              const double q = static_cast<double>(pr[c * S]) * (1.0 - s) + sc;
+              loss += (wp ? q * static_cast<double>(wp[c]) : q) * static_cast<double>(nlp(c));
+            }
           }
         }
         if (out) out[r] = static_cast<T>(loss);
@@ -260,6 +297,7 @@ Tensor cross_entropy_fused_backward_kernel(const Tensor& grad_output, const Tens
           gr[tc * S] -= at;
         } else {
           const T* pr = p + o * C * S + i;
+          if (S == 1 && prob_backward_row_avx512(xr, pr, wp, gr, C, l, gv, 1 - s, sc, stream)) continue;
           T Q = 0;
           for (int64_t c = 0; c < C; ++c) Q += (wp ? wp[c] : T(1)) * ((1 - s) * pr[c * S] + sc);
           for (int64_t c = 0; c < C; ++c)
