@@ -5,7 +5,8 @@
 
 float32. Rows (targets, ratio = torchlite time / PyTorch time):
 - cross_entropy on 4096x32000 logits with class indices (mean): forward, and forward+backward through autograd
-  (the leaf's grad is the backward's output): <= 1.0;
+  (the leaf's grad is the backward's output): <= 1.0; and (group ce_options, not an issue row) forward+backward
+  with label smoothing, weights and smoothing, class probabilities on 256x32000 and 4096x1000;
 - max_pool2d 3x3 s2 p1, avg_pool2d 2x2, adaptive_avg_pool2d to (1, 1) and (7, 7), interpolate bilinear 2x, on
   32x64x56x56: forward, and forward+backward through autograd: <= 1.0;
 - nn.LSTM (2 layers, input and hidden 256, sequence 64, batch 32): forward+backward of output.sum(): <= 1.0;
@@ -51,6 +52,32 @@ def _cross_entropy_rows():
     (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
     name = "cross_entropy 4096x32000"
     return [(name, "forward", lf, tf), (name, "forward+backward", lb, tb)]
+
+
+def _cross_entropy_option_rows():
+    """cross_entropy's other paths on 256x32000 and 4096x1000: label smoothing, class weights with smoothing,
+    class probabilities (forward+backward)."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for n, c in ((256, 32000), (4096, 1000)):
+        xn = rng.standard_normal((n, c), dtype=np.float32)
+        tn, wn = rng.integers(0, c, n), rng.random(c, dtype=np.float32) + 0.5
+        pn = rng.random((n, c), dtype=np.float32)
+        pn /= pn.sum(1, keepdims=True)
+        for label, prob, kw in (("label_smoothing 0.1", False, {"label_smoothing": 0.1}),
+                                ("weight, label_smoothing 0.1", False, {"label_smoothing": 0.1, "weight": True}),
+                                ("probabilities", True, {})):
+            def both(lib, f, prob=prob, kw=kw, xn=xn, tn=tn, wn=wn, pn=pn):
+                x, t, k = lib.from_numpy(xn), lib.from_numpy(pn if prob else tn), dict(kw)
+                if k.get("weight"):
+                    k["weight"] = lib.from_numpy(wn)
+
+                def run():
+                    xg = x.detach().requires_grad_()
+                    f.cross_entropy(xg, t, **k).backward()
+                return run
+            rows.append((f"cross_entropy {n}x{c}, {label}", "forward+backward", both(tl, TF), both(torch, F)))
+    return rows
 
 
 POOLS = {
@@ -112,12 +139,12 @@ def _softmax_rows():
     return rows
 
 
-GROUPS = {"cross_entropy": _cross_entropy_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
+GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_option_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, pool, lstm, softmax)")
+    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, pool, lstm, softmax)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of the wall clock")
     p.add_argument("--repeat", type=int, default=9)
