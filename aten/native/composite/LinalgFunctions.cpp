@@ -125,7 +125,7 @@ Tensor matrix_power_composite(const Tensor& self, int64_t n) { return linalg_mat
 Tensor linalg_matrix_exp_composite(const Tensor& self) {
   const char* op = "linalg.matrix_exp";
   check_square(op, self);
-  TL_CHECK(is_floating_type(self.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(self.scalar_type()));
   // 16-bit floats are computed in float32, as PyTorch.
   const bool reduced = self.scalar_type() != ScalarType::Float32 && self.scalar_type() != ScalarType::Float64;
@@ -201,7 +201,7 @@ namespace {
 std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim) {
   const char* op = "linalg.matrix_norm";
   TL_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   TL_CHECK(dim.size() == 2, op, ": dim must be a 2-tuple. Got ", dim);
   const int64_t nd = A.dim();

@@ -13,6 +13,7 @@
 #include "generated/ops/arange.h"
 #include "generated/ops/det.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/div.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/inverse.h"
 #include "generated/ops/linalg_det.h"
@@ -78,7 +79,7 @@ void check_square_float(const char* op, const Tensor& A) {
 // linalg.det and linalg.solve refuse integers themselves and leave 16-bit floats to the LU kernel.
 void check_square_not_integral(const char* op, const Tensor& A) {
   check_ge2(op, A);
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   check_square(op, A);
 }
@@ -111,8 +112,11 @@ Tensor det_composite(const Tensor& self) { return linalg_det(self); }
 std::tuple<Tensor, Tensor> linalg_slogdet_composite(const Tensor& A) {
   check_square_float("linalg.slogdet", A);
   auto [diag, sign] = lu_diagonal_and_sign(A);
-  // The sign is piecewise constant: its gradient is zero (sgn's), but it is part of the graph, as PyTorch's.
-  Tensor s = mul(prod(sgn(diag), -1), sign);
+  // Real: the sign is piecewise constant, its gradient zero (sgn's), but part of the graph, as PyTorch's.
+  // Complex: the sign is det / |det|, of unit modulus, written as diag / |diag| so that its gradient
+  // (PyTorch's (g_abs - i Im(conj(g_sign) sign)) A^-H) comes from the ops' formulas.
+  Tensor unit = is_complex_type(A.scalar_type()) ? div(diag, abs(diag)) : sgn(diag);
+  Tensor s = mul(prod(unit, -1), sign);
   return {s, sum(log(abs(diag)), IntArrayRef{-1})};
 }
 
