@@ -187,6 +187,41 @@ def test_matrix_power_vecdot_cross_and_products(dtype):
     close(*run(lambda m, x, y: m.baddbmm(x, x, y, beta=be, alpha=al), a, b), dtype)
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_norms_are_real(dtype):
+    a = make((2, 3, 4), dtype, 1)
+    for ord in (2, 1, 3.5, float("inf"), -float("inf"), 0, -1.5):
+        close(*run(lambda m, x: m.linalg.vector_norm(x, ord), a), dtype)
+        close(*run(lambda m, x: m.linalg.vector_norm(x, ord, dim=-1, keepdim=True), a), dtype)
+    close(*run(lambda m, x: m.linalg.vector_norm(x, dtype=m.complex128), a), dtype)
+    for ord in ("fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")):
+        close(*run(lambda m, x: m.linalg.matrix_norm(x, ord), a), dtype)
+    close(*run(lambda m, x: m.linalg.norm(x), a), dtype)
+    close(*run(lambda m, x: m.linalg.norm(x, dim=(-2, -1)), a), dtype)
+    close(*run(lambda m, x: m.linalg.norm(x[0, 0]), a), dtype)
+    with pytest.raises(RuntimeError, match="dtype should be complex"):
+        tl.linalg.vector_norm(tl.from_numpy(a.copy()), dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="dtype should be complex"):
+        torch.linalg.vector_norm(torch.from_numpy(a.copy()), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_matrix_functions(dtype):
+    a = make((2, 4, 4), dtype, 1) / 2
+    close(*run(lambda m, x: m.linalg.matrix_exp(x), a), dtype)
+    close(*run(lambda m, x: m.linalg.matrix_exp(x * 20), a), dtype)
+    close(*run(lambda m, x: m.linalg.pinv(x), a), dtype)
+    close(*run(lambda m, x: m.linalg.pinv(x[..., :3]), a), dtype)
+    close(*run(lambda m, x: m.linalg.pinv(x @ x.mH, hermitian=True), a), dtype)
+    r = make((2, 4, 2), dtype, 2) @ make((2, 2, 4), dtype, 3)  # rank 2
+    close(*run(lambda m, x: m.linalg.matrix_rank(x), r), dtype)
+    close(*run(lambda m, x: m.linalg.matrix_rank(x @ x.mH, hermitian=True), r), dtype)
+    for p in (None, "fro", "nuc", 1, -1, 2, -2, float("inf")):
+        close(*run(lambda m, x: m.linalg.cond(x, p), a), dtype)
+    close(*run(lambda m, x: m.linalg.tensorinv(x.reshape(4, 2, 2), ind=1), a[0]), dtype)
+    close(*run(lambda m, x, y: m.linalg.tensorsolve(x.reshape(2, 2, 4), y[0, 0].reshape(2, 2)), a[0], a), dtype)
+
+
 # ---------------------------------------------------------------- errors
 
 def test_errors_as_torch():
@@ -243,6 +278,14 @@ GRAD_CASES = {
     "svd_abs": (lambda m, a: [x.abs() for x in m.linalg.svd(a, full_matrices=False)], ["A"]),
     "matrix_power": (lambda m, a: m.linalg.matrix_power(a, -2), ["A"]),
     "vecdot": (lambda m, a, b: m.linalg.vecdot(a, b), ["A", "B"]),
+    "vector_norm": (lambda m, a: m.linalg.vector_norm(a, 3, dim=-1), ["A"]),
+    "vector_norm_2": (lambda m, a: m.linalg.vector_norm(a), ["A"]),
+    "vector_norm_inf": (lambda m, a: m.linalg.vector_norm(a, float("inf"), dim=-2), ["A"]),
+    "matrix_norm_fro": (lambda m, a: m.linalg.matrix_norm(a), ["A"]),
+    "matrix_norm_nuc": (lambda m, a: m.linalg.matrix_norm(a, "nuc"), ["A"]),
+    "matrix_exp": (lambda m, a: m.linalg.matrix_exp(a), ["A"]),
+    "pinv": (lambda m, a: m.linalg.pinv(a), ["A"]),
+    "cond": (lambda m, a: m.linalg.cond(a), ["A"]),
 }
 
 

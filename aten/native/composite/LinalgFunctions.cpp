@@ -69,7 +69,7 @@ namespace {
 Tensor mH(const Tensor& t) { return transpose(t, -2, -1); }
 
 double epsilon(ScalarType t) {
-  return t == ScalarType::Float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  return (t == ScalarType::Float32 || t == ScalarType::Complex64) ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
 }
 
 // The value of a 0-d tensor computed on the CPU (as double); `fallback` on Meta.
@@ -91,7 +91,7 @@ Tensor cutoff(const Tensor& largest, std::optional<double> atol, std::optional<d
 
 void check_float_or_double(const char* what, const Tensor& A) {
   const ScalarType t = A.scalar_type();
-  TL_CHECK(A.dim() >= 2 && (t == ScalarType::Float32 || t == ScalarType::Float64), what, "(",
+  TL_CHECK(A.dim() >= 2 && is_lapack_type(t), what, "(",
            legacy_type_name(t), "{", A.sizes(), "}): expected a tensor with 2 or more dimensions of float, double, "
            "cfloat or cdouble types");
 }
@@ -128,7 +128,7 @@ Tensor linalg_matrix_exp_composite(const Tensor& self) {
   TL_CHECK((is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(self.scalar_type()));
   // 16-bit floats are computed in float32, as PyTorch.
-  const bool reduced = self.scalar_type() != ScalarType::Float32 && self.scalar_type() != ScalarType::Float64;
+  const bool reduced = self.scalar_type() == ScalarType::Float16 || self.scalar_type() == ScalarType::BFloat16;
   Tensor A = reduced ? to(self, ScalarType::Float32) : self;
   const int64_t n = A.size(-1);
   if (A.numel() == 0) return clone(self);
@@ -181,8 +181,7 @@ Tensor linalg_matrix_rank_atol_rtol_float_composite(const Tensor& self, std::opt
   // An empty input with a tolerance given skips PyTorch's dtype check.
   if (self.numel() == 0 && (atol.has_value() || rtol.has_value()))
     return zeros(batch_dims(self), ScalarType::Int64, self.device());
-  TL_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64,
-           "linalg.matrix_rank: This function doesn't handle types other than float and double");
+  TL_CHECK(is_lapack_type(t), "linalg.matrix_rank: This function doesn't handle types other than float and double");
   Tensor S = hermitian ? abs(linalg_eigvalsh(self)) : linalg_svdvals(self);
   if (S.size(-1) == 0) return zeros(batch_dims(self), ScalarType::Int64, self.device());
   Tensor tol = cutoff(amax(S, IntArrayRef{-1}, true), atol, rtol, self);
