@@ -233,8 +233,16 @@ std::string ord_name(double ord) {
 
 }  // namespace
 
+// A real `dtype` for a complex input (what the derived out= passes: out's dtype, real for a norm) is
+// taken as the complex type of that precision, the one the moduli are computed in.
+static std::optional<ScalarType> norm_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype && is_complex_type(self.scalar_type()) && is_floating_type(*dtype)) return to_complex_type(*dtype);
+  return dtype;
+}
+
 Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
-                                    std::optional<ScalarType> dtype) {
+                                    std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   const double o = ord.to_double();
   const double ao = std::abs(o);
   TL_CHECK(ao == 2 || ao == 1 || std::isinf(o), "linalg.matrix_norm: Order ", ord_name(o), " not supported.");
@@ -257,7 +265,8 @@ Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntAr
 }
 
 Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim,
-                                            std::optional<ScalarType> dtype) {
+                                            std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   TL_CHECK(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
   auto [d0, d1] = matrix_dims(self, dim);
   if (ord == "fro") return linalg_vector_norm(self, 2, IntArrayRef{d0, d1}, keepdim, dtype);
@@ -267,7 +276,8 @@ Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view
 }
 
 Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim,
-                             bool keepdim, std::optional<ScalarType> dtype) {
+                             bool keepdim, std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);
@@ -284,7 +294,8 @@ Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& or
 }
 
 Tensor linalg_norm_ord_str_composite(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim,
-                                     std::optional<ScalarType> dtype) {
+                                     std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);
@@ -298,6 +309,11 @@ Tensor linalg_norm_ord_str_composite(const Tensor& self, std::string_view ord, O
 
 namespace {
 
+// cond is real for complex input too.
+ScalarType real_of(const Tensor& t) {
+  return is_complex_type(t.scalar_type()) ? to_real_type(t.scalar_type()) : t.scalar_type();
+}
+
 // cond for the norms other than 2: ||A|| ||A^-1|| over square matrices, inf where A is singular.
 Tensor cond_by_inverse(const Tensor& A, const std::string& name, const std::function<Tensor(const Tensor&)>& norm) {
   check_square(str("linalg.cond(ord=", name, ")").c_str(), A);
@@ -310,12 +326,12 @@ Tensor cond_by_inverse(const Tensor& A, const std::string& name, const std::func
 
 Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p) {
   check_ge2("linalg.cond", self);
-  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());  // as PyTorch, any dtype
+  if (self.numel() == 0) return zeros(batch_dims(self), real_of(self), self.device());  // as PyTorch, any dtype
   const double o = p.has_value() ? p->to_double() : 2.0;
   if (std::abs(o) == 2) {
     check_ge2("linalg.cond", self);
     Tensor S = linalg_svdvals(self);
-    if (S.size(-1) == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());
+    if (S.size(-1) == 0) return zeros(batch_dims(self), real_of(self), self.device());
     Tensor big = narrow(S, -1, 0, 1), small = narrow(S, -1, S.size(-1) - 1, 1);
     return squeeze(o > 0 ? div(big, small) : div(small, big), -1);
   }
@@ -326,7 +342,7 @@ Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p)
 Tensor linalg_cond_p_str_composite(const Tensor& self, std::string_view p) {
   TL_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
   check_ge2("linalg.cond", self);
-  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());
+  if (self.numel() == 0) return zeros(batch_dims(self), real_of(self), self.device());
   const std::string name(p);
   return cond_by_inverse(self, name, [&](const Tensor& m) { return linalg_matrix_norm(m, name); });
 }

@@ -64,7 +64,7 @@ void linalg_eigh_kernel(const Tensor& A, std::string_view UPLO, Tensor& eigenval
     ops::copy_::call(v, A, false);
     const int64_t nb = batch_count(batch);
     std::vector<int> info(static_cast<size_t>(nb), 0);
-    if (n > 0) {
+    if (n > 0 && nb > 0) {  // (an empty input of any dtype: PyTorch checks none)
       const int in = lapack::to_int(op, n);
       dispatch_lapack(A.scalar_type(), op, [&](auto tag) {
         using T = typename decltype(tag)::type;

@@ -80,7 +80,7 @@ void linalg_lu_factor_ex_kernel(const Tensor& A, bool pivot, bool check_errors, 
   Tensor inf = empty_tensor(batch, ScalarType::Int32, A.device());
   if (!A.is_meta()) {
     const int64_t nb = batch_count(batch);
-    if (m == 0 || n == 0) {
+    if (nb == 0 || m == 0 || n == 0) {  // (an empty input of any dtype: PyTorch checks none)
       std::fill_n(inf.data_ptr<int>(), nb, 0);
     } else {
       dispatch_lapack(A.scalar_type(), "linalg.lu_factor_ex", [&](auto tag) {
