@@ -66,6 +66,7 @@ def test_lu_family(shape, dtype):
     close(*run(lambda m, x: m.linalg.slogdet(x), a), dtype)
     close(*run(lambda m, x: m.linalg.inv_ex(x), a), dtype)
     close(*run(lambda m, x: m.linalg.inv(x), a), dtype)
+    close(*run(lambda m, x: m.logdet(x), a), dtype)  # complex: log(sign) + logabsdet
     if a.size:
         sign, _ = tl.linalg.slogdet(tl.from_numpy(a.copy()))
         np.testing.assert_allclose(np.abs(sign.numpy()), 1, rtol=1e-5)  # complex of unit modulus
@@ -262,6 +263,7 @@ GRAD_CASES = {
     "slogdet": (lambda m, a: m.linalg.slogdet(a), ["A"]),
     "slogdet_sign_real": (lambda m, a: m.linalg.slogdet(a)[0].real, ["A"]),
     "inv": (lambda m, a: m.linalg.inv(a), ["A"]),
+    "logdet": (lambda m, a: m.logdet(a), ["A"]),
     "solve": (lambda m, a, b: m.linalg.solve(a, b), ["A", "B"]),
     "solve_right": (lambda m, a, b: m.linalg.solve(a, b.mT, left=False), ["A", "B"]),
     "lu": (lambda m, a: m.linalg.lu(a)[1:], ["A"]),

@@ -10,6 +10,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/add.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/det.h"
 #include "generated/ops/diagonal.h"
@@ -125,6 +126,8 @@ std::tuple<Tensor, Tensor> slogdet_composite(const Tensor& self) { return linalg
 Tensor logdet_composite(const Tensor& self) {
   check_square_float("logdet", self);
   auto [sign, logabsdet] = linalg_slogdet(self);
+  // Complex: the complex logarithm log(sign) + log|det| (PyTorch's).
+  if (is_complex_type(self.scalar_type())) return add(log(sign), logabsdet);
   // A negative determinant has no real logarithm; a zero one gives -inf (logabsdet already).
   return where(lt(sign, 0), std::numeric_limits<double>::quiet_NaN(), logabsdet);
 }
