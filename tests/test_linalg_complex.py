@@ -223,6 +223,24 @@ def test_matrix_functions(dtype):
     close(*run(lambda m, x, y: m.linalg.tensorsolve(x.reshape(2, 2, 4), y[0, 0].reshape(2, 2)), a[0], a), dtype)
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq(driver, dtype):
+    for ashape, bshape in [((2, 5, 3), (2, 5, 2)), ((5, 3), (5,)), ((2, 3, 5), (2, 3, 2)), ((1, 5, 3), (3, 5, 2)),
+                           ((2, 5, 3), (2, 5, 0))]:
+        if driver == "gels" and ashape[-2] < ashape[-1]:
+            continue  # gels of a wide matrix: PyTorch's own result is a minimum-norm one only for full rank
+        if driver in ("gelsd", "gelss") and bshape[-1] == 0:
+            continue  # PyTorch's MKL gelsd fails and its gelss crashes on no right-hand sides (docs/kernels/linalg_lapack.md)
+        a, b = make(ashape, dtype, 1), make(bshape, dtype, 2)
+        (x, res, rank, sv), (tx, tres, trank, tsv) = run(lambda m, p, q: m.linalg.lstsq(p, q, driver=driver), a, b)
+        close(x, tx, dtype)
+        for g, e in ((res, tres), (rank, trank), (sv, tsv)):
+            assert tuple(g.shape) == tuple(e.shape)
+            if g.numel():
+                close(g, e, dtype)  # residuals and singular values are real
+
+
 # ---------------------------------------------------------------- errors
 
 def test_errors_as_torch():
@@ -288,6 +306,8 @@ GRAD_CASES = {
     "matrix_exp": (lambda m, a: m.linalg.matrix_exp(a), ["A"]),
     "pinv": (lambda m, a: m.linalg.pinv(a), ["A"]),
     "cond": (lambda m, a: m.linalg.cond(a), ["A"]),
+    "lstsq_gelsd": (lambda m, a, b: m.linalg.lstsq(a, b, driver="gelsd").solution, ["A", "B"]),
+    "lstsq_residuals": (lambda m, a, b: m.linalg.lstsq(a[..., :2], b, driver="gels")[:2], ["A", "B"]),
 }
 
 
