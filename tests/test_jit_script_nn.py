@@ -37,6 +37,8 @@ TORCH_REFUSES = {
 # torchlite scripts these although PyTorch does not (compared with PyTorch's eager module instead).
 DIFFERENT = {"MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "SyncBatchNorm"}
 LAZY = {n for n in CASES if n.startswith("Lazy")}
+# Eager torchlite's training-mode RReLU draws its slopes otherwise than PyTorch (eager and scripted agree).
+EAGER_DRAWS_DIFFER = {"RReLU"}
 
 
 def _tl(x):
@@ -98,6 +100,8 @@ def test_scripted_module_equals_eager_and_torch(name, train):
     tl.manual_seed(3)
     eager = lm(*args)
     _close(got, eager, 1e-6)
+    if train and name in EAGER_DRAWS_DIFFER:
+        return
     torch.manual_seed(3)
     want = torch_scripted(*xs) if hasattr(torch_scripted, "forward") else tm(*xs)  # torch's GRU loses forward
     _close(got, want, 1e-5)
