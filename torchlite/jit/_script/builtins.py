@@ -1,5 +1,6 @@
 """Python builtins in script (len, int, float, bool, min, max, list, tuple, isinstance, hasattr,
-getattr; range and enumerate only as a for loop's iterable): folded on constants, else prim:: ops."""
+getattr, type, all, any, print; warnings.warn, math's functions, torchlite.Size; range, enumerate and zip
+only as a for loop's or comprehension's iterable): folded on constants, else prim:: ops."""
 from __future__ import annotations
 
 import math
