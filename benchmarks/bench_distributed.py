@@ -2,7 +2,7 @@
 and PyTorch's gloo backend, in one run (issue 14's targets at 1 MB and 100 MB: >= 0.9x mpi4py's bandwidth,
 >= 1.0x gloo's; 16 B shows the fixed cost per call).
 
-    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo]
+    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo] [--no-gloo] [--trace DIR]
 
 starts itself under the installed MPI's mpiexec; --fifo runs rank i pinned to CPU i (taskset) as a SCHED_FIFO
 task (chrt -f 10; needs root): on a shared machine, the ranks then have their cores as on an idle one (other
@@ -10,6 +10,10 @@ programs wait, a yield never hands the CPU to them, a sleep has no timer slack).
 process group (MPI) and
 torch's (gloo, over loopback TCP). The three all_reduces (float32 SUM, in place) alternate round by round,
 each round starting from a barrier; a round's time is the slowest rank's, and each figure the median.
+--no-gloo leaves gloo out (no gloo group, no gloo threads in the ranks: torchlite against mpi4py alone).
+--trace DIR records every round's timestamps per rank (and torchlite's check and data waits with their polls,
+yields and sleeps: TORCHLITE_DIST_TRACE=1, torchlite/distributed/_trace.py) into DIR/rank<r>.json and prints
+a summary (benchmarks/trace_all_reduce.py); traced figures carry the recording's cost, ~1-2 us per call.
 """
 import argparse
 import os
@@ -23,10 +27,8 @@ import time
 SIZES = [("16 B", 16, 1000), ("1 MB", 1 << 20, 200), ("100 MB", 100 << 20, 11)]
 
 
-def worker(markdown):
+def worker(markdown, gloo=True, trace_dir=None):
     import numpy as np
-    import torch
-    import torch.distributed as tdist
     from mpi4py import MPI
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,56 +37,96 @@ def worker(markdown):
 
     dist.init_process_group("mpi")
     rank, size = dist.get_rank(), dist.get_world_size()
-    port = [None]
-    if rank == 0:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port[0] = s.getsockname()[1]
-    dist.broadcast_object_list(port, src=0)
-    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port[0]}", rank=rank, world_size=size)
+    if gloo:
+        import torch
+        import torch.distributed as tdist
+        port = [None]
+        if rank == 0:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port[0] = s.getsockname()[1]
+        dist.broadcast_object_list(port, src=0)
+        tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port[0]}", rank=rank, world_size=size)
+        torch.set_num_threads(1)
     comm = MPI.COMM_WORLD
-    torch.set_num_threads(1)
     tl.set_num_threads(1)
+    tracer = None
+    if trace_dir:
+        import resource
+        from torchlite.distributed import _trace
+        tracer = _trace
+        getcpu = __import__("ctypes").CDLL(None).sched_getcpu
+        RUSAGE_THREAD = resource.RUSAGE_THREAD
+        getrusage = resource.getrusage
+        trace = {"rank": rank, "sizes": {}}
     rows = []
     for label, nbytes, rounds in SIZES:
         n = nbytes // 4
         ours = tl.zeros(n)  # zeros: sums stay finite round after round
         raw = ours.numpy()  # the same memory, as NumPy hands it to mpi4py
         assert raw.ctypes.data == ours.data_ptr()
-        theirs = torch.zeros(n)
         fns = {"torchlite": lambda: dist.all_reduce(ours),
-               "mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, raw),
-               "gloo": lambda: tdist.all_reduce(theirs)}
+               "mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, raw)}
+        if gloo:
+            theirs = torch.zeros(n)
+            fns["gloo"] = lambda: tdist.all_reduce(theirs)
         times = {k: [] for k in fns}
         for f in fns.values():
             f()
         names = list(fns)
+        k = len(names)
+        if tracer:
+            tracer.take()
+            calls = {name: [] for name in names}
         for i in range(rounds):
             # the order rotates: each library follows each other equally often (gloo's threads stay
             # busy a moment after its call)
-            for name in names[i % 3:] + names[:i % 3]:
+            for name in names[i % k:] + names[:i % k]:
                 f = fns[name]
                 comm.Barrier()
+                if tracer:
+                    cpu, ru = getcpu(), getrusage(RUSAGE_THREAD)
                 start = time.perf_counter()
                 f()
-                elapsed = np.array([time.perf_counter() - start])
+                end = time.perf_counter()
+                if tracer:
+                    ru2 = getrusage(RUSAGE_THREAD)
+                    calls[name].append([start, end, cpu, getcpu(), ru2.ru_nvcsw - ru.ru_nvcsw,
+                                        ru2.ru_nivcsw - ru.ru_nivcsw])
+                elapsed = np.array([end - start])
                 comm.Allreduce(MPI.IN_PLACE, elapsed, op=MPI.MAX)
                 times[name].append(float(elapsed[0]))
+        if tracer:
+            trace["sizes"][label] = {"calls": calls, "torchlite": tracer.take()}
         med = {k: statistics.median(v) for k, v in times.items()}
         rows.append((label, nbytes, med))
         if rank == 0 and not markdown:
-            print(f"{label:7s} torchlite {med['torchlite'] * 1e3:8.3f} ms  mpi4py {med['mpi4py'] * 1e3:8.3f} ms  "
-                  f"gloo {med['gloo'] * 1e3:8.3f} ms  bandwidth vs mpi4py {med['mpi4py'] / med['torchlite']:.2f}x  "
-                  f"vs gloo {med['gloo'] / med['torchlite']:.2f}x", flush=True)
+            line = (f"{label:7s} torchlite {med['torchlite'] * 1e3:8.3f} ms  mpi4py {med['mpi4py'] * 1e3:8.3f} ms  ")
+            if gloo:
+                line += f"gloo {med['gloo'] * 1e3:8.3f} ms  "
+            line += f"bandwidth vs mpi4py {med['mpi4py'] / med['torchlite']:.2f}x"
+            if gloo:
+                line += f"  vs gloo {med['gloo'] / med['torchlite']:.2f}x"
+            print(line, flush=True)
     if rank == 0 and markdown:
-        print(f"| all_reduce float32, {size} processes | torchlite (ms) | mpi4py (ms) | gloo (ms) | torchlite GB/s "
-              "| bandwidth vs mpi4py | bandwidth vs gloo |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        g = (" gloo (ms) |", " bandwidth vs gloo |", "---:|---:|") if gloo else ("", "", "")
+        print(f"| all_reduce float32, {size} processes | torchlite (ms) | mpi4py (ms) |{g[0]} torchlite GB/s "
+              f"| bandwidth vs mpi4py |{g[1]}")
+        print(f"|---|---:|---:|---:|---:|{g[2]}")
         for label, nbytes, med in rows:
-            print(f"| {label} | {med['torchlite'] * 1e3:.4f} | {med['mpi4py'] * 1e3:.4f} | {med['gloo'] * 1e3:.4f} | "
-                  f"{nbytes / med['torchlite'] / 1e9:.2f} | {med['mpi4py'] / med['torchlite']:.2f} | "
-                  f"{med['gloo'] / med['torchlite']:.2f} |")
-    tdist.destroy_process_group()
+            line = f"| {label} | {med['torchlite'] * 1e3:.4f} | {med['mpi4py'] * 1e3:.4f} | "
+            if gloo:
+                line += f"{med['gloo'] * 1e3:.4f} | "
+            line += f"{nbytes / med['torchlite'] / 1e9:.2f} | {med['mpi4py'] / med['torchlite']:.2f} |"
+            if gloo:
+                line += f" {med['gloo'] / med['torchlite']:.2f} |"
+            print(line)
+    if tracer:
+        import json
+        with open(os.path.join(trace_dir, f"rank{rank}.json"), "w") as fh:
+            json.dump(trace, fh)
+    if gloo:
+        tdist.destroy_process_group()
     dist.destroy_process_group()
 
 
@@ -93,14 +135,22 @@ def main():
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--nproc", type=int, default=2)
     p.add_argument("--fifo", action="store_true", help="ranks pinned one per CPU, SCHED_FIFO (emulates idle cores)")
+    p.add_argument("--no-gloo", action="store_true", help="torchlite against mpi4py only (no gloo group or threads)")
+    p.add_argument("--trace", metavar="DIR", help="record per-round timestamps per rank into DIR, print a summary")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        worker(args.markdown)
+        worker(args.markdown, not args.no_gloo, args.trace)
         return
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from torchlite.distributed.run import _mpiexec_path
     argv = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--markdown"] if args.markdown else [])
+    argv += ["--no-gloo"] if args.no_gloo else []
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    if args.trace:
+        os.makedirs(args.trace, exist_ok=True)
+        argv += ["--trace", os.path.abspath(args.trace)]
+        env["TORCHLITE_DIST_TRACE"] = "1"
     if args.fifo:  # one MPMD block per rank: mpiexec -n 1 chrt -f 10 taskset -c 0 python ... : -n 1 ...
         cmd = [_mpiexec_path()]
         for r in range(args.nproc):
@@ -108,8 +158,12 @@ def main():
             cmd += argv
     else:
         cmd = [_mpiexec_path(), "-n", str(args.nproc)] + argv
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    sys.exit(subprocess.call(cmd, env=env))
+    rc = subprocess.call(cmd, env=env)
+    if args.trace and rc == 0:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from trace_all_reduce import summarize
+        summarize(args.trace, args.nproc)
+    sys.exit(rc)
 
 
 if __name__ == "__main__":

@@ -299,6 +299,39 @@ def a_rank_that_does_not_take_part_times_out_while_the_machine_is_quiet(rank, si
 
 
 @check
+def traced_calls_record_their_pieces(rank, size):
+    from torchlite.distributed import _trace
+    _trace.enable()
+    try:
+        n = 1 << 18
+        t = tl.zeros(n)
+        dist.all_reduce(t)
+        dist.all_reduce(t)  # planned on every rank
+        _trace.take()
+        for i in range(5):
+            t.copy_(tl.arange(n, dtype=tl.float32) % 3 + rank)
+            dist.all_reduce(t)
+            assert np.array_equal(t.numpy(), ((np.arange(n) % 3) * size + size * (size - 1) / 2).astype(np.float32))
+        recs = _trace.take()
+        assert len(recs) == 5, len(recs)
+        for r in recs:
+            assert r["check_start"] <= r["check_end"] <= r["data_start"] <= r["data_end"], r
+            assert r["check_polls"] >= 1 and r["data_polls"] >= 1, r
+            for k in ("check_yields", "check_sleeps", "check_crowd_reads", "data_yields", "data_sleeps"):
+                assert isinstance(r[k], int) and r[k] >= 0, r
+        # a mismatch still raises on every rank, traced
+        raises(RuntimeError, lambda: dist.all_reduce(t if rank == 0 else tl.zeros(n + 1)), "all_reduce",
+               f"rank 0: [{n}] float32 SUM", f"rank 1: [{n + 1}] float32 SUM")
+    finally:
+        _trace.disable()
+    from torchlite.distributed import _all_reduce, _groups, _work
+    assert _all_reduce.wait_test is _work.wait_test and _groups.wait_test is _work.wait_test
+    _trace.take()
+    dist.all_reduce(t)
+    assert _trace.take() == []
+
+
+@check
 def plans_end_with_the_group(rank, size):
     t = tensor(rank)
     dist.all_reduce(t)
