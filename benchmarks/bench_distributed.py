@@ -2,14 +2,14 @@
 and PyTorch's gloo backend, in one run (issue 14's targets at 1 MB and 100 MB: >= 0.9x mpi4py's bandwidth,
 >= 1.0x gloo's; 16 B shows the fixed cost per call).
 
-    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo] [--no-gloo] [--trace DIR]
+    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo] [--no-gloo] [--trace DIR] [--rotate]
 
 starts itself under the installed MPI's mpiexec; --fifo runs rank i pinned to CPU i (taskset) as a SCHED_FIFO
 task (chrt -f 10; needs root): on a shared machine, the ranks then have their cores as on an idle one (other
 programs wait, a yield never hands the CPU to them, a sleep has no timer slack). Each rank inits torchlite's
-process group (MPI) and
-torch's (gloo, over loopback TCP). The three all_reduces (float32 SUM, in place) alternate round by round,
-each round starting from a barrier; a round's time is the slowest rank's, and each figure the median.
+process group (MPI) and torch's (gloo, over loopback TCP). The three all_reduces (float32 SUM, in place) alternate
+in FOLLOW_ORDER (each follows each other equally often; --rotate: the earlier plain rotation), each call starting
+from a barrier; a call's time is the slowest rank's, and each figure the median.
 --no-gloo leaves gloo out (no gloo group, no gloo threads in the ranks: torchlite against mpi4py alone).
 --trace DIR records every round's timestamps per rank (and torchlite's check and data waits with their polls,
 yields and sleeps: TORCHLITE_DIST_TRACE=1, torchlite/distributed/_trace.py) into DIR/rank<r>.json and prints
@@ -24,10 +24,15 @@ import sys
 import time
 
 # (label, bytes, rounds); 16 B: the fixed cost of a call (argument check, Python, MPI's latency)
-SIZES = [("16 B", 16, 1000), ("1 MB", 1 << 20, 200), ("100 MB", 100 << 20, 11)]
+SIZES = [("16 B", 16, 1000), ("1 MB", 1 << 20, 200), ("100 MB", 100 << 20, 12)]
+# The order of the calls, repeated: every library follows every other equally often. A call pays for the one
+# before it (gloo's leaves the shared 1 MB buffer out of cache and its threads busy): a plain rotation of three
+# (ABC BCA CAB ...) has A follow C twice as often as B, which put torchlite after gloo in 2/3 of its calls and
+# mpi4py in 1/3 (bench_distributed.md, 2026-12-06 12:2x). For three: each ordered pair once per cycle.
+FOLLOW_ORDER = {1: [0], 2: [0, 1], 3: [0, 1, 2, 0, 2, 1]}
 
 
-def worker(markdown, gloo=True, trace_dir=None):
+def worker(markdown, gloo=True, trace_dir=None, rotate=False):
     import numpy as np
     from mpi4py import MPI
 
@@ -74,28 +79,29 @@ def worker(markdown, gloo=True, trace_dir=None):
         for f in fns.values():
             f()
         names = list(fns)
-        k = len(names)
+        if rotate:  # the plain rotation of the figures before 2026-12-06 12:30 (biased, see FOLLOW_ORDER)
+            order = [name for i in range(rounds) for name in names[i % len(names):] + names[:i % len(names)]]
+        else:
+            cycle = FOLLOW_ORDER[len(names)]
+            order = [names[j] for j in cycle] * (rounds * len(names) // len(cycle))
         if tracer:
             tracer.take()
             calls = {name: [] for name in names}
-        for i in range(rounds):
-            # the order rotates: each library follows each other equally often (gloo's threads stay
-            # busy a moment after its call)
-            for name in names[i % k:] + names[:i % k]:
-                f = fns[name]
-                comm.Barrier()
-                if tracer:
-                    cpu, ru = getcpu(), getrusage(RUSAGE_THREAD)
-                start = time.perf_counter()
-                f()
-                end = time.perf_counter()
-                if tracer:
-                    ru2 = getrusage(RUSAGE_THREAD)
-                    calls[name].append([start, end, cpu, getcpu(), ru2.ru_nvcsw - ru.ru_nvcsw,
-                                        ru2.ru_nivcsw - ru.ru_nivcsw])
-                elapsed = np.array([end - start])
-                comm.Allreduce(MPI.IN_PLACE, elapsed, op=MPI.MAX)
-                times[name].append(float(elapsed[0]))
+        for name in order:
+            f = fns[name]
+            comm.Barrier()
+            if tracer:
+                cpu, ru = getcpu(), getrusage(RUSAGE_THREAD)
+            start = time.perf_counter()
+            f()
+            end = time.perf_counter()
+            if tracer:
+                ru2 = getrusage(RUSAGE_THREAD)
+                calls[name].append([start, end, cpu, getcpu(), ru2.ru_nvcsw - ru.ru_nvcsw,
+                                    ru2.ru_nivcsw - ru.ru_nivcsw])
+            elapsed = np.array([end - start])
+            comm.Allreduce(MPI.IN_PLACE, elapsed, op=MPI.MAX)
+            times[name].append(float(elapsed[0]))
         if tracer:
             trace["sizes"][label] = {"calls": calls, "torchlite": tracer.take()}
         med = {k: statistics.median(v) for k, v in times.items()}
@@ -137,15 +143,16 @@ def main():
     p.add_argument("--fifo", action="store_true", help="ranks pinned one per CPU, SCHED_FIFO (emulates idle cores)")
     p.add_argument("--no-gloo", action="store_true", help="torchlite against mpi4py only (no gloo group or threads)")
     p.add_argument("--trace", metavar="DIR", help="record per-round timestamps per rank into DIR, print a summary")
+    p.add_argument("--rotate", action="store_true", help="the earlier plain rotation of the calls (biased: FOLLOW_ORDER)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        worker(args.markdown, not args.no_gloo, args.trace)
+        worker(args.markdown, not args.no_gloo, args.trace, args.rotate)
         return
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from torchlite.distributed.run import _mpiexec_path
     argv = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--markdown"] if args.markdown else [])
-    argv += ["--no-gloo"] if args.no_gloo else []
+    argv += (["--no-gloo"] if args.no_gloo else []) + (["--rotate"] if args.rotate else [])
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     if args.trace:
         os.makedirs(args.trace, exist_ok=True)

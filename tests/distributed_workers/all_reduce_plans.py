@@ -158,6 +158,44 @@ def async_op_on_a_plan(rank, size):
 
 
 @check
+def a_plan_is_tested_only_after_an_async_start(rank, size):
+    # a blocking call completes its request before returning: the next call skips the readiness Test; an
+    # async_op=True start marks the plan, and the next call tests it (completed, or still running: then the
+    # general path's one-off request)
+    t = tensor(rank, (6,), "float32")
+    dist.all_reduce(t)
+    plan = dist.group.WORLD._persistent[(t.data_ptr(), t.numel(), t.dtype, dist.ReduceOp.SUM)]
+    for i in range(2):
+        t.copy_(tensor(rank, (6,), "float32"))
+        dist.all_reduce(t)
+        assert plan.started is False, i
+        same(t, expected_reduce("SUM", size, (6,)), f"blocking {i}")
+    t.copy_(tensor(rank, (6,), "float32"))
+    work = dist.all_reduce(t, async_op=True)
+    assert plan.started is True
+    work.wait()
+    same(t, expected_reduce("SUM", size, (6,)), "async")
+    t.copy_(tensor(rank, (6,), "float32"))
+    dist.all_reduce(t)
+    assert plan.started is False
+    same(t, expected_reduce("SUM", size, (6,)), "after async")
+    # still in flight when the same memory is reduced again: both complete, the plan stays usable
+    n = 1 << 18
+    big = tl.zeros(n)
+    dist.all_reduce(big)
+    big_plan = dist.group.WORLD._persistent[(big.data_ptr(), n, big.dtype, dist.ReduceOp.SUM)]
+    work = dist.all_reduce(big, async_op=True)
+    dist.all_reduce(big)
+    work.wait()
+    for _ in range(2):
+        big.copy_(tl.arange(n, dtype=tl.float32) % 4 + rank)
+        dist.all_reduce(big)
+        assert np.array_equal(big.numpy(), ((np.arange(n) % 4) * size + size * (size - 1) / 2).astype(np.float32))
+    assert big_plan.started is False and dist.group.WORLD._persistent[(big.data_ptr(), n, big.dtype,
+                                                                      dist.ReduceOp.SUM)] is big_plan
+
+
+@check
 def gradients_are_left_alone(rank, size):
     # a leaf that requires grad is reduced in place below autograd, as on the general path
     w = tl.tensor(values(rank, (4,)).tolist(), requires_grad=True)
