@@ -17,3 +17,4 @@ import os as _os  # noqa: E402
 
 if _os.environ.get("TORCHLITE_DIST_TRACE") == "1":  # per-call timing of all_reduce (measurement only)
     from torchlite.distributed import _trace  # noqa: E402,F401
+del _os
