@@ -143,7 +143,7 @@ def main():
     p.add_argument("--fifo", action="store_true", help="ranks pinned one per CPU, SCHED_FIFO (emulates idle cores)")
     p.add_argument("--no-gloo", action="store_true", help="torchlite against mpi4py only (no gloo group or threads)")
     p.add_argument("--trace", metavar="DIR", help="record per-round timestamps per rank into DIR, print a summary")
-    p.add_argument("--rotate", action="store_true", help="the earlier plain rotation of the calls (biased: FOLLOW_ORDER)")
+    p.add_argument("--rotate", action="store_true", help="the earlier plain rotation (biased: see FOLLOW_ORDER)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:

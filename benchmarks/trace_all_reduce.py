@@ -33,7 +33,8 @@ def summarize(trace_dir, nproc=2):
         print(f"== {label}")
         libs = list(sizes[0]["calls"])
         for lib in libs:
-            rows = list(zip(*(s["calls"][lib] for s in sizes)))  # per round: each rank's [start, end, cpu0, cpu1, vcsw, ivcsw]
+            # per round: each rank's [start, end, cpu at start, cpu at end, voluntary, involuntary switches]
+            rows = list(zip(*(s["calls"][lib] for s in sizes)))
             t = [max(c[1] - c[0] for c in row) for row in rows]
             pre = [any(c[5] for c in row) for row in rows]
             vol = [any(c[4] for c in row) for row in rows]
@@ -72,12 +73,10 @@ def summarize(trace_dir, nproc=2):
                       f"(round median {_med([x for x, s in zip(t, slept) if s]) * 1e6:.1f} us, else "
                       f"{_med([x for x, s in zip(t, slept) if not s]) * 1e6:.1f}), loadavg reads "
                       f"{sum(x[f'{wait}_crowd_reads'] for x in rec)}")
-        cs = [max(recs[r][i]["check_start"] for r in range(nproc)) - min(recs[r][i]["check_start"] for r in range(nproc))
-              for i in range(n)]
-        de = [max(recs[r][i]["data_end"] for r in range(nproc)) - min(recs[r][i]["data_end"] for r in range(nproc))
-              for i in range(n)]
-        ce = [max(recs[r][i]["check_end"] for r in range(nproc)) - min(recs[r][i]["check_end"] for r in range(nproc))
-              for i in range(n)]
+        def skew(field):
+            return [max(recs[r][i][field] for r in range(nproc)) - min(recs[r][i][field] for r in range(nproc))
+                    for i in range(n)]
+        cs, ce, de = skew("check_start"), skew("check_end"), skew("data_end")
         last = [max(range(nproc), key=lambda r: recs[r][i]["check_start"]) for i in range(n)]
         print(f"skew across ranks: check start {_med(cs) * 1e6:.1f} us (rank arriving last: "
               + ", ".join(f"{r} {last.count(r)}x" for r in range(nproc))
