@@ -7,7 +7,10 @@ the same buffer, in one run (medians; "vs mpi4py" = mpi4py's time / this time, a
 - mpi4py blocking: comm.Allreduce(MPI.IN_PLACE, array), MPICH's blocking call (its own algorithm and wait);
 - persistent + Wait: MPI_Allreduce_init's request started and waited on in C (no timeout possible);
 - persistent + poll: the same request polled by torchlite's wait loop (Test, yielding, the timeout);
-- persistent + poll, no check: what skipping the argument check would give (not safe: docs/distributed.md).
+- persistent + poll, no check: what skipping the argument check would give (not safe: docs/distributed.md);
+- Iallreduce + poll, check: a new nonblocking (not persistent) allreduce per call after the check, polled the
+  same way (what torchlite ran before it kept persistent requests; MPICH may pick another algorithm for it);
+- Iallreduce + Wait: the same request waited on in C.
 
 Float32 SUM in place, 16 B and 1 MB; the variants alternate round by round in a rotating order, each from a
 barrier; a round's time is the slowest rank's. Starts itself under the installed MPI's mpiexec.
@@ -52,11 +55,18 @@ def worker(rounds):
             req.Start()
             wait_test(req.Test, pg, "all_reduce", None, [req])
 
+        def ipoll():
+            pg._agree("all_reduce", None, reuse=2, fingerprint=plan.fingerprint)
+            r = comm.Iallreduce(MPI.IN_PLACE, raw)
+            wait_test(r.Test, pg, "all_reduce", None, [r])
+
         fns = {"torchlite": lambda: dist.all_reduce(t),
                "mpi4py blocking": lambda: comm.Allreduce(MPI.IN_PLACE, raw),
                "persistent + Wait": wait_c, "persistent + poll, check": lambda: (
                    pg._agree("all_reduce", None, reuse=2, fingerprint=plan.fingerprint), poll()),
-               "persistent + poll, no check": poll}
+               "persistent + poll, no check": poll,
+               "Iallreduce + poll, check": ipoll,
+               "Iallreduce + Wait": lambda: comm.Iallreduce(MPI.IN_PLACE, raw).Wait()}
         names = list(fns)
         times = {k: [] for k in names}
         for i in range(rounds):

@@ -1,7 +1,8 @@
 """Elementwise fusion: chains of 5 pointwise ops on 10M float32 elements, torchlite beside PyTorch
 in one run.
 
-    python benchmarks/bench_jit_fusion.py [--repeat 9] [--size 10000000] [--threads N] [--nnc-interpreter]
+    python benchmarks/bench_jit_fusion.py [--repeat 9] [--size 10000000] [--threads N] [--cpu-time] [--train]
+                                          [--nnc-interpreter]
 
 Chains: `((x * y + 1).sigmoid() * z).tanh()` (mul, add, sigmoid, mul, tanh: two transcendental
 ops, whose arithmetic is most of the work) and `(x * y + z).relu() * 0.5 - x` (mul, add, relu,
@@ -14,10 +15,15 @@ and torch.jit.trace as PyTorch runs it by default (CPU fusion off). PyTorch's CP
 interpreter instead (`_jit_set_te_must_use_llvm_cpu(False)`, over a minute per call at 10M).
 Inference (no_grad). Medians of `--repeat` rounds, all rows alternating call by call (the machine
 is shared and noisy). Ratios: each row's time over torchlite eager's and over PyTorch eager's.
+--cpu-time times process CPU time (with one thread the figure the load of other sessions disturbs
+least; with several it sums the threads' time). --train adds a training step per chain: forward
+on three leaves requiring grad, `.sum().backward()`, eager beside traced + fused (the group recorded
+as one FusionGroupBackward node) and PyTorch eager.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 import warnings
@@ -27,7 +33,7 @@ import torch
 
 import torchlite as tl
 
-from _timing import alternating_times
+from _timing import alternating_times, use_cpu_time
 
 
 def transcendental(x, y, z):
@@ -90,13 +96,41 @@ def run_chain(fn, tx, px, repeat, interpreter):
     return rows, [statistics.median(t) for t in times], same, groups, nnc
 
 
+def run_training(fn, arrays, repeat):
+    """One training step per call (forward, .sum().backward(), grads cleared) of each library."""
+    tx = [tl.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    px = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    traced = tl.jit.trace(fn, tuple(tx), check_trace=False)
+
+    def step(f, xs):
+        def run():
+            f(*xs).sum().backward()
+            for t in xs:
+                t.grad = None
+        return run
+
+    def fused(*xs):
+        with tl.jit.fuser("fuser1"):
+            return traced(*xs)
+    with tl.jit.fuser("fuser1"):
+        node = traced(*tx).grad_fn.name()
+    rows = [("torchlite eager", step(fn, tx)), ("torchlite traced + fused", step(fused, tx)),
+            ("torch eager", step(fn, px))]
+    times = alternating_times([f for _, f in rows], number=1, repeat=repeat)
+    return rows, [statistics.median(t) for t in times], node
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--size", type=int, default=10_000_000)
     parser.add_argument("--threads", type=int, default=None, help="threads for both libraries (default: theirs)")
     parser.add_argument("--nnc-interpreter", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true")
+    parser.add_argument("--train", action="store_true")
     args = parser.parse_args()
+    if args.cpu_time:
+        use_cpu_time()
     warnings.simplefilter("ignore")
     if args.threads:
         tl.set_num_threads(args.threads)
@@ -106,7 +140,8 @@ def main() -> int:
     tx = [tl.from_numpy(a.copy()) for a in arrays]
     px = [torch.from_numpy(a.copy()) for a in arrays]
     print(f"{args.size} float32 elements, {tl.get_num_threads()} torchlite threads, {torch.get_num_threads()} torch "
-          f"threads, median of {args.repeat} rounds, fusion block {tl._C._jit._jit_get_fusion_block_size()} elements")
+          f"threads, median of {args.repeat} rounds, fusion block {tl._C._jit._jit_get_fusion_block_size()} elements, "
+          f"{'process CPU time' if args.cpu_time else 'wall time'}, load average {os.getloadavg()[0]:.1f}")
     for name, fn in (("((x * y + 1).sigmoid() * z).tanh()", transcendental),
                      ("(x * y + z).relu() * 0.5 - x", arithmetic)):
         rows, med, same, groups, nnc = run_chain(fn, tx, px, args.repeat, args.nnc_interpreter)
@@ -117,6 +152,15 @@ def main() -> int:
         for (row, _), m in zip(rows, med):
             print(f"| {row} | {m * 1e3:.1f} | {m / med[0]:.2f}x | {m / med[3]:.2f}x |")
         print(f"fusion speed-up over torchlite eager: {med[0] / med[2]:.2f}x")
+        if args.train:
+            rows, med, node = run_training(fn, arrays, args.repeat)
+            print(f"\ntraining step (forward + .sum().backward()), grad_fn of the fused output: {node}")
+            print("| run | median ms | / torchlite eager | / torch eager |")
+            print("|---|---|---|---|")
+            for (row, _), m in zip(rows, med):
+                print(f"| {row} | {m * 1e3:.1f} | {m / med[0]:.2f}x | {m / med[2]:.2f}x |")
+            print(f"fused training step speed-up over torchlite eager: {med[0] / med[1]:.2f}x")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
 

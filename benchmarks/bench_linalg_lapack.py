@@ -1,10 +1,12 @@
 """torch.linalg on LAPACK: torchlite beside PyTorch in one run (issue 10's speed rows).
 
     python benchmarks/bench_linalg_lapack.py [--quick] [--markdown] [--min] [--cpu-time] [-k cholesky]
+                                             [--dtypes complex64,complex128]
 
 Rows: each op on a 512 x 512 matrix and on a batch of 64 x 32 x 32 matrices, float32 and float64,
 well conditioned (a random matrix plus n on the diagonal): time per call of each library and the
-ratio torchlite / PyTorch (at most 1.2: within 1.2x of PyTorch). Each figure is the median of several
+ratio torchlite / PyTorch (at most 1.2: within 1.2x of PyTorch). `--dtypes` picks the dtypes (complex64 and
+complex128 run the c/z LAPACK routines; `eig` is geev, complex output for every dtype). Each figure is the median of several
 repeats (or, with --min, the fastest call), the libraries taking turns call by call so that load from
 other processes hits both alike. Both use 2 threads.
 """
@@ -25,7 +27,10 @@ USE_MIN = False
 
 
 def pair(shape, dtype, seed):
-    a = np.random.default_rng(seed).standard_normal(shape)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
     if shape[-1] == shape[-2]:
         a = a + shape[-1] * np.eye(shape[-1])  # well conditioned (and positive definite after a @ a.T)
     a = a.astype(dtype)
@@ -42,20 +47,21 @@ OPS = {
     "det": lambda lib, a, b, s: lib.linalg.det(a),
     "eigh": lambda lib, a, b, s: lib.linalg.eigh(s),
     "qr": lambda lib, a, b, s: lib.linalg.qr(a),
+    "eig": lambda lib, a, b, s: lib.linalg.eig(a),
 }
 
 
-def rows(quick: bool, keyword: str | None = None):
+def rows(quick: bool, keyword: str | None = None, dtypes=("float32", "float64")):
     out = []
     for name, op in OPS.items():
         if keyword and keyword not in name:
             continue
-        for dtype in ("float32", "float64"):
+        for dtype in dtypes:
             for shape in [(512, 512), (64, 32, 32)]:
                 la, ta = pair(shape, dtype, 0)
                 lb, tb = pair(shape[:-1] + (16,), dtype, 1)
-                ls = la @ la.transpose(-2, -1)
-                ts = ta @ ta.transpose(-2, -1)
+                ls = la @ la.mH  # Hermitian positive definite (A A^T for real dtypes)
+                ts = ta @ ta.mH
                 number = 2 if quick else 5
                 t_tl, t_torch = median_times([lambda: op(tl, la, lb, ls), lambda: op(torch, ta, tb, ts)], 1,
                                              number * (2 if quick else 5), fastest=USE_MIN)
@@ -73,6 +79,7 @@ def main() -> int:
                    help="process CPU time instead of wall time (all threads' time added: a library that keeps "
                         "two threads busy is charged for both)")
     p.add_argument("-k", dest="keyword", help="only the ops whose name contains this")
+    p.add_argument("--dtypes", default="float32,float64", help="comma-separated: float32,float64,complex64,complex128")
     args = p.parse_args()
     global USE_MIN
     USE_MIN = args.min
@@ -80,7 +87,7 @@ def main() -> int:
         use_cpu_time()
     tl.set_num_threads(THREADS)
     torch.set_num_threads(THREADS)
-    table = rows(args.quick, args.keyword)
+    table = rows(args.quick, args.keyword, tuple(args.dtypes.split(",")))
     if args.markdown:
         print("| case | torchlite / PyTorch | ratio |\n|---|---|---|")
         for name, fig, r in table:

@@ -268,14 +268,11 @@ def test_binary_gradients_like_torch(f):
             check(g, w)
 
 
-SCALAR_GAP = pytest.mark.xfail(strict=True, reason="known gap: a real tensor combined with a complex Python number "
-                               "(x / 2j, x ** 1j) records no gradient for the real tensor (x.grad stays None)")
-
-
 @pytest.mark.parametrize("f", [
     lambda m, x, z: x / z, lambda m, x, z: z / x, lambda m, x, z: x ** z, lambda m, x, z: z ** x,
-    lambda m, x, z: m.exp(x * 1j) * z, pytest.param(lambda m, x, z: x / (2 + 1j), marks=SCALAR_GAP),
-    pytest.param(lambda m, x, z: x ** (0.5 + 1j), marks=SCALAR_GAP),
+    lambda m, x, z: m.exp(x * 1j) * z, lambda m, x, z: x / (2 + 1j) + 0 * z, lambda m, x, z: x ** (0.5 + 1j) + 0 * z,
+    lambda m, x, z: x * 1j + z, lambda m, x, z: x / 2j + z, lambda m, x, z: (1 - 1j) - x + z,
+    lambda m, x, z: x * (1 + 1j) + z * x, lambda m, x, z: (2 + 1j) ** x + z,
 ])
 def test_mixed_real_complex_gradients(f):
     # a real leaf in a complex computation gets the real part of its complex gradient
@@ -283,6 +280,16 @@ def test_mixed_real_complex_gradients(f):
     got, want = grads(tl, f, x, z), grads(torch, f, x, z)
     for g, w in zip(got, want):
         check(g, w)
+
+
+def test_real_tensor_with_complex_number_gradient_alone():
+    """x (real, the only leaf) with a complex Python number: x.grad is the real part of the complex gradient."""
+    x = np.abs(RNG.standard_normal((3, 4))) + 0.5
+    for f in (lambda m, x: x / 2j, lambda m, x: x ** (0.5 + 1j), lambda m, x: x * 1j, lambda m, x: 1j / x,
+              lambda m, x: m.sub(x, 1j, alpha=2)):
+        got, want = grads(tl, f, x), grads(torch, f, x)
+        assert got[0] is not None
+        check(got[0], want[0])
 
 
 def test_broadcast_division_gradient_is_summed():

@@ -4,6 +4,8 @@ yielding), reads the machine again every 64 rounds, and still raises DistBackend
 either state. The multi-process checks are in tests/distributed_workers/all_reduce_plans.py."""
 import datetime
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -153,3 +155,21 @@ def test_the_timeout_holds_on_a_quiet_or_crowded_machine(recorded, crowded):
     assert 0.2 <= time.monotonic() - start < 5
     assert group.abandoned == [(["req"], "all_reduce")]
     assert (calls["sleep"] > 0) == crowded
+
+
+def _wrapped_names(env):
+    code = ("import torchlite.distributed as d\n"
+            "from torchlite.distributed import _all_reduce, _groups, _work\n"
+            "print(_groups.wait_test is _work.wait_test, _all_reduce.wait_test is _work.wait_test, "
+            "_work._yield.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **env})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_the_trace_is_off_unless_asked_for():
+    # TORCHLITE_DIST_TRACE=1 at import installs the counting wrappers (torchlite/distributed/_trace.py); without
+    # it the waits run the plain functions
+    assert _wrapped_names({"TORCHLITE_DIST_TRACE": "0"}) == ["True", "True", "sched_yield"]
+    assert _wrapped_names({"TORCHLITE_DIST_TRACE": "1"}) == ["False", "False", "counted_yield"]

@@ -94,6 +94,9 @@ KNOWN_OUT_GAPS = {
     "binary_cross_entropy": "PyTorch's binary_cross_entropy out= computes into a squeezed view of out, which it "
                             "resizes, not out: an empty out stays empty and 'mean'/'sum' reduce nothing, so its "
                             "out= values differ from its functional ones (a bug not copied)",
+    "linalg_eigvals": "PyTorch's linalg_eigvals.out accepts inputs that require grad and returns out with a "
+                      "NotImplemented grad_fn; torchlite's eigvals is a composite whose derived out= refuses them "
+                      "(`out_autograd: not_implemented` is for kernel entries)",
     "diag": "PyTorch's diag out= (a composite of diagonal_copy.out / diag_embed.out) accepts inputs that require "
             "grad and returns out with a NotImplemented grad_fn naming the op it called; torchlite's diag is a "
             "composite whose derived out= refuses them (`out_autograd: not_implemented` is for kernel entries)",

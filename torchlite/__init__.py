@@ -125,6 +125,8 @@ from torchlite._contractions import cdist, chain_matmul, einsum, tensordot  # no
 from torchlite._norm import norm  # noqa: E402  (PyTorch's Python function: p='fro'/'nuc', dim, dtype, out)
 from torchlite._lu import lu  # noqa: E402  (torch/functional.py's legacy LU)
 _lu.install_methods(Tensor)  # Tensor.lu: Python, as in PyTorch
+from torchlite._stft import istft, stft  # noqa: E402  (torch/functional.py's stft, composite over the fft kernels)
+_stft.install_methods(Tensor)  # Tensor.stft / istft: Python, as in PyTorch
 from torchlite import linalg  # noqa: E402,F401
 from torchlite._type_info import finfo, iinfo  # noqa: E402,F401
 from torchlite._legacy_types import (  # noqa: E402,F401

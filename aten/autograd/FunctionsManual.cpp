@@ -638,6 +638,7 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t
 
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
                                  const Scalar& alpha) {
+  // A complex alpha is not conjugated: PyTorch's formula (derivatives.yaml) multiplies by alpha itself.
   return tl::reshape(maybe_multiply(tl::index_select(grad, dim, index), alpha), source_sizes);
 }
 
@@ -681,7 +682,8 @@ Tensor logaddexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   Tensor d = tl::sub(a, b, 1);
   if (base2) d = tl::mul(d, 0.6931471805599453);
   Tensor half = tl::full(IntArrayRef(), 0.5, d.dtype(), d.device());
-  return tl::mul(grad, tl::where(tl::eq(a, b), half, tl::sigmoid(d)));
+  // complex: the derivative conjugated, as PyTorch's grad / (1 + exp(other - self)).conj()
+  return tl::mul(grad, conj_if_complex(tl::where(tl::eq(a, b), half, tl::sigmoid(d))));
 }
 
 }  // namespace tl::autograd::generated

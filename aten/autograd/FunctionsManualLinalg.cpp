@@ -5,9 +5,14 @@
 #include "aten/core/Exception.h"
 
 #include "generated/ops/add.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/lu_unpack.h"
@@ -15,6 +20,7 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sub.h"
@@ -23,13 +29,17 @@
 #include "generated/ops/triu.h"
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/zeros.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
 namespace {
 
-// The adjoint (the transpose, for the real dtypes torchlite has).
-Tensor mH(const Tensor& t) { return transpose(t, -2, -1); }
+// The adjoint: the conjugate transpose (the transpose for real dtypes).
+Tensor mH(const Tensor& t) {
+  Tensor tt = transpose(t, -2, -1);
+  return is_complex_type(t.scalar_type()) ? conj_physical(tt) : tt;
+}
 
 // For square L (unit lower) and U (upper): L^-H phi U^-H.
 Tensor sandwich(const Tensor& phi, const Tensor& L, const Tensor& U) {
@@ -175,6 +185,28 @@ Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L,
   Tensor inner = mul(mul(skew(matmul(mH(V), gV)), 0.5), reciprocal(E));
   inner = add(mul(inner, rsub(I, 1)), mul(unsqueeze(gL, -2), I));
   return matmul(matmul(V, inner), mH(V));
+}
+
+// A = V diag(L) V^-1 with unit-norm columns of V (PyTorch's formula):
+// A_grad = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i.
+// A loss that depends on the eigenvectors' phases (Im diag(V^H gV) != 0) is refused, as PyTorch.
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  if (!gL.defined() && !gV.defined()) return Tensor();
+  Tensor Vh = mH(V);
+  if (!gV.defined()) return linalg_solve(Vh, mul(unsqueeze(gL, -1), Vh));  // eigenvalues only
+  Tensor VhgV = matmul(Vh, gV);
+  Tensor d = diagonal(VhgV, 0, -2, -1);
+  Tensor im = imag(d);
+  TL_CHECK(allclose(im, zeros_like(im), 1e-2, 1e-2),
+           "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+           "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
+  VhgV = sub(VhgV, matmul(Vh, mul(V, unsqueeze(real(d), -2))));
+  const int64_t n = L.size(-1);
+  Tensor I = eye_like(n, L);
+  Tensor Lc = conj_physical(L);
+  Tensor inner = div(VhgV, add(sub(unsqueeze(Lc, -2), unsqueeze(Lc, -1)), I));  // E's diagonal is 1
+  if (gL.defined()) inner = add(mul(inner, rsub(I, 1)), mul(unsqueeze(gL, -2), I));
+  return linalg_solve(Vh, matmul(inner, Vh));
 }
 
 // A = U diag(S) V^H (U m x k, V n x k): A_grad = U [ (skew(U^H gU) / E) S + S (skew(V^H gV) / E) + diag(gS) ] V^H

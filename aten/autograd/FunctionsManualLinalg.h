@@ -34,6 +34,8 @@ Tensor cholesky_inverse_backward(const Tensor& grad, const Tensor& L, bool upper
 Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, std::string_view mode);
 // linalg_eigh: the gradient of a symmetric A = V diag(L) V^H from the eigenvalues' and eigenvectors'.
 Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
+// linalg_eig: PyTorch's formula for unit-norm eigenvectors (refuses phase-dependent losses).
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
 // linalg_svd: the gradient of A = U diag(S) Vh from U's, S's and Vh's.
 Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U, const Tensor& S,
                     const Tensor& Vh, bool full_matrices);

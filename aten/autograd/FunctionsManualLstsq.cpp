@@ -7,13 +7,18 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
 
 namespace {
-Tensor mH(const Tensor& t) { return transpose(t, -2, -1); }
+// The adjoint (conjugate transpose).
+Tensor mH(const Tensor& t) {
+  Tensor tt = transpose(t, -2, -1);
+  return is_complex_type(t.scalar_type()) ? conj_physical(tt) : tt;
+}
 }  // namespace
 
 Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A) {

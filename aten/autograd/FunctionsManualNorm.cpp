@@ -45,14 +45,16 @@ Tensor norm_backward(Tensor grad, const Tensor& self_in, const std::optional<Sca
                      IntArrayRef dim, bool keepdim) {
   const double p = p_opt ? p_opt->to_double() : 2.0;
   if (p == 0.0) return Tensor();
-  const Tensor self = self_in.dtype() == grad.dtype() ? self_in : tl::_to_copy(self_in, grad.dtype());
+  // A complex input keeps its complex type (of grad's precision): its gradient is complex.
+  const ScalarType want = is_complex_type(self_in.dtype()) ? to_complex_type(grad.dtype()) : grad.dtype();
+  const Tensor self = self_in.dtype() == want ? self_in : tl::_to_copy(self_in, want);
   if (!keepdim && self.dim() != 0) {
     grad = unsqueeze_reduced(grad, dim, self.dim());
     norm = unsqueeze_reduced(norm, dim, self.dim());
   }
   const Tensor zero_norm = tl::eq(norm, Scalar(0));
   if (p == 1.0) return tl::mul(tl::sgn(self), grad);
-  if (p == 2.0) return tl::mul(grad, tl::masked_fill(tl::div(self, norm), zero_norm, Scalar(0)));
+  if (p == 2.0) return tl::mul(grad, tl::where(zero_norm, Scalar(0), tl::div(self, norm)));  // (complex too)
   if (std::isinf(p)) {
     // The extrema (and NaNs) share the gradient evenly.
     const Tensor self_abs = tl::abs(self);

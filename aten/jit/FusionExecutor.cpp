@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
+#include "aten/autograd/Engine.h"
 #include "aten/autograd/GradMode.h"
+#include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/jit/FusionLayout.h"
 #include "aten/jit/Interpreter.h"
+#include "generated/ops/copy.h"
 
 namespace tl::jit {
 namespace {
@@ -25,6 +29,7 @@ std::atomic<int64_t> g_block_size{16384};
 std::atomic<int64_t> g_min_numel{16384};
 std::atomic<int64_t> g_fused{0};
 std::atomic<int64_t> g_fallback{0};
+std::atomic<int64_t> g_planned{0};
 
 // How the blocked run sees each subgraph input.
 enum class InputKind : uint8_t {
@@ -41,12 +46,18 @@ struct Step {
   int output = -1;                   // which group output this result is, or -1
 };
 
+// How a group runs on inputs of one signature (dtypes, sizes, strides, ...: see signature()),
+// made once per signature and kept (the type guard cache): the meta run and the layout are not
+// redone on each call.
 struct Plan {
+  bool blocked = false;            // false: the group runs node by node on such inputs
+  int64_t numel = 0;
   std::vector<int64_t> shape;
   std::vector<InputKind> kinds;    // per subgraph input
   std::vector<size_t> operand_of;  // per subgraph input: its operand index in `layout` (Flat/Gather)
   std::vector<Step> steps;
-  std::vector<Tensor> outputs;     // allocated, with eager's strides
+  std::vector<std::vector<int64_t>> out_strides;  // per output: eager's strides
+  std::vector<ScalarType> out_dtypes;
   std::vector<size_t> out_operand; // per output: its operand index in `layout`
   std::vector<size_t> step_of_output;  // per output: the step computing it
   FusionLayout layout;
@@ -102,11 +113,12 @@ void walk(const std::vector<Node*>& nodes, std::vector<IValue>& env, Stack& stac
   }
 }
 
-// The blocked run's plan, or nothing when the group must run node by node.
-std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
+// The blocked run's plan, or one saying the group must run node by node.
+std::shared_ptr<const Plan> make_plan(const Graph& sub, const Stack& inputs) {
+  g_planned.fetch_add(1, std::memory_order_relaxed);
+  auto fallback = std::make_shared<const Plan>();
   const auto& params = sub.inputs();
-  if (params.size() != inputs.size() || sub.outputs().empty()) return std::nullopt;
-  const bool grad = autograd::GradMode::is_enabled();
+  if (params.size() != inputs.size() || sub.outputs().empty()) return fallback;
   bool dimensioned = false;
   std::vector<IValue> env(sub.valueCount());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -116,11 +128,11 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
       continue;
     }
     const Tensor& t = v.toTensor();
-    if (!t.defined() || !t.is_cpu() || (grad && t.requires_grad())) return std::nullopt;
+    if (!t.defined() || !t.is_cpu()) return fallback;
     dimensioned |= t.dim() > 0;
     env[params[i]->unique()] = meta_like(t);
   }
-  if (!dimensioned) return std::nullopt;
+  if (!dimensioned) return fallback;
 
   // Eager's dtypes, shapes and output strides, op by op, on meta tensors.
   std::vector<int64_t> shape;
@@ -142,14 +154,14 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
       }
     });
   } catch (const std::exception&) {
-    return std::nullopt;  // the node-by-node run raises the op's own error
+    return fallback;  // the node-by-node run raises the op's own error
   }
-  if (!uniform || shape.empty()) return std::nullopt;
+  if (!uniform || shape.empty()) return fallback;
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
-  if (numel < std::max<int64_t>(g_min_numel.load(), 1)) return std::nullopt;
-
-  Plan p;
+  auto plan = std::make_shared<Plan>();
+  Plan& p = *plan;
+  p.numel = numel;
   p.shape = shape;
   for (const Node* n : sub.nodes()) {
     if (n->kind() == "prim::Constant") continue;
@@ -161,7 +173,7 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   for (const Value* out : sub.outputs()) {  // each output must be computed by an op of the group
     size_t k = 0;
     while (k < p.steps.size() && p.steps[k].node != out->node()) ++k;
-    if (k == p.steps.size()) return std::nullopt;
+    if (k == p.steps.size()) return fallback;
     p.step_of_output.push_back(k);
   }
   std::vector<std::vector<int64_t>> operand_strides;
@@ -170,16 +182,16 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].isTensor() || inputs[i].toTensor().dim() == 0) continue;
     const Tensor& t = inputs[i].toTensor();
-    if (static_cast<size_t>(t.dim()) > shape.size()) return std::nullopt;
+    if (static_cast<size_t>(t.dim()) > shape.size()) return fallback;
     std::vector<int64_t> st(shape.size(), 0);  // aligned on the trailing dims; 0 where broadcast
     const size_t lead = shape.size() - t.dim();
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (t.size(d) == shape[lead + d]) {
         st[lead + d] = shape[lead + d] == 1 ? 0 : t.stride(d);
       } else if (t.size(d) != 1) {
-        return std::nullopt;
+        return fallback;
       }
-      if (st[lead + d] < 0) return std::nullopt;
+      if (st[lead + d] < 0) return fallback;
     }
     p.kinds[i] = InputKind::Gather;
     p.operand_of[i] = operand_strides.size();
@@ -187,14 +199,16 @@ std::optional<Plan> make_plan(const Graph& sub, const Stack& inputs) {
   }
   for (const Value* out : sub.outputs()) {
     const Tensor& m = env[out->unique()].toTensor();
-    p.outputs.push_back(empty_strided_tensor(shape, m.strides(), m.dtype(), Device(DeviceType::CPU)));
+    p.out_strides.push_back(m.strides().vec());
+    p.out_dtypes.push_back(m.dtype());
     p.out_operand.push_back(operand_strides.size());
     operand_strides.push_back(m.strides().vec());
   }
-  p.layout = make_fusion_layout(shape, p.outputs[0].strides(), operand_strides);
+  p.layout = make_fusion_layout(shape, p.out_strides[0], operand_strides);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (p.kinds[i] == InputKind::Gather && p.layout.flat[p.operand_of[i]]) p.kinds[i] = InputKind::Flat;
-  return p;
+  p.blocked = true;
+  return plan;
 }
 
 // A 1-D view of `len` elements of `base`'s storage from element `offset` (internal: no autograd,
@@ -226,7 +240,10 @@ void store_output(const Tensor& r, Tensor& out, const FusionLayout& L, size_t op
   }
 }
 
-std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) {
+std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, const Plan& p) {
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < p.out_strides.size(); ++o)
+    outputs.push_back(empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU)));
   const int64_t numel = p.layout.numel;
   const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
   const int64_t nblocks = (numel + block - 1) / block;
@@ -282,7 +299,7 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
         if (step_buf[k].defined()) {
           target = len == block ? step_buf[k] : block_view(step_buf[k], 0, len);
         } else {  // a flat group output: this block of it
-          const Tensor& out = p.outputs[st.output];
+          const Tensor& out = outputs[st.output];
           target = block_view(out, out.storage_offset() + start, len);
         }
         stack.push_back(target);
@@ -292,11 +309,284 @@ std::vector<IValue> run_blocked(const Graph& sub, const Stack& inputs, Plan& p) 
       for (size_t o = 0; o < results.size(); ++o) {
         const size_t k = p.step_of_output[o];
         if (p.steps[k].output == static_cast<int>(o) && p.steps[k].out_op && !step_buf[k].defined()) continue;
-        store_output(env[results[o]->unique()].toTensor(), p.outputs[o], p.layout, p.out_operand[o], start, len);
+        store_output(env[results[o]->unique()].toTensor(), outputs[o], p.layout, p.out_operand[o], start, len);
       }
     }
   });
-  return std::vector<IValue>(p.outputs.begin(), p.outputs.end());
+  return std::vector<IValue>(outputs.begin(), outputs.end());
+}
+
+// The inputs' signature: everything a plan depends on. Per input its kind; for a tensor its dtype,
+// device, sizes, strides, whether it is a wrapped number and whether it needs gradients now; for a
+// number or bool its value (an op may raise on some values; a plan is then the node-by-node run).
+// Empty when an input is of a kind not keyed (strings, lists, ...): such calls plan every time.
+std::vector<int64_t> signature(const Stack& inputs) {
+  std::vector<int64_t> key;
+  key.reserve(inputs.size() * 8 + 1);
+  const bool grad = autograd::GradMode::is_enabled();
+  for (const IValue& v : inputs) {
+    const IValue::Tag tag = v.tag();
+    key.push_back(static_cast<int64_t>(tag));
+    switch (tag) {
+      case IValue::Tag::None:
+        break;
+      case IValue::Tag::Tensor: {
+        const Tensor& t = v.toTensor();
+        if (!t.defined()) {
+          key.push_back(-1);
+          break;
+        }
+        key.push_back(static_cast<int64_t>(t.dtype()));
+        key.push_back(static_cast<int64_t>(t.device().type) * 65536 + t.device().index);
+        key.push_back((t.impl()->is_wrapped_number() ? 1 : 0) + (grad && t.requires_grad() ? 2 : 0));
+        key.push_back(t.dim());
+        for (int64_t d = 0; d < t.dim(); ++d) {
+          key.push_back(t.size(d));
+          key.push_back(t.stride(d));
+        }
+        break;
+      }
+      case IValue::Tag::Int:
+        key.push_back(v.toInt());
+        break;
+      case IValue::Tag::Bool:
+        key.push_back(v.toBool());
+        break;
+      case IValue::Tag::Double: {
+        const double d = v.toDouble();
+        int64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        key.push_back(bits);
+        break;
+      }
+      case IValue::Tag::ScalarType:
+        key.push_back(static_cast<int64_t>(v.toScalarType()));
+        break;
+      default:
+        return {};
+    }
+  }
+  return key;
+}
+
+// A subgraph's plans by signature (a few: a group usually sees one or two), kept on the subgraph
+// and dropped when it is edited.
+struct PlanCache {
+  static constexpr size_t kMaxEntries = 8;
+  std::mutex mutex;
+  std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const Plan>>> entries;
+  size_t next_victim = 0;
+};
+
+std::shared_ptr<PlanCache> plan_cache(const Graph& sub) {
+  Graph::ExecCache& ec = sub.execCache();
+  std::lock_guard<std::mutex> lock(ec.mutex);
+  if (!ec.fusion || ec.fusion_version != sub.version()) {
+    ec.fusion = std::make_shared<PlanCache>();
+    ec.fusion_version = sub.version();
+  }
+  return std::static_pointer_cast<PlanCache>(ec.fusion);
+}
+
+std::shared_ptr<const Plan> cached_plan(const Graph& sub, const Stack& inputs) {
+  std::vector<int64_t> key = signature(inputs);
+  if (key.empty()) return make_plan(sub, inputs);
+  std::shared_ptr<PlanCache> cache = plan_cache(sub);
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    for (const auto& [k, plan] : cache->entries)
+      if (k == key) return plan;
+  }
+  std::shared_ptr<const Plan> plan = make_plan(sub, inputs);  // outside the lock: it runs ops
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  if (cache->entries.size() < PlanCache::kMaxEntries) {
+    cache->entries.emplace_back(std::move(key), plan);
+  } else {
+    cache->entries[cache->next_victim] = {std::move(key), plan};
+    cache->next_victim = (cache->next_victim + 1) % PlanCache::kMaxEntries;
+  }
+  return plan;
+}
+
+// The value of input `i` for the block [start, start + len): a view (Flat), a copy gathered into
+// `buf` (Gather), or the input itself (Pass).
+IValue input_block(const Plan& p, size_t i, const IValue& v, Tensor& buf, int64_t block, int64_t start, int64_t len) {
+  if (p.kinds[i] == InputKind::Pass) return v;
+  const Tensor& t = v.toTensor();
+  if (p.kinds[i] == InputKind::Flat) return block_view(t, t.storage_offset() + start, len);
+  if (!buf.defined()) buf = empty_tensor({block}, t.dtype());
+  fusion_gather(p.layout, p.operand_of[i], static_cast<const char*>(t.data_ptr()), static_cast<char*>(buf.data_ptr()),
+                t.itemsize(), start, len);
+  return block_view(buf, 0, len);
+}
+
+// Whether a group run with inputs requiring grad can be recorded as one node (FusionGroupBackward):
+// every input requiring grad is a dimensioned tensor of exactly the group's shape (a broadcast
+// input's gradient is a reduction, left to the op-by-op record), and the first output is laid out
+// in iteration order (the gradients are allocated that way).
+bool one_node_autograd(const Plan& p, const Stack& inputs) {
+  if (!p.layout.flat[p.out_operand[0]]) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor() || !inputs[i].toTensor().requires_grad()) continue;
+    const Tensor& t = inputs[i].toTensor();
+    if (p.kinds[i] == InputKind::Pass || !same_sizes(t.sizes(), p.shape)) return false;
+  }
+  return true;
+}
+
+// A fusion group's backward as one autograd node. The forward ran blocked without history; the
+// backward runs the subgraph again block by block with autograd on, so each block's gradients come
+// from the ops' own derivative formulas (the engine on block-sized tensors, intermediates in cache),
+// and writes them into whole-size input gradients: each input and gradient read once, each
+// gradient written once. With create_graph the subgraph is rerun node by node on the saved inputs
+// instead (so the gradient has history).
+struct FusionGroupBackward final : autograd::Node {
+  std::shared_ptr<Graph> sub;
+  uint64_t version = 0;
+  std::shared_ptr<const Plan> plan;
+  std::vector<IValue> inputs;     // as the group got them
+  std::vector<size_t> edge_input; // per next edge: the subgraph input it is the gradient of
+  bool released = false;
+
+  std::string name() const override { return "FusionGroupBackward"; }
+  void release_variables() override {
+    inputs.clear();
+    released = true;
+  }
+
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
+    TL_CHECK(!released, "Trying to backward through the graph a second time (or directly access saved tensors after "
+             "they have already been freed). Saved intermediate values of the graph are freed when you call "
+             ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+             "a second time or if you need to access saved tensors after calling backward.");
+    TL_CHECK(sub->version() == version, "jit: the fusion group's subgraph was edited between forward and backward");
+    const Plan& p = *plan;
+    std::vector<Tensor> gouts(p.out_strides.size());
+    for (size_t o = 0; o < gouts.size(); ++o) {
+      Tensor g = o < grads.size() ? grads[o] : Tensor();
+      const bool broadcast = g.defined() && g.is_cpu() && g.dtype() == p.out_dtypes[o] &&
+                             std::all_of(g.strides().begin(), g.strides().end(), [](int64_t st) { return st == 0; });
+      if (broadcast) {
+        // one value for every element (sum().backward()'s expanded ones): kept so, as eager's kernels see it
+      } else if (!g.defined()) {
+        g = empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU));
+        std::memset(g.data_ptr(), 0, static_cast<size_t>(p.numel) * g.itemsize());
+      } else if (g.strides() != IntArrayRef(p.out_strides[o]) || g.dtype() != p.out_dtypes[o] || !g.is_cpu()) {
+        Tensor laid = empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU));
+        tl::copy_(laid, g);
+        g = laid;
+      }
+      gouts[o] = g;
+    }
+    if (autograd::GradMode::is_enabled()) return double_backward(gouts);
+
+    std::vector<Tensor> gins(edge_input.size());
+    std::vector<bool> needed(edge_input.size());
+    for (size_t e = 0; e < edge_input.size(); ++e) {
+      needed[e] = should_compute_output(e);
+      if (needed[e]) {
+        const Tensor& t = inputs[edge_input[e]].toTensor();
+        gins[e] = empty_strided_tensor(p.shape, p.out_strides[0], t.dtype(), Device(DeviceType::CPU));
+      }
+    }
+    std::vector<char> reached(edge_input.size(), 0);  // whether any block's gradient reached the input
+    const int64_t numel = p.layout.numel;
+    const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
+    const int64_t nblocks = (numel + block - 1) / block;
+    const auto& params = sub->inputs();
+    const std::vector<jit::Node*> nodes = sub->nodes();
+    std::vector<int> edge_of(inputs.size(), -1);
+    for (size_t e = 0; e < edge_input.size(); ++e)
+      if (needed[e]) edge_of[edge_input[e]] = static_cast<int>(e);
+    // Under anomaly mode every node made records where it was made (a hook into Python): the blocks
+    // then run on this thread only.
+    const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
+    parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
+      autograd::AutoGradMode grad_on(true);
+      std::vector<Tensor> in_buf(inputs.size()), gout_buf(gouts.size());
+      std::vector<IValue> env(sub->valueCount());
+      Stack stack;
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t start = b * block, len = std::min(block, numel - start);
+        autograd::variable_list leaves, outs, gblocks;
+        std::vector<size_t> leaf_edge;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          IValue v = input_block(p, i, inputs[i], in_buf[i], block, start, len);
+          if (edge_of[i] >= 0) {
+            Tensor leaf = v.toTensor();  // a fresh view or buffer: no history of its own
+            leaf.set_requires_grad(true);
+            leaves.push_back(leaf);
+            leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
+            v = IValue(leaf);
+          }
+          env[params[i]->unique()] = std::move(v);
+        }
+        walk(nodes, env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
+        for (size_t o = 0; o < gouts.size(); ++o) {
+          outs.push_back(env[sub->outputs()[o]->unique()].toTensor());
+          const Tensor& g = gouts[o];
+          if (g.numel() > 1 && g.dim() > 0 && std::all_of(g.strides().begin(), g.strides().end(),
+                                                        [](int64_t st) { return st == 0; })) {
+            const int64_t size[1] = {len}, stride[1] = {0};
+            gblocks.push_back(Tensor(intrusive_ptr<TensorImpl>::make(g.storage(), g.dtype(), IntArrayRef(size, 1),
+                                                                     IntArrayRef(stride, 1), g.storage_offset())));
+          } else if (p.layout.flat[p.out_operand[o]]) {
+            gblocks.push_back(block_view(g, g.storage_offset() + start, len));
+          } else {
+            if (!gout_buf[o].defined()) gout_buf[o] = empty_tensor({block}, g.dtype());
+            fusion_gather(p.layout, p.out_operand[o], static_cast<const char*>(g.data_ptr()),
+                          static_cast<char*>(gout_buf[o].data_ptr()), g.itemsize(), start, len);
+            gblocks.push_back(block_view(gout_buf[o], 0, len));
+          }
+        }
+        if (leaves.empty()) continue;
+        autograd::variable_list r = autograd::grad(outs, leaves, gblocks, /*retain_graph=*/false,
+                                                   /*create_graph=*/false, /*allow_unused=*/true);
+        autograd::NoGradGuard no_grad;
+        for (size_t k = 0; k < r.size(); ++k) {
+          if (!r[k].defined()) continue;
+          reached[leaf_edge[k]] = 1;
+          const Tensor& gi = gins[leaf_edge[k]];
+          tl::copy_(block_view(gi, gi.storage_offset() + start, len), r[k]);
+        }
+      }
+    });
+    for (size_t e = 0; e < gins.size(); ++e)
+      if (gins[e].defined() && !reached[e]) gins[e] = Tensor();  // the group's outputs do not depend on it
+    return gins;
+  }
+
+  autograd::variable_list double_backward(const std::vector<Tensor>& gouts) {
+    autograd::variable_list outs, wrt, gs(gouts.begin(), gouts.end());
+    for (const IValue& v : run_graph(*sub, inputs)) outs.push_back(v.toTensor());
+    for (size_t e = 0; e < edge_input.size(); ++e) wrt.push_back(inputs[edge_input[e]].toTensor());
+    // retained, as create_graph implies: the gradient's own history reads this recomputed graph
+    return autograd::grad(outs, wrt, gs, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
+  }
+};
+
+// Runs the group blocked without history and records it as one FusionGroupBackward node.
+std::vector<IValue> run_with_one_node(const Node& node, const Graph& sub, const Stack& inputs,
+                                      const std::shared_ptr<const Plan>& plan) {
+  std::vector<IValue> outs;
+  {
+    autograd::NoGradGuard no_grad;
+    outs = run_blocked(sub, inputs, *plan);
+  }
+  auto fn = std::make_shared<FusionGroupBackward>();
+  fn->sub = node.g("Subgraph");
+  fn->version = sub.version();
+  fn->plan = plan;
+  std::vector<autograd::Edge> edges;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].isTensor() || !inputs[i].toTensor().requires_grad()) continue;
+    fn->edge_input.push_back(i);
+    edges.push_back(autograd::gradient_edge(inputs[i].toTensor()));
+  }
+  fn->inputs = inputs;
+  fn->set_next_edges(std::move(edges));
+  for (const IValue& o : outs) autograd::set_history(o.toTensor(), fn);
+  return outs;
 }
 
 }  // namespace
@@ -306,9 +596,19 @@ std::vector<IValue> run_fusion_group(const Node& node, Stack inputs) {
   const Graph& sub = *node.g("Subgraph");
   TL_CHECK_TYPE(inputs.size() == sub.inputs().size(), "jit: ", node.kind(), " takes ", sub.inputs().size(),
                 " inputs, got ", inputs.size());
-  if (std::optional<Plan> plan = make_plan(sub, inputs)) {
-    g_fused.fetch_add(1, std::memory_order_relaxed);
-    return run_blocked(sub, inputs, *plan);
+  const std::shared_ptr<const Plan> plan = cached_plan(sub, inputs);
+  if (plan->blocked && plan->numel >= std::max<int64_t>(g_min_numel.load(), 1)) {
+    bool grad = false;
+    if (autograd::GradMode::is_enabled())
+      for (const IValue& v : inputs) grad |= v.isTensor() && v.toTensor().requires_grad();
+    if (!grad) {
+      g_fused.fetch_add(1, std::memory_order_relaxed);
+      return run_blocked(sub, inputs, *plan);
+    }
+    if (one_node_autograd(*plan, inputs)) {
+      g_fused.fetch_add(1, std::memory_order_relaxed);
+      return run_with_one_node(node, sub, inputs, plan);
+    }
   }
   g_fallback.fetch_add(1, std::memory_order_relaxed);
   return run_graph(sub, std::move(inputs));
@@ -329,10 +629,11 @@ void FusionSettings::set_min_numel(int64_t n) {
   g_min_numel.store(n);
 }
 
-FusionStats fusion_stats() { return FusionStats{g_fused.load(), g_fallback.load()}; }
+FusionStats fusion_stats() { return FusionStats{g_fused.load(), g_fallback.load(), g_planned.load()}; }
 void reset_fusion_stats() {
   g_fused.store(0);
   g_fallback.store(0);
+  g_planned.store(0);
 }
 
 }  // namespace tl::jit

@@ -11,7 +11,8 @@
 // output written once, where eager code writes and reads back every intermediate.
 //
 // Dtypes, shapes and output strides come from running the subgraph once on meta tensors (eager's
-// rules, op by op). Cases the blocked run does not take go to the node-by-node run of the
+// rules, op by op), once per signature of the inputs (dtypes, sizes, strides, ...): the plan is kept
+// on the subgraph (the type guard cache) and reused by later calls with inputs of that signature. Cases the blocked run does not take go to the node-by-node run of the
 // subgraph (the interpreter), with eager's results, errors and autograd history: grad mode on
 // with an input that requires grad, a non-CPU input, no dimensioned input, an op whose result
 // does not have the group's shape, fewer elements than `min_numel`, or a meta run that fails.
@@ -44,6 +45,7 @@ struct FusionSettings {
 struct FusionStats {
   int64_t fused = 0;
   int64_t fallback = 0;
+  int64_t planned = 0;  // meta runs made (once per subgraph and input signature: the type guard cache)
 };
 FusionStats fusion_stats();
 void reset_fusion_stats();

@@ -61,6 +61,7 @@ const FunctionSchema& Node::schema() const {
 }
 
 void Node::setOp(const Operator* op) {
+  graph_->touch();
   op_ = op;
   kind_ = "aten::" + op->schema.name;
 }
@@ -69,6 +70,7 @@ Value* Node::addInput(Value* v) { return insertInput(inputs_.size(), v); }
 
 Value* Node::insertInput(size_t i, Value* v) {
   TL_CHECK(v->owningGraph() == graph_, "jit: a value of another graph cannot be an input of ", kind_);
+  graph_->touch();
   inputs_.insert(inputs_.begin() + i, v);
   // Uses of later inputs shift by one.
   for (size_t j = i + 1; j < inputs_.size(); ++j)
@@ -82,6 +84,7 @@ Value* Node::insertInput(size_t i, Value* v) {
 }
 
 void Node::removeUse(size_t i) {
+  graph_->touch();
   auto& uses = inputs_[i]->uses_;
   for (auto it = uses.begin(); it != uses.end(); ++it)
     if (it->user == this && it->offset == i) {
@@ -129,6 +132,7 @@ void Node::eraseOutput(size_t i) {
   TL_CHECK_INDEX(i < outputs_.size(), "jit: node ", kind_, " has no output ", i);
   Value* v = outputs_[i];
   TL_CHECK(!v->hasUses(), "jit: cannot erase output %", v->debugName(), " of ", kind_, ": it still has uses");
+  graph_->touch();
   outputs_.erase(outputs_.begin() + i);
   for (size_t j = i; j < outputs_.size(); ++j) outputs_[j]->offset_ = j;
   graph_->values_.erase(v);
@@ -139,6 +143,12 @@ void Node::eraseOutput(size_t i) {
 Block* Node::addBlock() {
   blocks_.push_back(graph_->newBlock(this));
   return blocks_.back();
+}
+
+Node* Node::setAttr(const std::string& name, IValue v) {
+  graph_->touch();
+  attrs_[name] = std::move(v);
+  return this;
 }
 
 const IValue& Node::attr(const std::string& name) const {
@@ -164,6 +174,7 @@ const std::shared_ptr<Graph>& Node::g(const std::string& name) const {
 Node* Node::g_(const std::string& name, std::shared_ptr<Graph> graph) {
   TL_CHECK_VALUE(graph != nullptr, "jit: the graph attribute '", name, "' of ", kind_, " cannot be None");
   TL_CHECK_VALUE(graph.get() != graph_, "jit: a graph cannot be an attribute of its own node");
+  graph_->touch();
   graph_attrs_[name] = std::move(graph);
   return this;
 }
@@ -171,6 +182,7 @@ Node* Node::g_(const std::string& name, std::shared_ptr<Graph> graph) {
 Node* Node::insertBefore(Node* n) {
   TL_CHECK(!inBlockList(), "jit: node ", kind_, " is already in a block");
   TL_CHECK(n->inBlockList() || n->kind_ == "prim::Return", "jit: cannot insert before a node not in a block");
+  graph_->touch();
   owning_block_ = n->owning_block_;
   prev_ = n->prev_;
   next_ = n;
@@ -186,6 +198,7 @@ Node* Node::insertAfter(Node* n) {
 
 void Node::unlink() {
   if (!next_) return;
+  graph_->touch();
   prev_->next_ = next_;
   next_->prev_ = prev_;
   next_ = prev_ = nullptr;
@@ -287,6 +300,7 @@ Node* Graph::newNode(const std::string& kind) {
 }
 
 Value* Graph::newValue(Node* n, size_t offset) {
+  touch();
   Value* v = new Value();
   v->node_ = n;
   v->offset_ = offset;
@@ -297,6 +311,7 @@ Value* Graph::newValue(Node* n, size_t offset) {
 }
 
 void Graph::freeNode(Node* n) {
+  touch();
   for (Value* v : n->outputs_) {
     values_.erase(v);
     if (!v->debug_name_.empty()) names_.erase(v->debug_name_);
@@ -307,6 +322,7 @@ void Graph::freeNode(Node* n) {
 }
 
 Block* Graph::newBlock(Node* owner) {
+  touch();
   blocks_.push_back(std::unique_ptr<Block>(new Block(this, owner)));
   return blocks_.back().get();
 }

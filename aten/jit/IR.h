@@ -6,8 +6,10 @@
 // Nodes of other kinds are `prim::` (Constant, ListConstruct, TupleConstruct, TupleUnpack,
 // ListUnpack, GetAttr, If, Loop, Param, Return).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -89,7 +91,7 @@ class Node {
   // Attributes (the value of a prim::Constant, the name of a prim::GetAttr).
   bool hasAttribute(const std::string& name) const { return attrs_.count(name) > 0 || graph_attrs_.count(name) > 0; }
   const IValue& attr(const std::string& name) const;
-  Node* setAttr(const std::string& name, IValue v) { attrs_[name] = std::move(v); return this; }
+  Node* setAttr(const std::string& name, IValue v);
   // Every attribute name, value and graph attributes together (sorted).
   std::vector<std::string> attributeNames() const;
   // Graph attributes (torch.jit's kind `g`): the `Subgraph` of a prim::FusionGroup.
@@ -197,6 +199,22 @@ class Graph : public std::enable_shared_from_this<Graph> {
   // Checks the SSA invariants (uses recorded, values defined before use); throws RuntimeError.
   void lint() const;
 
+  // Counts edits (nodes, inputs, outputs, attributes, order): what a runner derives from the graph
+  // is valid while this is unchanged.
+  uint64_t version() const { return version_; }
+  void touch() { ++version_; }
+  // What runners derive from this graph, each with the version it was made at: the interpreter's
+  // compiled form (Code.h) and, for a fusion group's subgraph, its plans by input types
+  // (FusionExecutor.cpp). The mutex makes the lookups safe when threads run one graph at once.
+  struct ExecCache {
+    std::mutex mutex;
+    uint64_t version = ~uint64_t{0};
+    std::shared_ptr<const void> code;
+    uint64_t fusion_version = ~uint64_t{0};
+    std::shared_ptr<void> fusion;
+  };
+  ExecCache& execCache() const { return exec_cache_; }
+
  private:
   friend class Node;
   friend class Block;
@@ -213,6 +231,8 @@ class Graph : public std::enable_shared_from_this<Graph> {
   Block* block_;
   Node* insert_point_;
   size_t next_unique_ = 0;
+  uint64_t version_ = 0;
+  mutable ExecCache exec_cache_;
 };
 
 }  // namespace tl::jit

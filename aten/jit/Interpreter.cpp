@@ -1,94 +1,16 @@
 #include "aten/jit/Interpreter.h"
 
-#include <unordered_map>
-
 #include "aten/core/Exception.h"
+#include "aten/jit/Code.h"
 #include "aten/jit/FusionExecutor.h"
 #include "aten/jit/PrimOps.h"
 
 namespace tl::jit {
 namespace {
 
-// Which values run_block drops after each node of a block: those defined in the block (its inputs
-// and its nodes' outputs) at their last use, uses inside a node's sub-blocks counting as uses by that
-// node, block outputs never. A graph then holds its intermediates as long as eager code would, and
-// the allocator recycles their memory (kept to the end, 10M-element chains ran 1.1-2.9x eager's time).
-struct BlockPlan {
-  std::vector<Node*> nodes;
-  std::vector<const PrimOp*> prims;  // by node position: its prim op (checked for shape once), or null
-  std::vector<std::vector<const Value*>> drop_after;  // by node position
-};
-
-void collect_uses(const Node* n, std::vector<const Value*>& out) {
-  out.insert(out.end(), n->inputs().begin(), n->inputs().end());
-  for (const Block* b : n->blocks()) {
-    for (const Node* m : b->nodes()) collect_uses(m, out);
-    out.insert(out.end(), b->outputs().begin(), b->outputs().end());
-  }
-}
-
-BlockPlan plan_block(const Block& block, size_t value_count) {
-  BlockPlan plan;
-  plan.nodes = block.nodes();
-  plan.drop_after.resize(plan.nodes.size());
-  plan.prims.resize(plan.nodes.size(), nullptr);
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    const Node* n = plan.nodes[i];
-    if (n->op() != nullptr || n->kind().rfind("prim::", 0) != 0) continue;
-    if (const PrimOp* p = find_prim(n->kind())) {
-      std::string bad = prim_shape_error(*p, n->inputs().size(), n->outputs().size());
-      TL_CHECK(bad.empty(), "jit: malformed node: ", bad);
-      plan.prims[i] = p;
-    }
-  }
-  constexpr int64_t kNever = -1, kKeep = -2;
-  std::vector<int64_t> last(value_count, kNever);  // position of the last node using each value
-  std::vector<const Value*> uses;
-  for (size_t i = 0; i < plan.nodes.size(); ++i) {
-    uses.clear();
-    collect_uses(plan.nodes[i], uses);
-    for (const Value* v : uses) last[v->unique()] = static_cast<int64_t>(i);
-  }
-  for (const Value* v : block.outputs()) last[v->unique()] = kKeep;
-  auto drop = [&](const Value* v, size_t defined_at) {
-    const int64_t at = last[v->unique()];
-    if (at == kKeep) return;
-    plan.drop_after[at == kNever ? defined_at : static_cast<size_t>(at)].push_back(v);
-  };
-  for (const Value* v : block.inputs())
-    if (last[v->unique()] >= 0) drop(v, 0);
-  for (size_t i = 0; i < plan.nodes.size(); ++i)
-    for (const Value* v : plan.nodes[i]->outputs()) drop(v, i);
-  return plan;
-}
-
-// Values by Value::unique(): a slot each, undefined (None with `set` false) until computed.
-struct Env {
-  std::vector<IValue> values;
-  std::vector<bool> set;
-  std::unordered_map<const Block*, BlockPlan> plans;  // made on a block's first run in this call
-  explicit Env(size_t n) : values(n), set(n, false) {}
-  IValue& operator[](const Value* v) {
-    set[v->unique()] = true;
-    return values[v->unique()];
-  }
-  const BlockPlan& plan(const Block& block) {
-    auto it = plans.find(&block);
-    if (it == plans.end()) it = plans.emplace(&block, plan_block(block, values.size())).first;
-    return it->second;
-  }
-};
-
-std::vector<IValue> run_block(const Block& block, Env& env);
-
-const IValue& lookup(Env& env, const Value* v) {
-  TL_CHECK(v->unique() < env.set.size() && env.set[v->unique()], "jit: %", v->debugName(),
-           " has no value (used before its definition)");
-  return env.values[v->unique()];
-}
-
-// Executes one node given its inputs' values.
-std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
+// Runs one node given its inputs' values, outside a compiled graph (run_node, and the instructions
+// the compiler left generic: they raise what cannot run).
+std::vector<IValue> execute(const Node& n, Stack& stack) {
   const std::string& k = n.kind();
   if (const Operator* op = n.op()) {
     run_op(*op, stack);
@@ -115,27 +37,8 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
     return {it->second};
   }
   if (k == "prim::FusionGroup") return run_fusion_group(n, std::move(stack));
-  if (k == "prim::If") {
-    TL_CHECK(env != nullptr && n.blocks().size() == 2, "jit: prim::If needs two blocks");
-    const Block* taken = n.blocks()[stack.at(0).toBool() ? 0 : 1];
-    return run_block(*taken, *env);
-  }
-  if (k == "prim::Loop") {
-    // prim::Loop(%max_trip_count, %initial_condition, %carried...): block0(%i, %carried...) -> (%cond, %carried...)
-    TL_CHECK(env != nullptr && n.blocks().size() == 1 && stack.size() >= 2, "jit: malformed prim::Loop");
-    const Block& body = *n.blocks()[0];
-    int64_t trips = stack[0].toInt();
-    bool cond = stack[1].toBool();
-    std::vector<IValue> carried(stack.begin() + 2, stack.end());
-    for (int64_t i = 0; i < trips && cond; ++i) {
-      (*env)[body.inputs()[0]] = IValue(i);
-      for (size_t j = 0; j < carried.size(); ++j) (*env)[body.inputs()[j + 1]] = carried[j];
-      std::vector<IValue> outs = run_block(body, *env);
-      cond = outs[0].toBool();
-      carried.assign(outs.begin() + 1, outs.end());
-    }
-    return carried;
-  }
+  if (k == "prim::If") TL_CHECK(false, "jit: prim::If needs two blocks and one input");
+  if (k == "prim::Loop") TL_CHECK(false, "jit: malformed prim::Loop");
   if (const PrimOp* prim = find_prim(k)) {
     std::string bad = prim_shape_error(*prim, stack.size(), n.outputs().size());
     TL_CHECK(bad.empty(), "jit: malformed node: ", bad);
@@ -144,33 +47,123 @@ std::vector<IValue> execute(const Node& n, Stack& stack, Env* env) {
   throw NotImplementedError(str("jit: the interpreter cannot run a ", k, " node"));
 }
 
-std::vector<IValue> run_block(const Block& block, Env& env) {
+// One call's registers and operand stack.
+struct Frame {
+  std::vector<IValue> regs;
   Stack stack;
-  const BlockPlan& plan = env.plan(block);
-  for (size_t pos = 0; pos < plan.nodes.size(); ++pos) {
-    const Node* n = plan.nodes[pos];
+};
+
+inline void push(const Code& c, Frame& f, uint32_t operand) {
+  if (operand & kConstBit) {
+    f.stack.push_back(c.constants[operand & kIndexMask]);
+  } else if (operand & kMoveBit) {
+    f.stack.push_back(std::move(f.regs[operand & kIndexMask]));
+  } else {
+    f.stack.push_back(f.regs[operand & kIndexMask]);
+  }
+}
+
+inline IValue take(const Code& c, Frame& f, uint32_t operand) {
+  if (operand & kConstBit) return c.constants[operand & kIndexMask];
+  if (operand & kMoveBit) return std::move(f.regs[operand & kIndexMask]);
+  return f.regs[operand & kIndexMask];
+}
+
+void set_outputs(const Code& c, Frame& f, const Instr& ins, std::vector<IValue>& values) {
+  TL_CHECK(values.size() == ins.n_out, "jit: ", ins.node->kind(), " gave ", values.size(), " values for ",
+           ins.n_out, " outputs");
+  for (uint32_t k = 0; k < ins.n_out; ++k) f.regs[c.regs[ins.out + k]] = std::move(values[k]);
+}
+
+// Runs block `id`; its outputs are appended to `results`.
+void run_block(const Code& c, uint32_t id, Frame& f, std::vector<IValue>& results) {
+  const CodeBlock& b = c.blocks[id];
+  Stack& stack = f.stack;
+  for (uint32_t pc = b.begin; pc < b.end; ++pc) {
+    const Instr& ins = c.instrs[pc];
     stack.clear();
-    for (const Value* v : n->inputs()) stack.push_back(lookup(env, v));
-    if (const Operator* op = n->op()) {  // the common case, without moving the stack out
-      run_op(*op, stack);
-      TL_CHECK(stack.size() == n->outputs().size(), "jit: ", n->kind(), " produced ", stack.size(),
-               " values for ", n->outputs().size(), " outputs");
-      for (size_t i = 0; i < stack.size(); ++i) env[n->outputs()[i]] = std::move(stack[i]);
-    } else if (const PrimOp* prim = plan.prims[pos]) {  // script's int/list/... ops, resolved once per plan
-      std::vector<IValue> outs = prim->fn(stack, *n);
-      for (size_t i = 0; i < outs.size(); ++i) env[n->outputs()[i]] = std::move(outs[i]);
-    } else {
-      std::vector<IValue> outs = execute(*n, stack, &env);
-      TL_CHECK(outs.size() == n->outputs().size(), "jit: ", n->kind(), " gave ", outs.size(), " values for ",
-               n->outputs().size(), " outputs");
-      for (size_t i = 0; i < outs.size(); ++i) env[n->outputs()[i]] = std::move(outs[i]);
+    for (uint32_t k = 0; k < ins.n_in; ++k) push(c, f, c.operands[ins.in + k]);
+    switch (ins.kind) {
+      case InstrKind::Op:
+        run_op(*ins.op, stack);
+        TL_CHECK(stack.size() == ins.n_out, "jit: ", ins.node->kind(), " produced ", stack.size(), " values for ",
+                 ins.n_out, " outputs");
+        for (uint32_t k = 0; k < ins.n_out; ++k) f.regs[c.regs[ins.out + k]] = std::move(stack[k]);
+        break;
+      case InstrKind::Prim: {
+        std::vector<IValue> outs = ins.prim->fn(stack, *ins.node);
+        set_outputs(c, f, ins, outs);
+        break;
+      }
+      case InstrKind::GetAttr: {
+        const auto& obj = stack[0].toObject();
+        auto it = obj->attrs.find(*ins.name);
+        TL_CHECK(it != obj->attrs.end(), "jit: module ", obj->type_name, " has no attribute '", *ins.name, "'");
+        f.regs[c.regs[ins.out]] = it->second;
+        break;
+      }
+      case InstrKind::ListConstruct:
+        f.regs[c.regs[ins.out]] = IValue::list(std::vector<IValue>(std::make_move_iterator(stack.begin()),
+                                                                   std::make_move_iterator(stack.end())));
+        break;
+      case InstrKind::TupleConstruct:
+        f.regs[c.regs[ins.out]] = IValue::tuple(std::vector<IValue>(std::make_move_iterator(stack.begin()),
+                                                                    std::make_move_iterator(stack.end())));
+        break;
+      case InstrKind::Unpack: {
+        std::vector<IValue> elems = stack[0].toListRef();
+        TL_CHECK(elems.size() == ins.n_out, "jit: ", ins.node->kind(), ": expected ", ins.n_out,
+                 " elements, got ", elems.size());
+        set_outputs(c, f, ins, elems);
+        break;
+      }
+      case InstrKind::If: {
+        const bool cond = stack[0].toBool();
+        stack.clear();
+        std::vector<IValue> outs;
+        run_block(c, c.block_ids[ins.blocks + (cond ? 0 : 1)], f, outs);
+        set_outputs(c, f, ins, outs);
+        break;
+      }
+      case InstrKind::Loop: {
+        // prim::Loop(%max_trip_count, %initial_condition, %carried...): block0(%i, %carried...) -> (%cond, %carried...)
+        const uint32_t body_id = c.block_ids[ins.blocks];
+        const CodeBlock& body = c.blocks[body_id];
+        const int64_t trips = stack[0].toInt();
+        bool cond = stack[1].toBool();
+        std::vector<IValue> carried(std::make_move_iterator(stack.begin() + 2), std::make_move_iterator(stack.end()));
+        stack.clear();
+        std::vector<IValue> outs;
+        for (int64_t i = 0; i < trips && cond; ++i) {
+          f.regs[c.regs[body.in]] = IValue(i);
+          for (size_t j = 0; j < carried.size(); ++j) f.regs[c.regs[body.in + 1 + j]] = std::move(carried[j]);
+          outs.clear();
+          run_block(c, body_id, f, outs);
+          cond = outs[0].toBool();
+          carried.assign(std::make_move_iterator(outs.begin() + 1), std::make_move_iterator(outs.end()));
+        }
+        set_outputs(c, f, ins, carried);
+        break;
+      }
+      case InstrKind::Fusion: {
+        std::vector<IValue> outs = run_fusion_group(*ins.node, std::move(stack));
+        stack = Stack();
+        set_outputs(c, f, ins, outs);
+        break;
+      }
+      case InstrKind::Generic: {
+        std::vector<IValue> outs = execute(*ins.node, stack);
+        set_outputs(c, f, ins, outs);
+        break;
+      }
+      case InstrKind::Undefined:
+        TL_CHECK(false, c.errors[ins.error]);
     }
     stack.clear();  // the inputs' references, before the last ones are dropped
-    for (const Value* v : plan.drop_after[pos]) env.values[v->unique()] = IValue();
+    for (uint32_t k = 0; k < ins.n_drop; ++k) f.regs[c.regs[ins.drop + k]] = IValue();
   }
-  std::vector<IValue> results;
-  for (const Value* v : block.outputs()) results.push_back(lookup(env, v));
-  return results;
+  TL_CHECK(b.error < 0, c.errors[b.error < 0 ? 0 : b.error]);
+  for (uint32_t k = 0; k < b.n_out; ++k) results.push_back(take(c, f, c.operands[b.out + k]));
 }
 
 }  // namespace
@@ -178,16 +171,24 @@ std::vector<IValue> run_block(const Block& block, Env& env) {
 std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
   TL_CHECK_TYPE(inputs.size() == graph.inputs().size(), "forward() expected ", graph.inputs().size(),
                 " arguments but got ", inputs.size());
-  Env env(graph.valueCount());
-  for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs()[i]] = std::move(inputs[i]);
-  return run_block(*graph.block(), env);
+  const std::shared_ptr<const Code> code = compiled_code(graph);
+  const Code& c = *code;
+  Frame f;
+  f.regs.resize(c.n_regs);
+  f.stack.reserve(8);
+  const CodeBlock& top = c.blocks[0];
+  for (uint32_t k = 0; k < top.n_in; ++k) f.regs[c.regs[top.in + k]] = std::move(inputs[k]);
+  std::vector<IValue> results;
+  results.reserve(top.n_out);
+  run_block(c, 0, f, results);
+  return results;
 }
 
 std::vector<IValue> run_node(const Node& node, std::vector<IValue> inputs) {
   TL_CHECK(node.blocks().empty(), "jit: run_node cannot run ", node.kind(), " (it has blocks)");
   TL_CHECK(inputs.size() == node.inputs().size(), "jit: ", node.kind(), " takes ", node.inputs().size(),
            " inputs, got ", inputs.size());
-  return execute(node, inputs, nullptr);
+  return execute(node, inputs);
 }
 
 }  // namespace tl::jit

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <unordered_map>
 
 #include "aten/core/Exception.h"
+#include "aten/core/Warning.h"
+#include "aten/autograd/GradMode.h"
 #include "aten/jit/IR.h"
 
 namespace tl::jit {
@@ -147,7 +150,11 @@ Outs to_int(Stack& s, const Node&) {
   }
   return {IValue(v.toInt())};
 }
-Outs to_float(Stack& s, const Node&) { return {IValue(item(s[0], "Float").toDouble())}; }
+Outs to_float(Stack& s, const Node&) {
+  IValue v = item(s[0], "Float");
+  if (v.tag() == Tag::Bool) return {IValue(v.toBool() ? 1.0 : 0.0)};  // float(True)
+  return {IValue(v.toDouble())};
+}
 Outs to_bool(Stack& s, const Node&) {
   IValue v = item(s[0], "Bool");
   if (v.tag() == Tag::Bool) return {v};
@@ -298,6 +305,52 @@ Outs size_dim(Stack& s, const Node&) {
 Outs dim(Stack& s, const Node&) { return {IValue(s[0].toTensor().dim())}; }
 Outs numel(Stack& s, const Node&) { return {IValue(s[0].toTensor().numel())}; }
 Outs dtype(Stack& s, const Node&) { return {IValue(s[0].toTensor().scalar_type())}; }
+Outs device(Stack& s, const Node&) { return {IValue(s[0].toTensor().device())}; }
+Outs is_floating_point(Stack& s, const Node&) { return {IValue(s[0].toTensor().is_floating_point())}; }
+Outs is_complex(Stack& s, const Node&) { return {IValue(is_complex_type(s[0].toTensor().scalar_type()))}; }
+
+// Python's math functions on one number (the node's "fn" attribute): floor/ceil give ints, isinf/isnan bools.
+Outs math_op(Stack& s, const Node& n) {
+  TL_CHECK(n.hasAttribute("fn"), "prim::math needs an 'fn' attribute");
+  const std::string& fn = n.attr("fn").toStringRef();
+  TL_CHECK_TYPE(is_num(s[0]), "math.", fn, ": must be real number, not ", s[0].tag_name());
+  double x = s[0].toDouble();
+  if (fn == "sqrt") {
+    TL_CHECK(!(x < 0), "ValueError: math domain error");
+    return {IValue(std::sqrt(x))};
+  }
+  if (fn == "floor" || fn == "ceil") {
+    if (is_int(s[0])) return {IValue(s[0].toInt())};
+    double r = fn == "floor" ? std::floor(x) : std::ceil(x);
+    TL_CHECK(std::isfinite(r) && r >= -9.2233720368547758e18 && r < 9.2233720368547758e18,
+             "math.", fn, ": cannot convert ", x, " to integer");
+    return {IValue(static_cast<int64_t>(r))};
+  }
+  if (fn == "isinf") return {IValue(std::isinf(x))};
+  if (fn == "isnan") return {IValue(std::isnan(x))};
+  if (fn == "isfinite") return {IValue(std::isfinite(x))};
+  if (fn == "exp") return {IValue(std::exp(x))};
+  if (fn == "log") {
+    TL_CHECK(x > 0, "ValueError: math domain error");
+    return {IValue(std::log(x))};
+  }
+  TL_CHECK(false, "prim::math: unknown function '", fn, "'");
+  return {};
+}
+
+// `with torch.no_grad()` / `enable_grad()` / `set_grad_enabled(b)`: the block sets the mode and restores the
+// one prim::grad_enabled read before it.
+Outs grad_enabled(Stack&, const Node&) { return {IValue(tl::autograd::GradMode::is_enabled())}; }
+Outs set_grad_enabled(Stack& s, const Node&) {
+  tl::autograd::GradMode::set_enabled(s[0].toBool());
+  return {};
+}
+
+// warnings.warn(message): through tl::warn (a Python UserWarning under the bindings; dropped without them).
+Outs warn_op(Stack& s, const Node&) {
+  tl::warn(s[0].tag() == Tag::String ? s[0].toStringRef() : s[0].repr());
+  return {};
+}
 
 // An f-string: the parts' str() joined (strings as they are, numbers and lists as printed).
 std::string py_str(const IValue& v) {
@@ -332,6 +385,52 @@ Outs format(Stack& s, const Node&) {
   std::string out;
   for (const IValue& v : s) out += py_str(v);
   return {IValue(std::move(out))};
+}
+
+// fmt.format(a, b) with a run-time format: "{}" and "{0}"-style fields replaced by the arguments' str(),
+// "{{" and "}}" by braces (no specs or conversions, as script's compile-time format).
+Outs str_format(Stack& s, const Node&) {
+  TL_CHECK_TYPE(s[0].tag() == Tag::String, "format: expected a str format, got ", s[0].tag_name());
+  const std::string& fmt = s[0].toStringRef();
+  std::string out;
+  size_t next = 1;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    char ch = fmt[i];
+    if ((ch == '{' || ch == '}') && i + 1 < fmt.size() && fmt[i + 1] == ch) {
+      out += ch;
+      ++i;
+      continue;
+    }
+    TL_CHECK_VALUE(ch != '}', "Single '}' encountered in format string");
+    if (ch != '{') {
+      out += ch;
+      continue;
+    }
+    size_t close = fmt.find('}', i);
+    TL_CHECK_VALUE(close != std::string::npos, "Single '{' encountered in format string");
+    std::string field = fmt.substr(i + 1, close - i - 1);
+    size_t arg = next;
+    if (field.empty()) {
+      ++next;
+    } else {
+      TL_CHECK_VALUE(field.find_first_not_of("0123456789") == std::string::npos && field.size() < 9,
+                     "format: only positional fields ({} or {0}) are supported in script, got {", field, "}");
+      arg = 1 + static_cast<size_t>(std::stoul(field));
+    }
+    TL_CHECK(arg < s.size(), "IndexError: Replacement index ", arg - 1, " out of range for positional args tuple");
+    out += py_str(s[arg]);
+    i = close;
+  }
+  return {IValue(std::move(out))};
+}
+
+// print(a, b): the arguments' str() joined by spaces, a newline, to stdout (flushed: it interleaves with Python's).
+Outs print_op(Stack& s, const Node&) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + py_str(s[i]);
+  std::fputs((out + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  return {};
 }
 
 Outs raise(Stack& s, const Node& n) {
@@ -371,6 +470,11 @@ const PrimOp kPrims[] = {
     {"prim::dict_values", dict_values, 0, 1, 1}, {"prim::dict_items", dict_items, 0, 1, 1},
     {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
     {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},
+    {"prim::device", device, 0, 1, 1}, {"prim::is_floating_point", is_floating_point, 0, 1, 1},
+    {"prim::is_complex", is_complex, 0, 1, 1}, {"prim::math", math_op, 0, 1, 1}, {"prim::warn", warn_op, kPrimEffect, 1, 0},
+    {"prim::str_format", str_format, 0, kAnyCount, 1},
+    {"prim::print", print_op, kPrimEffect, kAnyCount, 0}, {"prim::grad_enabled", grad_enabled, kPrimEffect, 0, 1},
+    {"prim::set_grad_enabled", set_grad_enabled, kPrimEffect, 1, 0},
     {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
 };

@@ -523,6 +523,9 @@ class GraphWriter {
     TL_CHECK(n.kind() != "prim::PythonOp", "Could not export Python function call '",
              n.hasAttribute("name") ? n.attr("name").toStringRef() : std::string("?"),
              "'. Remove calls to Python functions (@torchlite.jit.ignore) before export.");
+    // As torch's: a module after optimize_for_inference (here: its fusion groups) is not serializable.
+    TL_CHECK(n.kind() != "prim::FusionGroup", "jit.save: cannot save a prim::FusionGroup node (a graph fused by "
+             "optimize_for_inference or fuse_elementwise); save the module before optimizing it");
     w_.line(indent).word("node").string(n.kind()).string(n.op() ? n.op()->schema.qualified_name() : "");
     w_.word("in");
     refs(n.inputs());

@@ -46,12 +46,18 @@ Tensor nonzero_of(const Tensor& self);
 
 // Copies of one element of `itemsize` bytes as the unsigned type of that size: data movement
 // does not depend on the dtype. f is called with a value of that type (its type is what counts).
+// 16-byte elements (complex128) move as this pair of words.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
 template <typename F>
 void dispatch_itemsize(size_t itemsize, const F& f) {
   switch (itemsize) {
     case 1: return f(uint8_t{});
     case 2: return f(uint16_t{});
     case 4: return f(uint32_t{});
+    case 16: return f(Bytes16{});
     default: return f(uint64_t{});
   }
 }

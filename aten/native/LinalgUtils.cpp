@@ -22,14 +22,14 @@ void check_square(const char* op, const Tensor& A, const char* name) {
 
 void check_floating(const char* op, const Tensor& A) {
   const ScalarType t = A.scalar_type();
-  TL_CHECK(is_floating_type(t), op, ": Expected a floating point or complex tensor as input. Got ", legacy_type_name(t));
-  TL_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64, op, ": Low precision dtypes not supported. Got ",
+  TL_CHECK(is_floating_type(t) || is_complex_type(t), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(t));
+  TL_CHECK(is_lapack_type(t), op, ": Low precision dtypes not supported. Got ", legacy_type_name(t));
 }
 
 void check_lapack_dtype(const char* op, const char* kernel, const Tensor& A) {
   const ScalarType t = A.scalar_type();
-  if (t != ScalarType::Float32 && t != ScalarType::Float64)
+  if (!is_lapack_type(t))
     throw NotImplementedError(str(op, ": \"", kernel, "\" not implemented for '", legacy_type_name(t), "'"));
 }
 

@@ -2,10 +2,12 @@
 // and the composites built on them (composite/LinalgLapack.cpp): PyTorch's argument checks, the
 // Fortran-ordered (column-major) batches LAPACK works on, and the reading of `info`.
 #pragma once
+#include <complex>
 #include <cstdint>
 #include <string>
 
 #include "aten/core/ArrayRef.h"
+#include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/OutputUtils.h"
 
@@ -15,12 +17,34 @@ namespace tl::native::linalg {
 void check_ge2(const char* op, const Tensor& A, const char* name = "A");
 // "<op>: A must be batches of square matrices, but they are m by n matrices"
 void check_square(const char* op, const Tensor& A, const char* name = "A");
-// float32/float64 only (complex later): integers "<op>: Expected a floating point or complex tensor
+// float32/float64/complex64/complex128, the types LAPACK computes in.
+inline bool is_lapack_type(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Complex64 ||
+         t == ScalarType::Complex128;
+}
+// The LAPACK types only: integers "<op>: Expected a floating point or complex tensor
 // as input. Got Long" and 16-bit floats "<op>: Low precision dtypes not supported. Got Half".
 void check_floating(const char* op, const Tensor& A);
 // The NotImplementedError PyTorch's LAPACK kernels give other dtypes: `<op>: "lu_cpu" not
 // implemented for 'Long'`.
 void check_lapack_dtype(const char* op, const char* kernel, const Tensor& A);
+
+// Calls f(LapackTag<T>{}) with T the element type of t (float, double, std::complex<float>,
+// std::complex<double>): the kernels' one generic body for the four LAPACK types.
+template <typename T>
+struct LapackTag {
+  using type = T;
+};
+template <typename F>
+void dispatch_lapack(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    case ScalarType::Float32: f(LapackTag<float>{}); break;
+    case ScalarType::Float64: f(LapackTag<double>{}); break;
+    case ScalarType::Complex64: f(LapackTag<std::complex<float>>{}); break;
+    case ScalarType::Complex128: f(LapackTag<std::complex<double>>{}); break;
+    default: TL_ERROR(op, ": unexpected dtype ", scalar_type_name(t), " for LAPACK");
+  }
+}
 
 // The batch dims of a batch of matrices (all but the last two).
 inline IntArrayRef batch_dims(const Tensor& A) { return A.sizes().slice(0, static_cast<size_t>(A.dim() - 2)); }

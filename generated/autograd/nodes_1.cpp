@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/complex.h"
@@ -25,6 +26,35 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor
+struct CrossEntropyFusedBackwardBackward0 final : Node {
+  std::string name() const override { return "CrossEntropyFusedBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CrossEntropyFusedBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_cross_entropy_fused_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_cross_entropy_fused_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_cross_entropy_fused_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_cross_entropy_fused_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::_cross_entropy_fused_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 struct EmbeddingBagForwardOnlyBackward0 final : Node {
@@ -281,6 +311,20 @@ variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor
+Tensor _cross_entropy_fused_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing, const Tensor& lse) {
+  auto grad_fn = std::make_shared<CrossEntropyFusedBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target, opt_ptr(weight), &lse}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_cross_entropy_fused_backward::call(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {

@@ -511,6 +511,7 @@ Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, 
     AutoGradMode below_autograd(false);
     result = ops::scatter_reduce_two::call(self, dim, index, src, reduce, include_self);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
@@ -540,6 +541,7 @@ const Tensor& scatter_reduce__two(const Tensor& self, int64_t dim, const Tensor&
     AutoGradMode below_autograd(false);
     ops::scatter_reduce__two::call(self, dim, index, src, reduce, include_self);
   }
+  if (is_complex_type(self.scalar_type())) throw RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex dtype.");
   rebase_history(self, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(self, true);

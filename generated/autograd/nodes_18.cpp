@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/mish_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -229,10 +230,10 @@ variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
   const auto& grad_output = grad_output_.unpack(shared_from_this());
   const auto& output = output_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = tanh_backward(grad, output);
+    grad_inputs[0] = tanh_backward(grad, conj(output));
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, mul(mul(output, grad_output), -2));
+    grad_inputs[1] = mul(conj(grad), mul(mul(conj(output), grad_output), -2));
   }
   return grad_inputs;
 }

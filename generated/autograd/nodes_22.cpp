@@ -6,6 +6,9 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_cross_entropy_fused.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/clone.h"
@@ -16,6 +19,47 @@
 #include "generated/ops/threshold_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)
+struct CrossEntropyFusedBackward0 final : Node {
+  std::string name() const override { return "CrossEntropyFusedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+    lse_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes() + lse_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+  double label_smoothing_;
+  SavedVariable lse_;
+};
+
+variable_list CrossEntropyFusedBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  const auto& label_smoothing = as_arg(label_smoothing_);
+  const auto& lse = lse_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = GradMode::is_enabled() ? _cross_entropy_fused_differentiable_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing) : _cross_entropy_fused_backward(grad, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+  }
+  return grad_inputs;
+}
 
 // Backward of _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleBilinear2DAaBackwardBackward0 final : Node {
@@ -129,6 +173,36 @@ variable_list ThresholdBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)
+std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  auto grad_fn = std::make_shared<CrossEntropyFusedBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  grad_fn->label_smoothing_ = label_smoothing;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_cross_entropy_fused::call(self, target, weight, reduction, ignore_index, label_smoothing);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // lse: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->lse_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {

@@ -330,10 +330,10 @@ variable_list SigmoidBackwardBackward0::apply(variable_list&& grads) {
   const auto& grad_output = grad_output_.unpack(shared_from_this());
   const auto& output = output_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = sigmoid_backward(grad, output);
+    grad_inputs[0] = sigmoid_backward(grad, conj(output));
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, mul(grad_output, rsub(mul(output, 2), 1)));
+    grad_inputs[1] = mul(conj(grad), mul(grad_output, rsub(mul(conj(output), 2), 1)));
   }
   return grad_inputs;
 }

@@ -116,7 +116,7 @@ variable_list Exp2Backward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, mul(result, 0.6931471805599453));
+    grad_inputs[0] = mul(grad, mul(conj(result), 0.6931471805599453));
   }
   return grad_inputs;
 }

@@ -10,6 +10,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/unfold.h"
 #include "generated/ops/unfold_backward.h"
@@ -89,6 +90,35 @@ variable_list IndexReduceBackward0::apply(variable_list&& grads) {
     auto computed = index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result);
     if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
     if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+struct LinalgEigBackward0 final : Node {
+  std::string name() const override { return "LinalgEigBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    eigenvalues_.reset_data();
+    eigenvectors_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return eigenvalues_.nbytes() + eigenvectors_.nbytes();
+  }
+
+  SavedVariable eigenvalues_;
+  SavedVariable eigenvectors_;
+};
+
+variable_list LinalgEigBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& eigenvalues = eigenvalues_.unpack(shared_from_this());
+  const auto& eigenvectors = eigenvectors_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_eig_backward(grads[0], grads[1], eigenvalues, eigenvectors);
   }
   return grad_inputs;
 }
@@ -187,6 +217,7 @@ Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
     AutoGradMode below_autograd(false);
     result = ops::index_reduce::call(self, dim, index, source, reduce, include_self);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
@@ -216,11 +247,34 @@ const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index
     AutoGradMode below_autograd(false);
     ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
   }
+  if (is_complex_type(self.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
   rebase_history(self, grad_fn);
   if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  auto grad_fn = std::make_shared<LinalgEigBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_eig::call(A);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvalues_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvectors_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor

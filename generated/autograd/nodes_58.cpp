@@ -11,6 +11,7 @@
 #include "generated/ops/cholesky_solve.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/div.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
@@ -52,7 +53,7 @@ variable_list CholeskySolveBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = cholesky_solve(grad, input2, upper);
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = [&] { Tensor c = matmul(cholesky_solve(grad, input2, upper), transpose(result, -2, -1)); c = add(c, transpose(c, -2, -1)); return upper ? neg(matmul(input2, c)) : neg(matmul(c, input2)); }();
+    grad_inputs[1] = [&] { Tensor c = matmul(cholesky_solve(grad, input2, upper), conj_physical(transpose(result, -2, -1))); c = add(c, conj_physical(transpose(c, -2, -1))); return upper ? neg(matmul(input2, c)) : neg(matmul(c, input2)); }();
   }
   return grad_inputs;
 }

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/cat.h"
@@ -21,6 +22,28 @@
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused_backward
+
+// _cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor
+ops::_cross_entropy_fused_backward::Kernel* ops::_cross_entropy_fused_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::cross_entropy_fused_backward_kernel,
+    /* Meta */ native::cross_entropy_fused_backward_kernel,
+};
+
+Tensor ops::_cross_entropy_fused_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing, const Tensor& lse) {
+  const Device kernel_device = dispatch_device("_cross_entropy_fused_backward", {&grad_output, &self, &target, opt_ptr(weight), &lse});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_cross_entropy_fused_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+}
+
+Tensor _cross_entropy_fused_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing, const Tensor& lse) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target, opt_ptr(weight), &lse})) {
+    return autograd::wrappers::_cross_entropy_fused_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+  }
+  return ops::_cross_entropy_fused_backward::call(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+}
 
 // ============================================================================ _embedding_bag_forward_only
 

@@ -10,6 +10,7 @@
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
@@ -256,6 +257,19 @@ const Tensor& ops::heaviside_out::call(const Tensor& self, const Tensor& values,
 const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
   check_out_no_grad("heaviside.out", {&self, &values}, {&out});
   return ops::heaviside_out::call(self, values, out);
+}
+
+// ============================================================================ linalg_eigvals
+
+// linalg_eigvals(Tensor A) -> Tensor
+Tensor linalg_eigvals(const Tensor& A) {
+  return native::linalg_eigvals_composite(A);
+}
+
+// linalg_eigvals.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_eigvals_out(const Tensor& out, const Tensor& A) {
+  check_out_no_grad("linalg_eigvals.out", {&A}, {&out});
+  return copy_to_out(out, linalg_eigvals(A), "linalg_eigvals.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ linalg_qr

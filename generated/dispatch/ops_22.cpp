@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/abs.h"
@@ -17,6 +18,28 @@
 #include "generated/ops/threshold.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused
+
+// _cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)
+ops::_cross_entropy_fused::Kernel* ops::_cross_entropy_fused::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::cross_entropy_fused_kernel,
+    /* Meta */ native::cross_entropy_fused_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_cross_entropy_fused::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  const Device kernel_device = dispatch_device("_cross_entropy_fused", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_cross_entropy_fused", kernel_device);
+  return kernel(self, target, weight, reduction, ignore_index, label_smoothing);
+}
+
+std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smoothing);
+  }
+  return ops::_cross_entropy_fused::call(self, target, weight, reduction, ignore_index, label_smoothing);
+}
 
 // ============================================================================ _pack_padded_sequence_backward
 

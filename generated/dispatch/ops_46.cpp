@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/embedding.h"
 #include "generated/ops/floor.h"
@@ -16,6 +17,13 @@
 #include "generated/ops/special_log1p.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused_differentiable_backward
+
+// _cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+Tensor _cross_entropy_fused_differentiable_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  return native::cross_entropy_fused_differentiable_backward_composite(grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
+}
 
 // ============================================================================ chunk
 

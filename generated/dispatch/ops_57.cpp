@@ -8,6 +8,7 @@
 #include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/pdist.h"
@@ -224,6 +225,64 @@ const Tensor& ops::index_reduce_out::call(const Tensor& self, int64_t dim, const
 const Tensor& index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
   check_out_no_grad("index_reduce.out", {&self, &index, &source}, {&out});
   return ops::index_reduce_out::call(self, dim, index, source, reduce, include_self, out);
+}
+
+// ============================================================================ linalg_eig
+
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+static std::tuple<Tensor, Tensor> linalg_eig_kernel_functional(const Tensor& A) {
+  Tensor eigenvalues;
+  Tensor eigenvectors;
+  native::linalg_eig_kernel(A, eigenvalues, eigenvectors);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eig::Kernel* ops::linalg_eig::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eig_kernel_functional,
+    /* Meta */ linalg_eig_kernel_functional,
+};
+
+std::tuple<Tensor, Tensor> ops::linalg_eig::call(const Tensor& A) {
+  const Device kernel_device = dispatch_device("linalg_eig", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eig", kernel_device);
+  return kernel(A);
+}
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_eig(A);
+  }
+  return ops::linalg_eig::call(A);
+}
+
+// linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+static std::tuple<const Tensor&, const Tensor&> linalg_eig_kernel_out(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, eigenvalues), eigenvectors);
+  Tensor eigenvalues_handle = eigenvalues;
+  Tensor eigenvectors_handle = eigenvectors;
+  native::linalg_eig_kernel(A_in, eigenvalues_handle, eigenvectors_handle);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eig_out::Kernel* ops::linalg_eig_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eig_kernel_out,
+    /* Meta */ linalg_eig_kernel_out,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_eig_out::call(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const Device kernel_device = dispatch_device("linalg_eig.out", {&A, &eigenvalues, &eigenvectors});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eig.out", kernel_device);
+  decltype(auto) result = kernel(A, eigenvalues, eigenvectors);
+  eigenvalues.bump_version();
+  eigenvectors.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_eig_out(const Tensor& eigenvalues, const Tensor& eigenvectors, const Tensor& A) {
+  check_out_no_grad("linalg_eig.out", {&A}, {&eigenvalues, &eigenvectors});
+  return ops::linalg_eig_out::call(A, eigenvalues, eigenvectors);
 }
 
 // ============================================================================ lstm

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 1: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/complex.h"
@@ -20,6 +21,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor
+void boxed__cross_entropy_fused_backward(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::_cross_entropy_fused_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toInt(), a[6].toDouble(), a[7].toTensor()));
+}
 
 // _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 void boxed__embedding_bag_forward_only(Stack& s) {
@@ -226,6 +233,7 @@ void boxed_unsqueeze_(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor", boxed__cross_entropy_fused_backward, 0},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", boxed__embedding_bag_forward_only, 0},
     {"atleast_2d(Tensor self) -> Tensor", boxed_atleast_2d, 0},
     {"atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", boxed_atleast_2d_Sequence, 0},

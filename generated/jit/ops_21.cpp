@@ -8,6 +8,7 @@
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
@@ -96,6 +97,18 @@ void boxed_heaviside_out(Stack& s) {
   finish(s, 3, tl::heaviside_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// linalg_eigvals(Tensor A) -> Tensor
+void boxed_linalg_eigvals(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_eigvals(a[0].toTensor()));
+}
+
+// linalg_eigvals.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_eigvals_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_eigvals_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 void boxed_linalg_qr(Stack& s) {
   IValue* a = args(s, 2);
@@ -170,6 +183,8 @@ const OpEntry entries[] = {
     {"heaviside(Tensor self, Tensor values) -> Tensor", boxed_heaviside, kPointwise},
     {"heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", boxed_heaviside_, kPointwise},
     {"heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)", boxed_heaviside_out, kPointwise},
+    {"linalg_eigvals(Tensor A) -> Tensor", boxed_linalg_eigvals, 0},
+    {"linalg_eigvals.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_eigvals_out, 0},
     {"linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", boxed_linalg_qr, 0},
     {"linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)", boxed_linalg_qr_out, 0},
     {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", boxed_lu_unpack, 0},

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 22: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/absolute.h"
@@ -15,6 +16,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)
+void boxed__cross_entropy_fused(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_cross_entropy_fused(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt(), a[5].toDouble()));
+}
 
 // _pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
 void boxed__pack_padded_sequence_backward(Stack& s) {
@@ -119,6 +126,7 @@ void boxed_threshold_(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> (Tensor output, Tensor lse)", boxed__cross_entropy_fused, 0},
     {"_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor", boxed__pack_padded_sequence_backward, 0},
     {"_upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bilinear2d_aa_backward, 0},
     {"_upsample_bilinear2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed__upsample_bilinear2d_aa_backward_grad_input, 0},

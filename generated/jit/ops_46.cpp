@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 46: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/embedding.h"
 #include "generated/ops/floor.h"
@@ -14,6 +15,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+void boxed__cross_entropy_fused_differentiable_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_cross_entropy_fused_differentiable_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toInt(), a[6].toDouble()));
+}
 
 // chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
 void boxed_chunk(Stack& s) {
@@ -160,6 +167,7 @@ void boxed_special_log1p_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor", boxed__cross_entropy_fused_differentiable_backward, 0},
     {"chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", boxed_chunk, 0},
     {"embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", boxed_embedding, 0},
     {"floor(Tensor self) -> Tensor", boxed_floor, kPointwise},

@@ -7,6 +7,7 @@
 #include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/pdist.h"
@@ -76,6 +77,18 @@ void boxed_index_reduce_out(Stack& s) {
   finish(s, 7, tl::index_reduce_out(a[6].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef()), a[5].toBool()));
 }
 
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+void boxed_linalg_eig(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_eig(a[0].toTensor()));
+}
+
+// linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+void boxed_linalg_eig_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_eig_out(a[1].toTensor(), a[2].toTensor(), a[0].toTensor()));
+}
+
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
 void boxed_lstm_input(Stack& s) {
   IValue* a = args(s, 9);
@@ -129,6 +142,8 @@ const OpEntry entries[] = {
     {"index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", boxed_index_reduce, 0},
     {"index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)", boxed_index_reduce_, 0},
     {"index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", boxed_index_reduce_out, 0},
+    {"linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)", boxed_linalg_eig, 0},
+    {"linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)", boxed_linalg_eig_out, 0},
     {"lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)", boxed_lstm_input, 0},
     {"lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)", boxed_lstm_data, 0},
     {"nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_nanmean, 0},

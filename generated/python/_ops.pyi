@@ -194,7 +194,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: 
     ...
 
 def adjoint(input: Tensor) -> Tensor:
-    """A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is."""
+    """The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning."""
     ...
 
 def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:

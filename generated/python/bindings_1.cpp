@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
 #include "generated/ops/complex.h"
@@ -24,6 +25,29 @@
 
 namespace tl::python {
 namespace {
+
+// _cross_entropy_fused_backward
+PyObject* fn_internal__cross_entropy_fused_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto label_smoothing = r.toDouble(6);
+  auto lse = r.tensor(7);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused_backward", grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _embedding_bag_forward_only
 PyObject* fn__embedding_bag_forward_only(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -677,6 +701,10 @@ PyObject* method_unsqueeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t
 }  // namespace
 
 void add_bindings_1(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_cross_entropy_fused_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor
+
+The gradient of `_cross_entropy_fused` with respect to `self`, in one pass per row from the saved `lse`: `grad * (Q * exp(self - lse) - q)`, q the class weights of the (smoothed) one-hot or probability target and Q their sum (0 on ignored rows), divided for mean as nll_loss divides. Not differentiable: with create_graph, `_cross_entropy_fused`'s formula uses `_cross_entropy_fused_differentiable_backward`.)doc"});
   functions["_ops"].push_back({"_embedding_bag_forward_only", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__embedding_bag_forward_only)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> tuple[Tensor, Tensor, Tensor, Tensor]
 

@@ -13,6 +13,7 @@
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/heaviside.h"
+#include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
@@ -179,6 +180,29 @@ PyObject* fn_heaviside(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   }
   jit::tracer::TraceScope jit_trace("heaviside", self, values);
   auto result = [&] { GilRelease no_gil; return tl::heaviside(self, values); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eigvals
+PyObject* fn_linalg_linalg_eigvals(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eigvals(Tensor A, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("linalg_eigvals.out", A, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eigvals_out(out, A); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_eigvals", A);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eigvals(A); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -500,6 +524,10 @@ A copy of `self` with the order of elements reversed along each dim in `dims`.)d
       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor input, Tensor values, *, Tensor? out=None) -> Tensor
 
 The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  functions["_linalg"].push_back({"linalg_eigvals", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvals)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvals(Tensor A, *, Tensor? out=None) -> Tensor
+
+The complex eigenvalues of each square matrix of `A` (geev without vectors; through `linalg_eig` when a gradient is recorded) (`torchlite.linalg.eigvals`).)doc"});
   functions["_linalg"].push_back({"linalg_qr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_qr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 

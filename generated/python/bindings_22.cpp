@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/_pack_padded_sequence_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/absolute.h"
@@ -19,6 +20,27 @@
 
 namespace tl::python {
 namespace {
+
+// _cross_entropy_fused
+PyObject* fn_internal__cross_entropy_fused(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  auto label_smoothing = r.toDouble(5);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused", self, target, weight, reduction, ignore_index, label_smoothing);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smoothing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _pack_padded_sequence_backward
 PyObject* fn_internal__pack_padded_sequence_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -346,6 +368,10 @@ PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_22(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_cross_entropy_fused", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> tuple[Tensor, Tensor]
+
+cross_entropy_loss in one kernel (what it runs for float32/float64 logits with Long class indices or probabilities of their dtype): per row of the class dim the max and log-sum-exp, and the loss terms (class index with weight, ignore_index and label smoothing, or class probabilities), reduced as `reduction` says, without materializing log_softmax. Returns the loss and each row's logsumexp `lse` (the input's shape without the class dim), which the backward reads.)doc"});
   functions["_internal"].push_back({"_pack_padded_sequence_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pack_padded_sequence_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
 

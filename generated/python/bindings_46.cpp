@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/chunk.h"
 #include "generated/ops/embedding.h"
 #include "generated/ops/floor.h"
@@ -23,6 +24,28 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* frexp_type = nullptr;
 PyTypeObject* frexp_out_type = nullptr;
+
+// _cross_entropy_fused_differentiable_backward
+PyObject* fn_internal__cross_entropy_fused_differentiable_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto label_smoothing = r.toDouble(6);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused_differentiable_backward", grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // chunk
 PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -484,6 +507,10 @@ PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_
 void add_bindings_46(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   frexp_type = return_type("frexp", {"mantissa", "exponent"});
   frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
+  functions["_internal"].push_back({"_cross_entropy_fused_differentiable_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused_differentiable_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+
+The gradient of `_cross_entropy_fused` (as `_cross_entropy_fused_backward`) written with differentiable ops, `grad * (Q * softmax(self) - q)`: what `_cross_entropy_fused`'s formula uses when grad mode is on (a backward with create_graph), so that every order of derivative works.)doc"});
   functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 

@@ -5,12 +5,14 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_unique2.h"
 #include "generated/ops/adjoint.h"
 #include "generated/ops/cross.h"
 #include "generated/ops/frac.h"
 #include "generated/ops/index_reduce.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/lstm.h"
 #include "generated/ops/nanmean.h"
 #include "generated/ops/pdist.h"
@@ -19,6 +21,10 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_eig_type = nullptr;
+PyTypeObject* linalg_eig_out_type = nullptr;
 
 // _unique2
 PyObject* fn__unique2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -144,6 +150,32 @@ PyObject* fn_index_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eig
+PyObject* fn_linalg_linalg_eig(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eig(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& eigenvalues = outs[0];
+    const Tensor& eigenvectors = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_eig.out", A, eigenvalues, eigenvectors);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eig_out(eigenvalues, eigenvectors, A); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_eig_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_eig", A);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eig(A); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_eig_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -406,6 +438,8 @@ PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t na
 }  // namespace
 
 void add_bindings_57(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_eig_type = return_type("linalg_eig", {"eigenvalues", "eigenvectors"});
+  linalg_eig_out_type = return_type("linalg_eig_out", {"eigenvalues", "eigenvectors"});
   functions["_ops"].push_back({"_unique2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
@@ -413,7 +447,7 @@ void add_bindings_57(FunctionTables& functions, std::vector<PyMethodDef>& method
   functions["_ops"].push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
 
-A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
+The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
   functions["_ops"].push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
 
@@ -430,6 +464,10 @@ In-place version of frac(): writes the result into self. The fractional part `x 
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
 
 A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  functions["_linalg"].push_back({"linalg_eig", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eig)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eig(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The complex eigenvalues and right eigenvectors (columns, each of unit norm) of each square matrix of `A` (LAPACK's geev), complex for real input too (`torchlite.linalg.eig`).)doc"});
   functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
 
@@ -457,7 +495,7 @@ The gradient of `unfold`: a tensor of `input_sizes` where each element sums the 
   methods.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_adjoint)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
 
-A view of `self` with its last two dimensions swapped (the conjugate transpose; torchlite has no complex dtypes, so no conjugation). A 0-d tensor is returned as it is.)doc"});
+The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
   methods.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cross)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
 

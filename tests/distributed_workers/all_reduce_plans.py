@@ -158,6 +158,44 @@ def async_op_on_a_plan(rank, size):
 
 
 @check
+def a_plan_is_tested_only_after_an_async_start(rank, size):
+    # a blocking call completes its request before returning: the next call skips the readiness Test; an
+    # async_op=True start marks the plan, and the next call tests it (completed, or still running: then the
+    # general path's one-off request)
+    t = tensor(rank, (6,), "float32")
+    dist.all_reduce(t)
+    plan = dist.group.WORLD._persistent[(t.data_ptr(), t.numel(), t.dtype, dist.ReduceOp.SUM)]
+    for i in range(2):
+        t.copy_(tensor(rank, (6,), "float32"))
+        dist.all_reduce(t)
+        assert plan.started is False, i
+        same(t, expected_reduce("SUM", size, (6,)), f"blocking {i}")
+    t.copy_(tensor(rank, (6,), "float32"))
+    work = dist.all_reduce(t, async_op=True)
+    assert plan.started is True
+    work.wait()
+    same(t, expected_reduce("SUM", size, (6,)), "async")
+    t.copy_(tensor(rank, (6,), "float32"))
+    dist.all_reduce(t)
+    assert plan.started is False
+    same(t, expected_reduce("SUM", size, (6,)), "after async")
+    # still in flight when the same memory is reduced again: both complete, the plan stays usable
+    n = 1 << 18
+    big = tl.zeros(n)
+    dist.all_reduce(big)
+    big_plan = dist.group.WORLD._persistent[(big.data_ptr(), n, big.dtype, dist.ReduceOp.SUM)]
+    work = dist.all_reduce(big, async_op=True)
+    dist.all_reduce(big)
+    work.wait()
+    for _ in range(2):
+        big.copy_(tl.arange(n, dtype=tl.float32) % 4 + rank)
+        dist.all_reduce(big)
+        assert np.array_equal(big.numpy(), ((np.arange(n) % 4) * size + size * (size - 1) / 2).astype(np.float32))
+    assert big_plan.started is False and dist.group.WORLD._persistent[(big.data_ptr(), n, big.dtype,
+                                                                      dist.ReduceOp.SUM)] is big_plan
+
+
+@check
 def gradients_are_left_alone(rank, size):
     # a leaf that requires grad is reduced in place below autograd, as on the general path
     w = tl.tensor(values(rank, (4,)).tolist(), requires_grad=True)
@@ -296,6 +334,39 @@ def a_rank_that_does_not_take_part_times_out_while_the_machine_is_quiet(rank, si
             assert 0.9 < time.monotonic() - t0 < 10
     finally:
         dist._crowding.crowded = real
+
+
+@check
+def traced_calls_record_their_pieces(rank, size):
+    from torchlite.distributed import _trace
+    _trace.enable()
+    try:
+        n = 1 << 18
+        t = tl.zeros(n)
+        dist.all_reduce(t)
+        dist.all_reduce(t)  # planned on every rank
+        _trace.take()
+        for i in range(5):
+            t.copy_(tl.arange(n, dtype=tl.float32) % 3 + rank)
+            dist.all_reduce(t)
+            assert np.array_equal(t.numpy(), ((np.arange(n) % 3) * size + size * (size - 1) / 2).astype(np.float32))
+        recs = _trace.take()
+        assert len(recs) == 5, len(recs)
+        for r in recs:
+            assert r["check_start"] <= r["check_end"] <= r["data_start"] <= r["data_end"], r
+            assert r["check_polls"] >= 1 and r["data_polls"] >= 1, r
+            for k in ("check_yields", "check_sleeps", "check_crowd_reads", "data_yields", "data_sleeps"):
+                assert isinstance(r[k], int) and r[k] >= 0, r
+        # a mismatch still raises on every rank, traced
+        raises(RuntimeError, lambda: dist.all_reduce(t if rank == 0 else tl.zeros(n + 1)), "all_reduce",
+               f"rank 0: [{n}] float32 SUM", f"rank 1: [{n + 1}] float32 SUM")
+    finally:
+        _trace.disable()
+    from torchlite.distributed import _all_reduce, _groups, _work
+    assert _all_reduce.wait_test is _work.wait_test and _groups.wait_test is _work.wait_test
+    _trace.take()
+    dist.all_reduce(t)
+    assert _trace.take() == []
 
 
 @check

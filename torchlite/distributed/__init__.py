@@ -12,3 +12,9 @@ def is_available() -> bool:
 from torchlite.distributed.distributed_c10d import *  # noqa: E402,F401,F403
 from torchlite.distributed._errors import (  # noqa: E402,F401
     DistBackendError, DistError, DistNetworkError, DistStoreError)
+
+import os as _os  # noqa: E402
+
+if _os.environ.get("TORCHLITE_DIST_TRACE") == "1":  # per-call timing of all_reduce (measurement only)
+    from torchlite.distributed import _trace  # noqa: E402,F401
+del _os

@@ -22,11 +22,15 @@ _MAX_PLANS = 64  # per group: a model's gradient buckets, a few statistics buffe
 
 class _Plan:
     """A persistent all_reduce over one tensor's memory that every rank made, and the shape and
-    argument-check fingerprint of the call that made it."""
-    __slots__ = ("req", "shape", "fingerprint")
+    argument-check fingerprint of the call that made it. `started`: the request may be running (started
+    by an async_op=True call, or a blocking one that raised): only then is it tested before a reuse (a
+    blocking call completes it before returning; an MPI call saved per call, a few us when the caches
+    are cold)."""
+    __slots__ = ("req", "shape", "fingerprint", "started")
 
     def __init__(self, req, shape, fingerprint):
         self.req, self.shape, self.fingerprint = req, shape, fingerprint
+        self.started = False
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -44,15 +48,22 @@ def _planned(pg, plan, tensor, op, async_op):
     """all_reduce on a plan this rank holds: run on it if every rank holds one ready, else as the
     general path would after the check."""
     req = plan.req
-    ready = 2 if req.Test() else 0  # 0: an earlier async_op=True on this memory is still running
+    ready = 2
+    if plan.started:
+        if req.Test():  # completed (an async_op=True Work waited on, or not yet tested)
+            plan.started = False
+        else:
+            ready = 0  # an earlier async_op=True on this memory is still running
     state = pg._agree("all_reduce", (tensor.shape, tensor.dtype, op), reuse=ready, fingerprint=plan.fingerprint)
     if state[0] != 2:
         return _launch(pg, tensor, tensor, None, (tensor.data_ptr(), tensor.numel(), tensor.dtype, op), state,
                        _mpi.reduce_op(op, tensor.dtype, "all_reduce"), op, async_op)
+    plan.started = True
     req.Start()
     if async_op:
         return Work([req], pg, "all_reduce", _steps(_average(tensor, op, pg.size())), [tensor])
     wait_test(req.Test, pg, "all_reduce", None, [req])
+    plan.started = False  # completed by the wait
     if op is _RedOpType.AVG:
         with _tl.no_grad():
             tensor.div_(pg.size())
@@ -81,7 +92,11 @@ def _readiness(pg, key):
     plan = pg._persistent.get(key)
     if plan is None:
         return 1
-    return 2 if plan.req.Test() else 0
+    if plan.started:
+        if not plan.req.Test():
+            return 0
+        plan.started = False
+    return 2
 
 
 def _launch(pg, tensor, buf, back, key, state, mpi_op, op, async_op):
@@ -91,7 +106,7 @@ def _launch(pg, tensor, buf, back, key, state, mpi_op, op, async_op):
     smallest, largest = state
     IN_PLACE = pg._mpi.IN_PLACE
     if smallest == 2:
-        req = pg._persistent[key].req
+        plan = pg._persistent[key]
     elif smallest == largest == 1:
         if len(pg._persistent) >= _MAX_PLANS:
             for old_key, old in list(pg._persistent.items()):
@@ -101,11 +116,13 @@ def _launch(pg, tensor, buf, back, key, state, mpi_op, op, async_op):
                     break
         req = pg._comm.Allreduce_init(IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
         red = key[3]
-        pg._persistent[key] = _Plan(req, tensor.shape,
-                                    pg._fingerprint(("all_reduce", (tensor.shape, tensor.dtype, red), None)))
+        plan = pg._persistent[key] = _Plan(req, tensor.shape,
+                                           pg._fingerprint(("all_reduce", (tensor.shape, tensor.dtype, red), None)))
     else:
         req = pg._comm.Iallreduce(IN_PLACE, _mpi.reduce_spec(buf), mpi_op)
         return finished(Work([req], pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]),
                         async_op)
+    req = plan.req
+    plan.started = True
     req.Start()
     return finished(Work([req], pg, "all_reduce", _steps(_average(buf, op, pg.size()), back), [tensor]), async_op)

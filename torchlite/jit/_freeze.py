@@ -88,7 +88,9 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
 def optimize_for_inference(mod, other_methods=None):
     """Freezes `mod` (put in eval mode, as torch does) unless it is frozen already, then runs the
     inference pipeline of the passes that exist (batch_norm folding, constant propagation,
-    peephole, CSE, DCE). Returns the optimized module."""
+    peephole, CSE, DCE) and, when CPU fusion is on (torchlite.jit.fuser("fuser1"), as torch's fuser
+    only fuses then), elementwise fusion, scripted graphs' unsized tensors included. Returns the
+    optimized module."""
     if not isinstance(mod, ScriptModule):
         raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use torch.jit.script or "
                            "torch.jit.trace to script your 'nn.Module'.")
@@ -99,4 +101,6 @@ def optimize_for_inference(mod, other_methods=None):
     _passes.fold_frozen_conv_bn(mod.graph)
     _passes.fold_frozen_linear_bn(mod.graph)
     _optimize(mod.graph)
+    if _jit._jit_fusion_active() and not mod.graph.findNode("prim::FusionGroup"):
+        _passes.fuse_elementwise(mod.graph, require_shapes=False)
     return mod

@@ -5,6 +5,7 @@ submodules, method graphs), whose forward runs its graph in the C++ interpreter.
 Python class of the original model, so it works in a process that never imported it."""
 from __future__ import annotations
 
+import operator
 import os
 
 import torchlite as _tl
@@ -64,6 +65,21 @@ def cpp_module(module, methods=()):
     return m
 
 
+_is, _dict_get = operator.is_, dict.get
+
+
+def _is_tensor(x):
+    return isinstance(x, _tl.Tensor)
+
+
+def _slot_columns(slots):
+    """(dicts, names, tensors) of _module_object's slots: a cached module object is still current
+    when all(map(is_, map(dict.get, dicts, names), tensors)), checked on every call with C-level
+    loops (a third faster than a generator over the triples)."""
+    dicts, names, tensors = (list(c) for c in zip(*slots)) if slots else ([], [], [])
+    return dicts, names, tensors
+
+
 class RecursiveScriptModule(ScriptModule):
     """A compiled module rebuilt from its tree: parameters (as Parameters), buffers and submodules
     are ordinary nn.Module attributes (state_dict, parameters(), optimizers work), and forward runs
@@ -74,7 +90,8 @@ class RecursiveScriptModule(ScriptModule):
         self.__dict__["_jit_type_name"] = cpp.type_name
         self.__dict__["_methods"] = dict(cpp.methods)
         forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
-        self.__dict__["_forward"] = None if forward is None else (forward.graph, forward.takes_self)
+        self.__dict__["_forward"] = None if forward is None else (
+            forward.graph, forward.takes_self, len(forward.graph.inputs()) - forward.takes_self)
         self.training = cpp.training
         for name, t in cpp.parameters:
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
@@ -115,20 +132,25 @@ class RecursiveScriptModule(ScriptModule):
         """The module Object the graph's prim::GetAttr nodes read, rebuilt only when a parameter or
         buffer was replaced (in-place updates need nothing: it holds the same tensors)."""
         cached = self.__dict__.get("_cached_object")
-        if cached is not None and all(attrs.get(name) is t for attrs, name, t in cached[1]):
-            return cached[0]
+        if cached is not None:
+            dicts, names, tensors = cached[1]  # still current: the same tensor under each name
+            if all(map(_is, map(_dict_get, dicts, names), tensors)):
+                return cached[0]
         from torchlite.jit._trace import _module_object
 
         slots = []
         obj = _module_object(self, slots)
-        self.__dict__["_cached_object"] = (obj, slots)
+        self.__dict__["_cached_object"] = (obj, _slot_columns(slots))
         return obj
 
     def forward(self, *args):
         forward = self.__dict__["_forward"]
         if forward is None:
             self._method("forward")  # raises
-        return self._run(*forward, args)
+        graph, takes_self, n_args = forward
+        if len(args) == n_args and all(map(_is_tensor, args)):  # the common call: one tensor per graph input
+            return _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
+        return self._run(graph, takes_self, args)
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")

@@ -11,7 +11,7 @@ import warnings
 
 import torchlite as _tl
 from torchlite._C import _jit
-from torchlite.jit._script_module import FunctionArchive, ScriptModule, cpp_module
+from torchlite.jit._script_module import FunctionArchive, ScriptModule, _dict_get, _is, _slot_columns, cpp_module
 from torchlite.jit import _fuser
 
 _COMPARE_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
@@ -294,11 +294,13 @@ class TracedModule(ScriptModule):
         """The module Object, rebuilt only when a parameter or buffer was replaced (assigned anew):
         in-place updates need nothing, as the Object holds the same tensors."""
         cached = self.__dict__.get("_cached_object")
-        if cached is not None and all(attrs.get(name) is t for attrs, name, t in cached[1]):
-            return cached[0]
+        if cached is not None:
+            dicts, names, tensors = cached[1]  # still current: the same tensor under each name
+            if all(map(_is, map(_dict_get, dicts, names), tensors)):
+                return cached[0]
         slots = []
         obj = _module_object(self._traced_from, slots)
-        self.__dict__["_cached_object"] = (obj, slots)
+        self.__dict__["_cached_object"] = (obj, _slot_columns(slots))
         return obj
 
     def forward(self, *args):
@@ -306,11 +308,13 @@ class TracedModule(ScriptModule):
             return self._traced_from(*args)
         inputs = [self._object()]
         for a in args:
-            inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
+            if isinstance(a, _tl.Tensor):  # the common case, without a call
+                inputs.append(a)
+            else:
+                inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be traced inputs")
         graph = _fuser.optimized_graph(self)
         _fuser.record_executed(graph)
-        outputs = _jit.run_graph(graph, inputs)
-        return outputs[0]
+        return _jit.run_graph(graph, inputs)[0]
 
     def graph_for(self, *args, **kwargs):
         """The graph a call runs (torch.jit's graph_for): the fused copy when fusion is on."""

@@ -3,18 +3,23 @@
 // those kernels' formulas. PyTorch's checks come first, each message naming the op.
 #include <string>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
+#include "aten/native/cpu/LinalgEig.h"
 #include "generated/ops/add.h"
 #include "generated/ops/cholesky.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cholesky_solve.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/linalg_eigh.h"
+#include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/linalg_householder_product.h"
 #include "generated/ops/linalg_solve_triangular.h"
@@ -37,7 +42,11 @@ using namespace linalg;
 
 namespace {
 
-Tensor mH(const Tensor& t) { return transpose(t, -2, -1); }
+// The adjoint (conjugate transpose).
+Tensor mH(const Tensor& t) {
+  Tensor tt = transpose(t, -2, -1);
+  return is_complex_type(t.scalar_type()) ? conj_physical(tt) : tt;
+}
 
 Tensor cholesky_checked(const char* op, const Tensor& self, bool upper) {
   auto [L, info] = linalg_cholesky_ex(self, upper);
@@ -90,6 +99,12 @@ Tensor linalg_householder_product_composite(const Tensor& input, const Tensor& t
 Tensor orgqr_composite(const Tensor& self, const Tensor& input2) { return linalg_householder_product(self, input2); }
 
 Tensor linalg_eigvalsh_composite(const Tensor& A, std::string_view UPLO) { return std::get<0>(linalg_eigh(A, UPLO)); }
+
+// PyTorch's rule: the eigenvectors are computed only when the gradient needs them.
+Tensor linalg_eigvals_composite(const Tensor& A) {
+  if (autograd::GradMode::is_enabled() && A.requires_grad()) return std::get<0>(linalg_eig(A));
+  return linalg_eigvals_values(A);
+}
 
 Tensor linalg_svdvals_composite(const Tensor& A, std::optional<std::string_view> driver) {
   return std::get<1>(linalg_svd(A, /*full_matrices=*/false, driver));

@@ -69,7 +69,7 @@ namespace {
 Tensor mH(const Tensor& t) { return transpose(t, -2, -1); }
 
 double epsilon(ScalarType t) {
-  return t == ScalarType::Float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  return (t == ScalarType::Float32 || t == ScalarType::Complex64) ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
 }
 
 // The value of a 0-d tensor computed on the CPU (as double); `fallback` on Meta.
@@ -91,7 +91,7 @@ Tensor cutoff(const Tensor& largest, std::optional<double> atol, std::optional<d
 
 void check_float_or_double(const char* what, const Tensor& A) {
   const ScalarType t = A.scalar_type();
-  TL_CHECK(A.dim() >= 2 && (t == ScalarType::Float32 || t == ScalarType::Float64), what, "(",
+  TL_CHECK(A.dim() >= 2 && is_lapack_type(t), what, "(",
            legacy_type_name(t), "{", A.sizes(), "}): expected a tensor with 2 or more dimensions of float, double, "
            "cfloat or cdouble types");
 }
@@ -125,10 +125,10 @@ Tensor matrix_power_composite(const Tensor& self, int64_t n) { return linalg_mat
 Tensor linalg_matrix_exp_composite(const Tensor& self) {
   const char* op = "linalg.matrix_exp";
   check_square(op, self);
-  TL_CHECK(is_floating_type(self.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(self.scalar_type()));
   // 16-bit floats are computed in float32, as PyTorch.
-  const bool reduced = self.scalar_type() != ScalarType::Float32 && self.scalar_type() != ScalarType::Float64;
+  const bool reduced = self.scalar_type() == ScalarType::Float16 || self.scalar_type() == ScalarType::BFloat16;
   Tensor A = reduced ? to(self, ScalarType::Float32) : self;
   const int64_t n = A.size(-1);
   if (A.numel() == 0) return clone(self);
@@ -181,8 +181,7 @@ Tensor linalg_matrix_rank_atol_rtol_float_composite(const Tensor& self, std::opt
   // An empty input with a tolerance given skips PyTorch's dtype check.
   if (self.numel() == 0 && (atol.has_value() || rtol.has_value()))
     return zeros(batch_dims(self), ScalarType::Int64, self.device());
-  TL_CHECK(t == ScalarType::Float32 || t == ScalarType::Float64,
-           "linalg.matrix_rank: This function doesn't handle types other than float and double");
+  TL_CHECK(is_lapack_type(t), "linalg.matrix_rank: This function doesn't handle types other than float and double");
   Tensor S = hermitian ? abs(linalg_eigvalsh(self)) : linalg_svdvals(self);
   if (S.size(-1) == 0) return zeros(batch_dims(self), ScalarType::Int64, self.device());
   Tensor tol = cutoff(amax(S, IntArrayRef{-1}, true), atol, rtol, self);
@@ -201,7 +200,7 @@ namespace {
 std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim) {
   const char* op = "linalg.matrix_norm";
   TL_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   TL_CHECK(dim.size() == 2, op, ": dim must be a 2-tuple. Got ", dim);
   const int64_t nd = A.dim();
@@ -234,8 +233,16 @@ std::string ord_name(double ord) {
 
 }  // namespace
 
+// A real `dtype` for a complex input (what the derived out= passes: out's dtype, real for a norm) is
+// taken as the complex type of that precision, the one the moduli are computed in.
+static std::optional<ScalarType> norm_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (dtype && is_complex_type(self.scalar_type()) && is_floating_type(*dtype)) return to_complex_type(*dtype);
+  return dtype;
+}
+
 Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
-                                    std::optional<ScalarType> dtype) {
+                                    std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   const double o = ord.to_double();
   const double ao = std::abs(o);
   TL_CHECK(ao == 2 || ao == 1 || std::isinf(o), "linalg.matrix_norm: Order ", ord_name(o), " not supported.");
@@ -258,7 +265,8 @@ Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntAr
 }
 
 Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim,
-                                            std::optional<ScalarType> dtype) {
+                                            std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   TL_CHECK(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
   auto [d0, d1] = matrix_dims(self, dim);
   if (ord == "fro") return linalg_vector_norm(self, 2, IntArrayRef{d0, d1}, keepdim, dtype);
@@ -268,7 +276,8 @@ Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view
 }
 
 Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim,
-                             bool keepdim, std::optional<ScalarType> dtype) {
+                             bool keepdim, std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);
@@ -285,7 +294,8 @@ Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& or
 }
 
 Tensor linalg_norm_ord_str_composite(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim,
-                                     std::optional<ScalarType> dtype) {
+                                     std::optional<ScalarType> dtype_in) {
+  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);
@@ -299,6 +309,11 @@ Tensor linalg_norm_ord_str_composite(const Tensor& self, std::string_view ord, O
 
 namespace {
 
+// cond is real for complex input too.
+ScalarType real_of(const Tensor& t) {
+  return is_complex_type(t.scalar_type()) ? to_real_type(t.scalar_type()) : t.scalar_type();
+}
+
 // cond for the norms other than 2: ||A|| ||A^-1|| over square matrices, inf where A is singular.
 Tensor cond_by_inverse(const Tensor& A, const std::string& name, const std::function<Tensor(const Tensor&)>& norm) {
   check_square(str("linalg.cond(ord=", name, ")").c_str(), A);
@@ -311,12 +326,12 @@ Tensor cond_by_inverse(const Tensor& A, const std::string& name, const std::func
 
 Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p) {
   check_ge2("linalg.cond", self);
-  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());  // as PyTorch, any dtype
+  if (self.numel() == 0) return zeros(batch_dims(self), real_of(self), self.device());  // as PyTorch, any dtype
   const double o = p.has_value() ? p->to_double() : 2.0;
   if (std::abs(o) == 2) {
     check_ge2("linalg.cond", self);
     Tensor S = linalg_svdvals(self);
-    if (S.size(-1) == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());
+    if (S.size(-1) == 0) return zeros(batch_dims(self), real_of(self), self.device());
     Tensor big = narrow(S, -1, 0, 1), small = narrow(S, -1, S.size(-1) - 1, 1);
     return squeeze(o > 0 ? div(big, small) : div(small, big), -1);
   }
@@ -327,7 +342,7 @@ Tensor linalg_cond_composite(const Tensor& self, const std::optional<Scalar>& p)
 Tensor linalg_cond_p_str_composite(const Tensor& self, std::string_view p) {
   TL_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
   check_ge2("linalg.cond", self);
-  if (self.numel() == 0) return zeros(batch_dims(self), self.scalar_type(), self.device());
+  if (self.numel() == 0) return zeros(batch_dims(self), real_of(self), self.device());
   const std::string name(p);
   return cond_by_inverse(self, name, [&](const Tensor& m) { return linalg_matrix_norm(m, name); });
 }

@@ -10,9 +10,11 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
 #include "generated/ops/abs.h"
+#include "generated/ops/add.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/det.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/div.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/inverse.h"
 #include "generated/ops/linalg_det.h"
@@ -78,7 +80,7 @@ void check_square_float(const char* op, const Tensor& A) {
 // linalg.det and linalg.solve refuse integers themselves and leave 16-bit floats to the LU kernel.
 void check_square_not_integral(const char* op, const Tensor& A) {
   check_ge2(op, A);
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   check_square(op, A);
 }
@@ -111,8 +113,11 @@ Tensor det_composite(const Tensor& self) { return linalg_det(self); }
 std::tuple<Tensor, Tensor> linalg_slogdet_composite(const Tensor& A) {
   check_square_float("linalg.slogdet", A);
   auto [diag, sign] = lu_diagonal_and_sign(A);
-  // The sign is piecewise constant: its gradient is zero (sgn's), but it is part of the graph, as PyTorch's.
-  Tensor s = mul(prod(sgn(diag), -1), sign);
+  // Real: the sign is piecewise constant, its gradient zero (sgn's), but part of the graph, as PyTorch's.
+  // Complex: the sign is det / |det|, of unit modulus, written as diag / |diag| so that its gradient
+  // (PyTorch's (g_abs - i Im(conj(g_sign) sign)) A^-H) comes from the ops' formulas.
+  Tensor unit = is_complex_type(A.scalar_type()) ? div(diag, abs(diag)) : sgn(diag);
+  Tensor s = mul(prod(unit, -1), sign);
   return {s, sum(log(abs(diag)), IntArrayRef{-1})};
 }
 
@@ -121,6 +126,8 @@ std::tuple<Tensor, Tensor> slogdet_composite(const Tensor& self) { return linalg
 Tensor logdet_composite(const Tensor& self) {
   check_square_float("logdet", self);
   auto [sign, logabsdet] = linalg_slogdet(self);
+  // Complex: the complex logarithm log(sign) + log|det| (PyTorch's).
+  if (is_complex_type(self.scalar_type())) return add(log(sign), logabsdet);
   // A negative determinant has no real logarithm; a zero one gives -inf (logabsdet already).
   return where(lt(sign, 0), std::numeric_limits<double>::quiet_NaN(), logabsdet);
 }

@@ -11,6 +11,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/add.h"
 #include "generated/ops/addbmm.h"
 #include "generated/ops/addmm.h"
@@ -343,11 +344,12 @@ Tensor cross_composite(const Tensor& self, const Tensor& other, std::optional<in
 }
 
 Tensor linalg_vecdot_composite(const Tensor& x, const Tensor& y, int64_t dim) {
-  TL_CHECK(is_floating_type(x.dtype()), "linalg.vecdot: Expected a floating point or complex tensor as input. Got ",
-           legacy_type_name(x.dtype()));
+  TL_CHECK(is_floating_type(x.dtype()) || is_complex_type(x.dtype()),
+           "linalg.vecdot: Expected a floating point or complex tensor as input. Got ", legacy_type_name(x.dtype()));
   TL_CHECK(x.dtype() == y.dtype(), "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
            legacy_type_name(x.dtype()), " and y of type ", legacy_type_name(y.dtype()), " instead");
-  return tl::sum(tl::mul(x, y), DimVector{dim});
+  // sum(conj(x) * y): x is conjugated, as PyTorch's (and NumPy's vecdot).
+  return tl::sum(tl::mul(is_complex_type(x.dtype()) ? tl::conj_physical(x) : x, y), DimVector{dim});
 }
 
 Tensor linalg_multi_dot_composite(TensorList tensors) {

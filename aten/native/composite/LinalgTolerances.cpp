@@ -35,6 +35,7 @@ namespace {
 
 // PyTorch's _get_epsilon: float32 and float64 only.
 double epsilon(ScalarType t) {
+  if (is_complex_type(t)) t = to_real_type(t);  // the real type's epsilon, as PyTorch
   if (t == ScalarType::Float32) return std::numeric_limits<float>::epsilon();
   TL_CHECK(t == ScalarType::Float64, "This function doesn't handle types other than float and double");
   return std::numeric_limits<double>::epsilon();

@@ -6,7 +6,9 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/CrossEntropy.h"
 #include "aten/native/Losses.h"
+#include "generated/ops/_cross_entropy_fused.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
@@ -225,6 +227,9 @@ Tensor cross_entropy_label_smoothing(const Tensor& self, const Tensor& target, c
 
 Tensor cross_entropy_loss_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                     int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  // The common calls run as one kernel each way (no log_softmax intermediate); the rest as PyTorch composes it.
+  if (cross_entropy_fusable(self, target, weight, reduction, ignore_index, label_smoothing))
+    return std::get<0>(_cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smoothing));
   // A 0-d self has no class dim: log_softmax(self, 1) raises IndexError, as in PyTorch.
   if (self.sizes() == target.sizes()) {
     TL_CHECK(is_floating_type(target.dtype()),

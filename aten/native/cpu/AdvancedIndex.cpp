@@ -16,6 +16,7 @@
 
 #include "aten/native/AdvancedIndex.h"
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/ComplexDispatch.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/copy.h"
@@ -25,6 +26,14 @@
 namespace tl::native {
 
 namespace {
+
+// index_put's accumulation: bool `or`, integers wrapping as PyTorch's (no UB), every other type its sum.
+template <typename T>
+void accumulate_value(T& dst, const T& src) {
+  if constexpr (std::is_same_v<T, bool>) dst = dst || src;
+  else if constexpr (std::is_integral_v<T>) dst = wrapping_add(dst, src);
+  else dst = static_cast<T>(dst + src);
+}
 
 bool is_mask_dtype(ScalarType t) { return t == ScalarType::Bool || t == ScalarType::UInt8; }
 
@@ -488,14 +497,10 @@ void index_put_kernel(const Tensor& self, const std::vector<std::optional<Tensor
   const FlatOffset voff(IntArrayRef(p.bshape),
                         IntArrayRef(ve.strides().data() + p.first, p.bshape.size()));
   if (accumulate) {  // in index order, on one thread: duplicates add up deterministically
-    TL_DISPATCH_ALL(out.dtype(), op, [&] {
+    TL_DISPATCH_ALL_AND_COMPLEX(out.dtype(), op, [&] {
       const scalar_t* x = static_cast<const scalar_t*>(ve.data_ptr());
       scalar_t* y = static_cast<scalar_t*>(out.data_ptr());
-      auto add = [](scalar_t& dst, const scalar_t& src) {
-        if constexpr (std::is_same_v<scalar_t, bool>) dst = dst || src;
-        else if constexpr (std::is_integral_v<scalar_t>) dst = wrapping_add(dst, src);  // wraps as PyTorch, no UB
-        else dst = static_cast<scalar_t>(dst + src);
-      };
+      auto add = [](scalar_t& dst, const scalar_t& src) { accumulate_value(dst, src); };
       if (w.size.empty() && w.numel == 1 && block.idx.size() == 1 && voff.collapsed) {  // x.index_put_((idx,), v, True)
         // Each thread owns a range of the indexed dim and adds, in index order, the values landing
         // there: the same sums as one thread, in parallel.

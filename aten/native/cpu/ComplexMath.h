@@ -7,6 +7,7 @@
 #pragma once
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <type_traits>
 
 namespace tl::native::cmath {
@@ -86,6 +87,25 @@ inline std::complex<T> acos(std::complex<T> z) {
   } else {
     return std::acos(z);
   }
+}
+
+// log(exp(x) + exp(y)) as PyTorch's CPU kernel: the operand with the smaller real part is folded in through
+// log1p(exp(min - max)) + max; a NaN in either part of either operand gives nan + nan i; both real parts -inf
+// give the smaller operand, both +inf log(exp(min) + exp(max)).
+template <typename T>
+inline std::complex<T> logaddexp(std::complex<T> x, std::complex<T> y) {
+  auto has_nan = [](std::complex<T> z) { return std::isnan(z.real()) || std::isnan(z.imag()); };
+  std::complex<T> lo, hi;
+  if (has_nan(y)) lo = hi = y;
+  else if (has_nan(x)) lo = hi = x;
+  else if (x.real() < y.real()) lo = x, hi = y;
+  else lo = y, hi = x;
+  if (has_nan(lo)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+  if (!std::isfinite(lo.real()) && lo.real() == hi.real()) {
+    if (lo.real() < 0) return lo;
+    return std::log(std::exp(lo) + std::exp(hi));
+  }
+  return log1p(std::exp(lo - hi)) + hi;
 }
 
 }  // namespace tl::native::cmath

@@ -3,6 +3,7 @@
 // sgn. std::complex<T> is two T's (real, imaginary), so a complex tensor of n elements is a real
 // tensor of 2n elements with the same storage.
 #include <cmath>
+#include <type_traits>
 #include <complex>
 
 #include "aten/core/Exception.h"
@@ -134,9 +135,35 @@ void complex_to_real(const Tensor& self, Tensor& out, const char* op, const F& f
 
 }  // namespace
 
-// |z| of complex elements, as a real tensor (hypot: no overflow for large parts).
+namespace {
+
+// hypot(re, im) for double without a library call, so that the loop vectorizes (glibc's hypot was 1.8x
+// PyTorch's vectorized Sleef hypot on complex128 abs): the square root of the fma-computed sum of squares,
+// corrected by the rounding error of h^2 (Borges, "An improved algorithm for hypot(a, b)", 2019), on
+// operands scaled into a range where the squares neither overflow nor lose precision. Within one ulp, as
+// glibc's and Sleef's (which themselves differ by one ulp on ~0.3% of random inputs). Branch-free selects.
+inline double abs_f64(double re, double im) {
+  const double ax = std::fabs(re), ay = std::fabs(im);
+  const double big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
+  const double scale = big > 0x1p500 ? 0x1p-600 : (big < 0x1p-500 ? 0x1p600 : 1.0);
+  const double x = big * scale, y = small * scale;
+  double h = std::sqrt(std::fma(x, x, y * y));
+  const double h_sq = h * h, x_sq = x * x;
+  // x^2 + y^2 - h^2 exactly up to rounding: h_sq - x_sq is exact (Sterbenz), the fmas give the squares' errors
+  const double e = std::fma(y, y, -(h_sq - x_sq)) + std::fma(x, x, -x_sq) - std::fma(h, h, -h_sq);
+  h = h > 0 ? h + e / (2 * h) : h;
+  const double r = h / scale;
+  return (ax == HUGE_VAL || ay == HUGE_VAL) ? HUGE_VAL : r;  // inf wins over nan, as hypot
+}
+
+}  // namespace
+
+// |z| of complex elements, as a real tensor (no overflow for large parts).
 void complex_abs_kernel(const Tensor& self, Tensor& out) {
-  complex_to_real(self, out, "abs", [](auto re, auto im) { return std::hypot(re, im); });
+  complex_to_real(self, out, "abs", [](auto re, auto im) {
+    if constexpr (std::is_same_v<decltype(re), double>) return abs_f64(re, im);
+    else return std::hypot(re, im);
+  });
 }
 
 // arg(z) of complex elements, as a real tensor.

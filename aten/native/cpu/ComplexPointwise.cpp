@@ -1,4 +1,4 @@
-// The complex cases of the pointwise math ops (exp, log, sqrt, trigonometric and hyperbolic
+// The complex cases of the pointwise math ops (exp, exp2, log, logaddexp, sqrt, trigonometric and hyperbolic
 // functions and their inverses, sigmoid, reciprocal, true division, pow) and of the tanh/sigmoid
 // backward kernels. The real kernels (TranscendentalOps.cpp, UnaryOps.cpp, BinaryOps.cpp) build the
 // iterator, so promotion, broadcasting and out= checks are theirs; they call in here when the common
@@ -39,6 +39,7 @@ bool complex_unary(TensorIterator& iter, std::string_view op) {
     return true;                                                \
   }
   TL_COMPLEX_UNARY("exp", std::exp(z))
+  TL_COMPLEX_UNARY("exp2", std::exp(z * static_cast<typename decltype(z)::value_type>(kLn2)))  // e^(z ln 2)
   TL_COMPLEX_UNARY("expm1", cmath::expm1(z))
   TL_COMPLEX_UNARY("log", std::log(z))
   TL_COMPLEX_UNARY("log2", cmath::log_base(z, kLn2))
@@ -142,6 +143,13 @@ void complex_pow_scalar_base(TensorIterator& iter, const Scalar& base) {
       return;
     }
     cpu_kernel_novec(iter, [b](scalar_t e) -> scalar_t { return std::pow(b, e); });
+  });
+}
+
+void complex_logaddexp(TensorIterator& iter) {
+  if (iter.is_meta()) return;
+  TL_DISPATCH_COMPLEX(iter.common_dtype(), "logaddexp", [&] {
+    cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return cmath::logaddexp(a, b); });
   });
 }
 

@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/ComplexDispatch.h"
+#include "aten/native/cpu/ComplexMath.h"  // the schoolbook product, as PyTorch's
 #include "aten/native/cpu/GatherLastDim.h"
 #include "aten/native/cpu/GatherRow.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
@@ -60,9 +62,19 @@ enum class ScatterMode { Set, Add, Multiply };
 template <typename T>
 T combine(ScatterMode mode, T t, T x) {
   if constexpr (std::is_same_v<T, bool>) return mode == ScatterMode::Add ? (t || x) : (t && x);
+  else if constexpr (is_complex_v<T>) return mode == ScatterMode::Add ? t + x : cmath::mul(t, x);
   else if constexpr (std::is_integral_v<T>)  // integers wrap as in PyTorch, without signed-overflow UB
     return mode == ScatterMode::Add ? wrapping_add(t, x) : wrapping_mul(t, x);
   else return static_cast<T>(mode == ScatterMode::Add ? t + x : t * x);
+}
+
+// t + a * x as index_add computes it: bool `or`/`and`, wrapping integers, the schoolbook complex product.
+template <typename T>
+T add_scaled(T t, T a, T x) {
+  if constexpr (std::is_same_v<T, bool>) return t || (a && x);
+  else if constexpr (std::is_integral_v<T>) return wrapping_add(t, wrapping_mul(a, x));
+  else if constexpr (is_complex_v<T>) return t + cmath::mul(a, x);
+  else return static_cast<T>(t + a * x);
 }
 
 // scatter's `reduce=` argument: how a scattered value combines with the one it lands on.
@@ -88,7 +100,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const Tensor dst = restrict_to(out, idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
   const uint64_t bound = static_cast<uint64_t>(rule.bound);
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
     if (src) {
       const Tensor s = restrict_to(as_dims_of(*src, nd), idx.sizes(), dim);
       // Indices are checked as they are used (returning false at a bad one), in one pass.
@@ -118,7 +130,8 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         return true;
       });
     } else {
-      const scalar_t v = value->to<scalar_t>();
+      // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
+      const scalar_t v = value->is_complex() ? checked_scalar_cast<scalar_t>(*value) : value->to<scalar_t>();
       index_apply({dst}, {}, idx, dim, rule, [&](const DimSlice* sl, const int64_t* ix, int64_t n) {
         scalar_t* o = sl[0].as<scalar_t>();
         for (int64_t i = 0; i < n; ++i) {
@@ -170,7 +183,7 @@ bool gather_outer_dim(const Tensor& src, int64_t dim, const Tensor& idx, const T
   const int64_t rows = outer * idx.sizes()[dim], dim_stride = src.strides()[dim];
   const int64_t* ix = idx.data_ptr<int64_t>();
   std::atomic<bool> bad{false};
-  TL_DISPATCH_ALL(src.dtype(), rule.op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(src.dtype(), rule.op, [&] {
     const scalar_t* x = src.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     const int64_t per_outer = idx.sizes()[dim];
@@ -194,6 +207,7 @@ bool gather_last_dim_fast(const Tensor& src, int64_t dim, const Tensor& idx, con
   const int64_t nd = idx.dim();
   if (nd == 0 || dim != nd - 1 || idx.dtype() != ScalarType::Int64 || !idx.is_contiguous() || !out.is_contiguous())
     return false;
+  if (is_complex_type(src.dtype())) return false;  // the row engine moves 1- to 8-byte elements
   if (src.sizes()[dim] > 1 && src.strides()[dim] != 1) return false;
   const int64_t row_stride = merged_stride(src, 0, nd - 1);
   if (row_stride < 0) return false;
@@ -234,7 +248,7 @@ void gather_kernel(const Tensor& self, int64_t dim, const Tensor& index, bool sp
   const Tensor src = restrict_to(as_dims_of(self, nd), idx.sizes(), dim);
   const IndexRule rule{op, size_or_1(self, dim), dim};
   if (gather_outer_dim(src, dim, idx, o, rule) || gather_last_dim_fast(src, dim, idx, o, rule)) return;
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
     // Indices are checked as they are used (returning false at a bad one), in one pass.
     index_apply({o}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
@@ -382,16 +396,14 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
-    const auto a = alpha.to<scalar_t>();
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
+    const auto a = alpha.is_complex() ? checked_scalar_cast<scalar_t>(alpha) : alpha.to<scalar_t>();
     index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
       for (int64_t i = 0; i < n; ++i) {
         scalar_t& t = y[ix[i] * s[0].stride];
-        if constexpr (std::is_same_v<scalar_t, bool>) t = t || (a && x[i * s[1].stride]);
-        else if constexpr (std::is_integral_v<scalar_t>) t = wrapping_add(t, wrapping_mul(a, x[i * s[1].stride]));
-        else t = static_cast<scalar_t>(t + a * x[i * s[1].stride]);
+        t = add_scaled(t, a, x[i * s[1].stride]);
       }
     });
   });
@@ -418,7 +430,7 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
     index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
@@ -430,6 +442,8 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
 namespace {
 void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, Tensor& out) {
   const char* op = "index_fill";
+  TL_CHECK(!value.is_complex() || is_complex_type(self.dtype()),
+           "index_fill_(): Converting complex Scalar to non-complex type is not supported");
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_index_vector(index, op);
   TL_CHECK(index.dtype() == ScalarType::Int64, op, ": Expected dtype int64 for index.");
@@ -444,7 +458,7 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
   bool overlapping = false;  // an expanded self, in place: PyTorch writes through (shared elements too)
   for (int64_t d = 0; d < out.dim(); ++d) overlapping |= out.sizes()[d] > 1 && out.strides()[d] == 0;
   if (overlapping) {  // no scratch copies (they would write stale shared elements back): direct writes
-    TL_DISPATCH_ALL(self.dtype(), op, [&] {
+    TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
       const scalar_t v = value.to<scalar_t>();
       dim_apply({out}, {idx}, dim, {}, [&](const DimSlice* s) {
         const int64_t* ix = s[1].as<int64_t>();
@@ -456,7 +470,7 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
     });
     return;
   }
-  TL_DISPATCH_ALL(self.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
     const scalar_t v = value.to<scalar_t>();
     index_apply({out}, {}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();

@@ -22,65 +22,99 @@ struct LstsqWork {
   std::vector<T> work;
   std::vector<int> iwork;
   std::vector<int> jpvt;
+  std::vector<real_t<T>> rwork;  // complex drivers only
 };
 
 #if defined(TL_HAVE_LAPACK)
 
 namespace detail {
+// One signature for the four types: `rw` (real workspace) is read by the complex routines only.
 #define TL_LSTSQ_CALLS(T, p)                                                                                 \
   inline void gels(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* w, int lw, int* info) {          \
     char trans = 'N';                                                                                        \
     scipy_LAPACK_##p##gels(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, w, &lw, info);                           \
   }                                                                                                          \
   inline void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, T rcond, int* rank, T* w, \
-                    int lw, int* info) {                                                                     \
+                    int lw, T*, int* info) {                                                                 \
     LAPACK_##p##gelsy(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, w, &lw, info);                    \
   }                                                                                                          \
   inline void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* w,    \
-                    int lw, int* iw, int* info) {                                                            \
+                    int lw, T*, int* iw, int* info) {                                                        \
     LAPACK_##p##gelsd(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, w, &lw, iw, info);                   \
   }                                                                                                          \
   inline void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* s, T rcond, int* rank, T* w,    \
-                    int lw, int* info) {                                                                     \
+                    int lw, T*, int* info) {                                                                 \
     LAPACK_##p##gelss(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, w, &lw, info);                       \
   }
 TL_LSTSQ_CALLS(float, s)
 TL_LSTSQ_CALLS(double, d)
 #undef TL_LSTSQ_CALLS
+#define TL_LSTSQ_CALLS_COMPLEX(T, R, p)                                                                      \
+  inline void gels(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* w, int lw, int* info) {          \
+    char trans = 'N';                                                                                        \
+    scipy_LAPACK_##p##gels(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, w, &lw, info);                           \
+  }                                                                                                          \
+  inline void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, R rcond, int* rank, T* w, \
+                    int lw, R* rw, int* info) {                                                              \
+    LAPACK_##p##gelsy(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, w, &lw, rw, info);                \
+  }                                                                                                          \
+  inline void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond, int* rank, T* w,    \
+                    int lw, R* rw, int* iw, int* info) {                                                     \
+    LAPACK_##p##gelsd(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, w, &lw, rw, iw, info);               \
+  }                                                                                                          \
+  inline void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond, int* rank, T* w,    \
+                    int lw, R* rw, int* info) {                                                              \
+    LAPACK_##p##gelss(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, w, &lw, rw, info);                   \
+  }
+TL_LSTSQ_CALLS_COMPLEX(std::complex<float>, float, c)
+TL_LSTSQ_CALLS_COMPLEX(std::complex<double>, double, z)
+#undef TL_LSTSQ_CALLS_COMPLEX
 }  // namespace detail
 
 // Solves one problem (m, n, nrhs >= 1). `s` (min(m, n) values) is written by gelsd/gelss only;
 // `rank` by all but gels. Returns LAPACK's info.
 template <typename T>
-int lstsq(LstsqDriver driver, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T rcond, int* rank, T* s,
-          LstsqWork<T>& ws) {
+int lstsq(LstsqDriver driver, int m, int n, int nrhs, T* a, int lda, T* b, int ldb, real_t<T> rcond, int* rank,
+          real_t<T>* s, LstsqWork<T>& ws) {
+  using R = real_t<T>;
   blas::init_once();
   int info = 0, lwork = -1;
   T q = T(0);
+  R rq = R(0);
   int iq = 0;
   // The workspace query, then the call with at least the optimal size.
-  auto run = [&](T* w, int lw, int* iw) {
+  auto run = [&](T* w, int lw, R* rw, int* iw) {
     switch (driver) {
       case LstsqDriver::Gels: detail::gels(m, n, nrhs, a, lda, b, ldb, w, lw, &info); break;
-      case LstsqDriver::Gelsy: detail::gelsy(m, n, nrhs, a, lda, b, ldb, ws.jpvt.data(), rcond, rank, w, lw, &info); break;
-      case LstsqDriver::Gelsd: detail::gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, w, lw, iw, &info); break;
-      case LstsqDriver::Gelss: detail::gelss(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, w, lw, &info); break;
+      case LstsqDriver::Gelsy:
+        detail::gelsy(m, n, nrhs, a, lda, b, ldb, ws.jpvt.data(), rcond, rank, w, lw, rw, &info);
+        break;
+      case LstsqDriver::Gelsd: detail::gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, w, lw, rw, iw, &info); break;
+      case LstsqDriver::Gelss: detail::gelss(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, w, lw, rw, &info); break;
     }
   };
   if (driver == LstsqDriver::Gelsy) ws.jpvt.assign(static_cast<size_t>(std::max(1, n)), 0);  // all columns free
-  run(&q, lwork, &iq);
+  run(&q, lwork, &rq, &iq);
   lwork = work_size(q);
   if (ws.work.size() < static_cast<size_t>(lwork)) ws.work.resize(static_cast<size_t>(lwork));
   if (driver == LstsqDriver::Gelsd && ws.iwork.size() < static_cast<size_t>(std::max(1, iq)))
     ws.iwork.resize(static_cast<size_t>(std::max(1, iq)));
-  run(ws.work.data(), static_cast<int>(ws.work.size()), ws.iwork.data());
+  if constexpr (is_complex_v<T>) {
+    // Real workspace: gelsy 2n, gelss 5 min(m, n), gelsd as its query reports.
+    const size_t mn = static_cast<size_t>(std::max(1, std::min(m, n)));
+    size_t lrw = driver == LstsqDriver::Gelsy ? 2 * static_cast<size_t>(std::max(1, n))
+                 : driver == LstsqDriver::Gelss ? 5 * mn
+                 : static_cast<size_t>(std::max<double>(1.0, static_cast<double>(rq)));
+    if (ws.rwork.size() < lrw) ws.rwork.resize(lrw);
+  }
+  run(ws.work.data(), static_cast<int>(ws.work.size()), ws.rwork.data(), ws.iwork.data());
   return info;
 }
 
 #else  // builds without LAPACK: the kernel calls require_lapack first
 
 template <typename T>
-int lstsq(LstsqDriver, int, int, int, T*, int, T*, int, T, int*, T*, LstsqWork<T>&) {
+int lstsq(LstsqDriver, int, int, int, T*, int, T*, int, real_t<T>, int*, real_t<T>*, LstsqWork<T>&) {
   TL_ERROR("lstsq: torchlite was built without LAPACK");
 }
 

@@ -15,6 +15,7 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linalg_solve_triangular.h"
@@ -71,7 +72,7 @@ void cholesky_batches(const Tensor& self, T* a, int* info, int64_t nb, int64_t n
 void linalg_cholesky_ex_kernel(const Tensor& self, bool upper, bool check_errors, Tensor& L, Tensor& info) {
   const char* op = "linalg.cholesky";
   check_ge2(op, self);
-  TL_CHECK(is_floating_type(self.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(self.scalar_type()));
   check_square(op, self);
   check_lapack_dtype(op, "cholesky_cpu", self);
@@ -84,10 +85,11 @@ void linalg_cholesky_ex_kernel(const Tensor& self, bool upper, bool check_errors
     const int64_t nb = batch_count(batch);
     if (n == 0) {
       std::fill_n(inf.data_ptr<int>(), nb, 0);
-    } else if (self.scalar_type() == ScalarType::Float32) {
-      cholesky_batches<float>(self, l.data_ptr<float>(), inf.data_ptr<int>(), nb, n, upper);
     } else {
-      cholesky_batches<double>(self, l.data_ptr<double>(), inf.data_ptr<int>(), nb, n, upper);
+      dispatch_lapack(self.scalar_type(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        cholesky_batches<T>(self, l.data_ptr<T>(), inf.data_ptr<int>(), nb, n, upper);
+      });
     }
     if (check_errors)
       check_infos("linalg.cholesky_ex", inf, self.dim() > 2, true, cholesky_failure);
@@ -103,13 +105,17 @@ void cholesky_solve_kernel(const Tensor& self, const Tensor& input2, bool upper,
   TL_CHECK(input2.dim() >= 2, "u should have at least 2 dimensions, but has ", input2.dim(), " dimensions instead");
   if (self.numel() > 0 || input2.numel() > 0) {
     const ScalarType t = promote_types(self.scalar_type(), input2.scalar_type());
-    if (t != ScalarType::Float32 && t != ScalarType::Float64)
+    if (!is_lapack_type(t))
       throw NotImplementedError(str("cholesky_solve: \"cholesky_solve_cpu\" not implemented for '", legacy_type_name(t), "'"));
   }
   // A = L L^H: solve L Y = B, then L^H X = Y (with L = U^H when `upper`).
-  Tensor lower = upper ? ops::transpose_int::call(input2, -2, -1) : input2;
+  auto adjoint = [](const Tensor& t) {
+    Tensor tt = ops::transpose_int::call(t, -2, -1);
+    return is_complex_type(t.scalar_type()) ? ops::conj_physical::call(tt) : tt;
+  };
+  Tensor lower = upper ? adjoint(input2) : input2;
   Tensor y = ops::linalg_solve_triangular::call(lower, self, /*upper=*/false, /*left=*/true, /*unitriangular=*/false);
-  Tensor x = ops::linalg_solve_triangular::call(ops::transpose_int::call(lower, -2, -1), y, true, true, false);
+  Tensor x = ops::linalg_solve_triangular::call(adjoint(lower), y, true, true, false);
   assign_output("cholesky_solve", out, x, OutDtype::CanCast);  // PyTorch casts into a float out
 }
 

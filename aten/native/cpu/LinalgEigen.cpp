@@ -25,6 +25,17 @@ using namespace linalg;
 
 namespace {
 
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (lapack::is_complex_v<T>) return std::isnan(v.real()) || std::isnan(v.imag());
+  else return std::isnan(v);
+}
+template <typename T>
+bool is_inf(T v) {
+  if constexpr (lapack::is_complex_v<T>) return std::isinf(v.real()) || std::isinf(v.imag());
+  else return std::isinf(v);
+}
+
 int64_t grain_for(int64_t flops) { return std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(flops, 1)); }
 
 DimVector with_tail(IntArrayRef batch, std::initializer_list<int64_t> tail) {
@@ -46,22 +57,23 @@ void linalg_eigh_kernel(const Tensor& A, std::string_view UPLO, Tensor& eigenval
   const bool upper = UPLO == "U" || UPLO == "u";
   const int64_t n = A.size(-1);
   DimVector batch(batch_dims(A));
-  Tensor w = empty_tensor(with_tail(batch, {n}), A.scalar_type(), A.device());
+  // Hermitian eigenvalues are real: complex input gives real values and complex vectors.
+  Tensor w = empty_tensor(with_tail(batch, {n}), to_real_type(A.scalar_type()), A.device());
   Tensor v = empty_fortran(A.sizes(), A.scalar_type(), A.device());
   if (!A.is_meta()) {
     ops::copy_::call(v, A, false);
     const int64_t nb = batch_count(batch);
     std::vector<int> info(static_cast<size_t>(nb), 0);
-    if (n > 0) {
+    if (n > 0 && nb > 0) {  // (an empty input of any dtype: PyTorch checks none)
       const int in = lapack::to_int(op, n);
-      auto run = [&](auto* vp, auto* wp) {
-        using T = std::remove_pointer_t<decltype(vp)>;
+      dispatch_lapack(A.scalar_type(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* vp = v.data_ptr<T>();
+        lapack::real_t<T>* wp = w.data_ptr<lapack::real_t<T>>();
         parallel_for(0, nb, grain_for(n * n * n), [&](int64_t b0, int64_t b1) {
           for (int64_t b = b0; b < b1; ++b) info[b] = lapack::syevd<T>(true, upper, in, vp + b * n * n, in, wp + b * n);
         });
-      };
-      if (A.scalar_type() == ScalarType::Float32) run(v.data_ptr<float>(), w.data_ptr<float>());
-      else run(v.data_ptr<double>(), w.data_ptr<double>());
+      });
     }
     for (int64_t b = 0; b < nb; ++b)
       if (info[b] > 0)
@@ -77,7 +89,7 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
                        Tensor& S, Tensor& Vh) {
   const char* op = "linalg.svd";
   check_ge2(op, A);
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   TL_CHECK(!driver.has_value(), "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
            "cuSOLVER backend.");
@@ -87,14 +99,14 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
   const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
   DimVector batch(batch_dims(A));
   Tensor u = empty_fortran(with_tail(batch, {m, ucols}), A.scalar_type(), A.device());
-  Tensor s = empty_tensor(with_tail(batch, {k}), A.scalar_type(), A.device());
+  Tensor s = empty_tensor(with_tail(batch, {k}), to_real_type(A.scalar_type()), A.device());  // real
   Tensor vh = empty_fortran(with_tail(batch, {vrows, n}), A.scalar_type(), A.device());
   if (!A.is_meta()) {
     const int64_t nb = batch_count(batch);
     if (k == 0) {
       // No singular values: U and Vh are identities (of their square part), as LAPACK would give.
       auto eye_fill = [&](Tensor& t, int64_t r, int64_t c) {
-        TL_DISPATCH_FLOAT(t.scalar_type(), op, [&] {
+        TL_DISPATCH_FLOAT_AND_COMPLEX(t.scalar_type(), op, [&] {
           scalar_t* p = t.data_ptr<scalar_t>();
           for (int64_t b = 0; b < nb; ++b)
             for (int64_t j = 0; j < c; ++j)
@@ -117,28 +129,30 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
       std::vector<char> skip(static_cast<size_t>(nb), 0);
       auto screen = [&](const auto* src, auto* up, auto* sp, auto* vp) {
         using T = std::remove_pointer_t<decltype(up)>;
+        using R = std::remove_pointer_t<decltype(sp)>;
         for (int64_t b = 0; b < nb; ++b) {
           const T* a = src + matrix_offset(b, A.sizes(), A.strides());
           for (int64_t j = 0; j < n; ++j)
             for (int64_t i = 0; i < m; ++i) {
               const T v = a[i * sr + j * sc];
-              if (std::isnan(v))
+              if (is_nan(v))
                 raise_info(op, true, b, A.dim() > 2,
                            "The algorithm failed to converge because the input matrix contained non-finite values.");
-              if (std::isinf(v)) skip[b] = 1;
+              if (is_inf(v)) skip[b] = 1;
             }
           if (skip[b]) {
-            const T nan = std::numeric_limits<T>::quiet_NaN();
-            std::fill(up + b * m * ucols, up + (b + 1) * m * ucols, nan);
+            const R nan = std::numeric_limits<R>::quiet_NaN();
+            std::fill(up + b * m * ucols, up + (b + 1) * m * ucols, T(nan));
             std::fill(sp + b * k, sp + (b + 1) * k, nan);
-            std::fill(vp + b * vrows * n, vp + (b + 1) * vrows * n, nan);
+            std::fill(vp + b * vrows * n, vp + (b + 1) * vrows * n, T(nan));
           }
         }
       };
-      if (A.scalar_type() == ScalarType::Float32)
-        screen(A.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
-      else
-        screen(A.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>());
+      dispatch_lapack(A.scalar_type(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = lapack::real_t<T>;
+        screen(A.data_ptr<T>(), u.data_ptr<T>(), s.data_ptr<R>(), vh.data_ptr<T>());
+      });
       auto run = [&](const auto* src, auto* ap, auto* up, auto* sp, auto* vp) {
         using T = std::remove_pointer_t<decltype(ap)>;
         parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
@@ -150,11 +164,11 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
           }
         });
       };
-      if (A.scalar_type() == ScalarType::Float32)
-        run(A.data_ptr<float>(), af.data_ptr<float>(), u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>());
-      else
-        run(A.data_ptr<double>(), af.data_ptr<double>(), u.data_ptr<double>(), s.data_ptr<double>(),
-            vh.data_ptr<double>());
+      dispatch_lapack(A.scalar_type(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = lapack::real_t<T>;
+        run(A.data_ptr<T>(), af.data_ptr<T>(), u.data_ptr<T>(), s.data_ptr<R>(), vh.data_ptr<T>());
+      });
       for (int64_t b = 0; b < nb; ++b)
         if (info[b] > 0)
           raise_info(op, true, b, A.dim() > 2,

@@ -80,13 +80,13 @@ void linalg_lu_factor_ex_kernel(const Tensor& A, bool pivot, bool check_errors, 
   Tensor inf = empty_tensor(batch, ScalarType::Int32, A.device());
   if (!A.is_meta()) {
     const int64_t nb = batch_count(batch);
-    if (m == 0 || n == 0) {
+    if (nb == 0 || m == 0 || n == 0) {  // (an empty input of any dtype: PyTorch checks none)
       std::fill_n(inf.data_ptr<int>(), nb, 0);
     } else {
-      if (A.scalar_type() == ScalarType::Float32)
-        lu_factor_batches<float>(A, lu.data_ptr<float>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
-      else
-        lu_factor_batches<double>(A, lu.data_ptr<double>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
+      dispatch_lapack(A.scalar_type(), "linalg.lu_factor_ex", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        lu_factor_batches<T>(A, lu.data_ptr<T>(), piv.data_ptr<int>(), inf.data_ptr<int>(), nb, m, n);
+      });
     }
     if (check_errors)
       check_infos("torch.linalg.lu_factor_ex", inf, A.dim() > 2, false, [](int i) {
@@ -190,7 +190,7 @@ void lu_unpack_kernel(const Tensor& LU_data, const Tensor& LU_pivots, bool unpac
     const int* pp = unpack_pivots ? piv.data_ptr<int>() : nullptr;
     const int64_t nb = batch_count(batch);
     // Any dtype, as PyTorch (only the factorization itself needs float32/float64).
-    TL_DISPATCH_ALL_AND_UNSIGNED(dt, "lu_unpack", [&] {
+    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dt, "lu_unpack", [&] {
       unpack_batches<scalar_t>(lu_f, pp, nb, m, n, unpack_data, unpack_pivots, p.data_ptr<scalar_t>(),
                                l.data_ptr<scalar_t>(), u.data_ptr<scalar_t>());
     });

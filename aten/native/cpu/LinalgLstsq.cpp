@@ -9,6 +9,7 @@
 //     the driver is not gelsy, and for gelsd/gelss only when every matrix has rank n; else empty.
 // The batch is split across threads, each LAPACK call single-threaded, a workspace per thread.
 #include <algorithm>
+#include <complex>
 #include <cctype>
 #include <cstring>
 #include <limits>
@@ -73,7 +74,8 @@ struct Problem {
 // Solves every matrix of the broadcast batch in place of `a` (nb Fortran m x n) and `b` (nb Fortran
 // ldb x k); rank and s per broadcast matrix, info per broadcast matrix.
 template <typename T>
-void solve_batches(const Problem& p, T* a, T* b, std::vector<int>& rank, std::vector<T>& s, std::vector<int>& info) {
+void solve_batches(const Problem& p, T* a, T* b, std::vector<int>& rank, std::vector<lapack::real_t<T>>& s,
+                   std::vector<int>& info) {
   const int m = lapack::to_int(kOp, p.m), n = lapack::to_int(kOp, p.n), ldb = lapack::to_int(kOp, p.ldb);
   const int lda = std::max(1, m);
   const int64_t mn = std::min(p.m, p.n);
@@ -94,20 +96,20 @@ void solve_batches(const Problem& p, T* a, T* b, std::vector<int>& rank, std::ve
       }
       int r = 0;
       info[static_cast<size_t>(i)] = lapack::lstsq<T>(p.driver, m, n, static_cast<int>(k), ai, lda, bi, ldb,
-                                                      static_cast<T>(p.rcond), &r, s.data() + i * mn, ws);
+                                                      static_cast<lapack::real_t<T>>(p.rcond), &r, s.data() + i * mn, ws);
       rank[static_cast<size_t>(i)] = r;
     }
   });
 }
 
-// Per column of each (ldb x k) work matrix: the sum of squares of rows n..m-1.
+// Per column of each (ldb x k) work matrix: the sum of squared moduli of rows n..m-1 (real).
 template <typename T>
-void residual_sums(const T* b, int64_t nb, int64_t m, int64_t n, int64_t k, int64_t ldb, T* out) {
+void residual_sums(const T* b, int64_t nb, int64_t m, int64_t n, int64_t k, int64_t ldb, lapack::real_t<T>* out) {
   for (int64_t i = 0; i < nb; ++i)
     for (int64_t j = 0; j < k; ++j) {
       const T* col = b + i * ldb * k + j * ldb;
-      T acc = T(0);
-      for (int64_t r = n; r < m; ++r) acc += col[r] * col[r];
+      lapack::real_t<T> acc(0);
+      for (int64_t r = n; r < m; ++r) acc += std::norm(col[r]);
       out[i * k + j] = acc;
     }
 }
@@ -133,8 +135,8 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
            vector_case ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");
   const lapack::LstsqDriver drv = parse_driver(driver);
   const ScalarType dt = self.scalar_type();
-  TL_CHECK(dt == ScalarType::Float32 || dt == ScalarType::Float64,
-           "This function doesn't handle types other than float and double");
+  TL_CHECK(is_lapack_type(dt), "This function doesn't handle types other than float and double");
+  const ScalarType rt = is_complex_type(dt) ? to_real_type(dt) : dt;  // of rank's tolerance, s, residuals
   lapack::require_lapack(kOp);
 
   const int64_t m = self.size(-2), n = self.size(-1), k = b2.size(-1), ldb = std::max(m, n);
@@ -143,7 +145,7 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
   const int64_t nb = batch_count(batch), na = batch_count(a_batch);
   const double rc = rcond.has_value()
                         ? *rcond
-                        : (dt == ScalarType::Float32 ? std::numeric_limits<float>::epsilon()
+                        : (rt == ScalarType::Float32 ? std::numeric_limits<float>::epsilon()
                                                      : std::numeric_limits<double>::epsilon()) *
                               static_cast<double>(std::max(m, n));
 
@@ -165,21 +167,19 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
   const bool has_sv = drv == lapack::LstsqDriver::Gelsd || drv == lapack::LstsqDriver::Gelss;
   const int64_t mn = std::min(m, n);
   std::vector<int> ranks(static_cast<size_t>(nb), 0), infos(static_cast<size_t>(nb), 0);
-  Tensor sv_all = empty_tensor(DimVector{nb * mn}, dt, self.device());
+  Tensor sv_all = empty_tensor(DimVector{nb * mn}, rt, self.device());
   if (m == 0 || n == 0) {
     // LAPACK's quick returns: gels zeroes B, the others leave it (and report rank 0).
     if (drv == lapack::LstsqDriver::Gels && w.numel() > 0) std::memset(w.data_ptr(), 0, w.nbytes());
   } else {
     const Problem p{nb, m, n, k, ldb, drv, rc};
-    if (dt == ScalarType::Float32) {
-      std::vector<float> s(static_cast<size_t>(nb * mn));
-      solve_batches<float>(p, a.data_ptr<float>(), w.data_ptr<float>(), ranks, s, infos);
-      std::copy(s.begin(), s.end(), sv_all.data_ptr<float>());
-    } else {
-      std::vector<double> s(static_cast<size_t>(nb * mn));
-      solve_batches<double>(p, a.data_ptr<double>(), w.data_ptr<double>(), ranks, s, infos);
-      std::copy(s.begin(), s.end(), sv_all.data_ptr<double>());
-    }
+    dispatch_lapack(dt, kOp, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using R = lapack::real_t<T>;
+      std::vector<R> s(static_cast<size_t>(nb * mn));
+      solve_batches<T>(p, a.data_ptr<T>(), w.data_ptr<T>(), ranks, s, infos);
+      std::copy(s.begin(), s.end(), sv_all.data_ptr<R>());
+    });
   }
   // Errors, rank and singular values by A's own batch element (the first broadcast copy of each).
   const std::vector<int64_t> a_index = a_batch_index(a_batch, batch);
@@ -197,7 +197,7 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
   Tensor rk = empty_tensor(has_rank ? DimVector(a_batch) : DimVector{0}, ScalarType::Int64, self.device());
   DimVector sv_shape(a_batch);
   sv_shape.push_back(mn);
-  Tensor sv = empty_tensor(has_sv ? sv_shape : DimVector{0}, dt, self.device());
+  Tensor sv = empty_tensor(has_sv ? sv_shape : DimVector{0}, rt, self.device());
   bool all_full_rank = true;
   for (int64_t j = 0; j < na; ++j) {
     const int64_t i = first[static_cast<size_t>(j)];
@@ -205,7 +205,7 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
     all_full_rank = all_full_rank && r == n;
     if (has_rank) rk.data_ptr<int64_t>()[j] = r;
     if (has_sv && mn > 0) {
-      const size_t elt = dt == ScalarType::Float32 ? sizeof(float) : sizeof(double);
+      const size_t elt = rt == ScalarType::Float32 ? sizeof(float) : sizeof(double);
       std::memcpy(static_cast<char*>(sv.data_ptr()) + j * mn * elt,
                   static_cast<const char*>(sv_all.data_ptr()) + std::max<int64_t>(i, 0) * mn * elt, mn * elt);
     }
@@ -216,12 +216,12 @@ void linalg_lstsq_kernel(const Tensor& self, const Tensor& b, std::optional<doub
       m > n && drv != lapack::LstsqDriver::Gelsy && (!has_sv || all_full_rank);
   DimVector r_shape(batch);
   r_shape.push_back(k);
-  Tensor res = empty_tensor(want_residuals ? r_shape : DimVector{0}, dt, self.device());
+  Tensor res = empty_tensor(want_residuals ? r_shape : DimVector{0}, rt, self.device());
   if (want_residuals && res.numel() > 0) {
-    if (dt == ScalarType::Float32)
-      residual_sums<float>(w.data_ptr<float>(), nb, m, n, k, ldb, res.data_ptr<float>());
-    else
-      residual_sums<double>(w.data_ptr<double>(), nb, m, n, k, ldb, res.data_ptr<double>());
+    dispatch_lapack(dt, kOp, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      residual_sums<T>(w.data_ptr<T>(), nb, m, n, k, ldb, res.data_ptr<lapack::real_t<T>>());
+    });
   }
 
   // The solution: rows 0..n-1 of the work matrices (zeros when A has no rows), squeezed for vectors.

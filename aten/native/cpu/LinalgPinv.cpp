@@ -17,6 +17,7 @@
 #include "generated/ops/linalg_svd.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/transpose.h"
@@ -28,10 +29,18 @@ namespace tl::native {
 
 using namespace linalg;
 
+namespace {
+// The conjugate transpose (the transpose for real types).
+Tensor adjoint_of(const Tensor& t) {
+  Tensor tt = transpose(t, -2, -1);
+  return is_complex_type(t.scalar_type()) ? conj_physical(tt) : tt;
+}
+}  // namespace
+
 void linalg_pinv_atol_rtol_tensor_kernel(const Tensor& self, const std::optional<Tensor>& atol,
                                          const std::optional<Tensor>& rtol, bool hermitian, Tensor& out) {
   const ScalarType t = self.scalar_type();
-  TL_CHECK(self.dim() >= 2 && (t == ScalarType::Float32 || t == ScalarType::Float64), "linalg.pinv(",
+  TL_CHECK(self.dim() >= 2 && is_lapack_type(t), "linalg.pinv(",
            legacy_type_name(t), "{", self.sizes(), "}): expected a tensor with 2 or more dimensions of float, double, "
            "cfloat or cdouble types");
   autograd::NoGradGuard no_grad;  // values only: the node's formula gives the gradient
@@ -45,11 +54,11 @@ void linalg_pinv_atol_rtol_tensor_kernel(const Tensor& self, const std::optional
     auto [w, V] = linalg_eigh(self);
     Tensor aw = abs(w);
     Tensor winv = where(gt(aw, cutoff(a, r, amax(aw, IntArrayRef{-1}, true))), reciprocal(w), 0.0);
-    result = matmul(mul(V, unsqueeze(winv, -2)), transpose(V, -2, -1));
+    result = matmul(mul(V, unsqueeze(winv, -2)), adjoint_of(V));
   } else {
     auto [U, S, Vh] = linalg_svd(self, /*full_matrices=*/false);
     Tensor sinv = where(gt(S, cutoff(a, r, narrow(S, -1, 0, 1))), reciprocal(S), 0.0);  // S is descending
-    result = matmul(mul(transpose(Vh, -2, -1), unsqueeze(sinv, -2)), transpose(U, -2, -1));
+    result = matmul(mul(adjoint_of(Vh), unsqueeze(sinv, -2)), adjoint_of(U));
   }
   assign_output("linalg.pinv", out, result, OutDtype::CanCast);
 }

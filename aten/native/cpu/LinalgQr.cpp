@@ -52,7 +52,7 @@ void linalg_qr_kernel(const Tensor& A, std::string_view mode, Tensor& Q, Tensor&
   check_ge2(op, A);
   TL_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
            "' but expected one of 'reduced' (default), 'r', or 'complete'");
-  TL_CHECK(is_floating_type(A.scalar_type()), op, ": Expected a floating point or complex tensor as input. Got ",
+  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(A.scalar_type()));
   check_lapack_dtype(op, "geqrf_cpu", A);
   lapack::require_lapack(op);
@@ -73,11 +73,10 @@ void linalg_qr_kernel(const Tensor& A, std::string_view mode, Tensor& Q, Tensor&
   if (!A.is_meta()) {
     Tensor af = fortran_copy(A);
     const int64_t nb = batch_count(batch);
-    if (A.scalar_type() == ScalarType::Float32)
-      qr_batches<float>(af, nb, m, n, qcols, want_q, want_q ? q.data_ptr<float>() : nullptr, r.data_ptr<float>(), rrows);
-    else
-      qr_batches<double>(af, nb, m, n, qcols, want_q, want_q ? q.data_ptr<double>() : nullptr, r.data_ptr<double>(),
-                         rrows);
+    dispatch_lapack(A.scalar_type(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      qr_batches<T>(af, nb, m, n, qcols, want_q, want_q ? q.data_ptr<T>() : nullptr, r.data_ptr<T>(), rrows);
+    });
   }
   assign_output(op, Q, q);
   assign_output(op, R, r);

@@ -6,6 +6,7 @@
 // row-major X, which is X^T in column-major order (X op(A) = B is op(A)^T X^T = B^T). The batch
 // is split across threads, each LAPACK/BLAS call single-threaded.
 #include <algorithm>
+#include <complex>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
@@ -66,7 +67,7 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
            pivots.sizes().slice(0, pivots.dim() - 1));
   TL_CHECK(LU.scalar_type() == B.scalar_type(), op, ": Expected LU and B to have the same dtype, but found LU of type ",
            legacy_type_name(LU.scalar_type()), " and B of type ", legacy_type_name(B.scalar_type()), " instead");
-  TL_CHECK(is_floating_type(LU.scalar_type()), "torch.linalg.lu_solve: Expected a floating point or complex tensor "
+  TL_CHECK((is_floating_type(LU.scalar_type()) || is_complex_type(LU.scalar_type())), "torch.linalg.lu_solve: Expected a floating point or complex tensor "
            "as input. Got ", legacy_type_name(LU.scalar_type()));
   check_lapack_dtype(op, "linalg.lu_solve_cpu", LU);
   lapack::require_lapack(op);
@@ -82,7 +83,12 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
     piv_shape.push_back(n);
     Tensor piv = empty_tensor(piv_shape, ScalarType::Int32, B.device());
     ops::copy_::call(piv, ops::expand::call(pivots, piv_shape, false), false);
-    const char trans = (left != adjoint) ? 'N' : 'T';
+    // X A = B is A^T X^T = B^T (a plain transpose); A^H X = B is 'C'. X A^H = B is conj(A) X^T = B^T,
+    // which getrs cannot take: A conj(X^T) = conj(B^T) instead (the right-hand sides conjugated
+    // before and after the solve).
+    const bool is_cplx = is_complex_type(dt);
+    const bool conj_rhs = is_cplx && !left && adjoint;
+    const char trans = conj_rhs ? 'N' : (left != adjoint) ? 'N' : (left && is_cplx ? 'C' : 'T');
     const int in = lapack::to_int(op, n);
     lapack::to_int(op, rhs);
     const int64_t nb = batch_count(batch);
@@ -105,12 +111,18 @@ void linalg_lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor
           const int64_t c0 = rhs * part / splits, c1 = rhs * (part + 1) / splits;
           T* xb = xp + b * n * rhs;
           columns_to_fortran(bp + matrix_offset(b, be.sizes(), be.strides()), sr, sc, xb, n, n, c0, c1);
+          if constexpr (lapack::is_complex_v<T>)
+            if (conj_rhs) for (T* p = xb + c0 * n, *e = xb + c1 * n; p != e; ++p) *p = std::conj(*p);
           lapack::getrs<T>(trans, in, static_cast<int>(c1 - c0), lup + b * n * n, in, pp + b * n, xb + c0 * n, in);
+          if constexpr (lapack::is_complex_v<T>)
+            if (conj_rhs) for (T* p = xb + c0 * n, *e = xb + c1 * n; p != e; ++p) *p = std::conj(*p);
         }
       });
     };
-    if (dt == ScalarType::Float32) run(lu.data_ptr<float>(), x.data_ptr<float>());
-    else run(lu.data_ptr<double>(), x.data_ptr<double>());
+    dispatch_lapack(dt, op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      run(lu.data_ptr<T>(), x.data_ptr<T>());
+    });
   }
   assign_output(op, out, x);
 }
@@ -125,7 +137,7 @@ void linalg_solve_triangular_kernel(const Tensor& self, const Tensor& B, bool up
   TL_CHECK(left ? B.size(-2) == n : B.size(-1) == n, op, ": Incompatible shapes of A and B for the equation ",
            left ? "AX = B " : "XA = B ", shape_pair(self, B));
   const ScalarType dt = promote_types(self.scalar_type(), B.scalar_type());
-  if (dt != ScalarType::Float32 && dt != ScalarType::Float64)
+  if (!is_lapack_type(dt))
     throw NotImplementedError(str(op, ": \"triangular_solve_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   lapack::require_lapack(op);
   const DimVector batch = broadcast_shapes(batch_dims(B), batch_dims(self));
@@ -158,8 +170,10 @@ void linalg_solve_triangular_kernel(const Tensor& self, const Tensor& B, bool up
           }
         });
       };
-      if (dt == ScalarType::Float32) run(a.data_ptr<float>(), x.data_ptr<float>());
-      else run(a.data_ptr<double>(), x.data_ptr<double>());
+      dispatch_lapack(dt, op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        run(a.data_ptr<T>(), x.data_ptr<T>());
+      });
     }
   }
   assign_output(op, out, x);

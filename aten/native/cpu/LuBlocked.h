@@ -21,6 +21,7 @@
 
 #include "aten/core/Parallel.h"
 #include "aten/native/cpu/Blas.h"
+#include "aten/native/cpu/BlasComplex.h"
 #include "aten/native/cpu/Lapack.h"
 
 namespace tl::native::linalg {

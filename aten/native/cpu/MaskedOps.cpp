@@ -9,6 +9,7 @@
 #include "aten/native/IndexEngine.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/ComplexDispatch.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/masked_fill.h"
@@ -123,8 +124,9 @@ bool masked_fill_contiguous(const Tensor& self, const Tensor& mask, const Scalar
     return false;
   if (!inplace) out = empty_tensor(self.sizes(), self.dtype(), self.device());
   const uint8_t* m = static_cast<const uint8_t*>(mask.data_ptr());
-  TL_DISPATCH_ALL(self.dtype(), "masked_fill", [&] {
-    const scalar_t v = value.to<scalar_t>();
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill", [&] {
+    // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
+    const scalar_t v = value.is_complex() ? checked_scalar_cast<scalar_t>(value) : value.to<scalar_t>();
     const scalar_t* x = self.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     parallel_for(0, self.numel(), kGrainSize, [&](int64_t b, int64_t e) {
@@ -146,10 +148,18 @@ void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& valu
                   .declare_static_common_dtype(self.dtype())
                   .build();
   if (self.is_meta()) return;
-  TL_DISPATCH_ALL(self.dtype(), "masked_fill", [&] {
-    const scalar_t v = value.to<scalar_t>();
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill", [&] {
+    // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
+    const scalar_t v = value.is_complex() ? checked_scalar_cast<scalar_t>(value) : value.to<scalar_t>();
     cpu_kernel(iter, [v](scalar_t x, bool m) -> scalar_t { return m ? v : x; });
   });
+}
+
+// put_'s accumulation: bool `or`, every other type its sum.
+template <typename T>
+T sum_of(T t, T x) {
+  if constexpr (std::is_same_v<T, bool>) return t || x;
+  else return static_cast<T>(t + x);
 }
 
 // A contiguous copy of `t` (t itself when it already is one).
@@ -286,14 +296,12 @@ void put_kernel(const Tensor& self, const Tensor& index, const Tensor& source, b
     }
     return off;
   };
-  TL_DISPATCH_ALL(out.dtype(), "put_", [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(out.dtype(), "put_", [&] {
     const scalar_t* x = src.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     for (int64_t i = 0; i < idx.numel(); ++i) {  // in index order: duplicates add up (or the last wins)
       scalar_t& t = y[offset(ix[i])];
-      if (!accumulate) t = x[i];
-      else if constexpr (std::is_same_v<scalar_t, bool>) t = t || x[i];
-      else t = static_cast<scalar_t>(t + x[i]);
+      t = accumulate ? sum_of(t, x[i]) : x[i];
     }
   });
 }

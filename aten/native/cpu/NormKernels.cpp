@@ -145,6 +145,20 @@ constexpr NormNames kAtenNorm{"norm", "norm(): input dtype should be either floa
 // linalg_vector_norm with PyTorch's checks, in its order; `names` picks the messages.
 void vector_norm(const Tensor& self, const Scalar& ord_s, OptionalIntArrayRef dim, bool keepdim,
                  std::optional<ScalarType> dtype, Tensor& out, const NormNames& names) {
+  if (is_complex_type(self.dtype())) {
+    // The norm of a complex tensor is that of its moduli, in the real type (complex64 -> float32);
+    // a `dtype` must then be complex and is the precision the moduli are taken in.
+    if (dtype)
+      TL_CHECK(is_complex_type(*dtype), "linalg.vector_norm: dtype should be complex if input is complex, but got ",
+               legacy_type_name(*dtype));
+    if (dtype)
+      TL_CHECK(promote_types(self.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
+               legacy_type_name(self.dtype()), ") should be convertible without narrowing to the specified dtype (",
+               legacy_type_name(*dtype), ")");
+    const Tensor src = dtype && *dtype != self.dtype() ? tl::_to_copy(self, *dtype) : self;
+    vector_norm(tl::abs(src), ord_s, dim, keepdim, std::nullopt, out, names);
+    return;
+  }
   TL_CHECK(is_floating_type(self.dtype()), names.dtype_error, legacy_type_name(self.dtype()), names.dtype_suffix);
   const double ord = ord_s.to_double();
   const bool all_dims = !dim || dim->empty();

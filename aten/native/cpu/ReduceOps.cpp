@@ -24,23 +24,29 @@
 #include "generated/ops/any.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logsumexp.h"
 #include "generated/ops/max.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/select.h"
+#include "generated/ops/sqrt.h"
+#include "generated/ops/to.h"
 #include "generated/ops/std.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/var.h"
 #include "generated/ops/var_mean.h"
+#include "generated/ops/view_as_real.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros.h"
 #include "generated/ops/zeros_like.h"
@@ -409,7 +415,42 @@ double correction_of(const std::optional<Scalar>& correction) {
 
 // var or std into `out`, and the mean into `mean_out` when it is non-null.
 void var_std(const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim, Moments what,
+             Tensor& out, Tensor* mean_out, const char* op);
+
+// Complex: the variances of the real and the imaginary parts (views of view_as_real) added, in the real
+// type (PyTorch's std_var_out); std is its square root; the mean is the complex mean.
+void complex_var_std(const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim, Moments what,
+                     Tensor& out, Tensor* mean_out, const char* op) {
+  const uint64_t mask = reduce::reduce_mask(self, dim, op);
+  const DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
+  const ScalarType real = to_real_type(self.dtype());
+  prepare_output(out, {op, shape, real, self.device(), OutDtype::CanCast});
+  if (mean_out) prepare_output(*mean_out, {op, shape, self.dtype(), self.device(), OutDtype::CanCast});
+  if (self.is_meta()) return;
+  // PyTorch computes in the real type of a given out= (float64 out of a complex64 input: in double)
+  const ScalarType compute = is_floating_type(out.dtype()) || is_complex_type(out.dtype()) ? to_real_type(out.dtype())
+                                                                                            : real;
+  const Tensor parts = tl::view_as_real(self);
+  Tensor re = tl::select(parts, -1, 0), im = tl::select(parts, -1, 1);
+  if (compute != real) re = tl::to(re, compute, false, false), im = tl::to(im, compute, false, false);
+  Tensor var_re, var_im;
+  var_std(re, dim, correction, keepdim, Moments::Var, var_re, nullptr, op);
+  var_std(im, dim, correction, keepdim, Moments::Var, var_im, nullptr, op);
+  Tensor v = tl::add(var_re, var_im);
+  if (what == Moments::Std) v = tl::sqrt(v);
+  Tensor buf = output_buffer(out, compute, self);
+  copy_kernel(buf, v, false);
+  commit_output(out, buf);
+  if (mean_out) {
+    Tensor mbuf = output_buffer(*mean_out, self.dtype(), self);
+    copy_kernel(mbuf, tl::mean(self, dim, keepdim, std::nullopt), false);
+    commit_output(*mean_out, mbuf);
+  }
+}
+
+void var_std(const Tensor& self, OptionalIntArrayRef dim, double correction, bool keepdim, Moments what,
              Tensor& out, Tensor* mean_out, const char* op) {
+  if (is_complex_type(self.dtype())) return complex_var_std(self, dim, correction, keepdim, what, out, mean_out, op);
   TL_CHECK(is_floating_type(self.dtype()), op, ": std and var only support floating point and complex dtypes");
   uint64_t mask = reduce::reduce_mask(self, dim, op);
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);

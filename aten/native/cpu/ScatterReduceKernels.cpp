@@ -13,6 +13,8 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/IndexEngine.h"
+#include "aten/native/cpu/ComplexDispatch.h"
+#include "aten/native/cpu/ComplexMath.h"  // the schoolbook product, as PyTorch's
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/div.h"
@@ -53,9 +55,20 @@ bool is_nan(T x) {
   else return x != x;
 }
 
+// Complex sums/products/means only: amax/amin of complex are refused before any loop (as PyTorch).
+template <typename T>
+void accumulate_complex(Reduce r, T& t, T x) {
+  if (r == Reduce::Prod) t = cmath::mul(t, x);
+  else t += x;
+}
+
 // `x` landing on `t`. Integers wrap without signed-overflow UB; bool sums are `or`, products `and`.
 template <typename T>
 void accumulate(Reduce r, T& t, T x) {
+  if constexpr (is_complex_v<T>) {
+    accumulate_complex(r, t, x);
+    return;
+  } else {
   switch (r) {
     case Reduce::Sum:
     case Reduce::Mean:
@@ -70,6 +83,7 @@ void accumulate(Reduce r, T& t, T x) {
       break;
     case Reduce::Max: t = is_nan(x) ? x : (t < x ? x : t); break;  // std::max(t, x) unless x is NaN
     case Reduce::Min: t = is_nan(x) ? x : (x < t ? x : t); break;
+  }
   }
 }
 
@@ -125,7 +139,7 @@ void refuse_bool_mean(const Tensor& self, Reduce r, const char* kernel_name) {
 // with `idx` along dim: identities first unless include_self, then every value in index order.
 void reduce_into(const Tensor& dst, const Tensor& src, const Tensor& idx, int64_t dim, const IndexRule& rule,
                  Reduce r, bool include_self, const char* op) {
-  TL_DISPATCH_ALL(dst.dtype(), op, [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(dst.dtype(), op, [&] {
     if (!include_self) {
       const scalar_t init = identity<scalar_t>(r);
       index_apply({dst}, {}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
@@ -178,7 +192,7 @@ bool index_reduce_blocks(const Tensor& out, const Tensor& src, const Tensor& ind
     }
     return off;
   };
-  TL_DISPATCH_ALL(out.dtype(), "index_reduce", [&] {
+  TL_DISPATCH_ALL_AND_COMPLEX(out.dtype(), "index_reduce", [&] {
     scalar_t* y0 = out.data_ptr<scalar_t>();
     const scalar_t* x0 = src.data_ptr<scalar_t>();
     const int64_t ys = out.strides()[dim], xs = src.strides()[dim];
@@ -212,10 +226,11 @@ bool index_reduce_blocks(const Tensor& out, const Tensor& src, const Tensor& ind
 template <typename AddCounts>
 void divide_by_counts(const Tensor& out, bool include_self, AddCounts add_counts) {
   autograd::NoGradGuard no_grad;
-  Tensor count = include_self ? tl::ones_like(out) : tl::zeros_like(out);
+  const ScalarType counted = to_real_type(out.dtype());  // complex means count in the real type
+  Tensor count = include_self ? tl::ones_like(out, counted) : tl::zeros_like(out, counted);
   add_counts(count);
   tl::clamp_min_(count, 1);
-  if (is_floating_type(out.dtype())) tl::div_(out, count);
+  if (is_floating_type(out.dtype()) || is_complex_type(out.dtype())) tl::div_(out, count);
   else tl::div_(out, count, std::string_view("floor"));
 }
 
@@ -230,6 +245,9 @@ void scatter_reduce_two_kernel(const Tensor& self, int64_t dim, const Tensor& in
   check_scatter_shapes(self, dim, index, src, op);
   const Reduce r = scatter_reduce_mode(reduce);
   if (!self.is_meta()) refuse_bool_mean(self, r, "scatter_gather_tensor_cpu_reduce_mean");
+  TL_CHECK_AS(NotImplementedError, !(is_complex_type(self.dtype()) && (r == Reduce::Max || r == Reduce::Min)),
+              "\"scatter_gather_tensor_cpu_reduce_", reduce, "\" not implemented for '", legacy_type_name(self.dtype()),
+              "'");
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0) return;
   const int64_t nd = self.dim();
@@ -239,7 +257,7 @@ void scatter_reduce_two_kernel(const Tensor& self, int64_t dim, const Tensor& in
   const IndexRule rule{op, size_or_1(self, dim), dim};
   reduce_into(dst, s, idx, dim, rule, r, include_self, op);
   if (r == Reduce::Mean) {
-    divide_by_counts(out, include_self, [&](const Tensor& count) { tl::scatter_add_(count, dim, index, tl::ones_like(src)); });
+    divide_by_counts(out, include_self, [&](const Tensor& count) { tl::scatter_add_(count, dim, index, tl::ones_like(src, count.dtype())); });
   }
 }
 
@@ -274,6 +292,17 @@ void index_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, c
                 include_self ? (r == Reduce::Mean ? "div_floor_cpu" : "index_func_") : "index_reduce_func_exclude_input_init",
                 "\" not implemented for 'Bool'");
   }
+  // Complex: PyTorch reduces slice by slice with tensor ops (2-D and larger self, including self) for prod
+  // and mean; its scalar loops and maximum/minimum have no complex kernel.
+  if (!self.is_meta() && is_complex_type(self.dtype())) {
+    const char* kernel = !include_self    ? "index_reduce_func_exclude_input_init"
+                         : self.dim() <= 1 ? "index_func_"
+                         : r == Reduce::Max ? "maximum_cpu"
+                         : r == Reduce::Min ? "minimum_cpu"
+                                            : nullptr;
+    TL_CHECK_AS(NotImplementedError, kernel == nullptr, "\"", kernel, "\" not implemented for '",
+                legacy_type_name(self.dtype()), "'");
+  }
   // PyTorch's identity fill (index_fill_) of a dim of size 0 fails before the index check.
   TL_CHECK(include_self || index.numel() == 0 || size_or_1(self, dim) > 0,
            "index_reduce_(): cannot fill the identity into dimension ", dim, " of size 0 at the indexed positions");
@@ -287,7 +316,7 @@ void index_reduce_kernel(const Tensor& self, int64_t dim, const Tensor& index, c
   }
   if (r == Reduce::Mean) {
     divide_by_counts(out, include_self,
-                     [&](const Tensor& count) { tl::index_add_(count, dim, index, tl::ones_like(source)); });
+                     [&](const Tensor& count) { tl::index_add_(count, dim, index, tl::ones_like(source, count.dtype())); });
   }
 }
 

@@ -212,7 +212,97 @@ TL_AVX512 void log_softmax_backward_row_f32_avx512(const float* g, const float* 
   else write_row<false>(gi, n, f);
 }
 
+TL_AVX512 float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log_sum) {
+  const float mx = row_max(x, n);
+  // As log_softmax: a row of -inf, or one holding +inf or NaN, gives a NaN sum (inf - inf).
+  *log_sum = std::log(exp_sum<false>(x, nullptr, n, mx));
+  return mx;
+}
+
+TL_AVX512 void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float a, float b,
+                                                    const float* w, int64_t t, float at_target, bool stream) {
+  if (n <= 0) return;
+  const __m512 vl = _mm512_set1_ps(lse), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  const __m512 vt = _mm512_set1_ps(at_target);
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl));
+    const __m512 off = w ? _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m, w + j)) : vb;
+    __m512 v = _mm512_fmsub_ps(va, e, off);
+    // The target's column (one lane of one step) takes its one-hot term too.
+    if (t >= j && t < j + 16) v = _mm512_mask_sub_ps(v, static_cast<__mmask16>(1u << (t - j)), v, vt);
+    return v;
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
+}
+
+// q_c = (w ? w[c] : 1) * (p ? a * p[c] + b : 1); returns sum_c q_c * (log_sum - (x[c] - mx)) (the -log_softmax
+// terms rounded as log_softmax rounds them) and stores sum_c q_c in *q_sum.
+TL_AVX512 float cross_entropy_weighted_row_f32_avx512(const float* x, const float* w, const float* p, int64_t n,
+                                                     float mx, float log_sum, float a, float b, float* q_sum) {
+  const __m512 vm = _mm512_set1_ps(mx), vl = _mm512_set1_ps(log_sum), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, q0 = s0, q1 = s0;
+  auto q_at = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    __m512 q = p ? _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + j), vb) : one;
+    if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + j));
+    return q;
+  };
+  auto nlp_at = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    return _mm512_sub_ps(vl, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vm));
+  };
+  const __mmask16 all = 0xffff;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 qa = q_at(i, all), qb = q_at(i + 16, all);
+    s0 = _mm512_fmadd_ps(qa, nlp_at(i, all), s0);
+    s1 = _mm512_fmadd_ps(qb, nlp_at(i + 16, all), s1);
+    q0 = _mm512_add_ps(q0, qa);
+    q1 = _mm512_add_ps(q1, qb);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? all : tail_mask(n - i);
+    const __m512 q = _mm512_maskz_mov_ps(m, q_at(i, m));
+    s0 = _mm512_mask3_fmadd_ps(q, nlp_at(i, m), s0, m);
+    q0 = _mm512_add_ps(q0, q);
+  }
+  *q_sum = hsum(_mm512_add_ps(q0, q1));
+  return hsum(_mm512_add_ps(s0, s1));
+}
+
+TL_AVX512 void cross_entropy_prob_backward_row_f32_avx512(const float* x, const float* p, const float* w, float* gi,
+                                                         int64_t n, float lse, float g, float a, float b, bool stream) {
+  if (n <= 0) return;
+  const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vl = _mm512_set1_ps(lse), vg = _mm512_set1_ps(g);
+  __m512 q0 = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
+    __m512 q = _mm512_maskz_mov_ps(m, _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + i), vb));
+    if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + i));
+    q0 = _mm512_add_ps(q0, q);
+  }
+  const __m512 vQ = _mm512_set1_ps(hsum(q0));
+  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+    __m512 q = _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + j), vb);
+    if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + j));
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl));
+    return _mm512_mul_ps(vg, _mm512_fmsub_ps(vQ, e, q));
+  };
+  if (stream) write_row<true>(gi, n, f);
+  else write_row<false>(gi, n, f);
+}
+
 #else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
+
+float max_log_sum_row_f32_avx512(const float*, int64_t, float*) { return 0; }
+void cross_entropy_backward_row_f32_avx512(const float*, float*, int64_t, float, float, float, const float*, int64_t,
+                                           float, bool) {}
+float cross_entropy_weighted_row_f32_avx512(const float*, const float*, const float*, int64_t, float, float, float,
+                                            float, float*) {
+  return 0;
+}
+void cross_entropy_prob_backward_row_f32_avx512(const float*, const float*, const float*, float*, int64_t, float,
+                                                float, float, float, bool) {}
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}

@@ -7,6 +7,7 @@
 // Integer and bool inputs give the default float dtype (except logaddexp/logaddexp2, which
 // PyTorch does not implement for them). Complex inputs go to ComplexPointwise.cpp.
 #include <cmath>
+#include <string_view>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
@@ -84,6 +85,7 @@ void binary_math(const Tensor& a, const Tensor& b, Tensor& out, const char* op, 
   const ScalarType dt = iter.common_dtype();
   // Meta: PyTorch's meta function accepts integers and refuses bool (its formula subtracts).
   if (iter.is_meta() && dt != ScalarType::Bool) return;
+  if (is_complex_type(dt) && std::string_view(op) == "logaddexp") return complex_logaddexp(iter);  // not logaddexp2
   if (!is_floating_type(dt)) {
     throw NotImplementedError(str(op, ": \"", op, "_cpu\" not implemented for '", legacy_type_name(dt), "'"));
   }

@@ -56,7 +56,7 @@ void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t di
     }
     return off;
   };
-  TL_DISPATCH_ALL(src.dtype(), op, [&] {
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src.dtype(), op, [&] {  // (the unsigned ones are refused before)
     scalar_t* out = dst.data_ptr<scalar_t>();
     const scalar_t* in = src.data_ptr<scalar_t>();
     const int64_t ds = dst.strides()[nd - 1], ss = src.strides()[nd - 1];
@@ -72,7 +72,7 @@ void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t di
 
 void triangle_kernel(const Tensor& self, int64_t diagonal, Tensor& out, bool lower, const char* op) {
   TL_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions");
-  TL_DISPATCH_ALL(self.dtype(), op, [] {});  // no uint16/32/64, as in PyTorch
+  if (!is_complex_type(self.dtype())) TL_DISPATCH_ALL(self.dtype(), op, [] {});  // no uint16/32/64, as in PyTorch
   // In place: tril_, or an out= that is self (the out= wrapper hands the kernel another handle on
   // self's memory and geometry), written directly, expanded dims included, as PyTorch does.
   const bool in_place = out.defined() && (out.is_same(self) || (out.storage() == self.storage() &&

@@ -5,7 +5,8 @@ interpreter runs a group in cache-sized blocks (aten/jit/FusionExecutor.h): each
 each output written once, every op through its own kernel, so the results are eager's bit for bit.
 
 A node may join a group when its overload is tagged `pointwise` in native_functions.yaml (nothing
-here names an op), writes nothing, is not random, returns one tensor whose traced sizes are known,
+here names an op), writes nothing, is not random, returns one tensor whose traced sizes are known
+(or, with require_shapes=False, unknown in every member: checked per call by the executor),
 not 0-d, and equal to the group's (so every input broadcasts to the group's shape), and nothing
 writes its result. Groups grow from their last node towards its producers; a producer joins when
 its result is used only by the group or after it, and no node between it and the group writes what
@@ -23,13 +24,15 @@ def _shape(value):
     return tuple(ty.sizes()) if ty.isTensor() and ty.sizes() is not None else None
 
 
-def _fusable(node, db) -> bool:
+def _fusable(node, db, require_shapes=True) -> bool:
     schema = node.fn_schema()
     if schema is None or not schema.is_pointwise or schema.is_mutable or schema.is_nondeterministic:
         return False
     if node.blocks() or len(node.outputs()) != 1:
         return False
     shape = _shape(node.output())
+    if shape is None and not require_shapes:  # a scripted graph's Tensor: the executor checks shapes per call
+        return node.output().type().isTensor() and not db.has_writers(node.output())
     return bool(shape) and not db.has_writers(node.output())
 
 
@@ -42,8 +45,9 @@ def _inline_constant(value) -> bool:
 
 
 class _BlockFuser:
-    def __init__(self, graph, block, db, min_group_size):
+    def __init__(self, graph, block, db, min_group_size, require_shapes=True):
         self.graph, self.block, self.db, self.min_size = graph, block, db, min_group_size
+        self.require_shapes = require_shapes
         self.nodes = block.nodes()  # kept alive: their wrappers' ids index positions below
         self.index = {id(n): i for i, n in enumerate(self.nodes)}
         self.assigned = set()
@@ -85,7 +89,7 @@ class _BlockFuser:
                     j = self.index.get(id(producer))
                     if j is None or j in members or j in self.assigned or producer.owningBlock() is not self.block:
                         continue
-                    if not _fusable(producer, self.db) or _shape(producer.output()) != shape:
+                    if not _fusable(producer, self.db, self.require_shapes) or _shape(producer.output()) != shape:
                         continue
                     if self._can_absorb(j, members, seed):
                         members.add(j)
@@ -145,7 +149,7 @@ class _BlockFuser:
     def run(self) -> int:
         made = 0
         for seed in reversed(range(len(self.nodes))):
-            if seed in self.assigned or not _fusable(self.nodes[seed], self.db):
+            if seed in self.assigned or not _fusable(self.nodes[seed], self.db, self.require_shapes):
                 continue
             members = self._grow(seed)
             if len(members) >= self.min_size:
@@ -154,14 +158,17 @@ class _BlockFuser:
         return made
 
 
-def _fuse(graph, block, db, min_group_size) -> int:
+def _fuse(graph, block, db, min_group_size, require_shapes) -> int:
     made = 0
     for node in block.nodes():
         for sub in node.blocks():
-            made += _fuse(graph, sub, db, min_group_size)
-    return made + _BlockFuser(graph, block, db, min_group_size).run()
+            made += _fuse(graph, sub, db, min_group_size, require_shapes)
+    return made + _BlockFuser(graph, block, db, min_group_size, require_shapes).run()
 
 
-def fuse_elementwise(graph, min_group_size=2) -> int:
-    """Replaces groups of pointwise nodes by prim::FusionGroup nodes; returns how many groups."""
-    return _fuse(graph, graph.block(), AliasDb(graph), min_group_size)
+def fuse_elementwise(graph, min_group_size=2, require_shapes=True) -> int:
+    """Replaces groups of pointwise nodes by prim::FusionGroup nodes; returns how many groups.
+    With require_shapes=False, nodes whose results have no recorded sizes (a scripted graph's
+    `Tensor`s) may group with each other too: the executor then checks per input signature that every
+    result has the group's shape, and runs the group node by node when one does not."""
+    return _fuse(graph, graph.block(), AliasDb(graph), min_group_size, require_shapes)

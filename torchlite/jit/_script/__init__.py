@@ -171,10 +171,21 @@ class ScriptFunction(FunctionArchive):
         if _jit._is_tracing():  # inside a trace (ONNX export): the Python function, so its ops are recorded
             return self._fn(*args, **kwargs)
         inputs = self._sig.inputs(self.__name__, args, kwargs)
-        return _from_output(_jit.run_graph(self.graph, inputs)[0], self._sig.ret)
+        return _from_output(_run(self.graph, inputs), self._sig.ret)
 
     def __repr__(self):
         return f"<torchlite.jit.ScriptFunction object {self.__qualname__}>"
+
+
+def _run(graph, inputs):
+    """The graph's output; the grad mode restored if it raises (inside a `with no_grad()` block, which sets and
+    restores the mode with nodes of its own)."""
+    grad = _tl._C._autograd.is_grad_enabled()
+    try:
+        return _jit.run_graph(graph, inputs)[0]
+    except BaseException:
+        _tl._C._autograd._set_grad_enabled(grad)
+        raise
 
 
 def _training_key(module):
@@ -255,7 +266,7 @@ class ScriptedModule(_TracedModule):
             return self._traced_from(*args, **kwargs)
         graph, sig = self._compiled()["forward"]
         inputs = [self._object()] + sig.inputs("forward", args, kwargs)
-        out = _jit.run_graph(graph, inputs)[0]
+        out = _run(graph, inputs)
         return out if sig.plain_ret else _from_output(out, sig.ret)
 
     def __getattr__(self, name):
@@ -265,7 +276,7 @@ class ScriptedModule(_TracedModule):
 
             def method(*args, **kwargs):
                 inputs = [self._object()] + sig.inputs(name, args, kwargs)
-                return _from_output(_jit.run_graph(graph, inputs)[0], sig.ret)
+                return _from_output(_run(graph, inputs), sig.ret)
             return method
         return super().__getattr__(name)
 
@@ -283,6 +294,18 @@ class ScriptedModule(_TracedModule):
         return f"original_name={self.original_name}"
 
 
+def _check_initialized(module):
+    """As PyTorch: a lazy module (or one holding one) cannot be scripted before a forward pass gives its
+    parameters their shapes."""
+    from torchlite.nn.parameter import is_lazy
+    for m in module.modules():
+        names = [n for n, t in list(m._parameters.items()) + list(m._buffers.items()) if t is not None and is_lazy(t)]
+        if names:
+            cls = type(m)
+            raise RuntimeError(f"'{cls.__module__}.{cls.__qualname__}' has uninitialized parameters {names[0]}. Did you "
+                               "forget to run a forward pass?")
+
+
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Compiles `obj` (a function, an nn.Module, or something scripted already) into the JIT's IR."""
     from torchlite.jit._script.library import _user_script_module
@@ -292,6 +315,7 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, _tl.nn.Module):
+        _check_initialized(obj)
         return _script_module(obj)
     if isinstance(obj, type):
         raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "

@@ -1,8 +1,11 @@
 """Python builtins in script (len, int, float, bool, min, max, list, tuple, isinstance, hasattr,
-getattr; range and enumerate only as a for loop's iterable): folded on constants, else prim:: ops."""
+getattr, type, all, any, print; warnings.warn, math's functions, torchlite.Size; range, enumerate and zip
+only as a for loop's or comprehension's iterable): folded on constants, else prim:: ops."""
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 
 import torchlite as _tl
 from torchlite.jit._script import types as T
@@ -71,7 +74,16 @@ def _tuple(c, args, kwargs, node):
     if x.items is not None or t == "Tuple":
         items = c.static_items(x, node)
         return SV(T.Tuple([i.type for i in items]), items=items)
-    raise c.error(node, f"tuple() of a {x.type} is not supported in script (its length is not static)")
+    if t == "List":  # a tuple of run-time length stays a list (a copy), compared with tuples as one
+        return SV(x.type, value=c.insert("prim::list_copy", [c.value(x, node)], [x.type]).output())
+    raise c.error(node, f"tuple() of a {x.type} is not supported in script")
+
+
+def _size(c, args, kwargs, node):
+    """torchlite.Size(sizes): the list of ints itself (script's sizes are List[int], as TorchScript's)."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "Size() takes one argument in script")
+    return _list(c, args, kwargs, node)
 
 
 def _isinstance(c, args, kwargs, node):
@@ -90,7 +102,16 @@ def _isinstance(c, args, kwargs, node):
         return SV(T.BOOL, const=isinstance(obj.const, kinds))
     if obj.type is None:
         raise c.error(node, "isinstance() needs a value")
-    names = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float,), "bool": (bool, int), "str": (str,),
+    if obj.type.kind == "Optional":  # known at run time only: whether it is None (refined by the caller's if)
+        inner = _isinstance(c, [SV(obj.type.elems[0], value=obj.value), cls], {}, node).const
+        if inner == (type(None) in kinds):
+            return SV(T.BOOL, const=inner)
+        kind = "prim::isnot" if inner else "prim::is"
+        return SV(T.BOOL, value=c.insert(kind, [c.value(obj, node), c.value(SV(T.NONE, const=None), node)],
+                                         [T.BOOL]).output())
+    names = {"Tensor": (_tl.Tensor,), "int": (int, numbers.Integral, numbers.Real, numbers.Number),
+             "float": (float, numbers.Real, numbers.Number), "bool": (bool, int, numbers.Integral, numbers.Number),
+             "str": (str,),
              "List": (list,), "Tuple": (tuple,), "Dict": (dict,), "None": (type(None),)}
     return SV(T.BOOL, const=any(k in names.get(obj.type.kind, ()) for k in kinds))
 
@@ -109,9 +130,112 @@ def _hasattr(c, args, kwargs, node):
 
 
 def _getattr(c, args, kwargs, node):
-    if len(args) != 2 or not (args[1].is_const and isinstance(args[1].const, str)):
+    if len(args) not in (2, 3) or not (args[1].is_const and isinstance(args[1].const, str)):
         raise c.error(node, "getattr() takes an object and a constant attribute name in script")
+    if len(args) == 3 and not _hasattr(c, args[:2], {}, node).const:
+        return args[2]
     return c.attribute(args[0], args[1].const, node)
+
+
+_PY_CLASSES = {"Tensor": _tl.Tensor, "int": int, "float": float, "bool": bool, "str": str, "None": type(None),
+               "List": list, "Tuple": tuple, "Dict": dict, "dtype": _tl.dtype, "Device": _tl.device}
+
+
+def _type(c, args, kwargs, node):
+    """type(x): the Python class of x's static type, a constant (for messages: f"... {type(x)}")."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "type() takes one argument in script")
+    (x,) = args
+    if x.is_const:
+        return SV(None, const=type(x.const))
+    cls = _PY_CLASSES.get(x.type.kind if x.type is not None else None)
+    if cls is None:
+        raise c.error(node, f"type() of a {x.type} in script")
+    return SV(None, const=cls)
+
+
+def _all_any(pyf):
+    """all()/any() of a static sequence (a generator over a tuple, a constant): folded, else and/or of the items."""
+    def f(c, args, kwargs, node):
+        if len(args) != 1 or kwargs:
+            raise c.error(node, f"{pyf.__name__}() takes one argument")
+        (x,) = args
+        if x.is_const and isinstance(x.const, (list, tuple)):
+            return SV(T.BOOL, const=pyf(x.const))
+        if x.items is None and (x.type is None or x.type.kind != "Tuple"):
+            raise c.unsupported(node, f"{pyf.__name__}() of a {x.type} (only of static sequences) in script")
+        result = SV(T.BOOL, const=pyf is all)
+        for item in c.static_items(x, node):
+            b = c.truth(item, node)
+            if b.is_const:
+                if b.const != (pyf is all):
+                    return SV(T.BOOL, const=pyf is not all)
+                continue
+            if result.is_const:
+                result = b
+            else:
+                result = c.emit_if(result, node, (lambda e, b=b: ("return", e, b)) if pyf is all else
+                                   (lambda e: ("return", e, SV(T.BOOL, const=True))),
+                                   (lambda e: ("return", e, SV(T.BOOL, const=False))) if pyf is all else
+                                   (lambda e, b=b: ("return", e, b)), {})[2]
+        return result
+    return f
+
+
+def _warn(c, args, kwargs, node):
+    """warnings.warn(message, category, stacklevel): prim::warn, a UserWarning when the graph runs (the category
+    and stack level are not kept)."""
+    if not args:
+        raise c.error(node, "warn() takes a message")
+    msg = args[0]
+    if msg.type is None or msg.type.kind != "str":
+        raise c.error(node, f"warn() takes a str message in script, got {msg.type}")
+    c.insert("prim::warn", [c.value(msg, node)], [], n_out=0)
+    return SV(T.NONE, const=None)
+
+
+def _math(name, out):
+    pyf = getattr(math, name)
+
+    def f(c, args, kwargs, node):
+        if len(args) != 1 or kwargs:
+            raise c.error(node, f"math.{name}() takes one argument")
+        (x,) = args
+        if x.is_const:
+            try:
+                return const_sv(pyf(x.const))
+            except (TypeError, ValueError, OverflowError) as e:
+                raise c.error(node, f"math.{name}: {e}")
+        if x.type is None or x.type.kind not in ("int", "float", "Number", "bool"):
+            raise c.error(node, f"math.{name}() takes a number in script, got {x.type}")
+        return SV(out, value=c.insert("prim::math", [c.value(x, node)], [out]).s_("fn", name).output())
+    return f
+
+
+def _math_const(name):
+    pyf = getattr(math, name)
+
+    def f(c, args, kwargs, node):
+        if not all(a.is_const for a in args) or not all(v.is_const for v in kwargs.values()):
+            raise c.unsupported(node, f"math.{name}() of values known only at run time")
+        return const_sv(pyf(*[a.const for a in args], **{k: v.const for k, v in kwargs.items()}))
+    return f
+
+
+def _print(c, args, kwargs, node):
+    """print(a, b, ...): prim::print, the values' str() joined by spaces on stdout when the graph runs."""
+    if kwargs:
+        raise c.unsupported(node, "print() keyword arguments (sep=, end=, file=) in script")
+    parts = []
+    for a in args:
+        if a.is_const and not isinstance(a.const, _tl.Tensor):
+            parts.append(SV(T.STR, const=str(a.const)))
+        elif a.type is None:
+            raise c.error(node, "print() of a module or function")
+        else:
+            parts.append(a)
+    c.insert("prim::print", [c.value(p, node) for p in parts], [], n_out=0)
+    return SV(T.NONE, const=None)
 
 
 def _unsupported_builtin(name):
@@ -123,6 +247,10 @@ def _unsupported_builtin(name):
 BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::Int", T.INT, int),
              float: _convert("prim::Float", T.FLOAT, float), bool: _convert("prim::Bool", T.BOOL, bool),
              min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list, tuple: _tuple,
-             isinstance: _isinstance, print: _unsupported_builtin("print"), enumerate: _unsupported_builtin("enumerate"),
+             isinstance: _isinstance, print: _print, enumerate: _unsupported_builtin("enumerate"),
              zip: _unsupported_builtin("zip"), getattr: _getattr, hasattr: _hasattr,
-             math.sqrt: _unsupported_builtin("math.sqrt")}
+             type: _type, all: _all_any(all), any: _all_any(any), warnings.warn: _warn, _tl.Size: _size,
+             math.sqrt: _math("sqrt", T.FLOAT), math.floor: _math("floor", T.INT), math.ceil: _math("ceil", T.INT),
+             math.isinf: _math("isinf", T.BOOL), math.isnan: _math("isnan", T.BOOL),
+             math.isfinite: _math("isfinite", T.BOOL), math.exp: _math("exp", T.FLOAT),
+             math.log: _math("log", T.FLOAT), math.prod: _math_const("prod"), math.pow: _math_const("pow")}

@@ -82,6 +82,7 @@ class Compiler:
         self._anchor = None  # set by constant()
         self.frames = []
         self.active = []  # functions being compiled: recursion is refused
+        self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
 
     # ---- errors --------------------------------------------------------------------------
     @property
@@ -105,10 +106,9 @@ class Compiler:
         """The IR value of sv (constants and static tuples are materialized here)."""
         if sv.value is not None:
             return sv.value
-        if sv.items is not None:
+        if sv.items is not None:  # built where it is used (not cached: a use in another block would not see it)
             vals = [self.value(i, node) for i in sv.items]
-            sv.value = self.insert("prim::TupleConstruct", vals, [sv.type]).output()
-            return sv.value
+            return self.insert("prim::TupleConstruct", vals, [sv.type]).output()
         if sv.is_const:
             c = sv.const
             if isinstance(c, _tl.Tensor) and c.requires_grad:
@@ -184,9 +184,9 @@ class Compiler:
             self.frames.pop()
             self.active.pop()
 
-    def _params(self, fdef):
+    def _params(self, fdef, varargs_ok=False):
         a = fdef.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        if (a.vararg and not varargs_ok) or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise self.unsupported(fdef.args, "Compiled functions can't take variable number of arguments or use "
                                               "keyword-only arguments with defaults")
         return list(a.args)
@@ -299,10 +299,44 @@ class Compiler:
             env = self.for_stmt(s, env)
         elif isinstance(s, ast.While):
             env = self.while_stmt(s, env)
+        elif isinstance(s, ast.With):
+            env = self.with_stmt(s, env, in_loop)
         else:
             what = _UNSUPPORTED_STMT.get(type(s), f"{type(s).__name__} statements")
             raise self.unsupported(s, f"{what} aren't supported")
         return env
+
+    def with_stmt(self, s, env, in_loop):
+        """`with torchlite.no_grad():` (enable_grad(), set_grad_enabled(b)): prim::grad_enabled reads the mode,
+        prim::set_grad_enabled sets it before the body and restores it after (the Python call of a scripted
+        module restores it too when the body raises). Other context managers are not supported."""
+        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+            raise self.unsupported(s, "with statements aren't supported (except `with torchlite.no_grad():`, "
+                                      "`enable_grad()`, `set_grad_enabled(b)`)")
+        ctx = s.items[0].context_expr
+        func = self.expr(ctx.func, env) if isinstance(ctx, ast.Call) else None
+        cls = func.const if func is not None and func.is_const else None
+        args = [self.expr(a, env) for a in ctx.args] if isinstance(ctx, ast.Call) else []
+        if cls is _tl.no_grad and not args:
+            mode = SV(T.BOOL, const=False)
+        elif cls is _tl.enable_grad and not args:
+            mode = SV(T.BOOL, const=True)
+        elif cls is _tl.set_grad_enabled and len(args) == 1 and args[0].type is not None and \
+                args[0].type.kind == "bool":
+            mode = args[0]
+        else:
+            raise self.unsupported(s, "with statements aren't supported (except `with torchlite.no_grad():`, "
+                                      "`enable_grad()`, `set_grad_enabled(b)`)")
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, (ast.Return, ast.Break, ast.Continue)):
+                raise self.unsupported(n, "return, break and continue inside a with block")
+        prev = self.insert("prim::grad_enabled", [], [T.BOOL]).output()
+        self.insert("prim::set_grad_enabled", [self.value(mode, s)], [], n_out=0)
+        status = self.block(s.body, env, in_loop=in_loop)
+        if status[0] == "raise":
+            return env
+        self.insert("prim::set_grad_enabled", [prev], [], n_out=0)
+        return status[1]
 
     def _annotation(self, node):
         frame = self.frames[-1]
@@ -427,6 +461,17 @@ class Compiler:
             if sv is not None and sv.type is not None and sv.type.kind == "Optional":
                 refined = {test.left.id: sv.type.elems[0]}
                 return (refined, {}) if isinstance(test.ops[0], ast.IsNot) else ({}, refined)
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name):
+            sv = env.get(test.args[0].id)
+            if sv is not None and sv.type is not None and sv.type.kind == "Optional" and \
+                    self.expr(test.func, env).fn is isinstance:
+                from torchlite.jit._script.builtins import _isinstance
+                inner = _isinstance(self, [SV(sv.type.elems[0], value=sv.value), self.expr(test.args[1], env)], {},
+                                    test).const
+                refined = {test.args[0].id: sv.type.elems[0]}
+                if inner:  # isinstance(x, Tensor) with x: Optional[Tensor]: x is a Tensor where it holds
+                    return refined, {}
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             then = {}
             for v in test.values:
@@ -545,6 +590,9 @@ class Compiler:
                 and self.expr(it.func, env).fn is enumerate:
             seq = self.expr(it.args[0], env)
             return self.seq_loop(s, seq, env, enumerate_=True)
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" \
+                and self.expr(it.func, env).fn is zip:
+            return self.zip_loop(s, [self.expr(a, env) for a in it.args], env)
         seq = self.expr(it, env)
         return self.seq_loop(s, seq, env)
 
@@ -567,6 +615,38 @@ class Compiler:
             trip = self.builtin_len([seq], s)
             return self.emit_loop(s, trip, env, target)
         raise self.error(s.iter, f"'{seq.type}' object is not iterable")
+
+    def is_static_seq(self, seq):
+        return seq.module is not None or seq.items is not None or (seq.type is not None and seq.type.kind == "Tuple") \
+            or (seq.is_const and isinstance(seq.const, (tuple, list)))
+
+    def zip_loop(self, s, seqs, env):
+        """for a, b in zip(x, y): unrolled when every sequence is static, else a loop of min(len) trips
+        reading each list (static ones become lists)."""
+        if not seqs or s.iter.keywords:
+            raise self.unsupported(s.iter, "zip() takes one or more sequences (no strict=) in script")
+        if all(self.is_static_seq(q) for q in seqs):
+            cols = [self.static_items(q, s) for q in seqs]
+            rows = [SV(T.Tuple([i.type or T.ANY for i in row]), items=list(row)) for row in zip(*cols)]
+            return self.unrolled(s, rows, env, False)
+        lists = []
+        for q in seqs:
+            if self.is_static_seq(q):
+                q = self.as_list(q, s)
+            elif q.type is None or q.type.kind != "List":
+                raise self.error(s.iter, f"zip() of a {q.type} in script (lists and tuples only)")
+            lists.append(q)
+        trip = self.builtin_len([lists[0]], s)
+        for q in lists[1:]:
+            n = self.builtin_len([q], s)
+            trip = SV(T.INT, value=self.insert("prim::min", [self.value(trip, s), self.value(n, s)], [T.INT]).output())
+        vals = [self.value(q, s) for q in lists]
+
+        def target(i, benv, body_node):
+            elems = [SV(q.type.elems[0], value=self.insert("prim::getitem", [v, i.value], [q.type.elems[0]]).output())
+                     for q, v in zip(lists, vals)]
+            self.assign(s.target, SV(T.Tuple([e.type for e in elems]), items=elems), benv)
+        return self.emit_loop(s, trip, env, target)
 
     def static_items(self, seq, node):
         if seq.module is not None:
@@ -766,26 +846,39 @@ class Compiler:
             return SV(T.STR, const="".join(p.const for p in parts))
         return SV(T.STR, value=self.insert("prim::format", [self.value(p, e) for p in parts], [T.STR]).output())
 
-    def comprehension_items(self, e, env):
+    def comprehension_items(self, e, env, runtime_ok=False):
         """The elements of a list comprehension or generator over a static iterable (a tuple, a
-        constant list, a module list, range() of constants), compiled once per element."""
+        constant list, a module list, range() of constants, zip() of those), compiled once per element.
+        None (where runtime_ok) when the iterable is known only at run time: the caller loops."""
         if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
+            if runtime_ok:
+                return None
             raise self.unsupported(e, "comprehensions with several for clauses or conditions")
         gen = e.generators[0]
         it = gen.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+        func = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else None
+        if func == "range" and self.expr(it.func, env).fn is range:
             bounds = [self.expr(a, env) for a in it.args]
             if not all(b.is_const and isinstance(b.const, int) for b in bounds):
+                if runtime_ok:
+                    return None
                 raise self.unsupported(e, "comprehensions over range() of non-constant bounds")
             items = [SV(T.INT, const=i) for i in range(*(b.const for b in bounds))]
+        elif func == "zip" and self.expr(it.func, env).fn is zip:
+            seqs = [self.expr(a, env) for a in it.args]
+            if not all(self.is_static_seq(q) for q in seqs):
+                if runtime_ok:
+                    return None
+                raise self.unsupported(e, "generator expressions over zip() of run-time lists")
+            cols = [self.static_items(q, e) for q in seqs]
+            items = [SV(T.Tuple([i.type or T.ANY for i in row]), items=list(row)) for row in zip(*cols)]
         else:
             seq = self.expr(it, env)
-            static = seq.module is not None or seq.items is not None or (
-                seq.type is not None and seq.type.kind == "Tuple") or (
-                seq.is_const and isinstance(seq.const, (tuple, list)))
-            if not static:
-                raise self.unsupported(e, "comprehensions over run-time lists (only tuples, constants, module lists "
-                                          "and constant ranges, which are unrolled)")
+            if not self.is_static_seq(seq):
+                if runtime_ok:
+                    return None
+                raise self.unsupported(e, "generator expressions over run-time lists (only tuples, constants, module "
+                                          "lists and constant ranges, which are unrolled)")
             items = self.static_items(seq, e)
         out = []
         for item in items:
@@ -794,6 +887,34 @@ class Compiler:
             out.append(self.expr(e.elt, benv))
         return out
 
+    def runtime_list_comp(self, e, env, hint):
+        """[elt for x in xs if c ...] over run-time lists: loops (one per `for`) appending to a new list, whose
+        element type is what is appended (List[Tensor] when nothing is, as an empty literal)."""
+        name = f"$lc{id(e)}"
+        acc = SV(T.List(T.ANY), value=self.insert("prim::ListConstruct", [], [T.List(T.ANY)]).output())
+        self.open_lists[id(acc)] = [acc, None]
+        body = ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
+                                                           ctx=ast.Load()), args=[e.elt], keywords=[]))
+        stmt = body
+        for gen in reversed(e.generators):
+            if gen.is_async:
+                raise self.unsupported(e, "async comprehensions")
+            for cond in reversed(gen.ifs):
+                stmt = ast.If(test=cond, body=[stmt], orelse=[])
+            stmt = ast.For(target=gen.target, iter=gen.iter, body=[stmt], orelse=[])
+        for n in ast.walk(stmt):
+            ast.copy_location(n, e)
+            n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
+        benv = dict(env)
+        benv[name] = acc
+        self.stmt(stmt, benv, False)
+        et = self.open_lists.pop(id(acc))[1]
+        if et is None:
+            et = hint.elems[0] if hint is not None and hint.kind == "List" else T.TENSOR
+        t = T.List(et)
+        acc.value.setType(T.ir_type(t))
+        return SV(t, value=acc.value)
+
     def expr_GeneratorExp(self, e, env):
         items = self.comprehension_items(e, env)
         if any(i.type is None for i in items):
@@ -801,7 +922,9 @@ class Compiler:
         return SV(T.Tuple([i.type for i in items]), items=items)
 
     def expr_ListComp(self, e, env, hint=None):
-        items = self.comprehension_items(e, env)
+        items = self.comprehension_items(e, env, runtime_ok=True)
+        if items is None:
+            return self.runtime_list_comp(e, env, hint)
         if not items:
             t = hint if hint is not None and hint.kind == "List" else T.List(T.TENSOR)
             return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
@@ -826,10 +949,13 @@ class Compiler:
         items = [self.expr(x, env) for x in e.elts]
         if not items:
             if hint is None or hint.kind != "List":
-                t = T.List(T.TENSOR)  # as TorchScript: an empty list literal is List[Tensor]
-            else:
-                t = hint
-            return SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+                # An empty list literal is List[Tensor] (as TorchScript) until something else is first appended
+                # to it (`sizes = []; sizes.append(n)`, which TorchScript would need annotated).
+                t = T.List(T.TENSOR)
+                sv = SV(t, value=self.insert("prim::ListConstruct", [], [t]).output())
+                self.open_lists[id(sv)] = [sv, None]  # (the SV is kept alive: its id stays its own)
+                return sv
+            return SV(hint, value=self.insert("prim::ListConstruct", [], [hint]).output())
         et = items[0].type
         for i in items[1:]:
             u = T.unify(et, i.type) if et is not None and i.type is not None else None
@@ -882,8 +1008,8 @@ class Compiler:
         result = self.truth(self.expr(e.values[0], env), e.values[0])
         refined = dict(env)
         for nxt in e.values[1:]:
-            if is_and:
-                self.apply_refinements(self.refinements(e.values[e.values.index(nxt) - 1], refined)[0], refined)
+            prev = e.values[e.values.index(nxt) - 1]  # `a and b` runs b where a holds, `a or b` where it does not
+            self.apply_refinements(self.refinements(prev, refined)[0 if is_and else 1], refined)
             if result.is_const:
                 if result.const != is_and:  # False and ... / True or ...
                     return result
@@ -950,6 +1076,13 @@ class Compiler:
                 raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
         if prim is None:
             raise self.error(node, f"unsupported operand types for {name}: {a.type} and {b.type}")
+        if prim == "prim::add" and ta == "List" and self.is_tuple(b) or prim == "prim::add" and tb == "List" \
+                and self.is_tuple(a):  # tuple(x.shape[:-1]) + (1,): a run-time "tuple" is a list
+            a, b = (self.as_list(v, node, a.type.elems[0] if ta == "List" else b.type.elems[0]) if self.is_tuple(v)
+                    else v for v in (a, b))
+            ta = tb = "List"
+        if prim == "prim::mul" and {ta, tb} == {"List", "int"}:
+            return self.repeat_list(*((a, b) if ta == "List" else (b, a)), node)
         nums = ("int", "float", "bool", "Number")
         if ta in nums and tb in nums:
             if prim == "prim::truediv" or prim == "prim::pow" or "float" in (ta, tb):
@@ -972,6 +1105,20 @@ class Compiler:
                 pass  # raised when the graph runs
         return SV(t, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [t]).output())
 
+    def repeat_list(self, lst, n, node):
+        """lst * n: a new list extended n times by lst (a loop of prim::extend; n <= 0 gives [])."""
+        t = lst.type
+        out = self.insert("prim::ListConstruct", [], [t]).output()
+        src = self.value(lst, node)
+        loop = self.insert("prim::Loop", [self.value(n, node), self.value(SV(T.BOOL, const=True), node)], [], n_out=0)
+        body = loop.addBlock()
+        body.addInputToBlock("i").setType(T.ir_type(T.INT))
+        self.g.setInsertPoint(body.returnNode())
+        self.insert("prim::extend", [out, src], [], n_out=0)
+        body.registerOutput(self.value(SV(T.BOOL, const=True), node))
+        self.g.setInsertPoint(loop.next())
+        return SV(t, value=out)
+
     def expr_Compare(self, e, env):
         left = self.expr(e.left, env)
         result = None
@@ -992,6 +1139,11 @@ class Compiler:
             positive = isinstance(op, ast.Is)
             if a.is_const and b.is_const:
                 return SV(T.BOOL, const=(a.const is b.const) == positive)
+            if a.value is not None and a.value is b.value:  # one value (q is k in an inlined self_attn(x, x, x))
+                return SV(T.BOOL, const=positive)
+            for x, y in ((a, b), (b, a)):  # a function or module is never None
+                if (x.fn is not None or x.module is not None) and y.is_const and y.const is None:
+                    return SV(T.BOOL, const=not positive)
             if (b.is_const and b.const is None and a.type is not None and a.type.kind not in ("Optional", "None", "Any")) or \
                     (a.is_const and a.const is None and b.type is not None and b.type.kind not in ("Optional", "None", "Any")):
                 return SV(T.BOOL, const=not positive)  # a non-optional value is never None
@@ -1005,6 +1157,10 @@ class Compiler:
             return r
         name, prim, pyop = _CMPOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if name in ("eq", "ne") and "List" in (ta, tb) and (self.is_tuple(a) or self.is_tuple(b)):
+            # x.shape == (2, 3), tuple(x.size()) != expected: a tuple of a run-time size is a list in script
+            a, b = (self.as_list(v, node) if self.is_tuple(v) else v for v in (a, b))
+            ta = tb = "List"
         if ta == "Tensor":
             return self.call_op(name, [a, b], {}, node)
         if tb == "Tensor":
@@ -1022,6 +1178,28 @@ class Compiler:
         if not ok:
             raise self.error(node, f"cannot compare {a.type} and {b.type}")
         return SV(T.BOOL, value=self.insert(prim, [self.value(a, node), self.value(b, node)], [T.BOOL]).output())
+
+    @staticmethod
+    def is_tuple(sv):
+        return sv.items is not None or (sv.type is not None and sv.type.kind == "Tuple") or \
+            (sv.is_const and isinstance(sv.const, tuple))
+
+    def as_list(self, sv, node, elem=None):
+        """A static tuple as a list (its elements' common type, or `elem`)."""
+        items = self.static_items(sv, node)
+        et = elem
+        for i in items:
+            if elem is None:
+                et = i.type if et is None else T.unify(et, i.type)
+            if i.type is None or et is None or not T.is_subtype(i.type, et) and not (
+                    et.kind == "float" and i.type.kind == "int"):
+                raise self.error(node, f"a tuple of {[i.type for i in items]} cannot be a List[{et}]")
+        if et is None:
+            et = T.INT
+        if et.kind == "float":
+            items = [SV(T.FLOAT, const=float(i.const)) if i.is_const and i.type.kind == "int" else i for i in items]
+        t = T.List(et)
+        return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, node) for i in items], [t]).output())
 
     def contains(self, container, item, node):
         t = container.type.kind if container.type else None
@@ -1055,6 +1233,11 @@ class Compiler:
         if isinstance(e.slice, ast.Slice):
             return self.list_slice(base, e.slice, env, e)
         idx = self.expr(e.slice, env)
+        if base.is_const and isinstance(base.const, dict) and idx.is_const:  # a Python table of the library
+            try:
+                return self.python_value(base.const[idx.const], e)
+            except (KeyError, TypeError):
+                raise self.error(e, f"KeyError: {idx.const!r}")
         if t == "Dict":
             kt, vt = base.type.elems
             if not T.is_subtype(idx.type, kt):
@@ -1066,6 +1249,12 @@ class Compiler:
             raise self.error(e.slice, f"indices must be integers, not {idx.type}")
         if base.items is not None or t == "Tuple" or (base.is_const and isinstance(base.const, tuple)):
             if not idx.is_const:
+                items = self.static_items(base, e)
+                if items and all(i.type is not None and i.type == items[0].type for i in items):
+                    # stride[d] in a loop over d: a tuple of one type read as a list
+                    lst = self.as_list(base, e)
+                    return SV(items[0].type, value=self.insert("prim::getitem", [self.value(lst, e), self.value(idx, e)],
+                                                               [items[0].type]).output())
                 raise self.error(e.slice, "tuple indices must be constant integers")
             items = self.static_items(base, e)
             try:
@@ -1197,6 +1386,8 @@ class Compiler:
                 return self.tensor_dim(base, node)
             if name == "dtype":
                 return SV(T.DTYPE, value=self.insert("prim::dtype", [self.value(base, node)], [T.DTYPE]).output())
+            if name == "device":
+                return SV(T.DEVICE, value=self.insert("prim::device", [self.value(base, node)], [T.DEVICE]).output())
             if name in ("T", "mT", "H", "mH", "real", "imag"):
                 op = {"T": "numpy_T", "mT": "mT", "H": "adjoint", "mH": "mH"}.get(name, name)
                 if schema_match.schemas(op):
@@ -1407,6 +1598,8 @@ class Compiler:
                     return SV(T.INT, value=self.insert("prim::numel", [self.value(obj, node)], [T.INT]).output())
                 if name == "item":
                     return SV(T.NUMBER, value=self.insert("prim::item", [self.value(obj, node)], [T.NUMBER]).output())
+            if name in ("is_floating_point", "is_complex") and not args and not kwargs:
+                return SV(T.BOOL, value=self.insert("prim::" + name, [self.value(obj, node)], [T.BOOL]).output())
             if name in _DTYPE_METHODS and not args and not kwargs:  # x.float(): Python-level conveniences of to()
                 return self.call_op("to", [obj, SV(T.DTYPE, const=getattr(_tl, _DTYPE_METHODS[name]))], {}, node)
             if name == "type_as" and len(args) == 1:
@@ -1416,6 +1609,17 @@ class Compiler:
             return self.call_op(name, [obj] + list(args), kwargs, node)
         if t == "List":
             et = obj.type.elems[0]
+            if name == "append" and len(args) == 1 and id(obj) in self.open_lists:
+                # a comprehension's list, or an unannotated `[]`: typed by what is first appended
+                have = self.open_lists[id(obj)][1]
+                u = args[0].type if have is None else T.unify(have, args[0].type)
+                if u is None or args[0].type is None:
+                    raise self.error(node, f"List elements must have a single type, got {have} and {args[0].type}")
+                self.open_lists[id(obj)][1] = u
+                obj.type = T.List(u)
+                obj.value.setType(T.ir_type(obj.type))
+                self.insert("prim::append", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
+                return SV(T.NONE, const=None)
             if name == "append" and len(args) == 1:
                 if not T.is_subtype(args[0].type, et):
                     raise self.error(node, f"Could not match type {args[0].type} to {et} in argument 'el': "
@@ -1430,6 +1634,11 @@ class Compiler:
                 return SV(et, value=self.insert("prim::pop", [self.value(obj, node), self.value(idx, node)], [et]).output())
             if name == "copy" and not args:
                 return SV(obj.type, value=self.insert("prim::list_copy", [self.value(obj, node)], [obj.type]).output())
+        if t == "str" and name == "format" and not kwargs:
+            if obj.is_const:
+                return self.str_format(obj.const, args, node)
+            ins = [self.value(obj, node)] + [self.value(a, node) for a in args]
+            return SV(T.STR, value=self.insert("prim::str_format", ins, [T.STR]).output())
         if t == "Dict":
             kt, vt = obj.type.elems
             simple = {"keys": T.List(kt), "values": T.List(vt), "items": T.List(T.Tuple([kt, vt]))}
@@ -1442,6 +1651,36 @@ class Compiler:
                 return SV(rt, value=self.insert("prim::dict_get", [self.value(obj, node), self.value(args[0], node),
                                                                    self.value(default, node)], [rt]).output())
         raise self.error(node, f"'{obj.type}' object has no method '{name}' in script")
+
+    def str_format(self, fmt, args, node):
+        """'...{}...'.format(a, b) on a constant format: the literal parts and str() of the arguments joined by
+        prim::format (positional fields only, without specs or conversions)."""
+        import string
+        parts, auto = [], 0
+        try:
+            fields = list(string.Formatter().parse(fmt))
+        except ValueError as e:
+            raise self.error(node, f"str.format: {e}")
+        for literal, field, spec, conv in fields:
+            if literal:
+                parts.append(SV(T.STR, const=literal))
+            if field is None:
+                continue
+            if spec or conv:
+                raise self.unsupported(node, "format specs and conversions in str.format")
+            if field == "":
+                idx, auto = auto, auto + 1
+            elif field.isdigit():
+                idx = int(field)
+            else:
+                raise self.unsupported(node, "named fields in str.format")
+            if idx >= len(args):
+                raise self.error(node, f"Replacement index {idx} out of range for positional args tuple")
+            a = args[idx]
+            parts.append(SV(T.STR, const=str(a.const)) if a.is_const and not isinstance(a.const, _tl.Tensor) else a)
+        if all(p.is_const for p in parts):
+            return SV(T.STR, const="".join(p.const for p in parts))
+        return SV(T.STR, value=self.insert("prim::format", [self.value(p, node) for p in parts], [T.STR]).output())
 
     def annotate(self, args, node):
         if len(args) != 2 or not args[0].is_const:
@@ -1474,12 +1713,16 @@ class Compiler:
         self.frames.append(Frame(fn, ctx))
         self.active.append(fn)
         try:
-            params = self._params(fdef)
+            params = self._params(fdef, varargs_ok=True)
             if self_sv is not None:
                 params = params[1:]
             hints = self._hints(fn, fdef)
             env = {} if self_sv is None else {fdef.args.args[0].arg: self_sv}
             defaults = dict(self._default_svs(fdef, params, fn))
+            if fdef.args.vararg is not None:  # *args: the extra positional arguments as a static tuple
+                extra = list(args[len(params):])
+                args = args[:len(params)]
+                env[fdef.args.vararg.arg] = SV(T.Tuple([x.type or T.ANY for x in extra]), items=extra)
             if len(args) > len(params):
                 raise self.error(node, f"{fn.__qualname__}() expected at most {len(params)} arguments but got {len(args)}")
             for p, a in zip(params, args):
@@ -1495,6 +1738,8 @@ class Compiler:
                     env[p.arg] = defaults[p.arg]
                 hint = hints.get(p.arg)
                 sv = env[p.arg]
+                if hint is not None and hint.kind == "List" and self.is_tuple(sv):  # pad=(1, 1) for List[int]
+                    sv = env[p.arg] = self.as_list(sv, node, hint.elems[0])
                 if hint is not None and sv.type is not None and not T.is_subtype(sv.type, hint) and \
                         not (hint.kind == "float" and sv.type.kind == "int"):
                     raise self.error(node, f"Expected a value of type '{hint}' for argument '{p.arg}' but instead "

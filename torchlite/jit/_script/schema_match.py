@@ -125,7 +125,8 @@ def _bind(schema, args, kwargs):
     for a in params:
         if a.name in bound:
             sv = bound[a.name]
-            if not accepts(a.type, sv.type):
+            empty = sv.is_const and isinstance(sv.const, (list, tuple)) and not sv.const and "[" in a.type
+            if not empty and not accepts(a.type, sv.type):  # an empty constant list fits any list type
                 return None
             out.append((a, sv))
         elif a.default_value is not None:

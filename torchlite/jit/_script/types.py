@@ -3,6 +3,7 @@ Optional[T], List[T], Tuple[...], Dict[K, V], module objects), read from Python 
 their IR types (torchlite._C._jit.Type) for the graph's values."""
 from __future__ import annotations
 
+import types as _pytypes
 import typing
 
 import torchlite as _tl
@@ -98,10 +99,13 @@ def ir_type(t: T):
         return _jit.Type.parse("ScalarType")
     if k == "Device":
         return _jit.Type.parse("Device")
-    if k == "Optional":
-        inner = ir_type(t.elems[0])
-        return _jit.Type.parse(str(inner) + "?") if t.elems[0].kind in ("Tensor", "int", "float", "bool", "str") \
-            else _jit.Type.parse("Any")
+    if k == "Optional":  # T? where the IR spells it (int[]? too); otherwise Any? (a loaded module fills None)
+        spelled = str(ir_type(t.elems[0])) + "?"
+        try:
+            parsed = _jit.Type.parse(spelled)
+        except Exception:
+            parsed = None
+        return parsed if parsed is not None and str(parsed) == spelled else _jit.Type.parse("Any?")
     if k == "List":
         return _jit.Type.list(ir_type(t.elems[0]))
     if k == "Tuple":
@@ -124,7 +128,7 @@ def from_annotation(ann, where):
     if ann in simple:
         return simple[ann]
     origin, args = typing.get_origin(ann), typing.get_args(ann)
-    if origin is typing.Union and len(args) == 2 and type(None) in args:
+    if origin in (typing.Union, _pytypes.UnionType) and len(args) == 2 and type(None) in args:  # also `X | None`
         inner = args[0] if args[1] is type(None) else args[1]
         return Optional(from_annotation(inner, where))
     if origin is list and len(args) == 1:

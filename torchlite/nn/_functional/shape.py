@@ -93,15 +93,25 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
     rank = input.dim()
-    if mode in ("nearest", "nearest-exact") and 3 <= rank <= 5:
-        prefix = "upsample_nearest" if mode == "nearest" else "_upsample_nearest_exact"
-        return getattr(_nn, f"{prefix}{rank - 2}d")(input, output_size, scale_factors)
+    # One call per rank (not getattr of a computed name), so that torchlite.jit.script compiles each.
+    if mode == "nearest" and 3 <= rank <= 5:
+        if rank == 3:
+            return _nn.upsample_nearest1d(input, output_size, scale_factors)
+        if rank == 4:
+            return _nn.upsample_nearest2d(input, output_size, scale_factors)
+        return _nn.upsample_nearest3d(input, output_size, scale_factors)
+    if mode == "nearest-exact" and 3 <= rank <= 5:
+        if rank == 3:
+            return _nn._upsample_nearest_exact1d(input, output_size, scale_factors)
+        if rank == 4:
+            return _nn._upsample_nearest_exact2d(input, output_size, scale_factors)
+        return _nn._upsample_nearest_exact3d(input, output_size, scale_factors)
     if mode == "area" and 3 <= rank <= 5:
-        pool = getattr(_tl._C._nn, f"adaptive_avg_pool{rank - 2}d", None) or getattr(
-            _tl, f"adaptive_avg_pool{rank - 2}d", None)
-        if pool is None:
-            raise NotImplementedError("interpolate: mode 'area' needs adaptive_avg_pool, which torchlite lacks yet")
-        return pool(input, output_size)
+        if rank == 3:
+            return _tl.adaptive_avg_pool1d(input, output_size)
+        if rank == 4:
+            return _nn.adaptive_avg_pool2d(input, output_size)
+        return _nn.adaptive_avg_pool3d(input, output_size)
     if antialias and mode == "bilinear":
         return _nn._upsample_bilinear2d_aa(input, output_size, align_corners, scale_factors)
     if antialias and mode == "bicubic":

@@ -163,7 +163,7 @@ class _ConvTransposeNd(_ConvNd):
                                  f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
         return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
 
-    def forward(self, input, output_size=None):
+    def forward(self, input, output_size: list[int] | None = None):
         if self.padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
         n = len(self.kernel_size)

@@ -60,7 +60,7 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input, indices, output_size=None):
+    def forward(self, input, indices, output_size: list[int] | None = None):
         return self._unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 

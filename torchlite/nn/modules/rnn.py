@@ -258,7 +258,7 @@ class LSTM(RNNBase):
             return hx
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx: tuple[_torchlite.Tensor, _torchlite.Tensor] | None = None):
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if isinstance(input, PackedSequence):
             data, batch_sizes, sorted_indices, unsorted_indices = input
@@ -389,7 +389,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx: tuple[_torchlite.Tensor, _torchlite.Tensor] | None = None):
         if hx is not None:
             for i, value in enumerate(hx):
                 if value.dim() not in (1, 2):

@@ -236,7 +236,7 @@ class TransformerEncoder(Module):
         self.use_nested_tensor = False
         self.mask_check = mask_check
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool | None = None):
         output = src
         causal = bool(is_causal) if is_causal is not None else _is_causal_mask(mask, src.size(-2) if
                                                                                self.layers[0].self_attn.batch_first
@@ -258,7 +258,7 @@ class TransformerDecoder(Module):
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+                memory_key_padding_mask=None, tgt_is_causal: bool | None = None, memory_is_causal=False):
         output = tgt
         seq_len = tgt.size(1) if self.layers[0].self_attn.batch_first else tgt.size(0)
         causal = bool(tgt_is_causal) if tgt_is_causal is not None else _is_causal_mask(tgt_mask, seq_len)
@@ -312,8 +312,8 @@ class Transformer(Module):
         self.batch_first = batch_first
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
-                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal=False):
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal: bool | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal=False):
         batched = src.dim() == 3
         if not self.batch_first and src.size(1) != tgt.size(1) and batched:
             raise RuntimeError("the batch number of src and tgt must be equal")

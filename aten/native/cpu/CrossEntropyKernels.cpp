@@ -1,0 +1,354 @@
+// _cross_entropy_fused and _cross_entropy_fused_backward: cross_entropy as one kernel each way, never
+// materializing log_softmax. On 4096 x 32000 logits the composite (log_softmax, nll_loss and their
+// backward ops) wrote three 524 MB intermediates, and the first touch of their pages cost more than the
+// arithmetic; here the forward writes one float per row and the backward only grad_input.
+//
+// self is seen as (outer, C, inner); a row is the C logits of one (outer, inner) position (stride inner).
+// Forward, per row: max and log_sum = log(sum(exp(x - max))), as log_softmax computes them (the loss terms
+// use -log_softmax = log_sum - (x - max), rounded as PyTorch rounds it), and lse = max + log_sum, saved.
+// Backward, one pass per row: grad_input = g * (Q * exp(x - lse) - q), where
+//   class index t:   q_c = (1 - s) * w_t * [c == t] + s / C * w_c,  Q = (1 - s) * w_t + s / C * sum(w)
+//   probabilities p: q_c = w_c * ((1 - s) * p_c + s / C),           Q = sum_c q_c
+// (w = 1 without weight, s the label smoothing; an ignored row is all 0) and g the row's output gradient,
+// divided for mean by the sum of w_t over the rows not ignored (class indices) or by the row count.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Parallel.h"
+#include "aten/core/Tensor.h"
+#include "aten/native/CrossEntropy.h"
+#include "aten/native/DimEngine.h"
+#include "aten/native/Losses.h"
+#include "aten/native/cpu/SoftmaxRowsAvx512.h"
+#include "generated/ops/_cross_entropy_fused.h"
+#include "generated/ops/_cross_entropy_fused_backward.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/empty.h"
+
+namespace tl::native {
+
+CrossEntropyGeometry cross_entropy_geometry(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                            int64_t reduction, double label_smoothing, const char* op) {
+  TL_CHECK(self.dim() >= 1, op, ": expected an input of shape (C), (N, C) or (N, C, d1, ...), got a 0-d tensor");
+  TL_CHECK(self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64, op,
+           ": expected a float32 or float64 input, got ", scalar_type_name(self.dtype()));
+  TL_CHECK(reduction >= kReductionNone && reduction <= kReductionSum, op,
+           ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+  TL_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0, op,
+           ": label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+  CrossEntropyGeometry g;
+  g.classes = self.size(self.dim() == 1 ? 0 : 1);
+  if (self.dim() >= 2) {
+    g.outer = self.size(0);
+    g.row_shape.push_back(g.outer);
+    for (int64_t d = 2; d < self.dim(); ++d) {
+      g.row_shape.push_back(self.size(d));
+      g.inner *= self.size(d);
+    }
+  }
+  g.prob = is_floating_type(target.dtype());
+  if (g.prob) {
+    TL_CHECK(target.sizes() == self.sizes() && target.dtype() == self.dtype(), op,
+             ": expected class probabilities of the input's shape ", self.sizes(), " and dtype ",
+             scalar_type_name(self.dtype()), ", got ", target.sizes(), " ", scalar_type_name(target.dtype()));
+  } else {
+    TL_CHECK(target.dtype() == ScalarType::Int64, op, ": expected class indices of dtype Long, got ",
+             scalar_type_name(target.dtype()));
+    TL_CHECK(target.sizes() == IntArrayRef(g.row_shape), op, ": expected a target of shape ", IntArrayRef(g.row_shape),
+             ", got ", target.sizes());
+  }
+  if (weight && weight->defined()) {
+    TL_CHECK(weight->dim() == 1 && weight->numel() == g.classes && weight->dtype() == self.dtype(), op,
+             ": expected a ", scalar_type_name(self.dtype()), " weight of ", g.classes, " elements, got ",
+             weight->sizes(), " ", scalar_type_name(weight->dtype()));
+  }
+  return g;
+}
+
+namespace {
+
+#define TL_CE_DISPATCH(dtype, ...)                    \
+  [&] {                                               \
+    if ((dtype) == ScalarType::Float64) {             \
+      using scalar_t = double;                        \
+      return __VA_ARGS__();                           \
+    }                                                 \
+    using scalar_t = float;                           \
+    return __VA_ARGS__();                             \
+  }()
+
+// Every class index is checked before anything is read through it (serially: no throwing in parallel loops).
+void check_targets(const int64_t* t, int64_t n, int64_t classes, int64_t ignore_index) {
+  for (int64_t i = 0; i < n; ++i)
+    TL_CHECK_INDEX(t[i] == ignore_index || (t[i] >= 0 && t[i] < classes), "Target ", t[i], " is out of bounds.");
+}
+
+// A row's max (returned) and log(sum(exp(x - max))), as log_softmax computes them; x[c * stride].
+template <typename T>
+T max_log_sum(const T* x, int64_t stride, int64_t n, T* log_sum) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (stride == 1 && n > 0 && softmax_rows_avx512()) return max_log_sum_row_f32_avx512(x, n, log_sum);
+  }
+  T mx = -std::numeric_limits<T>::infinity();
+  for (int64_t c = 0; c < n; ++c) mx = x[c * stride] > mx ? x[c * stride] : mx;
+  double sum = 0;
+  for (int64_t c = 0; c < n; ++c) sum += static_cast<double>(std::exp(x[c * stride] - mx));
+  *log_sum = static_cast<T>(std::log(sum));
+  return mx;
+}
+
+// A class-index gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
+bool backward_row_avx512(const double*, double*, int64_t, double, double, double, const double*, int64_t, double,
+                         bool) {
+  return false;
+}
+bool backward_row_avx512(const float* x, float* gi, int64_t n, float lse, float a, float b, const float* w, int64_t t,
+                         float at_target, bool stream) {
+  if (!softmax_rows_avx512()) return false;
+  cross_entropy_backward_row_f32_avx512(x, gi, n, lse, a, b, w, t, at_target, stream);
+  return true;
+}
+
+// sum_c q_c * (-log_softmax(x)_c), q_c = (w ? w_c : 1) * (p ? a * p_c + b : 1), by the AVX-512 row where there is
+// one (a contiguous float32 row), else nullopt.
+std::optional<double> weighted_row_avx512(const double*, const double*, const double*, int64_t, double, double, double,
+                                          double) {
+  return std::nullopt;
+}
+std::optional<double> weighted_row_avx512(const float* x, const float* w, const float* p, int64_t n, float mx,
+                                          float log_sum, double a, double b) {
+  if (!softmax_rows_avx512() || n <= 0) return std::nullopt;
+  float q_sum;
+  return cross_entropy_weighted_row_f32_avx512(x, w, p, n, mx, log_sum, static_cast<float>(a), static_cast<float>(b),
+                                               &q_sum);
+}
+
+// A probability-target gradient row by the AVX-512 kernel, where there is one for the dtype and CPU.
+bool prob_backward_row_avx512(const double*, const double*, const double*, double*, int64_t, double, double, double,
+                              double, bool) {
+  return false;
+}
+bool prob_backward_row_avx512(const float* x, const float* p, const float* w, float* gi, int64_t n, float lse, float g,
+                              float a, float b, bool stream) {
+  if (!softmax_rows_avx512()) return false;
+  cross_entropy_prob_backward_row_f32_avx512(x, p, w, gi, n, lse, g, a, b, stream);
+  return true;
+}
+
+// The row counts of the mean: sum of w_t over rows not ignored (class indices), or the row count.
+template <typename T>
+double mean_divisor(const CrossEntropyGeometry& g, const int64_t* t, const T* w, int64_t ignore_index) {
+  const int64_t rows = g.outer * g.inner;
+  if (g.prob) return static_cast<double>(rows);
+  double total = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    if (t[r] != ignore_index) total += w ? static_cast<double>(w[t[r]]) : 1.0;
+  return total;
+}
+
+template <typename T>
+double weight_sum(const T* w, int64_t classes) {
+  if (!w) return static_cast<double>(classes);
+  double s = 0;
+  for (int64_t c = 0; c < classes; ++c) s += static_cast<double>(w[c]);
+  return s;
+}
+
+// Rows per parallel chunk: about kGrainSize elements.
+int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, classes)); }
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> cross_entropy_fused_kernel(const Tensor& self_, const Tensor& target_,
+                                                      const std::optional<Tensor>& weight, int64_t reduction,
+                                                      int64_t ignore_index, double label_smoothing) {
+  const char* op = "_cross_entropy_fused";
+  const CrossEntropyGeometry g = cross_entropy_geometry(self_, target_, weight, reduction, label_smoothing, op);
+  const ScalarType st = self_.dtype();
+  Tensor output = empty(reduction == kReductionNone ? IntArrayRef(g.row_shape) : IntArrayRef(), st, self_.device());
+  Tensor lse = empty(g.row_shape, st, self_.device());
+  if (self_.is_meta()) return {output, lse};
+  const Tensor self = contiguous(self_), target = contiguous(target_);
+  const Tensor w = weight && weight->defined() ? contiguous(*weight) : Tensor();
+  const int64_t rows = g.outer * g.inner, C = g.classes, S = g.inner;
+  TL_CE_DISPATCH(st, [&] {
+    using T = scalar_t;
+    const T* x = self.data_ptr<T>();
+    const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+    const int64_t* t = g.prob ? nullptr : target.data_ptr<int64_t>();
+    const T* p = g.prob ? target.data_ptr<T>() : nullptr;
+    if (t) check_targets(t, rows, C, ignore_index);
+    const double s = label_smoothing, sc = C > 0 ? s / static_cast<double>(C) : 0.0;
+    T* lp = lse.data_ptr<T>();
+    // The loss of each row (in double for mean/sum, summed serially after: the same result on any thread count).
+    std::vector<double> row_loss(reduction == kReductionNone ? 0 : static_cast<size_t>(rows));
+    T* out = reduction == kReductionNone ? output.data_ptr<T>() : nullptr;
+    parallel_for(0, rows, row_grain(C), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / S, i = r % S;
+        const T* xr = x + o * C * S + i;
+        T log_sum;
+        const T mx = max_log_sum(xr, S, C, &log_sum);
+        lp[r] = mx + log_sum;
+        // -log_softmax of class c, as PyTorch's log_softmax rounds it.
+        auto nlp = [&](int64_t c) { return log_sum - (xr[c * S] - mx); };
+        double loss = 0;
+        if (t) {
+          const int64_t tc = t[r];
+          if (tc != ignore_index) {
+            const T a = wp ? wp[tc] : T(1);
+            // nll_loss's term in the input dtype, then the smoothing term against the uniform distribution.
+            loss = static_cast<double>(a * nlp(tc)) * (1.0 - s);
+            if (s > 0) {
+              std::optional<double> smooth;
+              if (S == 1) smooth = weighted_row_avx512(xr, wp, static_cast<const T*>(nullptr), C, mx, log_sum, 1.0, 0.0);
+              if (!smooth) {
+                smooth = 0.0;
+                for (int64_t c = 0; c < C; ++c) *smooth += static_cast<double>(wp ? wp[c] * nlp(c) : nlp(c));
+              }
+              loss += sc * *smooth;
+            }
+          }
+        } else {
+          const T* pr = p + o * C * S + i;
+          std::optional<double> fast;
+          if (S == 1) fast = weighted_row_avx512(xr, wp, pr, C, mx, log_sum, 1.0 - s, sc);
+          if (fast) {
+            loss = *fast;
+          } else {
+            for (int64_t c = 0; c < C; ++c) {
+              const double q = static_cast<double>(pr[c * S]) * (1.0 - s) + sc;
+              loss += (wp ? q * static_cast<double>(wp[c]) : q) * static_cast<double>(nlp(c));
+            }
+          }
+        }
+        if (out) out[r] = static_cast<T>(loss);
+        else row_loss[static_cast<size_t>(r)] = loss;
+      }
+    });
+    if (out) return;
+    double total = 0;
+    for (double v : row_loss) total += v;
+    if (reduction == kReductionMean) total /= mean_divisor(g, t, wp, ignore_index);
+    output.data_ptr<T>()[0] = static_cast<T>(total);
+  });
+  return {output, lse};
+}
+
+Tensor cross_entropy_fused_backward_kernel(const Tensor& grad_output, const Tensor& self_, const Tensor& target_,
+                                           const std::optional<Tensor>& weight, int64_t reduction,
+                                           int64_t ignore_index, double label_smoothing, const Tensor& lse_) {
+  const char* op = "_cross_entropy_fused_backward";
+  const CrossEntropyGeometry g = cross_entropy_geometry(self_, target_, weight, reduction, label_smoothing, op);
+  const ScalarType st = self_.dtype();
+  TL_CHECK(lse_.sizes() == IntArrayRef(g.row_shape) && lse_.dtype() == st, op, ": expected lse of shape ",
+           IntArrayRef(g.row_shape), " and dtype ", scalar_type_name(st), ", got ", lse_.sizes(), " ",
+           scalar_type_name(lse_.dtype()));
+  if (reduction == kReductionNone) {
+    TL_CHECK(grad_output.sizes() == IntArrayRef(g.row_shape), op, ": expected grad_output of shape ",
+             IntArrayRef(g.row_shape), ", got ", grad_output.sizes());
+  } else {
+    TL_CHECK(grad_output.numel() == 1, op, ": expected a single element grad_output, got ", grad_output.sizes());
+  }
+  Tensor grad_input = empty(self_.sizes(), st, self_.device());
+  if (self_.is_meta()) return grad_input;
+  const Tensor self = contiguous(self_), target = contiguous(target_), lse = contiguous(lse_);
+  const Tensor go = contiguous(cast_to(grad_output, st));
+  const Tensor w = weight && weight->defined() ? contiguous(*weight) : Tensor();
+  const int64_t rows = g.outer * g.inner, C = g.classes, S = g.inner;
+  TL_CE_DISPATCH(st, [&] {
+    using T = scalar_t;
+    const T* x = self.data_ptr<T>();
+    const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+    const int64_t* t = g.prob ? nullptr : target.data_ptr<int64_t>();
+    const T* p = g.prob ? target.data_ptr<T>() : nullptr;
+    if (t) check_targets(t, rows, C, ignore_index);
+    const T* lp = lse.data_ptr<T>();
+    const T* gp = go.data_ptr<T>();
+    T* gi = grad_input.data_ptr<T>();
+    const T s = static_cast<T>(label_smoothing), sc = C > 0 ? static_cast<T>(label_smoothing / C) : T(0);
+    const T wsum = static_cast<T>(weight_sum(wp, C));
+    // The mean's divisor, as nll_loss_backward divides the output gradient by total_weight.
+    const T scale = reduction == kReductionMean ? static_cast<T>(1.0 / mean_divisor(g, t, wp, ignore_index)) : T(1);
+    // A grad_input larger than the cache is written with non-temporal stores (no read of its lines first).
+    const bool stream = S == 1 && 3 * grad_input.nbytes() > (size_t(24) << 20);
+    parallel_for(0, rows, row_grain(C), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / S, i = r % S;
+        const T* xr = x + o * C * S + i;
+        T* gr = gi + o * C * S + i;
+        const T gv = (reduction == kReductionNone ? gp[r] : gp[0]) * scale, l = lp[r];
+        if (t) {
+          const int64_t tc = t[r];
+          if (tc == ignore_index) {
+            for (int64_t c = 0; c < C; ++c) gr[c * S] = T(0);
+            continue;
+          }
+          const T a = wp ? wp[tc] : T(1);
+          const T A = gv * ((1 - s) * a + sc * wsum), B = gv * sc, at = gv * (1 - s) * a;
+          if (S == 1 && backward_row_avx512(xr, gr, C, l, A, B, s > 0 ? wp : nullptr, tc, at, stream)) continue;
+          for (int64_t c = 0; c < C; ++c) gr[c * S] = A * std::exp(xr[c * S] - l) - B * (wp ? wp[c] : T(1));
+          gr[tc * S] -= at;
+        } else {
+          const T* pr = p + o * C * S + i;
+          if (S == 1 && prob_backward_row_avx512(xr, pr, wp, gr, C, l, gv, 1 - s, sc, stream)) continue;
+          T Q = 0;
+          for (int64_t c = 0; c < C; ++c) Q += (wp ? wp[c] : T(1)) * ((1 - s) * pr[c * S] + sc);
+          for (int64_t c = 0; c < C; ++c)
+            gr[c * S] = gv * (Q * std::exp(xr[c * S] - l) - (wp ? wp[c] : T(1)) * ((1 - s) * pr[c * S] + sc));
+        }
+      }
+    });
+  });
+  return grad_input;
+}
+
+std::pair<Tensor, Tensor> cross_entropy_gradient_coefficients(const Tensor& self_, const Tensor& target_,
+                                                              const std::optional<Tensor>& weight, int64_t reduction,
+                                                              int64_t ignore_index, double label_smoothing) {
+  const char* op = "_cross_entropy_fused_differentiable_backward";
+  const CrossEntropyGeometry g = cross_entropy_geometry(self_, target_, weight, reduction, label_smoothing, op);
+  const ScalarType st = self_.dtype();
+  DimVector q_row_shape(self_.sizes());
+  q_row_shape[self_.dim() == 1 ? 0 : 1] = 1;
+  Tensor q = empty(self_.sizes(), st, self_.device()), Q = empty(q_row_shape, st, self_.device());
+  const Tensor target = contiguous(target_);
+  const Tensor w = weight && weight->defined() ? contiguous(*weight) : Tensor();
+  const int64_t rows = g.outer * g.inner, C = g.classes, S = g.inner;
+  TL_CE_DISPATCH(st, [&] {
+    using T = scalar_t;
+    const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+    const int64_t* t = g.prob ? nullptr : target.data_ptr<int64_t>();
+    const T* p = g.prob ? target.data_ptr<T>() : nullptr;
+    if (t) check_targets(t, rows, C, ignore_index);
+    const T s = static_cast<T>(label_smoothing), sc = C > 0 ? static_cast<T>(label_smoothing / C) : T(0);
+    const T scale = reduction == kReductionMean ? static_cast<T>(1.0 / mean_divisor(g, t, wp, ignore_index)) : T(1);
+    T* qp = q.data_ptr<T>();
+    T* Qp = Q.data_ptr<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t o = r / S, i = r % S;
+      T* qr = qp + o * C * S + i;
+      T sum = 0;
+      if (t && t[r] == ignore_index) {
+        for (int64_t c = 0; c < C; ++c) qr[c * S] = T(0);
+      } else {
+        for (int64_t c = 0; c < C; ++c) {
+          const T wc = wp ? wp[c] : T(1);
+          const T v = t ? wc * (sc + (c == t[r] ? 1 - s : T(0))) : wc * ((1 - s) * p[o * C * S + i + c * S] + sc);
+          qr[c * S] = v * scale;
+          sum += v;
+        }
+      }
+      Qp[r] = sum * scale;
+    }
+  });
+  return {q, Q};
+}
+
+}  // namespace tl::native

@@ -1,0 +1,181 @@
+"""The speed rows of issue 11 that were still unmet (issue-11 follow-up "ce11"), torchlite beside PyTorch in one run.
+
+    python benchmarks/bench_issue11_rows.py [--only cross,pool,lstm,softmax] [--threads 2] [--cpu-time]
+                                            [--repeat 9] [--markdown]
+
+float32. Rows (targets, ratio = torchlite time / PyTorch time):
+- cross_entropy on 4096x32000 logits with class indices (mean): forward, and forward+backward through autograd
+  (the leaf's grad is the backward's output): <= 1.0; and (group ce_options, not an issue row) forward+backward
+  with label smoothing, weights and smoothing, class probabilities on 256x32000 and 4096x1000;
+- max_pool2d 3x3 s2 p1, avg_pool2d 2x2, adaptive_avg_pool2d to (1, 1) and (7, 7), interpolate bilinear 2x, on
+  32x64x56x56: forward, and forward+backward through autograd: <= 1.0;
+- nn.LSTM (2 layers, input and hidden 256, sequence 64, batch 32): forward+backward of output.sum(): <= 1.0;
+- softmax and log_softmax on 4096x1024 (last dim): backward, `y.backward(g)` (the backward op and the
+  accumulation into x.grad): <= 0.7.
+Calls alternate between the libraries (_timing.py), 10 untimed calls of each first (PyTorch's first large outputs
+are fresh pages); each figure is the median of the rounds. `--cpu-time` times process CPU time (all threads'
+CPU, so time a thread spends descheduled by the other processes of a shared machine is not counted; but an
+OpenMP thread spin-waiting for a descheduled partner is counted, which under load rounds 2-thread figures of
+calls below ~20 ms up to scheduler ticks); with `--threads 1` the calling thread's CPU time, the steadiest figure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+
+import torch
+import torch.nn.functional as F
+
+import _timing
+
+
+def _cross_entropy_rows():
+    rng = np.random.default_rng(0)
+    xn = rng.standard_normal((4096, 32000), dtype=np.float32)
+    tn = rng.integers(0, 32000, 4096)
+
+    def pair(lib, f):
+        x, t = lib.from_numpy(xn), lib.from_numpy(tn)
+
+        def both():
+            xg = x.detach().requires_grad_()
+            f.cross_entropy(xg, t).backward()
+        return (lambda: f.cross_entropy(x, t)), both
+
+    (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
+    name = "cross_entropy 4096x32000"
+    return [(name, "forward", lf, tf), (name, "forward+backward", lb, tb)]
+
+
+def _cross_entropy_option_rows():
+    """cross_entropy's other paths on 256x32000 and 4096x1000: label smoothing, class weights with smoothing,
+    class probabilities (forward+backward)."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for n, c in ((256, 32000), (4096, 1000)):
+        xn = rng.standard_normal((n, c), dtype=np.float32)
+        tn, wn = rng.integers(0, c, n), rng.random(c, dtype=np.float32) + 0.5
+        pn = rng.random((n, c), dtype=np.float32)
+        pn /= pn.sum(1, keepdims=True)
+        for label, prob, kw in (("label_smoothing 0.1", False, {"label_smoothing": 0.1}),
+                                ("weight, label_smoothing 0.1", False, {"label_smoothing": 0.1, "weight": True}),
+                                ("probabilities", True, {})):
+            def both(lib, f, prob=prob, kw=kw, xn=xn, tn=tn, wn=wn, pn=pn):
+                x, t, k = lib.from_numpy(xn), lib.from_numpy(pn if prob else tn), dict(kw)
+                if k.get("weight"):
+                    k["weight"] = lib.from_numpy(wn)
+
+                def run():
+                    xg = x.detach().requires_grad_()
+                    f.cross_entropy(xg, t, **k).backward()
+                return run
+            rows.append((f"cross_entropy {n}x{c}, {label}", "forward+backward", both(tl, TF), both(torch, F)))
+    return rows
+
+
+POOLS = {
+    "max_pool2d 3x3 s2 p1": lambda f, x: f.max_pool2d(x, 3, 2, 1),
+    "avg_pool2d 2x2": lambda f, x: f.avg_pool2d(x, 2),
+    "adaptive_avg_pool2d (1,1)": lambda f, x: f.adaptive_avg_pool2d(x, 1),
+    "adaptive_avg_pool2d (7,7)": lambda f, x: f.adaptive_avg_pool2d(x, 7),
+    "interpolate bilinear 2x": lambda f, x: f.interpolate(x, scale_factor=2, mode="bilinear"),
+}
+
+
+def _pool_rows():
+    xn = np.random.default_rng(1).standard_normal((32, 64, 56, 56), dtype=np.float32)
+    rows = []
+    for name, op in POOLS.items():
+        def pair(lib, f, op=op):
+            x = lib.from_numpy(xn.copy())
+            g = lib.from_numpy(np.random.default_rng(2).standard_normal(tuple(op(f, x).shape), dtype=np.float32))
+
+            def both():
+                xg = x.detach().requires_grad_()
+                op(f, xg).backward(g)
+            return (lambda: op(f, x)), both
+        (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
+        rows += [(name + " 32x64x56x56", "forward", lf, tf), (name + " 32x64x56x56", "forward+backward", lb, tb)]
+    return rows
+
+
+def _lstm_rows():
+    torch.manual_seed(0)
+    m = torch.nn.LSTM(256, 256, num_layers=2)
+    lm = tl.nn.LSTM(256, 256, num_layers=2)
+    with torch.no_grad():
+        for (name, p), (_, lp) in zip(m.named_parameters(), lm.named_parameters()):
+            lp.data.copy_(tl.from_numpy(p.detach().numpy().copy()))
+    xn = np.random.default_rng(3).standard_normal((64, 32, 256), dtype=np.float32)
+
+    def run(lib, mod):
+        x = lib.from_numpy(xn.copy()).requires_grad_()
+
+        def both():
+            mod.zero_grad()
+            out, _ = mod(x)
+            out.sum().backward()
+        return both
+    return [("LSTM 2x256, seq 64, batch 32", "forward+backward", run(tl, lm), run(torch, m))]
+
+
+def _softmax_rows():
+    rng = np.random.default_rng(0)
+    xn, gn = (rng.standard_normal((4096, 1024), dtype=np.float32) for _ in range(2))
+    rows = []
+    for op in ("softmax", "log_softmax"):
+        def bwd(lib, f, op=op):
+            x, g = lib.from_numpy(xn.copy()).requires_grad_(), lib.from_numpy(gn.copy())
+            y = getattr(f, op)(x, -1)
+            return lambda: y.backward(g, retain_graph=True)
+        rows.append((f"{op} 4096x1024", "backward", bwd(tl, TF), bwd(torch, F)))
+    return rows
+
+
+GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_option_rows, "pool": _pool_rows, "lstm": _lstm_rows, "softmax": _softmax_rows}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, pool, lstm, softmax)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of the wall clock")
+    p.add_argument("--repeat", type=int, default=9)
+    p.add_argument("--markdown", action="store_true")
+    args = p.parse_args()
+    if args.cpu_time:
+        _timing.use_cpu_time()
+        if args.threads == 1:
+            # The calling thread's CPU time: process time also counts idle pool threads' spin-waits.
+            _timing._clock = time.thread_time
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    only = [s for s in args.only.split(",") if s]
+    print(f"start load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+    rows = []
+    for group, make in GROUPS.items():
+        if only and not any(group.startswith(o) for o in only):
+            continue
+        big = group == "cross_entropy"  # 500 MB calls: fewer rounds
+        for name, kind, ours, theirs in make():
+            for _ in range(2 if big else 10):
+                ours(), theirs()
+            a, b = _timing.median_pair(ours, theirs, 1, max(3, args.repeat // 2) if big else args.repeat)
+            rows.append((name, kind, a, b))
+            if not args.markdown:
+                _timing.print_progress(rows[-1], 44)
+    if args.markdown:
+        _timing.print_markdown(rows)
+    print(f"end load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
