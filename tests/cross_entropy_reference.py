@@ -38,11 +38,11 @@ def cross_entropy_fused(self, target, weight, reduction, ignore_index, label_smo
     _check(self, target, weight)
     loss = F.cross_entropy(self, target, weight, ignore_index=ignore_index, reduction=_REDUCTIONS[reduction],
                            label_smoothing=label_smoothing)
-    return loss, torch.logsumexp(self, _class_dim(self)).detach()
+    return loss, torch.logsumexp(self.double(), _class_dim(self)).detach()
 
 
 def _check_backward(grad_output, self, reduction, lse):
-    if lse is not None and (lse.shape != _row_shape(self) or lse.dtype != self.dtype):
+    if lse is not None and (lse.shape != _row_shape(self) or lse.dtype != torch.float64):
         raise RuntimeError("_cross_entropy_fused_backward: expected lse of the input's shape without the class dim")
     if (grad_output.shape != _row_shape(self)) if reduction == 0 else grad_output.numel() != 1:
         raise RuntimeError("_cross_entropy_fused_backward: expected grad_output of the loss's shape")
@@ -70,13 +70,13 @@ def _coefficients(self, target, weight, reduction, ignore_index, label_smoothing
 
 
 def cross_entropy_fused_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing, lse):
-    """grad * (Q * exp(self - lse) - q), from the given lse (as the kernel)."""
+    """grad * (Q * exp(self - lse) - q), from the given float64 lse (as the kernel)."""
     _check(self, target, weight)
     _check_backward(grad_output, self, reduction, lse)
     cd = _class_dim(self)
     q, Q = _coefficients(self, target, weight, reduction, ignore_index, label_smoothing)
     g = grad_output.unsqueeze(cd) if reduction == 0 and self.dim() > 1 else grad_output
-    return g * (Q * torch.exp(self - lse.unsqueeze(cd)) - q)
+    return g * (Q * torch.exp(self.double() - lse.unsqueeze(cd)).to(self.dtype) - q)
 
 
 def cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing):

@@ -223,9 +223,12 @@ def test_fused_ops_check_their_arguments():
     with pytest.raises(RuntimeError, match="_cross_entropy_fused_backward: expected lse of shape"):
         ops._cross_entropy_fused_backward(tl.ones(()), x, tl.zeros(3, dtype=tl.int64), None, 1, -100, 0.0,
                                           tl.zeros(4))
+    with pytest.raises(RuntimeError, match="and dtype float64, got"):
+        ops._cross_entropy_fused_backward(tl.ones(()), x, tl.zeros(3, dtype=tl.int64), None, 1, -100, 0.0,
+                                          tl.zeros(3))
     with pytest.raises(RuntimeError, match="expected grad_output of shape"):
         ops._cross_entropy_fused_backward(tl.ones(()), x, tl.zeros(3, dtype=tl.int64), None, 0, -100, 0.0,
-                                          tl.zeros(3))
+                                          tl.zeros(3, dtype=tl.float64))
 
 
 GENERIC_SCRIPT = r"""

@@ -219,13 +219,14 @@ TL_AVX512 float max_log_sum_row_f32_avx512(const float* x, int64_t n, float* log
   return mx;
 }
 
-TL_AVX512 void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float a, float b,
-                                                    const float* w, int64_t t, float at_target, bool stream) {
+TL_AVX512 void cross_entropy_backward_row_f32_avx512(const float* x, float* gi, int64_t n, float lse, float lse_lo,
+                                                    float a, float b, const float* w, int64_t t, float at_target,
+                                                    bool stream) {
   if (n <= 0) return;
-  const __m512 vl = _mm512_set1_ps(lse), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  const __m512 vl = _mm512_set1_ps(lse), vlo = _mm512_set1_ps(lse_lo), va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
   const __m512 vt = _mm512_set1_ps(at_target);
   auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
-    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl));
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl), vlo));
     const __m512 off = w ? _mm512_mul_ps(vb, _mm512_maskz_loadu_ps(m, w + j)) : vb;
     __m512 v = _mm512_fmsub_ps(va, e, off);
     // The target's column (one lane of one step) takes its one-hot term too.
@@ -271,9 +272,11 @@ TL_AVX512 float cross_entropy_weighted_row_f32_avx512(const float* x, const floa
 }
 
 TL_AVX512 void cross_entropy_prob_backward_row_f32_avx512(const float* x, const float* p, const float* w, float* gi,
-                                                         int64_t n, float lse, float g, float a, float b, bool stream) {
+                                                         int64_t n, float lse, float lse_lo, float g, float a, float b,
+                                                         bool stream) {
   if (n <= 0) return;
   const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b), vl = _mm512_set1_ps(lse), vg = _mm512_set1_ps(g);
+  const __m512 vlo = _mm512_set1_ps(lse_lo);
   __m512 q0 = _mm512_setzero_ps();
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : tail_mask(n - i);
@@ -285,7 +288,7 @@ TL_AVX512 void cross_entropy_prob_backward_row_f32_avx512(const float* x, const 
   auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
     __m512 q = _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, p + j), vb);
     if (w) q = _mm512_mul_ps(q, _mm512_maskz_loadu_ps(m, w + j));
-    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl));
+    const __m512 e = exp_ps(_mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vl), vlo));
     return _mm512_mul_ps(vg, _mm512_fmsub_ps(vQ, e, q));
   };
   if (stream) write_row<true>(gi, n, f);
@@ -295,14 +298,14 @@ TL_AVX512 void cross_entropy_prob_backward_row_f32_avx512(const float* x, const 
 #else  // not x86-64 GCC: never called (softmax_rows_avx512() is false)
 
 float max_log_sum_row_f32_avx512(const float*, int64_t, float*) { return 0; }
-void cross_entropy_backward_row_f32_avx512(const float*, float*, int64_t, float, float, float, const float*, int64_t,
-                                           float, bool) {}
+void cross_entropy_backward_row_f32_avx512(const float*, float*, int64_t, float, float, float, float, const float*,
+                                           int64_t, float, bool) {}
 float cross_entropy_weighted_row_f32_avx512(const float*, const float*, const float*, int64_t, float, float, float,
                                             float, float*) {
   return 0;
 }
 void cross_entropy_prob_backward_row_f32_avx512(const float*, const float*, const float*, float*, int64_t, float,
-                                                float, float, float, bool) {}
+                                                float, float, float, float, bool) {}
 
 void softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}
