@@ -34,24 +34,7 @@ import torch
 import torch.nn.functional as F
 
 import _timing
-
-
-def _cross_entropy_rows():
-    rng = np.random.default_rng(0)
-    xn = rng.standard_normal((4096, 32000), dtype=np.float32)
-    tn = rng.integers(0, 32000, 4096)
-
-    def pair(lib, f):
-        x, t = lib.from_numpy(xn), lib.from_numpy(tn)
-
-        def both():
-            xg = x.detach().requires_grad_()
-            f.cross_entropy(xg, t).backward()
-        return (lambda: f.cross_entropy(x, t)), both
-
-    (lf, lb), (tf, tb) = pair(tl, TF), pair(torch, F)
-    name = "cross_entropy 4096x32000"
-    return [(name, "forward", lf, tf), (name, "forward+backward", lb, tb)]
+from bench_softmax11 import _cross_entropy_rows  # the 4096x32000 rows, the same as there
 
 
 def _cross_entropy_option_rows():

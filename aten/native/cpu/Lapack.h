@@ -105,7 +105,8 @@ inline int work_size(double w) { return std::max(1, static_cast<int>(w)); }
 template <typename R>
 inline int work_size(std::complex<R> w) { return work_size(static_cast<double>(w.real())); }
 
-#define TL_DEFINE_LAPACK(T, p)                                                                          \
+// The wrappers whose real (s/d) and complex (c/z) forms are the same code.
+#define TL_DEFINE_LAPACK_SHARED(T, p)                                                                   \
   template <>                                                                                           \
   inline int getrf<T>(int m, int n, T* a, int lda, int* ipiv) {                                         \
     blas::init_once();                                                                                  \
@@ -117,15 +118,7 @@ inline int work_size(std::complex<R> w) { return work_size(static_cast<double>(w
   inline void getrs<T>(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb) { \
     blas::init_once();                                                                                  \
     int info = 0;                                                                                       \
-    scipy_LAPACK_##p##getrs(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info);                                \
-  }                                                                                                     \
-  template <>                                                                                           \
-  inline void trsm<T>(bool left, bool upper, bool trans, bool unit, int m, int n, const T* a, int lda, T* b, \
-                      int ldb) {                                                                        \
-    blas::init_once();                                                                                  \
-    scipy_cblas_##p##trsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, \
-                          trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, m, n, T(1), a, \
-                          lda, b, ldb);                                                                 \
+    scipy_LAPACK_##p##getrs(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info);                          \
   }                                                                                                     \
   template <>                                                                                           \
   inline int potrf<T>(bool upper, int n, T* a, int lda) {                                               \
@@ -144,6 +137,17 @@ inline int work_size(std::complex<R> w) { return work_size(static_cast<double>(w
     lwork = work_size(q);                                                                               \
     std::vector<T> work(static_cast<size_t>(lwork));                                                    \
     LAPACK_##p##geqrf(&m, &n, a, &lda, tau, work.data(), &lwork, &info);                                \
+  }
+
+#define TL_DEFINE_LAPACK(T, p)                                                                          \
+  TL_DEFINE_LAPACK_SHARED(T, p)                                                                         \
+  template <>                                                                                           \
+  inline void trsm<T>(bool left, bool upper, bool trans, bool unit, int m, int n, const T* a, int lda, T* b, \
+                      int ldb) {                                                                        \
+    blas::init_once();                                                                                  \
+    scipy_cblas_##p##trsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, \
+                          trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, m, n, T(1), a, \
+                          lda, b, ldb);                                                                 \
   }                                                                                                     \
   template <>                                                                                           \
   inline void orgqr<T>(int m, int n, int k, T* a, int lda, const T* tau) {                              \
@@ -186,14 +190,14 @@ inline int work_size(std::complex<R> w) { return work_size(static_cast<double>(w
     blas::init_once();                                                                                  \
     char jobvl = 'N', jobvr = vectors ? 'V' : 'N';                                                      \
     int info = 0, lwork = -1, one = 1, ldvr = vectors ? n : 1;                                          \
-    const size_t sn = static_cast<size_t>(n);                                                            \
+    const size_t sn = static_cast<size_t>(n);                                                           \
     std::vector<T> wr(sn), wi(sn), vr(vectors ? sn * sn : 1);                                           \
     T q;                                                                                                \
-    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(),   \
+    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(), \
                            &ldvr, &q, &lwork, &info);                                                   \
     lwork = work_size(q);                                                                               \
     std::vector<T> work(static_cast<size_t>(lwork));                                                    \
-    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(),   \
+    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(), \
                            &ldvr, work.data(), &lwork, &info);                                          \
     for (int j = 0; j < n; ++j) w[j] = std::complex<T>(wr[size_t(j)], wi[size_t(j)]);                   \
     if (!vectors || info != 0) return info;                                                             \
@@ -220,19 +224,7 @@ TL_DEFINE_LAPACK(double, d)
 // The complex instances: the c/z routines (ungqr for orgqr, heevd for syevd), cblas's ?trsm taking
 // alpha by pointer, rwork for heevd/gesdd/geev.
 #define TL_DEFINE_LAPACK_COMPLEX(T, R, p, orgqr_name, syevd_name)                                        \
-  template <>                                                                                           \
-  inline int getrf<T>(int m, int n, T* a, int lda, int* ipiv) {                                         \
-    blas::init_once();                                                                                  \
-    int info = 0;                                                                                       \
-    LAPACK_##p##getrf(&m, &n, a, &lda, ipiv, &info);                                                    \
-    return info;                                                                                        \
-  }                                                                                                     \
-  template <>                                                                                           \
-  inline void getrs<T>(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb) { \
-    blas::init_once();                                                                                  \
-    int info = 0;                                                                                       \
-    scipy_LAPACK_##p##getrs(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info);                          \
-  }                                                                                                     \
+  TL_DEFINE_LAPACK_SHARED(T, p)                                                                         \
   template <>                                                                                           \
   inline void trsm<T>(bool left, bool upper, bool trans, bool unit, int m, int n, const T* a, int lda, T* b, \
                       int ldb) {                                                                        \
@@ -241,24 +233,6 @@ TL_DEFINE_LAPACK(double, d)
     scipy_cblas_##p##trsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, \
                           trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, m, n, &one, a, \
                           lda, b, ldb);                                                                 \
-  }                                                                                                     \
-  template <>                                                                                           \
-  inline int potrf<T>(bool upper, int n, T* a, int lda) {                                               \
-    blas::init_once();                                                                                  \
-    char uplo = upper ? 'U' : 'L';                                                                      \
-    int info = 0;                                                                                       \
-    scipy_LAPACK_##p##potrf(&uplo, &n, a, &lda, &info);                                                 \
-    return info;                                                                                        \
-  }                                                                                                     \
-  template <>                                                                                           \
-  inline void geqrf<T>(int m, int n, T* a, int lda, T* tau) {                                           \
-    blas::init_once();                                                                                  \
-    int info = 0, lwork = -1;                                                                           \
-    T q;                                                                                                \
-    LAPACK_##p##geqrf(&m, &n, a, &lda, tau, &q, &lwork, &info);                                         \
-    lwork = work_size(q);                                                                               \
-    std::vector<T> work(static_cast<size_t>(lwork));                                                    \
-    LAPACK_##p##geqrf(&m, &n, a, &lda, tau, work.data(), &lwork, &info);                                \
   }                                                                                                     \
   template <>                                                                                           \
   inline void orgqr<T>(int m, int n, int k, T* a, int lda, const T* tau) {                              \
@@ -311,7 +285,7 @@ TL_DEFINE_LAPACK(double, d)
     std::vector<R> rwork(2 * size_t(std::max(n, 1)));                                                   \
     T q, dummy;                                                                                         \
     T* vr = vectors ? v : &dummy;                                                                       \
-    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, vr, &ldvr, &q, &lwork,         \
+    scipy_LAPACK_##p##geev(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, vr, &ldvr, &q, &lwork,        \
                            rwork.data(), &info);                                                        \
     lwork = work_size(q);                                                                               \
     std::vector<T> work(static_cast<size_t>(lwork));                                                    \
@@ -322,6 +296,7 @@ TL_DEFINE_LAPACK(double, d)
 TL_DEFINE_LAPACK_COMPLEX(std::complex<float>, float, c, cungqr, cheevd)
 TL_DEFINE_LAPACK_COMPLEX(std::complex<double>, double, z, zungqr, zheevd)
 #undef TL_DEFINE_LAPACK_COMPLEX
+#undef TL_DEFINE_LAPACK_SHARED
 
 #else  // builds without LAPACK: kernels call require_lapack first, so these never run
 
