@@ -2,14 +2,18 @@
 and PyTorch's gloo backend, in one run (issue 14's targets at 1 MB and 100 MB: >= 0.9x mpi4py's bandwidth,
 >= 1.0x gloo's; 16 B shows the fixed cost per call).
 
-    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo] [--no-gloo] [--trace DIR] [--rotate]
+    python benchmarks/bench_distributed.py [--markdown] [--nproc 2] [--fifo] [--no-gloo] [--gloo-between]
+                                           [--trace DIR] [--rotate]
 
 starts itself under the installed MPI's mpiexec; --fifo runs rank i pinned to CPU i (taskset) as a SCHED_FIFO
 task (chrt -f 10; needs root): on a shared machine, the ranks then have their cores as on an idle one (other
 programs wait, a yield never hands the CPU to them, a sleep has no timer slack). Each rank inits torchlite's
-process group (MPI) and torch's (gloo, over loopback TCP). The three all_reduces (float32 SUM, in place) alternate
-in FOLLOW_ORDER (each follows each other equally often; --rotate: the earlier plain rotation), each call starting
-from a barrier; a call's time is the slowest rank's, and each figure the median.
+process group (MPI) and torch's (gloo, over loopback TCP). torchlite's and mpi4py's all_reduces (float32 SUM, in
+place, on the same memory) alternate, each following the other, each call starting from a barrier; gloo's calls
+follow in a block of their own in the same processes (a gloo call leaves the caches cold and the ranks' scheduling
+disturbed for the MPI call after it: --gloo-between interleaves all three in FOLLOW_ORDER, as the figures before
+2026-12-06 15:xx did; --rotate: the plain rotation before that). A call's time is the slowest rank's, and each
+figure the median.
 --no-gloo leaves gloo out (no gloo group, no gloo threads in the ranks: torchlite against mpi4py alone).
 --trace DIR records every round's timestamps per rank (and torchlite's check and data waits with their polls,
 yields and sleeps: TORCHLITE_DIST_TRACE=1, torchlite/distributed/_trace.py) into DIR/rank<r>.json and prints
@@ -32,7 +36,7 @@ SIZES = [("16 B", 16, 1000), ("1 MB", 1 << 20, 200), ("100 MB", 100 << 20, 12)]
 FOLLOW_ORDER = {1: [0], 2: [0, 1], 3: [0, 1, 2, 0, 2, 1]}
 
 
-def worker(markdown, gloo=True, trace_dir=None, rotate=False):
+def worker(markdown, gloo=True, trace_dir=None, rotate=False, gloo_between=False):
     import numpy as np
     from mpi4py import MPI
 
@@ -81,9 +85,11 @@ def worker(markdown, gloo=True, trace_dir=None, rotate=False):
         names = list(fns)
         if rotate:  # the plain rotation of the figures before 2026-12-06 12:30 (biased, see FOLLOW_ORDER)
             order = [name for i in range(rounds) for name in names[i % len(names):] + names[:i % len(names)]]
-        else:
+        elif gloo_between or not gloo:
             cycle = FOLLOW_ORDER[len(names)]
             order = [names[j] for j in cycle] * (rounds * len(names) // len(cycle))
+        else:  # the MPI pair alternating, then gloo's block
+            order = ["torchlite", "mpi4py"] * rounds + ["gloo"] * rounds
         if tracer:
             tracer.take()
             calls = {name: [] for name in names}
@@ -143,16 +149,18 @@ def main():
     p.add_argument("--fifo", action="store_true", help="ranks pinned one per CPU, SCHED_FIFO (emulates idle cores)")
     p.add_argument("--no-gloo", action="store_true", help="torchlite against mpi4py only (no gloo group or threads)")
     p.add_argument("--trace", metavar="DIR", help="record per-round timestamps per rank into DIR, print a summary")
+    p.add_argument("--gloo-between", action="store_true", help="gloo's calls interleaved with the MPI pair's")
     p.add_argument("--rotate", action="store_true", help="the earlier plain rotation (biased: see FOLLOW_ORDER)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        worker(args.markdown, not args.no_gloo, args.trace, args.rotate)
+        worker(args.markdown, not args.no_gloo, args.trace, args.rotate, args.gloo_between)
         return
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from torchlite.distributed.run import _mpiexec_path
     argv = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--markdown"] if args.markdown else [])
     argv += (["--no-gloo"] if args.no_gloo else []) + (["--rotate"] if args.rotate else [])
+    argv += ["--gloo-between"] if args.gloo_between else []
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     if args.trace:
         os.makedirs(args.trace, exist_ok=True)
