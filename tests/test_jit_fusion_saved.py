@@ -142,3 +142,24 @@ def test_backward_runs_no_forward_op():
     with tl.autograd.graph.saved_tensors_hooks(lambda t: made.append(t.shape) or t, lambda t: t):
         out.sum().backward()
     assert made == []  # no op saved a tensor during backward: nothing ran forward with history
+
+
+def test_recompute_mode_checks_every_saved_input():
+    """In recompute mode (the forward run again per block in the backward) every input is checked, as the
+    blocks would read its new values: even one no formula reads raises."""
+    def fn(x, y):
+        return (x + y).relu()
+    mode = _jit._jit_get_fusion_backward_recomputes()
+    _jit._jit_set_fusion_backward_recomputes(True)
+    try:
+        x, y, _ = _inputs()
+        fused = _fused(fn, x, y)
+        x, y, _ = _inputs()
+        out = fused(x, y)
+        with tl.no_grad():
+            y.add_(1)
+        with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torchlite.FloatTensor \[300\]\] "
+                                               r"is at version 1; expected version 0 instead"):
+            out.sum().backward()
+    finally:
+        _jit._jit_set_fusion_backward_recomputes(mode)

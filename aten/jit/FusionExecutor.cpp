@@ -459,9 +459,35 @@ struct BlockRecord {
   std::vector<size_t> leaf_edge;
 };
 
-// The group's forward with autograd on, block by block: each op records its own backward node on
-// block-sized tensors, the results are copied into the whole-size outputs, and each block's graph
-// is kept for the backward (so the backward does not run the forward again).
+// Runs the subgraph on block [start, start + len) with autograd on, into `rec`: its leaves (the blocks
+// of the inputs with an edge) and its results, whose history is the ops' own backward nodes.
+void record_block(const Graph& sub, const Stack& inputs, const Plan& p, const std::vector<int>& edge_of, int64_t start,
+                  int64_t len, std::vector<IValue>& env, Stack& stack, BlockRecord& rec) {
+  autograd::AutoGradMode grad_on(true);
+  const auto& params = sub.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    IValue v = inputs[i];
+    if (p.kinds[i] != InputKind::Pass) {
+      Tensor t = recorded_block(p, i, inputs[i].toTensor(), start, len);
+      if (edge_of[i] >= 0) {
+        t.set_requires_grad(true);
+        rec.leaves.push_back(t);
+        rec.leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
+      }
+      v = IValue(std::move(t));
+    }
+    env[params[i]->unique()] = std::move(v);
+  }
+  walk(sub.nodes(), env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
+  for (const Value* o : sub.outputs()) rec.outs.push_back(env[o->unique()].toTensor());
+  std::fill(env.begin(), env.end(), IValue());
+}
+
+std::atomic<bool> g_backward_recomputes{false};
+
+// The group's forward with autograd on, block by block (record_block): the results are copied into
+// the whole-size outputs and each block's graph is kept for the backward, which then runs no
+// forward op again.
 std::vector<IValue> run_recorded(const Graph& sub, const Stack& inputs, const Plan& p, const std::vector<int>& edge_of,
                                  std::vector<BlockRecord>& records) {
   std::vector<Tensor> outputs;
@@ -471,40 +497,18 @@ std::vector<IValue> run_recorded(const Graph& sub, const Stack& inputs, const Pl
   const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
   const int64_t nblocks = (numel + block - 1) / block;
   records.assign(static_cast<size_t>(nblocks), BlockRecord{});
-  const auto& params = sub.inputs();
-  const std::vector<Node*> nodes = sub.nodes();
   // Under anomaly mode every node made records where it was made (a hook into Python): one thread.
   const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
   parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
-    autograd::AutoGradMode grad_on(true);
     std::vector<IValue> env(sub.valueCount());
     Stack stack;
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t start = b * block, len = std::min(block, numel - start);
       BlockRecord& rec = records[static_cast<size_t>(b)];
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        IValue v = inputs[i];
-        if (p.kinds[i] != InputKind::Pass) {
-          Tensor t = recorded_block(p, i, inputs[i].toTensor(), start, len);
-          if (edge_of[i] >= 0) {
-            t.set_requires_grad(true);
-            rec.leaves.push_back(t);
-            rec.leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
-          }
-          v = IValue(std::move(t));
-        }
-        env[params[i]->unique()] = std::move(v);
-      }
-      walk(nodes, env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
-      for (size_t o = 0; o < outputs.size(); ++o) {
-        const Tensor& r = env[sub.outputs()[o]->unique()].toTensor();
-        {
-          autograd::NoGradGuard no_grad;
-          store_output(r, outputs[o], p.layout, p.out_operand[o], start, len);
-        }
-        rec.outs.push_back(r);
-      }
-      std::fill(env.begin(), env.end(), IValue());
+      record_block(sub, inputs, p, edge_of, start, len, env, stack, rec);
+      autograd::NoGradGuard no_grad;
+      for (size_t o = 0; o < outputs.size(); ++o)
+        store_output(rec.outs[o], outputs[o], p.layout, p.out_operand[o], start, len);
     }
   });
   return std::vector<IValue>(outputs.begin(), outputs.end());
@@ -577,14 +581,24 @@ struct FusionGroupBackward final : autograd::Node {
     std::vector<char> reached(edge_input.size(), 0);  // whether any block's gradient reached the input
     const int64_t numel = p.layout.numel;
     const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
-    const int64_t nblocks = static_cast<int64_t>(records.size());
+    const bool recompute = records.empty();  // the forward ran without recording (recompute mode)
+    std::vector<IValue> ins;
+    if (recompute) ins = unpacked_inputs();  // every saved input checked: the blocks are recorded anew
+    const int64_t nblocks = (numel + block - 1) / block;
     const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
+    std::vector<int> edge_of(inputs.size(), -1);
+    for (size_t e = 0; e < edge_input.size(); ++e)
+      if (gins[e].defined()) edge_of[edge_input[e]] = static_cast<int>(e);
     try {
       parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
         std::vector<Tensor> gout_buf(gouts.size());
+        std::vector<IValue> env(sub->valueCount());
+        Stack stack;
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t start = b * block, len = std::min(block, numel - start);
-          const BlockRecord& rec = records[static_cast<size_t>(b)];
+          BlockRecord fresh;
+          if (recompute) record_block(*sub, ins, p, edge_of, start, len, env, stack, fresh);
+          const BlockRecord& rec = recompute ? fresh : records[static_cast<size_t>(b)];
           autograd::variable_list leaves, gblocks;
           std::vector<size_t> leaf_edge;
           for (size_t k = 0; k < rec.leaves.size(); ++k)
@@ -611,7 +625,7 @@ struct FusionGroupBackward final : autograd::Node {
           }
           // retained: the engine releases the block graphs with this node (release_variables), so a
           // retain_graph=True backward can run again
-          autograd::variable_list r = autograd::grad(rec.outs, leaves, gblocks, /*retain_graph=*/true,
+          autograd::variable_list r = autograd::grad(rec.outs, leaves, gblocks, /*retain_graph=*/!recompute,
                                                      /*create_graph=*/false, /*allow_unused=*/true);
           autograd::NoGradGuard no_grad;
           for (size_t k = 0; k < r.size(); ++k) {
@@ -660,7 +674,13 @@ std::vector<IValue> run_with_one_node(const Node& node, const Graph& sub, const 
     fn->edge_dtype.push_back(inputs[i].toTensor().dtype());
     edges.push_back(autograd::gradient_edge(inputs[i].toTensor()));
   }
-  std::vector<IValue> outs = run_recorded(sub, inputs, *plan, edge_of, fn->records);
+  std::vector<IValue> outs;
+  if (g_backward_recomputes.load()) {  // keep only the inputs; the backward runs the blocks again
+    autograd::NoGradGuard no_grad;
+    outs = run_blocked(sub, inputs, *plan);
+  } else {
+    outs = run_recorded(sub, inputs, *plan, edge_of, fn->records);
+  }
   fn->inputs = inputs;
   fn->saved.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -707,6 +727,8 @@ void FusionSettings::set_block_size(int64_t n) {
   TL_CHECK_VALUE(n >= 1, "jit: the fusion block size must be at least 1, got ", n);
   g_block_size.store(n);
 }
+bool FusionSettings::backward_recomputes() { return g_backward_recomputes.load(); }
+void FusionSettings::set_backward_recomputes(bool on) { g_backward_recomputes.store(on); }
 int64_t FusionSettings::min_numel() { return g_min_numel.load(); }
 void FusionSettings::set_min_numel(int64_t n) {
   TL_CHECK_VALUE(n >= 0, "jit: the fusion minimum element count must be non-negative, got ", n);
