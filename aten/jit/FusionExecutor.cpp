@@ -485,6 +485,19 @@ void record_block(const Graph& sub, const Stack& inputs, const Plan& p, const st
 
 std::atomic<bool> g_backward_recomputes{false};
 
+// A block result as the backward needs it once copied into the output: its history (grad_fn, output
+// number), shape and dtype, on the meta device, so the block's data is not kept beside the output
+// (unless the op that made it saved it for its own formula, as eager's would: tanh's result).
+Tensor history_only(const Tensor& r) {
+  const autograd::AutogradMeta* meta = r.impl()->autograd_meta();
+  if (meta == nullptr || !meta->grad_fn) return r;
+  Tensor alias = empty_strided_tensor(r.sizes(), r.strides(), r.dtype(), Device(DeviceType::Meta));
+  autograd::AutogradMeta& m = alias.impl()->ensure_autograd_meta();
+  m.grad_fn = meta->grad_fn;
+  m.output_nr = meta->output_nr;
+  return alias;
+}
+
 // The group's forward with autograd on, block by block (record_block): the results are copied into
 // the whole-size outputs and each block's graph is kept for the backward, which then runs no
 // forward op again.
@@ -507,8 +520,10 @@ std::vector<IValue> run_recorded(const Graph& sub, const Stack& inputs, const Pl
       BlockRecord& rec = records[static_cast<size_t>(b)];
       record_block(sub, inputs, p, edge_of, start, len, env, stack, rec);
       autograd::NoGradGuard no_grad;
-      for (size_t o = 0; o < outputs.size(); ++o)
+      for (size_t o = 0; o < outputs.size(); ++o) {
         store_output(rec.outs[o], outputs[o], p.layout, p.out_operand[o], start, len);
+        rec.outs[o] = history_only(rec.outs[o]);
+      }
     }
   });
   return std::vector<IValue>(outputs.begin(), outputs.end());
