@@ -352,3 +352,30 @@ def test_version_1_archive_without_defaults_still_loads(tmp_path):
     assert m(tl.ones(2), 2.0, None, 3, "t", (1, 2)).tolist() == [8.0, 8.0]
     with pytest.raises(TypeError, match="expected 7 arguments but got 2"):  # no defaults in version 1
         m(tl.ones(2))
+
+
+def test_code_freeze_and_optimize_for_inference_keep_the_state():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+            self.count = 0
+            self.register_buffer("b", tl.zeros(3))
+
+        def forward(self, x, k: int = 2):
+            self.count += k
+            self.b = self.b + 1
+            return self.lin(x) + self.count
+    m = tl.jit.script(M())
+    assert "self.count = " in m.code and "self.b = " in m.code
+    m.eval()
+    x = tl.ones(3)
+    eager = m.lin(x).detach()
+    frozen = tl.jit.freeze(m)
+    assert frozen(x).tolist() == pytest.approx((eager + 2).tolist())  # the default k=2 kept too
+    assert frozen(x, 3).tolist() == pytest.approx((eager + 5).tolist())
+    assert frozen.count == 5 and frozen.b.tolist() == [2.0, 2.0, 2.0]
+    assert m.count == 0  # a frozen module is a copy
+    optimized = tl.jit.optimize_for_inference(m)
+    optimized(x)
+    assert optimized(x).tolist() == pytest.approx((eager + 4).tolist()) and optimized.count == 4
