@@ -285,7 +285,8 @@ class ScriptedModule(_TracedModule):
                 module.training = saved
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
-            found["$sync"] = self._state_sync(found)
+            sync = self._state_sync(found)
+            found["$sync"] = sync if sync else None  # None: nothing to keep in step (the common case)
             cache[key] = found
         self.__dict__["_current"] = found
         return found
@@ -296,7 +297,7 @@ class ScriptedModule(_TracedModule):
 
     def _call(self, graph, inputs):
         sync = self._compiled()["$sync"]
-        if not sync:
+        if sync is None:
             return _run(graph, inputs)
         return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
 
