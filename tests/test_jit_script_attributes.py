@@ -145,6 +145,33 @@ class M(torch.nn.Module):
     assert lm(tl.ones(2)).tolist() == tm(torch.ones(2)).tolist() == [3.0, 3.0]
 
 
+def test_loaded_exported_method_assigns_with_its_defaults(tmp_path):
+    src = """
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0
+
+    @torch.jit.export
+    def set_scale(self, s: float = 4.0):
+        self.scale = s
+
+    def forward(self, x):
+        return x * self.scale
+"""
+    TorchM, TlM = _pair(src)
+    tl.jit.save(tl.jit.script(TlM()), tmp_path / "m.pt")
+    torch.jit.save(torch.jit.script(TorchM()), tmp_path / "t.pt")
+    ours, theirs = tl.jit.load(tmp_path / "m.pt"), torch.jit.load(tmp_path / "t.pt")
+    ours.set_scale(2.0)
+    theirs.set_scale(2.0)
+    assert ours.scale == theirs.scale == 2.0
+    ours.set_scale()
+    theirs.set_scale()
+    assert ours.scale == theirs.scale == 4.0
+    assert ours(tl.ones(2)).tolist() == theirs(torch.ones(2)).tolist() == [4.0, 4.0]
+
+
 def test_tensor_attribute_keeps_gradient_history():
     class M(nn.Module):
         def __init__(self):
