@@ -246,6 +246,12 @@ class ScriptedModule(_TracedModule):
 
     def _compile_methods(self, module):
         attrs = self.__dict__["_attrs"]
+        if not attrs.types:  # the user's modules' plain `self.x = ...`: known before the first compilation
+            for m in module.modules():
+                if not type(m).__module__.startswith("torchlite."):
+                    attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
+                                      if name != "forward" or inspect.getattr_static(type(m), "forward", None)
+                                      is not _tl.nn.Module.forward])
         while True:
             known = len(attrs.types)
             try:

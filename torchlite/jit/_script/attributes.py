@@ -9,7 +9,10 @@ the module's methods are compiled again with the attribute known (each round add
 ends). A buffer is already read with prim::GetAttr: assigning one needs no recompilation."""
 from __future__ import annotations
 
+import ast
+import inspect
 import sys
+import textwrap
 import typing
 
 from torchlite.jit._script import types as T
@@ -58,6 +61,28 @@ def declared_type(module, name, where):
     return T.NONE if v is None else T.of_value(v)
 
 
+def plain_assignments(fn):
+    """The names `self.<name>` that fn's body assigns (`=`, `+=`, annotated), fn's first argument
+    being self; empty when its source cannot be read."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
+        return set()
+    me = fdef.args.args[0].arg
+    out = set()
+    for node in ast.walk(fdef):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+                    out.add(e.attr)
+    return out
+
+
 class AttributeState:
     """The assignable attributes found while compiling one scripted module (shared by its methods
     and training modes): (id(module), name) -> static type, and the modules themselves."""
@@ -73,6 +98,25 @@ class AttributeState:
     def type_of(self, module, name):
         return self.types.get((id(module), name))
 
+    def prescan(self, module, methods):
+        """Registers the attributes that `methods` of `module` plainly assign (`self.count += 1`), so that
+        one compilation usually suffices; the compiler finds the others (a submodule's attribute, one
+        assigned in a helper) by recompiling, and raises the errors (wrong type, Final, ...)."""
+        for fn in methods:
+            for name in plain_assignments(fn):
+                if name in module.__dict__ and name != "training" and not is_final(module, name) \
+                        and (id(module), name) not in self.types:
+                    try:
+                        t = declared_type(module, name, _refuse)
+                    except ValueError:
+                        continue
+                    if t is not None and t.kind not in ("Module", "Any"):
+                        self.add(module, name, t)
+
     def of_module(self, module):
         """[(name, static type)] of one module's assignable attributes."""
         return [(n, t) for (mid, n), t in self.types.items() if mid == id(module)]
+
+
+def _refuse(msg):
+    raise ValueError(msg)
