@@ -292,7 +292,8 @@ class ScriptedModule(_TracedModule):
             if grew:  # graphs of other modes read attributes now known to be assigned as constants
                 cache.clear()
             sync = self._state_sync(found)
-            found["$sync"] = sync if sync else None  # None: nothing to keep in step (the common case)
+            found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
+            found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
             cache[key] = found
         self.__dict__["_current"] = found
         return found
@@ -301,8 +302,7 @@ class ScriptedModule(_TracedModule):
     def graph(self):
         return self._compiled()["forward"][0]
 
-    def _call(self, graph, inputs):
-        sync = self._compiled()["$sync"]
+    def _call(self, graph, inputs, sync):
         if sync is None:
             return _run(graph, inputs)
         return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
@@ -314,19 +314,20 @@ class ScriptedModule(_TracedModule):
     def forward(self, *args, **kwargs):
         if _jit._is_tracing():  # inside a trace (ONNX export): the Python module, so its ops are recorded
             return self._traced_from(*args, **kwargs)
-        graph, sig = self._compiled()["forward"]
+        graph, sig, sync = self._compiled()["$forward"]
         inputs = [self._object()] + sig.inputs("forward", args, kwargs)
-        out = self._call(graph, inputs)
+        out = _run(graph, inputs) if sync is None else self._call(graph, inputs, sync)
         return out if sig.plain_ret else _from_output(out, sig.ret)
 
     def __getattr__(self, name):
         compiled = self.__dict__.get("_compiled_by_mode")
         if compiled is not None and name != "forward" and name in _methods_of(self.__dict__["_traced_from"]):
-            graph, sig = self._compiled()[name]
+            compiled = self._compiled()
+            graph, sig = compiled[name]
 
             def method(*args, **kwargs):
                 inputs = [self._object()] + sig.inputs(name, args, kwargs)
-                return _from_output(self._call(graph, inputs), sig.ret)
+                return _from_output(self._call(graph, inputs, compiled["$sync"]), sig.ret)
             return method
         original = self.__dict__.get("_traced_from")
         if original is not None and name in original.__dict__ and not name.startswith("_"):
@@ -343,7 +344,7 @@ class ScriptedModule(_TracedModule):
 
     def _cpp_module(self):
         from torchlite.jit._script_module import cpp_module
-        methods = [(name, _method(*compiled)) for name, compiled in self._compiled().items() if name != "$sync"]
+        methods = [(name, _method(*compiled)) for name, compiled in self._compiled().items() if not name.startswith("$")]
         attrs = self.__dict__["_attrs"]
         m = cpp_module(self._traced_from, methods, attributes=lambda mod: attrs.of_module(mod))
         m.training = self.training
