@@ -2,7 +2,7 @@
 in one run.
 
     python benchmarks/bench_jit_fusion.py [--repeat 9] [--size 10000000] [--threads N] [--cpu-time] [--train]
-                                          [--nnc-interpreter]
+                                          [--train-memory] [--nnc-interpreter]
 
 Chains: `((x * y + 1).sigmoid() * z).tanh()` (mul, add, sigmoid, mul, tanh: two transcendental
 ops, whose arithmetic is most of the work) and `(x * y + z).relu() * 0.5 - x` (mul, add, relu,
@@ -18,7 +18,11 @@ is shared and noisy). Ratios: each row's time over torchlite eager's and over Py
 --cpu-time times process CPU time (with one thread the figure the load of other sessions disturbs
 least; with several it sums the threads' time). --train adds a training step per chain: forward
 on three leaves requiring grad, `.sum().backward()`, eager beside traced + fused (the group recorded
-as one FusionGroupBackward node) and PyTorch eager.
+as one FusionGroupBackward node, which keeps each block's graph from the forward), traced + fused with
+the backward running each block's forward again (`_jit_set_fusion_backward_recomputes(True)`, what the
+backward did before the block graphs were kept) and PyTorch eager. --train-memory prints the bytes
+torchlite's allocator holds after a training step's forward (the output and what the backward
+keeps) for eager, fused and fused with the recomputing backward.
 """
 from __future__ import annotations
 
@@ -112,12 +116,48 @@ def run_training(fn, arrays, repeat):
     def fused(*xs):
         with tl.jit.fuser("fuser1"):
             return traced(*xs)
+
+    def recomputing(*xs):
+        tl._C._jit._jit_set_fusion_backward_recomputes(True)
+        try:
+            return fused(*xs)
+        finally:
+            tl._C._jit._jit_set_fusion_backward_recomputes(False)  # read by the forward only
     with tl.jit.fuser("fuser1"):
         node = traced(*tx).grad_fn.name()
     rows = [("torchlite eager", step(fn, tx)), ("torchlite traced + fused", step(fused, tx)),
+            ("torchlite traced + fused, backward recomputes", step(recomputing, tx)),
             ("torch eager", step(fn, px))]
     times = alternating_times([f for _, f in rows], number=1, repeat=repeat)
     return rows, [statistics.median(t) for t in times], node
+
+
+def train_memory(fn, arrays):
+    """Bytes the torchlite allocator holds after a training step's forward (the output and what is kept
+    for the backward), per variant, after a warm-up step (the plan made, as in a training loop)."""
+    out = {}
+    xs = [tl.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    traced = tl.jit.trace(fn, tuple(xs), check_trace=False)
+
+    def fused(*a):
+        with tl.jit.fuser("fuser1"):
+            return traced(*a)
+    for variant, run, recompute in (("torchlite eager", fn, False), ("torchlite traced + fused", fused, False),
+                                    ("torchlite traced + fused, backward recomputes", fused, True)):
+        tl._C._jit._jit_set_fusion_backward_recomputes(recompute)
+        try:
+            for measure in (False, True):
+                for t in xs:
+                    t.grad = None
+                before = tl._C._cpu_allocated_bytes()
+                loss = run(*xs).sum()
+                if measure:
+                    out[variant] = tl._C._cpu_allocated_bytes() - before
+                loss.backward()
+                del loss
+        finally:
+            tl._C._jit._jit_set_fusion_backward_recomputes(False)
+    return out
 
 
 def main() -> int:
@@ -128,6 +168,7 @@ def main() -> int:
     parser.add_argument("--nnc-interpreter", action="store_true")
     parser.add_argument("--cpu-time", action="store_true")
     parser.add_argument("--train", action="store_true")
+    parser.add_argument("--train-memory", action="store_true")
     args = parser.parse_args()
     if args.cpu_time:
         use_cpu_time()
@@ -158,8 +199,18 @@ def main() -> int:
             print("| run | median ms | / torchlite eager | / torch eager |")
             print("|---|---|---|---|")
             for (row, _), m in zip(rows, med):
-                print(f"| {row} | {m * 1e3:.1f} | {m / med[0]:.2f}x | {m / med[2]:.2f}x |")
-            print(f"fused training step speed-up over torchlite eager: {med[0] / med[1]:.2f}x")
+                print(f"| {row} | {m * 1e3:.1f} | {m / med[0]:.2f}x | {m / med[3]:.2f}x |")
+            print(f"fused training step speed-up over torchlite eager: {med[0] / med[1]:.2f}x (backward "
+                  f"recomputing: {med[0] / med[2]:.2f}x)")
+        if args.train_memory:
+            held = train_memory(fn, arrays)
+            mb = args.size * 4 / 1e6
+            print(f"\ntraining step: torchlite memory held after the forward (output and what the backward keeps; "
+                  f"one {args.size}-element float32 tensor is {mb:.0f} MB)")
+            print("| run | MB | tensors' worth |")
+            print("|---|---|---|")
+            for variant, b in held.items():
+                print(f"| {variant} | {b / 1e6:.1f} | {b / 1e6 / mb:.2f} |")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -133,3 +133,66 @@ def test_errors_reach_cpp_with_the_types_and_messages_python_shows(programs, tmp
     assert got["error_load"].startswith("RuntimeError: ") and "/nonexistent/model.pt" in got["error_load"]
     assert got["error_corrupt"].startswith("RuntimeError: ")
     assert got["error_corrupt"] == python_error(lambda: tl.jit.load(str(corrupt)))
+
+
+STATEFUL = """
+import sys
+from typing import Optional
+import torchlite as tl
+
+
+class Sub(tl.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = 0.5
+
+    def forward(self, t):
+        self.x = self.x * 2.0
+        return t * self.x
+
+
+class Stateful(tl.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+        self.sub = Sub()
+        self.register_buffer("total", tl.zeros(3))
+
+    def forward(self, x, scale: float = 2.0, mask: Optional[tl.Tensor] = None):
+        self.count += 1
+        self.total = self.total + x
+        y = self.sub(x) * scale + self.count
+        if mask is not None:
+            y = y * mask
+        return y
+
+
+tl.jit.save(tl.jit.script(Stateful()), sys.argv[1])
+"""
+
+
+def test_cpp_keeps_assigned_attributes_and_uses_defaults(programs, tmp_path):
+    """Script's attribute assignment and the archive's argument defaults from C++: the same values as the
+    Python module loaded from the same archive, the state carried between calls and saved from C++."""
+    model, saved, script = tmp_path / "stateful.pt", tmp_path / "from_cpp.pt", tmp_path / "make.py"
+    script.write_text(STATEFUL)
+    subprocess.run([sys.executable, str(script), str(model)], check=True)
+    got = run(programs["api_checks"], tmp_path / "none.pt", model, saved)
+    tl = torchlite
+    m = tl.jit.load(str(model))
+    x = tl.tensor([1., 2, 3])
+    expected = {"stateful_first": m(x), "stateful_second": m(x, 0.5), "stateful_masked": m(x, 1.0, tl.tensor([0., 1, 0]))}
+    for name, value in expected.items():
+        np.testing.assert_allclose(numbers(got[name]), value.numpy(), rtol=1e-7, err_msg=name)
+    assert int(got["stateful_count"]) == m.count == 3
+    assert float(got["stateful_sub_x"]) == m.sub.x == 4.0
+    np.testing.assert_allclose(numbers(got["stateful_buffer"]), m.total.numpy())
+    m.count = 10
+    np.testing.assert_allclose(numbers(got["stateful_after_set"]), m(x).numpy(), rtol=1e-7)
+    assert int(got["stateful_count_after_set"]) == m.count == 11
+    assert got["stateful_missing"] == "RuntimeError: forward() is missing value for argument 'x'."
+    assert got["stateful_too_many"] == "RuntimeError: forward() expected at most 3 argument(s) but received 4 argument(s)"
+    assert got["stateful_bad_set"].startswith("TypeError: jit: attribute 'count' of __torch__.Stateful has type int")
+    again = tl.jit.load(str(saved))  # saved by C++ after its calls: the state at save time
+    assert (again.count, again.sub.x) == (11, 8.0)
+    np.testing.assert_allclose(again.total.numpy(), m.total.numpy())

@@ -1,6 +1,7 @@
 """Autograd through a fusion group (aten/jit/FusionExecutor.cpp, FusionGroupBackward): with grad mode on
-and inputs requiring grad, a group runs blocked and is recorded as one node whose backward reruns the
-subgraph block by block with autograd on (the ops' own derivative formulas); gradients equal eager's
+and inputs requiring grad, a group runs blocked and is recorded as one node whose backward runs each
+block's graph (recorded in the forward, or run again in recompute mode) with the ops' own derivative
+formulas; gradients equal eager's
 bit for bit, against PyTorch's within rounding. Inputs the one-node form does not take (broadcast or
 0-d inputs requiring grad) keep the op-by-op record."""
 import numpy as np
@@ -14,14 +15,19 @@ from torchlite._C import _jit
 from conftest import to_torch
 
 
-@pytest.fixture(autouse=True)
-def small_blocks():
+@pytest.fixture(autouse=True, params=[False, True], ids=["saved_blocks", "recompute"])
+def small_blocks(request):
+    """Each test in both backward modes: block graphs kept from the forward (the default), and the
+    forward run again per block in the backward (_jit_set_fusion_backward_recomputes)."""
     block, minimum = _jit._jit_get_fusion_block_size(), _jit._jit_get_fusion_min_numel()
+    mode = _jit._jit_get_fusion_backward_recomputes()
     _jit._jit_set_fusion_block_size(64)
     _jit._jit_set_fusion_min_numel(1)
+    _jit._jit_set_fusion_backward_recomputes(request.param)
     yield
     _jit._jit_set_fusion_block_size(block)
     _jit._jit_set_fusion_min_numel(minimum)
+    _jit._jit_set_fusion_backward_recomputes(mode)
 
 
 def chain(x, y, z):

@@ -28,6 +28,11 @@ class ScriptModule {
   IValue forward(std::vector<IValue> inputs) const { return run_method("forward", std::move(inputs)); }
   IValue run_method(const std::string& name, std::vector<IValue> inputs) const;
 
+  // A module attribute by name ("count", or "sub.count" through submodules): what scripted code
+  // assigns (`self.count += 1`) is kept between calls, as torch::jit::Module::attr gives it.
+  IValue attr(const std::string& name) const { return module_->attr(name); }
+  void setattr(const std::string& name, IValue value) const { module_->setattr(name, std::move(value)); }
+
   // The parameters and buffers of the module and its submodules, named as state_dict names them.
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<std::pair<std::string, Tensor>> named_buffers() const;

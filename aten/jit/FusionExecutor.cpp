@@ -8,6 +8,7 @@
 #include "aten/autograd/Engine.h"
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
+#include "aten/autograd/SavedVariable.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/jit/FusionLayout.h"
@@ -434,24 +435,132 @@ bool one_node_autograd(const Plan& p, const Stack& inputs) {
   return true;
 }
 
-// A fusion group's backward as one autograd node. The forward ran blocked without history; the
-// backward runs the subgraph again block by block with autograd on, so each block's gradients come
-// from the ops' own derivative formulas (the engine on block-sized tensors, intermediates in cache),
-// and writes them into whole-size input gradients: each input and gradient read once, each
-// gradient written once. With create_graph the subgraph is rerun node by node on the saved inputs
-// instead (so the gradient has history).
+// A block of tensor input `t` for a recorded forward: a view (Flat) or a gathered copy in a buffer of
+// its own (Gather; the block's ops may save it). It shares t's version counter, so that a block op
+// that saved it sees an in-place change of t as eager's saved tensor would.
+Tensor recorded_block(const Plan& p, size_t i, const Tensor& t, int64_t start, int64_t len) {
+  Tensor out;
+  if (p.kinds[i] == InputKind::Flat) {
+    out = block_view(t, t.storage_offset() + start, len);
+  } else {
+    out = empty_tensor({len}, t.dtype());
+    fusion_gather(p.layout, p.operand_of[i], static_cast<const char*>(t.data_ptr()), static_cast<char*>(out.data_ptr()),
+                  t.itemsize(), start, len);
+  }
+  out.impl()->share_version_counter(t.impl()->version_counter());
+  return out;
+}
+
+// One block of a recorded forward: the leaves (its blocks of the inputs requiring grad), the block
+// results with the history of the ops that made them (each op saved what its derivative formula
+// reads, as in eager code), and the gradient edge of each leaf.
+struct BlockRecord {
+  autograd::variable_list leaves, outs;
+  std::vector<size_t> leaf_edge;
+};
+
+// Runs the subgraph on block [start, start + len) with autograd on, into `rec`: its leaves (the blocks
+// of the inputs with an edge) and its results, whose history is the ops' own backward nodes.
+void record_block(const Graph& sub, const Stack& inputs, const Plan& p, const std::vector<int>& edge_of, int64_t start,
+                  int64_t len, std::vector<IValue>& env, Stack& stack, BlockRecord& rec) {
+  autograd::AutoGradMode grad_on(true);
+  const auto& params = sub.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    IValue v = inputs[i];
+    if (p.kinds[i] != InputKind::Pass) {
+      Tensor t = recorded_block(p, i, inputs[i].toTensor(), start, len);
+      if (edge_of[i] >= 0) {
+        t.set_requires_grad(true);
+        rec.leaves.push_back(t);
+        rec.leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
+      }
+      v = IValue(std::move(t));
+    }
+    env[params[i]->unique()] = std::move(v);
+  }
+  walk(sub.nodes(), env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
+  for (const Value* o : sub.outputs()) rec.outs.push_back(env[o->unique()].toTensor());
+  std::fill(env.begin(), env.end(), IValue());
+}
+
+std::atomic<bool> g_backward_recomputes{false};
+
+// A block result as the backward needs it once copied into the output: its history (grad_fn, output
+// number), shape and dtype, on the meta device, so the block's data is not kept beside the output
+// (unless the op that made it saved it for its own formula, as eager's would: tanh's result).
+Tensor history_only(const Tensor& r) {
+  const autograd::AutogradMeta* meta = r.impl()->autograd_meta();
+  if (meta == nullptr || !meta->grad_fn) return r;
+  Tensor alias = empty_strided_tensor(r.sizes(), r.strides(), r.dtype(), Device(DeviceType::Meta));
+  autograd::AutogradMeta& m = alias.impl()->ensure_autograd_meta();
+  m.grad_fn = meta->grad_fn;
+  m.output_nr = meta->output_nr;
+  return alias;
+}
+
+// The group's forward with autograd on, block by block (record_block): the results are copied into
+// the whole-size outputs and each block's graph is kept for the backward, which then runs no
+// forward op again.
+std::vector<IValue> run_recorded(const Graph& sub, const Stack& inputs, const Plan& p, const std::vector<int>& edge_of,
+                                 std::vector<BlockRecord>& records) {
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < p.out_strides.size(); ++o)
+    outputs.push_back(empty_strided_tensor(p.shape, p.out_strides[o], p.out_dtypes[o], Device(DeviceType::CPU)));
+  const int64_t numel = p.layout.numel;
+  const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
+  const int64_t nblocks = (numel + block - 1) / block;
+  records.assign(static_cast<size_t>(nblocks), BlockRecord{});
+  // Under anomaly mode every node made records where it was made (a hook into Python): one thread.
+  const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
+  parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
+    std::vector<IValue> env(sub.valueCount());
+    Stack stack;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t start = b * block, len = std::min(block, numel - start);
+      BlockRecord& rec = records[static_cast<size_t>(b)];
+      record_block(sub, inputs, p, edge_of, start, len, env, stack, rec);
+      autograd::NoGradGuard no_grad;
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        store_output(rec.outs[o], outputs[o], p.layout, p.out_operand[o], start, len);
+        rec.outs[o] = history_only(rec.outs[o]);
+      }
+    }
+  });
+  return std::vector<IValue>(outputs.begin(), outputs.end());
+}
+
+// A fusion group's backward as one autograd node. The forward ran block by block with autograd on
+// and kept each block's graph (BlockRecord); the backward gives each block graph its block of the
+// output gradients and writes the block's input gradients into whole-size ones. The gradients come
+// from the ops' own derivative formulas on what they saved, so they are eager's bit for bit. The
+// inputs are saved as eager saves tensors (version-checked): an input changed in place after the
+// forward raises eager's error when a block op needs it. With create_graph the subgraph is rerun
+// node by node on the saved inputs instead (so the gradient has history).
 struct FusionGroupBackward final : autograd::Node {
   std::shared_ptr<Graph> sub;
   uint64_t version = 0;
   std::shared_ptr<const Plan> plan;
-  std::vector<IValue> inputs;     // as the group got them
-  std::vector<size_t> edge_input; // per next edge: the subgraph input it is the gradient of
+  std::vector<IValue> inputs;                    // as the group got them (tensors: undefined, see `saved`)
+  std::vector<autograd::SavedVariable> saved;    // per input: its tensor, version-checked
+  std::vector<size_t> edge_input;                // per next edge: the subgraph input it is the gradient of
+  std::vector<ScalarType> edge_dtype;            // per next edge: its input's dtype
+  std::vector<BlockRecord> records;
   bool released = false;
 
   std::string name() const override { return "FusionGroupBackward"; }
   void release_variables() override {
     inputs.clear();
+    saved.clear();
+    records.clear();
+    records.shrink_to_fit();
     released = true;
+  }
+
+  std::vector<IValue> unpacked_inputs() {
+    std::vector<IValue> out = inputs;
+    for (size_t i = 0; i < out.size(); ++i)
+      if (saved[i].defined()) out[i] = IValue(saved[i].unpack(shared_from_this()));
+    return out;
   }
 
   autograd::variable_list apply(autograd::variable_list&& grads) override {
@@ -481,109 +590,119 @@ struct FusionGroupBackward final : autograd::Node {
     if (autograd::GradMode::is_enabled()) return double_backward(gouts);
 
     std::vector<Tensor> gins(edge_input.size());
-    std::vector<bool> needed(edge_input.size());
-    for (size_t e = 0; e < edge_input.size(); ++e) {
-      needed[e] = should_compute_output(e);
-      if (needed[e]) {
-        const Tensor& t = inputs[edge_input[e]].toTensor();
-        gins[e] = empty_strided_tensor(p.shape, p.out_strides[0], t.dtype(), Device(DeviceType::CPU));
-      }
-    }
+    for (size_t e = 0; e < edge_input.size(); ++e)
+      if (should_compute_output(e))
+        gins[e] = empty_strided_tensor(p.shape, p.out_strides[0], edge_dtype[e], Device(DeviceType::CPU));
     std::vector<char> reached(edge_input.size(), 0);  // whether any block's gradient reached the input
     const int64_t numel = p.layout.numel;
     const int64_t block = std::min(std::max<int64_t>(g_block_size.load(), 1), numel);
+    const bool recompute = records.empty();  // the forward ran without recording (recompute mode)
+    std::vector<IValue> ins;
+    if (recompute) ins = unpacked_inputs();  // every saved input checked: the blocks are recorded anew
     const int64_t nblocks = (numel + block - 1) / block;
-    const auto& params = sub->inputs();
-    const std::vector<jit::Node*> nodes = sub->nodes();
+    const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
     std::vector<int> edge_of(inputs.size(), -1);
     for (size_t e = 0; e < edge_input.size(); ++e)
-      if (needed[e]) edge_of[edge_input[e]] = static_cast<int>(e);
-    // Under anomaly mode every node made records where it was made (a hook into Python): the blocks
-    // then run on this thread only.
-    const int64_t grain = autograd::AnomalyMode::is_enabled() ? nblocks : std::max<int64_t>(1, kGrainSize / block);
-    parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
-      autograd::AutoGradMode grad_on(true);
-      std::vector<Tensor> in_buf(inputs.size()), gout_buf(gouts.size());
-      std::vector<IValue> env(sub->valueCount());
-      Stack stack;
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t start = b * block, len = std::min(block, numel - start);
-        autograd::variable_list leaves, outs, gblocks;
-        std::vector<size_t> leaf_edge;
-        for (size_t i = 0; i < inputs.size(); ++i) {
-          IValue v = input_block(p, i, inputs[i], in_buf[i], block, start, len);
-          if (edge_of[i] >= 0) {
-            Tensor leaf = v.toTensor();  // a fresh view or buffer: no history of its own
-            leaf.set_requires_grad(true);
-            leaves.push_back(leaf);
-            leaf_edge.push_back(static_cast<size_t>(edge_of[i]));
-            v = IValue(leaf);
+      if (gins[e].defined()) edge_of[edge_input[e]] = static_cast<int>(e);
+    try {
+      parallel_for(0, nblocks, grain, [&](int64_t b0, int64_t b1) {
+        std::vector<Tensor> gout_buf(gouts.size());
+        std::vector<IValue> env(sub->valueCount());
+        Stack stack;
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t start = b * block, len = std::min(block, numel - start);
+          BlockRecord fresh;
+          if (recompute) record_block(*sub, ins, p, edge_of, start, len, env, stack, fresh);
+          const BlockRecord& rec = recompute ? fresh : records[static_cast<size_t>(b)];
+          autograd::variable_list leaves, gblocks;
+          std::vector<size_t> leaf_edge;
+          for (size_t k = 0; k < rec.leaves.size(); ++k)
+            if (gins[rec.leaf_edge[k]].defined()) {
+              leaves.push_back(rec.leaves[k]);
+              leaf_edge.push_back(rec.leaf_edge[k]);
+            }
+          if (leaves.empty()) continue;
+          for (size_t o = 0; o < gouts.size(); ++o) {
+            const Tensor& g = gouts[o];
+            if (g.numel() > 1 && g.dim() > 0 && std::all_of(g.strides().begin(), g.strides().end(),
+                                                          [](int64_t st) { return st == 0; })) {
+              const int64_t size[1] = {len}, stride[1] = {0};
+              gblocks.push_back(Tensor(intrusive_ptr<TensorImpl>::make(g.storage(), g.dtype(), IntArrayRef(size, 1),
+                                                                       IntArrayRef(stride, 1), g.storage_offset())));
+            } else if (p.layout.flat[p.out_operand[o]]) {
+              gblocks.push_back(block_view(g, g.storage_offset() + start, len));
+            } else {
+              if (!gout_buf[o].defined()) gout_buf[o] = empty_tensor({block}, g.dtype());
+              fusion_gather(p.layout, p.out_operand[o], static_cast<const char*>(g.data_ptr()),
+                            static_cast<char*>(gout_buf[o].data_ptr()), g.itemsize(), start, len);
+              gblocks.push_back(block_view(gout_buf[o], 0, len));
+            }
           }
-          env[params[i]->unique()] = std::move(v);
-        }
-        walk(nodes, env, stack, /*meta=*/false, [](const jit::Node&, const std::vector<IValue>&) {});
-        for (size_t o = 0; o < gouts.size(); ++o) {
-          outs.push_back(env[sub->outputs()[o]->unique()].toTensor());
-          const Tensor& g = gouts[o];
-          if (g.numel() > 1 && g.dim() > 0 && std::all_of(g.strides().begin(), g.strides().end(),
-                                                        [](int64_t st) { return st == 0; })) {
-            const int64_t size[1] = {len}, stride[1] = {0};
-            gblocks.push_back(Tensor(intrusive_ptr<TensorImpl>::make(g.storage(), g.dtype(), IntArrayRef(size, 1),
-                                                                     IntArrayRef(stride, 1), g.storage_offset())));
-          } else if (p.layout.flat[p.out_operand[o]]) {
-            gblocks.push_back(block_view(g, g.storage_offset() + start, len));
-          } else {
-            if (!gout_buf[o].defined()) gout_buf[o] = empty_tensor({block}, g.dtype());
-            fusion_gather(p.layout, p.out_operand[o], static_cast<const char*>(g.data_ptr()),
-                          static_cast<char*>(gout_buf[o].data_ptr()), g.itemsize(), start, len);
-            gblocks.push_back(block_view(gout_buf[o], 0, len));
+          // retained: the engine releases the block graphs with this node (release_variables), so a
+          // retain_graph=True backward can run again
+          autograd::variable_list r = autograd::grad(rec.outs, leaves, gblocks, /*retain_graph=*/!recompute,
+                                                     /*create_graph=*/false, /*allow_unused=*/true);
+          autograd::NoGradGuard no_grad;
+          for (size_t k = 0; k < r.size(); ++k) {
+            if (!r[k].defined()) continue;
+            reached[leaf_edge[k]] = 1;
+            const Tensor& gi = gins[leaf_edge[k]];
+            tl::copy_(block_view(gi, gi.storage_offset() + start, len), r[k]);
           }
         }
-        if (leaves.empty()) continue;
-        autograd::variable_list r = autograd::grad(outs, leaves, gblocks, /*retain_graph=*/false,
-                                                   /*create_graph=*/false, /*allow_unused=*/true);
-        autograd::NoGradGuard no_grad;
-        for (size_t k = 0; k < r.size(); ++k) {
-          if (!r[k].defined()) continue;
-          reached[leaf_edge[k]] = 1;
-          const Tensor& gi = gins[leaf_edge[k]];
-          tl::copy_(block_view(gi, gi.storage_offset() + start, len), r[k]);
-        }
-      }
-    });
+      });
+    } catch (const Error& e) {
+      // A block op's saved input was changed in place: raise eager's error naming the group's input.
+      if (std::string(e.what()).find("modified by an inplace operation") == std::string::npos) throw;
+      unpacked_inputs();
+      throw;
+    }
     for (size_t e = 0; e < gins.size(); ++e)
       if (gins[e].defined() && !reached[e]) gins[e] = Tensor();  // the group's outputs do not depend on it
     return gins;
   }
 
   autograd::variable_list double_backward(const std::vector<Tensor>& gouts) {
+    std::vector<IValue> ins = unpacked_inputs();
     autograd::variable_list outs, wrt, gs(gouts.begin(), gouts.end());
-    for (const IValue& v : run_graph(*sub, inputs)) outs.push_back(v.toTensor());
-    for (size_t e = 0; e < edge_input.size(); ++e) wrt.push_back(inputs[edge_input[e]].toTensor());
+    for (const IValue& v : run_graph(*sub, ins)) outs.push_back(v.toTensor());
+    for (size_t e = 0; e < edge_input.size(); ++e) wrt.push_back(ins[edge_input[e]].toTensor());
     // retained, as create_graph implies: the gradient's own history reads this recomputed graph
     return autograd::grad(outs, wrt, gs, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
   }
 };
 
-// Runs the group blocked without history and records it as one FusionGroupBackward node.
+// Runs the group block by block recording each block's graph, and gives the outputs one
+// FusionGroupBackward node.
 std::vector<IValue> run_with_one_node(const Node& node, const Graph& sub, const Stack& inputs,
                                       const std::shared_ptr<const Plan>& plan) {
-  std::vector<IValue> outs;
-  {
-    autograd::NoGradGuard no_grad;
-    outs = run_blocked(sub, inputs, *plan);
-  }
   auto fn = std::make_shared<FusionGroupBackward>();
   fn->sub = node.g("Subgraph");
   fn->version = sub.version();
   fn->plan = plan;
   std::vector<autograd::Edge> edges;
+  std::vector<int> edge_of(inputs.size(), -1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].isTensor() || !inputs[i].toTensor().requires_grad()) continue;
+    edge_of[i] = static_cast<int>(fn->edge_input.size());
     fn->edge_input.push_back(i);
+    fn->edge_dtype.push_back(inputs[i].toTensor().dtype());
     edges.push_back(autograd::gradient_edge(inputs[i].toTensor()));
   }
+  std::vector<IValue> outs;
+  if (g_backward_recomputes.load()) {  // keep only the inputs; the backward runs the blocks again
+    autograd::NoGradGuard no_grad;
+    outs = run_blocked(sub, inputs, *plan);
+  } else {
+    outs = run_recorded(sub, inputs, *plan, edge_of, fn->records);
+  }
   fn->inputs = inputs;
+  fn->saved.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].isTensor()) {
+      fn->saved[i] = autograd::SavedVariable(inputs[i].toTensor(), /*is_output=*/false);
+      fn->inputs[i] = IValue();  // held by `saved`
+    }
   fn->set_next_edges(std::move(edges));
   for (const IValue& o : outs) autograd::set_history(o.toTensor(), fn);
   return outs;
@@ -623,6 +742,8 @@ void FusionSettings::set_block_size(int64_t n) {
   TL_CHECK_VALUE(n >= 1, "jit: the fusion block size must be at least 1, got ", n);
   g_block_size.store(n);
 }
+bool FusionSettings::backward_recomputes() { return g_backward_recomputes.load(); }
+void FusionSettings::set_backward_recomputes(bool on) { g_backward_recomputes.store(on); }
 int64_t FusionSettings::min_numel() { return g_min_numel.load(); }
 void FusionSettings::set_min_numel(int64_t n) {
   TL_CHECK_VALUE(n >= 0, "jit: the fusion minimum element count must be non-negative, got ", n);

@@ -36,6 +36,12 @@ struct FusionSettings {
   // Elements per block (each op of a group runs on blocks of this many elements).
   static int64_t block_size();
   static void set_block_size(int64_t n);
+  // How a group recorded as one autograd node gets the intermediates its backward needs: false (the
+  // default) records each block's graph in the forward (the ops save what their formulas read, as
+  // eager's); true saves only the inputs and runs each block's forward again in the backward (as a
+  // checkpoint: less memory, more time; docs/jit.md, "Fusion", has the measurements).
+  static bool backward_recomputes();
+  static void set_backward_recomputes(bool on);
   // Groups with fewer elements run node by node (no blocked run: nothing to save).
   static int64_t min_numel();
   static void set_min_numel(int64_t n);

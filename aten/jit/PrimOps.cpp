@@ -450,6 +450,21 @@ Outs python_op(Stack& s, const Node& n) {
   return python_op_handler()(n, s);
 }
 
+// self.name = value (script's assignment to a module attribute): writes an attribute the object has;
+// a buffer stays a tensor. The compiler fixed the attribute's type; a loaded graph is checked here.
+Outs set_attr(Stack& s, const Node& n) {
+  TL_CHECK(n.hasAttribute("name") && n.attr("name").tag() == Tag::String,
+           "jit: prim::SetAttr needs a str attribute 'name'");
+  const std::string& name = n.attr("name").toStringRef();
+  Object& obj = *s[0].toObject();
+  auto it = obj.attrs.find(name);
+  TL_CHECK(it != obj.attrs.end(), "jit: prim::SetAttr: module ", obj.type_name, " has no attribute '", name, "'");
+  TL_CHECK_TYPE(!it->second.isObject() && !s[1].isObject(), "jit: prim::SetAttr: attribute '", name,
+                "' of ", obj.type_name, " is a module or cannot hold one");
+  it->second = std::move(s[1]);
+  return {};
+}
+
 // kind, function, flags, inputs (kAnyCount: any number; kEvenCount: pairs; kOptionalOne: 0 or 1), outputs.
 const PrimOp kPrims[] = {
     {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
@@ -476,7 +491,8 @@ const PrimOp kPrims[] = {
     {"prim::print", print_op, kPrimEffect, kAnyCount, 0}, {"prim::grad_enabled", grad_enabled, kPrimEffect, 0, 1},
     {"prim::set_grad_enabled", set_grad_enabled, kPrimEffect, 1, 0},
     {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
-    {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
+    {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0},
+    {"prim::SetAttr", set_attr, kPrimWritesFirst | kPrimEffect, 2, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
 };
 
 }  // namespace

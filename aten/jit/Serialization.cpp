@@ -21,7 +21,7 @@
 namespace tl::jit {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;  // 2: module attributes, method arguments and defaults (1 is still read)
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
 
@@ -706,6 +706,42 @@ std::shared_ptr<Graph> read_graph(std::string_view text, const std::vector<Tenso
 
 // ---- modules -----------------------------------------------------------------------------
 
+// Whether a value is of an attribute's type (a loaded attribute, a C++ setattr): module objects never are.
+bool fits_type(const IValue& v, const Type& t, int depth = 0) {
+  using K = Type::Kind;
+  using Tag = IValue::Tag;
+  if (depth > kMaxDepth || v.isObject()) return false;
+  switch (t.kind) {
+    case K::Any: return true;
+    case K::Tensor: return v.isTensor();
+    case K::Int: return v.tag() == Tag::Int;
+    case K::Float: return v.tag() == Tag::Double;
+    case K::Bool: return v.tag() == Tag::Bool;
+    case K::Str: return v.tag() == Tag::String;
+    case K::None: return v.isNone();
+    case K::Number: return v.tag() == Tag::Int || v.tag() == Tag::Double || v.tag() == Tag::Bool;
+    case K::ScalarType: return v.tag() == Tag::ScalarType;
+    case K::Device: return v.tag() == Tag::Device;
+    case K::Layout: return v.tag() == Tag::Layout;
+    case K::MemoryFormat: return v.tag() == Tag::MemoryFormat;
+    case K::Generator: return v.tag() == Tag::Generator;
+    case K::Optional: return v.isNone() || fits_type(v, *t.elems.at(0), depth + 1);
+    case K::List:
+      if (!v.isList()) return false;
+      for (const IValue& e : v.toListRef())
+        if (!fits_type(e, *t.elems.at(0), depth + 1)) return false;
+      return true;
+    case K::Tuple: {
+      if (!v.isTuple() || v.toListRef().size() != t.elems.size()) return false;
+      for (size_t i = 0; i < t.elems.size(); ++i)
+        if (!fits_type(v.toListRef()[i], *t.elems[i], depth + 1)) return false;
+      return true;
+    }
+    case K::Object: return false;
+  }
+  return false;
+}
+
 void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::string& path, TensorTable& tensors,
                   int indent) {
   w.word("module").string(m.type_name).word("training").integer(m.training);
@@ -721,12 +757,28 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
     w.integer(static_cast<int64_t>(group->size()));
     for (const auto& name : *group) w.string(name);
   }
+  w.line(indent + 2).word("attributes").integer(static_cast<int64_t>(m.attributes.size()));
+  for (const Attribute& a : m.attributes) {
+    TL_CHECK(a.type != nullptr, "jit.save: attribute ", a.name, " has no type");
+    TL_CHECK(fits_type(a.value, *a.type), "jit.save: attribute ", a.name, " holds a ", a.value.tag_name(),
+             ", not a value of its type ", a.type->str());
+    w.line(indent + 4).string(a.name);
+    write_type(w, *a.type);
+    write_ivalue(w, a.value, tensors);
+  }
   w.line(indent + 2).word("methods").integer(static_cast<int64_t>(m.methods.size()));
   for (const auto& [name, method] : m.methods) {
     TL_CHECK(method.graph != nullptr, "jit.save: method ", name, " has no graph");
+    TL_CHECK(method.defaults.size() == method.arg_names.size(), "jit.save: method ", name, " has ",
+             method.arg_names.size(), " argument names and ", method.defaults.size(), " defaults");
     std::string record = "code/" + (path.empty() ? "" : path + ".") + name + ".graph";
     zip.add(record, write_graph(*method.graph, tensors));
     w.line(indent + 4).string(name).word("self").integer(method.takes_self).string(record);
+    w.word("args").integer(static_cast<int64_t>(method.arg_names.size()));
+    for (size_t i = 0; i < method.arg_names.size(); ++i) {
+      w.string(method.arg_names[i]).integer(method.defaults[i].has_value());
+      if (method.defaults[i]) write_ivalue(w, *method.defaults[i], tensors);
+    }
   }
   w.line(indent + 2).word("submodules").integer(static_cast<int64_t>(m.submodules.size()));
   for (const auto& [name, sub] : m.submodules) {
@@ -737,7 +789,8 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
   w.line(indent).word("end");
 }
 
-std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::vector<Tensor>& tensors, int depth) {
+std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::vector<Tensor>& tensors, int depth,
+                                    int version) {
   in.depth_check(depth);
   auto m = std::make_shared<Module>();
   in.expect("module");
@@ -770,6 +823,19 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
     size_t n = in.count();
     for (size_t i = 0; i < n; ++i) group->push_back(attr_name());
   }
+  if (version >= 2) {
+    in.expect("attributes");
+    size_t n = in.count();
+    for (size_t i = 0; i < n; ++i) {
+      Attribute a;
+      a.name = attr_name();
+      a.type = read_type(in, depth + 1);
+      a.value = read_ivalue(in, tensors, depth + 1);
+      if (!fits_type(a.value, *a.type))
+        in.fail(str("attribute ", a.name, " holds a ", a.value.tag_name(), ", not a value of its type ", a.type->str()));
+      m->attributes.push_back(std::move(a));
+    }
+  }
   in.expect("methods");
   size_t n = in.count();
   for (size_t i = 0; i < n; ++i) {
@@ -778,13 +844,34 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
     bool takes_self = in.flag();
     std::string record = in.string();
     if (!zip.has(record)) in.fail(str("method ", name, " names a missing record ", record));
-    m->methods.emplace_back(name, Method{read_graph(zip.get(record), tensors, record), takes_self});
+    Method method{read_graph(zip.get(record), tensors, record), takes_self};
+    if (version >= 2) {
+      in.expect("args");
+      size_t n_args = in.count();
+      const size_t n_inputs = method.graph->inputs().size() - (takes_self ? 1 : 0);
+      if (n_args != 0 && n_args != n_inputs)
+        in.fail(str("method ", name, " declares ", n_args, " arguments for a graph of ", n_inputs, " inputs"));
+      bool defaulted = false;
+      for (size_t k = 0; k < n_args; ++k) {
+        method.arg_names.push_back(in.string());
+        if (in.flag()) {
+          method.defaults.emplace_back(read_ivalue(in, tensors, depth + 1));
+          defaulted = true;
+        } else {
+          if (defaulted) in.fail(str("method ", name, ": argument ", method.arg_names.back(), " without a default "
+                                     "follows one with a default"));
+          method.defaults.emplace_back(std::nullopt);
+        }
+      }
+    }
+    if (takes_self && method.graph->inputs().empty()) in.fail(str("method ", name, " takes self but has no inputs"));
+    m->methods.emplace_back(name, std::move(method));
   }
   in.expect("submodules");
   n = in.count();
   for (size_t i = 0; i < n; ++i) {
     std::string name = attr_name();
-    m->submodules.emplace_back(name, read_module(in, zip, tensors, depth + 1));
+    m->submodules.emplace_back(name, read_module(in, zip, tensors, depth + 1, version));
   }
   in.expect("end");
   return m;
@@ -812,17 +899,126 @@ std::shared_ptr<Object> Module::object() const {
   auto obj = std::make_shared<Object>(Object{type_name, {}});
   for (const auto& [name, t] : parameters) obj->attrs[name] = t;
   for (const auto& [name, t] : buffers) obj->attrs[name] = t;
+  for (const Attribute& a : attributes) obj->attrs[a.name] = a.value;
   for (const auto& [name, sub] : submodules) obj->attrs[name] = sub->object();
   return obj;
 }
 
-std::vector<IValue> Module::run_method(const std::string& name, std::vector<IValue> inputs) const {
+namespace {
+
+bool has_setattr(const Graph& g) {
+  for (const Node* n : g.allNodes())
+    if (n->kind() == "prim::SetAttr") return true;
+  return false;
+}
+
+// Copies what a graph assigned (prim::SetAttr) from the object back into the module tree.
+void write_back(Module& m, const Object& obj) {
+  for (auto& [name, t] : m.buffers) {
+    auto it = obj.attrs.find(name);
+    if (it == obj.attrs.end()) continue;
+    TL_CHECK_TYPE(it->second.isTensor(), "jit: buffer '", name, "' of ", m.type_name, " was assigned a ",
+                  it->second.tag_name());
+    t = it->second.toTensor();
+  }
+  for (Attribute& a : m.attributes) {
+    auto it = obj.attrs.find(a.name);
+    if (it == obj.attrs.end()) continue;
+    TL_CHECK_TYPE(fits_type(it->second, *a.type), "jit: attribute '", a.name, "' of ", m.type_name,
+                  " (of type ", a.type->str(), ") was assigned a ", it->second.tag_name());
+    a.value = it->second;
+  }
+  for (auto& [name, sub] : m.submodules) {
+    auto it = obj.attrs.find(name);
+    if (it != obj.attrs.end() && it->second.isObject()) write_back(*sub, *it->second.toObject());
+  }
+}
+
+}  // namespace
+
+void Module::bind_defaults(const std::string& name, const Method& m, std::vector<IValue>& inputs) {
+  const size_t n = m.arg_names.size();
+  if (n == 0 || inputs.size() == n) return;
+  TL_CHECK(inputs.size() < n, name, "() expected at most ", n, " argument(s) but received ", inputs.size(),
+           " argument(s)");
+  for (size_t i = inputs.size(); i < n; ++i) {
+    TL_CHECK(m.defaults[i].has_value(), name, "() is missing value for argument '", m.arg_names[i], "'.");
+    inputs.push_back(*m.defaults[i]);
+  }
+}
+
+std::vector<IValue> Module::run_method(const std::string& name, std::vector<IValue> inputs) {
   for (const auto& [n, method] : methods)
     if (n == name) {
-      if (method.takes_self) inputs.insert(inputs.begin(), IValue(object()));
-      return run_graph(*method.graph, std::move(inputs));
+      bind_defaults(name, method, inputs);
+      if (!method.takes_self) return run_graph(*method.graph, std::move(inputs));
+      std::shared_ptr<Object> obj = object();
+      inputs.insert(inputs.begin(), IValue(obj));
+      if (!has_setattr(*method.graph)) return run_graph(*method.graph, std::move(inputs));
+      std::vector<IValue> out;
+      try {
+        out = run_graph(*method.graph, std::move(inputs));
+      } catch (...) {  // assignments made before the error stay, as Python's would
+        try {
+          write_back(*this, *obj);
+        } catch (...) {
+        }
+        throw;
+      }
+      write_back(*this, *obj);
+      return out;
     }
   throw RuntimeError(str("jit: module ", type_name, " has no method '", name, "'"));
+}
+
+namespace {
+
+// The module holding the last component of a dotted path, and that component.
+template <typename M>
+std::pair<M*, std::string> owner_of(M* m, const std::string& path) {
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    if (dot == std::string::npos) return {m, path.substr(start)};
+    std::string part = path.substr(start, dot - start);
+    M* next = nullptr;
+    for (auto& [name, sub] : m->submodules)
+      if (name == part) next = sub.get();
+    TL_CHECK(next != nullptr, "jit: module ", m->type_name, " has no submodule '", part, "'");
+    m = next;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+IValue Module::attr(const std::string& path) const {
+  auto [m, name] = owner_of(this, path);
+  for (const Attribute& a : m->attributes)
+    if (a.name == name) return a.value;
+  for (const auto* group : {&m->parameters, &m->buffers})
+    for (const auto& [n, t] : *group)
+      if (n == name) return IValue(t);
+  throw RuntimeError(str("jit: module ", m->type_name, " has no attribute '", name, "'"));
+}
+
+void Module::setattr(const std::string& path, IValue value) {
+  auto [m, name] = owner_of(this, path);
+  for (Attribute& a : m->attributes)
+    if (a.name == name) {
+      TL_CHECK_TYPE(fits_type(value, *a.type), "jit: attribute '", name, "' of ", m->type_name, " has type ",
+                    a.type->str(), ", got a ", value.tag_name());
+      a.value = std::move(value);
+      return;
+    }
+  for (auto& [n, t] : m->buffers)
+    if (n == name) {
+      TL_CHECK_TYPE(value.isTensor(), "jit: buffer '", name, "' of ", m->type_name, " takes a Tensor, got a ",
+                    value.tag_name());
+      t = value.toTensor();
+      return;
+    }
+  throw RuntimeError(str("jit: module ", m->type_name, " has no attribute '", name, "' that can be set"));
 }
 
 std::string graph_to_text(const Graph& g, std::vector<Tensor>& tensors) {
@@ -874,14 +1070,15 @@ Loaded load_module(std::string_view bytes, std::optional<Device> device, const s
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what, " has archive version '",
-           printable(version.substr(0, 16)), "'; this build reads version ", kFormatVersion);
+  TL_CHECK(version == "1\n" || version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what,
+           " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
+           kFormatVersion);
   TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,
            " was written on a big-endian machine, which is not supported");
   std::vector<Tensor> tensors = read_tensors(zip, dev);
   Lexer in(zip.get("model"), "model");
   Loaded out;
-  out.module = read_module(in, zip, tensors, 0);
+  out.module = read_module(in, zip, tensors, 0, std::stoi(version));
   if (!in.at_end()) in.fail("unexpected data after the module");
   for (const std::string& name : zip.names())
     if (name.rfind("extra/", 0) == 0) out.extra_files[name.substr(6)] = std::string(zip.get(name));

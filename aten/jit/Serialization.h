@@ -21,6 +21,19 @@ namespace tl::jit {
 struct Method {
   std::shared_ptr<Graph> graph;
   bool takes_self = true;
+  // The arguments after `self` as a scripted method declares them: names and defaults (nullopt: no
+  // default), so a caller may leave trailing ones out. Empty for traced graphs (flattened tensor
+  // inputs) and for archives of format version 1.
+  std::vector<std::string> arg_names;
+  std::vector<std::optional<IValue>> defaults;
+};
+
+// A module attribute that compiled code reads and writes at run time (script's `self.count += 1`):
+// its type is fixed when the module is compiled.
+struct Attribute {
+  std::string name;
+  TypePtr type;
+  IValue value;
 };
 
 // A compiled module, as saved and loaded: the tree torch.jit's RecursiveScriptModule presents.
@@ -33,11 +46,22 @@ struct Module {
   std::vector<std::string> none_parameters, none_buffers;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> submodules;
   std::vector<std::pair<std::string, Method>> methods;
+  std::vector<Attribute> attributes;
 
-  // The attributes as prim::GetAttr reads them (parameters, buffers and submodules, recursively).
+  // The attributes as prim::GetAttr reads them (parameters, buffers, attributes and submodules,
+  // recursively).
   std::shared_ptr<Object> object() const;
-  // Runs a method through the interpreter (the C++ frontend's `module.forward(inputs)`).
-  std::vector<IValue> run_method(const std::string& name, std::vector<IValue> inputs) const;
+  // Runs a method through the interpreter (the C++ frontend's `module.forward(inputs)`). Missing
+  // trailing arguments take the method's defaults. What the graph assigns (prim::SetAttr: attributes,
+  // buffers) is written back into this tree, so the next call and a save see it.
+  std::vector<IValue> run_method(const std::string& name, std::vector<IValue> inputs);
+  // Fills `inputs` (without self) up to the method's arguments from its defaults; raises torch's
+  // errors for too many or a missing one.
+  static void bind_defaults(const std::string& name, const Method& m, std::vector<IValue>& inputs);
+  // An attribute by name ("count", or "sub.count" through submodules): attributes, parameters,
+  // buffers; raises when there is none.
+  IValue attr(const std::string& path) const;
+  void setattr(const std::string& path, IValue value);
 };
 
 // The archive's bytes. `extra_files` are stored as extra/<name> (torch.jit.save's _extra_files).

@@ -67,6 +67,26 @@ int main(int argc, char** argv) {
   error_row("error_load", [&] { tl::jit::load("/nonexistent/model.pt"); });
   if (argc > 1) error_row("error_corrupt", [&] { tl::jit::load(argv[1]); });
 
+  // A scripted module that assigns its attributes and has argument defaults (argv[2]; argv[3]: where
+  // to save it after the calls): its state carries over between calls and into the saved archive.
+  if (argc > 3) {
+    tl::jit::ScriptModule m = tl::jit::load(argv[2]);
+    tl::Tensor in = tl::tensor_from({1, 2, 3});
+    row("stateful_first", m.forward({in}).toTensor());           // defaults: scale=2.0, mask=None
+    row("stateful_second", m.forward({in, 0.5}).toTensor());     // scale given
+    row("stateful_masked", m.forward({in, 1.0, tl::tensor_from({0, 1, 0})}).toTensor());
+    std::printf("stateful_count %lld\n", static_cast<long long>(m.attr("count").toInt()));
+    std::printf("stateful_sub_x %.17g\n", m.attr("sub.x").toDouble());
+    row("stateful_buffer", m.attr("total").toTensor());
+    m.setattr("count", 10);
+    row("stateful_after_set", m.forward({in}).toTensor());
+    std::printf("stateful_count_after_set %lld\n", static_cast<long long>(m.attr("count").toInt()));
+    error_row("stateful_missing", [&] { m.forward({}); });
+    error_row("stateful_too_many", [&] { m.forward({in, 1.0, tl::jit::IValue(), 4}); });
+    error_row("stateful_bad_set", [&] { m.setattr("count", 1.5); });
+    tl::jit::save_module(m.module(), argv[3], {});
+  }
+
   std::printf("done\n");
   return 0;
 }

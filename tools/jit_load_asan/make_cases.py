@@ -1,5 +1,6 @@
 """Writes torchlite.jit archives for tools/jit_load_asan/run.sh: a valid MLP, CNN and LSTM archive
-each, and mutated copies (token and number edits of the text records with valid CRCs, bit flips,
+each, a scripted module that assigns attributes and has argument defaults (the `attributes` and
+`args` of the model record, prim::SetAttr), and mutated copies (token and number edits of the text records with valid CRCs, bit flips,
 truncations). Usage: python make_cases.py OUT_DIR [COUNT per model]."""
 import io
 import random
@@ -7,20 +8,46 @@ import re
 import sys
 import zipfile
 from pathlib import Path
+from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import torchlite as tl  # noqa: E402
 from test_jit_save_load import _make, _rezip  # noqa: E402
 
 
+class Stateful(tl.nn.Module):
+    """Assigns an int, a float of a submodule and a buffer; defaults for all but x."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+        self.lin = tl.nn.Linear(5, 5)
+        self.lin.scale = 0.5
+        self.register_buffer("total", tl.zeros(()))
+
+    def forward(self, x, scale: float = 2.0, mask: Optional[tl.Tensor] = None):
+        self.count += 1
+        self.total = self.total + x.sum()
+        self.lin.scale = self.lin.scale * scale
+        y = self.lin(x) * scale + self.count
+        if mask is not None:
+            y = y * mask
+        return y
+
+
+def _archive(name):
+    if name == "stateful":
+        return tl.jit.script(Stateful())
+    return _make(name)[1]
+
+
 def main(out, count):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    for name in ["mlp", "cnn", "lstm"]:
-        _, traced, _ = _make(name)
+    for name in ["mlp", "cnn", "lstm", "stateful"]:
         buf = io.BytesIO()
-        tl.jit.save(traced, buf)
+        tl.jit.save(_archive(name), buf)
         data = buf.getvalue()
         (out / f"{name}_ok.pt").write_bytes(data)
         with zipfile.ZipFile(io.BytesIO(data)) as z:

@@ -67,6 +67,8 @@ class _Printer:
             return  # constants are written where they are used
         if kind == "prim::GetAttr":
             self.emit(indent, f"{outs[0]} = {ins[0]}.{node.s('name')}")
+        elif kind == "prim::SetAttr":  # script's attribute assignment, as torch's code prints it
+            self.emit(indent, f"{ins[0]}.{node.s('name')} = {ins[1]}")
         elif kind == "prim::ListConstruct":
             self.emit(indent, f"{outs[0]} = [{', '.join(ins)}]")
         elif kind == "prim::TupleConstruct":

@@ -14,9 +14,18 @@ def _kept_paths(graph, module):
     return {path for _, path in _passes.freezing.attribute_paths(graph, module).values()}
 
 
-def _pruned_tree(module, path, keep, preserved):
+def _attributes_by_path(tree, path=""):
+    """{dotted path: [(name, Type, value)]} of a compiled-module tree's assigned attributes."""
+    out = {path: tree.attributes}
+    for name, sub in tree.submodules:
+        out.update(_attributes_by_path(sub, f"{path}.{name}" if path else name))
+    return out
+
+
+def _pruned_tree(module, path, keep, preserved, attributes=None):
     """The compiled-module tree of `module` with only the attributes in `keep` or under a
-    preserved path, each a copy (a frozen module does not share the original's tensors)."""
+    preserved path, each a copy (a frozen module does not share the original's tensors), and the
+    attributes scripted code assigns (`attributes` by path: state, never folded)."""
     from torchlite.jit._trace import _module_type_name
 
     def wanted(name):
@@ -30,11 +39,12 @@ def _pruned_tree(module, path, keep, preserved):
     m = _jit.Module(_module_type_name(module), False)
     m.parameters = [(n, copy(p)) for n, p in module._parameters.items() if p is not None and wanted(n)]
     m.buffers = [(n, copy(b)) for n, b in module._buffers.items() if b is not None and wanted(n)]
+    m.attributes = [(n, t, copy(v) if isinstance(v, _tl.Tensor) else v) for n, t, v in (attributes or {}).get(path, [])]
     subs = []
     for name, sub in module._modules.items():
         full = f"{path}.{name}" if path else name
         if sub is not None and (wanted(name) or any(k.startswith(full + ".") for k in keep | preserved)):
-            subs.append((name, _pruned_tree(sub, full, keep, preserved)))
+            subs.append((name, _pruned_tree(sub, full, keep, preserved, attributes)))
     m.submodules = subs
     return m
 
@@ -77,8 +87,11 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     graph = mod.graph.copy()
     _passes.freeze_module_attributes(graph, source, preserved)
     _passes.eliminate_dead_code(graph)
-    tree = _pruned_tree(source, "", _kept_paths(graph, source), preserved)
-    tree.methods = [("forward", _jit.Method(graph, True))]
+    whole = mod._cpp_module()  # assigned attributes and the forward's argument names and defaults
+    tree = _pruned_tree(source, "", _kept_paths(graph, source), preserved, _attributes_by_path(whole))
+    forward = dict(whole.methods).get("forward")
+    tree.methods = [("forward", _jit.Method(graph, True, forward.arg_names, forward.defaults) if forward is not None
+                     else _jit.Method(graph, True))]
     frozen = RecursiveScriptModule(tree)
     frozen.__dict__["_frozen"] = True
     run_frozen_optimizations(frozen, optimize_numerics)

@@ -38,7 +38,12 @@ class FunctionArchive:
 
     def _cpp_module(self):
         m = _jit.Module("__torch__.PlaceholderModule", True)
-        m.methods = [("forward", _jit.Method(self.graph, False))]
+        sig = getattr(self, "_sig", None)  # a scripted function's: names and defaults are saved too
+        if sig is not None:
+            from torchlite.jit._script import _method
+            m.methods = [("forward", _method(self.graph, sig, takes_self=False))]
+        else:
+            m.methods = [("forward", _jit.Method(self.graph, False))]
         return m
 
     def save(self, f, _extra_files=None):
@@ -48,18 +53,30 @@ class FunctionArchive:
         return _jit._save_module(self._cpp_module(), _extra_bytes(_extra_files))
 
 
-def cpp_module(module, methods=()):
+def _attribute_value(value, t):
+    return float(value) if str(t) == "float" and type(value) is int else value
+
+
+def cpp_module(module, methods=(), attributes=None):
     """The compiled-module tree of an nn.Module (its own class's type name, or the stored one of a
     RecursiveScriptModule), with `methods` [(name, _jit.Method)] on the root; a loaded submodule
-    keeps its own methods."""
+    keeps its own methods. `attributes(module)`: [(name, static type)] of the attributes compiled code
+    assigns (a scripted module's); a loaded module keeps its own."""
+    from torchlite.jit._script import types as T
     from torchlite.jit._trace import _module_type_name
 
     m = _jit.Module(_module_type_name(module), module.training)
+    own_attrs = module.__dict__.get("_jit_attributes")
+    if own_attrs:
+        m.attributes = [(n, t, _attribute_value(module.__dict__[n], t)) for n, t in own_attrs.items()]
+    elif attributes is not None:
+        m.attributes = [(n, T.ir_type(t), _attribute_value(module.__dict__[n], T.ir_type(t)))
+                        for n, t in attributes(module)]
     m.parameters = [(n, p) for n, p in module._parameters.items() if p is not None]
     m.buffers = [(n, b) for n, b in module._buffers.items() if b is not None]
     m.none_parameters = [n for n, p in module._parameters.items() if p is None]
     m.none_buffers = [n for n, b in module._buffers.items() if b is None]
-    m.submodules = [(n, cpp_module(s)) for n, s in module._modules.items() if s is not None]
+    m.submodules = [(n, cpp_module(s, attributes=attributes)) for n, s in module._modules.items() if s is not None]
     own = module.__dict__.get("_methods")
     m.methods = list(methods) if methods else list(own.items()) if own else []
     return m
@@ -78,6 +95,26 @@ def _slot_columns(slots):
     loops (a third faster than a generator over the triples)."""
     dicts, names, tensors = (list(c) for c in zip(*slots)) if slots else ([], [], [])
     return dicts, names, tensors
+
+
+def _bind(name, method, args, kwargs):
+    """Positional and keyword arguments bound to a saved method's arguments, missing trailing ones from
+    its defaults (the messages of a scripted module's call)."""
+    names, defaults = method.arg_names, method.defaults
+    if len(args) > len(names):
+        raise RuntimeError(f"{name}() expected at most {len(names)} argument(s) but received {len(args)} argument(s)")
+    values = list(args)
+    kwargs = dict(kwargs)
+    for i in range(len(args), len(names)):
+        if names[i] in kwargs:
+            values.append(kwargs.pop(names[i]))
+        elif defaults[i] is not None:
+            values.append(defaults[i][0])
+        else:
+            raise RuntimeError(f"{name}() is missing value for argument '{names[i]}'.")
+    if kwargs:
+        raise RuntimeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
+    return tuple(values)
 
 
 class RecursiveScriptModule(ScriptModule):
@@ -103,6 +140,33 @@ class RecursiveScriptModule(ScriptModule):
             self._buffers[name] = None
         for name, sub in cpp.submodules:
             self._modules[name] = RecursiveScriptModule(sub)
+        # Attributes compiled code reads and assigns (`self.count += 1`): plain attributes, with their types.
+        attrs = cpp.attributes
+        self.__dict__["_jit_attributes"] = {name: t for name, t, _ in attrs}
+        for name, _, value in attrs:
+            self.__dict__[name] = value
+        self.__dict__["_sync"] = None  # made at the first call (the whole tree is built by then)
+
+    def _state(self):
+        sync = self.__dict__["_sync"]
+        if sync is None:
+            from torchlite.jit._module_state import StateSync
+            entries = []
+            for path, m in self.named_modules(remove_duplicate=False):
+                for name, t in (m.__dict__.get("_jit_attributes") or {}).items():
+                    entries.append((tuple(path.split(".")) if path else (), name, str(t) == "float"))
+            graphs = [meth.graph for meth in self._methods.values() if meth.takes_self]
+            sync = StateSync(self, entries, graphs)
+            sync = self.__dict__["_sync"] = sync if sync else False
+        return sync
+
+    def _graph_call(self, graph, inputs, takes_self):
+        sync = self._state() if takes_self else None
+        if not sync:
+            return _jit.run_graph(graph, inputs)[0]
+        from torchlite.jit._module_state import run_with_state
+        return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1],
+                              lambda: _jit.run_graph(graph, inputs)[0])
 
     @property
     def original_name(self) -> str:
@@ -143,31 +207,46 @@ class RecursiveScriptModule(ScriptModule):
         self.__dict__["_cached_object"] = (obj, _slot_columns(slots))
         return obj
 
-    def forward(self, *args):
+    def forward(self, *args, **kwargs):
         forward = self.__dict__["_forward"]
         if forward is None:
             self._method("forward")  # raises
         graph, takes_self, n_args = forward
-        if len(args) == n_args and all(map(_is_tensor, args)):  # the common call: one tensor per graph input
+        if len(args) == n_args and all(map(_is_tensor, args)) and not kwargs and \
+                (self.__dict__["_sync"] is False or not self._state()):
+            # the common call: one tensor per graph input, no attributes to keep in step
             return _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
-        return self._run(graph, takes_self, args)
+        return self._run(self._methods["forward"], args, kwargs)
 
     def __getattr__(self, name):
         methods = self.__dict__.get("_methods")
         if methods and name != "forward" and name in methods:  # a scripted module's @export'ed methods
             method = methods[name]
-            return lambda *args: self._run(method.graph, method.takes_self, args)
+            return lambda *args, **kwargs: self._run(method, args, kwargs, name)
         return super().__getattr__(name)
 
-    def _run(self, graph, takes_self, args):
+    def __setattr__(self, name, value):
+        attrs = self.__dict__.get("_jit_attributes")
+        if attrs and name in attrs:  # an attribute compiled code reads: a plain attribute, as loaded
+            self.__dict__[name] = value
+            return
+        super().__setattr__(name, value)
+
+    def _run(self, method, args, kwargs=None, name="forward"):
+        graph, takes_self = method.graph, method.takes_self
         inputs = [self._object()] if takes_self else []
         params = graph.inputs()[len(inputs):]
+        if method.arg_names and (kwargs or len(args) != len(params)):
+            args = _bind(name, method, args, kwargs or {})
+        elif kwargs:
+            raise RuntimeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
         if len(args) < len(params) and all(str(v.type()).endswith("?") for v in params[len(args):]):
-            args = args + (None,) * (len(params) - len(args))  # the archive keeps no defaults: Optional ones are None
+            args = args + (None,) * (len(params) - len(args))  # an archive without defaults: Optional ones are None
         if len(inputs) + len(args) == len(graph.inputs()) and not any(
                 isinstance(a, (tuple, list)) and v.type().isTensor() for a, v in zip(args, graph.inputs()[len(inputs):])):
             # one graph input per argument (a scripted graph's ints, lists, ...): passed as they are
-            return _jit.run_graph(graph, inputs + list(args))[0]
+            args = [float(a) if type(a) is int and str(v.type()) == "float" else a for a, v in zip(args, params)]
+            return self._graph_call(graph, inputs + args, takes_self)
         for a in args:
             if isinstance(a, _tl.Tensor):
                 inputs.append(a)
@@ -175,7 +254,7 @@ class RecursiveScriptModule(ScriptModule):
                 from torchlite.jit._trace import _flatten
 
                 inputs += _flatten(a, "Only tensors and (possibly nested) tuples/lists of tensors can be inputs")
-        return _jit.run_graph(graph, inputs)[0]
+        return self._graph_call(graph, inputs, takes_self)
 
     def _cpp_module(self):
         return cpp_module(self)

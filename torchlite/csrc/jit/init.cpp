@@ -390,6 +390,9 @@ void bind_runtime(py::module_& m) {
   m.def("_jit_set_fusion_block_size", &FusionSettings::set_block_size);
   m.def("_jit_get_fusion_block_size", &FusionSettings::block_size);
   m.def("_jit_set_fusion_min_numel", &FusionSettings::set_min_numel);
+  m.def("_jit_set_fusion_backward_recomputes", &FusionSettings::set_backward_recomputes,
+        "True: a fusion group's backward runs its forward again per block instead of keeping each block's graph");
+  m.def("_jit_get_fusion_backward_recomputes", &FusionSettings::backward_recomputes);
   m.def("_jit_get_fusion_min_numel", &FusionSettings::min_numel);
   m.def("_jit_fusion_stats", [] {
     FusionStats s = fusion_stats();

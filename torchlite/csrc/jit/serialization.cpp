@@ -35,11 +35,29 @@ py::tuple loaded_to_py(Loaded l) {
 }  // namespace
 
 void bind_serialization(py::module_& m) {
-  py::class_<Method>(m, "Method", "A module method: its graph and whether the graph takes the module first.")
-      .def(py::init([](std::shared_ptr<Graph> g, bool takes_self) { return Method{std::move(g), takes_self}; }),
-           py::arg("graph"), py::arg("takes_self") = true)
+  py::class_<Method>(m, "Method", "A module method: its graph, whether the graph takes the module first, and "
+                                  "its arguments' names and defaults ((value,) or None for none).")
+      .def(py::init([](std::shared_ptr<Graph> g, bool takes_self, std::vector<std::string> names,
+                       const py::sequence& defaults) {
+             Method method{std::move(g), takes_self, std::move(names), {}};
+             for (py::handle d : defaults)
+               method.defaults.push_back(d.is_none() ? std::nullopt
+                                                     : std::optional<IValue>(jit::to_ivalue(d.cast<py::tuple>()[0])));
+             TL_CHECK_VALUE(method.defaults.size() == method.arg_names.size(), "jit: Method got ",
+                            method.arg_names.size(), " argument names and ", method.defaults.size(), " defaults");
+             return method;
+           }),
+           py::arg("graph"), py::arg("takes_self") = true, py::arg("arg_names") = std::vector<std::string>{},
+           py::arg("defaults") = py::list())
       .def_readwrite("graph", &Method::graph)
-      .def_readwrite("takes_self", &Method::takes_self);
+      .def_readwrite("takes_self", &Method::takes_self)
+      .def_readonly("arg_names", &Method::arg_names)
+      .def_property_readonly("defaults", [](const Method& method) {
+        py::list out;
+        for (const auto& d : method.defaults)
+          out.append(d ? py::object(py::make_tuple(jit::to_py(*d))) : py::object(py::none()));
+        return out;
+      });
 
   py::class_<Module, std::shared_ptr<Module>>(m, "Module",
                                               "A compiled module as saved and loaded (aten/jit/Serialization.h).")
@@ -58,8 +76,22 @@ void bind_serialization(py::module_& m) {
       .def_readwrite("none_buffers", &Module::none_buffers)
       .def_readwrite("submodules", &Module::submodules)
       .def_readwrite("methods", &Module::methods)
+      .def_property("attributes", [](const Module& mod) {
+        py::list out;
+        for (const Attribute& a : mod.attributes) out.append(py::make_tuple(a.name, std::const_pointer_cast<Type>(a.type), jit::to_py(a.value)));
+        return out;
+      }, [](Module& mod, const py::sequence& attrs) {
+        std::vector<Attribute> out;
+        for (py::handle item : attrs) {
+          auto t = item.cast<py::tuple>();
+          out.push_back(Attribute{t[0].cast<std::string>(), t[1].cast<std::shared_ptr<const Type>>(), jit::to_ivalue(t[2])});
+        }
+        mod.attributes = std::move(out);
+      }, "[(name, Type, value)]: the attributes compiled code reads and assigns at run time")
       .def("object", &Module::object)
-      .def("run_method", [](const Module& mod, const std::string& name, const py::sequence& inputs) {
+      .def("attr", [](const Module& mod, const std::string& name) { return jit::to_py(mod.attr(name)); })
+      .def("setattr", [](Module& mod, const std::string& name, py::handle v) { mod.setattr(name, jit::to_ivalue(v)); })
+      .def("run_method", [](Module& mod, const std::string& name, const py::sequence& inputs) {
         std::vector<IValue> args;
         for (py::handle x : inputs) args.push_back(jit::to_ivalue(x));
         std::vector<IValue> outs;

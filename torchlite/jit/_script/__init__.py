@@ -13,6 +13,8 @@ from torchlite._C import _jit
 from torchlite.jit._script import types as T
 from torchlite.jit._script.compiler import Compiler
 from torchlite.jit._script.values import SV
+from torchlite.jit._module_state import StateSync, run_with_state
+from torchlite.jit._script.attributes import AttributeState, Recompile
 from torchlite.jit._script_module import FunctionArchive
 
 
@@ -127,9 +129,9 @@ _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "boo
 from torchlite.jit._script.values import _NO as _NO_DEFAULT  # noqa: E402
 
 
-def _compile(fn, self_sv=None):
+def _compile(fn, self_sv=None, attrs=None):
     graph = _jit.Graph()
-    c = Compiler(graph)
+    c = Compiler(graph, attrs)
     if self_sv is not None:
         self_value = graph.addInput("self")
         self_value.setType(T.ir_type(self_sv.type))
@@ -177,6 +179,17 @@ class ScriptFunction(FunctionArchive):
         return f"<torchlite.jit.ScriptFunction object {self.__qualname__}>"
 
 
+def _method(graph, sig, takes_self=True):
+    """The archive's Method of a compiled graph: its arguments' names and defaults ((value,), or None)."""
+    defaults = []
+    for d, t in zip(sig.defaults, sig.types):
+        if d is inspect.Parameter.empty or d is _NO_DEFAULT:
+            defaults.append(None)
+        else:
+            defaults.append((float(d) if t.kind == "float" and type(d) is int else _to_input(d, t),))
+    return _jit.Method(graph, takes_self, list(sig.names), defaults)
+
+
 def _run(graph, inputs):
     """The graph's output; the grad mode restored if it raises (inside a `with no_grad()` block, which sets and
     restores the mode with nodes of its own)."""
@@ -222,6 +235,7 @@ class ScriptedModule(_TracedModule):
     def __init__(self, module):
         super().__init__(module, None)
         self.__dict__["_compiled_by_mode"] = {}
+        self.__dict__["_attrs"] = AttributeState()  # the attributes compiled code assigns, over all modes
         self.__dict__["graph"] = None
         del self.__dict__["graph"]  # `graph` is the property below
 
@@ -229,6 +243,36 @@ class ScriptedModule(_TracedModule):
         super().train(mode)
         self.__dict__.pop("_current", None)  # the training flags changed: look the graphs up again
         return self
+
+    def _compile_methods(self, module):
+        attrs = self.__dict__["_attrs"]
+        if not attrs.types:  # the user's modules' plain `self.x = ...`: known before the first compilation
+            for m in module.modules():
+                if not type(m).__module__.startswith("torchlite."):
+                    attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
+                                      if name != "forward" or inspect.getattr_static(type(m), "forward", None)
+                                      is not _tl.nn.Module.forward])
+        while True:
+            known = len(attrs.types)
+            try:
+                found = {}
+                for name in _methods_of(module):
+                    fn = getattr(type(module), name)
+                    self_sv = SV(T.T("Module", module=module), module=module)
+                    found[name] = _compile(fn, self_sv, attrs)
+                return found, known != len(attrs.types) or None
+            except Recompile:  # an assigned attribute was read as a constant before: compile again knowing it
+                continue
+
+    def _state_sync(self, found):
+        """The StateSync of these graphs (attributes by their submodule paths)."""
+        root = self._traced_from
+        paths = {}
+        for path, m in root.named_modules(remove_duplicate=False):
+            paths.setdefault(id(m), tuple(path.split(".")) if path else ())
+        attrs = self.__dict__["_attrs"]
+        entries = [(paths[mid], name, t.kind == "float") for (mid, name), t in attrs.types.items() if mid in paths]
+        return StateSync(root, entries, [g for g, _ in found.values()])
 
     def _compiled(self):
         current = self.__dict__.get("_current")
@@ -242,13 +286,14 @@ class ScriptedModule(_TracedModule):
             saved = module.training
             module.training = self.training
             try:
-                found = {}
-                for name in _methods_of(module):
-                    fn = getattr(type(module), name)
-                    self_sv = SV(T.T("Module", module=module), module=module)
-                    found[name] = _compile(fn, self_sv)
+                found, grew = self._compile_methods(module)
             finally:
                 module.training = saved
+            if grew:  # graphs of other modes read attributes now known to be assigned as constants
+                cache.clear()
+            sync = self._state_sync(found)
+            found["$sync"] = sync = sync if sync else None  # None: nothing to keep in step (the common case)
+            found["$forward"] = found["forward"] + (sync,)  # what a call reads, in one lookup
             cache[key] = found
         self.__dict__["_current"] = found
         return found
@@ -257,6 +302,11 @@ class ScriptedModule(_TracedModule):
     def graph(self):
         return self._compiled()["forward"][0]
 
+    def _call(self, graph, inputs, sync):
+        if sync is None:
+            return _run(graph, inputs)
+        return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1], lambda: _run(graph, inputs))
+
     @property
     def original_name(self):
         return type(self._traced_from).__name__
@@ -264,26 +314,39 @@ class ScriptedModule(_TracedModule):
     def forward(self, *args, **kwargs):
         if _jit._is_tracing():  # inside a trace (ONNX export): the Python module, so its ops are recorded
             return self._traced_from(*args, **kwargs)
-        graph, sig = self._compiled()["forward"]
+        graph, sig, sync = self._compiled()["$forward"]
         inputs = [self._object()] + sig.inputs("forward", args, kwargs)
-        out = _run(graph, inputs)
+        out = _run(graph, inputs) if sync is None else self._call(graph, inputs, sync)
         return out if sig.plain_ret else _from_output(out, sig.ret)
 
     def __getattr__(self, name):
         compiled = self.__dict__.get("_compiled_by_mode")
         if compiled is not None and name != "forward" and name in _methods_of(self.__dict__["_traced_from"]):
-            graph, sig = self._compiled()[name]
+            compiled = self._compiled()
+            graph, sig = compiled[name]
 
             def method(*args, **kwargs):
                 inputs = [self._object()] + sig.inputs(name, args, kwargs)
-                return _from_output(_run(graph, inputs), sig.ret)
+                return _from_output(self._call(graph, inputs, compiled["$sync"]), sig.ret)
             return method
+        original = self.__dict__.get("_traced_from")
+        if original is not None and name in original.__dict__ and not name.startswith("_"):
+            return original.__dict__[name]  # a plain attribute of the module (`scripted.count`), shared
         return super().__getattr__(name)
+
+    def __setattr__(self, name, value):
+        original = self.__dict__.get("_traced_from")
+        if original is not None and name in original.__dict__ and name != "training" and not name.startswith("_") \
+                and name not in self.__dict__:
+            original.__dict__[name] = value  # the module's own attribute, which compiled code reads
+            return
+        super().__setattr__(name, value)
 
     def _cpp_module(self):
         from torchlite.jit._script_module import cpp_module
-        methods = [(name, _jit.Method(g, True)) for name, (g, _) in self._compiled().items()]
-        m = cpp_module(self._traced_from, methods)
+        methods = [(name, _method(*compiled)) for name, compiled in self._compiled().items() if not name.startswith("$")]
+        attrs = self.__dict__["_attrs"]
+        m = cpp_module(self._traced_from, methods, attributes=lambda mod: attrs.of_module(mod))
         m.training = self.training
         return m
 

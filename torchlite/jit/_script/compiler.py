@@ -15,6 +15,7 @@ import types as pytypes
 import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit import frontend
+from torchlite.jit._script import attributes as A
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
@@ -77,8 +78,10 @@ class Compiler:
     """Emits one graph. `compile_function` is the entry; calls of Python functions and methods
     compile their bodies into the same graph (inlining), with a frame each."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, attrs=None):
         self.g = graph
+        self.attrs = attrs  # A.AttributeState of the module being compiled (None for a function)
+        self._stmt = None  # the statement being compiled (where attribute assignment errors point)
         self._anchor = None  # set by constant()
         self.frames = []
         self.active = []  # functions being compiled: recursion is refused
@@ -271,8 +274,10 @@ class Compiler:
         return ("fall", env)
 
     def stmt(self, s, env, in_loop):
+        self._stmt = s
         if isinstance(s, ast.Assign):
             rhs = self.expr(s.value, env)
+            self._stmt = s  # (an inlined call in rhs compiled statements of its own)
             for target in s.targets:
                 self.assign(target, rhs, env)
         elif isinstance(s, ast.AnnAssign):
@@ -280,6 +285,7 @@ class Compiler:
             if s.value is None:
                 raise self.unsupported(s, "a variable annotation without a value")
             rhs = self.expr(s.value, env, hint=hint)
+            self._stmt = s
             if not T.is_subtype(rhs.type, hint):
                 raise self.error(s, f"Variable '{ast.unparse(s.target)}' is annotated with type {hint} but is "
                                     f"being assigned to a value of type {rhs.type}")
@@ -369,10 +375,54 @@ class Compiler:
         elif isinstance(target, ast.Subscript):
             self.setitem(target, rhs, env)
         elif isinstance(target, ast.Attribute):
-            raise self.unsupported(target, "assigning to attributes (module state) is not supported; "
-                                           "use a buffer and an in-place op")
+            self.set_attribute(target, rhs, env)
         else:
             raise self.unsupported(target, f"assignment to {type(target).__name__}")
+
+    def set_attribute(self, target, rhs, env):
+        """`obj.name = rhs` on a module (self or a submodule): prim::SetAttr, the attribute's type fixed at
+        compile time (torch's errors for a wrong type, a missing or Final attribute)."""
+        where = self._stmt if self._stmt is not None else target
+        base, name = self.expr(target.value, env), target.attr
+        mod = base.module
+        if mod is None or base.value is None:
+            raise self.error(where, f"Tried to set an attribute: {name} on a non-class: {base.type}")
+        if name == "training":
+            raise self.unsupported(where, "assigning the training flag in script (script compiles a graph per "
+                                          "training mode: call train() / eval() from Python)")
+        if name in mod._parameters:
+            raise self.error(where, f"Cannot assign to parameter '{name}' of {type(mod).__name__} in script: "
+                                    "assign a parameter from Python, or update it in place (`with no_grad(): "
+                                    f"self.{name}.copy_(...)`)")
+        if name in mod._modules:
+            raise self.error(where, f"Wrong type for attribute assignment. Expected {T.T('Module', module=mod._modules[name])} "
+                                    f"but got {A.type_name(rhs.type) if rhs.type is not None else 'a non-value'}")
+        buffer = name in mod._buffers
+        if buffer:
+            t = T.NONE if mod._buffers[name] is None else T.TENSOR
+        else:
+            if name not in mod.__dict__ or A.is_final(mod, name):
+                raise self.error(where, f"Tried to set nonexistent attribute: {name}. Did you forget to initialize it "
+                                        "in __init__()?")
+            t = self.attrs.type_of(mod, name) if self.attrs is not None else None
+            if t is None:
+                def bad_annotation(msg):
+                    raise self.error(where, msg)
+                t = A.declared_type(mod, name, bad_annotation)
+            if t is None or t.kind in ("Module", "Any"):
+                raise self.error(where, f"Cannot assign to attribute '{name}': its value of type "
+                                        f"'{type(mod.__dict__[name]).__name__}' has no TorchScript type (annotate it "
+                                        "in the class)")
+        if rhs.type is None or not T.is_subtype(rhs.type, t):
+            got = A.type_name(rhs.type) if rhs.type is not None else "a non-value"
+            raise self.error(where, f"Wrong type for attribute assignment. Expected {A.type_name(t)} but got {got}")
+        if self.attrs is None:
+            raise self.unsupported(where, "assigning module attributes outside a scripted module's methods")
+        if not buffer and self.attrs.type_of(mod, name) is None:
+            self.attrs.add(mod, name, t)
+            raise A.Recompile()  # reads compiled before this point took it for a constant
+        value = self.value(rhs, where)
+        self.insert("prim::SetAttr", [self.value(base, where), value], [], n_out=0).s_("name", name)
 
     def unpack(self, sv, n, node):
         if sv.items is not None:
@@ -396,8 +446,16 @@ class Compiler:
 
     def aug_assign(self, s, env):
         target = s.target
-        if isinstance(target, ast.Attribute):
-            raise self.unsupported(target, "augmented assignment to attributes (module state) is not supported")
+        if isinstance(target, ast.Attribute):  # self.count += 1: read, operate (in place on a tensor), assign
+            cur, rhs = self.expr(target, env), self.expr(s.value, env)
+            name = _BINOPS.get(type(s.op), (None,))[0]
+            if cur.type is not None and cur.type.kind == "Tensor" and name in _INPLACE:
+                new = self.call_op(_INPLACE[name], [cur, rhs], {}, s)
+            else:
+                new = self.binop(s.op, cur, rhs, s)
+            self._stmt = s
+            self.set_attribute(target, new, env)
+            return
         if isinstance(target, ast.Subscript):
             cur = self.expr(target, env)
             self.setitem(target, self.binop(s.op, cur, self.expr(s.value, env), s), env)
@@ -1412,6 +1470,10 @@ class Compiler:
             sub = source_module(sub, node, self)
             out = self.insert("prim::GetAttr", [self.value(base, node)], [T.T("Module", module=sub)]).s_("name", name).output()
             return SV(T.T("Module", module=sub), value=out, module=sub)
+        state_type = self.attrs.type_of(mod, name) if self.attrs is not None else None
+        if state_type is not None:  # an attribute compiled code assigns: read at run time
+            out = self.insert("prim::GetAttr", [self.value(base, node)], [state_type]).s_("name", name).output()
+            return SV(state_type, value=out)
         cls_attr = inspect.getattr_static(type(mod), name, None)
         if isinstance(cls_attr, (pytypes.FunctionType, staticmethod, classmethod)) or isinstance(cls_attr, property):
             if isinstance(cls_attr, property):

@@ -1,0 +1,100 @@
+"""Module attributes that compiled code assigns (prim::SetAttr), kept in step between the Python
+module and the module object the interpreter reads.
+
+The Python module holds the values (`m.count` reads them, `m.count = 5` sets them, save writes them);
+the interpreter reads and writes an Object built from the module. So a call of a graph that reads or
+assigns such attributes first copies their Python values into the Object, and afterwards (also when
+the graph raised, as Python's state would show an assignment made before an error) copies back what
+the graph may have assigned: the attributes, and the buffers a prim::SetAttr names. Modules without
+such attributes pay nothing."""
+from __future__ import annotations
+
+
+def setattr_targets(graph):
+    """{(submodule path, name)} written by the graph's prim::SetAttr nodes, whose object is reached from
+    %self by prim::GetAttr (the only way script reaches a module)."""
+    inputs = graph.inputs()
+    if not inputs:
+        return set()
+    paths = {inputs[0].unique(): ()}
+    out = set()
+    for node in graph.allNodes():
+        kind = node.kind()
+        if kind == "prim::GetAttr" and node.input().unique() in paths:
+            paths[node.output().unique()] = paths[node.input().unique()] + (node.s("name"),)
+        elif kind == "prim::SetAttr" and node.inputsAt(0).unique() in paths:
+            out.add((paths[node.inputsAt(0).unique()], node.s("name")))
+    return out
+
+
+def _owner(root, path):
+    m = root
+    for p in path:
+        m = m._modules[p]
+    return m
+
+
+class StateSync:
+    """The attributes one compiled module's graphs read or assign. `attributes`: [(path, name, is_float)]
+    (held in the owner's __dict__); `graphs`: the compiled graphs, whose prim::SetAttr targets that are
+    buffers are read back too."""
+
+    def __init__(self, root, attributes, graphs):
+        self.attributes = [(_owner(root, path), path, name, is_float) for path, name, is_float in attributes]
+        known = {(path, name) for path, name, _ in attributes}
+        written = set()
+        for g in graphs:
+            written |= setattr_targets(g)
+        self.buffers = []
+        for path, name in sorted(written - known):
+            owner = _owner(root, path)
+            if name in owner._buffers:
+                self.buffers.append((owner, path, name))
+
+    def __bool__(self):
+        return bool(self.attributes or self.buffers)
+
+    @staticmethod
+    def _object_at(obj, path, cache):
+        sub = cache.get(path)
+        if sub is None:
+            sub = obj
+            for p in path:
+                sub = sub.getattr(p)
+            cache[path] = sub
+        return sub
+
+    def push(self, obj):
+        """Copies the attributes' Python values into the module object; returns the sub-objects found."""
+        found = {}
+        for owner, path, name, is_float in self.attributes:
+            v = owner.__dict__[name]
+            if is_float and type(v) is int:
+                v = float(v)
+            self._object_at(obj, path, found).setattr(name, v)
+        return found
+
+    def pull(self, obj, found, slots=None):
+        """Copies what the graph may have assigned back into the Python modules. `slots`: the cached
+        object's (dicts, names, tensors) columns, updated for a replaced buffer so the cache stays valid."""
+        for owner, path, name, _ in self.attributes:
+            owner.__dict__[name] = self._object_at(obj, path, found).getattr(name)
+        for owner, path, name in self.buffers:
+            t = self._object_at(obj, path, found).getattr(name)
+            if owner._buffers.get(name) is t:
+                continue
+            owner._buffers[name] = t
+            if slots is not None:
+                dicts, names, tensors = slots
+                for i, (d, n) in enumerate(zip(dicts, names)):
+                    if d is owner._buffers and n == name:
+                        tensors[i] = t
+
+
+def run_with_state(sync, obj, slots, run):
+    """run() (a graph call on `obj`) with the attributes pushed before and pulled after."""
+    found = sync.push(obj)
+    try:
+        return run()
+    finally:
+        sync.pull(obj, found, slots)
