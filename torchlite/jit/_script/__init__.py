@@ -163,9 +163,8 @@ def _compile(fn, self_sv=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
-    from torchlite.jit._passes import constant_pooling, eliminate_dead_code
-    eliminate_dead_code(graph)  # what inlining left unused (attribute reads, f-string parts)
-    constant_pooling(graph)  # the hoisted constants, one per value
+    from torchlite.jit._passes.script_optimization import optimize_script_graph
+    optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
 
