@@ -314,6 +314,21 @@ def test_fast_int_ops_match_python(a, b):
     assert got == expected
 
 
+def div_mod(a: int, b: int):
+    return a // b, a % b
+
+
+@pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (0, 3), (-(2**63), 1), (-(2**63), 7),
+                                 (2**63 - 1, 2**63 - 1), (5, 1)])
+def test_fast_floordiv_and_mod_match_python(a, b):
+    assert tl.jit.script(div_mod)(a, b) == (a // b, a % b)
+
+
+def test_int_division_by_zero_raises():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        tl.jit.script(div_mod)(3, 0)
+
+
 @pytest.mark.parametrize("a,b,c,d", [(2.0, 2, True, True), (2.5, 2, False, True), (float("nan"), 1, True, False)])
 def test_fast_ops_leave_other_types_to_the_prim_op(a, b, c, d):
     assert tl.jit.script(compare_mixed)(a, b, c, d) == [a == b, a != b, a < b, c == d, c != d, not c]

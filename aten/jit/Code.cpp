@@ -49,7 +49,7 @@ FastPrim fast_prim_of(const std::string& k) {
       {"prim::gt", FastPrim::Gt}, {"prim::ge", FastPrim::Ge}, {"prim::is", FastPrim::Is},
       {"prim::isnot", FastPrim::IsNot}, {"prim::not", FastPrim::Not}, {"prim::unchecked_cast", FastPrim::Cast},
       {"prim::getitem", FastPrim::GetItem}, {"prim::add", FastPrim::Add}, {"prim::sub", FastPrim::Sub},
-      {"prim::mul", FastPrim::Mul}};
+      {"prim::mul", FastPrim::Mul}, {"prim::floordiv", FastPrim::FloorDiv}, {"prim::mod", FastPrim::Mod}};
   auto it = table.find(k);
   return it == table.end() ? FastPrim::None : it->second;
 }

@@ -39,7 +39,7 @@ enum class InstrKind : uint8_t {
 // for (ints, bools, tensors, lists): no stack, no result vector. Other types take the prim op's own
 // function, which gives the same results and raises the same errors (PrimOps.cpp).
 enum class FastPrim : uint8_t { None, Dim, SizeDim, Len, Eq, Ne, Lt, Le, Gt, Ge, Is, IsNot, Not, Cast, GetItem,
-                                Add, Sub, Mul };
+                                Add, Sub, Mul, FloorDiv, Mod };
 
 struct Instr {
   InstrKind kind;

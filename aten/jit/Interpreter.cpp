@@ -155,6 +155,20 @@ inline bool run_fast(const Code& c, const Instr& ins, Frame& f) {
       if (!ints) return false;
       r = IValue(static_cast<int64_t>(static_cast<uint64_t>(a.toInt()) * static_cast<uint64_t>(b->toInt())));
       break;
+    // Python's floor division and modulo, for a positive divisor (the result takes the divisor's
+    // sign; nothing overflows); zero or negative divisors take the prim op (its errors, INT64_MIN / -1)
+    case FastPrim::FloorDiv: {
+      if (!ints || b->toInt() <= 0) return false;
+      const int64_t x = a.toInt(), y = b->toInt();
+      r = IValue(x / y - ((x % y != 0 && x < 0) ? 1 : 0));
+      break;
+    }
+    case FastPrim::Mod: {
+      if (!ints || b->toInt() <= 0) return false;
+      const int64_t x = a.toInt(), y = b->toInt(), m = x % y;
+      r = IValue(m < 0 ? m + y : m);
+      break;
+    }
     case FastPrim::None:
       return false;
   }
