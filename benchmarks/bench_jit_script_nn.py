@@ -2,16 +2,27 @@
 MultiheadAttention (inference, small inputs: the scripted graph's overhead matters), each scripted and eager
 in both libraries.
 
-    python benchmarks/bench_jit_script_nn.py [--cpu-time]
+    python benchmarks/bench_jit_script_nn.py [--cpu-time] [--no-compile]
 
 Medians of 11 alternating rounds of 50 calls; float32, 1 thread; the shared machine is noisy (say the load
 with the figures). Ratios: torchlite / PyTorch (below 1.0: torchlite faster) for the scripted modules and
 for eager, and scripted / eager within torchlite.
+
+Then the compile time (process CPU seconds of `script(module)`), torchlite.jit.script beside
+torch.jit.script, each in a fresh process per measurement (both libraries imported and their script
+machinery used once on a small function first, so that neither counts its one-time setup): "cold" is the
+first module of its class the process scripts, "again" a second instance (each library reuses what it
+keeps: torchlite its parsed sources, torch its compiled types). Medians of 3 processes per library,
+alternating.
 """
 from __future__ import annotations
 
+import json
 import os
+import statistics
+import subprocess
 import sys
+import time
 import warnings
 
 import torch
@@ -27,6 +38,52 @@ CASES = {
     "MultiheadAttention(64, 4), self-attention, seq 16, batch 4": (lambda nn: nn.MultiheadAttention(64, 4),
                                                                   (16, 4, 64)),
 }
+
+
+COMPILE_CASES = {
+    "MultiheadAttention(64, 4)": lambda nn: nn.MultiheadAttention(64, 4),
+    "TransformerEncoderLayer(64, 4, 128)": lambda nn: nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0),
+    "TransformerDecoder(2 x TransformerDecoderLayer(64, 4, 128))": lambda nn: nn.TransformerDecoder(
+        nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0), 2),
+    "LSTM(32, 64, 2 layers)": lambda nn: nn.LSTM(32, 64, num_layers=2),
+}
+
+
+def _warm_up_script(lib):
+    def f(x, n: int):
+        if n > 1:
+            return x + n
+        return x * 2
+    lib.jit.script(f)
+
+
+def _compile_one(name, which):
+    """In this (fresh) process: CPU seconds of scripting COMPILE_CASES[name] with `which` ('tl' or 'torch'),
+    cold and again, printed as JSON."""
+    warnings.filterwarnings("ignore")
+    lib = tl if which == "tl" else torch
+    _warm_up_script(lib)
+    times = []
+    for _ in range(2):
+        m = COMPILE_CASES[name](lib.nn).eval()
+        start = time.process_time()
+        lib.jit.script(m)
+        times.append(time.process_time() - start)
+    print(json.dumps(times))
+
+
+def compile_rows(repeat=3):
+    rows = []
+    for name in COMPILE_CASES:
+        got = {"tl": [], "torch": []}
+        for _ in range(repeat):
+            for which in ("tl", "torch"):
+                out = subprocess.run([sys.executable, __file__, "--compile-one", name, which], capture_output=True,
+                                     text=True, check=True).stdout
+                got[which].append(json.loads(out.strip().splitlines()[-1]))
+        med = {w: [statistics.median(t[i] for t in got[w]) for i in range(2)] for w in got}
+        rows.append((name, med["tl"], med["torch"]))
+    return rows
 
 
 def _call(m, x, mha):
@@ -61,7 +118,20 @@ def main():
         print(f"| {name} | {ls_t:.0f} | {ts_t:.0f} | {ls_t / ts_t:.2f} | {le_t:.0f} | {te_t:.0f} | {le_t / te_t:.2f} | "
               f"{ls_t / le_t:.2f} |")
     print(f"\nload average: {os.getloadavg()[0]:.1f}")
+    if "--no-compile" in sys.argv:
+        return
+    print("\n| module | torchlite script, cold (s) | torch.jit.script, cold (s) | ratio | torchlite, again (s) | "
+          "torch, again (s) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (l_cold, l_again), (t_cold, t_again) in compile_rows():
+        print(f"| {name} | {l_cold:.3f} | {t_cold:.3f} | {l_cold / t_cold:.2f} | {l_again:.3f} | {t_again:.3f} | "
+              f"{l_again / t_again:.2f} |")
+    print(f"\nload average: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    if "--compile-one" in sys.argv:
+        i = sys.argv.index("--compile-one")
+        _compile_one(sys.argv[i + 1], sys.argv[i + 2])
+    else:
+        main()

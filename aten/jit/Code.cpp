@@ -42,6 +42,18 @@ InstrKind kind_of(const Node& n, const PrimOp** prim) {
   return InstrKind::Generic;  // raises at run time what it raised before (unknown kind, malformed node)
 }
 
+FastPrim fast_prim_of(const std::string& k) {
+  static const std::unordered_map<std::string, FastPrim> table = {
+      {"prim::dim", FastPrim::Dim}, {"prim::size_dim", FastPrim::SizeDim}, {"prim::len", FastPrim::Len},
+      {"prim::eq", FastPrim::Eq}, {"prim::ne", FastPrim::Ne}, {"prim::lt", FastPrim::Lt}, {"prim::le", FastPrim::Le},
+      {"prim::gt", FastPrim::Gt}, {"prim::ge", FastPrim::Ge}, {"prim::is", FastPrim::Is},
+      {"prim::isnot", FastPrim::IsNot}, {"prim::not", FastPrim::Not}, {"prim::unchecked_cast", FastPrim::Cast},
+      {"prim::getitem", FastPrim::GetItem}, {"prim::add", FastPrim::Add}, {"prim::sub", FastPrim::Sub},
+      {"prim::mul", FastPrim::Mul}, {"prim::floordiv", FastPrim::FloorDiv}, {"prim::mod", FastPrim::Mod}};
+  auto it = table.find(k);
+  return it == table.end() ? FastPrim::None : it->second;
+}
+
 struct Compiler {
   Code code;
   std::vector<uint32_t> operand_of;  // by Value::unique(): its operand while visible, else kNone
@@ -100,6 +112,7 @@ struct Compiler {
       ins.kind = kind_of(*n, &ins.prim);
       ins.op = n->op();
       if (ins.kind == InstrKind::GetAttr) ins.name = &n->attr("name").toStringRef();
+      if (ins.kind == InstrKind::Prim) ins.fast = fast_prim_of(n->kind());
       const bool may_move = n->blocks().empty();
       ins.in = static_cast<uint32_t>(code.operands.size());
       for (const Value* v : n->inputs()) {

@@ -35,8 +35,15 @@ enum class InstrKind : uint8_t {
   Undefined,       // reads a value not defined before it: raises when reached
 };
 
+// Prim ops the interpreter runs inline on their registers, for the operand types they are written
+// for (ints, bools, tensors, lists): no stack, no result vector. Other types take the prim op's own
+// function, which gives the same results and raises the same errors (PrimOps.cpp).
+enum class FastPrim : uint8_t { None, Dim, SizeDim, Len, Eq, Ne, Lt, Le, Gt, Ge, Is, IsNot, Not, Cast, GetItem,
+                                Add, Sub, Mul, FloorDiv, Mod };
+
 struct Instr {
   InstrKind kind;
+  FastPrim fast = FastPrim::None;  // Prim: its inline form, if any
   const Node* node;
   const Operator* op = nullptr;
   const PrimOp* prim = nullptr;

@@ -6,6 +6,7 @@
 
 #include "aten/jit/FusionExecutor.h"
 #include "aten/jit/IR.h"
+#include "aten/jit/InstrProfile.h"
 #include "aten/jit/Interpreter.h"
 #include "aten/jit/PrimOps.h"
 #include "aten/jit/Tracer.h"
@@ -410,6 +411,14 @@ void bind_runtime(py::module_& m) {
     for (const Operator* op : overloads_of(base)) out.push_back(&op->schema);
     return out;
   }, py::return_value_policy::reference);
+  m.def("_jit_set_instruction_profiling", &set_instruction_profiling,
+        "Counts and times the interpreter's instructions by node kind while on (aten/jit/InstrProfile.h).");
+  m.def("_jit_instruction_profile", [] {
+    py::list out;
+    for (const InstrProfileEntry& e : instruction_profile()) out.append(py::make_tuple(e.kind, e.count, e.seconds));
+    return out;
+  }, "[(kind, instructions run, own seconds)], most time first.");
+  m.def("_jit_reset_instruction_profile", &reset_instruction_profile);
   m.def("_prim_kinds", &prim_kinds, "The interpreter's non-tensor prim:: ops (aten/jit/PrimOps.h).");
   m.def("_prim_writes_first_input", [](const std::string& kind) {
     const PrimOp* p = find_prim(kind);

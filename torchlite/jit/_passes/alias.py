@@ -22,9 +22,13 @@ class AliasDb:
 
     # ---- union-find over Value.unique() ---------------------------------------------------
     def _find(self, u: int) -> int:
-        while self._parent.get(u, u) != u:
-            u = self._parent[u]
-        return u
+        parent = self._parent
+        root = u
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while u != root:  # path compression: later finds of these values take one step
+            parent[u], u = root, parent[u]
+        return root
 
     def _union(self, a, b):
         ra, rb = self._find(a.unique()), self._find(b.unique())

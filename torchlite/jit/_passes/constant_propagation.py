@@ -10,26 +10,33 @@ from torchlite._C import _jit
 _FOLDABLE_PRIMS = ("prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack")
 
 
-def _foldable(node, db) -> bool:
+def _foldable(node, db, prims) -> bool:
     if node.kind() == "prim::ListConstruct" and db.has_writers(node.output()):
         return False  # a list script appends to: a constant would be shared by every run
     if node.blocks() or node.hasSideEffects() or node.isNondeterministic():
         return False
-    if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS:
+    if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS and node.kind() not in prims:
         return False
     return all(v.isConstant() for v in node.inputs())
 
 
-def constant_propagation(graph) -> int:
+def _makes_tensor(node) -> bool:
+    return any("Tensor" in str(o.type()) for o in node.outputs())
+
+
+def constant_propagation(graph, tensors=True, prims=False) -> int:
     """Folds every foldable node (repeatedly: a folded result may make its users foldable);
     returns how many nodes were folded. An op that raises on its constant inputs is left to raise
-    when the graph runs."""
+    when the graph runs. `tensors=False` leaves nodes that give tensors (script's graphs: a folded
+    factory call would hand every run the same tensor); `prims=True` also folds script's pure prim
+    ops (int/str/list arithmetic, dims of constant tensors)."""
     from torchlite.jit._passes.alias import AliasDb
 
     folded = 0
     db = AliasDb(graph)
+    prim_kinds = frozenset(_jit._prim_kinds()) if prims else frozenset()
     for node in graph.allNodes():
-        if not _foldable(node, db):
+        if not _foldable(node, db, prim_kinds) or (not tensors and _makes_tensor(node)):
             continue
         try:
             with _tl.no_grad():

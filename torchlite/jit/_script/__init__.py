@@ -79,6 +79,10 @@ def _from_output(value, t):
     return value
 
 
+def _has_dict(t):
+    return t is not None and (t.kind == "Dict" or any(_has_dict(e) for e in t.elems))
+
+
 class _Signature:
     """What a compiled method's Python call needs: parameter names, static types, defaults."""
 
@@ -86,16 +90,40 @@ class _Signature:
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
         # a call with every argument given positionally and nothing to convert passes them as they are
         self.plain = not any(t.kind == "Dict" for t in types)
-        self.plain_ret = ret.kind in ("Tensor", "int", "float", "bool", "str", "None")
+        self.plain_ret = not _has_dict(ret)  # returned as run_graph gives it (only dicts are converted)
         # the Python types each argument must have (checked per call, as PyTorch matches arguments)
         self.checks = [(i, n, t, _PY_TYPES[t.kind]) for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES]
+        self._tails = {}  # n positional arguments -> (the checked defaults of the rest, the checks of the n)
+
+    def _tail(self, qualname, n):
+        """For a call with n positional arguments and no keywords: the other parameters' defaults, bound
+        and checked once, and the checks the n given arguments need; None when some have no default."""
+        if n in self._tails:
+            return self._tails[n]
+        tail = None
+        if self.plain and n <= len(self.names):
+            rest = list(zip(self.names[n:], self.defaults[n:]))
+            if all(d is not inspect.Parameter.empty and d is not _NO_DEFAULT for _, d in rest):
+                values = [None] * n + [d for _, d in rest]
+                try:
+                    self._check(qualname, values, [c for c in self.checks if c[0] >= n])
+                    tail = (values[n:], [c for c in self.checks if c[0] < n])
+                except RuntimeError:
+                    tail = None  # a default of the wrong type raises per call, as before
+        self._tails[n] = tail
+        return tail
 
     def inputs(self, qualname, args, kwargs):
-        if not kwargs and self.plain and len(args) == len(self.names):
-            values = list(args)
-        else:
-            values = self._bind(qualname, args, kwargs)
-        for i, name, t, ok in self.checks:
+        if not kwargs and self.plain:
+            tail = self._tail(qualname, len(args))
+            if tail is not None:
+                values = list(args) + tail[0] if tail[0] else list(args)
+                return self._check(qualname, values, tail[1])
+        values = self._bind(qualname, args, kwargs)
+        return self._check(qualname, values, self.checks)
+
+    def _check(self, qualname, values, checks):
+        for i, name, t, ok in checks:
             v = values[i]
             if not isinstance(v, ok) or (t.kind in ("int", "float") and isinstance(v, bool)):
                 found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
@@ -137,9 +165,8 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
-    from torchlite.jit._passes import constant_pooling, eliminate_dead_code
-    eliminate_dead_code(graph)  # what inlining left unused (attribute reads, f-string parts)
-    constant_pooling(graph)  # the hoisted constants, one per value
+    from torchlite.jit._passes.script_optimization import optimize_script_graph
+    optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
     return graph, _Signature(names, types, defaults, ret)
 

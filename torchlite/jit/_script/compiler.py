@@ -20,7 +20,8 @@ from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
 from torchlite.jit._script.library import default_type, forwarded, is_library, source_module
-from torchlite.jit._script.transform import LOOP_RETURN_INIT, always_exits, assigned_names, lift_loop_returns, structure
+from torchlite.jit._script.source_cache import source_context, structured_body
+from torchlite.jit._script.transform import LOOP_RETURN_INIT, always_exits, assigned_names
 from torchlite.jit._script.values import _NO, SV, const_sv
 
 _INT64_MAX = 2**63 - 1  # a while loop's trip count
@@ -156,7 +157,7 @@ class Compiler:
     def compile_function(self, fn, self_sv=None, skip_self=False):
         """Adds fn's parameters as graph inputs (after %self for a method), compiles the body and
         registers its return. Returns (param names, param types, defaults, return type)."""
-        ctx = frontend.SourceContext(fn)
+        ctx = source_context(fn)
         fdef = ctx.tree.body[0]
         if not isinstance(fdef, ast.FunctionDef):
             raise frontend.NotSupportedError(ctx, fdef, "script takes functions and methods")
@@ -220,13 +221,7 @@ class Compiler:
         return out
 
     def body(self, fdef, env, ret_hint):
-        stmts = list(fdef.body)
-        if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
-                and isinstance(stmts[0].value.value, str):
-            stmts = stmts[1:]  # the docstring
-        if not always_exits(stmts):
-            stmts.append(ast.copy_location(ast.Return(value=None), fdef))
-        status = self.block(structure(lift_loop_returns(stmts)), env, allow_return=True)
+        status = self.block(structured_body(fdef), env, allow_return=True)  # parsed and structured once per function
         if status[0] == "raise":
             return self.uninitialized(ret_hint or T.NONE)
         result = status[2]
@@ -1768,7 +1763,7 @@ class Compiler:
         if fn in self.active:
             raise self.error(node, f"Recursive calls are not supported (in {fn.__qualname__})")
         try:
-            ctx = frontend.SourceContext(fn)
+            ctx = source_context(fn)
         except OSError as exc:
             raise self.error(node, str(exc))
         fdef = ctx.tree.body[0]
