@@ -185,6 +185,17 @@ def test_cse_keeps_ops_that_draw():
     assert s(-tl.ones(1000)).abs().sum().item() > 0
 
 
+def dropout_twice(x):
+    return tl.native_dropout(x, 0.5, True)[0] - tl.native_dropout(x, 0.5, True)[0]
+
+
+def test_cse_keeps_random_ops_without_generator():
+    # native_dropout takes no Generator: only its YAML tag `random` keeps two calls apart
+    s = tl.jit.script(dropout_twice)
+    assert _kinds(s.graph).count("aten::native_dropout") == 2
+    assert s(tl.ones(1000)).abs().sum().item() > 0
+
+
 def list_user(x, n: int):
     a: List[int] = [n, n]
     b: List[int] = [n, n]

@@ -275,7 +275,7 @@ const OpEntry entries[] = {
     {"masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", boxed_masked_scatter_, 0},
     {"narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", boxed_narrow, 0},
     {"native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_native_batch_norm_backward, 0},
-    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", boxed_native_dropout, 0},
+    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", boxed_native_dropout, kNondeterministic},
     {"poisson(Tensor self, Generator? generator=None) -> Tensor", boxed_poisson, kNondeterministic},
     {"reflection_pad1d(Tensor self, int[2] padding) -> Tensor", boxed_reflection_pad1d, 0},
     {"reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad1d_out, 0},
