@@ -336,3 +336,18 @@ def test_int_edge_cases_do_not_crash():
     f = tl.jit.script(sl)
     for xs, step in (([1, 2, 3, 4], 2**63 - 1), ([1, 2, 3], -2**63), ([1, 2, 3, 4, 5], -2), ([1, 2, 3], 1)):
         assert f(xs, step) == xs[1::step]
+
+
+def comprehension_adds_str(xs: List[int]):
+    return [x + "a" for x in xs]
+
+
+def test_error_inside_comprehension_points_at_its_expression_every_compile():
+    # the parsed source is cached across compiles: the second compile must point at the same place
+    for _ in range(2):
+        with pytest.raises(RuntimeError) as info:
+            tl.jit.script(comprehension_adds_str)
+        lines = str(info.value).splitlines()
+        marker = next(i for i, line in enumerate(lines) if "<--- HERE" in line)
+        assert lines[marker - 1].strip() == 'return [x + "a" for x in xs]'
+        assert lines[marker].strip().startswith("~~~~~~~ <---")

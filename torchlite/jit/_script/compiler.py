@@ -948,14 +948,19 @@ class Compiler:
         self.open_lists[id(acc)] = [acc, None]
         body = ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
                                                            ctx=ast.Load()), args=[e.elt], keywords=[]))
+        made = [body, body.value, body.value.func, body.value.func.value]
         stmt = body
         for gen in reversed(e.generators):
             if gen.is_async:
                 raise self.unsupported(e, "async comprehensions")
             for cond in reversed(gen.ifs):
                 stmt = ast.If(test=cond, body=[stmt], orelse=[])
+                made.append(stmt)
             stmt = ast.For(target=gen.target, iter=gen.iter, body=[stmt], orelse=[])
-        for n in ast.walk(stmt):
+            made.append(stmt)
+        # Only the nodes made here take the comprehension's place in the source: its own sub-expressions keep
+        # theirs (errors point at them), and the AST is cached across compiles (source_cache), so it is not edited.
+        for n in made:
             ast.copy_location(n, e)
             n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
         benv = dict(env)
