@@ -15,6 +15,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/LayerNormRowsAvx512.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
 #include "generated/ops/contiguous.h"
@@ -77,6 +78,23 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
     layer_norm_apply(x + k0, buf, w ? w + k0 : nullptr, b ? b + k0 : nullptr, len, mean, rstd);
     stream_copy(y + k0, buf, len * static_cast<int64_t>(sizeof(T)));
   }
+}
+
+// Rows [lo, hi) of the forward.
+template <typename T>
+void layer_norm_rows(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n, double eps,
+                     opmath_t<T>* mean, opmath_t<T>* rstd, int64_t lo, int64_t hi, bool stream) {
+  for (int64_t r = lo; r < hi; ++r) layer_norm_row<T>(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+}
+
+void layer_norm_rows(const float* x, float* y, const float* w, const float* b, int64_t n, double eps, float* mean,
+                     float* rstd, int64_t lo, int64_t hi, bool stream) {
+  if (n == 0 || !layer_norm_rows_avx512()) {
+    layer_norm_rows<float>(x, y, w, b, n, eps, mean, rstd, lo, hi, stream);
+    return;
+  }
+  for (int64_t r = lo; r < hi; ++r)
+    layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
 }
 
 // One row of the backward, with g = dy * w and xhat = (x - mean) * rstd:
@@ -173,8 +191,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_kernel(const Tensor& input,
     // y is streamed when x and y together overflow the cache.
     const bool stream = stream_output(2 * d.M * N * static_cast<int64_t>(sizeof(scalar_t)));
     parallel_for(0, d.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r)
-        layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r, stream);
+      layer_norm_rows(xp, yp, wp, bp, N, eps, mp, rp, lo, hi, stream);
       if (stream) stream_fence();
     });
   });
