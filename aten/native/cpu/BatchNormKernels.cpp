@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/BatchNormRowsAvx512.h"
 #include "aten/native/cpu/ColumnStats.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
@@ -81,10 +83,21 @@ TL_TARGET_CLONES void normalize_row(const T* x, const opmath_t<T>* mean, const o
   for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>((ld(x, c) - mean[c]) * scale[c] + bias[c]);
 }
 
-// normalize_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+// normalize_row, streamed (StreamStore.h) or not: float32 rows by BatchNormRowsAvx512.cpp where the CPU has
+// AVX-512; otherwise computed in pieces into a buffer that stream_copy writes out.
 template <typename T>
-void normalize_row_streamed(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale, const opmath_t<T>* bias,
-                            int64_t C, T* out) {
+void normalize_row_out(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale, const opmath_t<T>* bias,
+                       int64_t C, T* out, bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (C > 0 && batch_norm_rows_avx512()) {
+      batch_norm_row_f32_avx512(x, mean, scale, bias, C, out, stream);
+      return;
+    }
+  }
+  if (!stream) {
+    normalize_row<T>(x, mean, scale, bias, C, out);
+    return;
+  }
   T buf[kStreamPiece];
   for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
     const int64_t w = std::min(kStreamPiece, C - c0);
@@ -267,8 +280,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
         const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(scalar_t))));
         for (int64_t top = hi; top > lo; top -= blk)
           for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
-            if (stream) normalize_row_streamed<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
-            else normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+            normalize_row_out<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C, stream);
           }
         if (stream) stream_fence();
       });
