@@ -1,5 +1,5 @@
-"""The AVX-512 float32 rows of layer_norm's forward (LayerNormRowsAvx512.cpp) and batch_norm's 2-d normalizing
-pass (BatchNormRowsAvx512.cpp), against PyTorch and against the generic loops they replace.
+"""The AVX-512 float32 rows of layer_norm's forward and backward (LayerNormRowsAvx512.cpp) and batch_norm's 2-d
+normalizing pass (BatchNormRowsAvx512.cpp), against PyTorch and against the generic loops they replace.
 
 - Row lengths around the 16-float vector and the 64-float accumulator blocks (the masked tail steps), with and
   without weight and bias, non-contiguous inputs, rows holding inf / NaN, and large inputs whose output is
@@ -78,6 +78,27 @@ def test_layer_norm_rows_streamed_like_torch(shape):
                 F.layer_norm(t, list(shape[-1:]), tw, tb), atol=3e-5, rtol=3e-5)
 
 
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_backward_rows_like_torch(n, affine):
+    t, tg = _randn((5, n), n, scale=3.0, shift=2.0), _randn((5, n), n + 1)
+    tw, tb = (_randn((n,), 1), _randn((n,), 2)) if affine else (None, None)
+    _, tm, ts = torch.native_layer_norm(t, [n], tw, tb, 1e-5)
+    mask = [True, affine, affine]
+    ours = tl._C._internal.native_layer_norm_backward(from_torch(tg), from_torch(t), [n], from_torch(tm),
+                                                      from_torch(ts), tw if tw is None else from_torch(tw),
+                                                      tb if tb is None else from_torch(tb), mask)
+    theirs = torch.ops.aten.native_layer_norm_backward(tg, t, [n], tm, ts, tw, tb, mask)
+    # n == 1: xhat is 0 in exact arithmetic, but rstd = 1 / sqrt(eps) ~ 316 scales a one-ulp difference of
+    # x - mean (PyTorch's mean need not round to x) to ~1e-4 in dw.
+    atol = 1e-3 if n == 1 else 5e-5
+    for o, e in zip(ours, theirs):
+        if e is None:
+            assert o is None
+        else:
+            assert_same(o, e, atol=atol, rtol=5e-5)
+
+
 @pytest.mark.parametrize("C", [1, 15, 16, 17, 65, 1027])
 @pytest.mark.parametrize("training", [True, False])
 def test_batch_norm_2d_rows_like_torch(C, training):
@@ -109,16 +130,24 @@ for n in (1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 1027):
     x[2, n - 1] = float("nan")
     w = tl.from_numpy(rng.standard_normal(n).astype(np.float32))
     b = tl.from_numpy(rng.standard_normal(n).astype(np.float32))
+    g = tl.from_numpy(rng.standard_normal((6, n)).astype(np.float32))
     for ww, bb in ((w, b), (w, None), (None, b), (None, None)):
-        for t in tl.native_layer_norm(x, [n], ww, bb, 1e-5):
+        y, m, r = tl.native_layer_norm(x, [n], ww, bb, 1e-5)
+        for t in (y, m, r):
             h.update(t.numpy().tobytes())
+        for mask in ([True, True, True], [True, False, False], [False, True, True]):
+            for t in tl._C._internal.native_layer_norm_backward(g, x, [n], m, r, ww, bb, mask):
+                if t is not None:
+                    h.update(t.numpy().tobytes())
     for training in (True, False):
         rm, rv = tl.zeros(n), tl.ones(n)
         for t in tl.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5):
             h.update(t.numpy().tobytes())
 big = tl.from_numpy((rng.standard_normal((4099, 1027)) * 3 + 1).astype(np.float32))
 w = tl.from_numpy(rng.standard_normal(1027).astype(np.float32))
-for t in (*tl.native_layer_norm(big, [1027], w, w, 1e-5), *tl.native_batch_norm(big, w, w, None, None, True, 0.1, 1e-5)):
+y, m, r = tl.native_layer_norm(big, [1027], w, w, 1e-5)
+dx = tl._C._internal.native_layer_norm_backward(big, big, [1027], m, r, w, w, [True, True, True])
+for t in (y, m, r, *dx, *tl.native_batch_norm(big, w, w, None, None, True, 0.1, 1e-5)):
     h.update(t.numpy().tobytes())
 print(h.hexdigest())
 """

@@ -124,7 +124,79 @@ TL_AVX512 void layer_norm_row_f32_avx512(const float* x, float* y, const float* 
   else apply_row<false, false>(x, y, w, b, n, mean, rstd, stream);
 }
 
+namespace {
+
+// Pass 1 of a backward row: the sums of g = dy * w and g * xhat (one vector of lane accumulators each, as the
+// generic row), and with Params the row's share of the parameter gradients (dw += dy * xhat, db += dy).
+template <bool Params>
+TL_AVX512 inline void backward_sums(const float* dy, const float* x, const float* w, float mean, float rstd,
+                                    int64_t n, float* dw, float* db, float* sum_g, float* sum_gxhat) {
+  const __m512 vmean = _mm512_set1_ps(mean), vrstd = _mm512_set1_ps(rstd);
+  __m512 a1 = _mm512_setzero_ps(), a2 = a1;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 d = _mm512_loadu_ps(dy + i);
+    const __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vmean), vrstd);
+    const __m512 g = _mm512_mul_ps(d, _mm512_loadu_ps(w + i));
+    a1 = _mm512_add_ps(a1, g);
+    a2 = _mm512_fmadd_ps(g, xh, a2);
+    if constexpr (Params) {
+      _mm512_storeu_ps(dw + i, _mm512_fmadd_ps(d, xh, _mm512_loadu_ps(dw + i)));
+      _mm512_storeu_ps(db + i, _mm512_add_ps(_mm512_loadu_ps(db + i), d));
+    }
+  }
+  float t1 = 0, t2 = 0;
+  for (; i < n; ++i) {  // the generic row's scalar tail
+    const float d = dy[i], xh = (x[i] - mean) * rstd, g = d * w[i];
+    t1 += g;
+    t2 = std::fma(g, xh, t2);
+    if constexpr (Params) {
+      dw[i] = std::fma(d, xh, dw[i]);
+      db[i] += d;
+    }
+  }
+  *sum_g = _mm512_reduce_add_ps(a1) + t1;
+  *sum_gxhat = _mm512_reduce_add_ps(a2) + t2;
+}
+
+// dx[k] = rstd * dy[k] * w[k] + c1 * x[k] + c0 under mask m (the generic row's contraction).
+TL_AVX512 inline __m512 backward_dx(const float* dy, const float* x, const float* w, int64_t k, __mmask16 m,
+                                    __m512 vrstd, __m512 vc1, __m512 vc0) {
+  const __m512 a = _mm512_mul_ps(vrstd, _mm512_maskz_loadu_ps(m, dy + k));
+  return _mm512_add_ps(_mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(m, w + k), _mm512_mul_ps(vc1, _mm512_maskz_loadu_ps(m, x + k))),
+                       vc0);
+}
+
+}  // namespace
+
+TL_AVX512 void layer_norm_backward_row_f32_avx512(const float* dy, const float* x, const float* w, float mean,
+                                                  float rstd, int64_t n, float* dx, float* dw, float* db, bool stream) {
+  float sum_g, sum_gxhat;
+  if (dw) backward_sums<true>(dy, x, w, mean, rstd, n, dw, db, &sum_g, &sum_gxhat);
+  else backward_sums<false>(dy, x, w, mean, rstd, n, nullptr, nullptr, &sum_g, &sum_gxhat);
+  if (!dx) return;
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const float c1 = -rstd * rstd * sum_gxhat * inv_n;
+  const float c0 = -rstd * sum_g * inv_n - c1 * mean;
+  const __m512 vrstd = _mm512_set1_ps(rstd), vc1 = _mm512_set1_ps(c1), vc0 = _mm512_set1_ps(c0);
+  int64_t k = 0;
+  if (stream) {
+    const int64_t head = std::min<int64_t>(n, ((64 - reinterpret_cast<uintptr_t>(dx) % 64) % 64) / sizeof(float));
+    if (head) {
+      _mm512_mask_storeu_ps(dx, tail_mask(head), backward_dx(dy, x, w, 0, tail_mask(head), vrstd, vc1, vc0));
+      k = head;
+    }
+    for (; k + 16 <= n; k += 16) _mm512_stream_ps(dx + k, backward_dx(dy, x, w, k, 0xffff, vrstd, vc1, vc0));
+  } else {
+    for (; k + 16 <= n; k += 16) _mm512_storeu_ps(dx + k, backward_dx(dy, x, w, k, 0xffff, vrstd, vc1, vc0));
+  }
+  if (k < n) _mm512_mask_storeu_ps(dx + k, tail_mask(n - k), backward_dx(dy, x, w, k, tail_mask(n - k), vrstd, vc1, vc0));
+}
+
 #else
+
+void layer_norm_backward_row_f32_avx512(const float*, const float*, const float*, float, float, int64_t, float*, float*,
+                                        float*, bool) {}
 
 void layer_norm_row_f32_avx512(const float*, float*, const float*, const float*, int64_t, double, float*, float*, bool) {}
 

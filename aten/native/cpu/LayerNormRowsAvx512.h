@@ -1,4 +1,4 @@
-// layer_norm forward rows of float32 written with AVX-512 intrinsics (NormalizationKernels.cpp).
+// layer_norm forward and backward rows of float32 written with AVX-512 intrinsics (NormalizationKernels.cpp).
 //
 // The generic row (norm::run_moments + layer_norm_apply, auto-vectorized) kept its 64 accumulators in
 // a stack array that every step loaded and stored, so on a 4 KiB row that sits in L1 after its first
@@ -20,5 +20,11 @@ bool layer_norm_rows_avx512();
 // written with non-temporal stores; the caller fences (stream_fence) before its thread's work ends.
 void layer_norm_row_f32_avx512(const float* x, float* y, const float* w, const float* b, int64_t n, double eps,
                                float* mean, float* rstd, bool stream);
+
+// One row of n > 0 floats of the backward, with g = dy * w and xhat = (x - mean) * rstd (w: n floats, ones
+// when the op has no weight): dx = rstd * g + c1 * x + c0 (dx null: none), and with dw non-null the row's
+// share of the parameter gradients added in place (dw += dy * xhat, db += dy). With `stream`, as above.
+void layer_norm_backward_row_f32_avx512(const float* dy, const float* x, const float* w, float mean, float rstd,
+                                        int64_t n, float* dx, float* dw, float* db, bool stream);
 
 }  // namespace tl::native
