@@ -1,5 +1,5 @@
 """The AVX-512 float32 rows of layer_norm's forward and backward (LayerNormRowsAvx512.cpp) and batch_norm's 2-d
-normalizing pass (BatchNormRowsAvx512.cpp), against PyTorch and against the generic loops they replace.
+normalizing and dx passes (BatchNormRowsAvx512.cpp), against PyTorch and against the generic loops they replace.
 
 - Row lengths around the 16-float vector and the 64-float accumulator blocks (the masked tail steps), with and
   without weight and bias, non-contiguous inputs, rows holding inf / NaN, and large inputs whose output is
@@ -105,12 +105,19 @@ def test_batch_norm_2d_rows_like_torch(C, training):
     t = _randn((33, C), C, scale=2.0, shift=1.0)
     tw, tb = _randn((C,), 12), _randn((C,), 13)
     trm, trv = _randn((C,), 14), _randn((C,), 15).abs() + 0.5
+    tg = _randn((33, C), C + 1)
     rm, rv = from_torch(trm.clone()), from_torch(trv.clone())
-    y = TF.batch_norm(from_torch(t), rm, rv, from_torch(tw), from_torch(tb), training=training, momentum=0.3)
+    x, w, b = (from_torch(a).requires_grad_() for a in (t, tw, tb))
+    for a in (t, tw, tb):
+        a.requires_grad_()
+    y = TF.batch_norm(x, rm, rv, w, b, training=training, momentum=0.3)
     ty = F.batch_norm(t, trm, trv, tw, tb, training=training, momentum=0.3)
-    assert_same(y, ty, atol=2e-5, rtol=2e-5)
+    assert_same(y.detach(), ty.detach(), atol=2e-5, rtol=2e-5)
     assert_same(rm, trm, atol=1e-6, rtol=1e-6)
     assert_same(rv, trv, atol=1e-5, rtol=1e-5)
+    # The backward's dx pass: a * p + b * q + r in training, a * p + r in evaluation mode.
+    for o, e in zip(tl.autograd.grad(y, [x, w, b], from_torch(tg)), torch.autograd.grad(ty, [t, tw, tb], tg)):
+        assert_same(o, e, atol=1e-4, rtol=1e-4)
 
 
 def test_batch_norm_2d_rows_streamed_no_affine_like_torch():
@@ -141,13 +148,21 @@ for n in (1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 1027):
                     h.update(t.numpy().tobytes())
     for training in (True, False):
         rm, rv = tl.zeros(n), tl.ones(n)
-        for t in tl.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5):
+        y, sm, si = tl.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5)
+        for t in (y, sm, si):
             h.update(t.numpy().tobytes())
+        for ww in (w, None):
+            for t in tl._C._internal.native_batch_norm_backward(g, x, ww, rm, rv, sm, si, training, 1e-5,
+                                                                 [True, True, True]):
+                if t is not None:
+                    h.update(t.numpy().tobytes())
 big = tl.from_numpy((rng.standard_normal((4099, 1027)) * 3 + 1).astype(np.float32))
 w = tl.from_numpy(rng.standard_normal(1027).astype(np.float32))
 y, m, r = tl.native_layer_norm(big, [1027], w, w, 1e-5)
 dx = tl._C._internal.native_layer_norm_backward(big, big, [1027], m, r, w, w, [True, True, True])
-for t in (y, m, r, *dx, *tl.native_batch_norm(big, w, w, None, None, True, 0.1, 1e-5)):
+by, bm, bi = tl.native_batch_norm(big, w, w, None, None, True, 0.1, 1e-5)
+bdx = tl._C._internal.native_batch_norm_backward(big, big, w, None, None, bm, bi, True, 1e-5, [True, True, True])
+for t in (y, m, r, *dx, by, bm, bi, *bdx):
     h.update(t.numpy().tobytes())
 print(h.hexdigest())
 """

@@ -106,10 +106,21 @@ void normalize_row_out(const T* x, const opmath_t<T>* mean, const opmath_t<T>* s
   }
 }
 
-// affine_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+// affine_row, streamed (StreamStore.h) or not: float32 rows by BatchNormRowsAvx512.cpp where the CPU has
+// AVX-512; otherwise computed in pieces into a buffer that stream_copy writes out.
 template <typename T>
-void affine_row_streamed(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
-                         int64_t C, T* out) {
+void affine_row_out(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
+                    int64_t C, T* out, bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (C > 0 && batch_norm_rows_avx512()) {
+      batch_norm_affine_row_f32_avx512(a, b, p, q, r, C, out, stream);
+      return;
+    }
+  }
+  if (!stream) {
+    affine_row<T>(a, b, p, q, r, C, out);
+    return;
+  }
   T buf[kStreamPiece];
   for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
     const int64_t w = std::min(kStreamPiece, C - c0);
@@ -130,8 +141,7 @@ void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, con
       const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(T))));
       for (int64_t top = hi; top > lo; top -= blk)
         for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
-          if (stream) affine_row_streamed<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
-          else affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+          affine_row_out<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C, stream);
         }
       if (stream) stream_fence();
     });
