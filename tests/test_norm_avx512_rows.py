@@ -179,3 +179,19 @@ def test_avx512_rows_equal_generic_rows_bit_for_bit():
             assert out.returncode == 0, out.stderr
             digests[(isa, stream)] = out.stdout.strip()
     assert len(set(digests.values())) == 1, digests
+
+
+def test_batch_norm_2d_rows_single_row_and_empty():
+    # N == 1: evaluation mode normalizes by the running statistics (one 17-float row: a full vector and a
+    # masked tail); training refuses it as PyTorch does.
+    t = _randn((1, 17), 17)
+    trm, trv = _randn((17,), 18), _randn((17,), 19).abs() + 0.5
+    y = TF.batch_norm(from_torch(t), from_torch(trm), from_torch(trv), training=False)
+    assert_same(y, F.batch_norm(t, trm, trv, training=False), atol=2e-5, rtol=2e-5)
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        TF.batch_norm(from_torch(t), None, None, training=True)
+    # Empty batches: layer_norm of no rows; batch_norm in evaluation mode of no rows.
+    e = torch.zeros(0, 17)
+    assert_same(TF.layer_norm(from_torch(e), [17]), F.layer_norm(e, [17]))
+    assert_same(TF.batch_norm(from_torch(e), from_torch(trm), from_torch(trv), training=False),
+                F.batch_norm(e, trm, trv, training=False))
