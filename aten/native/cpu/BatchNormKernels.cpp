@@ -192,6 +192,17 @@ acc_t inv_std(acc_t var, double eps) {
   return var == 0 && eps == 0 ? acc_t(0) : static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(var) + eps));
 }
 
+// out[c] = inv_std(m2[c] / n, eps) for every channel, vectorized (the square roots and divisions in double are
+// correctly rounded, so the same values as one by one).
+template <typename acc_t>
+TL_TARGET_CLONES void inv_stds(const acc_t* m2, acc_t n, double eps, int64_t C, acc_t* out) {
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) {
+    const acc_t var = m2[c] / n;
+    out[c] = var == 0 && eps == 0 ? acc_t(0) : static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+  }
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input, const std::optional<Tensor>& weight,
@@ -251,7 +262,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
           var_sum[c] -= dev_sum[c] * dev_sum[c] / n;
         }
       }
-      for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(var_sum[c] / n, eps);
+      inv_stds<acc_t>(var_sum.data(), n, eps, C, sp);
       // Running statistics: momentum-weighted, with the unbiased variance (as PyTorch, n - 1 may be 0).
       if (opt(running_mean) || opt(running_var)) {
         Tensor new_mean = empty({C}, acc, input.device()), new_var = empty({C}, acc, input.device());
