@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/BatchNormRowsAvx512.h"
 #include "aten/native/cpu/ColumnStats.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
@@ -81,10 +83,21 @@ TL_TARGET_CLONES void normalize_row(const T* x, const opmath_t<T>* mean, const o
   for (int64_t c = 0; c < C; ++c) out[c] = static_cast<T>((ld(x, c) - mean[c]) * scale[c] + bias[c]);
 }
 
-// normalize_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+// normalize_row, streamed (StreamStore.h) or not: float32 rows by BatchNormRowsAvx512.cpp where the CPU has
+// AVX-512; otherwise computed in pieces into a buffer that stream_copy writes out.
 template <typename T>
-void normalize_row_streamed(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale, const opmath_t<T>* bias,
-                            int64_t C, T* out) {
+void normalize_row_out(const T* x, const opmath_t<T>* mean, const opmath_t<T>* scale, const opmath_t<T>* bias,
+                       int64_t C, T* out, bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (C > 0 && batch_norm_rows_avx512()) {
+      batch_norm_row_f32_avx512(x, mean, scale, bias, C, out, stream);
+      return;
+    }
+  }
+  if (!stream) {
+    normalize_row<T>(x, mean, scale, bias, C, out);
+    return;
+  }
   T buf[kStreamPiece];
   for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
     const int64_t w = std::min(kStreamPiece, C - c0);
@@ -93,10 +106,21 @@ void normalize_row_streamed(const T* x, const opmath_t<T>* mean, const opmath_t<
   }
 }
 
-// affine_row computed in pieces into a buffer that is streamed out (StreamStore.h).
+// affine_row, streamed (StreamStore.h) or not: float32 rows by BatchNormRowsAvx512.cpp where the CPU has
+// AVX-512; otherwise computed in pieces into a buffer that stream_copy writes out.
 template <typename T>
-void affine_row_streamed(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
-                         int64_t C, T* out) {
+void affine_row_out(const T* a, const T* b, const opmath_t<T>* p, const opmath_t<T>* q, const opmath_t<T>* r,
+                    int64_t C, T* out, bool stream) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (C > 0 && batch_norm_rows_avx512()) {
+      batch_norm_affine_row_f32_avx512(a, b, p, q, r, C, out, stream);
+      return;
+    }
+  }
+  if (!stream) {
+    affine_row<T>(a, b, p, q, r, C, out);
+    return;
+  }
   T buf[kStreamPiece];
   for (int64_t c0 = 0; c0 < C; c0 += kStreamPiece) {
     const int64_t w = std::min(kStreamPiece, C - c0);
@@ -117,8 +141,7 @@ void channel_affine(int64_t N, int64_t C, int64_t S, const T* a, const T* b, con
       const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(T))));
       for (int64_t top = hi; top > lo; top -= blk)
         for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
-          if (stream) affine_row_streamed<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
-          else affine_row<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C);
+          affine_row_out<T>(a + n * C, b ? b + n * C : nullptr, p, q, r, C, out + n * C, stream);
         }
       if (stream) stream_fence();
     });
@@ -167,6 +190,17 @@ template <typename acc_t>
 acc_t inv_std(acc_t var, double eps) {
   // In double, then rounded once (as PyTorch, whose eps is a double).
   return var == 0 && eps == 0 ? acc_t(0) : static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+}
+
+// out[c] = inv_std(m2[c] / n, eps) for every channel, vectorized (the square roots and divisions in double are
+// correctly rounded, so the same values as one by one).
+template <typename acc_t>
+TL_TARGET_CLONES void inv_stds(const acc_t* m2, acc_t n, double eps, int64_t C, acc_t* out) {
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) {
+    const acc_t var = m2[c] / n;
+    out[c] = var == 0 && eps == 0 ? acc_t(0) : static_cast<acc_t>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+  }
 }
 
 }  // namespace
@@ -228,7 +262,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
           var_sum[c] -= dev_sum[c] * dev_sum[c] / n;
         }
       }
-      for (int64_t c = 0; c < C; ++c) sp[c] = inv_std<acc_t>(var_sum[c] / n, eps);
+      inv_stds<acc_t>(var_sum.data(), n, eps, C, sp);
       // Running statistics: momentum-weighted, with the unbiased variance (as PyTorch, n - 1 may be 0).
       if (opt(running_mean) || opt(running_var)) {
         Tensor new_mean = empty({C}, acc, input.device()), new_var = empty({C}, acc, input.device());
@@ -267,8 +301,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_kernel(const Tensor& input,
         const int64_t blk = std::max<int64_t>(1, (256 << 10) / std::max<int64_t>(1, C * int64_t(sizeof(scalar_t))));
         for (int64_t top = hi; top > lo; top -= blk)
           for (int64_t n = std::max(lo, top - blk); n < top; ++n) {
-            if (stream) normalize_row_streamed<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
-            else normalize_row<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C);
+            normalize_row_out<scalar_t>(xp + n * C, mp, scale.data(), bp, C, yp + n * C, stream);
           }
         if (stream) stream_fence();
       });

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "aten/core/Parallel.h"
@@ -160,22 +161,31 @@ TL_TARGET_CLONES void group_moments(const T* x, int64_t C, int64_t r0, int64_t r
   }
 }
 
+// Merges the groups' moments (gh + gl, gq: s.groups rows of C) in order into their first row. Cloned for the
+// vector ISAs (the merges run C wide, once per group).
+template <typename acc_t>
+TL_TARGET_CLONES void merge_groups(int64_t N, int64_t C, const Split& s, acc_t* gh, acc_t* gl, acc_t* gq) {
+  acc_t done = static_cast<acc_t>(s.rows_lo(1, N));
+  for (int64_t g = 1; g < s.groups; ++g) {
+    const acc_t ng = static_cast<acc_t>(s.rows_lo(g + 1, N) - s.rows_lo(g, N));
+    merge<acc_t>(done, gh, gl, gq, ng, gh + g * C, gl + g * C, gq + g * C, C);
+    done += ng;
+  }
+}
+
 // mean[c] and m2[c] (sum of squared deviations) of each column of the row-major [N, C] matrix x (N >= 1).
 template <typename T>
 void column_moments(const T* x, int64_t N, int64_t C, opmath_t<T>* mean, opmath_t<T>* m2) {
   using acc_t = opmath_t<T>;
   const Split s = split(N, C);
-  std::vector<acc_t> gh(s.groups * C), gl(s.groups * C), gq(s.groups * C);
+  // Not zeroed: group_moments writes every element of its (group, column block).
+  std::unique_ptr<acc_t[]> buf(new acc_t[3 * s.groups * C]);
+  acc_t *gh = buf.get(), *gl = gh + s.groups * C, *gq = gl + s.groups * C;
   for_each_task(N, C, s, [&](int64_t g, int64_t c0, int64_t w) {
     const int64_t o = g * C + c0;
-    group_moments<T>(x, C, s.rows_lo(g, N), s.rows_lo(g + 1, N), c0, w, gh.data() + o, gl.data() + o, gq.data() + o);
+    group_moments<T>(x, C, s.rows_lo(g, N), s.rows_lo(g + 1, N), c0, w, gh + o, gl + o, gq + o);
   });
-  acc_t done = static_cast<acc_t>(s.rows_lo(1, N));
-  for (int64_t g = 1; g < s.groups; ++g) {
-    const acc_t ng = static_cast<acc_t>(s.rows_lo(g + 1, N) - s.rows_lo(g, N));
-    merge<acc_t>(done, gh.data(), gl.data(), gq.data(), ng, gh.data() + g * C, gl.data() + g * C, gq.data() + g * C, C);
-    done += ng;
-  }
+  merge_groups<acc_t>(N, C, s, gh, gl, gq);
   for (int64_t c = 0; c < C; ++c) {
     mean[c] = gh[c] + gl[c];
     m2[c] = gq[c];

@@ -10,11 +10,13 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Parallel.h"
 #include "aten/native/NormalizationUtils.h"
+#include "aten/native/cpu/LayerNormRowsAvx512.h"
 #include "aten/native/cpu/NormalizationLoops.h"
 #include "aten/native/cpu/StreamStore.h"
 #include "generated/ops/contiguous.h"
@@ -79,6 +81,23 @@ TL_TARGET_CLONES void layer_norm_row(const T* x, T* y, const opmath_t<T>* w, con
   }
 }
 
+// Rows [lo, hi) of the forward.
+template <typename T>
+void layer_norm_rows(const T* x, T* y, const opmath_t<T>* w, const opmath_t<T>* b, int64_t n, double eps,
+                     opmath_t<T>* mean, opmath_t<T>* rstd, int64_t lo, int64_t hi, bool stream) {
+  for (int64_t r = lo; r < hi; ++r) layer_norm_row<T>(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+}
+
+void layer_norm_rows(const float* x, float* y, const float* w, const float* b, int64_t n, double eps, float* mean,
+                     float* rstd, int64_t lo, int64_t hi, bool stream) {
+  if (n == 0 || !layer_norm_rows_avx512()) {
+    layer_norm_rows<float>(x, y, w, b, n, eps, mean, rstd, lo, hi, stream);
+    return;
+  }
+  for (int64_t r = lo; r < hi; ++r)
+    layer_norm_row_f32_avx512(x + r * n, y + r * n, w, b, n, eps, mean + r, rstd + r, stream);
+}
+
 // One row of the backward, with g = dy * w and xhat = (x - mean) * rstd:
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), written as rstd * g + c1 * x + c0.
 // Pass 1 reads dy and x once for the two row sums (kLanes accumulators) and, with Params, adds the row's
@@ -137,6 +156,19 @@ TL_TARGET_CLONES void layer_norm_backward_row(const T* dy, const T* x, const opm
   }
 }
 
+// The AVX-512 float32 backward row (LayerNormRowsAvx512.h); false (nothing done) for other dtypes.
+template <typename T>
+bool backward_row_avx512(const T*, const T*, const opmath_t<T>*, opmath_t<T>, opmath_t<T>, int64_t, T*, opmath_t<T>*,
+                         opmath_t<T>*, bool) {
+  return false;
+}
+
+bool backward_row_avx512(const float* dy, const float* x, const float* w, float mean, float rstd, int64_t n, float* dx,
+                         float* dw, float* db, bool stream) {
+  layer_norm_backward_row_f32_avx512(dy, x, w, mean, rstd, n, dx, dw, db, stream);
+  return true;
+}
+
 // An opmath, contiguous copy of an optional parameter (null data when absent).
 Tensor opmath_copy(const std::optional<Tensor>& t, ScalarType acc) {
   if (!t || !t->defined()) return Tensor();
@@ -173,8 +205,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_kernel(const Tensor& input,
     // y is streamed when x and y together overflow the cache.
     const bool stream = stream_output(2 * d.M * N * static_cast<int64_t>(sizeof(scalar_t)));
     parallel_for(0, d.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 4 * N)), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r)
-        layer_norm_row<scalar_t>(xp + r * N, yp + r * N, wp, bp, N, eps, mp + r, rp + r, stream);
+      layer_norm_rows(xp, yp, wp, bp, N, eps, mp, rp, lo, hi, stream);
       if (stream) stream_fence();
     });
   });
@@ -231,11 +262,15 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_kernel(
     acc_t* dbp = params ? db_acc.data_ptr<acc_t>() : nullptr;
     // dx is streamed when dy, x and dx together overflow the cache.
     const bool stream = dxp && stream_output(3 * M * N * static_cast<int64_t>(sizeof(scalar_t)));
+    const bool avx512 = std::is_same_v<scalar_t, float> && layer_norm_rows_avx512();
     parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t blk = lo; blk < hi; ++blk) {
         const int64_t r0 = blk * rows_per_block, r1 = std::min(M, r0 + rows_per_block);
         for (int64_t r = r0; r < r1; ++r) {
           scalar_t* dxr = dxp ? dxp + r * N : nullptr;
+          if (avx512 && backward_row_avx512(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
+                                            params ? dwp + blk * N : nullptr, params ? dbp + blk * N : nullptr, stream))
+            continue;
           if (params)
             layer_norm_backward_row<scalar_t, true>(dyp + r * N, xp + r * N, wp, mp[r], sp[r], N, dxr,
                                                     dwp + blk * N, dbp + blk * N, stream);
