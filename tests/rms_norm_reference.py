@@ -72,6 +72,4 @@ def fused_rms_norm_differentiable_backward(grad_out, grad_rstd, input, normalize
         grads = torch.autograd.grad(outs, xs, gos, create_graph=True, allow_unused=True)
     dx = grads[0] if output_mask[0] else None
     dw = grads[1] if weight is not None and output_mask[1] else None
-    if dw is None and weight is not None and output_mask[1]:
-        dw = torch.zeros_like(weight)
     return dx, dw

@@ -159,10 +159,18 @@ def test_rstd_output_and_its_gradient_like_torch():
     assert_same(x.grad, tx.grad, atol=1e-12, rtol=1e-12)
     assert_same(w.grad, tww.grad, atol=1e-12, rtol=1e-12)
     x.grad = None
-    r.backward(from_torch(tgr))  # rstd alone: no gradient reaches y's part
-    tx.grad = None
+    w.grad = None
+    r.backward(from_torch(tgr))  # rstd alone: no gradient reaches y's part, none the weight
+    tx.grad = tww.grad = None
     tr.backward(tgr)
     assert_same(x.grad, tx.grad, atol=1e-12, rtol=1e-12)
+    assert w.grad is None and tww.grad is None
+    # rows of no elements: rstd is NaN (0 / 0 mean square), as PyTorch's
+    for eps in (None, 1e-3):
+        ye, re = tl._fused_rms_norm(tl.randn(2, 0), [0], None, eps)
+        tye, tre = torch._fused_rms_norm(torch.randn(2, 0), [0], None, eps)
+        assert_same(ye, tye)
+        assert_same(re, tre)
     # 16-bit input: rstd in float32, as PyTorch's
     y16, r16 = tl._fused_rms_norm(from_torch(t.to(torch.bfloat16)), [6], None, None)
     ty16, tr16 = torch._fused_rms_norm(t.to(torch.bfloat16), [6], None, None)

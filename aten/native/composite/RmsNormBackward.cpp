@@ -19,7 +19,6 @@
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/to.h"
-#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 
@@ -49,8 +48,7 @@ std::tuple<Tensor, Tensor> fused_rms_norm_differentiable_backward_composite(
       dw = to(lead.empty() ? t : sum(t, IntArrayRef(lead)), weight->dtype());
     }
   }
-  // Only rstd's gradient: the weight's is zeros (the weight does not reach rstd).
-  if (!has_g && output_mask[1] && has_w) dw = zeros_like(*weight);
+  // Only rstd's gradient: none for the weight (it does not reach rstd), undefined as PyTorch leaves it.
   if (has_gr && output_mask[0]) {
     const Tensor t = mul(mul(to(*grad_rstd, acc), r3), xf);
     dx = dx.defined() ? sub(dx, t, 1.0 / static_cast<double>(N)) : mul(t, -1.0 / static_cast<double>(N));

@@ -4,7 +4,9 @@
 #include "aten/native/cpu/RmsNormForward.h"
 
 #include <cfloat>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -117,6 +119,12 @@ std::tuple<Tensor, Tensor> fused_rms_norm_kernel(const Tensor& input, IntArrayRe
   Tensor rstd = empty(stat_shape, acc, input.device());
   if (input.is_meta()) return {empty(input.sizes(), input.dtype(), input.device()), rstd};
   Tensor y = rms_norm_forward_fused(input, nd, wdef ? *weight : Tensor(), e, &rstd);
+  if (input.numel() == 0 && rstd.numel() > 0) {
+    // Rows of no elements: their mean square is 0 / 0, so rstd is NaN, as PyTorch's.
+    TL_DISPATCH_FLOAT(acc, "_fused_rms_norm", [&] {
+      std::fill_n(rstd.data_ptr<scalar_t>(), rstd.numel(), std::numeric_limits<scalar_t>::quiet_NaN());
+    });
+  }
   return {y, rstd};
 }
 
