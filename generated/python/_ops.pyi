@@ -2160,7 +2160,7 @@ def resolve_neg(input: Tensor) -> Tensor:
     ...
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
-    """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path."""
+    """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. One fused pass per row (recorded as `_fused_rms_norm`, whose backward is one fused kernel) where the weight is absent or of the input's dtype or its opmath dtype; otherwise composed of ops as PyTorch's CPU path."""
     ...
 
 @overload
