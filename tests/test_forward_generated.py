@@ -39,6 +39,12 @@ KNOWN_MISMATCHES: list = [
     *[((name, None, None, None, "float16"),
        "torchlite has no complex32: view_as_complex/complex of float16 tensors raise NotImplementedError where "
        "PyTorch makes a complex32 tensor (docs/complex.md)") for name in ("view_as_complex", "complex")],
+    *[(("_fused_rms_norm", i, "functional", variant, dtype),
+       "PyTorch's CPU _fused_rms_norm (a composite of ops there) skips rms_norm's checks: a 0-d input with "
+       "normalized_shape [4] is normalized over its one element, and a (0,) input with [5] gives an empty result; torchlite checks as rms_norm does (RuntimeError "
+       "\"Expected weight to be of same shape as normalized_shape\" / \"Given normalized_shape=...\")")
+      for i, variant, dtype in ((0, "zero_d", "float32"), (1, "zero_d", "float32"), (1, "zero_d", "int64"),
+                                (2, "zero_d", "float32"), (2, "empty", "float32"))],
     (("unfold_backward", None, "functional", "zero_d", None),
      "PyTorch's unfold_backward does not check grad_in's shape: a 0-d grad_in is read through strides it does not "
      "have (its result depends on the input sizes); torchlite raises RuntimeError for a grad_in that is not "

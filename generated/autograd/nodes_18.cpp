@@ -8,6 +8,9 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
+#include "generated/ops/_fused_rms_norm.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/mish_backward.h"
 #include "generated/ops/mul.h"
@@ -153,6 +156,46 @@ variable_list CtcLossBackwardBackward1::apply(variable_list&& grads) {
   }
   if (should_compute_output(3)) {
     grad_inputs[3] = not_implemented("aten::_ctc_loss_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+struct FusedRmsNormBackward0 final : Node {
+  FusedRmsNormBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
+  std::string name() const override { return "FusedRmsNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable input_;
+  std::vector<int64_t> normalized_shape_;
+  SavedVariable weight_;
+  std::optional<double> eps_;
+  SavedVariable result1_;
+};
+
+variable_list FusedRmsNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& normalized_shape = as_arg(normalized_shape_);
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& eps = as_arg(eps_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = GradMode::is_enabled() || grads[1].defined() || !grads[0].defined() ? _fused_rms_norm_differentiable_backward(grads[0], grads[1], input, normalized_shape, weight, eps, grad_input_mask) : _fused_rms_norm_backward(grads[0], input, normalized_shape, result1, weight, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
   }
   return grad_inputs;
 }
@@ -335,6 +378,33 @@ Tensor _ctc_loss_backward_Tensor(const Tensor& grad_output, const Tensor& log_pr
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _fused_rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  auto grad_fn = std::make_shared<FusedRmsNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight)}));
+  grad_fn->normalized_shape_ = normalized_shape.vec();
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fused_rms_norm::call(input, normalized_shape, weight, eps);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

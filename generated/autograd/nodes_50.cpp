@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
 #include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_pdist_forward.h"
 #include "generated/ops/clone.h"
@@ -20,6 +21,32 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+struct FusedRmsNormBackwardBackward0 final : Node {
+  std::string name() const override { return "FusedRmsNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FusedRmsNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of _pdist_forward(Tensor self, float p=2) -> Tensor
 struct PdistBackward0 final : Node {
@@ -164,6 +191,22 @@ variable_list UnbindBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _fused_rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<FusedRmsNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &rstd, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fused_rms_norm_backward::call(grad_out, input, normalized_shape, rstd, weight, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
 
 // _pdist_forward(Tensor self, float p=2) -> Tensor
 Tensor _pdist_forward(const Tensor& self, double p) {

@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
+#include "generated/ops/_fused_rms_norm.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/gcd.h"
@@ -99,6 +100,28 @@ Tensor _ctc_loss_backward(const Tensor& grad_output, const Tensor& log_probs, co
     return autograd::wrappers::_ctc_loss_backward_Tensor(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
   }
   return ops::_ctc_loss_backward_Tensor::call(grad_output, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
+// ============================================================================ _fused_rms_norm
+
+// _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+ops::_fused_rms_norm::Kernel* ops::_fused_rms_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rms_norm_kernel,
+    /* Meta */ native::fused_rms_norm_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_fused_rms_norm::call(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  const Device kernel_device = dispatch_device("_fused_rms_norm", {&input, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rms_norm", kernel_device);
+  return kernel(input, normalized_shape, weight, eps);
+}
+
+std::tuple<Tensor, Tensor> _fused_rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight)})) {
+    return autograd::wrappers::_fused_rms_norm(input, normalized_shape, weight, eps);
+  }
+  return ops::_fused_rms_norm::call(input, normalized_shape, weight, eps);
 }
 
 // ============================================================================ argmax

@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/fractional_max_pool2d.h"
@@ -13,6 +14,13 @@
 #include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rms_norm_differentiable_backward
+
+// _fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _fused_rms_norm_differentiable_backward(const std::optional<Tensor>& grad_out, const std::optional<Tensor>& grad_rstd, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps, std::array<bool, 2> output_mask) {
+  return native::fused_rms_norm_differentiable_backward_composite(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask);
+}
 
 // ============================================================================ avg_pool1d
 

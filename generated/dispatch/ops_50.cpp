@@ -3,6 +3,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
 #include "generated/ops/_pdist_forward.h"
 #include "generated/ops/ctc_loss.h"
 #include "generated/ops/mish.h"
@@ -12,6 +13,28 @@
 #include "generated/ops/unbind.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rms_norm_backward
+
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+ops::_fused_rms_norm_backward::Kernel* ops::_fused_rms_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rms_norm_backward_kernel,
+    /* Meta */ native::fused_rms_norm_backward_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::_fused_rms_norm_backward::call(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  const Device kernel_device = dispatch_device("_fused_rms_norm_backward", {&grad_out, &input, &rstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rms_norm_backward", kernel_device);
+  return kernel(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+std::tuple<Tensor, Tensor> _fused_rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+  }
+  return ops::_fused_rms_norm_backward::call(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
 
 // ============================================================================ _pdist_forward
 

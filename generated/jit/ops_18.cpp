@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
+#include "generated/ops/_fused_rms_norm.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
 #include "generated/ops/mish_backward.h"
@@ -38,6 +39,12 @@ void boxed__ctc_loss_backward(Stack& s) {
 void boxed__ctc_loss_backward_Tensor(Stack& s) {
   IValue* a = args(s, 9);
   finish(s, 9, tl::_ctc_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toTensor(), a[7].toInt(), a[8].toBool()));
+}
+
+// _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+void boxed__fused_rms_norm(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fused_rms_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toOptionalTensor(), a[3].opt(&IValue::toDouble)));
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -135,6 +142,7 @@ const OpEntry entries[] = {
     {"_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)", boxed__ctc_loss_Tensor, 0},
     {"_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor", boxed__ctc_loss_backward, 0},
     {"_ctc_loss_backward.Tensor(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor", boxed__ctc_loss_backward_Tensor, 0},
+    {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", boxed__fused_rms_norm, 0},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", boxed_argmax, 0},
     {"argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_argmax_out, 0},
     {"gcd(Tensor self, Tensor other) -> Tensor", boxed_gcd, kPointwise},

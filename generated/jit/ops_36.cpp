@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 36: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/fractional_max_pool2d.h"
@@ -13,6 +14,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)
+void boxed__fused_rms_norm_differentiable_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_fused_rms_norm_differentiable_backward(a[0].toOptionalTensor(), a[1].toOptionalTensor(), a[2].toTensor(), IntArrayRef(a[3].toIntVector(0)), a[4].toOptionalTensor(), a[5].opt(&IValue::toDouble), a[6].toBoolArray<2>()));
+}
 
 // avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 void boxed_avg_pool1d(Stack& s) {
@@ -165,6 +172,7 @@ void boxed_upsample_bicubic2d_vec(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)", boxed__fused_rms_norm_differentiable_backward, 0},
     {"avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", boxed_avg_pool1d, 0},
     {"diagflat(Tensor self, int offset=0) -> Tensor", boxed_diagflat, 0},
     {"fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)", boxed_fractional_max_pool2d, 0},

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 50: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
 #include "generated/ops/_pdist_forward.h"
 #include "generated/ops/ctc_loss.h"
 #include "generated/ops/mish.h"
@@ -12,6 +13,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+void boxed__fused_rms_norm_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_fused_rms_norm_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(0)), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toBoolArray<2>()));
+}
 
 // _pdist_forward(Tensor self, float p=2) -> Tensor
 void boxed__pdist_forward(Stack& s) {
@@ -86,6 +93,7 @@ void boxed_unbind_int(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)", boxed__fused_rms_norm_backward, 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", boxed__pdist_forward, 0},
     {"ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor", boxed_ctc_loss_IntList, 0},
     {"ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor", boxed_ctc_loss_Tensor, 0},

@@ -56,6 +56,10 @@ def _fused_adamw_(self: Sequence[Tensor], grad_list: Sequence[Tensor], exp_avgs:
     """`_fused_adam_` with decoupled weight decay (the parameters scaled by 1 - lr * weight_decay first), AdamW's rule."""
     ...
 
+def _fused_rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor], eps: Optional[float]) -> tuple[Tensor, Tensor]:
+    """rms_norm in one fused pass per row, also returning `rstd = rsqrt(mean(x**2) + eps)` (opmath dtype, shaped for broadcasting): what `rms_norm` records when autograd needs its gradient, so the backward is one fused kernel (`_fused_rms_norm_backward`) instead of the composite's ops."""
+    ...
+
 def _fused_sgd_(self: Sequence[Tensor], grad_list: Sequence[Tensor], momentum_buffer_list: Sequence[Tensor], *, weight_decay: float, momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool, is_first_step: bool, grad_scale: Optional[Tensor] = None, found_inf: Optional[Tensor] = None) -> None:
     """One SGD step for every parameter of `self` (PyTorch's `_fused_sgd_`; its `grads` is named `grad_list` here): weight decay, momentum (the buffers are set to the gradient when `is_first_step`), Nesterov, maximize. `grad_scale` divides the gradients first (written back), a `found_inf` of 1 skips the step."""
     ...
@@ -2156,7 +2160,7 @@ def resolve_neg(input: Tensor) -> Tensor:
     ...
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
-    """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path."""
+    """Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. One fused pass per row (recorded as `_fused_rms_norm`, whose backward is one fused kernel) where the weight is absent or of the input's dtype or its opmath dtype; otherwise composed of ops as PyTorch's CPU path."""
     ...
 
 @overload

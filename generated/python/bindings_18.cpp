@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
+#include "generated/ops/_fused_rms_norm.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/gcd.h"
 #include "generated/ops/mish_backward.h"
@@ -102,6 +103,25 @@ PyObject* fn_internal__ctc_loss_backward(PyObject* /*module*/, PyObject* const* 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// _fused_rms_norm
+PyObject* fn__fused_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto eps = r.toDouble_optional(3);
+  jit::tracer::TraceScope jit_trace("_fused_rms_norm", input, IntArrayRef(normalized_shape), weight, eps);
+  auto result = [&] { GilRelease no_gil; return tl::_fused_rms_norm(input, normalized_shape, weight, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -390,6 +410,10 @@ The gradient of _ctc_loss for log_probs (T, N, C), as PyTorch's: exp(log_probs) 
 _ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
 
 _ctc_loss_backward with the lengths as integer tensors (N,).)doc"});
+  functions["_ops"].push_back({"_fused_rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_rms_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> tuple[Tensor, Tensor]
+
+rms_norm in one fused pass per row, also returning `rstd = rsqrt(mean(x**2) + eps)` (opmath dtype, shaped for broadcasting): what `rms_norm` records when autograd needs its gradient, so the backward is one fused kernel (`_fused_rms_norm_backward`) instead of the composite's ops.)doc"});
   functions["_ops"].push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 

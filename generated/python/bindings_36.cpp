@@ -8,6 +8,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/fractional_max_pool2d.h"
@@ -19,6 +20,28 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_rms_norm_differentiable_backward
+PyObject* fn_internal__fused_rms_norm_differentiable_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.optional_tensor(0);
+  auto grad_rstd = r.optional_tensor(1);
+  auto input = r.tensor(2);
+  auto normalized_shape = r.intlist(3);
+  auto weight = r.optional_tensor(4);
+  auto eps = r.toDouble_optional(5);
+  auto output_mask = r.boollist<2>(6);
+  jit::tracer::TraceScope jit_trace("_fused_rms_norm_differentiable_backward", grad_out, grad_rstd, input, IntArrayRef(normalized_shape), weight, eps, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_fused_rms_norm_differentiable_backward(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // avg_pool1d
 PyObject* fn_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -436,6 +459,10 @@ PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_36(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rms_norm_differentiable_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rms_norm_differentiable_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of `_fused_rms_norm` for input and weight from the gradients of both its outputs, written with differentiable ops (rstd recomputed from the input): what its formula uses when grad mode is on (a backward with create_graph) or rstd's gradient flows, so that every order of derivative works.)doc"});
   functions["_ops"].push_back({"avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_avg_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 

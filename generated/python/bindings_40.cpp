@@ -740,7 +740,7 @@ The sign and the log of the absolute value of the determinant of each square mat
   functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. Composed of ops as PyTorch's CPU path.)doc"});
+Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. One fused pass per row (recorded as `_fused_rms_norm`, whose backward is one fused kernel) where the weight is absent or of the input's dtype or its opmath dtype; otherwise composed of ops as PyTorch's CPU path.)doc"});
   functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
 

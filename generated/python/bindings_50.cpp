@@ -6,6 +6,7 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
 #include "generated/ops/_pdist_forward.h"
 #include "generated/ops/ctc_loss.h"
 #include "generated/ops/mish.h"
@@ -16,6 +17,27 @@
 
 namespace tl::python {
 namespace {
+
+// _fused_rms_norm_backward
+PyObject* fn_internal__fused_rms_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto normalized_shape = r.intlist(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto output_mask = r.boollist<2>(5);
+  jit::tracer::TraceScope jit_trace("_fused_rms_norm_backward", grad_out, input, IntArrayRef(normalized_shape), rstd, weight, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _pdist_forward
 PyObject* fn_internal__pdist_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -232,6 +254,10 @@ PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_50(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rms_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rms_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of `_fused_rms_norm` for input and weight (those `output_mask` asks for; undefined otherwise) from its saved `rstd`, in one fused pass per row (the weight's gradient summed per fixed block of rows, so results do not depend on the thread count). Not differentiable: with create_graph, `_fused_rms_norm`'s formula uses `_fused_rms_norm_differentiable_backward`.)doc"});
   functions["_internal"].push_back({"_pdist_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pdist_forward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pdist_forward(Tensor input, float p=2) -> Tensor
 

@@ -1,7 +1,8 @@
 // The public normalization entries over the kernels, as PyTorch's CPU composites: layer_norm,
 // batch_norm, group_norm (native_* outputs), instance_norm (batch_norm of the input seen as one
-// sample of N * C channels), and rms_norm, which PyTorch composes of ops on the CPU (its fused kernel
-// is GPU only), so its gradient comes from pow, mean, rsqrt and mul, as there.
+// sample of N * C channels), and rms_norm, which PyTorch composes of ops on the CPU; here it runs the
+// fused `_fused_rms_norm` forward and backward kernels (RmsNormForward.h, RmsNormBackward.cpp) where
+// the weight's dtype allows, the ops otherwise.
 #include <cfloat>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/native/NormalizationUtils.h"
 #include "aten/native/cpu/RmsNormForward.h"
+#include "generated/ops/_fused_rms_norm.h"
 #include "generated/ops/add.h"
 #include "generated/ops/batch_norm.h"
 #include "generated/ops/clone.h"
@@ -94,39 +96,26 @@ Tensor group_norm_composite(const Tensor& input, int64_t num_groups, const std::
 
 Tensor rms_norm_composite(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                           std::optional<double> eps) {
-  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
-  TL_CHECK(nd >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-           "element, but got normalized_shape = ", normalized_shape);
-  TL_CHECK(!weight || !weight->defined() || weight->sizes() == normalized_shape, "Expected weight to be of same "
-           "shape as normalized_shape, but got weight of shape ", weight ? weight->sizes() : IntArrayRef(),
-           " and normalized_shape = ", normalized_shape);
-  TL_CHECK_VALUE(input.dim() >= nd, "Input tensor must have at least ", nd, " dimensions, but got ", input.dim());
-  bool match = true;
-  for (int64_t i = 0; i < nd; ++i) match = match && input.sizes()[input.dim() - nd + i] == normalized_shape[i];
-  if (!match) {
-    std::string expected;
-    for (int64_t i = 0; i < nd; ++i) expected += (i ? ", " : "") + std::to_string(normalized_shape[i]);
-    TL_ERROR("Given normalized_shape=", normalized_shape, ", expected input with shape [*", expected,
-             "], but got input of size", input.sizes());
-  }
-  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"rms_norm\" not implemented for '",
-              legacy_type_name(input.dtype()), "'");
+  const int64_t nd = check_rms_norm_inputs(input, normalized_shape, weight);
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < nd; ++i) dims.push_back(input.dim() - i - 1);
   // float16/bfloat16 compute in float32; eps defaults to the computing dtype's epsilon.
   const ScalarType acc = opmath_type(input.dtype());
-  const double e = acc == ScalarType::Float64 ? eps.value_or(DBL_EPSILON)
-                                              : static_cast<double>(static_cast<float>(eps.value_or(FLT_EPSILON)));
-  // Nothing for autograd to record: the same values from one fused pass per row (RmsNormForward.h).
+  const double e = rms_norm_eps(acc, eps);
+  // One fused pass per row (RmsNormForward.h) for the weights it takes: nothing recorded when autograd
+  // needs nothing, else `_fused_rms_norm`, whose backward is one fused kernel too (the same values as
+  // the composite's ops, which PyTorch's CPU path records).
   const bool wdef = weight && weight->defined();
   const bool record = autograd::GradMode::is_enabled() && (input.requires_grad() || (wdef && weight->requires_grad()));
-  if (!record && !input.is_meta() && (!wdef || (!weight->is_meta() && (weight->dtype() == input.dtype() ||
-                                                                      weight->dtype() == acc))))
-    return rms_norm_forward_fused(input, nd, wdef ? *weight : Tensor(), e);
+  if (!input.is_meta() && (!wdef || (!weight->is_meta() && (weight->dtype() == input.dtype() ||
+                                                             weight->dtype() == acc)))) {
+    if (!record) return rms_norm_forward_fused(input, nd, wdef ? *weight : Tensor(), e);
+    return std::get<0>(_fused_rms_norm(input, normalized_shape, weight, eps));
+  }
   const Tensor up = to(input, acc);
   const Tensor rstd = rsqrt(add(mean(pow(up, 2), IntArrayRef(dims), /*keepdim=*/true), e));
   Tensor out = mul(up, rstd);
-  if (weight && weight->defined()) out = mul(out, *weight);
+  if (wdef) out = mul(out, *weight);
   return to(contiguous(out), input.dtype());
 }
 

@@ -148,8 +148,46 @@ __attribute__((always_inline)) inline acc_t leaf_sum_impl(const in_t* p, int64_t
   for (; i < n; ++i) r += load<acc_t>(p + i * s);
   return hi[0] + r;
 }
-TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_impl<float>(p, n); }
-TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_impl<double>(p, n); }
+// The float and double leaves as leaf_sum_impl, lane for lane and add for add (bit-identical), written with
+// 64-byte vector types: from the arrays above GCC kept the 64 lane accumulators in memory (every add a
+// store-to-load round trip) and summed the lanes with 63 scalar memory adds, ~4x the time of the loads.
+typedef float tl_f32x16 __attribute__((vector_size(64), aligned(64)));
+typedef double tl_f64x8 __attribute__((vector_size(64), aligned(64)));
+template <typename V, typename T>
+__attribute__((always_inline)) inline T leaf_sum_vec(const T* p, int64_t n) {  // n >= kLanes
+  constexpr int64_t L = 64 / static_cast<int64_t>(sizeof(T));  // lanes per vector
+  constexpr int NV = static_cast<int>(kLanes / L);                // vectors holding the 64 lanes
+  V hi[NV] = {};
+  int64_t i = 0;
+  while (i + kLanes <= n) {
+    V acc[NV] = {};
+    const int64_t end = std::min(n / kLanes * kLanes, i + kLanes * kLaneRun);
+    for (; i < end; i += kLanes) {
+#pragma GCC unroll 8
+      for (int k = 0; k < NV; ++k) {
+        V v;
+        std::memcpy(&v, p + i + k * L, sizeof v);
+        acc[k] += v;
+      }
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < NV; ++k) hi[k] += acc[k];
+  }
+  // The lane tree hi[j] += hi[j + w], w = 32, 16, ...: whole vectors while w >= L, then in one vector's lanes.
+#pragma GCC unroll 8
+  for (int w = NV / 2; w >= 1; w /= 2)
+#pragma GCC unroll 8
+    for (int k = 0; k < w; ++k) hi[k] += hi[k + w];
+  T t[L];
+  std::memcpy(t, &hi[0], sizeof t);
+  for (int64_t w = L / 2; w >= 1; w /= 2)
+    for (int64_t j = 0; j < w; ++j) t[j] += t[j + w];
+  T r = 0;
+  for (; i < n; ++i) r += p[i];
+  return t[0] + r;
+}
+TL_TARGET_CLONES float leaf_sum(const float* p, int64_t n) { return leaf_sum_vec<tl_f32x16>(p, n); }
+TL_TARGET_CLONES double leaf_sum(const double* p, int64_t n) { return leaf_sum_vec<tl_f64x8>(p, n); }
 TL_TARGET_CLONES uint64_t leaf_sum(const int64_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
 TL_TARGET_CLONES uint64_t leaf_sum(const int32_t* p, int64_t n) { return leaf_sum_impl<uint64_t>(p, n); }
 

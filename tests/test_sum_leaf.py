@@ -1,0 +1,60 @@
+"""sum/mean's contiguous float leaves (Reduce.cpp `leaf_sum_vec`, 64-byte vector types) against a NumPy model of
+the documented order (docs/kernels/reductions.md): 64 lanes, each adding 16 terms before carrying into a second
+level of lanes, the lanes then added in the tree w = 32, 16, ..., 1, the tail after; runs over 2048 elements
+split in halves at a multiple of 64. The vector form must give these sums bit for bit (it replaced an array
+form with the same additions), float32 and float64, for runs around the lane and leaf sizes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+
+def _leaf(p):
+    t = p.dtype.type
+    n = len(p)
+    hi = np.zeros(64, p.dtype)
+    i = 0
+    while i + 64 <= n:
+        acc = np.zeros(64, p.dtype)
+        end = min(n // 64 * 64, i + 64 * 16)
+        while i < end:
+            acc = acc + p[i:i + 64]
+            i += 64
+        hi = hi + acc
+    w = 32
+    while w >= 1:
+        hi[:w] = hi[:w] + hi[w:2 * w]
+        w //= 2
+    r = t(0)
+    for v in p[i:]:
+        r = t(r + v)
+    return t(hi[0] + r)
+
+
+def _pairwise(p):
+    t = p.dtype.type
+    n = len(p)
+    if n < 64:
+        r = t(0)
+        for v in p:
+            r = t(r + v)
+        return r
+    if n <= 2048:
+        return _leaf(p)
+    half = (n // 2) // 64 * 64
+    return t(_pairwise(p[:half]) + _pairwise(p[half:]))
+
+
+@pytest.mark.parametrize("n", [64, 65, 127, 1000, 1024, 1087, 2047, 2048, 2049, 3136, 4096 + 17, 70000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_contiguous_sum_is_the_documented_lane_order(n, dtype):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * np.exp(rng.uniform(-8, 8, n))).astype(dtype)  # magnitudes that expose the order
+    assert tl.from_numpy(a).sum().item() == _pairwise(a)
+    # Planes of adaptive_avg_pool2d (1, 1): one run per output, then the division.
+    planes = a[: n // 2 * 2].reshape(2, 1, 1, -1)
+    got = tl.nn.functional.adaptive_avg_pool2d(tl.from_numpy(planes.reshape(2, 1, 1, -1)), (1, 1)).numpy().ravel()
+    want = [dtype(_pairwise(planes[k].ravel()) / dtype(planes.shape[-1])) for k in range(2)]
+    np.testing.assert_array_equal(got, np.array(want, dtype))
