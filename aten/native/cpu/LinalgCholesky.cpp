@@ -157,7 +157,7 @@ void potri_layout(T* r, int64_t nb, int64_t n, bool upper) {
 }  // namespace
 
 void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out) {
-  check_square("cholesky_inverse", self, "input");
+  check_square("cholesky_inverse", self, "A");
   const ScalarType t = self.scalar_type();
   if (self.numel() > 0 && !is_lapack_type(t))
     throw NotImplementedError(str("cholesky_inverse: \"cholesky_inverse_out_cpu\" not implemented for '",
