@@ -271,3 +271,55 @@ def test_eigvals_out_with_grad_like_torch(dtype):
             assert not out2.requires_grad
         results.append(np.sort_complex(out.detach().numpy()))
     np.testing.assert_allclose(results[1], results[0], rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- svd of one large square matrix (threaded)
+
+def _svd_sign_free(U, S, Vh):
+    """U and Vh with each singular pair's sign fixed (the largest entry of each column of U positive)."""
+    U, Vh = U.copy(), Vh.copy()
+    idx = np.abs(U).argmax(axis=-2)
+    signs = np.sign(np.take_along_axis(U, idx[..., None, :], axis=-2))
+    return U * signs, S, Vh * np.swapaxes(signs, -1, -2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [160, 257])
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "batched"])
+def test_large_square_svd_like_torch(dtype, n, full_matrices, layout):
+    """From 160 x 160, one matrix's gesdd back-transformations run on every thread (cpu/SvdThreaded.h):
+    the factors equal PyTorch's up to the singular vectors' signs, and the one-thread gesdd's."""
+    a = np.random.default_rng(n).standard_normal((n, n)).astype(dtype)
+    arr = a[None] if layout == "batched" else a
+    t, l = _both(arr, "transposed" if layout == "transposed" else "contiguous")
+    tol = {"rtol": 1e-3, "atol": 2e-4} if dtype == "float32" else {"rtol": 1e-9, "atol": 1e-10}
+    expected = [x.numpy() for x in torch.linalg.svd(t, full_matrices=full_matrices)]
+    got = tl.linalg.svd(l, full_matrices=full_matrices)
+    assert [tuple(x.stride()) for x in got] == [tuple(x.stride()) for x in torch.linalg.svd(t, full_matrices=full_matrices)]
+    for g, e in zip(_svd_sign_free(*[x.numpy() for x in got]), _svd_sign_free(*expected)):
+        np.testing.assert_allclose(g, e, **tol)
+    threads = tl.get_num_threads()
+    try:
+        tl.set_num_threads(1)
+        single = tl.linalg.svd(l, full_matrices=full_matrices)
+    finally:
+        tl.set_num_threads(threads)
+    np.testing.assert_array_equal(got[1].numpy(), single[1].numpy())  # the same gebrd and bdsdc
+    for g, s in zip(got, single):
+        np.testing.assert_allclose(g.numpy(), s.numpy(), rtol=0, atol=50 * np.finfo(dtype).eps)
+
+
+def test_large_square_svd_scaled_nonfinite_and_gradient_like_torch():
+    a = np.random.default_rng(1).standard_normal((170, 170))
+    for scale in (1e-300, 1e300):  # gesdd scales such matrices first: the threaded path hands them to it
+        s_t = torch.linalg.svdvals(torch.tensor(a * scale)).numpy()
+        np.testing.assert_allclose(tl.linalg.svd(tl.tensor(a * scale))[1].numpy(), s_t, rtol=1e-10)
+    bad = a.copy()  # (an infinity: MKL's gesdd raises from about 50 x 50 up, NaN factors below; torchlite: NaN)
+    bad[3, 4] = np.nan
+    _same_outcome(lambda lib: lib.linalg.svd(lib.tensor(bad))[1])
+    grads = []
+    for lib in (torch, tl):  # d sum(S) / dA = U Vh, free of the vectors' signs
+        x = lib.tensor(a, requires_grad=True)
+        grads.append(lib.autograd.grad(lib.linalg.svd(x, full_matrices=False)[1].sum(), x)[0])
+    assert_same(grads[1], grads[0], rtol=1e-8, atol=1e-10)
