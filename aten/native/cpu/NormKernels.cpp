@@ -216,12 +216,23 @@ void norm_dim_kernel(const Tensor& self, const std::optional<Scalar>& p, IntArra
   vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim, std::nullopt, out, kAtenNorm);
 }
 
+// PyTorch's aten norm overloads with `dtype` make their result in `dtype` and hand it to
+// linalg_vector_norm's out=, which wants the real type: complex input (whose dtype must be complex)
+// always fails there. torch.norm / Tensor.norm go to linalg.vector_norm instead and compute.
+static void check_aten_norm_dtype(const Tensor& self, ScalarType dtype) {
+  check_linalg_norm_dtype(dtype, self.dtype(), "linalg.vector_norm");
+  TL_CHECK(!is_complex_type(self.dtype()), "norm: Expected out tensor to have dtype ",
+           scalar_type_name(to_real_type(dtype)), ", but got ", scalar_type_name(dtype), " instead");
+}
+
 Tensor norm_dtype_kernel(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  check_aten_norm_dtype(self, dtype);
   return vector_norm_functional(self, p.value_or(Scalar(2.0)), std::nullopt, false, dtype, kVectorNorm);
 }
 
 void norm_dim_dtype_kernel(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
                            ScalarType dtype, Tensor& out) {
+  check_aten_norm_dtype(self, dtype);
   vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim, dtype, out, kVectorNorm);
 }
 
