@@ -9,6 +9,7 @@ rounds each time every function `number` times in turn; a round's time is divide
 """
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from typing import Callable, Sequence
@@ -24,25 +25,33 @@ def use_cpu_time() -> None:
     _clock = time.process_time
 
 
-def alternating_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7) -> list[list[float]]:
-    """Seconds per call of each function, one figure per round (fns[i] -> result[i])."""
+def alternating_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7,
+                      shuffled: bool = False) -> list[list[float]]:
+    """Seconds per call of each function, one figure per round (fns[i] -> result[i]). With `shuffled`, each
+    round calls them in a new (seeded) random order: with a fixed order each function always runs right after
+    the same one, and a call that follows another library's (cold caches, its workers still spinning) or one
+    that just read the same operands (warm caches) is charged or spared that every time."""
     for f in fns:
         f()
     times: list[list[float]] = [[] for _ in fns]
+    order = list(range(len(fns)))
+    rng = random.Random(0)
     for _ in range(repeat):
-        for f, out in zip(fns, times):
+        if shuffled:
+            rng.shuffle(order)
+        for i in order:
             start = _clock()
             for _ in range(number):
-                f()
-            out.append((_clock() - start) / number)
+                fns[i]()
+            times[i].append((_clock() - start) / number)
     return times
 
 
 def median_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7,
-                 fastest: bool = False) -> list[float]:
+                 fastest: bool = False, shuffled: bool = False) -> list[float]:
     """Median seconds per call of each function (with `fastest`, its fastest round instead)."""
     pick = min if fastest else statistics.median
-    return [pick(t) for t in alternating_times(fns, number, repeat)]
+    return [pick(t) for t in alternating_times(fns, number, repeat, shuffled)]
 
 
 def median_pair(ours: Callable[[], object], theirs: Callable[[], object], number: int = 1,

@@ -7,7 +7,8 @@ Rows: matmul float32/float64 of n x n by n x n (n = 256, 1024, 2048) and batched
 GFLOP/s (at least 1.0: torchlite as fast or faster); then a 3-operand einsum
 (`ij,jk,kl->il` with a thin middle, and `bij,bjk,bkl->bil`) beside the best hand-written sequence
 of matmuls in torchlite, and PyTorch's einsum. Each figure is the median of several repeats, the
-libraries taking turns call by call so load from other processes hits both alike. Both use 2 threads.
+libraries taking turns call by call so load from other processes hits both alike (the einsum rows in a
+random order each round, see SHUFFLED). Both use 2 threads.
 """
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ from _timing import median_times, use_cpu_time
 
 THREADS = 2
 USE_MIN = False
+# The einsum rows call their three functions in a new random order each round (--fixed-order: einsum,
+# matmuls, PyTorch's einsum, the order of the figures before 2026-12-06 15:40): in the fixed order einsum always
+# ran right after PyTorch's einsum (caches cold) and the hand-written matmuls right after einsum, on the same
+# operands (caches warm), which alone moved the ratio by 0.1-0.5 (one thread, CPU time: 1.17 in that order,
+# 0.99 with the two torchlite calls swapped).
+SHUFFLED = True
 
 
 def pair(shape, dtype, seed):
@@ -64,7 +71,7 @@ def einsum_rows(quick: bool):
         number = 5 if quick else 20
         t_es, t_hand, t_torch = median_times(
             [lambda: tl.einsum(eq, *lts), lambda: best(tl, *lts), lambda: torch.einsum(eq, *tts)],
-            1, number * (3 if quick else 7), fastest=USE_MIN)
+            1, number * (3 if quick else 7), fastest=USE_MIN, shuffled=SHUFFLED)
         name = f"einsum {eq} {' '.join('x'.join(map(str, s)) for s in shapes)} float32"
         rows.append((name, f"{t_es * 1e3:.3f} ms vs matmuls {t_hand * 1e3:.3f} ms (torch einsum {t_torch * 1e3:.3f} ms)",
                      t_es / t_hand))
@@ -77,12 +84,15 @@ def main() -> int:
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--min", action="store_true", help="fastest call instead of the median")
     p.add_argument("-k", dest="keyword", choices=["matmul", "einsum"], help="only the matmul or the einsum rows")
+    p.add_argument("--fixed-order", action="store_true",
+                   help="einsum rows: the same call order every round (einsum, matmuls, PyTorch's einsum)")
     p.add_argument("--cpu-time", action="store_true",
                    help="process CPU time instead of wall time (all threads' time added: a library that keeps "
                         "two threads busy is charged for both)")
     args = p.parse_args()
-    global USE_MIN
+    global USE_MIN, SHUFFLED
     USE_MIN = args.min
+    SHUFFLED = not args.fixed_order
     if args.cpu_time:
         use_cpu_time()
     tl.set_num_threads(THREADS)

@@ -205,13 +205,15 @@ def _out_factory_check(f: NativeFunction) -> str:
 
 def _out_source_args(f: NativeFunction) -> str:
     """Arguments for the functional call behind a composite out= variant. An unset `dtype`/`device`
-    option takes the out tensor's, so `zeros(2, out=int_tensor)` makes int64 zeros, as in PyTorch."""
+    option takes the out tensor's, so `zeros(2, out=int_tensor)` makes int64 zeros, as in PyTorch;
+    not with `out_dtype: exact`, whose out must have the dtype the call computes (linalg.matrix_norm)."""
     if f.functional is None or f.schema.kind() != SchemaKind.out:
         return ""
     out = f.schema.out_arguments[0].name
+    exact = f.functional.out_dtype == "exact"
     args = []
     for a in f.functional.schema.arguments:
-        if a.type == OptionalType(BaseType("ScalarType")) and a.name == "dtype":
+        if a.type == OptionalType(BaseType("ScalarType")) and a.name == "dtype" and not exact:
             args.append(f"{a.name} ? {a.name} : std::optional<ScalarType>({out}.dtype())")
         elif a.type == OptionalType(BaseType("Device")) and a.name == "device":
             args.append(f"{a.name} ? {a.name} : std::optional<Device>({out}.device())")

@@ -315,10 +315,11 @@ def _check_python_module(fn: NativeFunction, tags: set[str]) -> Problems:
 
 
 def _check_out_autograd(fn: NativeFunction, tags: set[str]) -> Problems:
-    if fn.out_autograd == "not_implemented" and (fn.is_composite or fn.composite_body is not None
-                                                 or len(fn.schema.returns) != 1):
-        yield "out_autograd", ("`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
-                               "output; a composite's out= `records` the ops it is made of")
+    if fn.out_autograd == "not_implemented" and (fn.composite_body is not None or len(fn.schema.returns) != 1
+                                                 or (fn.is_composite and SchemaKind.out not in fn.derive)):
+        yield "out_autograd", ("`out_autograd: not_implemented` is for an entry with one output: a kernel "
+                               "(`dispatch:`), or a composite whose out= is derived (`out: true`), computed with "
+                               "grad mode off (PyTorch's linalg_eigvals.out)")
 
 
 def _check_materialize_grads(fn: NativeFunction, tags: set[str]) -> Problems:

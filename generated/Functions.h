@@ -360,6 +360,7 @@
 #include "generated/ops/linalg_lu_factor.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/linalg_lu_solve.h"
+#include "generated/ops/linalg_matmul.h"
 #include "generated/ops/linalg_matrix_exp.h"
 #include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/linalg_matrix_power.h"

@@ -19,13 +19,8 @@ CASES = [f for f in ENTRIES if _variant(f, SchemaKind.out) is not None and "rand
          and len(_variant(f, SchemaKind.out).schema.out_arguments) == 1]
 
 
-# Strict xfails: (op, out dtype) where torchlite differs from PyTorch, with the reason.
-_NORM_OUT = ("the generated out= of an op with a `dtype=` argument computes in out's dtype when dtype is None (as "
-             "linalg_vector_norm.out); PyTorch's matrix_norm/norm out= require out to have the result's dtype")
-KNOWN_OUT_DTYPE_GAPS = {
-    **{("linalg_matrix_norm", d): _NORM_OUT for d in ("float64", "float16", "int64")},
-    **{(name, "float64"): _NORM_OUT for name in ("linalg_matrix_norm.str_ord", "linalg_norm", "linalg_norm.ord_str")},
-}
+# Strict xfails: (op, out dtype) where torchlite differs from PyTorch, with the reason (none at present).
+KNOWN_OUT_DTYPE_GAPS: dict = {}
 
 
 def _out_dtype_cases():

@@ -10,7 +10,8 @@ _ops = _C._ops
 # PyTorch's legacy dtype names, used in its messages.
 _LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-           "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+           "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "complex32": "ComplexHalf",
+           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _legacy(dtype):
@@ -23,7 +24,7 @@ def _matrix_norm_checks(input, ord, dim, dtype):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if input.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                            f"Got {_legacy(input.dtype)}")
     if len(dim) != 2:
@@ -36,7 +37,14 @@ def _matrix_norm_checks(input, ord, dim, dtype):
         wrapped.append(d % ndim)
     if wrapped[0] == wrapped[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({wrapped[0]}, {wrapped[1]})")
-    if dtype is not None and _C.promote_types(input.dtype, dtype) != dtype:
+    if dtype is None:
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"linalg.matrix_norm: dtype should be floating point or complex, but got {_legacy(dtype)}")
+    if input.dtype.is_complex != dtype.is_complex:
+        kind = "complex" if input.dtype.is_complex else "real"
+        raise RuntimeError(f"linalg.matrix_norm: dtype should be {kind} for {kind} inputs, but got {_legacy(dtype)}")
+    if _C.promote_types(input.dtype, dtype) != dtype:
         raise RuntimeError(f"linalg.matrix_norm: the dtype of the input ({_legacy(input.dtype)}) should be "
                            f"convertible without narrowing to the specified dtype ({_legacy(dtype)})")
 

@@ -10,6 +10,7 @@ vector_norm = _linalg.linalg_vector_norm
 cross = _linalg.linalg_cross
 vecdot = _linalg.linalg_vecdot
 multi_dot = _linalg.linalg_multi_dot
+matmul = _linalg.linalg_matmul
 
 lu_factor_ex = _linalg.linalg_lu_factor_ex
 lu_factor = _linalg.linalg_lu_factor
@@ -53,6 +54,6 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
            "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]

@@ -133,17 +133,18 @@ Tensor skew(const Tensor& X) { return sub(X, mH(X)); }
 }  // namespace
 
 // A = L L^H gives L^-1 dA L^-H = X + X^H with X = L^-1 dL lower triangular, so dL = L Phi(L^-1 dA L^-H)
-// where Phi keeps the lower triangle and halves the diagonal. Its adjoint: A_grad = L^-H Phi(L^H gL) L^-1,
-// symmetrized (only symmetric perturbations of A are meaningful).
+// where Phi keeps the lower triangle and halves the diagonal. Its adjoint: A_grad = L^-H phi L^-1 with phi
+// the Hermitian extension of Phi(L^H gL) (only Hermitian perturbations of A are meaningful).
 Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L_in) {
   Tensor L = upper ? mH(L_in) : L_in;
   Tensor gL = upper ? mH(grad) : grad;
-  const int64_t n = L.size(-1);
+  // phi = (tril(M) + tril(M, -1)^H) / 2: Hermitian off the diagonal, and the diagonal M_ii / 2 kept
+  // complex (PyTorch's formula; symmetrizing the result instead drops Im M_ii, which only complex
+  // input has, and gives another gradient than PyTorch's).
   Tensor M = matmul(mH(L), gL);
-  Tensor phi = add(tril(M, -1), mul(M, mul(eye_like(n, M), 0.5)));
+  Tensor phi = mul(add(tril(M), mH(tril(M, -1))), 0.5);
   Tensor y = linalg_solve_triangular(L, phi, /*upper=*/false, /*left=*/false);   // phi L^-1
-  Tensor p = linalg_solve_triangular(mH(L), y, /*upper=*/true, /*left=*/true);   // L^-H phi L^-1
-  return mul(add(p, mH(p)), 0.5);
+  return linalg_solve_triangular(mH(L), y, /*upper=*/true, /*left=*/true);      // L^-H phi L^-1
 }
 
 Tensor cholesky_inverse_backward(const Tensor& grad, const Tensor& L, bool upper, const Tensor& inverse) {

@@ -6,6 +6,8 @@
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/flipud.h"
+#include "generated/ops/linalg_matmul.h"
+#include "generated/ops/matmul.h"
 
 namespace tl::native {
 
@@ -18,6 +20,11 @@ Tensor conj_composite(const Tensor& self) {
 Tensor flipud_composite(const Tensor& self) {
   TL_CHECK(self.dim() >= 1, "flipud: Input must be >= 1-d.");
   return flip(self, std::vector<int64_t>{0});
+}
+
+// linalg_matmul(Tensor self, Tensor other) -> Tensor
+Tensor linalg_matmul_composite(const Tensor& self, const Tensor& other) {
+  return matmul(self, other);
 }
 
 }  // namespace tl::native

@@ -9,6 +9,8 @@
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/le.h"
+#include "generated/ops/linalg_matmul.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
 
@@ -312,6 +314,19 @@ const Tensor& ops::le_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("le.Scalar_out", {&self}, {&out});
   return ops::le_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ linalg_matmul
+
+// linalg_matmul(Tensor self, Tensor other) -> Tensor
+Tensor linalg_matmul(const Tensor& self, const Tensor& other) {
+  return native::linalg_matmul_composite(self, other);
+}
+
+// linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("linalg_matmul.out", {&self, &other}, {&out});
+  return matmul_out(out, self, other);
 }
 
 // ============================================================================ matrix_power

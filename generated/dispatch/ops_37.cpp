@@ -153,7 +153,7 @@ Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim
 
 // linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.out", native::OutDtype::Exact);
 }
 
 // linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -163,7 +163,7 @@ Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef 
 
 // linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logsumexp

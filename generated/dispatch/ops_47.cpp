@@ -116,7 +116,7 @@ Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, Optiona
 
 // linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype), "linalg_norm.out", native::OutDtype::Exact);
 }
 
 // linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -126,7 +126,7 @@ Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef
 
 // linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "linalg_norm.ord_str_out", native::OutDtype::Exact);
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype), "linalg_norm.ord_str_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ log1p

@@ -8,6 +8,7 @@
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/le.h"
+#include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
 
@@ -92,6 +93,18 @@ void boxed_le_Scalar_out(Stack& s) {
   finish(s, 3, tl::le_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
+// linalg_matmul(Tensor self, Tensor other) -> Tensor
+void boxed_linalg_matmul(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_matmul(a[0].toTensor(), a[1].toTensor()));
+}
+
+// linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matmul_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_matmul_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 // matrix_power(Tensor self, int n) -> Tensor
 void boxed_matrix_power(Stack& s) {
   IValue* a = args(s, 2);
@@ -136,6 +149,8 @@ const OpEntry entries[] = {
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", boxed_le_Scalar, kPointwise},
     {"le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_le__Scalar, kPointwise},
     {"le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_le_Scalar_out, kPointwise},
+    {"linalg_matmul(Tensor self, Tensor other) -> Tensor", boxed_linalg_matmul, 0},
+    {"linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matmul_out, 0},
     {"matrix_power(Tensor self, int n) -> Tensor", boxed_matrix_power, 0},
     {"matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)", boxed_matrix_power_out, 0},
     {"tanh(Tensor self) -> Tensor", boxed_tanh, kPointwise},

@@ -12,6 +12,7 @@
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/le.h"
+#include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matrix_power.h"
 #include "generated/ops/tanh.h"
 
@@ -161,6 +162,30 @@ PyObject* fn_le(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_matmul
+PyObject* fn_linalg_linalg_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matmul(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("linalg_matmul.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_matmul_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_matmul", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_matmul(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -468,6 +493,10 @@ True where `self <= other`, element by element, with broadcasting.
 le(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` is at most the number `other`.)doc"});
+  functions["_linalg"].push_back({"linalg_matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matmul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `matmul` (`torchlite.linalg.matmul`).)doc"});
   functions["_ops"].push_back({"matrix_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matrix_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
 

@@ -10,6 +10,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
+#include "aten/native/NormDtype.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/amax.h"
@@ -196,12 +197,17 @@ Tensor linalg_matrix_rank_composite(const Tensor& self, double tol, bool hermiti
 
 namespace {
 
-// Wraps and checks matrix_norm's two dims, PyTorch's order of checks.
-std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim) {
+// Checks A, matrix_norm's two dims (wrapped) and `dtype`, PyTorch's order of checks; the norms
+// computed through singular values (2, -2, 'nuc') refuse 16-bit floats.
+std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim, std::optional<ScalarType> dtype,
+                                        bool low_precision) {
   const char* op = "linalg.matrix_norm";
   TL_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op, ": Expected a floating point or complex tensor as input. Got ",
-           legacy_type_name(A.scalar_type()));
+  if (low_precision)
+    TL_CHECK((is_floating_type(A.scalar_type()) || is_complex_type(A.scalar_type())), op,
+             ": Expected a floating point or complex tensor as input. Got ", legacy_type_name(A.scalar_type()));
+  else
+    check_floating(op, A);
   TL_CHECK(dim.size() == 2, op, ": dim must be a 2-tuple. Got ", dim);
   const int64_t nd = A.dim();
   int64_t d[2];
@@ -211,6 +217,7 @@ std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim) {
     d[i] = dim[i] < 0 ? dim[i] + nd : dim[i];
   }
   TL_CHECK(d[0] != d[1], op, ": dims must be different. Got (", d[0], ", ", d[1], ")");
+  check_linalg_norm_dtype(dtype, A.scalar_type(), op);
   return {d[0], d[1]};
 }
 
@@ -233,20 +240,12 @@ std::string ord_name(double ord) {
 
 }  // namespace
 
-// A real `dtype` for a complex input (what the derived out= passes: out's dtype, real for a norm) is
-// taken as the complex type of that precision, the one the moduli are computed in.
-static std::optional<ScalarType> norm_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (dtype && is_complex_type(self.scalar_type()) && is_floating_type(*dtype)) return to_complex_type(*dtype);
-  return dtype;
-}
-
 Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
-                                    std::optional<ScalarType> dtype_in) {
-  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
+                                    std::optional<ScalarType> dtype) {
   const double o = ord.to_double();
   const double ao = std::abs(o);
   TL_CHECK(ao == 2 || ao == 1 || std::isinf(o), "linalg.matrix_norm: Order ", ord_name(o), " not supported.");
-  auto [d0, d1] = matrix_dims(self, dim);
+  auto [d0, d1] = matrix_dims(self, dim, dtype, /*low_precision=*/ao != 2);
   Tensor A = dtype ? to(self, *dtype) : self;
   if (ao == 2) {
     Tensor S = svdvals_over(A, d0, d1);
@@ -265,10 +264,9 @@ Tensor linalg_matrix_norm_composite(const Tensor& self, const Scalar& ord, IntAr
 }
 
 Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim,
-                                            std::optional<ScalarType> dtype_in) {
-  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
+                                            std::optional<ScalarType> dtype) {
   TL_CHECK(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
-  auto [d0, d1] = matrix_dims(self, dim);
+  auto [d0, d1] = matrix_dims(self, dim, dtype, /*low_precision=*/ord != "nuc");
   if (ord == "fro") return linalg_vector_norm(self, 2, IntArrayRef{d0, d1}, keepdim, dtype);
   Tensor A = dtype ? to(self, *dtype) : self;
   Tensor r = sum(svdvals_over(A, d0, d1), IntArrayRef{-1});
@@ -276,8 +274,7 @@ Tensor linalg_matrix_norm_str_ord_composite(const Tensor& self, std::string_view
 }
 
 Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim,
-                             bool keepdim, std::optional<ScalarType> dtype_in) {
-  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
+                             bool keepdim, std::optional<ScalarType> dtype) {
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);
@@ -294,8 +291,7 @@ Tensor linalg_norm_composite(const Tensor& self, const std::optional<Scalar>& or
 }
 
 Tensor linalg_norm_ord_str_composite(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim,
-                                     std::optional<ScalarType> dtype_in) {
-  const std::optional<ScalarType> dtype = norm_dtype(self, dtype_in);
+                                     std::optional<ScalarType> dtype) {
   if (dim.has_value()) {
     TL_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ",
              *dim);

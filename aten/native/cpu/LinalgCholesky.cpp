@@ -12,7 +12,13 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/LinalgUtils.h"
 #include "aten/native/cpu/Lapack.h"
+#include "generated/ops/bmm.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/real.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/cholesky_solve.h"
 #include "generated/ops/conj_physical.h"
@@ -119,12 +125,67 @@ void cholesky_solve_kernel(const Tensor& self, const Tensor& input2, bool upper,
   assign_output("cholesky_solve", out, x, OutDtype::CanCast);  // PyTorch casts into a float out
 }
 
+namespace {
+
+template <typename T>
+T conj_of(T x) {
+  if constexpr (is_complex_v<T>) return std::conj(x);
+  else return x;
+}
+
+// LAPACK's potri (what PyTorch calls) computes Li^H Li, Li = L^-1, with lauum, which reads each
+// diagonal element of Li as its real part (the factor of a Hermitian positive-definite matrix has a
+// real diagonal): row i of the lower triangle is Re(Li_ii) Li_ij + sum_{k>i} conj(Li_ki) Li_kj, the
+// diagonal before the last is real, the last is Re(Li_nn) Li_nn. `r` holds D^H Li (D = Li with a
+// real diagonal, so the off-diagonal entries are already those); this makes the diagonal potri's and
+// fills the upper triangle from the lower one, as PyTorch does after potri. `upper` (U = L^H) gives
+// the conjugate diagonal (lauum's upper branch is this one mirrored). For a real diagonal (every
+// genuine Cholesky factor) this is the exact (L L^H)^-1, Hermitian with a real diagonal.
+template <typename T>
+void potri_layout(T* r, int64_t nb, int64_t n, bool upper) {
+  for (int64_t b = 0; b < nb; ++b) {
+    T* m = r + b * n * n;  // row-major
+    for (int64_t i = 0; i < n; ++i) {
+      T& d = m[i * n + i];
+      if (i + 1 < n) d = T(std::real(d));
+      else if (upper) d = conj_of(d);
+      for (int64_t j = 0; j < i; ++j) m[j * n + i] = conj_of(m[i * n + j]);
+    }
+  }
+}
+
+}  // namespace
+
 void cholesky_inverse_kernel(const Tensor& self, bool upper, Tensor& out) {
-  check_square("cholesky_inverse", self, "input");
-  Tensor I = ops::eye::call(self.size(-1), self.scalar_type(), std::nullopt, self.device(), std::nullopt);
-  Tensor r;
-  cholesky_solve_kernel(I, self, upper, r);
-  assign_output("cholesky_inverse", out, r, OutDtype::CanCast);
+  check_square("cholesky_inverse", self, "A");
+  const ScalarType t = self.scalar_type();
+  if (self.numel() > 0 && !is_lapack_type(t))
+    throw NotImplementedError(str("cholesky_inverse: \"cholesky_inverse_out_cpu\" not implemented for '",
+                                  legacy_type_name(t), "'"));
+  const int64_t n = self.size(-1);
+  auto adjoint = [](const Tensor& x) {
+    Tensor xt = ops::transpose_int::call(x, -2, -1);
+    return is_complex_type(x.scalar_type()) ? ops::conj_physical::call(xt) : xt;
+  };
+  // Li = L^-1 (L = U^H when `upper`), lower triangular; D = Li with its diagonal's real parts.
+  const Tensor lower = upper ? adjoint(self) : self;
+  const Tensor I = ops::eye::call(n, t, std::nullopt, self.device(), std::nullopt);
+  const Tensor Li = tl::contiguous(
+      ops::linalg_solve_triangular::call(lower, I, /*upper=*/false, /*left=*/true, /*unitriangular=*/false));
+  const int64_t nb = batch_count(batch_dims(Li));
+  const Tensor Li3 = tl::reshape(Li, IntArrayRef{nb, n, n});
+  Tensor D3 = Li3;
+  if (is_complex_type(t)) {
+    D3 = ops::clone::call(Li3, std::nullopt);
+    ops::copy_::call(ops::diagonal::call(D3, 0, -2, -1), tl::real(ops::diagonal::call(Li3, 0, -2, -1)), false);
+  }
+  Tensor r = tl::contiguous(ops::bmm::call(adjoint(D3), Li3));
+  if (!self.is_meta())
+    dispatch_lapack(t, "cholesky_inverse", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      potri_layout<T>(r.data_ptr<T>(), nb, n, upper);
+    });
+  assign_output("cholesky_inverse", out, tl::reshape(r, Li.sizes()), OutDtype::CanCast);
 }
 
 }  // namespace tl::native

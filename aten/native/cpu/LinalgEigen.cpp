@@ -15,6 +15,7 @@
 #include "aten/native/LinalgUtils.h"
 #include "aten/native/cpu/FortranCopy.h"
 #include "aten/native/cpu/Lapack.h"
+#include "aten/native/cpu/SvdThreaded.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/linalg_eigh.h"
 #include "generated/ops/linalg_svd.h"
@@ -155,13 +156,25 @@ void linalg_svd_kernel(const Tensor& A, bool full_matrices, std::optional<std::s
       });
       auto run = [&](const auto* src, auto* ap, auto* up, auto* sp, auto* vp) {
         using T = std::remove_pointer_t<decltype(ap)>;
-        parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
-          for (int64_t b = b0; b < b1; ++b) {
+        auto one = [&](int64_t b) {
+          columns_to_fortran(src + matrix_offset(b, A.sizes(), A.strides()), sr, sc, ap + b * m * n, m, m, 0, n);
+          info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
+                                     vp + b * vrows * n, iv);
+        };
+        if (nb < get_num_threads() && lapack::svd_threaded_applies<T>(m, n)) {
+          // Fewer large square matrices than threads: each one's back-transformations use every thread.
+          for (int64_t b = 0; b < nb; ++b) {
             if (skip[b]) continue;
             columns_to_fortran(src + matrix_offset(b, A.sizes(), A.strides()), sr, sc, ap + b * m * n, m, m, 0, n);
-            info[b] = lapack::gesdd<T>(jobz, im, in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
-                                       vp + b * vrows * n, iv);
+            if (!lapack::svd_threaded<T>(in, ap + b * m * n, im, sp + b * k, up + b * m * ucols, iu,
+                                         vp + b * vrows * n, iv, &info[b]))
+              one(b);
           }
+          return;
+        }
+        parallel_for(0, nb, grain_for(m * n * k), [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b)
+            if (!skip[b]) one(b);
         });
       };
       dispatch_lapack(A.scalar_type(), op, [&](auto tag) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aten/core/Exception.h"
+#include "aten/native/NormDtype.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/ReduceEngine.h"
 #include "aten/native/cpu/Loops.h"
@@ -148,13 +149,7 @@ void vector_norm(const Tensor& self, const Scalar& ord_s, OptionalIntArrayRef di
   if (is_complex_type(self.dtype())) {
     // The norm of a complex tensor is that of its moduli, in the real type (complex64 -> float32);
     // a `dtype` must then be complex and is the precision the moduli are taken in.
-    if (dtype)
-      TL_CHECK(is_complex_type(*dtype), "linalg.vector_norm: dtype should be complex if input is complex, but got ",
-               legacy_type_name(*dtype));
-    if (dtype)
-      TL_CHECK(promote_types(self.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
-               legacy_type_name(self.dtype()), ") should be convertible without narrowing to the specified dtype (",
-               legacy_type_name(*dtype), ")");
+    check_linalg_norm_dtype(dtype, self.dtype(), "linalg.vector_norm");
     const Tensor src = dtype && *dtype != self.dtype() ? tl::_to_copy(self, *dtype) : self;
     vector_norm(tl::abs(src), ord_s, dim, keepdim, std::nullopt, out, names);
     return;
@@ -172,13 +167,7 @@ void vector_norm(const Tensor& self, const Scalar& ord_s, OptionalIntArrayRef di
                "identity");
     }
   }
-  if (dtype) {
-    TL_CHECK(is_floating_type(*dtype), "linalg.vector_norm: dtype should be floating point or complex, but got ",
-             legacy_type_name(*dtype));
-    TL_CHECK(promote_types(self.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
-             legacy_type_name(self.dtype()), ") should be convertible without narrowing to the specified dtype (",
-             legacy_type_name(*dtype), ")");
-  }
+  check_linalg_norm_dtype(dtype, self.dtype(), "linalg.vector_norm");
   const uint64_t mask = reduce::reduce_mask(self, dim, names.op);
   const ScalarType st = dtype.value_or(self.dtype());
   const DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
@@ -227,12 +216,23 @@ void norm_dim_kernel(const Tensor& self, const std::optional<Scalar>& p, IntArra
   vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim, std::nullopt, out, kAtenNorm);
 }
 
+// PyTorch's aten norm overloads with `dtype` make their result in `dtype` and hand it to
+// linalg_vector_norm's out=, which wants the real type: complex input (whose dtype must be complex)
+// always fails there. torch.norm / Tensor.norm go to linalg.vector_norm instead and compute.
+static void check_aten_norm_dtype(const Tensor& self, ScalarType dtype) {
+  check_linalg_norm_dtype(dtype, self.dtype(), "linalg.vector_norm");
+  TL_CHECK(!is_complex_type(self.dtype()), "norm: Expected out tensor to have dtype ",
+           scalar_type_name(to_real_type(dtype)), ", but got ", scalar_type_name(dtype), " instead");
+}
+
 Tensor norm_dtype_kernel(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  check_aten_norm_dtype(self, dtype);
   return vector_norm_functional(self, p.value_or(Scalar(2.0)), std::nullopt, false, dtype, kVectorNorm);
 }
 
 void norm_dim_dtype_kernel(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
                            ScalarType dtype, Tensor& out) {
+  check_aten_norm_dtype(self, dtype);
   vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim, dtype, out, kVectorNorm);
 }
 
