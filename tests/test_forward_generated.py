@@ -36,9 +36,6 @@ KNOWN_MISMATCHES: list = [
     (("_fft_r2c", None, "functional", "zero_d", "float32"),
      "PyTorch's _fft_r2c does not check its dims against a 0-d input (dim 1 of a 0-d tensor is accepted and "
      "transformed); torchlite raises IndexError \"Dimension specified as 1 but tensor has no dimensions\""),
-    *[((name, None, None, None, "float16"),
-       "torchlite has no complex32: view_as_complex/complex of float16 tensors raise NotImplementedError where "
-       "PyTorch makes a complex32 tensor (docs/complex.md)") for name in ("view_as_complex", "complex")],
     (("unfold_backward", None, "functional", "zero_d", None),
      "PyTorch's unfold_backward does not check grad_in's shape: a 0-d grad_in is read through strides it does not "
      "have (its result depends on the input sizes); torchlite raises RuntimeError for a grad_in that is not "

@@ -119,9 +119,9 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   if (dst_t == src_t) return copy_same_dtype(element_size(dst_t), d, dst_stride, s, src_stride, n);
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dst_t, "copy_", [&] {
+  TL_DISPATCH_EVERY_DTYPE(dst_t, "copy_", [&] {
     using dst_type = scalar_t;
-    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src_t, "copy_", [&] {
+    TL_DISPATCH_EVERY_DTYPE(src_t, "copy_", [&] {
       using src_type = scalar_t;
       if (dst_stride == static_cast<int64_t>(sizeof(dst_type)) && src_stride == static_cast<int64_t>(sizeof(src_type))) {
         convert_contiguous<dst_type, src_type>(reinterpret_cast<dst_type*>(d), reinterpret_cast<const src_type*>(s), n);
@@ -133,7 +133,7 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
 }
 
 void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst) {
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
+  TL_DISPATCH_EVERY_DTYPE(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
 }
 
 const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {

@@ -330,7 +330,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     char* dst = static_cast<char*>(out.data_ptr());
     if (inner == 1 && outer == 1) {
       // A 1-D self: one pass on one thread, as PyTorch's loop for it, checking while it copies.
-      TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+      TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
         if (!gather_row(reinterpret_cast<scalar_t*>(dst), reinterpret_cast<const scalar_t*>(src), ix, n, size))
           detail::check_in_place(ix, n, rule);  // raises
       });
@@ -339,7 +339,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     if (unchecked) detail::check_in_place(ix, n, rule);
     const int64_t row = inner * isz;
     if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
-      TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+      TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
         const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
         scalar_t* y = reinterpret_cast<scalar_t*>(dst);
         // Split over every output element (a 1-D self is one long row).
@@ -364,7 +364,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     return;
   }
   const Tensor idx = expand_index(index, out.sizes(), dim);
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+  TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
     index_apply({out}, {self}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
