@@ -10,6 +10,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/ComplexKernels.h"
+#include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/Loops.h"
 
 namespace tl::native {
@@ -190,8 +191,9 @@ void complex_sgn_kernel(const Tensor& self, Tensor& out) {
   if (self.dtype() == ScalarType::Complex32) {
     cpu_kernel(iter, [](ComplexHalf a) -> ComplexHalf {
       const std::complex<float> z = a.to_cfloat();
+      // z / |z| as a complex division (c10's, which PyTorch's ComplexHalf sgn uses): inf or nan parts give nan + nan i.
       const float m = std::hypot(z.real(), z.imag());
-      return m == 0.0f ? ComplexHalf() : ComplexHalf(std::complex<float>(z.real() / m, z.imag() / m));
+      return m == 0.0f ? ComplexHalf() : ComplexHalf(cmath::div(z, std::complex<float>(m, 0.0f)));
     });
     return;
   }
@@ -221,14 +223,10 @@ inline std::complex<float> cf(ComplexHalf v) { return v.to_cfloat(); }
 
 void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
   if (iter.common_dtype() == ScalarType::Complex32) {
+    // Always a + alpha * b with the schoolbook product, as PyTorch's ComplexHalf kernel (so alpha = 1 turns an
+    // infinite or nan part of b into a nan in the other part, as there).
     const std::complex<float> m = static_cast<std::complex<float>>(alpha.to_complex()) * float(sign);
-    if (m == std::complex<float>(1)) {
-      cpu_kernel(iter, [](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ComplexHalf(cf(a) + cf(b)); });
-    } else if (m == std::complex<float>(-1)) {
-      cpu_kernel(iter, [](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ComplexHalf(cf(a) - cf(b)); });
-    } else {
-      cpu_kernel(iter, [m](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ComplexHalf(cf(a) + cmul(m, cf(b))); });
-    }
+    cpu_kernel_novec(iter, [m](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ComplexHalf(cf(a) + cmul(m, cf(b))); });
     return;
   }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), sign > 0 ? "add" : "sub", [&] {
