@@ -8,7 +8,7 @@ import torch
 from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError
 
 import torchlite as tl
-from torchlite.autograd import GradcheckError, gradcheck, gradgradcheck
+from torchlite.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(7)
 
