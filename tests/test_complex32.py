@@ -525,6 +525,10 @@ REFUSED = {
     "sign": lambda m, t: t.sign(), "clamp": lambda m, t: t.clamp(0, 1), "det": lambda m, t: m.linalg.det(t.reshape(2, 2)),
     "fft": lambda m, t: m.fft.fft(t), "logical_not": lambda m, t: t.logical_not(),
     "bitwise_and": lambda m, t: t & t, "arange": lambda m, t: m.arange(3, dtype=m.chalf),
+    "flip": lambda m, t: t.flip(0), "eye": lambda m, t: m.eye(2, dtype=m.chalf),
+    "take": lambda m, t: t.take(m.tensor([0])),
+    "masked_scatter": lambda m, t: t.masked_scatter(m.tensor([True, False, True, False]), t),
+    "gather": lambda m, t: t.gather(0, m.tensor([1])),
 }
 
 
@@ -549,6 +553,19 @@ def test_refusals_name_op_and_dtype():
         x.sum()
     with pytest.raises(NotImplementedError, match="(?i)div.*(complex32|ComplexHalf)"):
         x / x
+
+
+@pytest.mark.parametrize("name", ["complex32", "complex64", "complex128"])
+def test_finfo_of_complex(name):
+    ours, theirs = tl.finfo(L(name)), torch.finfo(T(name))
+    assert (ours.bits, ours.eps, ours.max, ours.min, ours.tiny, ours.resolution, ours.dtype) == \
+        (theirs.bits, theirs.eps, theirs.max, theirs.min, theirs.tiny, theirs.resolution, theirs.dtype)
+
+
+def test_roll():
+    x, y = pair(shape=(2, 4))
+    same(x.roll(1), y.roll(1))
+    same(x.roll(-1, 1), y.roll(-1, 1))
 
 
 def test_requires_grad_allowed():

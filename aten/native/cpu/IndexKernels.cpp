@@ -493,6 +493,7 @@ void index_fill_tensor_kernel(const Tensor& self, int64_t dim, const Tensor& ind
 void take_kernel(const Tensor& self, const Tensor& index, Tensor& out) {
   const char* op = "take";
   check_index_int64(index, op, "index");
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32, "\"take_cpu\" not implemented for 'ComplexHalf'");
   prepare_output(out, index.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || index.numel() == 0) return;
   // PyTorch's take loop has no uint16/uint32/uint64 instance.

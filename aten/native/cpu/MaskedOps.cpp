@@ -234,6 +234,8 @@ void masked_select_kernel(const Tensor& self, const Tensor& mask, Tensor& out) {
 void masked_scatter_kernel(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   const bool inplace = out.defined() && out.is_same(self);
   check_not_barebones_unsigned(self.dtype(), "masked_scatter");
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32,
+              "\"masked_scatter\" not implemented for 'ComplexHalf'");
   TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
            legacy_type_name(mask.dtype()));
   TL_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got",
