@@ -562,6 +562,24 @@ def test_finfo_of_complex(name):
         (theirs.bits, theirs.eps, theirs.max, theirs.min, theirs.tiny, theirs.resolution, theirs.dtype)
 
 
+def test_masked_fill():
+    x, y = pair(shape=(2, 4))
+    m = [[True, False, True, False], [False, False, True, True]]
+    for big in (3 - 1e5j, 7e4):  # PyTorch's checked conversion (fill_ does not check)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            y.masked_fill(torch.tensor(m), big)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            x.masked_fill(tl.tensor(m), big)
+    for v in (1j, 2.5, 3 - 1e4j, float("inf"), complex(float("nan"), 1)):
+        same(x.masked_fill(tl.tensor(m), v), y.masked_fill(torch.tensor(m), v))
+        same(x.t().masked_fill(tl.tensor(m).t(), v), y.t().masked_fill(torch.tensor(m).t(), v))  # strided
+        same(x.masked_fill(tl.tensor(m[0]), v), y.masked_fill(torch.tensor(m[0]), v))  # broadcast mask
+    a, b = x.clone(), y.clone()
+    a.masked_fill_(tl.tensor(m), tl.tensor(2j))
+    b.masked_fill_(torch.tensor(m), torch.tensor(2j))
+    same(a, b)
+
+
 def test_roll():
     x, y = pair(shape=(2, 4))
     same(x.roll(1), y.roll(1))
