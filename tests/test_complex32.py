@@ -580,6 +580,13 @@ def test_masked_fill():
     same(a, b)
 
 
+def test_index_copy():
+    x, y = pair(shape=(2, 4))
+    sx, sy = pair([5j, 6, 7 - 1j, 8, 9, 1j, 2, 3], (2, 4))
+    same(x.index_copy(1, tl.tensor([3, 0, 1, 2]), sx), y.index_copy(1, torch.tensor([3, 0, 1, 2]), sy))
+    same(x.index_copy(0, tl.tensor([1]), sx[:1]), y.index_copy(0, torch.tensor([1]), sy[:1]))
+
+
 def test_roll():
     x, y = pair(shape=(2, 4))
     same(x.roll(1), y.roll(1))

@@ -429,14 +429,20 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   check_index_values(index, rule);
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
+#define TL_INDEX_COPY_BODY                                                                              \
+  [&] {                                                                                                 \
+    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {  \
+      scalar_t* y = s[0].as<scalar_t>();                                                               \
+      const scalar_t* x = s[1].as<scalar_t>();                                                         \
+      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = x[i * s[1].stride];                     \
+    });                                                                                                 \
+  }
   const Tensor idx = expand_index(index, src.sizes(), dim);
-  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
-    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
-      scalar_t* y = s[0].as<scalar_t>();
-      const scalar_t* x = s[1].as<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = x[i * s[1].stride];
-    });
-  });
+  // complex32 too (a move of 4-byte elements, as PyTorch's index_copy runs on it).
+  TL_DISPATCH_SWITCH(self.dtype(), op, TL_CASES_FLOAT(TL_INDEX_COPY_BODY) TL_CASES_INTEGRAL(TL_INDEX_COPY_BODY)
+                                           TL_CASES_BOOL(TL_INDEX_COPY_BODY) TL_CASES_COMPLEX(TL_INDEX_COPY_BODY)
+                                               TL_CASES_COMPLEX_HALF(TL_INDEX_COPY_BODY));
+#undef TL_INDEX_COPY_BODY
 }
 
 namespace {
