@@ -32,15 +32,20 @@ def torch_dtype(name):
 
 
 def to_torch(t):
-    """A torch copy of a torchlite tensor (through float32 for bfloat16, which NumPy lacks)."""
+    """A torch copy of a torchlite tensor (through float32 for bfloat16 and complex64 for complex32, which
+    NumPy lacks; both conversions are exact)."""
     if t.dtype == tl.bfloat16:
         return torch.from_numpy(t.float().numpy().copy()).to(torch.bfloat16)
+    if t.dtype == tl.complex32:
+        return torch.from_numpy(t.to(tl.complex64).numpy().copy()).to(torch.complex32)
     return torch.from_numpy(t.numpy().copy())
 
 
 def from_torch(t):
     if t.dtype == torch.bfloat16:
         return tl.from_numpy(t.float().numpy().copy()).to(tl.bfloat16)
+    if t.dtype == torch.complex32:
+        return tl.from_numpy(t.to(torch.complex64).numpy().copy()).to(tl.complex32)
     return tl.from_numpy(t.numpy().copy())
 
 
@@ -65,6 +70,10 @@ def assert_same(actual, expected, atol=None, rtol=None, check_dtype=True):
     if check_dtype:
         assert str(actual.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1], (actual.dtype, expected.dtype)
     got = to_torch(actual)
+    if expected.dtype == torch.complex32:  # torch.testing compares no complex32: both as complex64 (exact)
+        got, expected = got.to(torch.complex64), expected.to(torch.complex64)
+        atol = 1e-2 if atol is None else atol
+        rtol = 1e-2 if rtol is None else rtol
     if expected.dtype in (torch.float16, torch.bfloat16):
         atol = 1e-2 if atol is None else atol
         rtol = 1e-2 if rtol is None else rtol

@@ -36,9 +36,6 @@ KNOWN_MISMATCHES: list = [
     (("_fft_r2c", None, "functional", "zero_d", "float32"),
      "PyTorch's _fft_r2c does not check its dims against a 0-d input (dim 1 of a 0-d tensor is accepted and "
      "transformed); torchlite raises IndexError \"Dimension specified as 1 but tensor has no dimensions\""),
-    *[((name, None, None, None, "float16"),
-       "torchlite has no complex32: view_as_complex/complex of float16 tensors raise NotImplementedError where "
-       "PyTorch makes a complex32 tensor (docs/complex.md)") for name in ("view_as_complex", "complex")],
     *[(("_fused_rms_norm", i, "functional", variant, dtype),
        "PyTorch's CPU _fused_rms_norm (a composite of ops there) skips rms_norm's checks: a 0-d input with "
        "normalized_shape [4] is normalized over its one element, and a (0,) input with [5] gives an empty result; torchlite checks as rms_norm does (RuntimeError "

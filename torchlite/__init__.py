@@ -176,7 +176,7 @@ def is_floating_point(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """Whether `input` has a complex dtype (complex64 or complex128)."""
+    """Whether `input` has a complex dtype (complex32, complex64 or complex128)."""
     _expect_tensor("is_complex", "input", 1, input)
     return input.is_complex()
 
@@ -235,8 +235,10 @@ int = int32  # noqa: A001
 long = int64
 complex64 = _C.complex64
 complex128 = _C.complex128
+complex32 = _C.complex32
 cfloat = complex64
 cdouble = complex128
+chalf = complex32
 bool = _C.bool  # noqa: A001
 from torchlite.serialization import load, save  # noqa: E402,F401  (after the dtypes it names)
 from torchlite import backends, cuda  # noqa: E402,F401

@@ -22,7 +22,7 @@ _STEMS = {
     _C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
     _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int", _C.int64: "Long",
     _C.bool: "Bool", _C.uint16: "UInt16", _C.uint32: "UInt32", _C.uint64: "UInt64",
-    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble",
+    _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble", _C.complex32: "ComplexHalf",
 }
 _DTYPE_OF_NAME = {stem + "Tensor": dtype for dtype, stem in _STEMS.items()}
 

@@ -199,6 +199,7 @@ def _str(self) -> str:
     indent = len(prefix)
     suffixes = []
     default = _C.get_default_dtype()
+    # As PyTorch's printing: complex128 under a float64 default, complex64 otherwise (complex32 included).
     default_complex = _C.complex128 if default == _C.float64 else _C.complex64
     if self.device.type != "cpu":
         suffixes.append(f"device='{self.device}'")

@@ -38,6 +38,8 @@ class finfo:
         if type is _DEFAULT:
             type = _C.get_default_dtype()  # noqa: A001
         _expect_dtype("finfo", type)
+        if type.is_complex:  # PyTorch: a complex dtype's limits are those of its parts (complex64 -> float32)
+            type = type.to_real()  # noqa: A001
         if type not in _FLOAT_LIMITS:
             raise TypeError("torchlite.finfo() requires a floating point input type. Use torchlite.iinfo to handle "
                             "'torchlite.finfo'")

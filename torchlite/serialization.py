@@ -35,8 +35,9 @@ DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64
 _VERSION = b"3\n"  # the zip format's version record, as PyTorch writes it
 
-# dtype <-> the typed-storage class PyTorch names in the persistent ids. The wide unsigned dtypes have no
-# typed storage class: PyTorch stores them as UntypedStorage and rebuilds with _rebuild_tensor_v3 + dtype.
+# dtype <-> the typed-storage class PyTorch names in the persistent ids. The wide unsigned dtypes and
+# complex32 have no typed storage class: PyTorch stores them as UntypedStorage and rebuilds with
+# _rebuild_tensor_v3 + dtype.
 _STORAGE_CLASS = {
     _tl.float32: "FloatStorage", _tl.float64: "DoubleStorage", _tl.float16: "HalfStorage",
     _tl.bfloat16: "BFloat16Storage", _tl.int64: "LongStorage", _tl.int32: "IntStorage",
@@ -46,7 +47,7 @@ _STORAGE_CLASS = {
 _STORAGE_DTYPE = {name: dtype for dtype, name in _STORAGE_CLASS.items()}
 _DTYPE_NAMES = {getattr(_tl, n): n for n in ("float32", "float64", "float16", "bfloat16", "int64", "int32",
                                              "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64",
-                                             "complex64", "complex128")}
+                                             "complex64", "complex128", "complex32")}
 
 FileLike = Union[str, os.PathLike, BinaryIO]
 

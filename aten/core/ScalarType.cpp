@@ -19,7 +19,7 @@ const char* legacy_type_name(ScalarType t) {
   static constexpr const char* names[kNumScalarTypes] = {"Bool",   "Byte",   "Char",  "Short",    "Int",
                                                          "Long",   "Half",   "BFloat16", "Float", "Double",
                                                          "UInt16", "UInt32", "UInt64",
-                                                         "ComplexFloat", "ComplexDouble"};
+                                                         "ComplexFloat", "ComplexDouble", "ComplexHalf"};
   int i = static_cast<int>(t);
   return i >= 0 && i < kNumScalarTypes ? names[i] : "Undefined";
 }
@@ -39,6 +39,7 @@ size_t element_size(ScalarType t) {
 ScalarType to_real_type(ScalarType t) {
   if (t == ScalarType::Complex64) return ScalarType::Float32;
   if (t == ScalarType::Complex128) return ScalarType::Float64;
+  if (t == ScalarType::Complex32) return ScalarType::Float16;
   return t;
 }
 
@@ -46,8 +47,7 @@ ScalarType to_complex_type(ScalarType t) {
   switch (t) {
     case ScalarType::Float32: case ScalarType::Complex64: return ScalarType::Complex64;
     case ScalarType::Float64: case ScalarType::Complex128: return ScalarType::Complex128;
-    case ScalarType::Float16:
-      throw NotImplementedError("complex32 (ComplexHalf) is not supported by torchlite");
+    case ScalarType::Float16: case ScalarType::Complex32: return ScalarType::Complex32;
     default:
       throw RuntimeError(str("Unknown Complex ScalarType for ", legacy_type_name(t)));
   }
@@ -58,11 +58,16 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   TL_CHECK(a != ScalarType::Undefined && b != ScalarType::Undefined, "promote_types: undefined dtype");
   if (is_complex_type(a) || is_complex_type(b)) {
     // As PyTorch's table: the complex type whose parts hold both operands' values
-    // (float64 + complex64 -> complex128, float16/int/bool + complex64 -> complex64).
+    // (float64 + complex64 -> complex128, float16/int/bool + complex64 -> complex64, float16/int/bool +
+    // complex32 -> complex32, bfloat16/float32 + complex32 -> complex64).
     if (!is_barebones_unsigned_type(a) && !is_barebones_unsigned_type(b)) {
       const bool wide = a == ScalarType::Complex128 || b == ScalarType::Complex128 || a == ScalarType::Float64 ||
                         b == ScalarType::Float64;
-      return wide ? ScalarType::Complex128 : ScalarType::Complex64;
+      if (wide) return ScalarType::Complex128;
+      const auto half_or_narrower = [](ScalarType t) {
+        return t == ScalarType::Complex32 || t == ScalarType::Float16 || is_integral_type(t, /*include_bool=*/true);
+      };
+      return half_or_narrower(a) && half_or_narrower(b) ? ScalarType::Complex32 : ScalarType::Complex64;
     }
   }
   if (is_barebones_unsigned_type(a) || is_barebones_unsigned_type(b)) {
@@ -102,7 +107,8 @@ bool can_cast(ScalarType from, ScalarType to) {
 static ScalarType g_default_dtype = ScalarType::Float32;
 ScalarType default_dtype() { return g_default_dtype; }
 ScalarType default_complex_dtype() {
-  return g_default_dtype == ScalarType::Float64 ? ScalarType::Complex128 : ScalarType::Complex64;
+  if (g_default_dtype == ScalarType::Float64) return ScalarType::Complex128;
+  return g_default_dtype == ScalarType::Float16 ? ScalarType::Complex32 : ScalarType::Complex64;
 }
 void set_default_dtype(ScalarType t) {
   TL_CHECK_TYPE(is_floating_type(t), "set_default_dtype: only floating-point types are supported, got ",

@@ -11,12 +11,25 @@
 
 namespace tl {
 
+// complex32's element: two float16, real then imaginary (the layout of PyTorch's
+// c10::complex<Half>, which view_as_real relies on). A storage type: kernels convert it to
+// std::complex<float> to compute and round each part back. Not a std::complex (is_complex_v is
+// false for it), so the generic complex kernels never instantiate with it by accident.
+struct alignas(4) ComplexHalf {
+  Half re, im;
+  ComplexHalf() = default;
+  ComplexHalf(Half r, Half i) : re(r), im(i) {}
+  explicit ComplexHalf(std::complex<float> v) : re(v.real()), im(v.imag()) {}
+  std::complex<float> to_cfloat() const { return {static_cast<float>(re), static_cast<float>(im)}; }
+};
+
 // X(C++ type, enum name, Python name, itemsize)
 // Order matters: it is the enum order and the row/column order of the promotion table.
 // The wide unsigned types come after the ten computing types: as in PyTorch they are storage
 // types with few ops (copy, fill, eq/ne, mul, bitwise and/or/xor, ...), and promote with nothing
 // but themselves and the floating types. The complex types come last (std::complex<T>: two T's,
 // real then imaginary, the layout view_as_real relies on); kernels opt in to them explicitly.
+// complex32 (ComplexHalf) is last: a storage type, as on PyTorch's CPU (docs/complex.md).
 #define TL_FORALL_SCALAR_TYPES(X)          \
   X(bool, Bool, "bool", 1)                 \
   X(uint8_t, UInt8, "uint8", 1)            \
@@ -32,7 +45,8 @@ namespace tl {
   X(uint32_t, UInt32, "uint32", 4)         \
   X(uint64_t, UInt64, "uint64", 8)          \
   X(std::complex<float>, Complex64, "complex64", 8) \
-  X(std::complex<double>, Complex128, "complex128", 16)
+  X(std::complex<double>, Complex128, "complex128", 16) \
+  X(::tl::ComplexHalf, Complex32, "complex32", 4)
 
 enum class ScalarType : int8_t {
 #define TL_ENUM(ctype, name, pyname, size) name,
@@ -60,10 +74,12 @@ inline bool is_integral_type(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || t == ScalarType::UInt8 || t == ScalarType::Int8 ||
          t == ScalarType::Int16 || t == ScalarType::Int32 || t == ScalarType::Int64 || is_barebones_unsigned_type(t);
 }
-inline bool is_complex_type(ScalarType t) { return t == ScalarType::Complex64 || t == ScalarType::Complex128; }
-// float32 <-> complex64, float64 <-> complex128 (PyTorch's toRealValueType / toComplexType);
-// other types map to themselves in to_real_type and raise in to_complex_type (no complex32, and
-// no complex counterpart of bfloat16, as in PyTorch).
+inline bool is_complex_type(ScalarType t) {
+  return t == ScalarType::Complex64 || t == ScalarType::Complex128 || t == ScalarType::Complex32;
+}
+// float16 <-> complex32, float32 <-> complex64, float64 <-> complex128 (PyTorch's toRealValueType /
+// toComplexType); other types map to themselves in to_real_type and raise in to_complex_type (no
+// complex counterpart of bfloat16, as in PyTorch).
 ScalarType to_real_type(ScalarType t);
 ScalarType to_complex_type(ScalarType t);
 inline bool is_signed_type(ScalarType t) {
@@ -81,7 +97,7 @@ bool can_cast(ScalarType from, ScalarType to);
 // The default float type used for integer inputs of ops like true division and for Python floats.
 ScalarType default_dtype();
 // Its complex counterpart, the dtype of Python complex numbers: complex128 for a float64 default,
-// complex64 otherwise (PyTorch would give complex32 for a float16 default; torchlite has none).
+// complex32 for a float16 default, complex64 otherwise.
 ScalarType default_complex_dtype();
 void set_default_dtype(ScalarType t);
 
@@ -141,6 +157,8 @@ template <typename T> constexpr bool is_complex_v = is_complex_t<T>::value;
 #define TL_CASES_COMPLEX(...)                                        \
   TL_DISPATCH_CASE(Complex64, std::complex<float>, __VA_ARGS__)     \
   TL_DISPATCH_CASE(Complex128, std::complex<double>, __VA_ARGS__)
+// complex32: only in the storage-level code that handles it (copy, fill, item, tensor(), ...).
+#define TL_CASES_COMPLEX_HALF(...) TL_DISPATCH_CASE(Complex32, ::tl::ComplexHalf, __VA_ARGS__)
 // uint16/uint32/uint64: only in the dispatch of the ops PyTorch supports them for.
 #define TL_CASES_BAREBONES_UNSIGNED(...)           \
   TL_DISPATCH_CASE(UInt16, uint16_t, __VA_ARGS__)  \
@@ -167,3 +185,8 @@ template <typename T> constexpr bool is_complex_v = is_complex_t<T>::value;
 #define TL_DISPATCH_FLOAT_AND_COMPLEX(dtype, opname, ...) \
   TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__))
 #define TL_DISPATCH_COMPLEX(dtype, opname, ...) TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_COMPLEX(__VA_ARGS__))
+// Every dtype, complex32 included: storage-level code that moves or converts elements.
+#define TL_DISPATCH_EVERY_DTYPE(dtype, opname, ...)                                              \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
+                                        TL_CASES_BOOL(__VA_ARGS__) TL_CASES_BAREBONES_UNSIGNED(__VA_ARGS__) \
+                                            TL_CASES_COMPLEX(__VA_ARGS__) TL_CASES_COMPLEX_HALF(__VA_ARGS__))

@@ -76,6 +76,10 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device, bool w
   Tensor t = empty_tensor({}, dtype, device);
   t.impl()->set_wrapped_number(wrapped_number);
   if (device.is_meta()) return t;
+  if (dtype == ScalarType::Complex32) {  // through complex<float>, each part rounded to float16
+    *t.data_ptr<ComplexHalf>() = ComplexHalf(static_cast<std::complex<float>>(s.to_complex()));
+    return t;
+  }
   TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dtype, "scalar_to_tensor",
                                [&] { *t.data_ptr<scalar_t>() = s.to<opmath_t<scalar_t>>(); });
   return t;
@@ -86,6 +90,7 @@ template <typename T>
 static Scalar element_scalar(T v) {
   if constexpr (std::is_same_v<T, bool>) return Scalar(v);
   else if constexpr (is_complex_v<T>) return Scalar(std::complex<double>(v));
+  else if constexpr (std::is_same_v<T, ComplexHalf>) return Scalar(std::complex<double>(v.to_cfloat()));
   else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
   else return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }
@@ -95,7 +100,7 @@ Scalar tensor_item(const Tensor& t) {
   TL_CHECK(!t.is_meta(), "item: cannot read the value of a meta tensor: it has no data");
   // A bool element is read as its byte (!= 0): loading a byte other than 0/1 as bool is UB.
   if (t.dtype() == ScalarType::Bool) return Scalar(*static_cast<const uint8_t*>(t.data_ptr()) != 0);
-  return TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t.dtype(), "item",
+  return TL_DISPATCH_EVERY_DTYPE(t.dtype(), "item",
                                               [&]() -> Scalar { return element_scalar(*t.data_ptr<scalar_t>()); });
 }
 

@@ -24,6 +24,8 @@ void check_floating(const char* op, const Tensor& A) {
   const ScalarType t = A.scalar_type();
   TL_CHECK(is_floating_type(t) || is_complex_type(t), op, ": Expected a floating point or complex tensor as input. Got ",
            legacy_type_name(t));
+  // complex32: PyTorch's CPU kernels have no ComplexHalf instance (NotImplementedError, not the Half message).
+  TL_CHECK_AS(NotImplementedError, t != ScalarType::Complex32, op, ": not implemented for 'ComplexHalf'");
   TL_CHECK(is_lapack_type(t), op, ": Low precision dtypes not supported. Got ", legacy_type_name(t));
 }
 

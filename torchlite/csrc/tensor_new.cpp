@@ -10,6 +10,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Storage.h"
 #include "aten/native/FactoryOptions.h"
+#include "aten/native/TensorIterator.h"
 #include "torchlite/csrc/device.h"
 #include "torchlite/csrc/dtype.h"
 #include "torchlite/csrc/errors.h"
@@ -47,6 +48,22 @@ void copy_cast(void* dst, ScalarType dst_type, const char* src, ScalarType src_t
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
+  if (dst_type == ScalarType::Complex32 || src_type == ScalarType::Complex32) {
+    // complex32 on either side (a tensor of it in the data, or dtype=complex32): element by element
+    // through the copy kernel's conversion, rare enough not to need a typed loop.
+    const size_t dsize = element_size(dst_type);
+    DimVector index(static_cast<size_t>(ndim), 0);
+    for (int64_t n = 0; n < numel; ++n) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < ndim; ++d) offset += index[d] * src_byte_strides[d];
+      native::convert_elements(dst_type, static_cast<char*>(dst) + n * dsize, 0, src_type, src + offset, 0, 1);
+      for (int64_t d = ndim - 1; d >= 0; --d) {
+        if (++index[d] < sizes[d]) break;
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dst_type, "tensor", [&] {
     using D = scalar_t;
     D* out = static_cast<D*>(dst);
@@ -257,6 +274,13 @@ DimVector compute_sizes(PyObject* obj) {
 
 // Stores one Python value into *dst (a `dtype` element), converting like PyTorch.
 void store_scalar(void* dst, ScalarType dtype, PyObject* obj) {
+  if (dtype == ScalarType::Complex32) {
+    // As a complex64 element, each part then rounded to float16 (PyTorch converts through complex<float>).
+    std::complex<float> v;
+    store_scalar(&v, ScalarType::Complex64, obj);
+    *static_cast<ComplexHalf*>(dst) = ComplexHalf(v);
+    return;
+  }
   if (is_tensor(obj)) {
     // A tensor in the place of a number is read as PyTorch reads it: with __float__ for a floating
     // target, __index__ for the others (so a float tensor cannot fill an integer or bool tensor, and
@@ -432,6 +456,7 @@ PyObject* element_to_py(const char* p) {
     std::memcpy(&v, p, sizeof(T));
     if constexpr (std::is_same_v<T, uint64_t>) return PyLong_FromUnsignedLongLong(v);
     else if constexpr (is_complex_v<T>) return PyComplex_FromDoubles(v.real(), v.imag());
+    else if constexpr (std::is_same_v<T, ComplexHalf>) return PyComplex_FromDoubles(float(v.re), float(v.im));
     else if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(static_cast<long long>(v));
     else return PyFloat_FromDouble(static_cast<double>(static_cast<opmath_t<T>>(v)));
   }
@@ -525,7 +550,7 @@ PyObject* tensor_to_list(const Tensor& t) {
   DimVector byte_strides;
   for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
-  return TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t.dtype(), "tolist",
+  return TL_DISPATCH_EVERY_DTYPE(t.dtype(), "tolist",
                          [&]() -> PyObject* { return to_list_recursive<scalar_t>(p, t.sizes(), byte_strides, 0); });
 }
 
@@ -607,6 +632,7 @@ PyObject* tensor_array_interface(const Tensor& t) {
     case ScalarType::Complex64: typestr = PY_LITTLE_ENDIAN ? "<c8" : ">c8"; break;
     case ScalarType::Complex128: typestr = PY_LITTLE_ENDIAN ? "<c16" : ">c16"; break;
     case ScalarType::BFloat16: throw TypeError("Got unsupported ScalarType BFloat16");
+    case ScalarType::Complex32: throw TypeError("Got unsupported ScalarType ComplexHalf");  // NumPy has no complex32
     default: throw TypeError(str("Got unsupported ScalarType ", scalar_type_name(t.dtype())));
   }
   const Py_ssize_t ndim = static_cast<Py_ssize_t>(t.dim());

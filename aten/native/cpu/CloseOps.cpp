@@ -59,6 +59,25 @@ void complex_isclose_loop(TensorIterator& iter, double rtol, double atol, bool e
   });
 }
 
+// complex32 as PyTorch's composite runs on it: each step (the difference, the moduli, rtol * |other|,
+// atol + that) computed in float and rounded to float16, as the ComplexHalf and Half ops it calls do.
+void complex_half_isclose_loop(TensorIterator& iter, double rtol, double atol, bool equal_nan) {
+  const float r = static_cast<float>(rtol), a = static_cast<float>(atol);
+  const bool zero_tolerance = rtol == 0 && atol == 0;
+  const auto h = [](float v) { return static_cast<float>(Half(v)); };
+  cpu_kernel(iter, [=](ComplexHalf xh, ComplexHalf yh) -> bool {
+    const std::complex<float> x = xh.to_cfloat(), y = yh.to_cfloat();
+    if (x.real() == y.real() && x.imag() == y.imag()) return true;
+    const bool x_nan = std::isnan(x.real()) || std::isnan(x.imag());
+    const bool y_nan = std::isnan(y.real()) || std::isnan(y.imag());
+    if (equal_nan && x_nan && y_nan) return true;
+    if (zero_tolerance) return false;
+    const float actual = h(std::hypot(h(x.real() - y.real()), h(x.imag() - y.imag())));
+    const float allowed = h(a + h(r * h(std::hypot(y.real(), y.imag()))));
+    return std::isfinite(actual) && actual <= allowed;
+  });
+}
+
 template <typename T>
 bool equal_contiguous(const T* a, const T* b, int64_t n) {
   // A short serial look first: tensors that differ mostly differ early, and answering from here saves
@@ -97,7 +116,9 @@ Tensor isclose_kernel(const Tensor& self, const Tensor& other, double rtol, doub
                   .declare_static_output_dtype(ScalarType::Bool)
                   .build();
   if (iter.is_meta()) return out;
-  if (is_complex_type(self.dtype())) {
+  if (self.dtype() == ScalarType::Complex32) {
+    complex_half_isclose_loop(iter, rtol, atol, equal_nan);
+  } else if (is_complex_type(self.dtype())) {
     TL_DISPATCH_COMPLEX(self.dtype(), "isclose", [&] { complex_isclose_loop<scalar_t>(iter, rtol, atol, equal_nan); });
   } else if (is_floating_type(self.dtype())) {
     TL_DISPATCH_FLOAT(self.dtype(), "isclose", [&] { isclose_loop<scalar_t, scalar_t>(iter, rtol, atol, equal_nan); });
@@ -115,6 +136,9 @@ bool equal_kernel(const Tensor& self, const Tensor& other) {
   if (self.sizes() != other.sizes()) return false;
   // One dtype and the same dense layout (both contiguous, both transposed...): the elements pair
   // up in memory order, so compare the two blocks flat.
+  // PyTorch's CPU equal has no complex32 kernel.
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32 && other.dtype() != ScalarType::Complex32,
+              "\"equal_notnan_cpu\" not implemented for 'ComplexHalf'");
   if (self.dtype() == other.dtype() && is_complex_type(self.dtype())) {
     // Complex elements are equal when both parts are: compare the real views.
     return equal_kernel(view_as_real(self), view_as_real(other));

@@ -20,6 +20,13 @@ TL_ALWAYS_INLINE bool compare(T a, T b) {
   else return a >= b;
 }
 
+// The value a comparison reads: float for Half/BFloat16, complex<float> for complex32 (storage only).
+template <typename T>
+TL_ALWAYS_INLINE auto compare_value(T v) {
+  if constexpr (std::is_same_v<T, ComplexHalf>) return v.to_cfloat();
+  else return to_opmath(v);
+}
+
 template <Cmp C>
 void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const char* op) {
   auto iter = TensorIteratorConfig()
@@ -32,12 +39,12 @@ void compare_tensor(const Tensor& self, const Tensor& other, Tensor& out, const 
                   .build();
   auto run = [&](auto zero) {
     using scalar_t = decltype(zero);
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool { return compare<C>(to_opmath(a), to_opmath(b)); });
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool { return compare<C>(compare_value(a), compare_value(b)); });
   };
   // As in PyTorch, eq and ne also compare uint16/uint32/uint64 and complex numbers, the order
   // comparisons do not.
   if constexpr (C == Cmp::EQ || C == Cmp::NE)
-    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+    TL_DISPATCH_EVERY_DTYPE(iter.common_dtype(), op, [&] { run(scalar_t{}); });
   else
     TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }
@@ -54,13 +61,12 @@ void compare_scalar(const Tensor& self, const Scalar& other, Tensor& out, const 
                   .build();
   auto run = [&](auto zero) {
     using scalar_t = decltype(zero);
-    using opmath = opmath_t<scalar_t>;
     // The number is first rounded to the compute dtype, as PyTorch does.
-    const opmath b = to_opmath(scalar_cast<scalar_t>(other));
-    cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(to_opmath(a), b); });
+    const auto b = compare_value(scalar_cast<scalar_t>(other));
+    cpu_kernel(iter, [b](scalar_t a) -> bool { return compare<C>(compare_value(a), b); });
   };
   if constexpr (C == Cmp::EQ || C == Cmp::NE)
-    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), op, [&] { run(scalar_t{}); });
+    TL_DISPATCH_EVERY_DTYPE(iter.common_dtype(), op, [&] { run(scalar_t{}); });
   else
     TL_DISPATCH_ALL(iter.common_dtype(), op, [&] { run(scalar_t{}); });
 }

@@ -10,6 +10,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/ComplexKernels.h"
+#include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/Loops.h"
 
 namespace tl::native {
@@ -28,6 +29,9 @@ template <typename T>
 void conj_loop(TensorIterator& iter) {
   if constexpr (is_complex_v<T>) {
     cpu_kernel(iter, [](T a) -> T { return std::conj(a); });
+  } else if constexpr (std::is_same_v<T, ComplexHalf>) {
+    // The imaginary part's sign bit flipped (exact, as -x of a float16).
+    cpu_kernel(iter, [](T a) -> T { return T(a.re, Half(static_cast<uint16_t>(a.im.x ^ 0x8000u), Half::from_bits_t{})); });
   } else {
     cpu_kernel(iter, [](T a) -> T { return a; });
   }
@@ -79,10 +83,10 @@ void conj_physical_kernel(const Tensor& self, Tensor& out) {
   // out= must have the result's dtype, as PyTorch's unary_op (no casting into another one).
   auto iter = TensorIteratorConfig().set_op_name("conj_physical").add_output(out).add_input(self).check_exact_output_dtype(true).build();
   if (iter.is_meta()) return;
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), "conj_physical", [&] { conj_loop<scalar_t>(iter); });
+  TL_DISPATCH_EVERY_DTYPE(iter.common_dtype(), "conj_physical", [&] { conj_loop<scalar_t>(iter); });
 }
 
-// complex(real, imag): both float32 or both float64 (broadcast), giving complex64/complex128.
+// complex(real, imag): both float16, float32 or float64 (broadcast), giving complex32/64/128.
 void complex_kernel(const Tensor& real, const Tensor& imag, Tensor& out) {
   const ScalarType rt = real.dtype(), it = imag.dtype();
   TL_CHECK(rt == it, "Expected object of scalar type ", legacy_type_name(rt), " but got scalar type ",
@@ -107,15 +111,18 @@ void complex_kernel(const Tensor& real, const Tensor& imag, Tensor& out) {
                        cpu_kernel(iter, [](float a, float b) -> std::complex<float> { return {a, b}; });
                      }) TL_DISPATCH_CASE(Float64, double, [&] {
                        cpu_kernel(iter, [](double a, double b) -> std::complex<double> { return {a, b}; });
+                     }) TL_DISPATCH_CASE(Float16, Half, [&] {
+                       cpu_kernel(iter, [](Half a, Half b) -> ComplexHalf { return {a, b}; });
                      }));
 }
 
 namespace {
 
 // out = f(z) for complex z with a real result (abs, angle): out may have any dtype the real result
-// casts to safely, as PyTorch's.
+// casts to safely, as PyTorch's. half_ok: whether PyTorch's CPU kernel takes complex32 (abs does,
+// angle does not).
 template <typename F>
-void complex_to_real(const Tensor& self, Tensor& out, const char* op, const F& f) {
+void complex_to_real(const Tensor& self, Tensor& out, const char* op, const F& f, bool half_ok) {
   const ScalarType rt = to_real_type(self.dtype());
   TL_CHECK(!out.defined() || can_cast(rt, out.dtype()), op, ": result type ", legacy_type_name(rt),
            " can't be cast to the desired output type ", legacy_type_name(out.dtype()));
@@ -127,6 +134,12 @@ void complex_to_real(const Tensor& self, Tensor& out, const char* op, const F& f
                   .enforce_safe_casting_to_output(false)  // the result is real: checked above
                   .build();
   if (iter.is_meta()) return;
+  if (self.dtype() == ScalarType::Complex32) {
+    // In float, the result rounded to float16 (as PyTorch's ComplexHalf kernels compute in complex<float>).
+    TL_CHECK_AS(NotImplementedError, half_ok, "\"", op, "_cpu\" not implemented for 'ComplexHalf'");
+    cpu_kernel(iter, [&f](ComplexHalf a) -> Half { return Half(f(static_cast<float>(a.re), static_cast<float>(a.im))); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(self.dtype(), op, [&] {
     using R = typename scalar_t::value_type;
     cpu_kernel(iter, [&f](scalar_t a) -> R { return f(a.real(), a.imag()); });
@@ -163,18 +176,27 @@ void complex_abs_kernel(const Tensor& self, Tensor& out) {
   complex_to_real(self, out, "abs", [](auto re, auto im) {
     if constexpr (std::is_same_v<decltype(re), double>) return abs_f64(re, im);
     else return std::hypot(re, im);
-  });
+  }, /*half_ok=*/true);
 }
 
 // arg(z) of complex elements, as a real tensor.
 void complex_angle_kernel(const Tensor& self, Tensor& out) {
-  complex_to_real(self, out, "angle", [](auto re, auto im) { return std::atan2(im, re); });
+  complex_to_real(self, out, "angle", [](auto re, auto im) { return std::atan2(im, re); }, /*half_ok=*/false);
 }
 
 // z / |z| (0 for 0), as PyTorch's sgn of complex numbers.
 void complex_sgn_kernel(const Tensor& self, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("sgn").add_output(out).add_input(self).check_exact_output_dtype(true).build();
   if (iter.is_meta()) return;
+  if (self.dtype() == ScalarType::Complex32) {
+    cpu_kernel(iter, [](ComplexHalf a) -> ComplexHalf {
+      const std::complex<float> z = a.to_cfloat();
+      // z / |z| as a complex division (c10's, which PyTorch's ComplexHalf sgn uses): inf or nan parts give nan + nan i.
+      const float m = std::hypot(z.real(), z.imag());
+      return m == 0.0f ? ComplexHalf() : ComplexHalf(cmath::div(z, std::complex<float>(m, 0.0f)));
+    });
+    return;
+  }
   TL_DISPATCH_COMPLEX(self.dtype(), "sgn", [&] {
     using R = typename scalar_t::value_type;
     cpu_kernel(iter, [](scalar_t a) -> scalar_t {
@@ -195,7 +217,21 @@ inline C cmul(C a, C b) {
 }
 }  // namespace
 
+// complex32 (add, sub, mul, neg: the arithmetic PyTorch's CPU kernels run on it): computed in
+// complex<float>, each part of the result rounded to float16.
+// Through Loops.h's branch-free float16 conversions (the same bits as Half's own, which do not vectorize
+// and made these loops 3-4x slower than PyTorch's).
+inline std::complex<float> cf(ComplexHalf v) { return {to_opmath(v.re), to_opmath(v.im)}; }
+inline ComplexHalf ch(std::complex<float> v) { return {from_opmath<Half>(v.real()), from_opmath<Half>(v.imag())}; }
+
 void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    // Always a + alpha * b with the schoolbook product, as PyTorch's ComplexHalf kernel (so alpha = 1 turns an
+    // infinite or nan part of b into a nan in the other part, as there).
+    const std::complex<float> m = static_cast<std::complex<float>>(alpha.to_complex()) * float(sign);
+    cpu_kernel_novec(iter, [m](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ch(cf(a) + cmul(m, cf(b))); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), sign > 0 ? "add" : "sub", [&] {
     const scalar_t m = scalar_cast<scalar_t>(alpha) * typename scalar_t::value_type(sign);
     if (m == scalar_t(1)) {
@@ -209,6 +245,10 @@ void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
 }
 
 void complex_mul(TensorIterator& iter) {
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    cpu_kernel_novec(iter, [](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ch(cmul(cf(a), cf(b))); });
+    return;
+  }
   // novec: the per-ISA clones would contract ac - bd into an FMA (-inf where PyTorch's inf - inf is nan).
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {
     cpu_kernel_novec(iter, [](scalar_t a, scalar_t b) -> scalar_t { return cmul(a, b); });
@@ -216,6 +256,12 @@ void complex_mul(TensorIterator& iter) {
 }
 
 void complex_mul_scalar(TensorIterator& iter, const Scalar& other) {
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    // The number rounded to complex32 first, as the tensor-tensor product would see it.
+    const std::complex<float> c = cf(scalar_cast<ComplexHalf>(other));
+    cpu_kernel_novec(iter, [c](ComplexHalf a) -> ComplexHalf { return ch(cmul(cf(a), c)); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {
     const scalar_t c = scalar_cast<scalar_t>(other);
     cpu_kernel(iter, [c](scalar_t a) -> scalar_t { return cmul(a, c); });
@@ -223,6 +269,10 @@ void complex_mul_scalar(TensorIterator& iter, const Scalar& other) {
 }
 
 void complex_neg(TensorIterator& iter) {
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    cpu_kernel(iter, [](ComplexHalf a) -> ComplexHalf { return ch(-cf(a)); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "neg", [&] {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return -a; });
   });

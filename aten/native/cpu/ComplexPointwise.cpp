@@ -68,6 +68,14 @@ bool complex_unary(TensorIterator& iter, std::string_view op) {
 // tensor + / - alpha * number, and number - alpha * tensor (rsub), PyTorch's element formulas.
 void complex_add_scalar(TensorIterator& iter, const Scalar& other, const Scalar& alpha, int sign) {
   if (iter.is_meta()) return;
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    // The number rounded to complex32 (PyTorch wraps it as a 0-d tensor of the common dtype), the
+    // sum in complex<float>, each part rounded back to float16.
+    const std::complex<float> o = scalar_cast<ComplexHalf>(other).to_cfloat();
+    const std::complex<float> b = cmath::mul(static_cast<std::complex<float>>(alpha.to_complex()), o) * float(sign);
+    cpu_kernel(iter, [b](ComplexHalf a) -> ComplexHalf { return ComplexHalf(a.to_cfloat() + b); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), sign > 0 ? "add" : "sub", [&] {
     using T = typename scalar_t::value_type;
     const scalar_t b = cmath::mul(scalar_cast<scalar_t>(alpha), scalar_cast<scalar_t>(other)) * T(sign);
@@ -77,6 +85,12 @@ void complex_add_scalar(TensorIterator& iter, const Scalar& other, const Scalar&
 
 void complex_rsub_scalar(TensorIterator& iter, const Scalar& other, const Scalar& alpha) {
   if (iter.is_meta()) return;
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    const std::complex<float> b = scalar_cast<ComplexHalf>(other).to_cfloat();
+    const std::complex<float> m = static_cast<std::complex<float>>(alpha.to_complex());
+    cpu_kernel(iter, [b, m](ComplexHalf a) -> ComplexHalf { return ComplexHalf(b - cmath::mul(m, a.to_cfloat())); });
+    return;
+  }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "rsub", [&] {
     const scalar_t b = scalar_cast<scalar_t>(other), m = scalar_cast<scalar_t>(alpha);
     cpu_kernel(iter, [b, m](scalar_t a) -> scalar_t { return b - cmath::mul(m, a); });

@@ -119,9 +119,15 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   if (dst_t == src_t) return copy_same_dtype(element_size(dst_t), d, dst_stride, s, src_stride, n);
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(dst_t, "copy_", [&] {
+  // complex32 <-> complex64, both contiguous: 2n float16 <-> float32 parts through the vectorized
+  // conversions (the element-wise ComplexHalf path converts each part with Half's scalar code).
+  if (dst_t == ScalarType::Complex64 && src_t == ScalarType::Complex32 && dst_stride == 8 && src_stride == 4)
+    return convert_contiguous<float, Half>(reinterpret_cast<float*>(d), reinterpret_cast<const Half*>(s), 2 * n);
+  if (dst_t == ScalarType::Complex32 && src_t == ScalarType::Complex64 && dst_stride == 4 && src_stride == 8)
+    return convert_contiguous<Half, float>(reinterpret_cast<Half*>(d), reinterpret_cast<const float*>(s), 2 * n);
+  TL_DISPATCH_EVERY_DTYPE(dst_t, "copy_", [&] {
     using dst_type = scalar_t;
-    TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src_t, "copy_", [&] {
+    TL_DISPATCH_EVERY_DTYPE(src_t, "copy_", [&] {
       using src_type = scalar_t;
       if (dst_stride == static_cast<int64_t>(sizeof(dst_type)) && src_stride == static_cast<int64_t>(sizeof(src_type))) {
         convert_contiguous<dst_type, src_type>(reinterpret_cast<dst_type*>(d), reinterpret_cast<const src_type*>(s), n);
@@ -133,7 +139,7 @@ void convert_elements(ScalarType dst_t, void* dst, int64_t dst_stride, ScalarTyp
 }
 
 void scalar_to_buffer(const Scalar& s, ScalarType t, void* dst) {
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
+  TL_DISPATCH_EVERY_DTYPE(t, "scalar_to_buffer", [&] { *static_cast<scalar_t*>(dst) = scalar_cast<scalar_t>(s); });
 }
 
 const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {

@@ -123,6 +123,8 @@ void eye_m_kernel(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::op
   const ScalarType st = out.defined() ? out.dtype() : dtype.value_or(default_dtype());
   // PyTorch has no eye for uint16/32/64: refuse them before allocating anything.
   if (!is_complex_type(st)) TL_DISPATCH_ALL(st, "eye", [] {});  // complex: fill_ computes it too
+  // PyTorch's CPU eye has no complex32 instance.
+  TL_CHECK_AS(NotImplementedError, st != ScalarType::Complex32, "\"eye\" not implemented for 'ComplexHalf'");
   const Device dev = device.value_or(out.defined() ? out.device() : Device(DeviceType::CPU));
   prepare_output(out, {"eye", DimVector{n, m}, st, dev, OutDtype::Any});
   if (out.is_meta()) return;

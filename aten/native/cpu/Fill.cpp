@@ -30,7 +30,7 @@ void fill_loop(TensorIterator& iter, T v) {
 const Tensor& fill_kernel(const Tensor& self, const Scalar& value) {
   TL_CHECK(self.defined(), "fill_: expected a defined tensor");
   // Convert (and range-check) first, so meta tensors raise the same errors.
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), "fill_", [&] {
+  TL_DISPATCH_EVERY_DTYPE(self.dtype(), "fill_", [&] {
     const scalar_t v = checked_scalar_cast<scalar_t>(value, "fill_");
     if (self.is_meta() || self.numel() == 0) return;
     Tensor out = self;

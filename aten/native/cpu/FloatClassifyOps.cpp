@@ -38,6 +38,14 @@ void classify_kernel(const Tensor& self, Tensor& out, const char* op) {
     // complex input.
     TL_CHECK(C != Class::POSINF && C != Class::NEGINF, op,
              " does not support complex inputs.");
+    if (t == ScalarType::Complex32) {  // the float16 parts read as float (exact)
+      cpu_kernel(iter, [](ComplexHalf h) -> bool {
+        const std::complex<float> v = h.to_cfloat();
+        if constexpr (C == Class::NAN_ || C == Class::INF) return classify<C>(v.real()) || classify<C>(v.imag());
+        else return classify<Class::FINITE>(v.real()) && classify<Class::FINITE>(v.imag());
+      });
+      return;
+    }
     TL_DISPATCH_COMPLEX(t, op, [&] {
       cpu_kernel(iter, [](scalar_t v) -> bool {
         if constexpr (C == Class::NAN_) return classify<C>(v.real()) || classify<C>(v.imag());

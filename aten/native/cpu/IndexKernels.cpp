@@ -330,7 +330,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     char* dst = static_cast<char*>(out.data_ptr());
     if (inner == 1 && outer == 1) {
       // A 1-D self: one pass on one thread, as PyTorch's loop for it, checking while it copies.
-      TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+      TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
         if (!gather_row(reinterpret_cast<scalar_t*>(dst), reinterpret_cast<const scalar_t*>(src), ix, n, size))
           detail::check_in_place(ix, n, rule);  // raises
       });
@@ -339,7 +339,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     if (unchecked) detail::check_in_place(ix, n, rule);
     const int64_t row = inner * isz;
     if (inner == 1) {  // single elements: a typed loop per outer row, no memcpy call per element
-      TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+      TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
         const scalar_t* x = reinterpret_cast<const scalar_t*>(src);
         scalar_t* y = reinterpret_cast<scalar_t*>(dst);
         // Split over every output element (a 1-D self is one long row).
@@ -364,7 +364,7 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     return;
   }
   const Tensor idx = expand_index(index, out.sizes(), dim);
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(self.dtype(), op, [&] {
+  TL_DISPATCH_EVERY_DTYPE(self.dtype(), op, [&] {
     index_apply({out}, {self}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       const scalar_t* x = s[1].as<scalar_t>();
@@ -429,14 +429,20 @@ void index_copy_kernel(const Tensor& self, int64_t dim, const Tensor& index, con
   check_index_values(index, rule);
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
+#define TL_INDEX_COPY_BODY                                                                              \
+  [&] {                                                                                                 \
+    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {  \
+      scalar_t* y = s[0].as<scalar_t>();                                                               \
+      const scalar_t* x = s[1].as<scalar_t>();                                                         \
+      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = x[i * s[1].stride];                     \
+    });                                                                                                 \
+  }
   const Tensor idx = expand_index(index, src.sizes(), dim);
-  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
-    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
-      scalar_t* y = s[0].as<scalar_t>();
-      const scalar_t* x = s[1].as<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = x[i * s[1].stride];
-    });
-  });
+  // complex32 too (a move of 4-byte elements, as PyTorch's index_copy runs on it).
+  TL_DISPATCH_SWITCH(self.dtype(), op, TL_CASES_FLOAT(TL_INDEX_COPY_BODY) TL_CASES_INTEGRAL(TL_INDEX_COPY_BODY)
+                                           TL_CASES_BOOL(TL_INDEX_COPY_BODY) TL_CASES_COMPLEX(TL_INDEX_COPY_BODY)
+                                               TL_CASES_COMPLEX_HALF(TL_INDEX_COPY_BODY));
+#undef TL_INDEX_COPY_BODY
 }
 
 namespace {
@@ -493,6 +499,7 @@ void index_fill_tensor_kernel(const Tensor& self, int64_t dim, const Tensor& ind
 void take_kernel(const Tensor& self, const Tensor& index, Tensor& out) {
   const char* op = "take";
   check_index_int64(index, op, "index");
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32, "\"take_cpu\" not implemented for 'ComplexHalf'");
   prepare_output(out, index.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || index.numel() == 0) return;
   // PyTorch's take loop has no uint16/uint32/uint64 instance.

@@ -92,6 +92,12 @@ template <typename To, typename From>
 TL_ALWAYS_INLINE To cast_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (std::is_same_v<To, ComplexHalf>) {
+    // complex32 through complex64, each part rounded to float16 (PyTorch's c10::complex<Half>
+    // conversions go through float too).
+    return ComplexHalf(cast_value<std::complex<float>, From>(v));
+  } else if constexpr (std::is_same_v<From, ComplexHalf>) {
+    return cast_value<To, std::complex<float>>(v.to_cfloat());
   } else if constexpr (is_complex_v<From> && std::is_same_v<To, bool>) {
     return v.real() != 0 || v.imag() != 0;
   } else if constexpr (is_complex_v<From> && is_complex_v<To>) {
@@ -189,7 +195,7 @@ constexpr const char* overflow_type_name() {
 // exceeds the largest finite float32/float16/bfloat16. Bool and float64 targets never fail.
 template <typename T>
 T checked_scalar_cast(const Scalar& s, const char* op = nullptr) {
-  if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (!is_complex_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, ComplexHalf>) {
     // A complex value fits a real type only without an imaginary part (PyTorch's checked_convert).
     TL_CHECK(!s.is_complex() || s.to_complex().imag() == 0, op ? op : "", op ? ": " : "",
              "value cannot be converted to type ", overflow_type_name<T>(), " without overflow");

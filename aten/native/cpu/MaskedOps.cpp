@@ -2,6 +2,8 @@
 // share MaskCounts (aten/native/AdvancedIndex.h): count the trues of each chunk in parallel, then
 // each chunk packs or unpacks its elements from where its trues start.
 #include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <type_traits>
 
@@ -116,6 +118,15 @@ void check_bool_mask(const Tensor& mask, const char* op) {
            c_type_name(mask.dtype()));
 }
 
+// A masked_fill value as complex32, with PyTorch's checked conversion: a finite part beyond float16's
+// largest value overflows (inf and nan convert).
+ComplexHalf checked_complex_half(const Scalar& value) {
+  const std::complex<double> z = value.to_complex();
+  const auto fits = [](double d) { return !std::isfinite(d) || std::fabs(d) <= 65504.0; };
+  TL_CHECK(fits(z.real()) && fits(z.imag()), "value cannot be converted to type c10::complex<c10::Half> without overflow");
+  return scalar_cast<ComplexHalf>(value);
+}
+
 // masked_fill of contiguous tensors of one shape: a straight select loop, in parallel.
 bool masked_fill_contiguous(const Tensor& self, const Tensor& mask, const Scalar& value, Tensor& out) {
   const bool inplace = out.defined() && out.is_same(self);
@@ -124,14 +135,21 @@ bool masked_fill_contiguous(const Tensor& self, const Tensor& mask, const Scalar
     return false;
   if (!inplace) out = empty_tensor(self.sizes(), self.dtype(), self.device());
   const uint8_t* m = static_cast<const uint8_t*>(mask.data_ptr());
-  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill", [&] {
-    // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
-    const scalar_t v = value.is_complex() ? checked_scalar_cast<scalar_t>(value) : value.to<scalar_t>();
+  auto run = [&](auto v) {
+    using scalar_t = decltype(v);
     const scalar_t* x = self.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     parallel_for(0, self.numel(), kGrainSize, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) y[i] = m[i] ? v : x[i];
     });
+  };
+  if (self.dtype() == ScalarType::Complex32) {  // PyTorch fills complex32 too: the value rounded to it
+    run(checked_complex_half(value));
+    return true;
+  }
+  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill", [&] {
+    // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
+    run(value.is_complex() ? checked_scalar_cast<scalar_t>(value) : value.to<scalar_t>());
   });
   return true;
 }
@@ -148,6 +166,11 @@ void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& valu
                   .declare_static_common_dtype(self.dtype())
                   .build();
   if (self.is_meta()) return;
+  if (self.dtype() == ScalarType::Complex32) {
+    const ComplexHalf v = checked_complex_half(value);
+    cpu_kernel(iter, [v](ComplexHalf x, bool m) -> ComplexHalf { return m ? v : x; });
+    return;
+  }
   TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), "masked_fill", [&] {
     // a complex value fits a real self only without an imaginary part (PyTorch's checked conversion)
     const scalar_t v = value.is_complex() ? checked_scalar_cast<scalar_t>(value) : value.to<scalar_t>();
@@ -234,6 +257,8 @@ void masked_select_kernel(const Tensor& self, const Tensor& mask, Tensor& out) {
 void masked_scatter_kernel(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   const bool inplace = out.defined() && out.is_same(self);
   check_not_barebones_unsigned(self.dtype(), "masked_scatter");
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32,
+              "\"masked_scatter\" not implemented for 'ComplexHalf'");
   TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
            legacy_type_name(mask.dtype()));
   TL_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got",

@@ -585,6 +585,8 @@ void complex_reduce(const Tensor& self, uint64_t mask, bool keepdim, std::option
                     Tensor& out, const char* op) {
   const ScalarType ct = dtype.value_or(self.dtype());
   TL_CHECK(is_complex_type(ct), op, ": a complex input needs a complex dtype, got ", scalar_type_name(ct));
+  // PyTorch's CPU sum/mean have no complex32 kernel (its real view would reduce, but PyTorch refuses).
+  TL_CHECK_AS(NotImplementedError, ct != ScalarType::Complex32, op, ": \"sum_cpu\" not implemented for 'ComplexHalf'");
   TL_CHECK(!out.defined() || out.dtype() == ct, op, ": Expected out tensor to have dtype ", scalar_type_name(ct),
            ", but got ", scalar_type_name(out.dtype()), " instead");
   Tensor src = self.dtype() == ct ? self : empty_tensor(self.sizes(), ct, self.device());

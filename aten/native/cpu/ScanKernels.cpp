@@ -231,6 +231,8 @@ void cummin_kernel(const Tensor& self, int64_t dim, Tensor& values, Tensor& indi
 // source pointer stepping by negated strides (any number of dims, any input layout).
 Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   const char* op = "flip";
+  // PyTorch's CPU flip has no complex32 instance (its roll does: roll runs here too).
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32, "\"flip_cpu\" not implemented for 'ComplexHalf'");
   Tensor out;
   const int64_t nd = self.dim();
   uint64_t mask = 0;

@@ -31,11 +31,11 @@ inline void triangle_cols(bool lower, int64_t r, int64_t col, int64_t offset, in
 template <typename T>
 void triangle_row(T* dst, int64_t dst_stride, const T* src, int64_t src_stride, int64_t cols, int64_t keep_lo,
                   int64_t keep_hi, bool in_place) {
-  for (int64_t j = 0; j < keep_lo; ++j) dst[j * dst_stride] = T(0);
+  for (int64_t j = 0; j < keep_lo; ++j) dst[j * dst_stride] = T{};
   if (!in_place) {
     for (int64_t j = keep_lo; j < keep_hi; ++j) dst[j * dst_stride] = src[j * src_stride];
   }
-  for (int64_t j = keep_hi; j < cols; ++j) dst[j * dst_stride] = T(0);
+  for (int64_t j = keep_hi; j < cols; ++j) dst[j * dst_stride] = T{};
 }
 
 // Walks every row of every matrix of `src` (any strides, rows in parallel) and writes its
@@ -56,7 +56,7 @@ void apply_triangle(const Tensor& dst, const Tensor& src, bool lower, int64_t di
     }
     return off;
   };
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(src.dtype(), op, [&] {  // (the unsigned ones are refused before)
+  TL_DISPATCH_EVERY_DTYPE(src.dtype(), op, [&] {  // (the unsigned ones are refused before)
     scalar_t* out = dst.data_ptr<scalar_t>();
     const scalar_t* in = src.data_ptr<scalar_t>();
     const int64_t ds = dst.strides()[nd - 1], ss = src.strides()[nd - 1];

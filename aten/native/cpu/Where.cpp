@@ -23,7 +23,7 @@ void where_kernel(const Tensor& condition, const Tensor& self, const Tensor& oth
                   .add_input(other)
                   .declare_static_common_dtype(common)
                   .build();
-  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(common, "where", [&] {
+  TL_DISPATCH_EVERY_DTYPE(common, "where", [&] {
     if (cond_t == ScalarType::Bool) {
       cpu_kernel(iter, [](bool c, scalar_t a, scalar_t b) -> scalar_t { return c ? a : b; });
     } else {

@@ -223,6 +223,8 @@ void check_nonempty_signal(const Tensor& self, const Plan& p) {
 Tensor fft_c2c_kernel(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   TL_CHECK(is_complex_type(self.dtype()), "_fft_c2c: expects a complex input tensor, but got ",
            legacy_type_name(self.dtype()));
+  // complex32: PyTorch's CPU FFT (MKL) refuses it, and the transforms below read complex64/complex128 only.
+  TL_CHECK(self.dtype() != ScalarType::Complex32, "MKL FFT doesn't support tensors of type: Half");
   Plan p = make_plan(self, dim, "_fft_c2c");
   for (size_t i = p.perm.size() - dim.size(); i < p.perm.size(); ++i) p.signal.push_back(self.sizes()[p.perm[i]]);
   check_nonempty_signal(self, p);
@@ -250,6 +252,7 @@ Tensor fft_r2c_kernel(const Tensor& self, IntArrayRef dim, int64_t normalization
 Tensor fft_c2r_kernel(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
   TL_CHECK(is_complex_type(self.dtype()), "_fft_c2r: expects a complex input tensor, but got ",
            legacy_type_name(self.dtype()));
+  TL_CHECK(self.dtype() != ScalarType::Complex32, "MKL FFT doesn't support tensors of type: Half");
   TL_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
   Plan full = make_plan(self, dim, "_fft_c2r");
   const int64_t last = full.perm.back();
