@@ -555,8 +555,17 @@ CASES = {
           out: true
           impl: return self;
           out_autograd: not_implemented
-        """, [err(L + 4, "f", "`out_autograd: not_implemented` is for a kernel entry (`dispatch:`) with one "
-                              "output; a composite's out= `records` the ops it is made of")]),
+        """, [err(L + 4, "f", "`out_autograd: not_implemented` is for an entry with one output: a kernel "
+                              "(`dispatch:`), or a composite whose out= is derived (`out: true`), computed with "
+                              "grad mode off (PyTorch's linalg_eigvals.out)")]),
+    "out_autograd_not_implemented_on_a_composite_without_out": ("""
+        - func: f(Tensor self) -> Tensor
+          doc: F.
+          dispatch: {Composite: f_composite}
+          out_autograd: not_implemented
+        """, [err(L + 3, "f", "`out_autograd: not_implemented` is for an entry with one output: a kernel "
+                              "(`dispatch:`), or a composite whose out= is derived (`out: true`), computed with "
+                              "grad mode off (PyTorch's linalg_eigvals.out)")]),
     "out_autograd_unknown": ("""
         - func: f(Tensor self) -> Tensor
           doc: F.
