@@ -8,7 +8,8 @@ import pytest
 import dist_helpers
 
 CHECKS = ["repeated_calls_reuse_the_plan", "mismatched_shapes_still_raise", "ranks_on_different_paths_agree",
-          "async_op_on_a_plan", "a_plan_is_tested_only_after_an_async_start", "gradients_are_left_alone",
+          "async_op_on_a_plan", "a_plan_is_tested_only_after_an_async_start",
+          "a_plan_only_some_ranks_hold_is_remade_by_all", "gradients_are_left_alone",
           "subgroups_have_their_own_plans",
           "a_rank_that_does_not_take_part_times_out_on_a_plan", "both_wait_policies_give_numpys_results",
           "mismatches_on_plans_raise_with_either_wait_policy", "a_tensor_resized_between_calls",

@@ -196,6 +196,25 @@ def a_plan_is_tested_only_after_an_async_start(rank, size):
 
 
 @check
+def a_plan_only_some_ranks_hold_is_remade_by_all(rank, size):
+    # Plans are keyed by address: memory freed and reallocated at an address where one rank made a plan
+    # before, and the others did not, leaves that rank alone with a ready plan. The ranks then remake it together.
+    t = tl.full((1000,), float(rank + 1))
+    dist.all_reduce(t)
+    key = (t.data_ptr(), t.numel(), t.dtype, dist.ReduceOp.SUM)
+    assert _plans_on(t) == 1
+    if rank % 2 == 1:  # as if this rank's earlier plan were at another address
+        dist.group.WORLD._persistent.pop(key).req.Free()
+    held = dist.group.WORLD._persistent.get(key)
+    for i in range(3):
+        t.fill_(float(rank + 1))
+        dist.all_reduce(t)
+        assert np.array_equal(t.numpy(), np.full(1000, size * (size + 1) / 2, np.float32)), i
+        assert _plans_on(t) == 1, i
+    assert dist.group.WORLD._persistent[key] is not held  # remade on every rank, the stale one freed
+
+
+@check
 def gradients_are_left_alone(rank, size):
     # a leaf that requires grad is reduced in place below autograd, as on the general path
     w = tl.tensor(values(rank, (4,)).tolist(), requires_grad=True)

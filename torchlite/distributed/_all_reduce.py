@@ -102,12 +102,17 @@ def _readiness(pg, key):
 def _launch(pg, tensor, buf, back, key, state, mpi_op, op, async_op):
     """Starts the reduction once the ranks agreed (`state`: the smallest and largest readiness): on the
     cached persistent request when every rank has one ready, on a new one (cached) when every rank can
-    make one, else on a one-off nonblocking allreduce."""
+    make one, else on a one-off nonblocking allreduce. A rank may hold a ready request for the key that the
+    others do not (one made for earlier memory at the same address, freed since: addresses differ across
+    ranks): it frees that one and makes the new one with the others, so the ranks' plans agree again."""
     smallest, largest = state
     IN_PLACE = pg._mpi.IN_PLACE
     if smallest == 2:
         plan = pg._persistent[key]
-    elif smallest == largest == 1:
+    elif smallest == 1:
+        stale = pg._persistent.pop(key, None)
+        if stale is not None:  # ready (readiness 2: not running), so freeing it is local
+            stale.req.Free()
         if len(pg._persistent) >= _MAX_PLANS:
             for old_key, old in list(pg._persistent.items()):
                 if old.req.Test():  # inactive: freeing it is local
