@@ -25,6 +25,25 @@ def use_cpu_time() -> None:
     _clock = time.process_time
 
 
+def add_run_args(parser, threads: int = 2) -> None:
+    """The options most benchmarks share: --threads, --cpu-time, --markdown (see apply_run_args)."""
+    parser.add_argument("--threads", type=int, default=threads)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="CPU time instead of the wall clock (with --threads 1, the calling thread's)")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+
+
+def apply_run_args(args, *libs) -> None:
+    """Applies add_run_args' options: each library (torchlite, torch) on args.threads threads, and the clock.
+    With one thread the clock is the calling thread's CPU time: process time would also count idle pool threads'
+    spin-waits (PyTorch's softmax row read 10 ms instead of 2.6 ms right after the other library's calls)."""
+    global _clock
+    if args.cpu_time:
+        _clock = time.thread_time if args.threads == 1 else time.process_time
+    for lib in libs:
+        lib.set_num_threads(args.threads)
+
+
 def alternating_times(fns: Sequence[Callable[[], object]], number: int = 1, repeat: int = 7,
                       shuffled: bool = False) -> list[list[float]]:
     """Seconds per call of each function, one figure per round (fns[i] -> result[i]). With `shuffled`, each

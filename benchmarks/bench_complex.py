@@ -18,7 +18,7 @@ import torchlite as tl
 
 import torch
 
-from _timing import median_pair, print_markdown, print_progress, use_cpu_time
+from _timing import add_run_args, apply_run_args, median_pair, print_markdown, print_progress
 
 N = 1 << 20
 
@@ -34,14 +34,9 @@ OPS = {
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="fewer repeats")
-    p.add_argument("--markdown", action="store_true", help="print the markdown table")
-    p.add_argument("--cpu-time", action="store_true", help="time process CPU time")
-    p.add_argument("--threads", type=int, default=1)
+    add_run_args(p, threads=1)
     args = p.parse_args()
-    if args.cpu_time:
-        use_cpu_time()
-    tl.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
+    apply_run_args(args, tl, torch)
     repeat = 5 if args.quick else 15
     rng = np.random.default_rng(0)
     rows = []

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -132,18 +131,10 @@ GROUPS = {"cross_entropy": _cross_entropy_rows, "ce_options": _cross_entropy_opt
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--only", default="", help="comma-separated group-name prefixes (cross, ce_options, pool, lstm, softmax)")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of the wall clock")
     p.add_argument("--repeat", type=int, default=9)
-    p.add_argument("--markdown", action="store_true")
+    _timing.add_run_args(p)
     args = p.parse_args()
-    if args.cpu_time:
-        _timing.use_cpu_time()
-        if args.threads == 1:
-            # The calling thread's CPU time: process time also counts idle pool threads' spin-waits.
-            _timing._clock = time.thread_time
-    tl.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
+    _timing.apply_run_args(args, tl, torch)
     only = [s for s in args.only.split(",") if s]
     print(f"start load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}", flush=True)
     rows = []

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
 
@@ -101,19 +100,10 @@ GROUPS = {
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--only", default="", help="comma-separated group-name prefixes")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--cpu-time", action="store_true", help="process CPU time instead of the wall clock")
     p.add_argument("--repeat", type=int, default=9)
-    p.add_argument("--markdown", action="store_true")
+    _timing.add_run_args(p)
     args = p.parse_args()
-    if args.cpu_time:
-        _timing.use_cpu_time()
-        if args.threads == 1:
-            # The calling thread's CPU time: process time also counted idle pool threads' spin-waits
-            # (PyTorch's softmax row read 10 ms instead of 2.6 ms right after the other library's calls).
-            _timing._clock = time.thread_time
-    tl.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
+    _timing.apply_run_args(args, tl, torch)
     only = [s for s in args.only.split(",") if s]
     # Every input first, then 10 untimed calls of each function: in a fresh process PyTorch's first ~10
     # 16 MB outputs are fresh pages from the system (2700 page faults a call: softmax 12 ms instead of
