@@ -20,7 +20,7 @@ PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 1e-300, 1e300, 3e38, 1e-38, 1e-310, 70
 SPECIAL = np.array([complex(a, b) for a in PARTS for b in PARTS])
 
 UNARY = ["exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
-         "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "square"]
+         "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "square", "sinc"]
 DTYPES = ["complex64", "complex128"]
 
 
@@ -104,6 +104,29 @@ def test_unary_inplace_and_out(name, dtype):
         fn(torch, name)(t, out=torch.empty(0))
     with pytest.raises(RuntimeError, match="can't be cast"):
         fn(tl, name)(x, out=tl.empty(0))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [{}, {"nan": 1.5, "posinf": 2.0, "neginf": -3.0}])
+def test_nan_to_num_each_part_like_torch(dtype, kwargs):
+    with np.errstate(all="ignore"):
+        a = SPECIAL.astype(dtype)
+    check(tl.nan_to_num(tl.tensor(a), **kwargs), torch.nan_to_num(torch.tensor(a), **kwargs))
+    x, tx = tl.tensor(a), torch.tensor(a)
+    x.nan_to_num_(**kwargs)
+    tx.nan_to_num_(**kwargs)
+    check(x, tx)
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_of_complex_like_torch(name):
+    # true when either part is nonzero (nan included), mixed with real and complex64 operands
+    a = SPECIAL.astype("complex128")
+    b = np.roll(a, 7)
+    for x, y in ((a, b), (a, b.real.copy()), (a.astype("complex64"), b)):
+        got = getattr(tl, name)(tl.tensor(x), tl.tensor(y))
+        assert np.array_equal(got.numpy(), getattr(torch, name)(torch.tensor(x), torch.tensor(y)).numpy())
+    assert np.array_equal(tl.logical_not(tl.tensor(a)).numpy(), torch.logical_not(torch.tensor(a)).numpy())
 
 
 @pytest.mark.parametrize("name", ["erf", "erfc", "lgamma", "digamma", "floor", "trunc"])

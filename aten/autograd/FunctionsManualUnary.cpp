@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "generated/ops/abs.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
@@ -19,7 +20,10 @@ Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
   const double pi = 3.14159265358979323846;
   const Tensor self_pi = mul(self, pi);
   const Tensor self_squared_pi = mul(mul(self, self), pi);
-  const Tensor out = div(mul(grad, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi);
+  const Tensor num = sub(mul(self_pi, cos(self_pi)), sin(self_pi));
+  // complex: grad times the conjugate of the derivative (PyTorch's convention).
+  const Tensor out = is_complex_type(self.scalar_type()) ? div(mul(grad, conj_physical(num)), conj_physical(self_squared_pi))
+                                       : div(mul(grad, num), self_squared_pi);
   return where(eq(self_squared_pi, 0.0), zeros_like(out), out);
 }
 

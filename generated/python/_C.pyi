@@ -2357,11 +2357,11 @@ class TensorBase:
         ...
 
     def sinc(self) -> Tensor:
-        """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+        """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype."""
         ...
 
     def sinc_(self) -> Tensor:
-        """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+        """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype."""
         ...
 
     def sinh(self) -> Tensor:

@@ -2319,11 +2319,11 @@ def sin_(input: Tensor) -> Tensor:
     ...
 
 def sinc(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+    """The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype."""
     ...
 
 def sinc_(input: Tensor) -> Tensor:
-    """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype."""
+    """In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype."""
     ...
 
 def sinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:

@@ -411,11 +411,11 @@ Ones with the shape of `self` and its dtype and device unless given.)doc"});
   functions["_ops"].push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
 
-The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
 
-In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
   methods.push_back({"cauchy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cauchy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
 
@@ -431,11 +431,11 @@ The covariance matrix of the variables in the rows of `self` (observations in th
   methods.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc() -> Tensor
 
-The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
   methods.push_back({"sinc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_() -> Tensor
 
-In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`; integer inputs give the default float dtype.)doc"});
+In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

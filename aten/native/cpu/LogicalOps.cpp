@@ -1,6 +1,6 @@
-// logical_and/or/xor/not: truth tests of the inputs (nonzero is true, NaN included), computed in
-// the inputs' promoted dtype like the comparisons, producing bool; in-place and out= write 1/0
-// into their own dtype.
+// logical_and/or/xor/not: truth tests of the inputs (nonzero is true, NaN included; a complex
+// number is true when either part is), computed in the inputs' promoted dtype like the
+// comparisons, producing bool; in-place and out= write 1/0 into their own dtype.
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
@@ -10,6 +10,11 @@ namespace tl::native {
 namespace {
 
 enum class Logic { AND, OR, XOR };
+
+// The dtypes PyTorch's logical ops take: every computing dtype and complex64/complex128.
+#define TL_DISPATCH_LOGICAL(dtype, opname, ...)                                                    \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__) \
+                                        TL_CASES_BOOL(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__))
 
 template <typename T>
 TL_ALWAYS_INLINE bool truth(T v) {
@@ -26,7 +31,7 @@ void logical_binary(const Tensor& self, const Tensor& other, Tensor& out, const 
                   .declare_static_output_dtype(ScalarType::Bool)
                   .enforce_safe_casting_to_output(false)
                   .build();
-  TL_DISPATCH_ALL(iter.common_dtype(), op, [&] {
+  TL_DISPATCH_LOGICAL(iter.common_dtype(), op, [&] {
     cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool {
       if constexpr (L == Logic::AND) return truth(a) & truth(b);
       else if constexpr (L == Logic::OR) return truth(a) | truth(b);
@@ -55,7 +60,7 @@ void logical_not_kernel(const Tensor& self, Tensor& out) {
                   .declare_static_output_dtype(ScalarType::Bool)
                   .enforce_safe_casting_to_output(false)
                   .build();
-  TL_DISPATCH_ALL(iter.common_dtype(), "logical_not", [&] {
+  TL_DISPATCH_LOGICAL(iter.common_dtype(), "logical_not", [&] {
     cpu_kernel(iter, [](scalar_t a) -> bool { return !truth(a); });
   });
 }

@@ -1,9 +1,11 @@
 // Floating unary ops outside the transcendental family: sinc, deg2rad, rad2deg (integer and
-// bool inputs give the default float dtype) and nan_to_num (keeps the dtype).
+// bool inputs give the default float dtype; sinc also takes complex) and nan_to_num (keeps the
+// dtype; complex: each part).
 #include <cmath>
 #include <limits>
 #include <optional>
 
+#include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/Loops.h"
 #include "aten/native/cpu/UnaryIterators.h"
 #include "aten/native/cpu/VecMathCommon.h"
@@ -35,7 +37,18 @@ void scale_kernel(const Tensor& self, Tensor& out, const char* op, double factor
 template <typename scalar_t>
 void nan_to_num_loop(TensorIterator& iter, std::optional<double> nan, std::optional<double> posinf,
                      std::optional<double> neginf) {
-  if constexpr (!std::is_floating_point_v<opmath_t<scalar_t>>) {
+  if constexpr (is_complex_v<scalar_t>) {  // the real and imaginary parts each, as PyTorch
+    using T = typename scalar_t::value_type;
+    const T largest = std::numeric_limits<T>::max();
+    const T nan_v = static_cast<T>(nan.value_or(0.0));
+    const T pos_v = static_cast<T>(posinf.value_or(largest));
+    const T neg_v = static_cast<T>(neginf.value_or(-largest));
+    const auto fix = [nan_v, pos_v, neg_v](T x) {
+      const T inf = std::numeric_limits<T>::infinity();
+      return x != x ? nan_v : x == inf ? pos_v : x == -inf ? neg_v : x;
+    };
+    cpu_kernel(iter, [fix](scalar_t a) -> scalar_t { return scalar_t(fix(a.real()), fix(a.imag())); });
+  } else if constexpr (!std::is_floating_point_v<opmath_t<scalar_t>>) {
     cpu_kernel(iter, [](scalar_t a) -> scalar_t { return a; });
   } else {
     using opmath = opmath_t<scalar_t>;
@@ -65,6 +78,18 @@ void nan_to_num_loop(TensorIterator& iter, std::optional<double> nan, std::optio
 // finite) go to libm.
 void sinc_kernel(const Tensor& self, Tensor& out) {
   auto iter = float_unary_iter(out, self, "sinc");
+  if (is_complex_type(iter.common_dtype())) {
+    // sin(pi z) / (pi z) and 1 at 0, with c10::complex's product and quotient (as PyTorch's kernel).
+    TL_DISPATCH_COMPLEX(iter.common_dtype(), "sinc", [&] {
+      using T = typename scalar_t::value_type;
+      cpu_kernel(iter, [](scalar_t z) -> scalar_t {
+        if (z == scalar_t(0)) return scalar_t(1);
+        const scalar_t p = cmath::mul(scalar_t(static_cast<T>(kPi), T(0)), z);
+        return cmath::div(std::sin(p), p);
+      });
+    });
+    return;
+  }
   const auto rare = [](double x) -> bool { return !(vec::dabs(x) <= vec::kTrigFastMax / 4); };
   TL_DISPATCH_FLOAT(iter.common_dtype(), "sinc", [&] {
     if constexpr (std::is_same_v<scalar_t, double>) {
@@ -99,9 +124,11 @@ void nan_to_num_kernel(const Tensor& self, std::optional<double> nan, std::optio
            legacy_type_name(self.scalar_type()));
   // Integer and bool tensors are copied; in place that is nothing (PyTorch's copy_ of a tensor
   // onto itself, so an expanded self is not refused as an overlapping output).
-  if (out.defined() && out.is_same(self) && !is_floating_type(self.scalar_type())) return;
+  if (out.defined() && out.is_same(self) && !is_floating_type(self.scalar_type()) && !is_complex_type(self.scalar_type()))
+    return;
   auto iter = same_dtype_unary_iter(out, self, "nan_to_num");
-  TL_DISPATCH_ALL_AND_UNSIGNED(iter.common_dtype(), "nan_to_num", [&] { nan_to_num_loop<scalar_t>(iter, nan, posinf, neginf); });
+  TL_DISPATCH_ALL_UNSIGNED_AND_COMPLEX(iter.common_dtype(), "nan_to_num",
+                                       [&] { nan_to_num_loop<scalar_t>(iter, nan, posinf, neginf); });
 }
 
 }  // namespace tl::native
