@@ -6,7 +6,9 @@
 #include "generated/ops/arctanh.h"
 #include "generated/ops/atanh.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/eq.h"
 #include "generated/ops/histogramdd.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/isreal.h"
 #include "generated/ops/ones_like.h"
 #include "generated/ops/ravel.h"
@@ -33,6 +35,7 @@ std::tuple<Tensor, std::vector<Tensor>> histogramdd_TensorList_bins_composite(co
 
 // isreal(Tensor self) -> Tensor
 Tensor isreal_composite(const Tensor& self) {
+  if (is_complex_type(self.scalar_type())) return eq(imag(self), 0);
   return ones_like(self, ScalarType::Bool);
 }
 

@@ -27,8 +27,8 @@ Tensor adjoint_composite(const Tensor& self) {
 
 // nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  TL_CHECK(is_floating_type(self.dtype()), "nanmean(): expected input to have floating point or complex dtype but got ",
-           legacy_type_name(self.dtype()));
+  TL_CHECK(is_floating_type(self.dtype()) || is_complex_type(self.dtype()),
+           "nanmean(): expected input to have floating point or complex dtype but got ", legacy_type_name(self.dtype()));
   return div(nansum(self, dim, keepdim, dtype), sum(eq(self, self), dim, keepdim, std::nullopt));
 }
 

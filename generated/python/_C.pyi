@@ -1523,7 +1523,7 @@ class TensorBase:
         ...
 
     def isreal(self) -> Tensor:
-        """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+        """True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor."""
         ...
 
     def kron(self, other: Tensor) -> Tensor:

@@ -1420,7 +1420,7 @@ def isposinf(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def isreal(input: Tensor) -> Tensor:
-    """True where an element of `self` has no imaginary part, which is every element of a real tensor."""
+    """True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor."""
     ...
 
 @overload

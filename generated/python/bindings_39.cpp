@@ -1098,7 +1098,7 @@ index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
   functions["_ops"].push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
 
-True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor.)doc"});
   functions["_ops"].push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
 
@@ -1218,7 +1218,7 @@ In-place version of index_fill(): writes the result into self. `index_fill` with
   methods.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isreal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
 
-True where an element of `self` has no imaginary part, which is every element of a real tensor.)doc"});
+True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor.)doc"});
   methods.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_select)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
 

@@ -11,15 +11,19 @@
 #include "aten/core/Exception.h"
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/clip.h"
+#include "generated/ops/complex.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/corrcoef.h"
 #include "generated/ops/cov.h"
 #include "generated/ops/div.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/le.h"
 #include "generated/ops/min.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/sqrt.h"
@@ -98,7 +102,10 @@ Tensor cov_composite(const Tensor& self, int64_t correction, const std::optional
   } else {
     in = tl::sub(in, tl::unsqueeze(avg, 1));
   }
-  const Tensor c = tl::mm(in, tl::t(w.defined() ? tl::mul(in, w) : in));
+  // The deviations times their conjugate transpose (complex variables: a Hermitian matrix, as PyTorch's).
+  Tensor rhs = tl::t(w.defined() ? tl::mul(in, w) : in);
+  if (is_complex_type(rhs.scalar_type())) rhs = tl::conj_physical(rhs);
+  const Tensor c = tl::mm(in, rhs);
   return tl::squeeze(tl::div(c, norm_factor));
 }
 
@@ -109,10 +116,15 @@ Tensor corrcoef_composite(const Tensor& self) {
   if (c.dim() == 0) return tl::div(c, c);  // nan for a variance of 0, nan or inf; 1 otherwise
   // The diagonal as a strided view of the flattened (contiguous) matrix.
   const int64_t n = c.sizes()[0];
-  const Tensor stddev = tl::sqrt(tl::slice(tl::reshape(c, {-1}), 0, 0, std::nullopt, n + 1));
+  const bool complex = is_complex_type(c.scalar_type());
+  const Tensor diagonal = tl::slice(tl::reshape(c, {-1}), 0, 0, std::nullopt, n + 1);
+  const Tensor stddev = tl::sqrt(complex ? tl::real(diagonal) : diagonal);  // a Hermitian matrix's is real
   c = tl::div(c, tl::view(stddev, {-1, 1}));
   c = tl::div(c, tl::view(stddev, {1, -1}));
-  return tl::clip(c, Scalar(-1), Scalar(1));  // rounding may leave |c| slightly above 1, as NumPy clips
+  // Rounding may leave |c| slightly above 1, as NumPy clips (complex: each part, as PyTorch).
+  if (complex)
+    return tl::complex(tl::clip(tl::real(c), Scalar(-1), Scalar(1)), tl::clip(tl::imag(c), Scalar(-1), Scalar(1)));
+  return tl::clip(c, Scalar(-1), Scalar(1));
 }
 
 }  // namespace tl::native

@@ -600,6 +600,7 @@ std::tuple<Tensor, Tensor> std_mean_kernel(const Tensor& self, OptionalIntArrayR
 // sum with NaNs replaced by zeros, so that it has sum's cascade accuracy and dtype rules.
 void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                    Tensor& out) {
+  TL_CHECK(!is_complex_type(self.dtype()), "nansum on CPU does not support complex inputs");
   // PyTorch runs a floating input's nansum in the out tensor's dtype, which has no integer kernel.
   if (out.defined() && is_floating_type(self.dtype()) && !is_floating_type(out.dtype()))
     throw NotImplementedError(str("nansum: \"nansum_cpu\" not implemented for '", legacy_type_name(out.dtype()), "'"));
