@@ -281,3 +281,17 @@ def test_fractional_max_pool_output_sizes_at_the_int64_limit_raise(op, kernel, o
         getattr(torch._C._nn, op)(torch.ones(shape), kernel, output, torch.rand(samples))
     with pytest.raises(RuntimeError, match=op):
         getattr(tl._C._nn, op)(tl.ones(*shape), kernel, output, tl.rand(*samples))
+
+
+def test_empty_diagonal_of_strides_near_int64_max():
+    # The sanitized fuzz (seed 7): diagonal_backward of input_sizes [0, 2**63 - 1] takes the diagonal of a
+    # [0, 2**63 - 1] zeros tensor, whose strides (2**63 - 1, 1) summed overflowed int64 (UB). PyTorch cannot
+    # even represent the wrapped stride (it raises); torchlite's empty diagonal keeps the wrapped sum.
+    grad = tl.tensor([], dtype=tl.float16)
+    r = tl._C._internal.diagonal_backward(grad, [0, INT64_MAX], offset=-1, dim1=1, dim2=-2)
+    assert tuple(r.shape) == (0, INT64_MAX) and r.dtype == tl.float16
+    d = tl.empty(0, INT64_MAX).diagonal(-1, 1, 0)
+    assert tuple(d.shape) == (0,) and d.stride() == (INT64_MIN,)
+    # a diagonal with elements is computed as before
+    x = tl.arange(12.0).view(3, 4)
+    assert_same(x.diagonal(1), torch.arange(12.0).view(3, 4).diagonal(1))

@@ -44,7 +44,13 @@ Tensor diagonal_view(const Tensor& self, int64_t offset, int64_t dim1_arg, int64
     strides.push_back(self.strides()[d]);
   }
   sizes.push_back(diag_size);
-  strides.push_back(self.strides()[dim1] + self.strides()[dim2]);
+  // The sum wraps as PyTorch's does (strides near INT64_MAX, e.g. a [0, 2^63 - 1] tensor's: no signed
+  // overflow); a diagonal with elements cannot have such strides unless the sum really overflows.
+  int64_t diag_stride = 0;
+  const bool wrapped = __builtin_add_overflow(self.strides()[dim1], self.strides()[dim2], &diag_stride);
+  TL_CHECK(!wrapped || diag_size == 0, "diagonal: the stride of the diagonal (", self.strides()[dim1], " + ",
+           self.strides()[dim2], ") overflows int64");
+  strides.push_back(diag_stride);
   return make_view(self, sizes, strides, storage_offset);
 }
 
