@@ -106,16 +106,35 @@ KNOWN_MISMATCHES: list = [
 ]
 
 
+# The patterns by op name (None: any op), so that collecting ~60,000 cases does not scan them all for each.
+_MISMATCHES_BY_OP: dict = {}
+for _pattern, _reason in KNOWN_MISMATCHES:
+    _MISMATCHES_BY_OP.setdefault(_pattern[0], []).append((_pattern, _reason))
+
+
 def _known_mismatch(key):
-    return next((reason for pattern, reason in KNOWN_MISMATCHES
+    candidates = _MISMATCHES_BY_OP.get(key[0], []) + _MISMATCHES_BY_OP.get(None, [])
+    return next((reason for pattern, reason in candidates
                  if all(p is None or p == k for p, k in zip(pattern, key))), None)
 
 
+def _variants():
+    """{(id of a functional entry, kind): its derived in-place/out= variant, or the out= overload the YAML writes
+    for it (except those PyTorch gives no Python binding, tag `generated`)}, the first in YAML order."""
+    found = {}
+    for v in ALL:
+        if v.functional is not None:
+            found.setdefault((id(v.functional), v.derived_kind), v)
+        if v.out_of is not None and "generated" not in v.tags:
+            found.setdefault((id(v.out_of), SchemaKind.out), v)
+    return found
+
+
+_VARIANTS = _variants()
+
+
 def _variant(f, kind):
-    """f's derived in-place/out= variant, or the out= overload the YAML writes for it (except those
-    PyTorch gives no Python binding, tag `generated`)."""
-    return next((v for v in ALL if (v.functional is f and v.derived_kind == kind)
-                 or (kind == SchemaKind.out and v.out_of is f and "generated" not in v.tags)), None)
+    return _VARIANTS.get((id(f), kind))
 
 
 def _dtype_free(sample):
