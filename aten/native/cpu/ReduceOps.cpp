@@ -370,8 +370,13 @@ void prod_impl(const Tensor& self, uint64_t mask, bool keepdim, std::optional<Sc
 
 // ------------------------------------------------------------------------------------ any / all / count
 
+// complex32 is nonzero where either part is (a NaN part too): `any` of its float16 parts, a bool tensor of
+// self's shape that any/all/count_nonzero then reduce (PyTorch's CPU runs them on complex32).
+Tensor complex32_nonzero(const Tensor& self) { return tl::any(view_as_real_kernel(self), -1); }
+
 template <bool kAny>
 void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const char* op) {
+  if (self.dtype() == ScalarType::Complex32) return any_all<kAny>(complex32_nonzero(self), mask, keepdim, out, op);
   const ScalarType st = self.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
   TL_CHECK(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::UInt8, op,
            ": only supports bool tensor for result, got: ", scalar_type_name(out.dtype()));
@@ -389,6 +394,7 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
 }
 
 void count_nonzero_impl(const Tensor& self, uint64_t mask, bool over_dims, Tensor& out) {
+  if (self.dtype() == ScalarType::Complex32) return count_nonzero_impl(complex32_nonzero(self), mask, over_dims, out);
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, false);
   prepare_output(out, {"count_nonzero", shape, ScalarType::Int64, self.device(), OutDtype::Exact});
   if (self.is_meta()) return;
