@@ -4,8 +4,8 @@
 // kernels written over c10::complex<Half> itself (addcmul, index_add of a 1-D self) round after every
 // operation (mul/add below: each computed in float, then rounded).
 // Products are the schoolbook formula. Code including this must not contract a * b - c * d into an
-// FMA (PyTorch's kernels do not): use it from baseline-ISA loops (cpu_kernel_novec, index_apply) or
-// in a file compiled with fp-contract off (Complex32Mul.cpp).
+// FMA (PyTorch's kernels do not): use it from baseline-ISA loops (cpu_kernel_novec, index_apply), not
+// from the per-ISA clones (Complex32Arith.cpp has the vector version).
 #pragma once
 #include <cmath>
 #include <complex>

@@ -392,7 +392,14 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
-  const IndexRule rule{op, size_or_1(self, dim), dim};
+  // PyTorch hands index_add to scatter_add (whose bad index is a RuntimeError) only for a self of 2 or more
+  // dims indexed along its first or last dim, alpha 1, an int64 index and a source of self's shape apart
+  // from dim (not for complex32); its own loops raise IndexError.
+  bool via_scatter = self.dim() > 1 && (dim == 0 || dim == self.dim() - 1) && alpha.to_complex() == 1.0 &&
+                     index.dtype() == ScalarType::Int64 && self.dtype() != ScalarType::Complex32 &&
+                     source.dim() == self.dim();
+  for (int64_t d = 0; via_scatter && d < self.dim(); ++d) via_scatter = d == dim || self.sizes()[d] == source.sizes()[d];
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, !via_scatter};
   if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
