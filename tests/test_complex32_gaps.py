@@ -311,3 +311,53 @@ def test_rot90_fliplr_flipud():
     same(tl.flip(e, (1,)), torch.flip(te, (1,)))
     m = tl.empty(3, 4, dtype=tl.complex32, device="meta")
     assert tl.flip(m, (1,)).shape == (3, 4)  # PyTorch's meta flip does not refuse
+
+
+# ------------------------------------------------------------------------------------ found by the audit
+
+
+def test_var_mean_std_mean():
+    (x, tx) = pair((5, 6), 13, special=False)
+    for f in ("var_mean", "std_mean"):
+        for kw in ({}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "correction": 0}):
+            got, want = getattr(tl, f)(x, **kw), getattr(torch, f)(tx, **kw)
+            same(got[0], want[0])
+            same(got[1], want[1])
+    (c, tc) = pair((5, 6), 14, special=False)  # complex64: the mean from the parts' passes too
+    c, tc = c.to(tl.complex64), tc.to(torch.complex64)
+    got, want = tl.var_mean(c, 1), torch.var_mean(tc, 1)
+    np.testing.assert_allclose(got[1].numpy(), want[1].numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord", [2, 1, float("inf"), 3, -1, 0])
+def test_vector_norm_moduli_in_float(ord):
+    (x, tx) = pair((300, 7), 15, special=False)
+    same(tl.linalg.vector_norm(x, ord, dim=1), torch.linalg.vector_norm(tx, ord, dim=1))
+    same(tl.linalg.vector_norm(x, ord), torch.linalg.vector_norm(tx, ord))
+    same(x.norm(dim=0), tx.norm(dim=0))
+
+
+def test_float_power_complex():
+    """float_power of a complex base or exponent computes in complex128 (it dropped the imaginary part)."""
+    (x, tx) = pair((9,), 16, special=False)
+    for cast in (lambda t: t, lambda t: t.to(t.__class__ is torch.Tensor and torch.complex64 or tl.complex64)):
+        a, ta = cast(x), cast(tx)
+        np.testing.assert_allclose(tl.float_power(a, a).numpy(), torch.float_power(ta, ta).numpy(), rtol=1e-12)
+        np.testing.assert_allclose(tl.float_power(a, 2).numpy(), torch.float_power(ta, 2).numpy(), rtol=1e-12)
+    f, tf = tl.tensor([2.0, 3.0]), torch.tensor([2.0, 3.0])
+    np.testing.assert_allclose(tl.float_power(f, 0.5j).numpy(), torch.float_power(tf, 0.5j).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(tl.float_power(2, x).numpy(), torch.float_power(2, tx).numpy(), rtol=1e-12)
+    assert tl.float_power(f, f).dtype == tl.float64
+    got, want = raises_like(lambda: tl.float_power(x, 2, out=tl.empty(9, dtype=tl.float64)),
+                            lambda: torch.float_power(tx, 2, out=torch.empty(9, dtype=torch.float64)))
+    assert "ComplexDouble" in got and "ComplexDouble" in want
+    raises_like(lambda: x.to(tl.complex64).float_power_(2), lambda: tx.to(torch.complex64).float_power_(2))
+
+
+def test_refusals_found_by_the_audit():
+    (x, tx) = pair((3, 3), 17, special=False)
+    raises_like(lambda: tl.linalg.cross(x, x), lambda: torch.linalg.cross(tx, tx))
+    raises_like(lambda: tl.ldexp(x, tl.tensor([1, 2, 3])), lambda: torch.ldexp(tx, torch.tensor([1, 2, 3])))
+    same(x.chalf(), tx.chalf())
+    same(x.cfloat().chalf(), tx.cfloat().chalf())
+    assert x.cdouble().dtype == tl.complex128 and x.cfloat().dtype == tl.complex64

@@ -24,6 +24,7 @@
 #include "generated/ops/any.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/eq.h"
@@ -439,9 +440,11 @@ void complex_var_std(const Tensor& self, OptionalIntArrayRef dim, double correct
   const Tensor parts = tl::view_as_real(self);
   Tensor re = tl::select(parts, -1, 0), im = tl::select(parts, -1, 1);
   if (compute != real) re = tl::to(re, compute, false, false), im = tl::to(im, compute, false, false);
-  Tensor var_re, var_im;
-  var_std(re, dim, correction, keepdim, Moments::Var, var_re, nullptr, op);
-  var_std(im, dim, correction, keepdim, Moments::Var, var_im, nullptr, op);
+  // With mean_out, the parts' means come from the same passes and make the complex mean (PyTorch's
+  // std_var_mean; complex32 has no mean of its own).
+  Tensor var_re, var_im, mean_re, mean_im;
+  var_std(re, dim, correction, keepdim, Moments::Var, var_re, mean_out ? &mean_re : nullptr, op);
+  var_std(im, dim, correction, keepdim, Moments::Var, var_im, mean_out ? &mean_im : nullptr, op);
   Tensor v = tl::add(var_re, var_im);
   if (what == Moments::Std) v = tl::sqrt(v);
   Tensor buf = output_buffer(out, compute, self);
@@ -449,7 +452,7 @@ void complex_var_std(const Tensor& self, OptionalIntArrayRef dim, double correct
   commit_output(out, buf);
   if (mean_out) {
     Tensor mbuf = output_buffer(*mean_out, self.dtype(), self);
-    copy_kernel(mbuf, tl::mean(self, dim, keepdim, std::nullopt), false);
+    copy_kernel(mbuf, tl::complex(mean_re, mean_im), false);
     commit_output(*mean_out, mbuf);
   }
 }
