@@ -111,7 +111,8 @@ void ldexp_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
     return;
   }
   // PyTorch computes 2 ** other in the result's dtype, and has no complex32 pow.
-  TL_CHECK_AS(NotImplementedError, result_type(self, other) != ScalarType::Complex32,
+  const bool half_complex = self.dtype() == ScalarType::Complex32 || other.dtype() == ScalarType::Complex32;
+  TL_CHECK_AS(NotImplementedError, !half_complex || result_type(self, other) != ScalarType::Complex32,
               "\"pow\" not implemented for 'ComplexHalf'");
   Tensor scale;
   pow_scalar_kernel(Scalar(2.0), other, scale);
