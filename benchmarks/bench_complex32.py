@@ -29,6 +29,8 @@ OPS = {
     "transpose copy 1024x1024": lambda m, a, h: h.view(1024, 1024).t().contiguous(),
     "add": lambda m, a, h: m.add(h, h),
     "mul": lambda m, a, h: m.mul(h, h),
+    "mul by a number": lambda m, a, h: m.mul(h, 0.5 - 2j),
+    "add alpha=0.5": lambda m, a, h: m.add(h, h, alpha=0.5),
     "abs": lambda m, a, h: m.abs(h),
 }
 

@@ -164,6 +164,15 @@ class Tensor(_C.TensorBase):
     def bfloat16(self):
         return self.to(_C.bfloat16)
 
+    def chalf(self):
+        return self.to(_C.complex32)
+
+    def cfloat(self):
+        return self.to(_C.complex64)
+
+    def cdouble(self):
+        return self.to(_C.complex128)
+
     def int(self):
         return self.to(_C.int32)
 

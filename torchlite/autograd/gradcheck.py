@@ -132,7 +132,8 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     """True if the gradients autograd computes for func at inputs match finite differences.
 
     Only floating-point inputs with requires_grad=True are differentiated; use float64 inputs
-    (with float32 the differences are too coarse to be meaningful)."""
+    (with float32 the differences are too coarse to be meaningful). fast_mode=True checks one random
+    projection v^T J u per input/output pair instead of whole Jacobians (_gradcheck_fast.py)."""
     import numpy as np
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, _torchlite.Tensor) and x.requires_grad]
@@ -143,6 +144,19 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         if inputs[i].dtype not in (_torchlite.float64, _torchlite.complex128):
             raise ValueError(f"gradcheck: input {i} has dtype {inputs[i].dtype}; use float64 or complex128 "
                              "inputs (finite differences are not accurate enough in lower precision)")
+    if fast_mode:
+        outs = _as_tuple(func(*inputs))
+        if _differentiable_outputs(outs):  # else the slow check below (the numerical Jacobian must be 0)
+            from torchlite.autograd._gradcheck_fast import fast_gradcheck
+
+            def slow_report(i, k):
+                a, idx, _ = _analytical_jacobians(func, inputs, [i])
+                n = _numerical_jacobians(func, inputs, [i], eps, idx)
+                return f"numerical:{n[0]}\nanalytical:{a[0]}\n"
+
+            return fast_gradcheck(func, inputs, wrt, eps=eps, atol=atol, rtol=rtol,
+                                  raise_exception=raise_exception, error_type=GradcheckError,
+                                  slow_report=slow_report)
     analytical, indices, outputs = _analytical_jacobians(func, inputs, wrt)
     if not indices:
         # No output carries a gradient: then the function must not depend on its inputs at all.
@@ -196,7 +210,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, fast_mode=fast_mode)
 
 
 del annotations, Sequence  # torch's module has no such name

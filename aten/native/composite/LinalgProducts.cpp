@@ -322,6 +322,8 @@ Tensor linalg_cross_composite(const Tensor& self, const Tensor& other, int64_t d
   TL_CHECK(self.sizes()[d] == 3 && other.sizes()[d] == 3, "linalg.cross: inputs dimension ", dim,
            " must have length 3. Got ", self.sizes()[d], " and ", other.sizes()[d]);
   TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Bool, "linalg.cross: not implemented for 'Bool'");
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32,
+              "linalg.cross: \"cross\" not implemented for 'ComplexHalf'");  // PyTorch has no complex32 kernel
   const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   const Tensor a = tl::expand(self, shape), b = tl::expand(other, shape);
   auto a_ = [&](int64_t i) { return component(a, d, i); };

@@ -8,3 +8,9 @@
   TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__)        \
                                         TL_CASES_BOOL(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__))
 
+
+// The same with complex32 (its element moved or filled as a 4-byte value).
+#define TL_DISPATCH_ALL_AND_COMPLEX_AND_CHALF(dtype, opname, ...)                                      \
+  TL_DISPATCH_SWITCH(dtype, opname, TL_CASES_FLOAT(__VA_ARGS__) TL_CASES_INTEGRAL(__VA_ARGS__)        \
+                                        TL_CASES_BOOL(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__)      \
+                                            TL_CASES_COMPLEX_HALF(__VA_ARGS__))

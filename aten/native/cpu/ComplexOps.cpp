@@ -9,6 +9,8 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Complex32Math.h"
+#include "aten/native/cpu/Complex32Arith.h"
 #include "aten/native/cpu/ComplexKernels.h"
 #include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/Loops.h"
@@ -227,9 +229,12 @@ inline ComplexHalf ch(std::complex<float> v) { return {from_opmath<Half>(v.real(
 void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
   if (iter.common_dtype() == ScalarType::Complex32) {
     // Always a + alpha * b with the schoolbook product, as PyTorch's ComplexHalf kernel (so alpha = 1 turns an
-    // infinite or nan part of b into a nan in the other part, as there).
-    const std::complex<float> m = static_cast<std::complex<float>>(alpha.to_complex()) * float(sign);
-    cpu_kernel_novec(iter, [m](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ch(cf(a) + cmul(m, cf(b))); });
+    // infinite or nan part of b into a nan in the other part, as there), in c10::complex<Half> arithmetic:
+    // alpha converted to complex32 (with its overflow check), the product rounded, then the sum.
+    // sub is add with -alpha: a real alpha keeps a +0 imaginary part (-(1 + 0i) would make it -0).
+    const Scalar neg = alpha.is_complex() ? Scalar(-alpha.to_complex()) : Scalar(-alpha.to_double());
+    const ComplexHalf m = c32::checked(sign > 0 ? alpha : neg);
+    complex32_add(iter, m);  // vectorized (Complex32Arith.cpp)
     return;
   }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), sign > 0 ? "add" : "sub", [&] {
@@ -246,7 +251,7 @@ void complex_add_sub(TensorIterator& iter, const Scalar& alpha, int sign) {
 
 void complex_mul(TensorIterator& iter) {
   if (iter.common_dtype() == ScalarType::Complex32) {
-    cpu_kernel_novec(iter, [](ComplexHalf a, ComplexHalf b) -> ComplexHalf { return ch(cmul(cf(a), cf(b))); });
+    complex32_mul(iter);  // vectorized (Complex32Arith.cpp)
     return;
   }
   // novec: the per-ISA clones would contract ac - bd into an FMA (-inf where PyTorch's inf - inf is nan).
@@ -258,8 +263,7 @@ void complex_mul(TensorIterator& iter) {
 void complex_mul_scalar(TensorIterator& iter, const Scalar& other) {
   if (iter.common_dtype() == ScalarType::Complex32) {
     // The number rounded to complex32 first, as the tensor-tensor product would see it.
-    const std::complex<float> c = cf(scalar_cast<ComplexHalf>(other));
-    cpu_kernel_novec(iter, [c](ComplexHalf a) -> ComplexHalf { return ch(cmul(cf(a), c)); });
+    complex32_mul_scalar(iter, scalar_cast<ComplexHalf>(other));
     return;
   }
   TL_DISPATCH_COMPLEX(iter.common_dtype(), "mul", [&] {

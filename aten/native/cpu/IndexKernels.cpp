@@ -8,6 +8,7 @@
 
 #include "aten/native/IndexEngine.h"
 #include "aten/native/cpu/ComplexDispatch.h"
+#include "aten/native/cpu/Complex32Math.h"
 #include "aten/native/cpu/ComplexMath.h"  // the schoolbook product, as PyTorch's
 #include "aten/native/cpu/GatherLastDim.h"
 #include "aten/native/cpu/GatherRow.h"
@@ -391,11 +392,32 @@ void index_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, cons
   const Tensor src = self.dim() == source.dim() ? source : as_dims_of(source, self.dim());
   TL_CHECK(src.dim() == self.dim() && with_dim_size(self, dim, index.numel()) == src.sizes(), op,
            ": source ", source.sizes(), " must have the shape of self ", self.sizes(), " apart from dimension ", dim);
-  const IndexRule rule{op, size_or_1(self, dim), dim};
+  // PyTorch hands index_add to scatter_add (whose bad index is a RuntimeError) only for a self of 2 or more
+  // dims indexed along its first or last dim, alpha 1, an int64 index and a source of self's shape apart
+  // from dim (not for complex32); its own loops raise IndexError.
+  bool via_scatter = self.dim() > 1 && (dim == 0 || dim == self.dim() - 1) && alpha.to_complex() == 1.0 &&
+                     index.dtype() == ScalarType::Int64 && self.dtype() != ScalarType::Complex32 &&
+                     source.dim() == self.dim();
+  for (int64_t d = 0; via_scatter && d < self.dim(); ++d) via_scatter = d == dim || self.sizes()[d] == source.sizes()[d];
+  const IndexRule rule{op, size_or_1(self, dim), dim, false, !via_scatter};
   if (self.numel() > 0) check_index_values(index, rule);  // PyTorch checks nothing for an empty self
   init_from_self(self, out, op);
   if (self.is_meta() || index.numel() == 0 || self.numel() == 0) return;
   const Tensor idx = expand_index(index, src.sizes(), dim);
+  if (self.dtype() == ScalarType::Complex32) {
+    // PyTorch's c10::complex<Half> arithmetic (its add kernel for a self of 2 or more dims, its own loop for
+    // 1-D): alpha converted to complex32 with the overflow check, alpha x rounded, then the sum.
+    const ComplexHalf a = c32::checked(alpha);
+    index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
+      ComplexHalf* y = s[0].as<ComplexHalf>();
+      const ComplexHalf* x = s[1].as<ComplexHalf>();
+      for (int64_t i = 0; i < n; ++i) {
+        ComplexHalf& t = y[ix[i] * s[0].stride];
+        t = c32::add(t, c32::mul(a, x[i * s[1].stride]));
+      }
+    });
+    return;
+  }
   TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
     const auto a = alpha.is_complex() ? checked_scalar_cast<scalar_t>(alpha) : alpha.to<scalar_t>();
     index_apply({out}, {src}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
@@ -463,9 +485,16 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
   const Tensor idx = expand_index(index, with_dim_size(self, dim, index.numel()), dim);
   bool overlapping = false;  // an expanded self, in place: PyTorch writes through (shared elements too)
   for (int64_t d = 0; d < out.dim(); ++d) overlapping |= out.sizes()[d] > 1 && out.strides()[d] == 0;
+  // complex32 (PyTorch fills it too): the value converted with its overflow check.
+  const ComplexHalf v32 = self.dtype() == ScalarType::Complex32 ? c32::checked(value) : ComplexHalf();
+  const auto fill_value = [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, ComplexHalf>) return v32;
+    else return value.to<T>();
+  };
   if (overlapping) {  // no scratch copies (they would write stale shared elements back): direct writes
-    TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
-      const scalar_t v = value.to<scalar_t>();
+    TL_DISPATCH_ALL_AND_COMPLEX_AND_CHALF(self.dtype(), op, [&] {
+      const scalar_t v = fill_value(scalar_t());
       dim_apply({out}, {idx}, dim, {}, [&](const DimSlice* s) {
         const int64_t* ix = s[1].as<int64_t>();
         for (int64_t i = 0; i < s[1].size; ++i) {
@@ -476,8 +505,8 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
     });
     return;
   }
-  TL_DISPATCH_ALL_AND_COMPLEX(self.dtype(), op, [&] {
-    const scalar_t v = value.to<scalar_t>();
+  TL_DISPATCH_ALL_AND_COMPLEX_AND_CHALF(self.dtype(), op, [&] {
+    const scalar_t v = fill_value(scalar_t());
     index_apply({out}, {}, idx, dim, rule, [&](const DimSlice* s, const int64_t* ix, int64_t n) {
       scalar_t* y = s[0].as<scalar_t>();
       for (int64_t i = 0; i < n; ++i) y[ix[i] * s[0].stride] = v;

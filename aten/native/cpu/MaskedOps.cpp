@@ -12,6 +12,7 @@
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/ComplexDispatch.h"
+#include "aten/native/cpu/Complex32Math.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/masked_fill.h"
@@ -118,14 +119,8 @@ void check_bool_mask(const Tensor& mask, const char* op) {
            c_type_name(mask.dtype()));
 }
 
-// A masked_fill value as complex32, with PyTorch's checked conversion: a finite part beyond float16's
-// largest value overflows (inf and nan convert).
-ComplexHalf checked_complex_half(const Scalar& value) {
-  const std::complex<double> z = value.to_complex();
-  const auto fits = [](double d) { return !std::isfinite(d) || std::fabs(d) <= 65504.0; };
-  TL_CHECK(fits(z.real()) && fits(z.imag()), "value cannot be converted to type c10::complex<c10::Half> without overflow");
-  return scalar_cast<ComplexHalf>(value);
-}
+// A masked_fill value as complex32, with PyTorch's checked conversion.
+ComplexHalf checked_complex_half(const Scalar& value) { return c32::checked(value); }
 
 // masked_fill of contiguous tensors of one shape: a straight select loop, in parallel.
 bool masked_fill_contiguous(const Tensor& self, const Tensor& mask, const Scalar& value, Tensor& out) {

@@ -151,6 +151,14 @@ void vector_norm(const Tensor& self, const Scalar& ord_s, OptionalIntArrayRef di
     // a `dtype` must then be complex and is the precision the moduli are taken in.
     check_linalg_norm_dtype(dtype, self.dtype(), "linalg.vector_norm");
     const Tensor src = dtype && *dtype != self.dtype() ? tl::_to_copy(self, *dtype) : self;
+    if (src.dtype() == ScalarType::Complex32) {
+      // PyTorch takes complex32 moduli in float (not rounded to float16) and rounds only the norm.
+      Tensor norm32;
+      vector_norm(tl::abs(tl::_to_copy(src, ScalarType::Complex64)), ord_s, dim, keepdim, std::nullopt, norm32, names);
+      prepare_output(out, {names.op, norm32.sizes(), ScalarType::Float16, self.device(), OutDtype::Exact});
+      if (!self.is_meta()) copy_kernel(out, norm32, false);
+      return;
+    }
     vector_norm(tl::abs(src), ord_s, dim, keepdim, std::nullopt, out, names);
     return;
   }

@@ -24,6 +24,7 @@
 #include "generated/ops/any.h"
 #include "generated/ops/argmax.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/complex.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/count_nonzero.h"
 #include "generated/ops/eq.h"
@@ -370,8 +371,13 @@ void prod_impl(const Tensor& self, uint64_t mask, bool keepdim, std::optional<Sc
 
 // ------------------------------------------------------------------------------------ any / all / count
 
+// complex32 is nonzero where either part is (a NaN part too): `any` of its float16 parts, a bool tensor of
+// self's shape that any/all/count_nonzero then reduce (PyTorch's CPU runs them on complex32).
+Tensor complex32_nonzero(const Tensor& self) { return tl::any(view_as_real_kernel(self), -1); }
+
 template <bool kAny>
 void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const char* op) {
+  if (self.dtype() == ScalarType::Complex32) return any_all<kAny>(complex32_nonzero(self), mask, keepdim, out, op);
   const ScalarType st = self.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
   TL_CHECK(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::UInt8, op,
            ": only supports bool tensor for result, got: ", scalar_type_name(out.dtype()));
@@ -389,6 +395,7 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
 }
 
 void count_nonzero_impl(const Tensor& self, uint64_t mask, bool over_dims, Tensor& out) {
+  if (self.dtype() == ScalarType::Complex32) return count_nonzero_impl(complex32_nonzero(self), mask, over_dims, out);
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, false);
   prepare_output(out, {"count_nonzero", shape, ScalarType::Int64, self.device(), OutDtype::Exact});
   if (self.is_meta()) return;
@@ -433,9 +440,11 @@ void complex_var_std(const Tensor& self, OptionalIntArrayRef dim, double correct
   const Tensor parts = tl::view_as_real(self);
   Tensor re = tl::select(parts, -1, 0), im = tl::select(parts, -1, 1);
   if (compute != real) re = tl::to(re, compute, false, false), im = tl::to(im, compute, false, false);
-  Tensor var_re, var_im;
-  var_std(re, dim, correction, keepdim, Moments::Var, var_re, nullptr, op);
-  var_std(im, dim, correction, keepdim, Moments::Var, var_im, nullptr, op);
+  // With mean_out, the parts' means come from the same passes and make the complex mean (PyTorch's
+  // std_var_mean; complex32 has no mean of its own).
+  Tensor var_re, var_im, mean_re, mean_im;
+  var_std(re, dim, correction, keepdim, Moments::Var, var_re, mean_out ? &mean_re : nullptr, op);
+  var_std(im, dim, correction, keepdim, Moments::Var, var_im, mean_out ? &mean_im : nullptr, op);
   Tensor v = tl::add(var_re, var_im);
   if (what == Moments::Std) v = tl::sqrt(v);
   Tensor buf = output_buffer(out, compute, self);
@@ -443,7 +452,7 @@ void complex_var_std(const Tensor& self, OptionalIntArrayRef dim, double correct
   commit_output(out, buf);
   if (mean_out) {
     Tensor mbuf = output_buffer(*mean_out, self.dtype(), self);
-    copy_kernel(mbuf, tl::mean(self, dim, keepdim, std::nullopt), false);
+    copy_kernel(mbuf, tl::complex(mean_re, mean_im), false);
     commit_output(*mean_out, mbuf);
   }
 }

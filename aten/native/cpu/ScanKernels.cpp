@@ -4,12 +4,15 @@
 // Accumulation follows PyTorch's CPU kernels: float32 sums and products accumulate in double,
 // 16-bit floats in float, integers in int64 (wrapping), so results match to the last bit in
 // most cases.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "aten/native/DimEngine.h"
+#include "aten/native/TensorIterator.h"  // is_non_overlapping_and_dense
 #include "aten/native/cpu/ComplexMath.h"
 #include "aten/native/cpu/CumsumBlocked.h"
 #include "aten/native/cpu/Loops.h"  // wrapping_add, wrapping_mul
@@ -227,12 +230,50 @@ void cummin_kernel(const Tensor& self, int64_t dim, Tensor& values, Tensor& indi
   cum_extreme<false>(self, dim, values, indices, "cummin");
 }
 
+// Whether PyTorch's CPU flip gets by without its per-dtype loop, which has no complex32 or uint16/32/64
+// instance: when nothing is flipped (no flipped dim of size > 1 and nonzero stride, or at most one
+// element: a copy), or when the innermost dim of its TensorIterator is contiguous in the input and
+// not flipped (whole rows copied with memcpy). That innermost dim is the output's: empty_like keeps a
+// dense input's strides, else orders dims by stride as infer_dense_strides does (insertion sort from
+// the last dim, a stride-0 dim never moving past another); size-1 dims drop out.
+bool flip_copies_rows(const Tensor& self, uint64_t mask) {
+  const int64_t nd = self.dim();
+  IntArrayRef sz = self.sizes(), st = self.strides();
+  bool any = false;
+  for (int64_t i = 0; i < nd; ++i) any |= (mask >> i & 1) && sz[i] > 1 && st[i] != 0;
+  if (!any || self.numel() <= 1) return true;
+  std::vector<int64_t> perm(nd);  // innermost first
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  if (is_non_overlapping_and_dense(self)) {
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return st[a] < st[b]; });
+  } else {
+    const auto should_swap = [&](int64_t d0, int64_t d1) {
+      if (st[d0] == 0 || st[d1] == 0) return 0;
+      if (st[d0] != st[d1]) return st[d0] < st[d1] ? -1 : 1;
+      return sz[d0] > sz[d1] ? 1 : 0;
+    };
+    for (int64_t i = 1; i < nd; ++i) {
+      int64_t d1 = i;
+      for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+        const int c = should_swap(perm[d0], perm[d1]);
+        if (c > 0) {
+          std::swap(perm[d0], perm[d1]);
+          d1 = d0;
+        } else if (c < 0) {
+          break;
+        }
+      }
+    }
+  }
+  for (int64_t d : perm)
+    if (sz[d] > 1) return !(mask >> d & 1) && st[d] == 1;
+  return true;
+}
+
 // flip: a new tensor reading each flipped dim backwards. Written as a walk over the output with the
 // source pointer stepping by negated strides (any number of dims, any input layout).
 Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   const char* op = "flip";
-  // PyTorch's CPU flip has no complex32 instance (its roll does: roll runs here too).
-  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32, "\"flip_cpu\" not implemented for 'ComplexHalf'");
   Tensor out;
   const int64_t nd = self.dim();
   uint64_t mask = 0;
@@ -244,15 +285,11 @@ Tensor flip_kernel(const Tensor& self, IntArrayRef dims) {
   }
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
   if (self.is_meta() || self.numel() == 0) return out;
-  if (is_barebones_unsigned_type(self.dtype())) {
-    // PyTorch flips the other dims by copying whole rows, whatever the dtype; only flipping the
-    // innermost dim (the smallest stride of size > 1) runs its loop, which has no uint16/uint32/
-    // uint64 instance.
-    int64_t inner = -1;
-    for (int64_t i = 0; i < nd; ++i)
-      if (self.sizes()[i] > 1 && (inner < 0 || self.strides()[i] <= self.strides()[inner])) inner = i;
-    TL_CHECK_AS(NotImplementedError, inner < 0 || !(mask >> inner & 1), op, ": not implemented for dtype ",
-                scalar_type_name(self.dtype()));
+  if ((self.dtype() == ScalarType::Complex32 || is_barebones_unsigned_type(self.dtype())) &&
+      !flip_copies_rows(self, mask)) {
+    TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32,
+                "\"flip_cpu\" not implemented for 'ComplexHalf'");
+    throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(self.dtype())));
   }
   const int64_t isz = static_cast<int64_t>(self.itemsize());
   const char* src0 = static_cast<const char*>(self.data_ptr());

@@ -6,6 +6,7 @@
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Complex32Math.h"
 #include "aten/native/cpu/Loops.h"
 
 namespace tl::native {
@@ -99,6 +100,14 @@ void addcmul_kernel(const Tensor& self, const Tensor& tensor1, const Tensor& ten
   auto iter = ternary_iter(out, self, tensor1, tensor2, "addcmul");
   if (iter.common_dtype() == ScalarType::Bool)
     throw NotImplementedError("addcmul: \"addcmul_cpu_out\" not implemented for 'Bool'");
+  if (iter.common_dtype() == ScalarType::Complex32) {
+    // PyTorch's loop over c10::complex<Half>: self + (value * t1) * t2, every operation rounded to complex32.
+    const ComplexHalf v = c32::checked(value);
+    cpu_kernel_novec(iter, [v](ComplexHalf a, ComplexHalf b, ComplexHalf c) -> ComplexHalf {
+      return c32::add(a, c32::mul(c32::mul(v, b), c));
+    });
+    return;
+  }
   TL_DISPATCH_NUMERIC(iter.common_dtype(), "addcmul", [&] {
     const auto v = value_operand<scalar_t>(value, "addcmul");
     cpu_kernel(iter, [v](scalar_t a, scalar_t b, scalar_t c) -> scalar_t {
