@@ -45,8 +45,7 @@ _UNSUPPORTED_STMT = {ast.With: "with statements", ast.Try: "try blocks", ast.Glo
                      ast.AsyncFunctionDef: "async function definitions", ast.AsyncFor: "async for loops",
                      ast.AsyncWith: "async with statements", ast.Import: "import statements",
                      ast.ImportFrom: "import statements"}
-_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda", ast.DictComp: "Dict comprehension",
-                     ast.SetComp: "Set comprehension",
+_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda",
                      ast.Set: "Set literal", ast.Await: "Await", ast.Yield: "Yield", ast.YieldFrom: "Yield from",
                      ast.Starred: "Starred expression", ast.NamedExpr: "Assignment expression (:=)"}
 _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError", RuntimeError: "builtins.RuntimeError",
@@ -56,6 +55,14 @@ _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError"
 
 def ignored(fn):
     return getattr(fn, "_torchlite_jit_ignore", False)
+
+
+class _Range:
+    """A source range that is no AST node's (torch's one-column ranges)."""
+
+    def __init__(self, line, col, end_col):
+        self.lineno = self.end_lineno = line
+        self.col_offset, self.end_col_offset = col, end_col
 
 
 class Frame:
@@ -857,11 +864,14 @@ class Compiler:
 
     def expr(self, e, env, hint=None, in_raise=False):
         m = getattr(self, "expr_" + type(e).__name__, None)
+        if type(e) is ast.SetComp:  # as torch: UnsupportedNodeError, one column at the brace
+            raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
+                                                msg="SetComp aren't supported")
         if m is None:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
                                    else f"{what} expressions aren't supported")
-        if type(e) in (ast.List, ast.Dict, ast.ListComp):
+        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp):
             return m(e, env, hint)
         if type(e) is ast.JoinedStr:
             return m(e, env, in_raise)
@@ -925,6 +935,8 @@ class Compiler:
                 raise self.unsupported(e, "generator expressions over zip() of run-time lists")
             cols = [self.static_items(q, e) for q in seqs]
             items = [SV(T.Tuple([i.type or T.ANY for i in row]), items=list(row)) for row in zip(*cols)]
+        elif func == "enumerate" and self.expr(it.func, env).fn is enumerate and runtime_ok:
+            return None  # the loop a `for` over enumerate() compiles to
         else:
             seq = self.expr(it, env)
             if not self.is_static_seq(seq):
@@ -993,6 +1005,51 @@ class Compiler:
             raise self.error(e, "List comprehension elements must have a single type")
         t = T.List(et)
         return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, e) for i in items], [t]).output())
+
+    def expr_DictComp(self, e, env, hint=None):
+        """{k: v for x in xs}: as torch, one `for` and no `if`. Compiled as the list comprehension
+        [(k, v) for x in xs] (which types the pairs by what they are), then a loop inserting each pair into a
+        new dict, so keys and values are evaluated in Python's order and a later key overwrites."""
+        if len(e.generators) != 1:
+            raise self.unsupported(e, "Only a single generator is currently supported")
+        if e.generators[0].ifs:
+            raise self.unsupported(e, "Comprehension ifs are not supported yet")
+        pair = ast.Tuple(elts=[e.key, e.value], ctx=ast.Load())
+        lc = ast.ListComp(elt=pair, generators=e.generators)
+        for n in (pair, lc):
+            ast.copy_location(n, e)
+            n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
+        lhint = T.List(T.Tuple(list(hint.elems))) if hint is not None and hint.kind == "Dict" else None
+        pairs = self.expr_ListComp(lc, env, lhint)
+        et = pairs.type.elems[0]
+        if et.kind == "Tuple" and len(et.elems) == 2:
+            kt, vt = et.elems
+        elif hint is not None and hint.kind == "Dict":
+            kt, vt = hint.elems
+        else:
+            kt, vt = T.STR, T.TENSOR  # nothing was inserted: an empty literal's type, as `{}`
+        if hint is not None and hint.kind == "Dict" and T.is_subtype(kt, hint.elems[0]) \
+                and T.is_subtype(vt, hint.elems[1]):
+            kt, vt = hint.elems
+        if kt.kind not in ("str", "int"):
+            raise self.error(e.key, f"Dict keys must be str or int, got {kt}")
+        t = T.Dict(kt, vt)
+        d = SV(t, value=self.insert("prim::DictConstruct", [], [t]).output())
+        names = [f"${s}{id(e)}" for s in ("dc", "dl", "dk", "dv")]
+
+        def name(i, ctx):
+            return ast.Name(id=names[i], ctx=ctx)
+        target = ast.Tuple(elts=[name(2, ast.Store()), name(3, ast.Store())], ctx=ast.Store())
+        put = ast.Assign(targets=[ast.Subscript(value=name(0, ast.Load()), slice=name(2, ast.Load()), ctx=ast.Store())],
+                         value=name(3, ast.Load()))
+        loop = ast.For(target=target, iter=name(1, ast.Load()), body=[put], orelse=[])
+        for n in ast.walk(loop):
+            ast.copy_location(n, e)
+            n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
+        benv = dict(env)
+        benv[names[0]], benv[names[1]] = d, pairs
+        self.stmt(loop, benv, False)
+        return d
 
     def expr_Tuple(self, e, env):
         items = [self.expr(x, env) for x in e.elts]
