@@ -392,16 +392,15 @@ class Compiler:
         if name == "training":
             raise self.unsupported(where, "assigning the training flag in script (script compiles a graph per "
                                           "training mode: call train() / eval() from Python)")
-        if name in mod._parameters:
-            raise self.error(where, f"Cannot assign to parameter '{name}' of {type(mod).__name__} in script: "
-                                    "assign a parameter from Python, or update it in place (`with no_grad(): "
-                                    f"self.{name}.copy_(...)`)")
         if name in mod._modules:
             raise self.error(where, f"Wrong type for attribute assignment. Expected {T.T('Module', module=mod._modules[name])} "
                                     f"but got {A.type_name(rhs.type) if rhs.type is not None else 'a non-value'}")
-        buffer = name in mod._buffers
+        # A parameter or buffer is a Tensor attribute (NoneType when registered as None), read with prim::GetAttr:
+        # as torch 2.13, assigning a parameter puts the value (a plain tensor) in the parameter's slot.
+        slots = mod._buffers if name in mod._buffers else mod._parameters if name in mod._parameters else None
+        buffer = slots is not None
         if buffer:
-            t = T.NONE if mod._buffers[name] is None else T.TENSOR
+            t = T.NONE if slots[name] is None else T.TENSOR
         else:
             if name not in mod.__dict__ or A.is_final(mod, name):
                 raise self.error(where, f"Tried to set nonexistent attribute: {name}. Did you forget to initialize it "
