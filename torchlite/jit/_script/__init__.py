@@ -10,6 +10,7 @@ import inspect
 
 import torchlite as _tl
 from torchlite._C import _jit
+from torchlite.jit._script import concrete_type
 from torchlite.jit._script import types as T
 from torchlite.jit._script.compiler import Compiler
 from torchlite.jit._script.values import SV
@@ -279,14 +280,19 @@ class ScriptedModule(_TracedModule):
                     attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
                                       if name != "forward" or inspect.getattr_static(type(m), "forward", None)
                                       is not _tl.nn.Module.forward])
+        known = len(attrs.types)
+        key = concrete_type.key_of(module, attrs)
+        found = concrete_type.lookup(key, module, attrs)  # another instance of this concrete type compiled them
+        if found is not None:
+            return found, known != len(attrs.types) or None
         while True:
-            known = len(attrs.types)
             try:
                 found = {}
                 for name in _methods_of(module):
                     fn = getattr(type(module), name)
                     self_sv = SV(T.T("Module", module=module), module=module)
                     found[name] = _compile(fn, self_sv, attrs)
+                concrete_type.store(key, module, found, attrs)
                 return found, known != len(attrs.types) or None
             except Recompile:  # an assigned attribute was read as a constant before: compile again knowing it
                 continue
