@@ -72,7 +72,8 @@ def _from_output(value, t):
     if t.kind == "Dict" and isinstance(value, list):
         return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
     if t.kind == "Tuple" and isinstance(value, tuple):
-        return tuple(_from_output(v, e) for v, e in zip(value, t.elems))
+        values = [_from_output(v, e) for v, e in zip(value, t.elems)]
+        return t.cls(*values) if t.cls is not None else tuple(values)
     if t.kind == "List" and isinstance(value, list):
         return [_from_output(v, t.elems[0]) for v in value]
     if t.kind == "Optional" and value is not None:
@@ -81,7 +82,8 @@ def _from_output(value, t):
 
 
 def _has_dict(t):
-    return t is not None and (t.kind == "Dict" or any(_has_dict(e) for e in t.elems))
+    """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
+    return t is not None and (t.kind == "Dict" or t.cls is not None or any(_has_dict(e) for e in t.elems))
 
 
 class _Signature:

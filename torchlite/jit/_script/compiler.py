@@ -1493,6 +1493,11 @@ class Compiler:
                 raise self.error(node, f"Module '{getattr(base.const, '__name__', base.const)}' has no attribute '{name}'")
             return self.python_value(v, node)
         t = base.type.kind if base.type else None
+        if t == "Tuple" and base.type.cls is not None:  # a named tuple's field
+            fields = base.type.cls._fields
+            if name not in fields:
+                raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+            return self.static_items(base, node)[fields.index(name)]
         if t == "Tensor":
             if name == "shape":
                 return SV(T.List(T.INT), value=self.insert("prim::size", [self.value(base, node)], [T.List(T.INT)]).output())
@@ -1510,6 +1515,48 @@ class Compiler:
         if t in ("List", "Dict", "str"):
             return SV(None, fn=name, self_sv=base)
         raise self.error(node, f"'{base.type}' object has no attribute or method '{name}'")
+
+    def namedtuple_type(self, cls, node):
+        def where(msg):
+            raise self.error(node, msg)
+        return T.NamedTuple(cls, where)
+
+    def construct_namedtuple(self, cls, args, kwargs, node):
+        """P(a, b, z=c) for a typing.NamedTuple P: its fields bound as a call's arguments (defaults from the
+        class), each checked against its field's type, as torch's errors word it; a tuple of the class's type."""
+        t = self.namedtuple_type(cls, node)
+        fields, defaults = cls._fields, getattr(cls, "_field_defaults", {})
+
+        def schema():
+            parts = []
+            for f, ft in zip(fields, t.elems):
+                d = f"={defaults[f]!r}" if f in defaults else ""
+                parts.append(f"{ft!r} {f}{d}")
+            return f"{cls.__name__}({', '.join(parts)}) -> ()"
+        if len(args) > len(fields):
+            raise self.error(node, f"\n{schema()}:\nExpected at most {len(fields)} arguments but found {len(args)} "
+                                   "positional arguments.\n")
+        bound = list(args)
+        for f in fields[len(args):]:
+            if f in kwargs:
+                bound.append(kwargs.pop(f))
+            elif f in defaults:
+                bound.append(self.python_value(defaults[f], node))
+            else:
+                raise self.error(node, f"\n{schema()}:\nArgument {f} not provided.\n")
+        if kwargs:
+            name = next(iter(kwargs))
+            raise self.error(node, f"\n{schema()}:\nKeyword argument {name} unknown.\n")
+        items = []
+        for f, ft, a in zip(fields, t.elems, bound):
+            if a.type is not None and ft.kind == "float" and a.type.kind == "int" and a.is_const:
+                a = SV(T.FLOAT, const=float(a.const))
+            if a.type is None or not T.is_subtype(a.type, ft):
+                got = "a non-value" if a.type is None else A.type_name(a.type)
+                raise self.error(node, f"\n{schema()}:\nExpected a value of type '{ft!r}' for argument '{f}' but "
+                                       f"instead found type '{got}'.\n")
+            items.append(a)
+        return SV(t, value=self.insert("prim::TupleConstruct", [self.value(i, node) for i in items], [t]).output())
 
     def getattr_module(self, base, name, node):
         mod = base.module
@@ -1587,6 +1634,8 @@ class Compiler:
         from torchlite.jit._script import ScriptFunction
         if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
             fn = fn._fn
+        if T.is_namedtuple_class(fn):
+            return self.construct_namedtuple(fn, args, kwargs, node)
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in BUILTINS:
