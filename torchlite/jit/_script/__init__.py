@@ -81,6 +81,10 @@ def _from_output(value, t):
     return value
 
 
+def _has_object(t):
+    return t is not None and (t.kind == "Object" or any(_has_object(e) for e in t.elems))
+
+
 def _has_dict(t):
     """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
     return t is not None and (t.kind == "Dict" or t.cls is not None or any(_has_dict(e) for e in t.elems))
@@ -168,6 +172,10 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    for what, t in list(zip(names, types)) + [("the return value", ret)]:
+        if _has_object(t):  # TorchScript class instances stay inside compiled code
+            raise RuntimeError(f"{fn.__qualname__}: {what} is of type {t!r}, an instance of a TorchScript class: "
+                               "instances cannot be passed between Python and scripted code in torchlite")
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
@@ -416,8 +424,11 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
         _check_initialized(obj)
         return _script_module(obj)
     if isinstance(obj, type):
-        raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "
-                           "nn.Module, or a function")
+        if issubclass(obj, _tl.nn.Module):
+            raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "
+                               "nn.Module, or a function")
+        from torchlite.jit._script.classes import script_class
+        return script_class(obj)  # a TorchScript class: usable in scripted code
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return ScriptFunction(obj)
     raise RuntimeError(f"script expects a function or an nn.Module, got {type(obj).__name__}")

@@ -16,6 +16,7 @@ import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
+from torchlite.jit._script import classes
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
@@ -93,6 +94,7 @@ class Compiler:
         self._anchor = None  # set by constant()
         self.frames = []
         self.active = []  # functions being compiled: recursion is refused
+        self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
 
     # ---- errors --------------------------------------------------------------------------
@@ -386,6 +388,8 @@ class Compiler:
         compile time (torch's errors for a wrong type, a missing or Final attribute)."""
         where = self._stmt if self._stmt is not None else target
         base, name = self.expr(target.value, env), target.attr
+        if base.type is not None and base.type.kind == "Object" and base.type.cls is not None:
+            return self.set_object_attribute(base, name, rhs, where)
         mod = base.module
         if mod is None or base.value is None:
             raise self.error(where, f"Tried to set an attribute: {name} on a non-class: {base.type}")
@@ -1493,6 +1497,8 @@ class Compiler:
                 raise self.error(node, f"Module '{getattr(base.const, '__name__', base.const)}' has no attribute '{name}'")
             return self.python_value(v, node)
         t = base.type.kind if base.type else None
+        if t == "Object" and base.type.cls is not None:
+            return self.getattr_object(base, name, node)
         if t == "Tuple" and base.type.cls is not None:  # a named tuple's field
             fields = base.type.cls._fields
             if name not in fields:
@@ -1557,6 +1563,64 @@ class Compiler:
                                        f"instead found type '{got}'.\n")
             items.append(a)
         return SV(t, value=self.insert("prim::TupleConstruct", [self.value(i, node) for i in items], [t]).output())
+
+    def construct_object(self, cls, args, kwargs, node):
+        """C(args) for a TorchScript class C: prim::CreateObject, then C.__init__ inlined on it (its assignments
+        give the attributes their types)."""
+        info = classes.info(cls)
+        t = classes.object_type(cls)
+        create = self.insert("prim::CreateObject", [], [t])
+        create.s_("name", T.class_name(cls))
+        create.ival_("fields", list(info.fields))
+        obj = SV(t, value=create.output())
+        self.constructing.append(cls)
+        try:
+            self.inline(cls.__init__, args, kwargs, node, self_sv=obj)
+        finally:
+            self.constructing.pop()
+        missing = [f for f in info.fields if f not in info.types]
+        if missing:
+            raise self.error(node, f"Class {cls.__qualname__}: attribute '{missing[0]}' is declared but __init__ does "
+                                   "not assign it")
+        return obj
+
+    def getattr_object(self, base, name, node):
+        """obj.name on a TorchScript class's instance: an attribute (prim::GetAttr), a method or a property."""
+        cls = base.type.cls
+        t = classes.info(cls).types.get(name)
+        if t is not None:
+            out = self.insert("prim::GetAttr", [self.value(base, node)], [t]).s_("name", name).output()
+            return SV(t, value=out)
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, property):
+            return self.inline(attr.fget, [], {}, node, self_sv=base)
+        if isinstance(attr, staticmethod):
+            return SV(None, fn=attr.__func__)
+        if isinstance(attr, pytypes.FunctionType):
+            return SV(None, fn=attr, self_sv=base)
+        if name in classes.info(cls).fields:
+            raise self.error(node, f"Tried to access attribute '{name}' of {base.type!r} before __init__ assigned it")
+        raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+
+    def set_object_attribute(self, base, name, rhs, where):
+        """obj.name = rhs on a TorchScript class's instance: prim::SetAttr; in __init__ the first assignment of an
+        attribute without a class annotation fixes its type."""
+        cls = base.type.cls
+        info = classes.info(cls)
+        t = info.types.get(name)
+        if t is None:
+            if name not in info.fields or cls not in self.constructing:
+                raise self.error(where, f"Tried to set nonexistent attribute: {name}. Did you forget to initialize it "
+                                        "in __init__()?")
+            if rhs.type is None or rhs.type.kind in ("Module", "Any"):
+                raise self.error(where, f"Cannot assign to attribute '{name}': the value has no TorchScript type")
+            t = info.types[name] = rhs.type
+        if rhs.type is not None and rhs.type.kind == "Object":
+            raise self.unsupported(where, "attributes holding instances of TorchScript classes")
+        if rhs.type is None or not T.is_subtype(rhs.type, t):
+            got = A.type_name(rhs.type) if rhs.type is not None else "a non-value"
+            raise self.error(where, f"Wrong type for attribute assignment. Expected {A.type_name(t)} but got {got}")
+        self.insert("prim::SetAttr", [self.value(base, where), self.value(rhs, where)], [], n_out=0).s_("name", name)
 
     def getattr_module(self, base, name, node):
         mod = base.module
@@ -1636,6 +1700,8 @@ class Compiler:
             fn = fn._fn
         if T.is_namedtuple_class(fn):
             return self.construct_namedtuple(fn, args, kwargs, node)
+        if classes.is_script_class(fn):
+            return self.construct_object(fn, args, kwargs, node)
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in BUILTINS:

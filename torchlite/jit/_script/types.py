@@ -12,9 +12,9 @@ from torchlite._C import _jit
 
 class T:
     """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
-    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Any'), `elems` for containers, `module`
+    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Any'), `elems` for containers, `module`
     (the nn.Module instance) for a module object, `cls` (the typing.NamedTuple class) for a named tuple (a
-    'Tuple' whose elements are its fields)."""
+    'Tuple' whose elements are its fields) or the class of an 'Object' (a TorchScript class's instance)."""
     __slots__ = ("kind", "elems", "module", "cls")
 
     def __init__(self, kind, elems=(), module=None, cls=None):
@@ -145,6 +145,8 @@ def ir_type(t: T):
     if k == "Module":
         from torchlite.jit._trace import _module_type_name
         return _jit.Type.object(_module_type_name(t.module))
+    if k == "Object":  # an instance of a TorchScript class
+        return _jit.Type.object(class_name(t.cls))
     return _jit.Type.parse("Any")
 
 
@@ -161,6 +163,9 @@ def from_annotation(ann, where):
         return simple[ann]
     if is_namedtuple_class(ann):
         return NamedTuple(ann, where)
+    from torchlite.jit._script.classes import is_script_class
+    if is_script_class(ann):
+        return T("Object", cls=ann)
     origin, args = typing.get_origin(ann), typing.get_args(ann)
     if origin in (typing.Union, _pytypes.UnionType) and len(args) == 2 and type(None) in args:  # also `X | None`
         inner = args[0] if args[1] is type(None) else args[1]
