@@ -58,6 +58,8 @@ def annotate(the_type, the_value):
 
 
 def _to_input(value, t):
+    if t.kind == "Enum" and isinstance(value, t.cls):
+        return value.value
     if t.kind == "Dict" and isinstance(value, dict):
         flat = []
         for k, v in value.items():
@@ -69,6 +71,8 @@ def _to_input(value, t):
 def _from_output(value, t):
     if t is None or t.kind == "Tensor":
         return value
+    if t.kind == "Enum":
+        return t.cls(value)
     if t.kind == "Dict" and isinstance(value, list):
         return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
     if t.kind == "Tuple" and isinstance(value, tuple):
@@ -87,7 +91,7 @@ def _has_object(t):
 
 def _has_dict(t):
     """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
-    return t is not None and (t.kind == "Dict" or t.cls is not None or any(_has_dict(e) for e in t.elems))
+    return t is not None and (t.kind in ("Dict", "Enum") or t.cls is not None or any(_has_dict(e) for e in t.elems))
 
 
 class _Signature:
@@ -96,10 +100,11 @@ class _Signature:
     def __init__(self, names, types, defaults, ret):
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
         # a call with every argument given positionally and nothing to convert passes them as they are
-        self.plain = not any(t.kind == "Dict" for t in types)
+        self.plain = not any(t.kind in ("Dict", "Enum") for t in types)
         self.plain_ret = not _has_dict(ret)  # returned as run_graph gives it (only dicts are converted)
         # the Python types each argument must have (checked per call, as PyTorch matches arguments)
-        self.checks = [(i, n, t, _PY_TYPES[t.kind]) for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES]
+        self.checks = [(i, n, t, (t.cls,) if t.kind == "Enum" else _PY_TYPES[t.kind])
+                       for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES or t.kind == "Enum"]
         self._tails = {}  # n positional arguments -> (the checked defaults of the rest, the checks of the n)
 
     def _tail(self, qualname, n):
@@ -138,6 +143,8 @@ class _Signature:
                                    f"found type '{found}'.")
             if t.kind == "float" and type(v) is int:
                 values[i] = float(v)
+            elif t.kind == "Enum":
+                values[i] = v.value  # a member runs as its value
         return values
 
     def _bind(self, qualname, args, kwargs):
@@ -154,7 +161,7 @@ class _Signature:
                 raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
-        return [_to_input(v, t) for v, t in zip(values, self.types)]
+        return [v if t.kind == "Enum" else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts)
 
 
 _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import inspect
 import operator
 import types as pytypes
@@ -124,6 +125,8 @@ class Compiler:
             return self.insert("prim::TupleConstruct", vals, [sv.type]).output()
         if sv.is_const:
             c = sv.const
+            if isinstance(c, enum.Enum):  # an Enum member runs as its value
+                c = c.value
             if isinstance(c, _tl.Tensor) and c.requires_grad:
                 raise self.error(node, "Cannot insert a Tensor that requires grad as a constant. Consider making "
                                        "it a parameter or input, or detaching the gradient")
@@ -661,7 +664,7 @@ class Compiler:
 
     def seq_loop(self, s, seq, env, enumerate_=False):
         t = seq.type.kind if seq.type is not None else None
-        if seq.module is not None or seq.items is not None or t == "Tuple" or (seq.is_const and isinstance(seq.const, (tuple, list))):
+        if self.is_static_seq(seq):
             return self.unrolled(s, self.static_items(seq, s), env, enumerate_)
         if t == "Dict":
             seq = self.call_method(seq, "keys", [], {}, s)
@@ -681,7 +684,7 @@ class Compiler:
 
     def is_static_seq(self, seq):
         return seq.module is not None or seq.items is not None or (seq.type is not None and seq.type.kind == "Tuple") \
-            or (seq.is_const and isinstance(seq.const, (tuple, list)))
+            or (seq.is_const and isinstance(seq.const, (tuple, list))) or (seq.is_const and T.is_enum_class(seq.const))
 
     def zip_loop(self, s, seqs, env):
         """for a, b in zip(x, y): unrolled when every sequence is static, else a loop of min(len) trips
@@ -720,6 +723,8 @@ class Compiler:
             return [self.getattr_module(seq, name, node) for name, _ in mods]
         if seq.items is not None:
             return list(seq.items)
+        if seq.is_const and T.is_enum_class(seq.const):  # for c in Color: its members, unrolled
+            return [self.python_value(m, node) for m in seq.const]
         if seq.is_const:
             return [const_sv(c) for c in seq.const]
         return self.unpack(seq, len(seq.type.elems), node)
@@ -1253,6 +1258,8 @@ class Compiler:
         return self.emit_if(a, node, lambda e: ("return", e, b), lambda e: ("return", e, SV(T.BOOL, const=False)), {})[2]
 
     def compare_op(self, op, a, b, node):
+        if isinstance(op, (ast.Is, ast.IsNot)) and "Enum" in (a.type.kind if a.type else None, b.type.kind if b.type else None):
+            return self.compare_op(ast.Eq() if isinstance(op, ast.Is) else ast.NotEq(), a, b, node)  # members are singletons
         if isinstance(op, (ast.Is, ast.IsNot)):
             positive = isinstance(op, ast.Is)
             if a.is_const and b.is_const:
@@ -1275,6 +1282,12 @@ class Compiler:
             return r
         name, prim, pyop = _CMPOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if "Enum" in (ta, tb) and name in ("eq", "ne"):
+            if ta != tb or a.type.cls is not b.type.cls:  # members of two classes (or a member and a value) differ
+                return SV(T.BOOL, const=name == "ne")
+            a, b = (SV(v.type.elems[0], value=self.value(v, node)) if not v.is_const else
+                    SV(v.type.elems[0], const=v.const.value) for v in (a, b))
+            ta = tb = a.type.kind
         if name in ("eq", "ne") and "List" in (ta, tb) and (self.is_tuple(a) or self.is_tuple(b)):
             # x.shape == (2, 3), tuple(x.size()) != expected: a tuple of a run-time size is a list in script
             a, b = (self.as_list(v, node) if self.is_tuple(v) else v for v in (a, b))
@@ -1499,6 +1512,8 @@ class Compiler:
         t = base.type.kind if base.type else None
         if t == "Object" and base.type.cls is not None:
             return self.getattr_object(base, name, node)
+        if t == "Enum":
+            return self.enum_attribute(base, name, node)
         if t == "Tuple" and base.type.cls is not None:  # a named tuple's field
             fields = base.type.cls._fields
             if name not in fields:
@@ -1563,6 +1578,25 @@ class Compiler:
                                        f"instead found type '{got}'.\n")
             items.append(a)
         return SV(t, value=self.insert("prim::TupleConstruct", [self.value(i, node) for i in items], [t]).output())
+
+    def enum_attribute(self, base, name, node):
+        """`.value` and `.name` of an Enum member: folded for a constant one; at run time the value is the member
+        itself, and the name is looked up in the class's table of value -> name."""
+        cls, vt = base.type.cls, base.type.elems[0]
+        if name not in ("value", "name"):
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+        if base.is_const:
+            return SV(vt if name == "value" else T.STR, const=getattr(base.const, name))
+        v = self.value(base, node)
+        if name == "value":
+            return SV(vt, value=v)
+        if vt.kind not in ("int", "str"):
+            raise self.unsupported(node, "the name of a float-valued Enum member known only at run time")
+        ins = []
+        for m in cls:
+            ins += [self.constant(m.value), self.constant(m.name)]
+        table = self.insert("prim::DictConstruct", ins, [T.Dict(vt, T.STR)]).output()
+        return SV(T.STR, value=self.insert("prim::dict_getitem", [table, v], [T.STR]).output())
 
     def construct_object(self, cls, args, kwargs, node):
         """C(args) for a TorchScript class C: prim::CreateObject, then C.__init__ inlined on it (its assignments

@@ -3,6 +3,7 @@ Optional[T], List[T], Tuple[...], Dict[K, V], module objects), read from Python 
 their IR types (torchlite._C._jit.Type) for the graph's values."""
 from __future__ import annotations
 
+import enum as _enum
 import types as _pytypes
 import typing
 
@@ -12,7 +13,7 @@ from torchlite._C import _jit
 
 class T:
     """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
-    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Any'), `elems` for containers, `module`
+    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers, `module`
     (the nn.Module instance) for a module object, `cls` (the typing.NamedTuple class) for a named tuple (a
     'Tuple' whose elements are its fields) or the class of an 'Object' (a TorchScript class's instance)."""
     __slots__ = ("kind", "elems", "module", "cls")
@@ -30,6 +31,8 @@ class T:
     def __repr__(self):
         if self.kind == "Module":
             return f"__torch__.{type(self.module).__qualname__}"
+        if self.kind == "Enum":
+            return f"Enum<{class_name(self.cls)}>"
         if self.cls is not None:
             return class_name(self.cls)
         if self.kind == "Tuple":
@@ -58,6 +61,21 @@ def Tuple(ts):
 
 def Dict(k, v):
     return T("Dict", [k, v])
+
+
+def is_enum_class(c) -> bool:
+    return isinstance(c, type) and issubclass(c, _enum.Enum)
+
+
+def Enum(cls, where):
+    """The static type of an Enum class: its values' type is the IR's (torch requires one type for all of them:
+    int, float or str); a value runs as its `.value`, the class is known statically."""
+    kinds = {type(m.value) for m in cls}
+    vt = {int: INT, float: FLOAT, str: STR}.get(next(iter(kinds))) if len(kinds) == 1 else None
+    if vt is None:
+        where(f"Enum {cls.__qualname__}: all values must be of one type, int, float or str (got "
+              f"{', '.join(sorted(k.__name__ for k in kinds)) or 'no values'})")
+    return T("Enum", [vt], cls=cls)
 
 
 def is_namedtuple_class(c) -> bool:
@@ -145,6 +163,8 @@ def ir_type(t: T):
     if k == "Module":
         from torchlite.jit._trace import _module_type_name
         return _jit.Type.object(_module_type_name(t.module))
+    if k == "Enum":  # a member runs as its value
+        return ir_type(t.elems[0])
     if k == "Object":  # an instance of a TorchScript class
         return _jit.Type.object(class_name(t.cls))
     return _jit.Type.parse("Any")
@@ -163,6 +183,8 @@ def from_annotation(ann, where):
         return simple[ann]
     if is_namedtuple_class(ann):
         return NamedTuple(ann, where)
+    if is_enum_class(ann):
+        return Enum(ann, where)
     from torchlite.jit._script.classes import is_script_class
     if is_script_class(ann):
         return T("Object", cls=ann)
@@ -202,6 +224,11 @@ def of_value(v):
         return DTYPE
     if isinstance(v, _tl.device):
         return DEVICE
+    if isinstance(v, _enum.Enum):
+        try:
+            return Enum(type(v), _no_type)
+        except ValueError:
+            return None
     if isinstance(v, tuple):
         elems = [of_value(e) for e in v]
         if None in elems:
@@ -213,3 +240,7 @@ def of_value(v):
             return None
         return List(elems[0])
     return None
+
+
+def _no_type(msg):
+    raise ValueError(msg)
