@@ -235,3 +235,42 @@ def test_scripted_instance_saves_and_loads(tmp_path):
     loaded = tl.jit.load(str(path))
     x = tl.randn(2, 4)
     _same(loaded(x), b(x))
+
+
+def scaled_chain(x, n: int = 2):
+    for _ in range(n):
+        x = tl.relu(x) * 2 - 1
+    return x
+
+
+def test_functions_reuse_their_compiled_graph():
+    x = tl.randn(5)
+    a, ca = _script_counting(scaled_chain)
+    b, cb = _script_counting(scaled_chain)
+    assert ca["misses"] == 1 and cb["hits"] == 1
+    assert a.graph is not b.graph
+    assert [n.kind() for n in a.graph.allNodes()] == [n.kind() for n in b.graph.allNodes()]
+    _same(b(x), scaled_chain(x))
+
+
+def test_function_defaults_and_pipeline_switch_are_part_of_the_key():
+    def f(x, k: int = 1):
+        return x * k
+    tl.jit.script(f)
+    f.__defaults__ = (3,)
+    s, c = _script_counting(f)
+    assert c["misses"] == 1
+    _same(s(tl.ones(2)), tl.full((2,), 3.0))
+    with script_optimization.disabled():
+        _, c = _script_counting(f)
+    assert c["misses"] == 1
+
+
+def test_function_cache_off_compiles_each_time():
+    concrete_type.enabled = False
+    try:
+        _, c1 = _script_counting(scaled_chain)
+        _, c2 = _script_counting(scaled_chain)
+    finally:
+        concrete_type.enabled = True
+    assert c1["hits"] == c2["hits"] == 0

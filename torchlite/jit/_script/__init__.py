@@ -195,7 +195,11 @@ class ScriptFunction(FunctionArchive):
 
     def __init__(self, fn):
         self._fn = fn
-        self.graph, self._sig = _compile(fn)
+        found = concrete_type.lookup_function(fn)  # scripted before: its graph (a copy) and signature
+        if found is None:
+            found = _compile(fn)
+            concrete_type.store_function(fn, *found)
+        self.graph, self._sig = found
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__

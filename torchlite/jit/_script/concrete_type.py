@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import types as pytypes
+import weakref
 
 import torchlite as _tl
 
@@ -153,3 +154,46 @@ def store(key, module, found, attrs):
 
 def clear():
     _cache.clear()
+    _functions.clear()
+
+
+# Scripted functions: `script(f)` again (or of a function a decorator already scripted) reuses f's graph, as
+# torch's cache of compiled functions. Keyed by the function object (weakly: a function that goes away takes
+# its entry), its defaults and the pipeline switch; globals are read at the first compilation only (torch's too).
+_functions = weakref.WeakKeyDictionary()
+
+
+def _function_key(fn):
+    from torchlite.jit._passes import script_optimization
+    try:
+        return (script_optimization._enabled[-1], _value(fn.__defaults__, {}), _value(fn.__kwdefaults__, {}))
+    except _Uncacheable:
+        return None
+
+
+def lookup_function(fn):
+    """(graph copy, signature) of fn compiled before with the same defaults, or None."""
+    if not enabled:
+        return None
+    try:
+        entry = _functions.get(fn)
+    except TypeError:  # not weakly referenceable
+        return None
+    key = _function_key(fn) if entry is not None else None
+    if entry is None or key is None or entry[0] != key:
+        stats["misses"] += 1
+        return None
+    stats["hits"] += 1
+    return entry[1].copy(), entry[2]
+
+
+def store_function(fn, graph, sig):
+    if not enabled:
+        return
+    key = _function_key(fn)
+    if key is None:
+        return
+    try:
+        _functions[fn] = (key, graph.copy(), sig)
+    except TypeError:
+        pass
