@@ -136,3 +136,13 @@ def test_mixed_value_types_refused():
         return 1
     with pytest.raises(RuntimeError, match="all values must be of one type"):
         tl.jit.script(f)
+
+
+def test_calling_the_class_refused_as_torch():
+    def f(c: Color):
+        return Color(1)
+    with pytest.raises(RuntimeError, match="cannot call a EnumClass"):
+        torch.jit.script(f)
+    with pytest.raises(RuntimeError, match="cannot call a EnumClass") as err:
+        tl.jit.script(f)
+    assert "~~~~~ <--- HERE" in str(err.value)

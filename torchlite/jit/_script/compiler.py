@@ -1736,6 +1736,8 @@ class Compiler:
             return self.construct_namedtuple(fn, args, kwargs, node)
         if classes.is_script_class(fn):
             return self.construct_object(fn, args, kwargs, node)
+        if T.is_enum_class(fn):
+            raise self.error(node.func if isinstance(node, ast.Call) else node, "cannot call a EnumClass")  # as torch
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in BUILTINS:
