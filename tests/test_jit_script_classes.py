@@ -1,8 +1,9 @@
 """TorchScript classes (`@torchlite.jit.script` on a plain class), against torch.jit.script 2.13: instances
 made, mutated by methods, read through attributes and properties inside scripted functions and modules,
 with the same results; torch's compile errors for a nonexistent attribute, a wrong type, an unknown
-member. Instances do not cross into Python in torchlite (torch converts a returned one to the Python class):
-that is refused at compile time. Saved and loaded modules using one run in a fresh process."""
+member. Instances cross into Python as torch's do: an argument is converted (a copy: what the graph assigns
+is not written back), a result is a new Python instance with the attributes. Saved and loaded modules using
+one run in a fresh process."""
 import io
 import subprocess
 import sys
@@ -195,14 +196,51 @@ def returns_instance(x: tl.Tensor) -> Acc:
     return Acc(x, 1)
 
 
-def takes_instance(a: Acc) -> tl.Tensor:
-    return a.total
+def t_returns_instance(x: torch.Tensor) -> TAcc:
+    return TAcc(x, 1)
 
 
-@pytest.mark.parametrize("fn", [returns_instance, takes_instance])
-def test_instances_do_not_cross_into_python(fn):
-    with pytest.raises(RuntimeError, match="instances cannot be passed between Python and scripted code"):
-        tl.jit.script(fn)
+def adds(a: Acc, y: tl.Tensor) -> Acc:
+    a.add(y)
+    return a
+
+
+def t_adds(a: TAcc, y: torch.Tensor) -> TAcc:
+    a.add(y)
+    return a
+
+
+def test_instances_cross_into_python_as_torch():
+    r = tl.jit.script(returns_instance)(tl.ones(2))
+    tr = torch.jit.script(t_returns_instance)(torch.ones(2))
+    assert type(r) is Acc and type(tr) is TAcc and r.n == tr.n == 1
+    np.testing.assert_array_equal(_np(r.total), _np(tr.total))
+
+    a, ta = Acc(tl.ones(2), 1), TAcc(torch.ones(2), 1)
+    r, tr = tl.jit.script(adds)(a, tl.ones(2)), torch.jit.script(t_adds)(ta, torch.ones(2))
+    assert r is not a and tr is not ta  # a new instance back; the argument was converted, not written
+    assert (r.n, a.n) == (tr.n, ta.n) == (2, 1)
+    np.testing.assert_array_equal(_np(r.total), _np(tr.total))
+    np.testing.assert_array_equal(_np(a.total), _np(ta.total))
+    assert r.mean().tolist() == tr.mean().tolist()  # a plain Python instance: its methods run in Python
+
+
+def test_non_instance_argument_refused_as_torch():
+    with pytest.raises(RuntimeError, match="Expected a value of type '__torch__.*Acc.*' for argument 'a' but instead "
+                                           "found type 'int'"):
+        torch.jit.script(t_adds)(3, torch.ones(1))
+    with pytest.raises(RuntimeError, match="Expected a value of type '__torch__.*Acc' for argument 'a' but instead "
+                                           "found type 'int'"):
+        tl.jit.script(adds)(3, tl.ones(1))
+
+
+def in_a_list(xs: List[Acc]) -> int:
+    return len(xs)
+
+
+def test_instances_inside_containers_refused():
+    with pytest.raises(RuntimeError, match="inside a container"):
+        tl.jit.script(in_a_list)
 
 
 def test_module_classes_and_classes_without_init_refused():

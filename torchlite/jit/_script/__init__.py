@@ -57,6 +57,29 @@ def annotate(the_type, the_value):
     return the_value
 
 
+def _object_in(value, t):
+    """A Python instance of a TorchScript class as the interpreter's Object (a copy of its attributes, as torch's
+    conversion: what the graph assigns is not written back)."""
+    from torchlite.jit._script import classes
+    info = classes.info(t.cls)
+    obj = _jit.Object(T.class_name(t.cls))
+    for f in info.fields:
+        ft = info.types.get(f)
+        v = getattr(value, f)
+        obj.setattr(f, v.value if ft is not None and ft.kind == "Enum" else v)
+    return obj
+
+
+def _object_out(value, t):
+    """An interpreter Object of a TorchScript class as a new Python instance with its attributes (as torch)."""
+    from torchlite.jit._script import classes
+    info = classes.info(t.cls)
+    out = t.cls.__new__(t.cls)
+    for f in info.fields:
+        setattr(out, f, _from_output(value.getattr(f), info.types.get(f)))
+    return out
+
+
 def _to_input(value, t):
     if t.kind == "Enum" and isinstance(value, t.cls):
         return value.value
@@ -73,6 +96,8 @@ def _from_output(value, t):
         return value
     if t.kind == "Enum":
         return t.cls(value)
+    if t.kind == "Object":
+        return _object_out(value, t)
     if t.kind == "Dict" and isinstance(value, list):
         return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
     if t.kind == "Tuple" and isinstance(value, tuple):
@@ -91,7 +116,8 @@ def _has_object(t):
 
 def _has_dict(t):
     """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
-    return t is not None and (t.kind in ("Dict", "Enum") or t.cls is not None or any(_has_dict(e) for e in t.elems))
+    return t is not None and (t.kind in ("Dict", "Enum", "Object") or t.cls is not None or
+                              any(_has_dict(e) for e in t.elems))
 
 
 class _Signature:
@@ -100,11 +126,11 @@ class _Signature:
     def __init__(self, names, types, defaults, ret):
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
         # a call with every argument given positionally and nothing to convert passes them as they are
-        self.plain = not any(t.kind in ("Dict", "Enum") for t in types)
+        self.plain = not any(t.kind in ("Dict", "Enum", "Object") for t in types)
         self.plain_ret = not _has_dict(ret)  # returned as run_graph gives it (only dicts are converted)
         # the Python types each argument must have (checked per call, as PyTorch matches arguments)
-        self.checks = [(i, n, t, (t.cls,) if t.kind == "Enum" else _PY_TYPES[t.kind])
-                       for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES or t.kind == "Enum"]
+        self.checks = [(i, n, t, (t.cls,) if t.kind in ("Enum", "Object") else _PY_TYPES[t.kind])
+                       for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES or t.kind in ("Enum", "Object")]
         self._tails = {}  # n positional arguments -> (the checked defaults of the rest, the checks of the n)
 
     def _tail(self, qualname, n):
@@ -145,6 +171,8 @@ class _Signature:
                 values[i] = float(v)
             elif t.kind == "Enum":
                 values[i] = v.value  # a member runs as its value
+            elif t.kind == "Object":
+                values[i] = _object_in(v, t)
         return values
 
     def _bind(self, qualname, args, kwargs):
@@ -161,7 +189,7 @@ class _Signature:
                 raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
-        return [v if t.kind == "Enum" else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts)
+        return [v if t.kind in ("Enum", "Object") else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts)
 
 
 _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),
@@ -179,10 +207,11 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
-    for what, t in list(zip(names, types)) + [("the return value", ret)]:
-        if _has_object(t):  # TorchScript class instances stay inside compiled code
-            raise RuntimeError(f"{fn.__qualname__}: {what} is of type {t!r}, an instance of a TorchScript class: "
-                               "instances cannot be passed between Python and scripted code in torchlite")
+    for what, t in zip(names, types):
+        if t.kind != "Object" and _has_object(t):  # an instance is converted at the top level of an argument only
+            raise RuntimeError(f"{fn.__qualname__}: {what} is of type {t!r}, which holds instances of a TorchScript "
+                               "class inside a container: torchlite passes an instance from Python only as an argument "
+                               "of its own")
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
