@@ -12,8 +12,9 @@ Then the compile time (process CPU seconds of `script(module)`), torchlite.jit.s
 torch.jit.script, each in a fresh process per measurement (both libraries imported and their script
 machinery used once on a small function first, so that neither counts its one-time setup): "cold" is the
 first module of its class the process scripts, "again" a second instance (each library reuses what it
-keeps: torchlite its parsed sources, torch its compiled types). Medians of 3 processes per library,
-alternating.
+keeps: torchlite its parsed sources and its compiled methods per concrete type, torch its compiled types).
+Medians of 3 processes per library, alternating. `--compile-only` runs only these rows; `--no-type-cache`
+turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree).
 """
 from __future__ import annotations
 
@@ -62,6 +63,9 @@ def _compile_one(name, which):
     cold and again, printed as JSON."""
     warnings.filterwarnings("ignore")
     lib = tl if which == "tl" else torch
+    if "--no-type-cache" in sys.argv:
+        from torchlite.jit._script import concrete_type
+        concrete_type.enabled = False
     _warm_up_script(lib)
     times = []
     for _ in range(2):
@@ -78,8 +82,9 @@ def compile_rows(repeat=3):
         got = {"tl": [], "torch": []}
         for _ in range(repeat):
             for which in ("tl", "torch"):
-                out = subprocess.run([sys.executable, __file__, "--compile-one", name, which], capture_output=True,
-                                     text=True, check=True).stdout
+                flags = ["--no-type-cache"] if "--no-type-cache" in sys.argv else []
+                out = subprocess.run([sys.executable, __file__, "--compile-one", name, which] + flags,
+                                     capture_output=True, text=True, check=True).stdout
                 got[which].append(json.loads(out.strip().splitlines()[-1]))
         med = {w: [statistics.median(t[i] for t in got[w]) for i in range(2)] for w in got}
         rows.append((name, med["tl"], med["torch"]))
@@ -96,6 +101,8 @@ def main():
     torch.set_num_threads(1)
     tl.set_num_threads(1) if hasattr(tl, "set_num_threads") else None
     warnings.filterwarnings("ignore")
+    if "--compile-only" in sys.argv:
+        return _print_compile_rows()
     rows = []
     for name, (build, shape) in CASES.items():
         torch.manual_seed(0)
@@ -120,6 +127,10 @@ def main():
     print(f"\nload average: {os.getloadavg()[0]:.1f}")
     if "--no-compile" in sys.argv:
         return
+    _print_compile_rows()
+
+
+def _print_compile_rows():
     print("\n| module | torchlite script, cold (s) | torch.jit.script, cold (s) | ratio | torchlite, again (s) | "
           "torch, again (s) | ratio |")
     print("|---|---|---|---|---|---|---|")

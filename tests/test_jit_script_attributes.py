@@ -266,8 +266,8 @@ class N(torch.nn.Module):
     assert body in str(ours.value) and "~" * len(body) in str(ours.value)  # the statement, underlined
 
 
-def test_parameter_submodule_and_training_assignment_refused():
-    class P(nn.Module):
+def test_submodule_and_training_assignment_refused():
+    class P(nn.Module):  # (assigning a parameter scripts, as torch 2.13: test_jit_script_parameter_assignment.py)
         def __init__(self):
             super().__init__()
             self.w = nn.Parameter(tl.ones(3))
@@ -276,8 +276,7 @@ def test_parameter_submodule_and_training_assignment_refused():
         def forward(self, x):
             self.w = x
             return x
-    with pytest.raises(RuntimeError, match="Cannot assign to parameter 'w'"):
-        tl.jit.script(P())
+    tl.jit.script(P())
 
     class S(P):
         def forward(self, x):

@@ -400,10 +400,14 @@ def uses_helper_twice(x):
 
 
 def test_cached_sources_compile_each_call_site():
-    from torchlite.jit._script import source_cache
+    from torchlite.jit._script import concrete_type, source_cache
     source_cache.clear()
-    s1 = tl.jit.script(uses_helper_twice)
-    s2 = tl.jit.script(uses_helper_twice)  # from the cache
+    concrete_type.enabled = False  # compile twice (not the cache of compiled functions): the second from cached sources
+    try:
+        s1 = tl.jit.script(uses_helper_twice)
+        s2 = tl.jit.script(uses_helper_twice)  # from the cache
+    finally:
+        concrete_type.enabled = True
     x = tl.randn(4)
     for s in (s1, s2):
         np.testing.assert_allclose(s(x).numpy(), uses_helper_twice(x).numpy(), rtol=1e-6)

@@ -465,6 +465,21 @@ Outs set_attr(Stack& s, const Node& n) {
   return {};
 }
 
+// A TorchScript class's constructor call (`Acc(x, 1)` in script): a new object of the class named by the
+// attribute 'name' with the attributes 'fields' (a list of str), each None until its __init__, inlined after
+// this node, assigns it with prim::SetAttr. Never folded or merged: each call is a new object.
+Outs create_object(Stack&, const Node& n) {
+  TL_CHECK(n.hasAttribute("name") && n.attr("name").tag() == Tag::String && n.hasAttribute("fields") &&
+               n.attr("fields").isList(),
+           "jit: prim::CreateObject needs a str attribute 'name' and a list attribute 'fields'");
+  auto obj = std::make_shared<Object>(Object{n.attr("name").toStringRef(), {}});
+  for (const IValue& f : n.attr("fields").toListRef()) {
+    TL_CHECK(f.tag() == Tag::String, "jit: prim::CreateObject: field names are strings");
+    obj->attrs[f.toStringRef()] = IValue();
+  }
+  return {IValue(std::move(obj))};
+}
+
 // kind, function, flags, inputs (kAnyCount: any number; kEvenCount: pairs; kOptionalOne: 0 or 1), outputs.
 const PrimOp kPrims[] = {
     {"prim::add", add, 0, 2, 1}, {"prim::sub", sub, 0, 2, 1}, {"prim::mul", mul, 0, 2, 1},
@@ -493,6 +508,7 @@ const PrimOp kPrims[] = {
     {"prim::PythonOp", python_op, kPrimEffect, kAnyCount, 1},
     {"prim::RaiseException", raise, kPrimEffect, kOptionalOne, 0},
     {"prim::SetAttr", set_attr, kPrimWritesFirst | kPrimEffect, 2, 0}, {"prim::unchecked_cast", unchecked_cast, 0, 1, 1},
+    {"prim::CreateObject", create_object, kPrimEffect, 0, 1},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "aten/jit/Serialization.h"
 #include "aten/jit/PrimOps.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -21,7 +22,8 @@
 namespace tl::jit {
 namespace {
 
-constexpr int kFormatVersion = 2;  // 2: module attributes, method arguments and defaults (1 is still read)
+// 2: module attributes, method arguments and defaults; 3: named tuple types (1 and 2 are still read)
+constexpr int kFormatVersion = 3;
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
 
@@ -260,6 +262,14 @@ void write_type(TextWriter& w, const Type& t) {
     case K::List: w.word("List"); write_type(w, *t.elems.at(0)); return;
     case K::Optional: w.word("Optional"); write_type(w, *t.elems.at(0)); return;
     case K::Tuple:
+      if (!t.fields.empty()) {  // NamedTuple "<class>" <n> ("<field>" <type>)*
+        w.word("NamedTuple").string(t.name).integer(static_cast<int64_t>(t.elems.size()));
+        for (size_t i = 0; i < t.elems.size(); ++i) {
+          w.string(t.fields.at(i));
+          write_type(w, *t.elems[i]);
+        }
+        return;
+      }
       w.word("Tuple").integer(static_cast<int64_t>(t.elems.size()));
       for (const auto& e : t.elems) write_type(w, *e);
       return;
@@ -288,6 +298,21 @@ TypePtr read_type(Lexer& in, int depth) {
     std::vector<TypePtr> elems;
     for (size_t i = 0; i < n; ++i) elems.push_back(read_type(in, depth + 1));
     return Type::tuple(std::move(elems));
+  }
+  if (w == "NamedTuple") {
+    std::string name = in.string();
+    if (name.empty()) in.fail("a named tuple type without a class name");
+    size_t n = in.count();
+    if (n == 0) in.fail("a named tuple type without fields");
+    std::vector<std::string> fields;
+    std::vector<TypePtr> elems;
+    for (size_t i = 0; i < n; ++i) {
+      fields.push_back(in.string());
+      if (fields.back().empty() || std::find(fields.begin(), fields.end() - 1, fields.back()) != fields.end() - 1)
+        in.fail(str("bad or repeated field name '", printable(fields.back()), "' of named tuple ", printable(name)));
+      elems.push_back(read_type(in, depth + 1));
+    }
+    return Type::named_tuple(std::move(name), std::move(fields), std::move(elems));
   }
   if (w == "TensorT") {
     auto t = std::make_shared<Type>();
@@ -1070,7 +1095,7 @@ Loaded load_module(std::string_view bytes, std::optional<Device> device, const s
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == "1\n" || version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what,
+  TL_CHECK(version == "1\n" || version == "2\n" || version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what,
            " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
            kFormatVersion);
   TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,

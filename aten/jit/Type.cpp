@@ -72,8 +72,9 @@ std::string Type::str() const {
     case Kind::List: return elems[0]->str() + "[]";
     case Kind::Optional: return elems[0]->str() + "?";
     case Kind::Tuple: {
-      std::string s = "(";
-      for (size_t i = 0; i < elems.size(); ++i) s += (i ? ", " : "") + elems[i]->str();
+      std::string s = fields.empty() ? "(" : "NamedTuple(";  // torch.jit prints named tuples so
+      for (size_t i = 0; i < elems.size(); ++i)
+        s += (i ? ", " : "") + (i < fields.size() ? fields[i] + " : " : std::string()) + elems[i]->str();
       return s + ")";
     }
     case Kind::Object: return name;
@@ -111,6 +112,15 @@ TypePtr Type::optional(TypePtr elem) {
 TypePtr Type::tuple(std::vector<TypePtr> elems) {
   auto t = std::make_shared<Type>();
   t->kind = Kind::Tuple;
+  t->elems = std::move(elems);
+  return t;
+}
+
+TypePtr Type::named_tuple(std::string name, std::vector<std::string> fields, std::vector<TypePtr> elems) {
+  auto t = std::make_shared<Type>();
+  t->kind = Kind::Tuple;
+  t->name = std::move(name);
+  t->fields = std::move(fields);
   t->elems = std::move(elems);
   return t;
 }

@@ -21,7 +21,8 @@ struct Type {
                     MemoryFormat, Generator, List, Tuple, Optional, Object };
   Kind kind = Kind::Any;
   std::vector<TypePtr> elems;  // List/Optional: one; Tuple: each element
-  std::string name;            // Object: the class name
+  std::string name;            // Object: the class name; a named tuple's class name
+  std::vector<std::string> fields;  // Tuple: a named tuple's field names (empty for a plain tuple)
   // Tensor details, when known.
   std::optional<ScalarType> dtype;
   std::optional<std::vector<int64_t>> sizes, strides;
@@ -37,6 +38,8 @@ struct Type {
   static TypePtr optional(TypePtr elem);
   static TypePtr tuple(std::vector<TypePtr> elems);
   static TypePtr object(std::string name);
+  // A typing.NamedTuple's type: a tuple whose elements have names (`NamedTuple(x : Tensor, y : int)`).
+  static TypePtr named_tuple(std::string name, std::vector<std::string> fields, std::vector<TypePtr> elems);
   // A schema type string: "Tensor", "int[2]", "Scalar?", "Tensor?[]".
   static TypePtr from_schema(const std::string& text);
   // The type of a runtime value (tensors with their details, lists by their first element).

@@ -1,6 +1,7 @@
 #include "aten/jit/ZipArchive.h"
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -10,7 +11,11 @@ namespace tl::jit {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+constexpr uint32_t kEnd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
+constexpr uint16_t kZip64ExtraId = 0x0001;
+constexpr uint32_t kMax32 = 0xffffffffu, kMax16 = 0xffffu;
 constexpr size_t kAlign = 64;
+std::atomic<uint64_t> zip64_threshold{kMax32};
 
 const std::array<uint32_t, 256>& crc_table() {
   static const std::array<uint32_t, 256> table = [] {
@@ -32,6 +37,10 @@ void put16(std::string& s, uint32_t v) {
 void put32(std::string& s, uint32_t v) {
   put16(s, v & 0xffff);
   put16(s, v >> 16);
+}
+void put64(std::string& s, uint64_t v) {
+  put32(s, static_cast<uint32_t>(v));
+  put32(s, static_cast<uint32_t>(v >> 32));
 }
 
 }  // namespace
@@ -60,71 +69,110 @@ uint32_t crc32(const void* data, size_t n, uint32_t crc) {
 
 // ---- writer ------------------------------------------------------------------------------
 
+uint64_t ZipWriter::set_zip64_threshold(uint64_t bytes) { return zip64_threshold.exchange(bytes); }
+
 void ZipWriter::add(const std::string& name, std::string_view data) {
   std::string full = root_ + "/" + name;
-  // Zip64 is not written: every size and offset must fit 32 bits.
-  TL_CHECK(data.size() < 0xffffffffull && out_.size() + data.size() + full.size() + 2 * kAlign < 0xffffffffull,
-           "jit.save: archives over 4 GiB are not supported (record ", full, ")");
-  uint32_t offset = static_cast<uint32_t>(out_.size());
-  // Data starts after the 30-byte header, the name and the extra field; pad with an extra field
+  TL_CHECK(full.size() <= kMax16, "jit.save: record name too long (", full.size(), " bytes)");
+  const uint64_t limit = zip64_threshold.load();
+  const uint64_t offset = out_.size(), size = data.size();
+  // The local header has no room for one size alone: zip64 gives both sizes whenever either field
+  // overflows, and the offset lives only in the central directory.
+  const bool z64 = size >= limit || offset >= limit;
+  const size_t extra64 = z64 ? 4 + 16 : 0;
+  // Data starts after the 30-byte header, the name and the extra fields; pad with an extra field
   // (id "FB", as PyTorch's writer) so that it starts at a multiple of 64.
-  size_t start = out_.size() + 30 + full.size();
+  size_t start = out_.size() + 30 + full.size() + extra64;
   size_t pad = (kAlign - start % kAlign) % kAlign;
   if (pad != 0 && pad < 4) pad += kAlign;  // an extra field needs its 4-byte header
   uint32_t crc = crc32(data.data(), data.size());
   put32(out_, kLocalSig);
-  put16(out_, 20);  // version needed
+  put16(out_, z64 ? 45 : 20);  // version needed (4.5: zip64)
   put16(out_, 0);   // flags
   put16(out_, 0);   // method: stored
   put16(out_, 0);   // time
   put16(out_, 0x21);  // date (1980-01-01)
   put32(out_, crc);
-  put32(out_, static_cast<uint32_t>(data.size()));
-  put32(out_, static_cast<uint32_t>(data.size()));
+  put32(out_, z64 ? kMax32 : static_cast<uint32_t>(size));
+  put32(out_, z64 ? kMax32 : static_cast<uint32_t>(size));
   put16(out_, static_cast<uint32_t>(full.size()));
-  put16(out_, static_cast<uint32_t>(pad));
+  put16(out_, static_cast<uint32_t>(extra64 + pad));
   out_ += full;
+  if (z64) {
+    put16(out_, kZip64ExtraId);
+    put16(out_, 16);
+    put64(out_, size);  // uncompressed
+    put64(out_, size);  // compressed
+  }
   if (pad) {
     put16(out_, 0x4246);
     put16(out_, static_cast<uint32_t>(pad - 4));
     out_.append(pad - 4, 'Z');
   }
   out_.append(data.data(), data.size());
-  entries_.push_back(Entry{full, crc, static_cast<uint32_t>(data.size()), offset});
+  entries_.push_back(Entry{full, crc, size, offset});
 }
 
 std::string ZipWriter::finish() {
-  TL_CHECK(entries_.size() < 0xffff, "jit.save: too many records for a zip archive without zip64");
-  uint32_t dir_offset = static_cast<uint32_t>(out_.size());
+  const uint64_t limit = zip64_threshold.load();
+  const uint64_t dir_offset = out_.size();
   for (const Entry& e : entries_) {
+    const bool big = e.size >= limit, far = e.offset >= limit;
+    const uint32_t extra = (big || far) ? 4 + 16 * big + 8 * far : 0;
     put32(out_, kCentralSig);
-    put16(out_, 20);  // made by
-    put16(out_, 20);  // needed
+    put16(out_, extra ? 45 : 20);  // made by
+    put16(out_, extra ? 45 : 20);  // needed
     put16(out_, 0);
     put16(out_, 0);
     put16(out_, 0);
     put16(out_, 0x21);
     put32(out_, e.crc);
-    put32(out_, e.size);
-    put32(out_, e.size);
+    put32(out_, big ? kMax32 : static_cast<uint32_t>(e.size));
+    put32(out_, big ? kMax32 : static_cast<uint32_t>(e.size));
     put16(out_, static_cast<uint32_t>(e.name.size()));
-    put16(out_, 0);  // extra
+    put16(out_, extra);
     put16(out_, 0);  // comment
     put16(out_, 0);  // disk
     put16(out_, 0);  // internal attributes
     put32(out_, 0);  // external attributes
-    put32(out_, e.offset);
+    put32(out_, far ? kMax32 : static_cast<uint32_t>(e.offset));
     out_ += e.name;
+    if (extra) {  // the fields set to 0xffffffff above, in the order APPNOTE 4.5.3 gives
+      put16(out_, kZip64ExtraId);
+      put16(out_, extra - 4);
+      if (big) {
+        put64(out_, e.size);
+        put64(out_, e.size);
+      }
+      if (far) put64(out_, e.offset);
+    }
   }
-  TL_CHECK(out_.size() < 0xffffffffull, "jit.save: archives over 4 GiB are not supported");
-  uint32_t dir_size = static_cast<uint32_t>(out_.size()) - dir_offset;
+  const uint64_t dir_size = out_.size() - dir_offset, count = entries_.size();
+  const bool z64 = count >= kMax16 || dir_size >= limit || dir_offset >= limit;
+  if (z64) {
+    const uint64_t end64 = out_.size();
+    put32(out_, kEnd64Sig);
+    put64(out_, 44);  // the size of the rest of this record
+    put16(out_, 45);  // made by
+    put16(out_, 45);  // needed
+    put32(out_, 0);   // this disk
+    put32(out_, 0);   // the directory's disk
+    put64(out_, count);
+    put64(out_, count);
+    put64(out_, dir_size);
+    put64(out_, dir_offset);
+    put32(out_, kLocator64Sig);
+    put32(out_, 0);  // the disk of the zip64 end record
+    put64(out_, end64);
+    put32(out_, 1);  // disks
+  }
   put32(out_, kEndSig);
   put16(out_, 0);
   put16(out_, 0);
-  put16(out_, static_cast<uint32_t>(entries_.size()));
-  put16(out_, static_cast<uint32_t>(entries_.size()));
-  put32(out_, dir_size);
-  put32(out_, dir_offset);
+  put16(out_, z64 ? kMax16 : static_cast<uint32_t>(count));
+  put16(out_, z64 ? kMax16 : static_cast<uint32_t>(count));
+  put32(out_, z64 ? kMax32 : static_cast<uint32_t>(dir_size));
+  put32(out_, z64 ? kMax32 : static_cast<uint32_t>(dir_offset));
   put16(out_, 0);
   return std::move(out_);
 }
@@ -145,7 +193,37 @@ struct Bytes {
     return static_cast<uint8_t>(b[off]) | (static_cast<uint32_t>(static_cast<uint8_t>(b[off + 1])) << 8);
   }
   uint32_t u32(size_t off) const { return u16(off) | (u16(off + 2) << 16); }
+  uint64_t u64(size_t off) const { return u32(off) | (static_cast<uint64_t>(u32(off + 4)) << 32); }
 };
+
+// The values a central directory entry left at 0xffffffff, from its zip64 extra field (id 1), in
+// APPNOTE's order: uncompressed size, compressed size, local header offset.
+void read_zip64_extra(const Bytes& in, size_t extra, size_t extra_len, const std::string& name, uint64_t* size,
+                      uint64_t* csize, uint64_t* local) {
+  uint64_t* wanted[3] = {*size == kMax32 ? size : nullptr, *csize == kMax32 ? csize : nullptr,
+                         *local == kMax32 ? local : nullptr};
+  if (!wanted[0] && !wanted[1] && !wanted[2]) return;
+  size_t p = extra, end = extra + extra_len;
+  while (p + 4 <= end) {
+    uint32_t id = in.u16(p), len = in.u16(p + 2);
+    TL_CHECK(len <= end - p - 4, "jit.load: ", in.what, " is corrupt: an extra field of record ", printable(name),
+             " runs past its header");
+    if (id == kZip64ExtraId) {
+      size_t q = p + 4;
+      for (uint64_t* w : wanted) {
+        if (!w) continue;
+        TL_CHECK(q + 8 <= p + 4 + len, "jit.load: ", in.what, " is corrupt: the zip64 field of record ",
+                 printable(name), " is too short");
+        *w = in.u64(q);
+        q += 8;
+      }
+      return;
+    }
+    p += 4 + static_cast<size_t>(len);
+  }
+  TL_CHECK(false, "jit.load: ", in.what, " is corrupt: record ", printable(name),
+           " has a size or offset of 0xffffffff and no zip64 field");
+}
 
 }  // namespace
 
@@ -163,28 +241,48 @@ ZipReader::ZipReader(std::string_view bytes, std::string what) : what_(std::move
     }
   TL_CHECK(end != std::string_view::npos, "jit.load: ", what_,
            " is not a torchlite.jit archive (not a zip file, or truncated: no end of central directory)");
-  uint32_t count = in.u16(end + 10);
-  uint32_t dir_size = in.u32(end + 12), dir_offset = in.u32(end + 16);
-  TL_CHECK(count != 0xffff && dir_offset != 0xffffffffu, "jit.load: ", what_,
-           ": zip64 archives are not supported");
-  in.need(dir_offset, dir_size);
-  size_t p = dir_offset;
-  for (uint32_t i = 0; i < count; ++i) {
+  uint64_t count = in.u16(end + 10);
+  uint64_t dir_size = in.u32(end + 12), dir_offset = in.u32(end + 16);
+  // A zip64 archive: the end record's fields that overflowed hold 0xffff(ffff), and the zip64 end record,
+  // found through the locator just before the end record, holds the values.
+  if (end >= 20 && in.u32(end - 20) == kLocator64Sig) {
+    uint64_t end64 = in.u64(end - 12);
+    TL_CHECK(end64 <= end - 20 && in.u32(static_cast<size_t>(end64)) == kEnd64Sig, "jit.load: ", what_,
+             " is corrupt: its zip64 locator does not point at a zip64 end record");
+    size_t e = static_cast<size_t>(end64);
+    in.need(e, 56);
+    count = in.u64(e + 32);
+    dir_size = in.u64(e + 40);
+    dir_offset = in.u64(e + 48);
+  } else {
+    TL_CHECK(count != kMax16 && dir_size != kMax32 && dir_offset != kMax32, "jit.load: ", what_,
+             " is corrupt: its end record marks zip64 values but there is no zip64 end record");
+  }
+  TL_CHECK(dir_offset <= bytes.size() && dir_size <= bytes.size() - dir_offset, "jit.load: ", what_,
+           " is not a valid archive: a record runs past the end of the file (truncated or corrupt)");
+  TL_CHECK(count <= dir_size / 46, "jit.load: ", what_, " is corrupt: ", count,
+           " records cannot fit its central directory of ", dir_size, " bytes");
+  size_t p = static_cast<size_t>(dir_offset);
+  for (uint64_t i = 0; i < count; ++i) {
     TL_CHECK(in.u32(p) == kCentralSig, "jit.load: ", what_, " is corrupt: bad central directory entry ", i);
-    uint32_t method = in.u16(p + 10), crc = in.u32(p + 16), csize = in.u32(p + 20), size = in.u32(p + 24);
+    uint32_t method = in.u16(p + 10), crc = in.u32(p + 16);
+    uint64_t csize = in.u32(p + 20), size = in.u32(p + 24);
     uint32_t name_len = in.u16(p + 28), extra_len = in.u16(p + 30), comment_len = in.u16(p + 32);
-    uint32_t local = in.u32(p + 42);
-    in.need(p + 46, name_len);
+    uint64_t local = in.u32(p + 42);
+    in.need(p + 46, static_cast<size_t>(name_len) + extra_len);
     std::string name(bytes.substr(p + 46, name_len));
+    read_zip64_extra(in, p + 46 + name_len, extra_len, name, &size, &csize, &local);
     p += 46 + static_cast<size_t>(name_len) + extra_len + comment_len;
     bool compressed = method != 0;
     TL_CHECK(compressed || csize == size, "jit.load: ", what_, " is corrupt: record ", printable(name),
              " has two sizes");
-    TL_CHECK(in.u32(local) == kLocalSig, "jit.load: ", what_, " is corrupt: bad local header of record ",
-             printable(name));
-    size_t data = local + 30 + static_cast<size_t>(in.u16(local + 26)) + in.u16(local + 28);
-    in.need(data, csize);
-    std::string_view content = bytes.substr(data, csize);
+    TL_CHECK(local < bytes.size() && in.u32(static_cast<size_t>(local)) == kLocalSig, "jit.load: ", what_,
+             " is corrupt: bad local header of record ", printable(name));
+    size_t data = static_cast<size_t>(local) + 30 + static_cast<size_t>(in.u16(local + 26)) + in.u16(local + 28);
+    TL_CHECK(csize <= bytes.size(), "jit.load: ", what_,
+             " is not a valid archive: a record runs past the end of the file (truncated or corrupt)");
+    in.need(data, static_cast<size_t>(csize));
+    std::string_view content = bytes.substr(data, static_cast<size_t>(csize));
     TL_CHECK(compressed || crc32(content.data(), content.size()) == crc, "jit.load: ", what_,
              " is corrupt: record ", printable(name), " fails its CRC-32 check");
     size_t slash = name.find('/');

@@ -1,8 +1,11 @@
 // The zip container of torchlite.jit archives (aten/jit/Serialization.h): stored (uncompressed)
 // records under one top directory, each record's data aligned to 64 bytes in the file (padding in
 // the local header's extra field, as PyTorch's and torchlite.save's archives), so a later reader
-// can map tensor data in place. The reader takes untrusted bytes: every offset and size is checked
-// against the buffer and every record's CRC-32 is verified; anything else raises tl::RuntimeError.
+// can map tensor data in place. Zip64 (PKWARE APPNOTE 4.5): a record whose size or offset does not
+// fit 32 bits carries them in a zip64 extra field, and an archive of 65,535 records or more, or
+// whose directory lies past 4 GiB, ends with the zip64 end record and its locator. The reader takes
+// untrusted bytes: every offset and size is checked against the buffer and every record's CRC-32
+// is verified; anything else raises tl::RuntimeError.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -19,6 +22,10 @@ uint32_t crc32(const void* data, size_t n, uint32_t crc = 0);
 
 class ZipWriter {
  public:
+  // Sizes and offsets at or above this are written in zip64 fields (2^32 - 1, the format's limit;
+  // tests lower it to write zip64 headers for small archives). Returns the previous value.
+  static uint64_t set_zip64_threshold(uint64_t bytes);
+
   // Records are named `<root>/<name>`.
   explicit ZipWriter(std::string root) : root_(std::move(root)) {}
   void add(const std::string& name, std::string_view data);
@@ -28,7 +35,8 @@ class ZipWriter {
  private:
   struct Entry {
     std::string name;
-    uint32_t crc, size, offset;
+    uint32_t crc;
+    uint64_t size, offset;
   };
   std::string root_;
   std::string out_;

@@ -1,14 +1,17 @@
 """Writes torchlite.jit archives for tools/jit_load_asan/run.sh: a valid MLP, CNN and LSTM archive
 each, a scripted module that assigns attributes and has argument defaults (the `attributes` and
-`args` of the model record, prim::SetAttr), and mutated copies (token and number edits of the text records with valid CRCs, bit flips,
-truncations). Usage: python make_cases.py OUT_DIR [COUNT per model]."""
+`args` of the model record, prim::SetAttr), one that returns a NamedTuple and uses a TorchScript class
+(format version 3's named tuple types, prim::CreateObject), and mutated copies (token and number edits
+of the text records with valid CRCs, bit flips, truncations); and each model written with every size
+and offset in zip64 form, with bit flips in its central directory and zip64 end records and cuts.
+Usage: python make_cases.py OUT_DIR [COUNT per model]."""
 import io
 import random
 import re
 import sys
 import zipfile
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import torchlite as tl  # noqa: E402
@@ -35,19 +38,69 @@ class Stateful(tl.nn.Module):
         return y
 
 
+class Stats(NamedTuple):
+    mean: tl.Tensor
+    n: int
+
+
+class Acc:
+    def __init__(self, x: tl.Tensor):
+        self.total = x
+        self.n = 1
+
+    def add(self, y: tl.Tensor) -> None:
+        self.total = self.total + y
+        self.n += 1
+
+
+tl.jit.script(Acc)
+
+
+class Typed(tl.nn.Module):
+    """A NamedTuple result and a TorchScript class instance inside."""
+
+    def forward(self, x, steps: int = 3) -> Stats:
+        acc = Acc(x)
+        for _ in range(steps):
+            acc.add(x * 0.5)
+        return Stats(acc.total / acc.n, acc.n)
+
+
 def _archive(name):
     if name == "stateful":
         return tl.jit.script(Stateful())
+    if name == "typed":
+        return tl.jit.script(Typed())
     return _make(name)[1]
+
+
+def _zip64_cases(out, name, module, rng, count):
+    from torchlite._C import _jit
+    old = _jit._set_zip64_threshold(0)
+    try:
+        buf = io.BytesIO()
+        tl.jit.save(module, buf)
+    finally:
+        _jit._set_zip64_threshold(old)
+    data = buf.getvalue()
+    (out / f"{name}_z64_ok.pt").write_bytes(data)
+    tail = data.rindex(b"PK\x01\x02", 0, data.rindex(b"PK\x06\x06"))  # the last directory entry onwards
+    for i in range(count):
+        flipped = bytearray(data)
+        flipped[rng.randrange(tail, len(data))] ^= 1 << rng.randrange(8)
+        (out / f"{name}_z64flip{i}.pt").write_bytes(bytes(flipped))
+        (out / f"{name}_z64cut{i}.pt").write_bytes(data[:rng.randrange(tail, len(data))])
 
 
 def main(out, count):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    for name in ["mlp", "cnn", "lstm", "stateful"]:
+    for name in ["mlp", "cnn", "lstm", "stateful", "typed"]:
         buf = io.BytesIO()
-        tl.jit.save(_archive(name), buf)
+        module = _archive(name)
+        _zip64_cases(out, name, module, rng, count // 5)
+        tl.jit.save(module, buf)
         data = buf.getvalue()
         (out / f"{name}_ok.pt").write_bytes(data)
         with zipfile.ZipFile(io.BytesIO(data)) as z:

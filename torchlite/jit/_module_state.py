@@ -5,7 +5,7 @@ The Python module holds the values (`m.count` reads them, `m.count = 5` sets the
 the interpreter reads and writes an Object built from the module. So a call of a graph that reads or
 assigns such attributes first copies their Python values into the Object, and afterwards (also when
 the graph raised, as Python's state would show an assignment made before an error) copies back what
-the graph may have assigned: the attributes, and the buffers a prim::SetAttr names. Modules without
+the graph may have assigned: the attributes, and the buffers and parameters a prim::SetAttr names. Modules without
 such attributes pay nothing."""
 from __future__ import annotations
 
@@ -49,7 +49,9 @@ class StateSync:
         for path, name in sorted(written - known):
             owner = _owner(root, path)
             if name in owner._buffers:
-                self.buffers.append((owner, path, name))
+                self.buffers.append((owner, path, name, owner._buffers))
+            elif name in owner._parameters:  # as torch 2.13: the slot stays a parameter's, holding what was assigned
+                self.buffers.append((owner, path, name, owner._parameters))
 
     def __bool__(self):
         return bool(self.attributes or self.buffers)
@@ -79,15 +81,15 @@ class StateSync:
         object's (dicts, names, tensors) columns, updated for a replaced buffer so the cache stays valid."""
         for owner, path, name, _ in self.attributes:
             owner.__dict__[name] = self._object_at(obj, path, found).getattr(name)
-        for owner, path, name in self.buffers:
+        for owner, path, name, table in self.buffers:
             t = self._object_at(obj, path, found).getattr(name)
-            if owner._buffers.get(name) is t:
+            if table.get(name) is t:
                 continue
-            owner._buffers[name] = t
+            table[name] = t
             if slots is not None:
                 dicts, names, tensors = slots
                 for i, (d, n) in enumerate(zip(dicts, names)):
-                    if d is owner._buffers and n == name:
+                    if d is table and n == name:
                         tensors[i] = t
 
 

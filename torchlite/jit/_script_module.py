@@ -163,10 +163,22 @@ class RecursiveScriptModule(ScriptModule):
     def _graph_call(self, graph, inputs, takes_self):
         sync = self._state() if takes_self else None
         if not sync:
-            return _jit.run_graph(graph, inputs)[0]
+            return self._converted(graph, _jit.run_graph(graph, inputs)[0])
         from torchlite.jit._module_state import run_with_state
-        return run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1],
-                              lambda: _jit.run_graph(graph, inputs)[0])
+        return self._converted(graph, run_with_state(sync, inputs[0], self.__dict__["_cached_object"][1],
+                                                     lambda: _jit.run_graph(graph, inputs)[0]))
+
+    def _converted(self, graph, out):
+        """The graph's output as Python gets it: named tuples as instances of their classes."""
+        table = self.__dict__.get("_out_converters")
+        if table is None:
+            table = self.__dict__["_out_converters"] = {}
+        entry = table.get(id(graph))
+        if entry is None or entry[0] is not graph:
+            from torchlite.jit._named_tuple import converter
+            outs = graph.outputs()
+            entry = table[id(graph)] = (graph, converter(outs[0].type()) if len(outs) == 1 else None)
+        return out if entry[1] is None else entry[1](out)
 
     @property
     def original_name(self) -> str:
@@ -215,7 +227,8 @@ class RecursiveScriptModule(ScriptModule):
         if len(args) == n_args and all(map(_is_tensor, args)) and not kwargs and \
                 (self.__dict__["_sync"] is False or not self._state()):
             # the common call: one tensor per graph input, no attributes to keep in step
-            return _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
+            out = _jit.run_graph(graph, [self._object(), *args] if takes_self else list(args))[0]
+            return out if isinstance(out, _tl.Tensor) else self._converted(graph, out)
         return self._run(self._methods["forward"], args, kwargs)
 
     def __getattr__(self, name):

@@ -57,9 +57,11 @@ class NotSupportedError(FrontendError):
 
 
 class UnsupportedNodeError(NotSupportedError):
-    def __init__(self, ctx, node, what=None):
+    def __init__(self, ctx, node, what=None, msg=None):
         name = what or type(node).__name__.lower()
-        super().__init__(ctx, node, f"{name} aren't supported" if what is None else f"{what} is not supported")
+        if msg is None:
+            msg = f"{name} aren't supported" if what is None else f"{what} is not supported"
+        super().__init__(ctx, node, msg)
 
 
 def compile_error(ctx, node, msg) -> RuntimeError:

@@ -121,6 +121,19 @@ void bind_ir(py::module_& m) {
       .def_static("tuple", [](const std::vector<std::shared_ptr<Type>>& elems) {
         return std::const_pointer_cast<Type>(Type::tuple({elems.begin(), elems.end()}));
       })
+      .def_static("named_tuple", [](const std::string& name, const std::vector<std::string>& fields,
+                                    const std::vector<std::shared_ptr<Type>>& elems) {
+        TL_CHECK(!fields.empty() && fields.size() == elems.size(), "Type.named_tuple: ", fields.size(), " field names for ",
+                 elems.size(), " elements");
+        return std::const_pointer_cast<Type>(Type::named_tuple(name, fields, {elems.begin(), elems.end()}));
+      }, "A typing.NamedTuple's type: its class name, field names and element types.")
+      .def("fields", [](const Type& t) { return t.fields; }, "A named tuple's field names (empty for other types).")
+      .def("class_name", [](const Type& t) { return t.name; }, "A module object's or named tuple's class name.")
+      .def("containedTypes", [](const Type& t) {
+        std::vector<std::shared_ptr<Type>> out;
+        for (const auto& e : t.elems) out.push_back(std::const_pointer_cast<Type>(e));
+        return out;
+      })
       .def_static("list", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::list(elem)); })
       .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
                   "A module object's type, printed as its class name (`__torch__.Net`).")

@@ -3,6 +3,7 @@
 #include "torchlite/csrc/jit/serialization.h"
 
 #include "aten/jit/Serialization.h"
+#include "aten/jit/ZipArchive.h"
 #include "torchlite/csrc/jit/pybind_utils.h"
 
 namespace py = pybind11;
@@ -128,6 +129,9 @@ void bind_serialization(py::module_& m) {
     }
     return loaded_to_py(std::move(l));
   }, py::arg("data"), py::arg("device") = py::none(), py::arg("what") = "the archive");
+  // Tests: sizes and offsets at or above this many bytes are written as zip64 (default 2^32 - 1).
+  m.def("_set_zip64_threshold", [](uint64_t bytes) { return ZipWriter::set_zip64_threshold(bytes); },
+        py::arg("bytes"));
   m.def("_load_module_file", [](const std::string& path, const std::optional<std::string>& device) {
     auto dev = device_arg(device);
     Loaded l;

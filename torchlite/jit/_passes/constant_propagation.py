@@ -11,8 +11,8 @@ _FOLDABLE_PRIMS = ("prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnp
 
 
 def _foldable(node, db, prims) -> bool:
-    if node.kind() == "prim::ListConstruct" and db.has_writers(node.output()):
-        return False  # a list script appends to: a constant would be shared by every run
+    if node.kind() in ("prim::ListConstruct", "prim::DictConstruct") and db.has_writers(node.output()):
+        return False  # a list script appends to (a dict it sets items of): a constant would be shared by every run
     if node.blocks() or node.hasSideEffects() or node.isNondeterministic():
         return False
     if node.fn_schema() is None and node.kind() not in _FOLDABLE_PRIMS and node.kind() not in prims:

@@ -10,6 +10,7 @@ import inspect
 
 import torchlite as _tl
 from torchlite._C import _jit
+from torchlite.jit._script import concrete_type
 from torchlite.jit._script import types as T
 from torchlite.jit._script.compiler import Compiler
 from torchlite.jit._script.values import SV
@@ -56,7 +57,32 @@ def annotate(the_type, the_value):
     return the_value
 
 
+def _object_in(value, t):
+    """A Python instance of a TorchScript class as the interpreter's Object (a copy of its attributes, as torch's
+    conversion: what the graph assigns is not written back)."""
+    from torchlite.jit._script import classes
+    info = classes.info(t.cls)
+    obj = _jit.Object(T.class_name(t.cls))
+    for f in info.fields:
+        ft = info.types.get(f)
+        v = getattr(value, f)
+        obj.setattr(f, v.value if ft is not None and ft.kind == "Enum" else v)
+    return obj
+
+
+def _object_out(value, t):
+    """An interpreter Object of a TorchScript class as a new Python instance with its attributes (as torch)."""
+    from torchlite.jit._script import classes
+    info = classes.info(t.cls)
+    out = t.cls.__new__(t.cls)
+    for f in info.fields:
+        setattr(out, f, _from_output(value.getattr(f), info.types.get(f)))
+    return out
+
+
 def _to_input(value, t):
+    if t.kind == "Enum" and isinstance(value, t.cls):
+        return value.value
     if t.kind == "Dict" and isinstance(value, dict):
         flat = []
         for k, v in value.items():
@@ -68,10 +94,15 @@ def _to_input(value, t):
 def _from_output(value, t):
     if t is None or t.kind == "Tensor":
         return value
+    if t.kind == "Enum":
+        return t.cls(value)
+    if t.kind == "Object":
+        return _object_out(value, t)
     if t.kind == "Dict" and isinstance(value, list):
         return {value[i]: _from_output(value[i + 1], t.elems[1]) for i in range(0, len(value), 2)}
     if t.kind == "Tuple" and isinstance(value, tuple):
-        return tuple(_from_output(v, e) for v, e in zip(value, t.elems))
+        values = [_from_output(v, e) for v, e in zip(value, t.elems)]
+        return t.cls(*values) if t.cls is not None else tuple(values)
     if t.kind == "List" and isinstance(value, list):
         return [_from_output(v, t.elems[0]) for v in value]
     if t.kind == "Optional" and value is not None:
@@ -79,8 +110,14 @@ def _from_output(value, t):
     return value
 
 
+def _has_object(t):
+    return t is not None and (t.kind == "Object" or any(_has_object(e) for e in t.elems))
+
+
 def _has_dict(t):
-    return t is not None and (t.kind == "Dict" or any(_has_dict(e) for e in t.elems))
+    """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
+    return t is not None and (t.kind in ("Dict", "Enum", "Object") or t.cls is not None or
+                              any(_has_dict(e) for e in t.elems))
 
 
 class _Signature:
@@ -89,10 +126,11 @@ class _Signature:
     def __init__(self, names, types, defaults, ret):
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
         # a call with every argument given positionally and nothing to convert passes them as they are
-        self.plain = not any(t.kind == "Dict" for t in types)
+        self.plain = not any(t.kind in ("Dict", "Enum", "Object") for t in types)
         self.plain_ret = not _has_dict(ret)  # returned as run_graph gives it (only dicts are converted)
         # the Python types each argument must have (checked per call, as PyTorch matches arguments)
-        self.checks = [(i, n, t, _PY_TYPES[t.kind]) for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES]
+        self.checks = [(i, n, t, (t.cls,) if t.kind in ("Enum", "Object") else _PY_TYPES[t.kind])
+                       for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES or t.kind in ("Enum", "Object")]
         self._tails = {}  # n positional arguments -> (the checked defaults of the rest, the checks of the n)
 
     def _tail(self, qualname, n):
@@ -131,6 +169,10 @@ class _Signature:
                                    f"found type '{found}'.")
             if t.kind == "float" and type(v) is int:
                 values[i] = float(v)
+            elif t.kind == "Enum":
+                values[i] = v.value  # a member runs as its value
+            elif t.kind == "Object":
+                values[i] = _object_in(v, t)
         return values
 
     def _bind(self, qualname, args, kwargs):
@@ -147,7 +189,7 @@ class _Signature:
                 raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
-        return [_to_input(v, t) for v, t in zip(values, self.types)]
+        return [v if t.kind in ("Enum", "Object") else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts)
 
 
 _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),
@@ -165,6 +207,11 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
+    for what, t in zip(names, types):
+        if t.kind != "Object" and _has_object(t):  # an instance is converted at the top level of an argument only
+            raise RuntimeError(f"{fn.__qualname__}: {what} is of type {t!r}, which holds instances of a TorchScript "
+                               "class inside a container: torchlite passes an instance from Python only as an argument "
+                               "of its own")
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()
@@ -177,7 +224,11 @@ class ScriptFunction(FunctionArchive):
 
     def __init__(self, fn):
         self._fn = fn
-        self.graph, self._sig = _compile(fn)
+        found = concrete_type.lookup_function(fn)  # scripted before: its graph (a copy) and signature
+        if found is None:
+            found = _compile(fn)
+            concrete_type.store_function(fn, *found)
+        self.graph, self._sig = found
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
@@ -279,14 +330,19 @@ class ScriptedModule(_TracedModule):
                     attrs.prescan(m, [getattr(type(m), name) for name in _methods_of(m)
                                       if name != "forward" or inspect.getattr_static(type(m), "forward", None)
                                       is not _tl.nn.Module.forward])
+        known = len(attrs.types)
+        key = concrete_type.key_of(module, attrs)
+        found = concrete_type.lookup(key, module, attrs)  # another instance of this concrete type compiled them
+        if found is not None:
+            return found, known != len(attrs.types) or None
         while True:
-            known = len(attrs.types)
             try:
                 found = {}
                 for name in _methods_of(module):
                     fn = getattr(type(module), name)
                     self_sv = SV(T.T("Module", module=module), module=module)
                     found[name] = _compile(fn, self_sv, attrs)
+                concrete_type.store(key, module, found, attrs)
                 return found, known != len(attrs.types) or None
             except Recompile:  # an assigned attribute was read as a constant before: compile again knowing it
                 continue
@@ -408,8 +464,11 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
         _check_initialized(obj)
         return _script_module(obj)
     if isinstance(obj, type):
-        raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "
-                           "nn.Module, or a function")
+        if issubclass(obj, _tl.nn.Module):
+            raise RuntimeError(f"script of a class ({obj.__name__}) is not supported: script an instance of an "
+                               "nn.Module, or a function")
+        from torchlite.jit._script.classes import script_class
+        return script_class(obj)  # a TorchScript class: usable in scripted code
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return ScriptFunction(obj)
     raise RuntimeError(f"script expects a function or an nn.Module, got {type(obj).__name__}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import inspect
 import operator
 import types as pytypes
@@ -16,6 +17,7 @@ import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
+from torchlite.jit._script import classes
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
 from torchlite.jit._script.builtins import BUILTINS
@@ -45,8 +47,7 @@ _UNSUPPORTED_STMT = {ast.With: "with statements", ast.Try: "try blocks", ast.Glo
                      ast.AsyncFunctionDef: "async function definitions", ast.AsyncFor: "async for loops",
                      ast.AsyncWith: "async with statements", ast.Import: "import statements",
                      ast.ImportFrom: "import statements"}
-_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda", ast.DictComp: "Dict comprehension",
-                     ast.SetComp: "Set comprehension",
+_UNSUPPORTED_EXPR = {ast.Lambda: "Lambda",
                      ast.Set: "Set literal", ast.Await: "Await", ast.Yield: "Yield", ast.YieldFrom: "Yield from",
                      ast.Starred: "Starred expression", ast.NamedExpr: "Assignment expression (:=)"}
 _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError", RuntimeError: "builtins.RuntimeError",
@@ -56,6 +57,14 @@ _EXC_NAMES = {ValueError: "builtins.ValueError", TypeError: "builtins.TypeError"
 
 def ignored(fn):
     return getattr(fn, "_torchlite_jit_ignore", False)
+
+
+class _Range:
+    """A source range that is no AST node's (torch's one-column ranges)."""
+
+    def __init__(self, line, col, end_col):
+        self.lineno = self.end_lineno = line
+        self.col_offset, self.end_col_offset = col, end_col
 
 
 class Frame:
@@ -86,6 +95,7 @@ class Compiler:
         self._anchor = None  # set by constant()
         self.frames = []
         self.active = []  # functions being compiled: recursion is refused
+        self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
 
     # ---- errors --------------------------------------------------------------------------
@@ -115,6 +125,8 @@ class Compiler:
             return self.insert("prim::TupleConstruct", vals, [sv.type]).output()
         if sv.is_const:
             c = sv.const
+            if isinstance(c, enum.Enum):  # an Enum member runs as its value
+                c = c.value
             if isinstance(c, _tl.Tensor) and c.requires_grad:
                 raise self.error(node, "Cannot insert a Tensor that requires grad as a constant. Consider making "
                                        "it a parameter or input, or detaching the gradient")
@@ -379,22 +391,23 @@ class Compiler:
         compile time (torch's errors for a wrong type, a missing or Final attribute)."""
         where = self._stmt if self._stmt is not None else target
         base, name = self.expr(target.value, env), target.attr
+        if base.type is not None and base.type.kind == "Object" and base.type.cls is not None:
+            return self.set_object_attribute(base, name, rhs, where)
         mod = base.module
         if mod is None or base.value is None:
             raise self.error(where, f"Tried to set an attribute: {name} on a non-class: {base.type}")
         if name == "training":
             raise self.unsupported(where, "assigning the training flag in script (script compiles a graph per "
                                           "training mode: call train() / eval() from Python)")
-        if name in mod._parameters:
-            raise self.error(where, f"Cannot assign to parameter '{name}' of {type(mod).__name__} in script: "
-                                    "assign a parameter from Python, or update it in place (`with no_grad(): "
-                                    f"self.{name}.copy_(...)`)")
         if name in mod._modules:
             raise self.error(where, f"Wrong type for attribute assignment. Expected {T.T('Module', module=mod._modules[name])} "
                                     f"but got {A.type_name(rhs.type) if rhs.type is not None else 'a non-value'}")
-        buffer = name in mod._buffers
+        # A parameter or buffer is a Tensor attribute (NoneType when registered as None), read with prim::GetAttr:
+        # as torch 2.13, assigning a parameter puts the value (a plain tensor) in the parameter's slot.
+        slots = mod._buffers if name in mod._buffers else mod._parameters if name in mod._parameters else None
+        buffer = slots is not None
         if buffer:
-            t = T.NONE if mod._buffers[name] is None else T.TENSOR
+            t = T.NONE if slots[name] is None else T.TENSOR
         else:
             if name not in mod.__dict__ or A.is_final(mod, name):
                 raise self.error(where, f"Tried to set nonexistent attribute: {name}. Did you forget to initialize it "
@@ -651,7 +664,7 @@ class Compiler:
 
     def seq_loop(self, s, seq, env, enumerate_=False):
         t = seq.type.kind if seq.type is not None else None
-        if seq.module is not None or seq.items is not None or t == "Tuple" or (seq.is_const and isinstance(seq.const, (tuple, list))):
+        if self.is_static_seq(seq):
             return self.unrolled(s, self.static_items(seq, s), env, enumerate_)
         if t == "Dict":
             seq = self.call_method(seq, "keys", [], {}, s)
@@ -671,7 +684,7 @@ class Compiler:
 
     def is_static_seq(self, seq):
         return seq.module is not None or seq.items is not None or (seq.type is not None and seq.type.kind == "Tuple") \
-            or (seq.is_const and isinstance(seq.const, (tuple, list)))
+            or (seq.is_const and isinstance(seq.const, (tuple, list))) or (seq.is_const and T.is_enum_class(seq.const))
 
     def zip_loop(self, s, seqs, env):
         """for a, b in zip(x, y): unrolled when every sequence is static, else a loop of min(len) trips
@@ -710,6 +723,8 @@ class Compiler:
             return [self.getattr_module(seq, name, node) for name, _ in mods]
         if seq.items is not None:
             return list(seq.items)
+        if seq.is_const and T.is_enum_class(seq.const):  # for c in Color: its members, unrolled
+            return [self.python_value(m, node) for m in seq.const]
         if seq.is_const:
             return [const_sv(c) for c in seq.const]
         return self.unpack(seq, len(seq.type.elems), node)
@@ -857,11 +872,14 @@ class Compiler:
 
     def expr(self, e, env, hint=None, in_raise=False):
         m = getattr(self, "expr_" + type(e).__name__, None)
+        if type(e) is ast.SetComp:  # as torch: UnsupportedNodeError, one column at the brace
+            raise frontend.UnsupportedNodeError(self.ctx, _Range(e.lineno, e.col_offset, e.col_offset + 1),
+                                                msg="SetComp aren't supported")
         if m is None:
             what = _UNSUPPORTED_EXPR.get(type(e), type(e).__name__)
             raise self.unsupported(e, f"{what} aren't supported" if type(e) in _UNSUPPORTED_EXPR
                                    else f"{what} expressions aren't supported")
-        if type(e) in (ast.List, ast.Dict, ast.ListComp):
+        if type(e) in (ast.List, ast.Dict, ast.ListComp, ast.DictComp):
             return m(e, env, hint)
         if type(e) is ast.JoinedStr:
             return m(e, env, in_raise)
@@ -925,6 +943,8 @@ class Compiler:
                 raise self.unsupported(e, "generator expressions over zip() of run-time lists")
             cols = [self.static_items(q, e) for q in seqs]
             items = [SV(T.Tuple([i.type or T.ANY for i in row]), items=list(row)) for row in zip(*cols)]
+        elif func == "enumerate" and self.expr(it.func, env).fn is enumerate and runtime_ok:
+            return None  # the loop a `for` over enumerate() compiles to
         else:
             seq = self.expr(it, env)
             if not self.is_static_seq(seq):
@@ -993,6 +1013,51 @@ class Compiler:
             raise self.error(e, "List comprehension elements must have a single type")
         t = T.List(et)
         return SV(t, value=self.insert("prim::ListConstruct", [self.value(i, e) for i in items], [t]).output())
+
+    def expr_DictComp(self, e, env, hint=None):
+        """{k: v for x in xs}: as torch, one `for` and no `if`. Compiled as the list comprehension
+        [(k, v) for x in xs] (which types the pairs by what they are), then a loop inserting each pair into a
+        new dict, so keys and values are evaluated in Python's order and a later key overwrites."""
+        if len(e.generators) != 1:
+            raise self.unsupported(e, "Only a single generator is currently supported")
+        if e.generators[0].ifs:
+            raise self.unsupported(e, "Comprehension ifs are not supported yet")
+        pair = ast.Tuple(elts=[e.key, e.value], ctx=ast.Load())
+        lc = ast.ListComp(elt=pair, generators=e.generators)
+        for n in (pair, lc):
+            ast.copy_location(n, e)
+            n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
+        lhint = T.List(T.Tuple(list(hint.elems))) if hint is not None and hint.kind == "Dict" else None
+        pairs = self.expr_ListComp(lc, env, lhint)
+        et = pairs.type.elems[0]
+        if et.kind == "Tuple" and len(et.elems) == 2:
+            kt, vt = et.elems
+        elif hint is not None and hint.kind == "Dict":
+            kt, vt = hint.elems
+        else:
+            kt, vt = T.STR, T.TENSOR  # nothing was inserted: an empty literal's type, as `{}`
+        if hint is not None and hint.kind == "Dict" and T.is_subtype(kt, hint.elems[0]) \
+                and T.is_subtype(vt, hint.elems[1]):
+            kt, vt = hint.elems
+        if kt.kind not in ("str", "int"):
+            raise self.error(e.key, f"Dict keys must be str or int, got {kt}")
+        t = T.Dict(kt, vt)
+        d = SV(t, value=self.insert("prim::DictConstruct", [], [t]).output())
+        names = [f"${s}{id(e)}" for s in ("dc", "dl", "dk", "dv")]
+
+        def name(i, ctx):
+            return ast.Name(id=names[i], ctx=ctx)
+        target = ast.Tuple(elts=[name(2, ast.Store()), name(3, ast.Store())], ctx=ast.Store())
+        put = ast.Assign(targets=[ast.Subscript(value=name(0, ast.Load()), slice=name(2, ast.Load()), ctx=ast.Store())],
+                         value=name(3, ast.Load()))
+        loop = ast.For(target=target, iter=name(1, ast.Load()), body=[put], orelse=[])
+        for n in ast.walk(loop):
+            ast.copy_location(n, e)
+            n.end_lineno, n.end_col_offset = e.end_lineno, e.end_col_offset
+        benv = dict(env)
+        benv[names[0]], benv[names[1]] = d, pairs
+        self.stmt(loop, benv, False)
+        return d
 
     def expr_Tuple(self, e, env):
         items = [self.expr(x, env) for x in e.elts]
@@ -1193,6 +1258,8 @@ class Compiler:
         return self.emit_if(a, node, lambda e: ("return", e, b), lambda e: ("return", e, SV(T.BOOL, const=False)), {})[2]
 
     def compare_op(self, op, a, b, node):
+        if isinstance(op, (ast.Is, ast.IsNot)) and "Enum" in (a.type.kind if a.type else None, b.type.kind if b.type else None):
+            return self.compare_op(ast.Eq() if isinstance(op, ast.Is) else ast.NotEq(), a, b, node)  # members are singletons
         if isinstance(op, (ast.Is, ast.IsNot)):
             positive = isinstance(op, ast.Is)
             if a.is_const and b.is_const:
@@ -1215,6 +1282,12 @@ class Compiler:
             return r
         name, prim, pyop = _CMPOPS[type(op)]
         ta, tb = (a.type.kind if a.type else None), (b.type.kind if b.type else None)
+        if "Enum" in (ta, tb) and name in ("eq", "ne"):
+            if ta != tb or a.type.cls is not b.type.cls:  # members of two classes (or a member and a value) differ
+                return SV(T.BOOL, const=name == "ne")
+            a, b = (SV(v.type.elems[0], value=self.value(v, node)) if not v.is_const else
+                    SV(v.type.elems[0], const=v.const.value) for v in (a, b))
+            ta = tb = a.type.kind
         if name in ("eq", "ne") and "List" in (ta, tb) and (self.is_tuple(a) or self.is_tuple(b)):
             # x.shape == (2, 3), tuple(x.size()) != expected: a tuple of a run-time size is a list in script
             a, b = (self.as_list(v, node) if self.is_tuple(v) else v for v in (a, b))
@@ -1437,6 +1510,15 @@ class Compiler:
                 raise self.error(node, f"Module '{getattr(base.const, '__name__', base.const)}' has no attribute '{name}'")
             return self.python_value(v, node)
         t = base.type.kind if base.type else None
+        if t == "Object" and base.type.cls is not None:
+            return self.getattr_object(base, name, node)
+        if t == "Enum":
+            return self.enum_attribute(base, name, node)
+        if t == "Tuple" and base.type.cls is not None:  # a named tuple's field
+            fields = base.type.cls._fields
+            if name not in fields:
+                raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+            return self.static_items(base, node)[fields.index(name)]
         if t == "Tensor":
             if name == "shape":
                 return SV(T.List(T.INT), value=self.insert("prim::size", [self.value(base, node)], [T.List(T.INT)]).output())
@@ -1454,6 +1536,125 @@ class Compiler:
         if t in ("List", "Dict", "str"):
             return SV(None, fn=name, self_sv=base)
         raise self.error(node, f"'{base.type}' object has no attribute or method '{name}'")
+
+    def namedtuple_type(self, cls, node):
+        def where(msg):
+            raise self.error(node, msg)
+        return T.NamedTuple(cls, where)
+
+    def construct_namedtuple(self, cls, args, kwargs, node):
+        """P(a, b, z=c) for a typing.NamedTuple P: its fields bound as a call's arguments (defaults from the
+        class), each checked against its field's type, as torch's errors word it; a tuple of the class's type."""
+        t = self.namedtuple_type(cls, node)
+        fields, defaults = cls._fields, getattr(cls, "_field_defaults", {})
+
+        def schema():
+            parts = []
+            for f, ft in zip(fields, t.elems):
+                d = f"={defaults[f]!r}" if f in defaults else ""
+                parts.append(f"{ft!r} {f}{d}")
+            return f"{cls.__name__}({', '.join(parts)}) -> ()"
+        if len(args) > len(fields):
+            raise self.error(node, f"\n{schema()}:\nExpected at most {len(fields)} arguments but found {len(args)} "
+                                   "positional arguments.\n")
+        bound = list(args)
+        for f in fields[len(args):]:
+            if f in kwargs:
+                bound.append(kwargs.pop(f))
+            elif f in defaults:
+                bound.append(self.python_value(defaults[f], node))
+            else:
+                raise self.error(node, f"\n{schema()}:\nArgument {f} not provided.\n")
+        if kwargs:
+            name = next(iter(kwargs))
+            raise self.error(node, f"\n{schema()}:\nKeyword argument {name} unknown.\n")
+        items = []
+        for f, ft, a in zip(fields, t.elems, bound):
+            if a.type is not None and ft.kind == "float" and a.type.kind == "int" and a.is_const:
+                a = SV(T.FLOAT, const=float(a.const))
+            if a.type is None or not T.is_subtype(a.type, ft):
+                got = "a non-value" if a.type is None else A.type_name(a.type)
+                raise self.error(node, f"\n{schema()}:\nExpected a value of type '{ft!r}' for argument '{f}' but "
+                                       f"instead found type '{got}'.\n")
+            items.append(a)
+        return SV(t, value=self.insert("prim::TupleConstruct", [self.value(i, node) for i in items], [t]).output())
+
+    def enum_attribute(self, base, name, node):
+        """`.value` and `.name` of an Enum member: folded for a constant one; at run time the value is the member
+        itself, and the name is looked up in the class's table of value -> name."""
+        cls, vt = base.type.cls, base.type.elems[0]
+        if name not in ("value", "name"):
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+        if base.is_const:
+            return SV(vt if name == "value" else T.STR, const=getattr(base.const, name))
+        v = self.value(base, node)
+        if name == "value":
+            return SV(vt, value=v)
+        if vt.kind not in ("int", "str"):
+            raise self.unsupported(node, "the name of a float-valued Enum member known only at run time")
+        ins = []
+        for m in cls:
+            ins += [self.constant(m.value), self.constant(m.name)]
+        table = self.insert("prim::DictConstruct", ins, [T.Dict(vt, T.STR)]).output()
+        return SV(T.STR, value=self.insert("prim::dict_getitem", [table, v], [T.STR]).output())
+
+    def construct_object(self, cls, args, kwargs, node):
+        """C(args) for a TorchScript class C: prim::CreateObject, then C.__init__ inlined on it (its assignments
+        give the attributes their types)."""
+        info = classes.info(cls)
+        t = classes.object_type(cls)
+        create = self.insert("prim::CreateObject", [], [t])
+        create.s_("name", T.class_name(cls))
+        create.ival_("fields", list(info.fields))
+        obj = SV(t, value=create.output())
+        self.constructing.append(cls)
+        try:
+            self.inline(cls.__init__, args, kwargs, node, self_sv=obj)
+        finally:
+            self.constructing.pop()
+        missing = [f for f in info.fields if f not in info.types]
+        if missing:
+            raise self.error(node, f"Class {cls.__qualname__}: attribute '{missing[0]}' is declared but __init__ does "
+                                   "not assign it")
+        return obj
+
+    def getattr_object(self, base, name, node):
+        """obj.name on a TorchScript class's instance: an attribute (prim::GetAttr), a method or a property."""
+        cls = base.type.cls
+        t = classes.info(cls).types.get(name)
+        if t is not None:
+            out = self.insert("prim::GetAttr", [self.value(base, node)], [t]).s_("name", name).output()
+            return SV(t, value=out)
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, property):
+            return self.inline(attr.fget, [], {}, node, self_sv=base)
+        if isinstance(attr, staticmethod):
+            return SV(None, fn=attr.__func__)
+        if isinstance(attr, pytypes.FunctionType):
+            return SV(None, fn=attr, self_sv=base)
+        if name in classes.info(cls).fields:
+            raise self.error(node, f"Tried to access attribute '{name}' of {base.type!r} before __init__ assigned it")
+        raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
+
+    def set_object_attribute(self, base, name, rhs, where):
+        """obj.name = rhs on a TorchScript class's instance: prim::SetAttr; in __init__ the first assignment of an
+        attribute without a class annotation fixes its type."""
+        cls = base.type.cls
+        info = classes.info(cls)
+        t = info.types.get(name)
+        if t is None:
+            if name not in info.fields or cls not in self.constructing:
+                raise self.error(where, f"Tried to set nonexistent attribute: {name}. Did you forget to initialize it "
+                                        "in __init__()?")
+            if rhs.type is None or rhs.type.kind in ("Module", "Any"):
+                raise self.error(where, f"Cannot assign to attribute '{name}': the value has no TorchScript type")
+            t = info.types[name] = rhs.type
+        if rhs.type is not None and rhs.type.kind == "Object":
+            raise self.unsupported(where, "attributes holding instances of TorchScript classes")
+        if rhs.type is None or not T.is_subtype(rhs.type, t):
+            got = A.type_name(rhs.type) if rhs.type is not None else "a non-value"
+            raise self.error(where, f"Wrong type for attribute assignment. Expected {A.type_name(t)} but got {got}")
+        self.insert("prim::SetAttr", [self.value(base, where), self.value(rhs, where)], [], n_out=0).s_("name", name)
 
     def getattr_module(self, base, name, node):
         mod = base.module
@@ -1531,6 +1732,12 @@ class Compiler:
         from torchlite.jit._script import ScriptFunction
         if isinstance(fn, ScriptFunction):  # a scripted function: compiled again here, inlined
             fn = fn._fn
+        if T.is_namedtuple_class(fn):
+            return self.construct_namedtuple(fn, args, kwargs, node)
+        if classes.is_script_class(fn):
+            return self.construct_object(fn, args, kwargs, node)
+        if T.is_enum_class(fn):
+            raise self.error(node.func if isinstance(node, ast.Call) else node, "cannot call a EnumClass")  # as torch
         if fn is None:
             raise self.error(node, f"'{func.type}' object is not callable")
         if fn in BUILTINS:

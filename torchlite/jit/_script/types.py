@@ -3,6 +3,7 @@ Optional[T], List[T], Tuple[...], Dict[K, V], module objects), read from Python 
 their IR types (torchlite._C._jit.Type) for the graph's values."""
 from __future__ import annotations
 
+import enum as _enum
 import types as _pytypes
 import typing
 
@@ -12,16 +13,17 @@ from torchlite._C import _jit
 
 class T:
     """A static type: `kind` ('Tensor', 'int', 'float', 'bool', 'str', 'None', 'Number', 'Device',
-    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Any'), `elems` for containers, `module`
-    (the nn.Module instance) for a module object."""
-    __slots__ = ("kind", "elems", "module")
+    'dtype', 'Optional', 'List', 'Tuple', 'Dict', 'Module', 'Object', 'Enum', 'Any'), `elems` for containers, `module`
+    (the nn.Module instance) for a module object, `cls` (the typing.NamedTuple class) for a named tuple (a
+    'Tuple' whose elements are its fields) or the class of an 'Object' (a TorchScript class's instance)."""
+    __slots__ = ("kind", "elems", "module", "cls")
 
-    def __init__(self, kind, elems=(), module=None):
-        self.kind, self.elems, self.module = kind, tuple(elems), module
+    def __init__(self, kind, elems=(), module=None, cls=None):
+        self.kind, self.elems, self.module, self.cls = kind, tuple(elems), module, cls
 
     def __eq__(self, other):
         return (isinstance(other, T) and self.kind == other.kind and self.elems == other.elems
-                and self.module is other.module)
+                and self.module is other.module and self.cls is other.cls)
 
     def __hash__(self):
         return hash((self.kind, self.elems))
@@ -29,6 +31,10 @@ class T:
     def __repr__(self):
         if self.kind == "Module":
             return f"__torch__.{type(self.module).__qualname__}"
+        if self.kind == "Enum":
+            return f"Enum<{class_name(self.cls)}>"
+        if self.cls is not None:
+            return class_name(self.cls)
         if self.kind == "Tuple":
             return f"Tuple[{', '.join(map(repr, self.elems))}]"
         if self.elems:
@@ -57,6 +63,46 @@ def Dict(k, v):
     return T("Dict", [k, v])
 
 
+def is_enum_class(c) -> bool:
+    return isinstance(c, type) and issubclass(c, _enum.Enum)
+
+
+def Enum(cls, where):
+    """The static type of an Enum class: its values' type is the IR's (torch requires one type for all of them:
+    int, float or str); a value runs as its `.value`, the class is known statically."""
+    kinds = {type(m.value) for m in cls}
+    vt = {int: INT, float: FLOAT, str: STR}.get(next(iter(kinds))) if len(kinds) == 1 else None
+    if vt is None:
+        where(f"Enum {cls.__qualname__}: all values must be of one type, int, float or str (got "
+              f"{', '.join(sorted(k.__name__ for k in kinds)) or 'no values'})")
+    return T("Enum", [vt], cls=cls)
+
+
+def is_namedtuple_class(c) -> bool:
+    return isinstance(c, type) and issubclass(c, tuple) and hasattr(c, "_fields")
+
+
+def class_name(cls) -> str:
+    """A class's TorchScript name: `__torch__.` and its module path (none for `__main__`), as torch names it."""
+    path = cls.__qualname__ if cls.__module__ == "__main__" else f"{cls.__module__}.{cls.__qualname__}"
+    return "__torch__." + path
+
+
+def NamedTuple(cls, where):
+    """The static type of a NamedTuple class: a tuple of its fields' types (unannotated fields are Tensors,
+    as torch types a collections.namedtuple)."""
+    hints = getattr(cls, "__annotations__", {})
+    if hints:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:
+            pass
+    elems = [from_annotation(hints[f], where) if f in hints else TENSOR for f in cls._fields]
+    from torchlite.jit import _named_tuple
+    _named_tuple.register(class_name(cls), cls)  # a module loaded in this process gives this class back
+    return T("Tuple", elems, cls=cls)
+
+
 def is_subtype(have: T, want: T) -> bool:
     if want.kind == "Any" or have == want:
         return True
@@ -66,6 +112,8 @@ def is_subtype(have: T, want: T) -> bool:
     if want.kind == "Number":
         return have.kind in ("int", "float", "bool", "Number")
     if want.kind == "Tuple" and have.kind == "Tuple":
+        if want.cls is not None and have.cls is not want.cls:
+            return False  # a named tuple is a tuple, not the other way round
         return len(have.elems) == len(want.elems) and all(map(is_subtype, have.elems, want.elems))
     return False
 
@@ -80,7 +128,7 @@ def unify(a: T, b: T):
         return Optional(b)
     if b.kind == "None":
         return Optional(a)
-    if a.kind == "Tuple" and b.kind == "Tuple" and len(a.elems) == len(b.elems):
+    if a.kind == "Tuple" and b.kind == "Tuple" and len(a.elems) == len(b.elems) and a.cls is b.cls:
         elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
         return None if None in elems else Tuple(elems)
     return None
@@ -109,10 +157,16 @@ def ir_type(t: T):
     if k == "List":
         return _jit.Type.list(ir_type(t.elems[0]))
     if k == "Tuple":
+        if t.cls is not None:
+            return _jit.Type.named_tuple(class_name(t.cls), list(t.cls._fields), [ir_type(e) for e in t.elems])
         return _jit.Type.tuple([ir_type(e) for e in t.elems])
     if k == "Module":
         from torchlite.jit._trace import _module_type_name
         return _jit.Type.object(_module_type_name(t.module))
+    if k == "Enum":  # a member runs as its value
+        return ir_type(t.elems[0])
+    if k == "Object":  # an instance of a TorchScript class
+        return _jit.Type.object(class_name(t.cls))
     return _jit.Type.parse("Any")
 
 
@@ -127,6 +181,13 @@ def from_annotation(ann, where):
               _tl.device: DEVICE}
     if ann in simple:
         return simple[ann]
+    if is_namedtuple_class(ann):
+        return NamedTuple(ann, where)
+    if is_enum_class(ann):
+        return Enum(ann, where)
+    from torchlite.jit._script.classes import is_script_class
+    if is_script_class(ann):
+        return T("Object", cls=ann)
     origin, args = typing.get_origin(ann), typing.get_args(ann)
     if origin in (typing.Union, _pytypes.UnionType) and len(args) == 2 and type(None) in args:  # also `X | None`
         inner = args[0] if args[1] is type(None) else args[1]
@@ -163,12 +224,23 @@ def of_value(v):
         return DTYPE
     if isinstance(v, _tl.device):
         return DEVICE
+    if isinstance(v, _enum.Enum):
+        try:
+            return Enum(type(v), _no_type)
+        except ValueError:
+            return None
     if isinstance(v, tuple):
         elems = [of_value(e) for e in v]
-        return None if None in elems else Tuple(elems)
+        if None in elems:
+            return None
+        return T("Tuple", elems, cls=type(v)) if is_namedtuple_class(type(v)) else Tuple(elems)
     if isinstance(v, list):
         elems = [of_value(e) for e in v]
         if None in elems or not elems or any(e != elems[0] for e in elems):
             return None
         return List(elems[0])
     return None
+
+
+def _no_type(msg):
+    raise ValueError(msg)

@@ -1,0 +1,53 @@
+"""Named tuples (typing.NamedTuple) at the edges of compiled code. In the graph a named tuple is a tuple
+whose IR type carries the class name and field names (`NamedTuple(x : Tensor, y : int)`, saved in
+archives); Python gets instances of the class back. The class is the one script compiled when this
+process has seen it (as torch.jit.load in the process that scripted it), otherwise a
+collections.namedtuple made from the saved type (as torch does in a fresh process)."""
+from __future__ import annotations
+
+import collections
+
+_classes = {}  # TorchScript class name -> the NamedTuple class script compiled
+_made = {}  # (class name, fields) -> a namedtuple made for a loaded archive
+
+
+def register(name, cls):
+    _classes[name] = cls
+
+
+def class_for(name, fields):
+    cls = _classes.get(name)
+    if cls is not None and tuple(cls._fields) == tuple(fields):
+        return cls
+    key = (name, tuple(fields))
+    cls = _made.get(key)
+    if cls is None:
+        short = name.rsplit(".", 1)[-1]
+        cls = _made[key] = collections.namedtuple(short if short.isidentifier() else "NamedTuple", fields,
+                                                  rename=True)
+    return cls
+
+
+def converter(ir_type):
+    """A function turning a run_graph value of IR type `ir_type` into Python's (named tuples made
+    instances of their classes, at any depth of tuples), or None when nothing needs converting."""
+    elems = ir_type.containedTypes()
+    inner = [converter(e) for e in elems]
+    fields = ir_type.fields()
+    if fields:
+        cls = class_for(ir_type.class_name(), fields)
+
+        def named(v):
+            return cls(*[f(x) if f is not None else x for f, x in zip(inner, v)])
+        return named
+    if str(ir_type).startswith("(") and any(f is not None for f in inner):
+        def plain(v):
+            return tuple(f(x) if f is not None else x for f, x in zip(inner, v))
+        return plain
+    if str(ir_type).endswith("?") and inner and inner[0] is not None:
+        f0 = inner[0]
+        return lambda v: None if v is None else f0(v)
+    if str(ir_type).endswith("[]") and inner and inner[0] is not None:
+        f0 = inner[0]
+        return lambda v: [f0(x) for x in v]
+    return None
