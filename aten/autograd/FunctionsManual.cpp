@@ -347,7 +347,8 @@ Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const 
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
                           bool keepdim) {
   Tensor r = sum_backward(result, self.sizes(), dim, keepdim);
-  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::exp(tl::sub(self, r)));
+  // Complex: grad * conj(exp(self - result)), PyTorch's convention.
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), conj_if_complex(tl::exp(tl::sub(self, r))));
 }
 
 Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
@@ -582,6 +583,12 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
+  if (is_complex_type(grad.dtype())) {
+    // Complex: no sign split is needed (log of a complex gradient is defined); PyTorch's formula
+    // conj(exp(reverse_logcumsumexp(log(conj(grad)) - result) + self)).
+    const Tensor terms = tl::sub(tl::log(conj_if_complex(grad)), result);
+    return conj_if_complex(tl::exp(tl::add(reverse_logcumsumexp(terms, dim), self)));
+  }
   // Masked-out terms get the lowest finite value rather than -inf, so that nothing computes
   // inf - inf when this formula is differentiated again.
   double lowest = std::numeric_limits<double>::lowest();

@@ -9,6 +9,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
 #include "generated/ops/channel_shuffle.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
@@ -73,10 +74,10 @@ variable_list AddcmulBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = grad;
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, maybe_multiply(tensor2, value));
+    grad_inputs[1] = mul(grad, conj(maybe_multiply(tensor2, value)));
   }
   if (should_compute_output(2)) {
-    grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
+    grad_inputs[2] = mul(grad, conj(maybe_multiply(tensor1, value)));
   }
   return grad_inputs;
 }
