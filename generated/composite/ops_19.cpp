@@ -14,6 +14,8 @@ namespace tl::native {
 
 // narrow_copy(Tensor self, int dim, int start, int length) -> Tensor
 Tensor narrow_copy_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  // PyTorch's kernel checks a non-negative dim by assertion (RuntimeError), wraps a negative one (IndexError).
+  TL_CHECK(self.dim() == 0 || dim < self.dim(), "narrow_copy: Expected dim < self.dim(), but got dim ", dim, " for a tensor with ", self.dim(), " dimensions");
   return clone(narrow(self, dim, start, length), MemoryFormat::Contiguous);
 }
 

@@ -1,5 +1,6 @@
 // Tensors built by arranging the elements of others: block_diag, cartesian_prod, combinations and
 // torch.vander (PyTorch's semantics, own composites; autograd comes from the ops they call).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "generated/ops/flip.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/meshgrid.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/ones.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/stack.h"
@@ -101,8 +103,10 @@ Tensor combinations_composite(const Tensor& self, int64_t r, bool with_replaceme
   return reshape(index_select(self, 0, index), IntArrayRef{count, r});
 }
 
-// Columns x^(N-1), ..., x^1, x^0 (or increasing powers), by a running product so that the gradient
-// at x = 0 is finite; integers and bool compute in int64 (PyTorch promotes with Long), as cumprod.
+// Columns x^(N-1), ..., x^1, x^0 (or increasing powers) by repeated multiplication, the products
+// PyTorch's cumprod forms, so that the gradient at x = 0 is finite (pow's would be 0 * inf) and the
+// second derivative is right there too (cumprod's double backward is wrong at zeros: docs/catalog10.md).
+// Integers and bool compute in int64 (PyTorch promotes with Long).
 Tensor vander_composite(const Tensor& x, std::optional<int64_t> N, bool increasing) {
   TL_CHECK(x.dim() == 1, "x must be a one-dimensional tensor.");
   const int64_t n = N.value_or(x.size(0));
@@ -110,15 +114,11 @@ Tensor vander_composite(const Tensor& x, std::optional<int64_t> N, bool increasi
   const ScalarType dtype = promote_types(x.scalar_type(), ScalarType::Int64);
   const Tensor xs = x.scalar_type() == dtype ? x : _to_copy(x, dtype);
   const int64_t m = x.size(0);
-  Tensor result;
-  if (n == 0) {
-    result = empty(IntArrayRef{m, 0}, dtype, x.device());
-  } else {
-    Tensor col = unsqueeze(xs, 1);
-    Tensor first = ones(IntArrayRef{m, 1}, dtype, x.device());
-    result = n == 1 ? first : cat({first, cumprod(expand(col, IntArrayRef{m, n - 1}), 1)}, 1);
-  }
-  return increasing ? result : flip(result, IntArrayRef{1});
+  if (n == 0) return empty(IntArrayRef{m, 0}, dtype, x.device());
+  std::vector<Tensor> cols{ones(IntArrayRef{m}, dtype, x.device())};
+  for (int64_t k = 1; k < n; ++k) cols.push_back(k == 1 ? xs : mul(cols.back(), xs));
+  if (!increasing) std::reverse(cols.begin(), cols.end());
+  return stack(cols, 1);
 }
 
 }  // namespace tl::native

@@ -15,23 +15,29 @@
 namespace tl::native {
 namespace {
 
-// float_power's result is always float64: an in-place base or an out= tensor of another dtype is
-// refused (pow would cast), with PyTorch's messages.
-void check_float_power_out(const Tensor& out, const Tensor* self) {
-  if (!out.defined() || out.dtype() == ScalarType::Float64) return;
+// float_power's result is float64, or complex128 when either operand is complex (PyTorch): an
+// in-place base or an out= tensor of another dtype is refused (pow would cast), with PyTorch's messages.
+void check_float_power_out(const Tensor& out, const Tensor* self, ScalarType want) {
+  if (!out.defined() || out.dtype() == want) return;
   if (self && out.is_same(*self)) {
-    throw RuntimeError(str("float_power_: the base given to float_power_ has dtype ", scalar_type_name(out.dtype()),
-                           " but the operation's result requires dtype Double"));
+    throw RuntimeError(str("float_power_: the base given to float_power_ has dtype ", legacy_type_name(out.dtype()),
+                           " but the operation's result requires dtype ", legacy_type_name(want)));
   }
-  throw RuntimeError(str("float_power: the output given to float_power has dtype ", scalar_type_name(out.dtype()),
-                         " but the operation's result requires dtype Double"));
+  throw RuntimeError(str("float_power: the output given to float_power has dtype ", legacy_type_name(out.dtype()),
+                         " but the operation's result requires dtype ", legacy_type_name(want)));
 }
 
-// The input as float64, without recording history (the caller's autograd node covers the op).
-Tensor as_double(const Tensor& t) {
-  if (t.dtype() == ScalarType::Float64) return t;
+ScalarType float_power_type(bool complex) { return complex ? ScalarType::Complex128 : ScalarType::Float64; }
+
+// The input in the computing dtype, without recording history (the caller's autograd node covers the op).
+Tensor as_type(const Tensor& t, ScalarType want) {
+  if (t.dtype() == want) return t;
   autograd::NoGradGuard no_grad;
-  return tl::_to_copy(t, ScalarType::Float64);
+  return tl::_to_copy(t, want);
+}
+
+Scalar as_type(const Scalar& s, ScalarType want) {
+  return want == ScalarType::Complex128 ? Scalar(s.to_complex()) : Scalar(s.to_double());
 }
 
 template <typename T, typename E>
@@ -57,18 +63,21 @@ void ldexp_int_exponent(TensorIterator& iter, ScalarType exp_dtype) {
 }  // namespace
 
 void float_power_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  check_float_power_out(out, &self);
-  pow_kernel(as_double(self), as_double(exponent), out);
+  const ScalarType want = float_power_type(is_complex_type(self.dtype()) || is_complex_type(exponent.dtype()));
+  check_float_power_out(out, &self, want);
+  pow_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 void float_power_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  check_float_power_out(out, &self);
-  pow_tensor_scalar_kernel(as_double(self), Scalar(exponent.to_double()), out);
+  const ScalarType want = float_power_type(is_complex_type(self.dtype()) || exponent.is_complex());
+  check_float_power_out(out, &self, want);
+  pow_tensor_scalar_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 void float_power_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
-  check_float_power_out(out, nullptr);
-  pow_scalar_kernel(Scalar(self.to_double()), as_double(exponent), out);
+  const ScalarType want = float_power_type(self.is_complex() || is_complex_type(exponent.dtype()));
+  check_float_power_out(out, nullptr, want);
+  pow_scalar_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 // self * 2 ** other, as PyTorch: a floating self with an integer exponent scales exactly with

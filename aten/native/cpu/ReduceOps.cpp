@@ -293,6 +293,8 @@ void indexed(const Tensor& self, uint64_t mask, const Tensor& values_buf, const 
 template <template <typename> class Op>
 void extremum_dim(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices, const char* op,
                   const char* op_paren) {
+  // PyTorch refuses complex here with a RuntimeError (its all-dims form raises NotImplementedError).
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), op_paren, ": does not support complex input");
   uint64_t mask = one_dim_mask(self, dim, op);
   check_has_elements(self, mask, true, op_paren, false);
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
@@ -315,6 +317,7 @@ void extremum_dim(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
 template <template <typename> class Op>
 void arg_extremum(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out, const char* op,
                   const char* op_paren) {
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), op_paren, ": does not support complex input");  // PyTorch's RuntimeError
   uint64_t mask = dim ? one_dim_mask(self, *dim, op) : reduce::reduce_mask(self, std::nullopt, op);
   check_has_elements(self, mask, dim.has_value(), op_paren, true);
   if (self.dtype() == ScalarType::Bool)
