@@ -14,6 +14,7 @@
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/real.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/upsample_bilinear2d.h"
@@ -40,7 +41,7 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   (void)grad;
   if (should_compute_output(0)) {
-    grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
+    grad_inputs[0] = _to_copy(is_complex_type(grad.scalar_type()) && !is_complex_type(self_scalar_type) ? real(grad) : grad, self_scalar_type, self_device);
   }
   return grad_inputs;
 }
