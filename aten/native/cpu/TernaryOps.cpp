@@ -31,25 +31,30 @@ void check_same_dtype(const Tensor& self, const Tensor& other, const char* name)
            "` but got dtype ", scalar_type_name(other.dtype()));
 }
 
+template <typename scalar_t>
+void lerp_number_loop(TensorIterator& iter, opmath_t<scalar_t> w) {
+  if constexpr (is_complex_v<scalar_t>) {
+    // The branch on |w| once, not per element (a hypot call each); c10's schoolbook products.
+    if (std::abs(w) < 0.5) {
+      cpu_kernel(iter, [w](scalar_t a, scalar_t b) -> scalar_t { return a + cmath::mul(w, b - a); });
+    } else {
+      const scalar_t one_minus_w = scalar_t(1) - w;
+      cpu_kernel(iter, [one_minus_w](scalar_t a, scalar_t b) -> scalar_t { return b - cmath::mul(b - a, one_minus_w); });
+    }
+  } else {
+    cpu_kernel(iter, [w](scalar_t a, scalar_t b) -> scalar_t {
+      return from_opmath<scalar_t>(lerp_value(to_opmath(a), to_opmath(b), w));
+    });
+  }
+}
+
 // The weight in the compute precision, with PyTorch's overflow check (1e300 for float32 raises).
 void lerp_scalar_impl(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
   auto iter = TensorIteratorConfig().set_op_name("lerp").add_output(out).add_input(self).add_input(end).build();
   TL_DISPATCH_FLOAT_AND_COMPLEX(iter.common_dtype(), "lerp", [&] {
     using opmath = opmath_t<scalar_t>;
     const opmath w = checked_scalar_cast<opmath>(weight, "lerp");
-    if constexpr (is_complex_v<scalar_t>) {
-      // The branch on |w| once, not per element (a hypot call each); c10's schoolbook products.
-      if (std::abs(w) < 0.5) {
-        cpu_kernel(iter, [w](scalar_t a, scalar_t b) -> scalar_t { return a + cmath::mul(w, b - a); });
-      } else {
-        const scalar_t one_minus_w = scalar_t(1) - w;
-        cpu_kernel(iter, [one_minus_w](scalar_t a, scalar_t b) -> scalar_t { return b - cmath::mul(b - a, one_minus_w); });
-      }
-      return;
-    }
-    cpu_kernel(iter, [w](scalar_t a, scalar_t b) -> scalar_t {
-      return from_opmath<scalar_t>(lerp_value(to_opmath(a), to_opmath(b), w));
-    });
+    lerp_number_loop<scalar_t>(iter, w);
   });
 }
 
