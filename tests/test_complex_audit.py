@@ -18,7 +18,6 @@ KNOWN_GAPS = {
     "slice_scatter": "missing for every dtype",
     "diagonal_scatter": "missing for every dtype",
     "F.conv1d": "convolutions have no complex kernels",
-    "F.silu": "silu has no complex kernel",
 }
 
 

@@ -314,3 +314,20 @@ def test_complex_refusals_are_runtime_errors(call, message):
         with pytest.raises(RuntimeError, match=message) as info:
             call(m, conv(x))
         assert type(info.value) is RuntimeError or not isinstance(info.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_silu_complex(dtype):
+    x = rand(3, 4, dtype=dtype, seed=26) * 3
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.complex64 else dict(rtol=1e-12, atol=1e-12)
+    F = torch.nn.functional
+    assert_same(F.silu(x), TF.silu(to_tl(x)), **tol)
+    assert_same(F.silu(x.t()), TF.silu(to_tl(x).t()), **tol)
+    xt, xl = x.clone(), to_tl(x)
+    F.silu(xt, inplace=True)
+    TF.silu(xl, inplace=True)
+    assert_same(xt, xl, **tol)
+    # PyTorch has no complex derivative for silu: both refuse to record one
+    for m, f in ((torch, F), (tl, TF)):
+        with pytest.raises(RuntimeError, match="silu does not support automatic differentiation"):
+            f.silu(m.ones(2, dtype=m.complex64, requires_grad=True))
