@@ -300,3 +300,23 @@ def test_combinations_errors_and_gradients():
     x = rand(5, seed=29)
     grads_like_torch(lambda m, a: m.combinations(a, 3), x)
     grads_like_torch(lambda m, a: m.combinations(a, 2, True), x.to(torch.complex128))
+
+
+# ---- cumprod's second derivative where the input has zeros (found through vander) ------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_cumprod_double_backward_with_zeros(dtype):
+    y = torch.tensor([[0.0, 0.5, 2.0, -1.0], [1.0, 0.0, 0.0, 3.0], [3.0, 1.0, 0.5, 0.0]], dtype=torch.float64)
+    y = y.to(dtype) * (1 + 0.5j if dtype == torch.complex128 else 1)
+    for dim in (0, 1):
+        assert tl.autograd.gradgradcheck(lambda a: tl.cumprod(a, dim), [to_tl(y, True)])
+        # second derivatives along a fixed direction, against PyTorch's
+        grads = []
+        for m in (torch, tl):
+            a = y.detach().clone().requires_grad_() if m is torch else to_tl(y, True)
+            v = torch.ones(y.shape, dtype=dtype) if m is torch else tl.ones(*y.shape, dtype=tl.complex128 if dtype == torch.complex128 else tl.float64)
+            (g,) = m.autograd.grad(m.cumprod(a, dim), [a], v, create_graph=True)
+            (gg,) = m.autograd.grad((g.abs() ** 2).sum(), [a])
+            grads.append(gg.detach().resolve_conj().numpy() if m is torch else gg.numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
+    assert tl.autograd.gradgradcheck(lambda a: tl.linalg.vander(a, N=4), [to_tl(torch.tensor([0.0, 0.5], dtype=torch.float64), True)])
