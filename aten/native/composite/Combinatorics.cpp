@@ -1,6 +1,7 @@
 // Tensors built by arranging the elements of others: block_diag, cartesian_prod, combinations and
 // torch.vander (PyTorch's semantics, own composites; autograd comes from the ops they call).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -73,33 +74,48 @@ Tensor cartesian_prod_composite(TensorList tensors) {
 // The r-element combinations of a 1-D tensor (with repeats when with_replacement), in lexicographic
 // order of the indices, as rows. PyTorch masks an n^r grid of indices; the same index lists are
 // enumerated here directly (memory proportional to the result), then gathered with index_select.
+namespace {
+// C(n, k) (without overflow: a RuntimeError past int64), the number of rows of combinations.
+int64_t binomial(int64_t n, int64_t k) {
+  if (k < 0 || k > n) return 0;
+  k = std::min(k, n - k);
+  __int128 c = 1;
+  for (int64_t i = 1; i <= k; ++i) {
+    c = c * (n - k + i) / i;  // exact: c is C(n - k + i, i) after each step
+    TL_CHECK(c <= std::numeric_limits<int64_t>::max(), "combinations: the result would have more than 2^63 rows");
+  }
+  return static_cast<int64_t>(c);
+}
+}  // namespace
+
 Tensor combinations_composite(const Tensor& self, int64_t r, bool with_replacement) {
   TL_CHECK(self.dim() == 1, "Expect a 1D vector, but got shape ", self.sizes());
   TL_CHECK(r >= 0, "Expect a non-negative number, but got ", r);
   if (r == 0) return empty(IntArrayRef{0}, self.scalar_type(), self.device());
   const int64_t n = self.size(0);
-  std::vector<int64_t> idx;
-  std::vector<int64_t> cur(static_cast<size_t>(r), 0);
-  int64_t count = 0;
-  // Odometer over non-decreasing (with replacement) or increasing index tuples.
-  if (with_replacement ? n > 0 : r <= n) {
-    if (!with_replacement)
-      for (int64_t k = 0; k < r; ++k) cur[static_cast<size_t>(k)] = k;
-    while (true) {
-      idx.insert(idx.end(), cur.begin(), cur.end());
-      ++count;
-      int64_t k = r - 1;
-      // The last position that can still grow: its limit leaves room for the positions after it.
-      while (k >= 0 && cur[static_cast<size_t>(k)] == (with_replacement ? n - 1 : n - r + k)) --k;
-      if (k < 0) break;
-      const int64_t v = cur[static_cast<size_t>(k)] + 1;
-      for (int64_t j = k; j < r; ++j) cur[static_cast<size_t>(j)] = with_replacement ? v : v + (j - k);
-    }
-  }
+  // Multisets of size r from n items are the r-subsets of n + r - 1.
+  const int64_t count = with_replacement ? (n == 0 ? 0 : binomial(n + r - 1, r)) : binomial(n, r);
+  if (count == 0) return empty(IntArrayRef{0, r}, self.scalar_type(), self.device());
+  int64_t total = 0;
+  TL_CHECK(!__builtin_mul_overflow(count, r, &total), "combinations: the result would have more than 2^63 elements");
   if (self.is_meta()) return empty(IntArrayRef{count, r}, self.scalar_type(), self.device());
-  Tensor index = empty(IntArrayRef{count * r}, ScalarType::Int64, self.device());
+  // The index buffer is allocated first, so a result too large fails here (out of memory), not after
+  // enumerating it.
+  Tensor index = empty(IntArrayRef{total}, ScalarType::Int64, self.device());
   int64_t* p = index.data_ptr<int64_t>();
-  for (size_t i = 0; i < idx.size(); ++i) p[i] = idx[i];
+  std::vector<int64_t> cur(static_cast<size_t>(r), 0);
+  if (!with_replacement)
+    for (int64_t k = 0; k < r; ++k) cur[static_cast<size_t>(k)] = k;
+  // Odometer over non-decreasing (with replacement) or increasing index tuples, in lexicographic order.
+  for (int64_t row = 0; row < count; ++row) {
+    std::copy(cur.begin(), cur.end(), p + row * r);
+    int64_t k = r - 1;
+    // The last position that can still grow: its limit leaves room for the positions after it.
+    while (k >= 0 && cur[static_cast<size_t>(k)] == (with_replacement ? n - 1 : n - r + k)) --k;
+    if (k < 0) break;
+    const int64_t v = cur[static_cast<size_t>(k)] + 1;
+    for (int64_t j = k; j < r; ++j) cur[static_cast<size_t>(j)] = with_replacement ? v : v + (j - k);
+  }
   return reshape(index_select(self, 0, index), IntArrayRef{count, r});
 }
 
@@ -114,7 +130,10 @@ Tensor vander_composite(const Tensor& x, std::optional<int64_t> N, bool increasi
   const ScalarType dtype = promote_types(x.scalar_type(), ScalarType::Int64);
   const Tensor xs = x.scalar_type() == dtype ? x : _to_copy(x, dtype);
   const int64_t m = x.size(0);
-  if (n == 0) return empty(IntArrayRef{m, 0}, dtype, x.device());
+  // Empty results, Meta shapes and sizes too large to allocate are settled before the loop of n columns.
+  if (n == 0 || x.is_meta()) return empty(IntArrayRef{m, n}, dtype, x.device());
+  if (m == 0) return mul(expand(unsqueeze(xs, 1), IntArrayRef{0, n}), Scalar(0));  // empty, still on x's graph
+  (void)empty(IntArrayRef{m, n}, dtype, x.device());  // out of memory here, not after n column products
   std::vector<Tensor> cols{ones(IntArrayRef{m}, dtype, x.device())};
   for (int64_t k = 1; k < n; ++k) cols.push_back(k == 1 ? xs : mul(cols.back(), xs));
   if (!increasing) std::reverse(cols.begin(), cols.end());
