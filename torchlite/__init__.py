@@ -118,7 +118,7 @@ globals().update({_name: getattr(_C._ops, _name) for _name in dir(_C._ops)
 
 from torchlite._tensor import _nonzero as nonzero  # noqa: E402  (adds as_tuple=, as PyTorch's Python layer)
 from torchlite.functional import (  # noqa: E402,F401  (variadic front ends, as torch.functional)
-    atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, meshgrid)
+    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid)
 from torchlite._unique_functions import unique, unique_consecutive  # noqa: E402
 _unique_functions.install_methods(Tensor)  # Tensor.unique / unique_consecutive: Python, as in PyTorch
 from torchlite._contractions import cdist, chain_matmul, einsum, tensordot  # noqa: E402,F401  (torch/functional.py's)

@@ -11,7 +11,8 @@ from torchlite._size import Size as _Size
 
 _ops = _C._ops
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "meshgrid"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+           "cartesian_prod", "meshgrid"]
 
 
 def _as_list(tensors):
@@ -86,6 +87,18 @@ def atleast_2d(*tensors):
 def atleast_3d(*tensors):
     """Each tensor with at least three dimensions: one tensor for one argument, else a tuple."""
     return _atleast(_ops.atleast_3d, tensors)
+
+
+def block_diag(*tensors):
+    """The block-diagonal matrix of the tensors (0-d, 1-D as a row, or 2-D), in their promoted dtype.
+    torchlite also takes one list of tensors (PyTorch's raises TypeError for it)."""
+    return _ops.block_diag(_as_list(tensors))
+
+
+def cartesian_prod(*tensors):
+    """The Cartesian product of 1-D tensors, one row per tuple (one tensor: returned as it is).
+    torchlite also takes one list of tensors (PyTorch's raises TypeError for it)."""
+    return _ops.cartesian_prod(_as_list(tensors))
 
 
 del annotations  # torch's module has no such name

@@ -47,6 +47,7 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/reshape.h"
@@ -347,7 +348,8 @@ Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const 
 Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
                           bool keepdim) {
   Tensor r = sum_backward(result, self.sizes(), dim, keepdim);
-  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), tl::exp(tl::sub(self, r)));
+  // Complex: grad * conj(exp(self - result)), PyTorch's convention.
+  return tl::mul(sum_backward(grad, self.sizes(), dim, keepdim), conj_if_complex(tl::exp(tl::sub(self, r))));
 }
 
 Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
@@ -561,8 +563,36 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   return reverse_cumsum(grad, dim);
 }
 
+namespace {
+// d/d self_k of sum_j grad_j * result_j, written without division so that it differentiates again
+// correctly where self has zeros (the O(n) formula below does not: its second derivative at a zero
+// misses terms): for each k, sum over j >= k of grad_j * conj(prod_{i <= j, i != k} self_i). O(n^2).
+Tensor cumprod_backward_with_zeros(const Tensor& grad, const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.sizes()[dim];
+  DimVector one_shape(self.sizes());
+  one_shape[dim] = 1;
+  std::vector<Tensor> parts;
+  for (int64_t k = 0; k < n; ++k) {
+    const Tensor until_k = k == 0 ? tl::ones(one_shape, self.scalar_type(), self.device())
+                                  : tl::prod(tl::slice(self, dim, 0, k), dim, /*keepdim=*/true);
+    Tensor omitted = until_k;
+    if (k + 1 < n) {
+      const Tensor from_k1 = tl::cumprod(tl::slice(self, dim, k + 1, n), dim);
+      omitted = tl::cat({until_k, tl::mul(until_k, from_k1)}, dim);
+    }
+    parts.push_back(tl::sum(tl::mul(tl::slice(grad, dim, k, n), conj_if_complex(omitted)), IntArrayRef{dim},
+                            /*keepdim=*/true));
+  }
+  return tl::cat(parts, dim);
+}
+}  // namespace
+
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
+  // Differentiated again (create_graph) with a zero in self: the division-free formula (PyTorch's choice too).
+  if (GradMode::is_enabled() && !self.is_meta() && !tensor_item(tl::sum(tl::eq(self, 0))).equal(0))
+    return cumprod_backward_with_zeros(grad, self, dim);
   const Tensor is_zero = tl::eq(self, 0);
   const Tensor no_zero_yet = tl::eq(tl::cumsum(is_zero, dim), 0);
   const Tensor ones = tl::ones_like(self);
@@ -582,6 +612,12 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
   if (self.dim() == 0 || self.numel() == 0) return grad;
+  if (is_complex_type(grad.dtype())) {
+    // Complex: no sign split is needed (log of a complex gradient is defined); PyTorch's formula
+    // conj(exp(reverse_logcumsumexp(log(conj(grad)) - result) + self)).
+    const Tensor terms = tl::sub(tl::log(conj_if_complex(grad)), result);
+    return conj_if_complex(tl::exp(tl::add(reverse_logcumsumexp(terms, dim), self)));
+  }
   // Masked-out terms get the lowest finite value rather than -inf, so that nothing computes
   // inf - inf when this formula is differentiated again.
   double lowest = std::numeric_limits<double>::lowest();

@@ -7,6 +7,7 @@
 #include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/transpose.h"
 #include "generated/ops/unsqueeze.h"
@@ -20,13 +21,14 @@ std::tuple<Tensor, Tensor, Tensor> linear_backward(const Tensor& grad, const Ten
   const int64_t in_f = input.sizes()[input.dim() - 1];
   int64_t rows = 1;  // the flattened batch (explicit: -1 is ambiguous when in_f is 0)
   for (int64_t i = 0; i + 1 < input.dim(); ++i) rows *= input.sizes()[i];
+  // Complex: the products' adjoints conjugate the other operand (conj is the tensor itself for real ones).
   if (weight.dim() == 2) {
     const int64_t out_f = weight.sizes()[0];
-    if (mask[0]) gi = matmul(grad, weight);
-    if (mask[1]) gw = mm(transpose(reshape(grad, {rows, out_f}), 0, 1), reshape(input, {rows, in_f}));
+    if (mask[0]) gi = matmul(grad, conj(weight));
+    if (mask[1]) gw = mm(transpose(reshape(grad, {rows, out_f}), 0, 1), conj(reshape(input, {rows, in_f})));
   } else {  // a 1-D weight: the output has no feature dim
-    if (mask[0]) gi = mul(unsqueeze(grad, -1), weight);
-    if (mask[1]) gw = matmul(reshape(grad, {rows}), reshape(input, {rows, in_f}));
+    if (mask[0]) gi = mul(unsqueeze(grad, -1), conj(weight));
+    if (mask[1]) gw = matmul(reshape(grad, {rows}), conj(reshape(input, {rows, in_f})));
   }
   if (mask[2] && bias) gb = sum_to(grad, bias->sizes());
   return {gi, gw, gb};

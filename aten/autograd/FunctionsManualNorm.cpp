@@ -8,6 +8,7 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/gt.h"
@@ -17,6 +18,7 @@
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/sgn.h"
 #include "generated/ops/sub.h"
@@ -88,8 +90,12 @@ Tensor renorm_backward(const Tensor& grad, const Tensor& self, const Scalar& p, 
   std::iota(reduce_dims.begin(), reduce_dims.end(), 0);
   reduce_dims.erase(reduce_dims.begin() + d);
   const ScalarType acc = is_reduced_float(self.dtype()) ? ScalarType::Float32 : ScalarType::Float64;
-  const Tensor norm = tl::linalg_vector_norm(self, p, IntArrayRef(reduce_dims), true, acc);
-  const Tensor grad_output = tl::sum(tl::mul(self, grad), IntArrayRef(reduce_dims), true, acc);
+  // Complex (PyTorch's): the norm's gradient is fed the real part of sum(conj(self) * grad).
+  const bool complex = is_complex_type(self.dtype());
+  const Tensor norm = tl::linalg_vector_norm(self, p, IntArrayRef(reduce_dims), true,
+                                             complex ? to_complex_type(acc) : acc);
+  const Tensor grad_output = complex ? tl::sum(tl::real(tl::mul(tl::conj_physical(self), grad)), IntArrayRef(reduce_dims), true, acc)
+                                     : tl::sum(tl::mul(self, grad), IntArrayRef(reduce_dims), true, acc);
   const Tensor nb = norm_backward(grad_output, self, p, norm, reduce_dims, true);
   const Tensor invnorm = tl::reciprocal(tl::add(norm, Scalar(1e-7)));
   const Tensor grad_norm = tl::mul(tl::mul(invnorm, maxnorm), tl::sub(grad, tl::mul(invnorm, nb)));

@@ -53,10 +53,10 @@ variable_list AddcdivBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = grad;
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = div(maybe_multiply(grad, value), tensor2);
+    grad_inputs[1] = div(maybe_multiply(grad, value.is_complex() ? Scalar(std::conj(value.to_complex())) : value), conj(tensor2));
   }
   if (should_compute_output(2)) {
-    grad_inputs[2] = div(mul(neg(grad), maybe_multiply(tensor1, value)), mul(tensor2, tensor2));
+    grad_inputs[2] = div(mul(neg(grad), conj(maybe_multiply(tensor1, value))), conj(mul(tensor2, tensor2)));
   }
   return grad_inputs;
 }

@@ -234,6 +234,7 @@ Tensor silu(const Tensor& self) {
     AutoGradMode below_autograd(false);
     result = ops::silu::call(self);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
@@ -251,6 +252,7 @@ const Tensor& silu_(const Tensor& self) {
     AutoGradMode below_autograd(false);
     ops::silu_::call(self);
   }
+  if (is_complex_type(self.scalar_type())) throw RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.");
   rebase_history(self, grad_fn);
   return self;
 }

@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/fractional_max_pool2d.h"
 #include "generated/ops/fractional_max_pool2d_backward.h"
 #include "generated/ops/hardtanh_backward.h"
@@ -104,10 +105,10 @@ variable_list LerpBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& weight = as_arg(weight_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, 1.0 - weight.to_double());
+    grad_inputs[0] = weight.is_complex() ? mul(grad, Scalar(std::complex<double>(1.0) - std::conj(weight.to_complex()))) : mul(grad, 1.0 - weight.to_double());
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, weight);
+    grad_inputs[1] = mul(grad, weight.is_complex() ? Scalar(std::conj(weight.to_complex())) : weight);
   }
   return grad_inputs;
 }
@@ -139,13 +140,13 @@ variable_list LerpBackward1::apply(variable_list&& grads) {
   const auto& end = end_.unpack(shared_from_this());
   const auto& weight = weight_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, rsub(weight, 1));
+    grad_inputs[0] = mul(grad, conj(rsub(weight, 1)));
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, weight);
+    grad_inputs[1] = mul(grad, conj(weight));
   }
   if (should_compute_output(2)) {
-    grad_inputs[2] = mul(grad, sub(end, self));
+    grad_inputs[2] = mul(grad, conj(sub(end, self)));
   }
   return grad_inputs;
 }

@@ -9,10 +9,12 @@
 #include "generated/ops/_to_copy.h"
 #include "generated/ops/addcmul.h"
 #include "generated/ops/channel_shuffle.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/real.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/upsample_bilinear2d.h"
@@ -39,7 +41,7 @@ variable_list ToCopyBackward0::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   (void)grad;
   if (should_compute_output(0)) {
-    grad_inputs[0] = _to_copy(grad, self_scalar_type, self_device);
+    grad_inputs[0] = _to_copy(is_complex_type(grad.scalar_type()) && !is_complex_type(self_scalar_type) ? real(grad) : grad, self_scalar_type, self_device);
   }
   return grad_inputs;
 }
@@ -73,10 +75,10 @@ variable_list AddcmulBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = grad;
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mul(grad, maybe_multiply(tensor2, value));
+    grad_inputs[1] = mul(grad, conj(maybe_multiply(tensor2, value)));
   }
   if (should_compute_output(2)) {
-    grad_inputs[2] = mul(grad, maybe_multiply(tensor1, value));
+    grad_inputs[2] = mul(grad, conj(maybe_multiply(tensor1, value)));
   }
   return grad_inputs;
 }

@@ -2,12 +2,22 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 19.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/narrow_copy.h"
 #include "generated/ops/special_multigammaln.h"
 #include "generated/ops/var_mean.h"
 
 namespace tl::native {
+
+// narrow_copy(Tensor self, int dim, int start, int length) -> Tensor
+Tensor narrow_copy_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  // PyTorch's kernel checks a non-negative dim by assertion (RuntimeError), wraps a negative one (IndexError).
+  TL_CHECK(self.dim() == 0 || dim < self.dim(), "narrow_copy: Expected dim < self.dim(), but got dim ", dim, " for a tensor with ", self.dim(), " dimensions");
+  return clone(narrow(self, dim, start, length), MemoryFormat::Contiguous);
+}
 
 // special_multigammaln(Tensor self, int p) -> Tensor
 Tensor special_multigammaln_composite(const Tensor& self, int64_t p) {

@@ -3,9 +3,12 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/argwhere.h"
+#include "generated/ops/dist.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/nonzero.h"
+#include "generated/ops/norm.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::native {
@@ -13,6 +16,11 @@ namespace tl::native {
 // argwhere(Tensor self) -> Tensor
 Tensor argwhere_composite(const Tensor& self) {
   return nonzero(self);
+}
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+Tensor dist_composite(const Tensor& self, const Tensor& other, const Scalar& p) {
+  return norm(sub(self, other), p);
 }
 
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor

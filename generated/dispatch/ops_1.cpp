@@ -6,6 +6,7 @@
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/block_diag.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
@@ -77,6 +78,13 @@ Tensor atleast_2d(const Tensor& self) {
 // atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> atleast_2d(TensorList tensors) {
   return native::atleast_2d_sequence_composite(tensors);
+}
+
+// ============================================================================ block_diag
+
+// block_diag(Tensor[] tensors) -> Tensor
+Tensor block_diag(TensorList tensors) {
+  return native::block_diag_composite(tensors);
 }
 
 // ============================================================================ complex

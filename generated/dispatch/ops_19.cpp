@@ -12,6 +12,7 @@
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mvlgamma.h"
+#include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/rnn_tanh.h"
@@ -364,6 +365,19 @@ const Tensor& ops::mse_loss_out::call(const Tensor& self, const Tensor& target, 
 const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_out_no_grad("mse_loss.out", {&self, &target}, {&out});
   return ops::mse_loss_out::call(self, target, reduction, out);
+}
+
+// ============================================================================ narrow_copy
+
+// narrow_copy(Tensor self, int dim, int start, int length) -> Tensor
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return native::narrow_copy_composite(self, dim, start, length);
+}
+
+// narrow_copy.out(Tensor self, int dim, int start, int length, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& narrow_copy_out(const Tensor& out, const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  check_out_no_grad("narrow_copy.out", {&self}, {&out});
+  return copy_to_out(out, narrow_copy(self, dim, start, length), "narrow_copy.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ native_layer_norm_backward

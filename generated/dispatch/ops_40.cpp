@@ -5,6 +5,7 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/fractional_max_pool2d_backward.h"
@@ -132,6 +133,13 @@ const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& 
 const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("cat.out", {}, {&out}, {tensors});
   return ops::cat_out::call(tensors, dim, out);
+}
+
+// ============================================================================ combinations
+
+// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  return native::combinations_composite(self, r, with_replacement);
 }
 
 // ============================================================================ conv3d

@@ -5,6 +5,7 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
@@ -84,6 +85,13 @@ const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& sel
 // _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
   return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
+}
+
+// ============================================================================ cartesian_prod
+
+// cartesian_prod(Tensor[] tensors) -> Tensor
+Tensor cartesian_prod(TensorList tensors) {
+  return native::cartesian_prod_composite(tensors);
 }
 
 // ============================================================================ conj_physical

@@ -6,6 +6,7 @@
 #include "generated/ops/_fused_rprop.h"
 #include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
+#include "generated/ops/dist.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
@@ -67,6 +68,13 @@ std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor
 // argwhere(Tensor self) -> Tensor
 Tensor argwhere(const Tensor& self) {
   return native::argwhere_composite(self);
+}
+
+// ============================================================================ dist
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  return native::dist_composite(self, other, p);
 }
 
 // ============================================================================ eq

@@ -5,10 +5,12 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/batch_norm_gather_stats.h"
+#include "generated/ops/cumulative_trapezoid.h"
 #include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
+#include "generated/ops/trapz.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -46,6 +48,18 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Te
     return autograd::wrappers::batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count);
   }
   return ops::batch_norm_gather_stats::call(input, mean, invstd, running_mean, running_var, momentum, eps, count);
+}
+
+// ============================================================================ cumulative_trapezoid
+
+// cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  return native::cumulative_trapezoid_x_composite(y, x, dim);
+}
+
+// cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  return native::cumulative_trapezoid_dx_composite(y, dx, dim);
 }
 
 // ============================================================================ linalg_tensorinv
@@ -221,6 +235,18 @@ const Tensor& ops::nan_to_num_out::call(const Tensor& self, std::optional<double
 const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
   check_out_no_grad("nan_to_num.out", {&self}, {&out});
   return ops::nan_to_num_out::call(self, nan, posinf, neginf, out);
+}
+
+// ============================================================================ trapz
+
+// trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim) {
+  return native::trapz_x_composite(y, x, dim);
+}
+
+// trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+Tensor trapz(const Tensor& y, double dx, int64_t dim) {
+  return native::trapz_dx_composite(y, dx, dim);
 }
 
 // ============================================================================ var

@@ -9,6 +9,7 @@
 #include "generated/ops/logical_xor.h"
 #include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl {
 
@@ -219,6 +220,13 @@ Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output
     return autograd::wrappers::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
   }
   return ops::upsample_nearest3d_backward::call(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+// ============================================================================ vander
+
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  return native::vander_composite(x, N, increasing);
 }
 
 }  // namespace tl

@@ -8,6 +8,7 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/trapezoid.h"
 #include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl {
@@ -146,6 +147,18 @@ Tensor selu(const Tensor& self) {
 // selu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& selu_(const Tensor& self) {
   return native::selu__composite(self);
+}
+
+// ============================================================================ trapezoid
+
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  return native::trapezoid_x_composite(y, x, dim);
+}
+
+// trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  return native::trapezoid_dx_composite(y, dx, dim);
 }
 
 // ============================================================================ upsample_nearest1d_backward

@@ -5,6 +5,7 @@
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/block_diag.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
@@ -44,6 +45,12 @@ void boxed_atleast_2d(Stack& s) {
 void boxed_atleast_2d_Sequence(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::atleast_2d(TensorList(a[0].toTensorVector())));
+}
+
+// block_diag(Tensor[] tensors) -> Tensor
+void boxed_block_diag(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::block_diag(TensorList(a[0].toTensorVector())));
 }
 
 // complex(Tensor real, Tensor imag) -> Tensor
@@ -237,6 +244,7 @@ const OpEntry entries[] = {
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", boxed__embedding_bag_forward_only, 0},
     {"atleast_2d(Tensor self) -> Tensor", boxed_atleast_2d, 0},
     {"atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", boxed_atleast_2d_Sequence, 0},
+    {"block_diag(Tensor[] tensors) -> Tensor", boxed_block_diag, 0},
     {"complex(Tensor real, Tensor imag) -> Tensor", boxed_complex, 0},
     {"complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)", boxed_complex_out, 0},
     {"concat(Tensor[] tensors, int dim=0) -> Tensor", boxed_concat, 0},

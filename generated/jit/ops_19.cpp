@@ -10,6 +10,7 @@
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mse_loss.h"
+#include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/rnn_tanh.h"
@@ -103,6 +104,18 @@ void boxed_mse_loss_out(Stack& s) {
   finish(s, 4, tl::mse_loss_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
 }
 
+// narrow_copy(Tensor self, int dim, int start, int length) -> Tensor
+void boxed_narrow_copy(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::narrow_copy(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
+}
+
+// narrow_copy.out(Tensor self, int dim, int start, int length, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_narrow_copy_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::narrow_copy_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
+}
+
 // native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 void boxed_native_layer_norm_backward(Stack& s) {
   IValue* a = args(s, 8);
@@ -166,6 +179,8 @@ const OpEntry entries[] = {
     {"logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_and_out, kPointwise},
     {"mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_mse_loss, 0},
     {"mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_mse_loss_out, 0},
+    {"narrow_copy(Tensor self, int dim, int start, int length) -> Tensor", boxed_narrow_copy, 0},
+    {"narrow_copy.out(Tensor self, int dim, int start, int length, *, Tensor(a!) out) -> Tensor(a!)", boxed_narrow_copy_out, 0},
     {"native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_native_layer_norm_backward, 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", boxed_permute, 0},
     {"rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", boxed_rnn_tanh_input, 0},

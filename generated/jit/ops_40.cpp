@@ -4,6 +4,7 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/fractional_max_pool2d_backward.h"
@@ -48,6 +49,12 @@ void boxed_cat(Stack& s) {
 void boxed_cat_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::cat_out(a[2].toTensor(), TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+void boxed_combinations(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::combinations(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
 }
 
 // conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
@@ -230,6 +237,7 @@ const OpEntry entries[] = {
     {"_upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact3d_vec, 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", boxed_cat, 0},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_cat_out, 0},
+    {"combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", boxed_combinations, 0},
     {"conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor", boxed_conv3d, 0},
     {"conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor", boxed_conv3d_padding, 0},
     {"floor_divide(Tensor self, Tensor other) -> Tensor", boxed_floor_divide, kPointwise},

@@ -3,6 +3,7 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
@@ -41,6 +42,12 @@ void boxed__upsample_nearest_exact1d_out(Stack& s) {
 void boxed__upsample_nearest_exact1d_vec(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::_upsample_nearest_exact1d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
+// cartesian_prod(Tensor[] tensors) -> Tensor
+void boxed_cartesian_prod(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::cartesian_prod(TensorList(a[0].toTensorVector())));
 }
 
 // conj_physical(Tensor self) -> Tensor
@@ -257,6 +264,7 @@ const OpEntry entries[] = {
     {"_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor", boxed__upsample_nearest_exact1d, 0},
     {"_upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact1d_out, 0},
     {"_upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact1d_vec, 0},
+    {"cartesian_prod(Tensor[] tensors) -> Tensor", boxed_cartesian_prod, 0},
     {"conj_physical(Tensor self) -> Tensor", boxed_conj_physical, kPointwise},
     {"conj_physical_(Tensor(a!) self) -> Tensor(a!)", boxed_conj_physical_, kPointwise},
     {"conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_conj_physical_out, kPointwise},

@@ -5,6 +5,7 @@
 #include "generated/ops/_fused_rprop.h"
 #include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
+#include "generated/ops/dist.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
@@ -33,6 +34,12 @@ void boxed__pad_packed_sequence(Stack& s) {
 void boxed_argwhere(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::argwhere(a[0].toTensor()));
+}
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+void boxed_dist(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::dist(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -111,6 +118,7 @@ const OpEntry entries[] = {
     {"_fused_rprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] prevs, Tensor(c!)[] step_sizes, Tensor(d!)[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> ()", boxed__fused_rprop_, 0},
     {"_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)", boxed__pad_packed_sequence, 0},
     {"argwhere(Tensor self) -> Tensor", boxed_argwhere, 0},
+    {"dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", boxed_dist, 0},
     {"eq.Tensor(Tensor self, Tensor other) -> Tensor", boxed_eq_Tensor, kPointwise},
     {"eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_eq__Tensor, kPointwise},
     {"eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_eq_Tensor_out, kPointwise},

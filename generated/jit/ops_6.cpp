@@ -4,10 +4,12 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/batch_norm_gather_stats.h"
+#include "generated/ops/cumulative_trapezoid.h"
 #include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
+#include "generated/ops/trapz.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -30,6 +32,18 @@ void boxed_argsort_stable(Stack& s) {
 void boxed_batch_norm_gather_stats(Stack& s) {
   IValue* a = args(s, 8);
   finish(s, 8, tl::batch_norm_gather_stats(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toOptionalTensor(), a[5].toDouble(), a[6].toDouble(), a[7].toInt()));
+}
+
+// cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+void boxed_cumulative_trapezoid_x(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cumulative_trapezoid(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+void boxed_cumulative_trapezoid_dx(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cumulative_trapezoid(a[0].toTensor(), a[1].toScalar(), a[2].toInt()));
 }
 
 // linalg_tensorinv(Tensor self, int ind=2) -> Tensor
@@ -78,6 +92,18 @@ void boxed_nan_to_num_(Stack& s) {
 void boxed_nan_to_num_out(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::nan_to_num_out(a[4].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toDouble), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble)));
+}
+
+// trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+void boxed_trapz_x(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapz(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+void boxed_trapz_dx(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapz(a[0].toTensor(), a[1].toDouble(), a[2].toInt()));
 }
 
 // var(Tensor self, bool unbiased=True) -> Tensor
@@ -150,6 +176,8 @@ const OpEntry entries[] = {
     {"argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", boxed_argsort, 0},
     {"argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", boxed_argsort_stable, 0},
     {"batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)", boxed_batch_norm_gather_stats, 0},
+    {"cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", boxed_cumulative_trapezoid_x, 0},
+    {"cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", boxed_cumulative_trapezoid_dx, 0},
     {"linalg_tensorinv(Tensor self, int ind=2) -> Tensor", boxed_linalg_tensorinv, 0},
     {"linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_tensorinv_out, 0},
     {"log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)", boxed_log_normal_, kNondeterministic},
@@ -158,6 +186,8 @@ const OpEntry entries[] = {
     {"nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", boxed_nan_to_num, kPointwise},
     {"nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", boxed_nan_to_num_, kPointwise},
     {"nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_nan_to_num_out, kPointwise},
+    {"trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", boxed_trapz_x, 0},
+    {"trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor", boxed_trapz_dx, 0},
     {"var(Tensor self, bool unbiased=True) -> Tensor", boxed_var, 0},
     {"var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", boxed_var_dim, 0},
     {"var.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_var_dim_out, 0},

@@ -8,6 +8,7 @@
 #include "generated/ops/logical_xor.h"
 #include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl::jit {
 namespace {
@@ -78,6 +79,12 @@ void boxed_upsample_nearest3d_backward(Stack& s) {
   finish(s, 6, tl::upsample_nearest3d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(5)), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
 }
 
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+void boxed_vander(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::vander(a[0].toTensor(), a[1].opt(&IValue::toInt), a[2].toBool()));
+}
+
 const OpEntry entries[] = {
     {"aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", boxed_aminmax, 0},
     {"aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)", boxed_aminmax_out, 0},
@@ -90,6 +97,7 @@ const OpEntry entries[] = {
     {"logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_xor_out, kPointwise},
     {"upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest2d_backward, 0},
     {"upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest3d_backward, 0},
+    {"vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", boxed_vander, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

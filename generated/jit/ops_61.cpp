@@ -7,6 +7,7 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/trapezoid.h"
 #include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::jit {
@@ -66,6 +67,18 @@ void boxed_selu_(Stack& s) {
   finish(s, 1, tl::selu_(a[0].toTensor()));
 }
 
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+void boxed_trapezoid_x(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapezoid(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+void boxed_trapezoid_dx(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapezoid(a[0].toTensor(), a[1].toScalar(), a[2].toInt()));
+}
+
 // upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 void boxed_upsample_nearest1d_backward(Stack& s) {
   IValue* a = args(s, 4);
@@ -82,6 +95,8 @@ const OpEntry entries[] = {
     {"rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor", boxed_rot90, 0},
     {"selu(Tensor self) -> Tensor", boxed_selu, 0},
     {"selu_(Tensor(a!) self) -> Tensor(a!)", boxed_selu_, 0},
+    {"trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", boxed_trapezoid_x, 0},
+    {"trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", boxed_trapezoid_dx, 0},
     {"upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor", boxed_upsample_nearest1d_backward, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

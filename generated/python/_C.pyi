@@ -1001,6 +1001,10 @@ class TensorBase:
         """In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
         ...
 
+    def dist(self, other: Tensor, p: Number = 2) -> Tensor:
+        """The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite."""
+        ...
+
     @overload
     def div(self, other: Tensor) -> Tensor:
         """Divides `self` by `other` (true division; integer inputs give the default float dtype)."""
@@ -1956,6 +1960,10 @@ class TensorBase:
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
+        ...
+
+    def narrow_copy(self, dim: int, start: int, length: int) -> Tensor:
+        """A contiguous copy of `self.narrow(dim, start, length)` (a negative `start` counts from the end)."""
         ...
 
     @overload

@@ -548,6 +548,10 @@ def blackman_window(window_length: int, periodic: bool, *, dtype: Optional[dtype
     """The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1]."""
     ...
 
+def block_diag(tensors: Sequence[Tensor]) -> Tensor:
+    """The block-diagonal matrix of `tensors` (each 0-d, 1-D as one row, or 2-D), in the promoted dtype; no tensors give a 1x0 tensor. From Python `torchlite.block_diag(a, b, ...)`; no out= (PyTorch binds none)."""
+    ...
+
 def bmm(input: Tensor, mat2: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     ...
@@ -567,6 +571,10 @@ def bucketize(input: Tensor, boundaries: Tensor, *, out_int32: bool = False, rig
 @overload
 def bucketize(self: Number, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """`bucketize` of one number (promoted as a Python number): a 0-d index."""
+    ...
+
+def cartesian_prod(tensors: Sequence[Tensor]) -> Tensor:
+    """The Cartesian product of 1-D `tensors` (one row per tuple, the last tensor varying fastest), as `itertools.product`; one tensor is returned as it is. From Python `torchlite.cartesian_prod(a, b, ...)`."""
     ...
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
@@ -695,6 +703,10 @@ def clone(input: Tensor, *, memory_format: Optional[Any] = None) -> Tensor:
 
 def column_stack(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Tensor:
     """Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns."""
+    ...
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-`r` combinations of the elements of the 1-D `self` as rows, in lexicographic order of positions, as `itertools.combinations` (`with_replacement`: `combinations_with_replacement`); r = 0 gives an empty 1-D tensor."""
     ...
 
 def complex(real: Tensor, imag: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -847,6 +859,15 @@ def cumsum(input: Tensor, dim: int, *, dtype: Optional[dtype] = None, out: Optio
     """Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise."""
     ...
 
+@overload
+def cumulative_trapezoid(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """The running integral of `y` along `dim` by the trapezoidal rule at sample points `x` (one value fewer than `y` along `dim`); `x` as in `trapezoid`."""
+    ...
+@overload
+def cumulative_trapezoid(y: Tensor, *, dx: Number = 1, dim: int = -1) -> Tensor:
+    """The running integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number)."""
+    ...
+
 def deg2rad(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """Every element of `self` converted from degrees to radians; integer inputs give the default float dtype."""
     ...
@@ -889,6 +910,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
 
 def digamma(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype."""
+    ...
+
+def dist(input: Tensor, other: Tensor, p: Number = 2) -> Tensor:
+    """The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite."""
     ...
 
 @overload
@@ -1852,6 +1877,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative)."""
     ...
 
+def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Optional[Tensor] = None) -> Tensor:
+    """A contiguous copy of `self.narrow(dim, start, length)` (a negative `start` counts from the end)."""
+    ...
+
 def native_batch_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor], running_var: Optional[Tensor], training: bool, momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """Batch normalization over channel dim 1 of an input of rank >= 2: in training the batch statistics (biased variance) normalize, and the running statistics, when given, are updated in place (`(1 - momentum) * running + momentum * batch`, the variance unbiased); in evaluation the running statistics normalize. Returns the output and the saved mean and 1/sqrt(var + eps) (empty in evaluation)."""
     ...
@@ -2522,6 +2551,24 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view of `self` with dimensions `dim0` and `dim1` swapped."""
     ...
 
+@overload
+def trapezoid(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """The integral of `y` along `dim` by the trapezoidal rule at sample points `x` (1-D along `dim`, or broadcast against `y` after its differences are taken, as NumPy); zero samples give zeros of y's dtype. Integer inputs give the default float dtype; bool is refused."""
+    ...
+@overload
+def trapezoid(y: Tensor, *, dx: Number = 1, dim: int = -1) -> Tensor:
+    """The integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number): `(sum(y) - (y[0] + y[-1]) / 2) * dx`."""
+    ...
+
+@overload
+def trapz(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """`trapezoid(y, x, dim=dim)` (the older name)."""
+    ...
+@overload
+def trapz(y: Tensor, *, dx: float = 1, dim: int = -1) -> Tensor:
+    """`trapezoid(y, dx=dx, dim=dim)` (the older name; `dx` is a float)."""
+    ...
+
 def tril(input: Tensor, diagonal: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
     """The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere."""
     ...
@@ -2573,6 +2620,10 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view of `self` with a new dimension of size 1 inserted at `dim`."""
+    ...
+
+def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D `x` with `N` columns (default len(x)): decreasing powers `x**(N-1), ..., x, 1` (NumPy's order), increasing with `increasing=True` (the order of `linalg.vander`, which batches and has no `increasing`). Integer and bool inputs give int64."""
     ...
 
 @overload

@@ -9,6 +9,7 @@
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/block_diag.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
 #include "generated/ops/elu.h"
@@ -99,6 +100,22 @@ PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// block_diag
+PyObject* fn_block_diag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "block_diag(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  jit::tracer::TraceScope jit_trace("block_diag", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::block_diag(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -717,6 +734,10 @@ The gradient of `_cross_entropy_fused` with respect to `self`, in one pass per r
 atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_2d` of each of `tensors`.)doc"});
+  functions["_ops"].push_back({"block_diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_block_diag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(block_diag(Tensor[] tensors) -> Tensor
+
+The block-diagonal matrix of `tensors` (each 0-d, 1-D as one row, or 2-D), in the promoted dtype; no tensors give a 1x0 tensor. From Python `torchlite.block_diag(a, b, ...)`; no out= (PyTorch binds none).)doc"});
   functions["_ops"].push_back({"complex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_complex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(complex(Tensor real, Tensor imag, *, Tensor? out=None) -> Tensor
 

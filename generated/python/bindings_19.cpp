@@ -14,6 +14,7 @@
 #include "generated/ops/is_set_to.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mse_loss.h"
+#include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/rnn_tanh.h"
@@ -186,6 +187,32 @@ PyObject* fn_nn_mse_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   }
   jit::tracer::TraceScope jit_trace("mse_loss", self, target, reduction);
   auto result = [&] { GilRelease no_gil; return tl::mse_loss(self, target, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// narrow_copy
+PyObject* fn_narrow_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow_copy(Tensor input, int dim, int start, int length, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64(2);
+  auto length = r.toInt64(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("narrow_copy.out", self, dim, start, length, out);
+    auto result = [&] { GilRelease no_gil; return tl::narrow_copy_out(out, self, dim, start, length); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("narrow_copy", self, dim, start, length);
+  auto result = [&] { GilRelease no_gil; return tl::narrow_copy(self, dim, start, length); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -419,6 +446,25 @@ PyObject* method_logical_and_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.narrow_copy
+PyObject* method_narrow_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow_copy(int dim, int start, int length)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto start = r.toInt64(1);
+  auto length = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("narrow_copy", self, dim, start, length);
+  auto result = [&] { GilRelease no_gil; return tl::narrow_copy(self, dim, start, length); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.permute
 PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -471,6 +517,10 @@ True where both `self` and `other` are nonzero, element by element with broadcas
       METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The squared error `(self - target) ** 2` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
+  functions["_ops"].push_back({"narrow_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow_copy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow_copy(Tensor input, int dim, int start, int length, *, Tensor? out=None) -> Tensor
+
+A contiguous copy of `self.narrow(dim, start, length)` (a negative `start` counts from the end).)doc"});
   functions["_internal"].push_back({"native_layer_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_layer_norm_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
 
@@ -519,6 +569,10 @@ True where both `self` and `other` are nonzero, element by element with broadcas
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and_(Tensor other) -> Tensor
 
 In-place version of logical_and(): writes the result into self. True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"narrow_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow_copy)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(narrow_copy(int dim, int start, int length) -> Tensor
+
+A contiguous copy of `self.narrow(dim, start, length)` (a negative `start` counts from the end).)doc"});
   methods.push_back({"permute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_permute)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 

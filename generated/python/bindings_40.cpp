@@ -9,6 +9,7 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/conv3d.h"
 #include "generated/ops/floor_divide.h"
 #include "generated/ops/fractional_max_pool2d_backward.h"
@@ -90,6 +91,24 @@ PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   }
   jit::tracer::TraceScope jit_trace("cat", TensorList(tensors), dim);
   auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// combinations
+PyObject* fn_combinations(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "combinations(Tensor input, int r=2, bool with_replacement=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto r_ = r.toInt64(1);
+  auto with_replacement = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("combinations", self, r_, with_replacement);
+  auto result = [&] { GilRelease no_gil; return tl::combinations(self, r_, with_replacement); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -693,6 +712,10 @@ _upsample_nearest_exact3d with the output size given, or computed from `scale_fa
       METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
+  functions["_ops"].push_back({"combinations", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_combinations)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(combinations(Tensor input, int r=2, bool with_replacement=False) -> Tensor
+
+The length-`r` combinations of the elements of the 1-D `self` as rows, in lexicographic order of positions, as `itertools.combinations` (`with_replacement`: `combinations_with_replacement`); r = 0 gives an empty 1-D tensor.)doc"});
   functions["_ops"].push_back({"conv3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
 

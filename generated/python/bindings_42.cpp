@@ -8,6 +8,7 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/diagonal_copy.h"
@@ -75,6 +76,22 @@ PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const*
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cartesian_prod
+PyObject* fn_cartesian_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cartesian_prod(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  jit::tracer::TraceScope jit_trace("cartesian_prod", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::cartesian_prod(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -767,6 +784,10 @@ void add_bindings_42(FunctionTables& functions, std::vector<PyMethodDef>& method
 _upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 
 _upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"cartesian_prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cartesian_prod)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cartesian_prod(Tensor[] tensors) -> Tensor
+
+The Cartesian product of 1-D `tensors` (one row per tuple, the last tensor varying fastest), as `itertools.product`; one tensor is returned as it is. From Python `torchlite.cartesian_prod(a, b, ...)`.)doc"});
   functions["_ops"].push_back({"conj_physical", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj_physical)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical(Tensor input, *, Tensor? out=None) -> Tensor
 

@@ -11,6 +11,7 @@
 #include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/argwhere.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/dist.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/equal.h"
 #include "generated/ops/leaky_relu_backward.h"
@@ -78,6 +79,24 @@ PyObject* fn_argwhere(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("argwhere", self);
   auto result = [&] { GilRelease no_gil; return tl::argwhere(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dist
+PyObject* fn_dist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dist(Tensor input, Tensor other, Scalar p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto p = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("dist", self, other, p);
+  auto result = [&] { GilRelease no_gil; return tl::dist(self, other, p); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -274,6 +293,24 @@ PyObject* method_argwhere(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.dist
+PyObject* method_dist(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dist(Tensor other, Scalar p=2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto p = r.scalar(1);
+  jit::tracer::TraceScope jit_trace("dist", self, other, p);
+  auto result = [&] { GilRelease no_gil; return tl::dist(self, other, p); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.eq
 PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -387,6 +424,10 @@ Unpacks packed `data` (sum(batch_sizes), *) into a (T, B, *) batch ((B, T, *) wi
       METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
 
 `nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
+  functions["_ops"].push_back({"dist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dist(Tensor input, Tensor other, Scalar p=2) -> Tensor
+
+The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite.)doc"});
   functions["_ops"].push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -427,6 +468,10 @@ True where an element of `self` equals the number `other`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere() -> Tensor
 
 `nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
+  methods.push_back({"dist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dist)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dist(Tensor other, Scalar p=2) -> Tensor
+
+The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite.)doc"});
   methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
 

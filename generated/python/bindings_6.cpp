@@ -8,10 +8,12 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/batch_norm_gather_stats.h"
+#include "generated/ops/cumulative_trapezoid.h"
 #include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/log_normal.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
+#include "generated/ops/trapz.h"
 #include "generated/ops/var.h"
 #include "generated/ops/where.h"
 
@@ -72,6 +74,39 @@ PyObject* fn_batch_norm_gather_stats(PyObject* /*module*/, PyObject* const* args
   auto result = [&] { GilRelease no_gil; return tl::batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cumulative_trapezoid
+PyObject* fn_cumulative_trapezoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)",
+      "cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // cumulative_trapezoid.x
+      auto y = r.tensor(0);
+      auto x = r.tensor(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("cumulative_trapezoid.x", y, x, dim);
+      auto result = [&] { GilRelease no_gil; return tl::cumulative_trapezoid(y, x, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // cumulative_trapezoid.dx
+      auto y = r.tensor(0);
+      auto dx = r.scalar(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("cumulative_trapezoid.dx", y, dx, dim);
+      auto result = [&] { GilRelease no_gil; return tl::cumulative_trapezoid(y, dx, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -165,6 +200,39 @@ PyObject* fn_nan_to_num_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto result = [&] { GilRelease no_gil; return tl::nan_to_num_(self, nan, posinf, neginf); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trapz
+PyObject* fn_trapz(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trapz(Tensor y, Tensor x, *, int dim=-1)",
+      "trapz(Tensor y, *, float dx=1, int dim=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // trapz.x
+      auto y = r.tensor(0);
+      auto x = r.tensor(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapz.x", y, x, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapz(y, x, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // trapz.dx
+      auto y = r.tensor(0);
+      auto dx = r.toDouble(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapz.dx", y, dx, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapz(y, dx, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -494,6 +562,14 @@ argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tens
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> tuple[Tensor, Tensor]
 
 batch_norm_gather_stats_with_counts with the same element count `count` for every row of `mean`.)doc"});
+  functions["_ops"].push_back({"cumulative_trapezoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumulative_trapezoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+
+The running integral of `y` along `dim` by the trapezoidal rule at sample points `x` (one value fewer than `y` along `dim`); `x` as in `trapezoid`.
+
+cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+
+The running integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number).)doc"});
   functions["_linalg"].push_back({"linalg_tensorinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None) -> Tensor
 
@@ -510,6 +586,14 @@ The larger of `self` and `other` element by element (NaN if either is NaN), with
       METH_FASTCALL | METH_KEYWORDS, R"doc(nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 
 In-place version of nan_to_num(): writes the result into self. `self` with nan replaced by `nan` (0), +inf by `posinf` and -inf by `neginf` (the dtype's largest and lowest finite values by default); out= must have self's dtype.)doc"});
+  functions["_ops"].push_back({"trapz", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trapz)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trapz(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+
+`trapezoid(y, x, dim=dim)` (the older name).
+
+trapz(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+
+`trapezoid(y, dx=dx, dim=dim)` (the older name; `dx` is a float).)doc"});
   functions["_ops"].push_back({"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(var(Tensor input, bool unbiased=True) -> Tensor
 

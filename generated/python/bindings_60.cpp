@@ -13,6 +13,7 @@
 #include "generated/ops/logical_xor.h"
 #include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl::python {
 namespace {
@@ -161,6 +162,24 @@ PyObject* fn_internal_upsample_nearest3d_backward(PyObject* /*module*/, PyObject
   TL_PY_CATCH
 }
 
+// vander
+PyObject* fn_vander(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vander(Tensor x, int? N=None, bool increasing=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x = r.tensor(0);
+  auto N = r.toInt64_optional(1);
+  auto increasing = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("vander", x, N, increasing);
+  auto result = [&] { GilRelease no_gil; return tl::vander(x, N, increasing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.aminmax
 PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -259,6 +278,10 @@ The gradient of upsample_nearest2d: each element of `grad_output` added, with it
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_nearest3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_ops"].push_back({"vander", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vander)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+
+The Vandermonde matrix of the 1-D `x` with `N` columns (default len(x)): decreasing powers `x**(N-1), ..., x, 1` (NumPy's order), increasing with `increasing=True` (the order of `linalg.vander`, which batches and has no `increasing`). Integer and bool inputs give int64.)doc"});
   methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 

@@ -11,6 +11,7 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/rot90.h"
 #include "generated/ops/selu.h"
+#include "generated/ops/trapezoid.h"
 #include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::python {
@@ -158,6 +159,39 @@ PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// trapezoid
+PyObject* fn_trapezoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trapezoid(Tensor y, Tensor x, *, int dim=-1)",
+      "trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // trapezoid.x
+      auto y = r.tensor(0);
+      auto x = r.tensor(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapezoid.x", y, x, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapezoid(y, x, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // trapezoid.dx
+      auto y = r.tensor(0);
+      auto dx = r.scalar(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapezoid.dx", y, dx, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapezoid(y, dx, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // upsample_nearest1d_backward
 PyObject* fn_internal_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -295,6 +329,14 @@ The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.05070098
       METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
 
 In-place selu.)doc"});
+  functions["_ops"].push_back({"trapezoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trapezoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trapezoid(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+
+The integral of `y` along `dim` by the trapezoidal rule at sample points `x` (1-D along `dim`, or broadcast against `y` after its differences are taken, as NumPy); zero samples give zeros of y's dtype. Integer inputs give the default float dtype; bool is refused.
+
+trapezoid(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+
+The integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number): `(sum(y) - (y[0] + y[-1]) / 2) * dx`.)doc"});
   functions["_internal"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 

@@ -12,6 +12,10 @@
 #include "aten/native/cpu/VecMathExpLog.h"
 #include "aten/native/cpu/VecMathHyperbolic.h"
 #include "aten/native/cpu/Vectorize.h"
+#include "generated/ops/add.h"
+#include "generated/ops/div.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/neg.h"
 
 namespace tl::native {
 using activation::dsel;
@@ -50,6 +54,14 @@ void gelu_kernel(const Tensor& self, std::string_view approximate, Tensor& out) 
 }
 
 void silu_kernel(const Tensor& self, Tensor& out) {
+  if (is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32) {
+    // PyTorch's complex silu: x / (1 + exp(-x)) (its autograd refuses complex: the real_autograd tag).
+    // div's out= rules apply; the denominator is computed first, so out may be self.
+    const Tensor denom = tl::add(tl::exp(tl::neg(self)), Scalar(1));
+    if (out.defined()) tl::div_out(out, self, denom);
+    else out = tl::div(self, denom);
+    return;
+  }
   unary_float(
       self, out, "silu", [](double x) TL_MATH_INLINE { return x * vec::sigmoid_f64(x); },
       [](double x) TL_MATH_INLINE { return x * vec::sigmoid_for_float(x); });

@@ -142,6 +142,8 @@ void nextafter_kernel(const Tensor& self, const Tensor& other, Tensor& out) {
 
 // values where self == 0, else (self > 0); NaN gives 0 as in PyTorch.
 void heaviside_kernel(const Tensor& self, const Tensor& values, Tensor& out) {
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32) && !(is_complex_type(values.dtype()) && values.dtype() != ScalarType::Complex32),
+           "heaviside is not yet implemented for complex tensors.");  // PyTorch's RuntimeError
   // out= of another dtype is refused with the same message, as PyTorch.
   // PyTorch's check is in its CPU kernel: meta tensors of different dtypes promote.
   TL_CHECK(self.is_meta() || (self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype())),

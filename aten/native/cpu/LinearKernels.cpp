@@ -14,7 +14,10 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/add.h"
 #include "generated/ops/linear.h"
+#include "generated/ops/matmul.h"
+#include "generated/ops/t.h"
 
 namespace tl::native {
 
@@ -92,6 +95,15 @@ void linear_kernel(const Tensor& input_arg, const Tensor& weight_arg, const std:
   }
   if (input.is_meta() || weight.is_meta()) {
     if (!out.defined()) out = empty_tensor(shape, st, input.device());
+    return;
+  }
+  if (is_complex_type(st)) {
+    // Complex: matmul (cgemm/zgemm) and an add, the plain transpose of the weight (no conjugate), as PyTorch.
+    TL_CHECK_AS(NotImplementedError, st != ScalarType::Complex32, "linear: not implemented for dtype complex32");
+    Tensor r = matmul(input, weight.dim() == 2 ? t(weight) : weight);
+    if (bias) r = add(r, bias_full);
+    if (out.defined()) copy_(out, r);
+    else out = r;
     return;
   }
   if (is_reduced_float(st)) {

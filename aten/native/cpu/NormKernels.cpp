@@ -259,8 +259,11 @@ void renorm_kernel(const Tensor& self, const Scalar& p, int64_t dim, const Scala
   const std::optional<ScalarType> norm_dtype = acc == self.dtype() ? std::nullopt : std::optional<ScalarType>(acc);
   const Tensor norm = tl::linalg_vector_norm(self, p, IntArrayRef(reduce_dims), true, norm_dtype);
   if (self.is_meta()) return;
-  Tensor factor = empty_tensor(norm.sizes(), self.dtype(), self.device());
-  TL_DISPATCH_FLOAT(self.dtype(), "renorm", [&] {
+  // Complex: the norms and factors are real (the real dtype of self), multiplied into the complex elements.
+  const ScalarType factor_type = is_complex_type(self.dtype()) ? to_real_type(self.dtype()) : self.dtype();
+  TL_CHECK_AS(NotImplementedError, self.dtype() != ScalarType::Complex32, "renorm: not implemented for dtype complex32");
+  Tensor factor = empty_tensor(norm.sizes(), factor_type, self.device());
+  TL_DISPATCH_FLOAT(factor_type, "renorm", [&] {
     using A = opmath_t<scalar_t>;
     const A bound = static_cast<A>(maxnorm.to_double()), eps = static_cast<A>(1e-7);
     const Tensor n = norm.is_contiguous() ? norm : tl::_to_copy(norm, acc);

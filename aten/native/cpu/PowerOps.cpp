@@ -15,12 +15,8 @@
 namespace tl::native {
 namespace {
 
-// float_power's result is always float64: an in-place base or an out= tensor of another dtype is
-// refused (pow would cast), with PyTorch's messages.
-// float_power computes in float64, or in complex128 when the base or the exponent is complex (PyTorch's rule;
-// a complex input was read as float64 before, dropping its imaginary part).
-ScalarType float_power_dtype(bool complex) { return complex ? ScalarType::Complex128 : ScalarType::Float64; }
-
+// float_power's result is float64, or complex128 when either operand is complex (PyTorch): an
+// in-place base or an out= tensor of another dtype is refused (pow would cast), with PyTorch's messages.
 void check_float_power_out(const Tensor& out, const Tensor* self, ScalarType want) {
   if (!out.defined() || out.dtype() == want) return;
   if (self && out.is_same(*self)) {
@@ -31,15 +27,16 @@ void check_float_power_out(const Tensor& out, const Tensor* self, ScalarType wan
                          " but the operation's result requires dtype ", legacy_type_name(want)));
 }
 
-// The input in the compute dtype, without recording history (the caller's autograd node covers the op).
-Tensor as_compute(const Tensor& t, ScalarType want) {
+ScalarType float_power_type(bool complex) { return complex ? ScalarType::Complex128 : ScalarType::Float64; }
+
+// The input in the computing dtype, without recording history (the caller's autograd node covers the op).
+Tensor as_type(const Tensor& t, ScalarType want) {
   if (t.dtype() == want) return t;
   autograd::NoGradGuard no_grad;
   return tl::_to_copy(t, want);
 }
 
-// A number in the compute dtype.
-Scalar as_compute(const Scalar& s, ScalarType want) {
+Scalar as_type(const Scalar& s, ScalarType want) {
   return want == ScalarType::Complex128 ? Scalar(s.to_complex()) : Scalar(s.to_double());
 }
 
@@ -66,21 +63,21 @@ void ldexp_int_exponent(TensorIterator& iter, ScalarType exp_dtype) {
 }  // namespace
 
 void float_power_kernel(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  const ScalarType want = float_power_dtype(is_complex_type(self.dtype()) || is_complex_type(exponent.dtype()));
+  const ScalarType want = float_power_type(is_complex_type(self.dtype()) || is_complex_type(exponent.dtype()));
   check_float_power_out(out, &self, want);
-  pow_kernel(as_compute(self, want), as_compute(exponent, want), out);
+  pow_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 void float_power_tensor_scalar_kernel(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  const ScalarType want = float_power_dtype(is_complex_type(self.dtype()) || exponent.is_complex());
+  const ScalarType want = float_power_type(is_complex_type(self.dtype()) || exponent.is_complex());
   check_float_power_out(out, &self, want);
-  pow_tensor_scalar_kernel(as_compute(self, want), as_compute(exponent, want), out);
+  pow_tensor_scalar_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 void float_power_scalar_kernel(const Scalar& self, const Tensor& exponent, Tensor& out) {
-  const ScalarType want = float_power_dtype(self.is_complex() || is_complex_type(exponent.dtype()));
+  const ScalarType want = float_power_type(self.is_complex() || is_complex_type(exponent.dtype()));
   check_float_power_out(out, nullptr, want);
-  pow_scalar_kernel(as_compute(self, want), as_compute(exponent, want), out);
+  pow_scalar_kernel(as_type(self, want), as_type(exponent, want), out);
 }
 
 // self * 2 ** other, as PyTorch: a floating self with an integer exponent scales exactly with

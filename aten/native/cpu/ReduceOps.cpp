@@ -37,6 +37,7 @@
 #include "generated/ops/nansum.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/select.h"
 #include "generated/ops/sqrt.h"
@@ -293,6 +294,8 @@ void indexed(const Tensor& self, uint64_t mask, const Tensor& values_buf, const 
 template <template <typename> class Op>
 void extremum_dim(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices, const char* op,
                   const char* op_paren) {
+  // PyTorch refuses complex here with a RuntimeError (its all-dims form raises NotImplementedError).
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), op_paren, ": does not support complex input");
   uint64_t mask = one_dim_mask(self, dim, op);
   check_has_elements(self, mask, true, op_paren, false);
   DimVector shape = reduce::reduced_shape(self.sizes(), mask, keepdim);
@@ -315,6 +318,7 @@ void extremum_dim(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
 template <template <typename> class Op>
 void arg_extremum(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out, const char* op,
                   const char* op_paren) {
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), op_paren, ": does not support complex input");  // PyTorch's RuntimeError
   uint64_t mask = dim ? one_dim_mask(self, *dim, op) : reduce::reduce_mask(self, std::nullopt, op);
   check_has_elements(self, mask, dim.has_value(), op_paren, true);
   if (self.dtype() == ScalarType::Bool)
@@ -385,9 +389,11 @@ void any_all(const Tensor& self, uint64_t mask, bool keepdim, Tensor& out, const
   prepare_output(out, {op, shape, st, self.device(), OutDtype::Any});
   if (self.is_meta()) return;
   Tensor buf = output_buffer(out, out.dtype(), self);  // bool and uint8 both hold 0 / 1 bytes
-  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), op, [&] {
+  // A complex element is true when either part is nonzero (PyTorch): reduce that bool mask instead.
+  const Tensor in = is_complex_type(self.dtype()) ? tl::ne(self, Scalar(0.0)) : self;
+  TL_DISPATCH_ALL_AND_UNSIGNED(in.dtype(), op, [&] {
     int64_t n;
-    auto acc = run_values(AnyAllOp<scalar_t, kAny>{}, self, mask, true, n);
+    auto acc = run_values(AnyAllOp<scalar_t, kAny>{}, in, mask, true, n);
     uint8_t* d = static_cast<uint8_t*>(buf.data_ptr());
     for (int64_t k = 0; k < n; ++k) d[k] = acc[k] ? 1 : 0;
   });
@@ -404,9 +410,10 @@ void count_nonzero_impl(const Tensor& self, uint64_t mask, bool over_dims, Tenso
   TL_CHECK_AS(NotImplementedError, over_dims || !is_barebones_unsigned_type(self.dtype()),
               "count_nonzero: not implemented for dtype ", scalar_type_name(self.dtype()));
   Tensor buf = output_buffer(out, ScalarType::Int64, self);
-  TL_DISPATCH_ALL_AND_UNSIGNED(self.dtype(), "count_nonzero", [&] {
+  const Tensor in = is_complex_type(self.dtype()) ? tl::ne(self, Scalar(0.0)) : self;  // either part nonzero
+  TL_DISPATCH_ALL_AND_UNSIGNED(in.dtype(), "count_nonzero", [&] {
     int64_t n;
-    auto acc = run_values(CountNonzeroOp<scalar_t>{}, self, mask, false, n);
+    auto acc = run_values(CountNonzeroOp<scalar_t>{}, in, mask, false, n);
     project<int64_t>(buf, acc.get(), n, [](int64_t v) { return v; });
   });
   commit_output(out, buf);
@@ -624,7 +631,7 @@ void nansum_kernel(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, st
 // gives -inf and a +inf gives +inf (not NaN). Built from vectorized ops, as PyTorch does.
 void logsumexp_kernel(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   // PyTorch's order: out's dtype, then the dims (named for logsumexp, not for the ops below).
-  TL_CHECK(!out.defined() || is_floating_type(out.dtype()),
+  TL_CHECK(!out.defined() || is_floating_type(out.dtype()) || is_complex_type(out.dtype()),
            "logsumexp: Expected floating point type for result tensor, but got: ",
            out.defined() ? scalar_type_name(out.dtype()) : "");
   for (int64_t d : dim) maybe_wrap_dim(d, self.dim(), "logsumexp");
@@ -633,7 +640,8 @@ void logsumexp_kernel(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   if (x.numel() == 0) {
     result = tl::log(tl::sum(tl::exp(x), dim, keepdim, std::nullopt));
   } else {
-    Tensor m = tl::amax(x, dim, /*keepdim=*/true);
+    // Complex: the shift is the largest real part (PyTorch's), which bounds every |exp(z - m)| by 1.
+    Tensor m = tl::amax(is_complex_type(x.dtype()) ? tl::real(x) : x, dim, /*keepdim=*/true);
     Tensor finite_m = tl::where(tl::eq(tl::abs(m), std::numeric_limits<double>::infinity()), tl::zeros_like(m), m);
     Tensor s = tl::sum(tl::exp(tl::sub(x, finite_m)), dim, keepdim, std::nullopt);
     result = tl::add(tl::log(s), tl::reshape(finite_m, s.sizes()));

@@ -203,11 +203,28 @@ void cumprod_kernel(const Tensor& self, int64_t dim, std::optional<ScalarType> d
 void logcumsumexp_kernel(const Tensor& self, int64_t dim, Tensor& out) {
   const char* op = "logcumsumexp";
   maybe_wrap_dim(dim, self.dim(), op);
-  TL_CHECK_AS(NotImplementedError, is_floating_type(self.dtype()), op, ": not implemented for dtype ",
-              scalar_type_name(self.dtype()));
+  TL_CHECK_AS(NotImplementedError,
+              is_floating_type(self.dtype()) || (is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32),
+              op, ": not implemented for dtype ", scalar_type_name(self.dtype()));
   prepare_output(out, self.sizes(), self.dtype(), self, OutDtype::Exact, op);  // PyTorch: same dtype only
   if (self.is_meta()) return;
   const Tensor& in = self;
+  if (is_complex_type(self.dtype())) {
+    // Accumulated in complex<double> from -inf + 0i, each element folded in by PyTorch's complex
+    // log-add-exp helper (element first: it decides which NaN propagates).
+    TL_DISPATCH_COMPLEX(out.dtype(), op, [&] {
+      dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {
+        scalar_t* y = s[0].as<scalar_t>();
+        const scalar_t* x = s[1].as<scalar_t>();
+        std::complex<double> acc(-std::numeric_limits<double>::infinity(), 0.0);
+        for (int64_t i = 0; i < s[1].size; ++i) {
+          acc = cmath::logaddexp(std::complex<double>(x[i * s[1].stride]), acc);
+          y[i * s[0].stride] = static_cast<scalar_t>(acc);
+        }
+      });
+    });
+    return;
+  }
   TL_DISPATCH_FLOAT(out.dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
     dim_apply({out}, {in}, dim, {}, [&](const DimSlice* s) {

@@ -197,6 +197,7 @@ int64_t size_along(const Tensor& t, int64_t dim) { return t.dim() == 0 ? 1 : t.s
 
 void sort_impl(const Tensor& self, int64_t dim, bool descending, Tensor& values, Tensor& indices) {
   const char* op = "sort";
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), " Sort does not support complex dtypes on CPU");  // PyTorch's RuntimeError
   check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   prepare_output(values, self.sizes(), self.dtype(), self, OutDtype::Exact, op);
@@ -229,6 +230,7 @@ void sort_stable_kernel(const Tensor& self, std::optional<bool> stable, int64_t 
 void topk_kernel(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, Tensor& values,
                  Tensor& indices) {
   const char* op = "topk";
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), " topk does not support complex dtypes on CPU");  // PyTorch's RuntimeError
   check_out_pair(values, indices, op);
   dim = maybe_wrap_dim(dim, self.dim(), op);
   const int64_t n = size_along(self, dim);

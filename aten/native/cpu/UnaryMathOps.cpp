@@ -111,8 +111,15 @@ void sinc_kernel(const Tensor& self, Tensor& out) {
   });
 }
 
-void deg2rad_kernel(const Tensor& self, Tensor& out) { scale_kernel(self, out, "deg2rad", kPi / 180.0); }
-void rad2deg_kernel(const Tensor& self, Tensor& out) { scale_kernel(self, out, "rad2deg", 180.0 / kPi); }
+// PyTorch refuses complex input to these two with a RuntimeError (not a missing kernel).
+void deg2rad_kernel(const Tensor& self, Tensor& out) {
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), "deg2rad is not supported for complex tensors.");
+  scale_kernel(self, out, "deg2rad", kPi / 180.0);
+}
+void rad2deg_kernel(const Tensor& self, Tensor& out) {
+  TL_CHECK(!(is_complex_type(self.dtype()) && self.dtype() != ScalarType::Complex32), "rad2deg is not supported for complex tensors.");
+  scale_kernel(self, out, "rad2deg", 180.0 / kPi);
+}
 
 // nan, +inf and -inf replaced by the given values (default 0, the dtype's largest and lowest
 // finite values), each rounded to the dtype (so a posinf too large for float16 stays inf, as in
