@@ -1,0 +1,162 @@
+"""The large-tensor paths of the float32 softmax rows (SoftmaxRowsAvx512.cpp, SoftmaxKernels.cpp), against PyTorch.
+
+- softmax / log_softmax forward with the output streamed (non-temporal stores once input and output together
+  reach 32 MiB, StreamStore.h): softmax's exps wait in an L1 buffer for rows of up to 4096 floats and longer rows
+  keep the exps in y; rows of odd length start off the 64-byte grid (ordinary stores for each row's head and
+  tail); out= (also into the input itself); special values; results bit for bit those of the cached-store path
+  (TORCHLITE_STREAM_STORES=0 in a subprocess) and of one thread.
+- the backward ops on contiguous rows (streamed gI, one fence per thread's block of rows) and on strided ones
+  (the dim engine's buffers), through autograd with .grad None;
+- the forward's exp (no upper clamp, the degree-4 minimax P): exact to 1 ulp where softmax returns it unrounded.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torchlite as tl
+import torchlite.nn.functional as TF
+from tests.conftest import assert_same, from_torch, to_torch
+
+
+def _randn(shape, seed=0, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).float()
+
+
+# Input + output >= 32 MiB: streamed. 1029: rows start off the 64-byte grid. 4100 > 4096: softmax keeps its
+# exps in y (no L1 buffer), log_softmax still streams.
+LARGE = [(4096, 1024), (4099, 1029), (1100, 4100)]
+OPS = ["softmax", "log_softmax"]
+
+
+@pytest.mark.parametrize("shape", LARGE)
+@pytest.mark.parametrize("op", OPS)
+def test_streamed_forward_like_torch(shape, op):
+    t = _randn(shape, shape[1], scale=5.0)
+    assert_same(getattr(TF, op)(from_torch(t), -1), getattr(F, op)(t, -1), atol=2e-6, rtol=2e-6)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_streamed_forward_out_and_into_input(op):
+    t = _randn((4099, 1029), 1, scale=4.0)
+    ref = getattr(torch, op)(t, 1)
+    out = tl.empty(4099, 1029)
+    assert getattr(tl, op)(from_torch(t), 1, out=out) is out
+    assert_same(out, ref, atol=2e-6, rtol=2e-6)
+    x = from_torch(t.clone())
+    getattr(tl, op)(x, 1, out=x)  # y is x: each row is read before it is written
+    assert_same(x, ref, atol=2e-6, rtol=2e-6)
+    assert torch.equal(to_torch(x), to_torch(out))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_streamed_forward_special_rows_like_torch(op):
+    t = _randn((4099, 1029), 2, scale=3.0)
+    inf, nan = float("inf"), float("nan")
+    t[0, :] = -inf          # all -inf: NaN
+    t[1, 1028] = nan        # NaN in the masked tail
+    t[2, 0] = inf           # +inf: NaN
+    t[3, ::3] = -inf        # some -inf: weight 0
+    t[4, 5] = 3e38          # huge: every other exp 0
+    t[5, :] = -1e30         # all equal, huge negative
+    t[6, :] = torch.linspace(-300, 0, 1029)  # exps down through the subnormals to 0
+    atol = 1e-45 if op == "softmax" else 2.4e-7
+    assert_same(getattr(TF, op)(from_torch(t), 1), getattr(F, op)(t, 1), atol=atol, rtol=2e-6)
+
+
+SCRIPT = r"""
+import hashlib, sys
+import numpy as np
+import torch
+import torchlite as tl, torchlite.nn.functional as TF
+from tests.conftest import from_torch, to_torch
+tl.set_num_threads(int(sys.argv[1]))
+h = hashlib.sha256()
+for shape in ((4099, 1029), (1100, 4100)):
+    g = torch.Generator().manual_seed(shape[1])
+    t = (torch.randn(*shape, generator=g, dtype=torch.float64) * 5).float()
+    for op in ("softmax", "log_softmax"):
+        h.update(to_torch(getattr(TF, op)(from_torch(t), -1)).numpy().tobytes())
+print(h.hexdigest())
+"""
+
+
+def _digest(threads, stream):
+    env = dict(os.environ, TORCHLITE_STREAM_STORES=stream)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", SCRIPT, str(threads)], cwd=root, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.strip()
+
+
+def test_streamed_forward_bit_for_bit_cached_stores_and_one_thread():
+    assert _digest(2, "1") == _digest(2, "0") == _digest(1, "1")
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("shape", [(4096, 1024), (2051, 1029)])
+def test_large_backward_through_autograd_like_torch(op, shape):
+    t, g = _randn(shape, 3, scale=3.0), _randn(shape, 4)
+    x, tx = from_torch(t).requires_grad_(), t.clone().requires_grad_()
+    y, ty = getattr(TF, op)(x, -1), getattr(F, op)(tx, -1)
+    for _ in range(2):  # .grad None before each call, as after zero_grad(): the computed gradient becomes .grad
+        x.grad, tx.grad = None, None
+        y.backward(from_torch(g), retain_graph=True)
+        ty.backward(g, retain_graph=True)
+        # sums of ~1000 gradients (|sum| ~ 30) in another order: absolute differences of a few 1e-6
+        assert_same(x.grad, tx.grad, atol=2e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+def test_large_backward_ops_strided_operands_like_torch(name):
+    # A transposed gradient or output: not contiguous rows, so the dim engine's buffers (plain stores).
+    y = torch.softmax(_randn((1029, 2100), 5, scale=3.0), 1)
+    yy = y if name == "_softmax_backward_data" else y.log()
+    g = _randn((2100, 1029), 6).t()
+    ours = getattr(tl, name)(from_torch(g), from_torch(yy), 1, tl.float32)
+    theirs = getattr(torch.ops.aten, name)(g, yy, 1, torch.float32)
+    assert_same(ours, theirs, atol=2e-5, rtol=1e-5)
+    yt = from_torch(yy.t().contiguous()).t()
+    ours = getattr(tl, name)(from_torch(g.contiguous()), yt, 1, tl.float32)
+    assert_same(ours, theirs, atol=2e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_large_other_dims_and_float64(op):
+    t = _randn((1029, 2100), 7, scale=3.0)
+    for dim in (0, -2):
+        assert_same(getattr(TF, op)(from_torch(t), dim), getattr(F, op)(t, dim), atol=2e-6, rtol=2e-6)
+    d = t.double()
+    assert_same(getattr(TF, op)(from_torch(d), -1), getattr(F, op)(d, -1), atol=1e-14, rtol=1e-14)
+
+
+def _ulps(a, b):
+    return (a.view(torch.int32).long() - b.view(torch.int32).long()).abs()
+
+
+def test_forward_exp_within_one_ulp():
+    # softmax([0, v]) with v <= -17.4: the sum 1 + exp(v) rounds to 1, so y[1] is the row kernel's exp(v) itself.
+    lo, hi = np.float32(-103.9).view(np.int32), np.float32(-17.4).view(np.int32)
+    v = torch.from_numpy(np.arange(hi, lo, 97, dtype=np.int32).view(np.float32).copy())
+    rows = torch.stack([torch.zeros_like(v), v], 1)
+    got = to_torch(TF.softmax(from_torch(rows), 1))[:, 1]
+    ref = torch.exp(v.double()).float()
+    normal = ref >= torch.finfo(torch.float32).tiny
+    assert normal.sum() > 100000
+    assert _ulps(got[normal], ref[normal]).max().item() <= 1
+    assert ((got[~normal].double() - torch.exp(v[~normal].double())).abs() <= 1.5e-45).all()
+    # above -17.4 the sum rounds too: within a few ulp of float64's softmax
+    w = torch.linspace(-17.4, 0, 100001)
+    rows = torch.stack([torch.zeros_like(w), w], 1)
+    got = to_torch(TF.softmax(from_torch(rows), 1)).double()
+    ref = torch.softmax(rows.double(), 1)
+    assert ((got - ref).abs() / ref).max().item() < 4 * 2.0 ** -24
