@@ -10,8 +10,8 @@ float32. Rows (targets, ratio = torchlite time / PyTorch time):
 - max_pool2d 3x3 s2 p1, avg_pool2d 2x2, adaptive_avg_pool2d to (1, 1) and (7, 7), interpolate bilinear 2x, on
   32x64x56x56: forward, and forward+backward through autograd: <= 1.0;
 - nn.LSTM (2 layers, input and hidden 256, sequence 64, batch 32): forward+backward of output.sum(): <= 1.0;
-- softmax and log_softmax on 4096x1024 (last dim): backward, `y.backward(g)` with x.grad None before each call
-  (the backward op; its result becomes x.grad, as after zero_grad()): <= 0.7.
+- softmax and log_softmax on 4096x1024 (last dim): forward, and backward, `y.backward(g)` with x.grad None before
+  each call (the backward op; its result becomes x.grad, as after zero_grad()): <= 0.7.
 Calls alternate between the libraries (_timing.py), 10 untimed calls of each first (PyTorch's first large outputs
 are fresh pages); each figure is the median of the rounds. `--cpu-time` times process CPU time (all threads'
 CPU, so time a thread spends descheduled by the other processes of a shared machine is not counted; but an
@@ -113,6 +113,10 @@ def _softmax_rows():
     xn, gn = (rng.standard_normal((4096, 1024), dtype=np.float32) for _ in range(2))
     rows = []
     for op in ("softmax", "log_softmax"):
+        def fwd(lib, f, op=op):
+            x = lib.from_numpy(xn.copy())
+            return lambda: getattr(f, op)(x, -1)
+
         def bwd(lib, f, op=op):
             x, g = lib.from_numpy(xn.copy()).requires_grad_(), lib.from_numpy(gn.copy())
             y = getattr(f, op)(x, -1)
@@ -121,6 +125,7 @@ def _softmax_rows():
                 x.grad = None  # as after zero_grad(): the computed gradient becomes x.grad, nothing is added
                 y.backward(g, retain_graph=True)
             return call
+        rows.append((f"{op} 4096x1024", "forward", fwd(tl, TF), fwd(torch, F)))
         rows.append((f"{op} 4096x1024", "backward", bwd(tl, TF), bwd(torch, F)))
     return rows
 

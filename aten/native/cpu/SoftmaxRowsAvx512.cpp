@@ -151,19 +151,9 @@ TL_AVX512 inline void write_row(float* gi, int64_t n, const F& f) {
 
 }  // namespace
 
-TL_AVX512 void softmax_row_f32_avx512(const float* x, float* y, int64_t n, bool stream) {
+TL_AVX512 void softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
   if (n <= 0) return;
   const float mx = row_max(x, n);
-  if (stream && n <= kStreamRow) {
-    // The exps go to a buffer in L1 and only the scaled row is written to y, with non-temporal stores:
-    // y's lines are never read (no read-for-ownership), a third less memory traffic.
-    alignas(64) float e[kStreamRow];
-    const __m512 inv = _mm512_set1_ps(1.0f / exp_sum<true>(x, e, n, mx));
-    write_row<true, false>(y, n, [&](int64_t j, __mmask16 m) TL_AVX512 {
-      return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + j), inv);
-    });
-    return;
-  }
   const __m512 inv = _mm512_set1_ps(1.0f / exp_sum<true>(x, y, n, mx));
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
@@ -173,16 +163,14 @@ TL_AVX512 void softmax_row_f32_avx512(const float* x, float* y, int64_t n, bool 
   }
 }
 
-TL_AVX512 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n, bool stream) {
+TL_AVX512 void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n) {
   if (n <= 0) return;
   const float mx = row_max(x, n);
   // (x - max) - log(sum) keeps precision for huge x.
   const __m512 vm = _mm512_set1_ps(mx), vl = _mm512_set1_ps(std::log(exp_sum<false>(x, nullptr, n, mx)));
-  auto f = [&](int64_t j, __mmask16 m) TL_AVX512 {
+  write_row<false>(y, n, [&](int64_t j, __mmask16 m) TL_AVX512 {
     return _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vm), vl);
-  };
-  if (stream) write_row<true, false>(y, n, f);
-  else write_row<false>(y, n, f);
+  });
 }
 
 TL_AVX512 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream) {
@@ -322,8 +310,8 @@ float cross_entropy_weighted_row_f32_avx512(const float*, const float*, const fl
 void cross_entropy_prob_backward_row_f32_avx512(const float*, const float*, const float*, float*, int64_t, float,
                                                 float, float, float, float, bool) {}
 
-void softmax_row_f32_avx512(const float*, float*, int64_t, bool) {}
-void log_softmax_row_f32_avx512(const float*, float*, int64_t, bool) {}
+void softmax_row_f32_avx512(const float*, float*, int64_t) {}
+void log_softmax_row_f32_avx512(const float*, float*, int64_t) {}
 void softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
 void log_softmax_backward_row_f32_avx512(const float*, const float*, float*, int64_t, bool) {}
 

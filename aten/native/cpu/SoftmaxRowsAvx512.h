@@ -14,18 +14,15 @@ namespace tl::native {
 // Whether this CPU runs the AVX-512 rows (read once; TORCHLITE_SOFTMAX_ISA=generic turns them off).
 bool softmax_rows_avx512();
 
-// y = softmax(x) or log_softmax(x) over one contiguous row of n > 0 floats (y may be x). With `stream`, y is
-// written with non-temporal stores (softmax: for rows of at most kStreamRow floats, whose exps then wait in
-// an L1 buffer instead of in y): for outputs that would not stay in the cache beside their input.
-constexpr int64_t kStreamRow = 4096;
-void softmax_row_f32_avx512(const float* x, float* y, int64_t n, bool stream);
-void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n, bool stream);
+// y = softmax(x) or log_softmax(x) over one contiguous row of n > 0 floats (y may be x).
+void softmax_row_f32_avx512(const float* x, float* y, int64_t n);
+void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n);
 // gi = y * (g - sum(g * y)) and gi = g - exp(y) * sum(g), one contiguous row (gi may be g or y). With
 // `stream`, gi is written with non-temporal stores: for outputs that do not fit in the cache beside their
 // two inputs, it saves reading each line of gi before writing it.
 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
-// The four rows above do not fence their streamed stores: a caller that streams calls stream_fence()
+// These two rows do not fence their streamed stores: a caller that streams calls stream_fence()
 // (StreamStore.h) after its last row, before its thread's work ends.
 // The fused cross_entropy rows (CrossEntropyKernels.cpp): the max of a row of n > 0 floats, returned, and
 // log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN); and the gradient row
