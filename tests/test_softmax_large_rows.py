@@ -5,7 +5,8 @@
   values, the same bits on one thread and two;
 - the backward ops on contiguous rows (gI streamed past the L3, one fence per thread's block of rows) and on
   strided ones (the dim engine's buffers), through autograd with .grad None;
-- the forward's exp (no upper clamp, the degree-4 minimax P): exact to 1 ulp where softmax returns it unrounded.
+- the forward's exp (no upper clamp, the degree-4 minimax P): exact to 1 ulp where softmax returns it unrounded;
+- the backward over a dim that is not the last (blocks of 16 columns row by row), every floating dtype.
 """
 from __future__ import annotations
 
@@ -143,3 +144,40 @@ def test_forward_exp_within_one_ulp():
     got = to_torch(TF.softmax(from_torch(rows), 1)).double()
     ref = torch.softmax(rows.double(), 1)
     assert ((got - ref).abs() / ref).max().item() < 4 * 2.0 ** -24
+
+
+# ---------------------------------------------------------------- the backward over a dim that is not the last
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shape,dim", [((40, 17), 0), ((7, 33, 16), 1), ((3, 9, 5, 7), 1), ((6, 5, 40), -2),
+                                       ((1, 300, 70), 1), ((2, 1, 18), 1)])
+def test_backward_ops_over_other_dims_like_torch(name, dtype, shape, dim):
+    # contiguous operands and >= 16 elements after dim: blocks of 16 columns (the last one partial) row by row
+    y = torch.softmax(_randn(shape, 9, scale=3.0).double(), dim)
+    yy = (y if name == "_softmax_backward_data" else y.log()).to(dtype)
+    g = _randn(shape, 10).to(dtype)
+    ours = getattr(tl, name)(from_torch(g), from_torch(yy), dim, getattr(tl, str(dtype).split(".")[-1]))
+    theirs = getattr(torch.ops.aten, name)(g, yy, dim, dtype)
+    tol = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-12, 1e-12)}.get(dtype, (None, None))
+    assert_same(ours, theirs, *tol)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_backward_over_dim_0_through_autograd_like_torch(op, dtype):
+    t, g = _randn((1029, 2100), 11, scale=3.0).to(dtype), _randn((1029, 2100), 12).to(dtype)
+    x, tx = from_torch(t).requires_grad_(), t.clone().requires_grad_()
+    getattr(TF, op)(x, 0).backward(from_torch(g))
+    getattr(F, op)(tx, 0).backward(g)
+    tol = (2e-5, 1e-5) if dtype == torch.float32 else (1e-12, 1e-12)
+    assert_same(x.grad, tx.grad, *tol)
+    # the same bits on one thread
+    old = tl.get_num_threads()
+    try:
+        tl.set_num_threads(1)
+        x1 = from_torch(t).requires_grad_()
+        getattr(TF, op)(x1, 0).backward(from_torch(g))
+    finally:
+        tl.set_num_threads(old)
+    assert torch.equal(to_torch(x1.grad), to_torch(x.grad))
