@@ -22,6 +22,8 @@ void log_softmax_row_f32_avx512(const float* x, float* y, int64_t n);
 // two inputs, it saves reading each line of gi before writing it.
 void softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
 void log_softmax_backward_row_f32_avx512(const float* g, const float* y, float* gi, int64_t n, bool stream);
+// These two rows do not fence their streamed stores: a caller that streams calls stream_fence()
+// (StreamStore.h) after its last row, before its thread's work ends.
 // The fused cross_entropy rows (CrossEntropyKernels.cpp): the max of a row of n > 0 floats, returned, and
 // log(sum(exp(x - max))) in *log_sum (NaN where log_softmax is NaN); and the gradient row
 // gi[c] = a * exp((x[c] - lse) - lse_lo) - b * (w ? w[c] : 1) (lse + lse_lo: the logsumexp to twice float's
