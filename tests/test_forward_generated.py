@@ -21,7 +21,7 @@ import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import COMPLEX_DTYPE_NAMES, DTYPE_NAMES, SchemaKind, describe_dtypes
 from conftest import (DTYPES, Spec, assert_same, dtype_name, error_types_like, from_torch, iter_specs, map_specs,
-                      parse_sample, sample_callables, sample_hint, torch_result)
+                      parse_sample, sample_callables, sample_hint, torch_result, variant_index)
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
 ALL = load_native_functions(YAML).functions
@@ -118,22 +118,11 @@ def _known_mismatch(key):
                  if all(p is None or p == k for p, k in zip(pattern, key))), None)
 
 
-def _variants():
-    """{(id of a functional entry, kind): its derived in-place/out= variant, or the out= overload the YAML writes
-    for it (except those PyTorch gives no Python binding, tag `generated`)}, the first in YAML order."""
-    found = {}
-    for v in ALL:
-        if v.functional is not None:
-            found.setdefault((id(v.functional), v.derived_kind), v)
-        if v.out_of is not None and "generated" not in v.tags:
-            found.setdefault((id(v.out_of), SchemaKind.out), v)
-    return found
-
-
-_VARIANTS = _variants()
+_VARIANTS = variant_index(ALL)
 
 
 def _variant(f, kind):
+    """f's derived in-place/out= variant, or the out= overload the YAML writes for it (conftest.variant_index)."""
     return _VARIANTS.get((id(f), kind))
 
 

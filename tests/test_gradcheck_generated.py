@@ -23,7 +23,8 @@ import torch
 import torchlite as tl
 from codegen.loader import load_native_functions
 from codegen.model import COMPOSITE, SchemaKind
-from conftest import Spec, iter_specs, map_specs, op_namespace, parse_sample, sample_callables, sample_hint
+from conftest import (Spec, iter_specs, map_specs, op_namespace, parse_sample, sample_callables, sample_hint,
+                      variant_index)
 from torchlite.autograd.gradcheck import gradcheck, gradgradcheck
 
 YAML = Path(__file__).resolve().parents[1] / "native_functions.yaml"
@@ -46,11 +47,12 @@ def _differentiable(f):
     return _has_formula(f) or any(backend == COMPOSITE for backend, _ in f.dispatch) or f.composite_body is not None
 
 
+_VARIANTS = variant_index(ALL)
+
+
 def _variant(f, kind):
-    """f's derived in-place/out= variant, or the out= overload the YAML writes for it (except those
-    PyTorch gives no Python binding, tag `generated`)."""
-    return next((v for v in ALL if (v.functional is f and v.derived_kind == kind)
-                 or (kind == SchemaKind.out and v.out_of is f and "generated" not in v.tags)), None)
+    """f's derived in-place/out= variant, or the out= overload the YAML writes for it (conftest.variant_index)."""
+    return _VARIANTS.get((id(f), kind))
 
 
 # Ops whose differentiable input can only be complex: the samples' tensors are real, so these have
