@@ -127,6 +127,9 @@ Tensor vander_composite(const Tensor& x, std::optional<int64_t> N, bool increasi
   TL_CHECK(x.dim() == 1, "x must be a one-dimensional tensor.");
   const int64_t n = N.value_or(x.size(0));
   TL_CHECK(n >= 0, "N must be non-negative.");
+  // PyTorch forms the powers with cumprod, which has no complex32 loop.
+  TL_CHECK_AS(NotImplementedError, x.scalar_type() != ScalarType::Complex32,
+              "\"cumprod_out_cpu\" not implemented for 'ComplexHalf'");
   const ScalarType dtype = promote_types(x.scalar_type(), ScalarType::Int64);
   const Tensor xs = x.scalar_type() == dtype ? x : _to_copy(x, dtype);
   const int64_t m = x.size(0);
