@@ -33,7 +33,9 @@ def torch_dtype(name):
 
 def to_torch(t):
     """A torch copy of a torchlite tensor (through float32 for bfloat16 and complex64 for complex32, which
-    NumPy lacks; both conversions are exact)."""
+    NumPy lacks; both conversions are exact); the values of a tensor with a lazy conj/neg bit."""
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
     if t.dtype == tl.bfloat16:
         return torch.from_numpy(t.float().numpy().copy()).to(torch.bfloat16)
     if t.dtype == tl.complex32:
