@@ -62,7 +62,7 @@ def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: 
 MATH_BITS_TAGS = frozenset({"math_bits", "view", "inplace_view"})
 
 
-def _math_bits(f: NativeFunction, ret: str, sp: str) -> tuple[str, str]:
+def _math_bits(f: NativeFunction, ret: str, sp: str, composite: bool = False) -> tuple[str, str]:
     """The dispatcher's test of the arguments' math bits and the fallback it calls when one is set
     (PyTorch's Conjugate/Negative fallback): inputs are read resolved; each written tensor with a bit is
     replaced by a resolved copy that is copied back (copy_ honours the destination's bits) after the
@@ -71,6 +71,28 @@ def _math_bits(f: NativeFunction, ret: str, sp: str) -> tuple[str, str]:
     if MATH_BITS_TAGS & set(src.tags):
         return "", ""
     s = f.schema
+    if composite:
+        # A composite's body may reach kernels or memory directly (rms_norm's fused kernel, LAPACK), so a
+        # functional composite reads its inputs resolved, through the differentiable resolve_conj/resolve_neg
+        # (it runs above autograd). Composites returning views (conj, real, reshape, mH) keep the bits.
+        if s.kind() != SchemaKind.functional or any(r.annotation is not None for r in s.returns):
+            return "", ""
+        checks, setup, args = [], [], []
+        for a in s.arguments:
+            t = a.type
+            if t in (BaseType("Tensor"), OptionalType(BaseType("Tensor")), ListType(BaseType("Tensor")),
+                     ListType(OptionalType(BaseType("Tensor")))):
+                checks.append(f"{a.name}.math_bits()" if t == BaseType("Tensor") else f"math_bits::of({a.name})")
+                setup.append(f"  const auto {a.name}_r = math_bits::resolved_differentiable({a.name});")
+                # (the overload of a list is chosen by its type: histogramdd's bins are a count or a list)
+                args.append(f"TensorList({a.name}_r)" if t == ListType(BaseType("Tensor")) else f"{a.name}_r")
+            else:
+                args.append(a.name)
+        if not checks:
+            return "", ""
+        fn = (f"static {ret} math_bits_fallback_{s.name.cpp_id}({sp}) {{\n" + "\n".join(setup)
+              + f"\n  return ::tl::{cpp.api_name(f)}({', '.join(args)});\n}}\n")  # (an argument may share its name)
+        return " | ".join(checks), fn
     checks, setup, args = [], [], []
     for a in s.arguments:
         t = a.type
@@ -207,8 +229,7 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         next_edges = (f"next_edges_of({', '.join(diff)})" if lists
                       else f"collect_next_edges({{{', '.join(ptrs)}}})")
     ret = cpp.return_type(s.returns)
-    bits_check, bits_fallback = ("", "") if f.is_composite else _math_bits(
-        f, ret, ", ".join(p.decl(False) for p in sp))
+    bits_check, bits_fallback = _math_bits(f, ret, ", ".join(p.decl(False) for p in sp), f.is_composite)
     return OpView(
         f=f, schema=str(s), cpp_id=s.name.cpp_id, name=cpp.api_name(f), ret=cpp.return_type(s.returns),
         params_decl=", ".join(p.decl(True) for p in api), params=", ".join(p.decl(False) for p in api),

@@ -408,3 +408,17 @@ def test_deepcopy_and_pickle():
 def test_to_torch_helper_reads_values():
     _, x = pair()
     assert torch.equal(to_torch(x.conj()), to_torch(x).conj().resolve_conj())
+
+
+def test_jit_script_and_trace():
+    def f(x):
+        c = x.conj()
+        return c * 2 + c.imag.unsqueeze(-1), c.is_conj()
+
+    t, x = pair((3, 1))
+    scripted_t, scripted = torch.jit.script(f), tl.jit.script(f)
+    (got, flag), (expected, t_flag) = scripted(x), scripted_t(t)
+    assert flag == t_flag
+    same(got, expected)
+    traced = tl.jit.trace(lambda v: v.conj().mul(3), (x,))
+    same(traced(x), t.conj().mul(3))

@@ -32,6 +32,12 @@ Tensor resolved(const Tensor& t);
 std::optional<Tensor> resolved(const std::optional<Tensor>& t);
 std::vector<Tensor> resolved(TensorList ts);
 std::vector<std::optional<Tensor>> resolved(const std::vector<std::optional<Tensor>>& ts);
+// The same through the public resolve_conj/resolve_neg: recorded by autograd (for composite ops, which
+// run above it).
+Tensor resolved_differentiable(const Tensor& t);
+std::optional<Tensor> resolved_differentiable(const std::optional<Tensor>& t);
+std::vector<Tensor> resolved_differentiable(TensorList ts);
+std::vector<std::optional<Tensor>> resolved_differentiable(const std::vector<std::optional<Tensor>>& ts);
 
 // Written arguments of a fallback call: arg()/list() give what the kernel writes (the tensor itself,
 // or a resolved copy of one with a bit); finish() copies the copies back into their tensors.

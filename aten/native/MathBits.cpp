@@ -5,6 +5,8 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/resize.h"
+#include "generated/ops/resolve_conj.h"
+#include "generated/ops/resolve_neg.h"
 
 namespace tl {
 namespace math_bits {
@@ -42,6 +44,30 @@ std::vector<std::optional<Tensor>> resolved(const std::vector<std::optional<Tens
   std::vector<std::optional<Tensor>> out;
   out.reserve(ts.size());
   for (const auto& t : ts) out.push_back(resolved(t));
+  return out;
+}
+
+Tensor resolved_differentiable(const Tensor& t) {
+  if (t.math_bits() == 0) return t;
+  return resolve_conj(resolve_neg(t));
+}
+
+std::optional<Tensor> resolved_differentiable(const std::optional<Tensor>& t) {
+  if (!t) return t;
+  return resolved_differentiable(*t);
+}
+
+std::vector<Tensor> resolved_differentiable(TensorList ts) {
+  std::vector<Tensor> out;
+  out.reserve(ts.size());
+  for (const Tensor& t : ts) out.push_back(resolved_differentiable(t));
+  return out;
+}
+
+std::vector<std::optional<Tensor>> resolved_differentiable(const std::vector<std::optional<Tensor>>& ts) {
+  std::vector<std::optional<Tensor>> out;
+  out.reserve(ts.size());
+  for (const auto& t : ts) out.push_back(resolved_differentiable(t));
   return out;
 }
 

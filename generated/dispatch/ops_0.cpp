@@ -58,12 +58,24 @@ Tensor _histogramdd_from_bin_tensors(const Tensor& self, TensorList bins, const 
 // ============================================================================ atleast_3d
 
 // atleast_3d(Tensor self) -> Tensor
+static Tensor math_bits_fallback_atleast_3d(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::atleast_3d(self_r);
+}
+
 Tensor atleast_3d(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_atleast_3d(self);
   return native::atleast_3d_composite(self);
 }
 
 // atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_atleast_3d_Sequence(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::atleast_3d(TensorList(tensors_r));
+}
+
 std::vector<Tensor> atleast_3d(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_atleast_3d_Sequence(tensors);
   return native::atleast_3d_sequence_composite(tensors);
 }
 
@@ -246,7 +258,13 @@ const Tensor& erf_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ feature_dropout
 
 // feature_dropout(Tensor input, float p, bool train) -> Tensor
+static Tensor math_bits_fallback_feature_dropout(const Tensor& input, double p, bool train) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::feature_dropout(input_r, p, train);
+}
+
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_feature_dropout(input, p, train);
   return native::feature_dropout_composite(input, p, train);
 }
 
@@ -296,7 +314,14 @@ Tensor isnan(const Tensor& self) {
 // ============================================================================ linalg_householder_product
 
 // linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+static Tensor math_bits_fallback_linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto tau_r = math_bits::resolved_differentiable(tau);
+  return ::tl::linalg_householder_product(input_r, tau_r);
+}
+
 Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  if (__builtin_expect((input.math_bits() | tau.math_bits()) != 0, 0)) return math_bits_fallback_linalg_householder_product(input, tau);
   return native::linalg_householder_product_composite(input, tau);
 }
 
@@ -384,7 +409,14 @@ const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const std::
 }
 
 // linalg_pinv.rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_pinv_rcond_tensor(const Tensor& self, const Tensor& rcond, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto rcond_r = math_bits::resolved_differentiable(rcond);
+  return ::tl::linalg_pinv(self_r, rcond_r, hermitian);
+}
+
 Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
+  if (__builtin_expect((self.math_bits() | rcond.math_bits()) != 0, 0)) return math_bits_fallback_linalg_pinv_rcond_tensor(self, rcond, hermitian);
   return native::linalg_pinv_rcond_tensor_composite(self, rcond, hermitian);
 }
 
@@ -394,7 +426,13 @@ const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, const Tenso
 }
 
 // linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_pinv(self_r, rcond, hermitian);
+}
+
 Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_pinv(self, rcond, hermitian);
   return native::linalg_pinv_composite(self, rcond, hermitian);
 }
 
@@ -404,7 +442,13 @@ const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, double rcon
 }
 
 // linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_pinv_atol_rtol_float(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_pinv(self_r, atol, rtol, hermitian);
+}
+
 Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian);
   return native::linalg_pinv_atol_rtol_float_composite(self, atol, rtol, hermitian);
 }
 

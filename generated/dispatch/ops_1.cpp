@@ -93,12 +93,24 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Ten
 // ============================================================================ atleast_2d
 
 // atleast_2d(Tensor self) -> Tensor
+static Tensor math_bits_fallback_atleast_2d(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::atleast_2d(self_r);
+}
+
 Tensor atleast_2d(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_atleast_2d(self);
   return native::atleast_2d_composite(self);
 }
 
 // atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_atleast_2d_Sequence(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::atleast_2d(TensorList(tensors_r));
+}
+
 std::vector<Tensor> atleast_2d(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_atleast_2d_Sequence(tensors);
   return native::atleast_2d_sequence_composite(tensors);
 }
 
@@ -181,7 +193,13 @@ const Tensor& complex_out(const Tensor& out, const Tensor& real, const Tensor& i
 // ============================================================================ concat
 
 // concat(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor math_bits_fallback_concat(TensorList tensors, int64_t dim) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::concat(TensorList(tensors_r), dim);
+}
+
 Tensor concat(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_concat(tensors, dim);
   return native::concat_composite(tensors, dim);
 }
 
@@ -533,7 +551,13 @@ const Tensor& index_out(const Tensor& out, const Tensor& self, const std::vector
 // ============================================================================ linalg_matrix_power
 
 // linalg_matrix_power(Tensor self, int n) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_power(const Tensor& self, int64_t n) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_power(self_r, n);
+}
+
 Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_power(self, n);
   return native::linalg_matrix_power_composite(self, n);
 }
 

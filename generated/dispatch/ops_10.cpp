@@ -157,7 +157,13 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
 // ============================================================================ column_stack
 
 // column_stack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_column_stack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::column_stack(TensorList(tensors_r));
+}
+
 Tensor column_stack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_column_stack(tensors);
   return native::column_stack_composite(tensors);
 }
 
@@ -170,28 +176,56 @@ const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
 // ============================================================================ conv_transpose3d
 
 // conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
+static Tensor math_bits_fallback_conv_transpose3d_input(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv_transpose3d(input_r, weight_r, bias_r, stride, padding, output_padding, groups, dilation);
+}
+
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation);
   return native::conv_transpose3d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
 // ============================================================================ cov
 
 // cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+static Tensor math_bits_fallback_cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto fweights_r = math_bits::resolved_differentiable(fweights);
+  const auto aweights_r = math_bits::resolved_differentiable(aweights);
+  return ::tl::cov(self_r, correction, fweights_r, aweights_r);
+}
+
 Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(fweights) | math_bits::of(aweights)) != 0, 0)) return math_bits_fallback_cov(self, correction, fweights, aweights);
   return native::cov_composite(self, correction, fweights, aweights);
 }
 
 // ============================================================================ fliplr
 
 // fliplr(Tensor self) -> Tensor
+static Tensor math_bits_fallback_fliplr(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::fliplr(self_r);
+}
+
 Tensor fliplr(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_fliplr(self);
   return native::fliplr_composite(self);
 }
 
 // ============================================================================ max_pool1d_with_indices
 
 // max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::max_pool1d_with_indices(self_r, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
   return native::max_pool1d_with_indices_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
@@ -274,7 +308,13 @@ const Tensor& max_unpool2d_out(const Tensor& out, const Tensor& self, const Tens
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::ones_like(self_r, dtype, device);
+}
+
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_ones_like(self, dtype, device);
   return native::ones_like_composite(self, dtype, device);
 }
 

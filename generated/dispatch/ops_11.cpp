@@ -120,7 +120,15 @@ std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
 // ============================================================================ conv_transpose2d
 
 // conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+static Tensor math_bits_fallback_conv_transpose2d_input(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv_transpose2d(input_r, weight_r, bias_r, stride, padding, output_padding, groups, dilation);
+}
+
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation);
   return native::conv_transpose2d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
@@ -227,7 +235,13 @@ const Tensor& isposinf_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ linalg_cond
 
 // linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+static Tensor math_bits_fallback_linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_cond(self_r, p);
+}
+
 Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cond(self, p);
   return native::linalg_cond_composite(self, p);
 }
 
@@ -237,7 +251,13 @@ const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, const std::
 }
 
 // linalg_cond.p_str(Tensor self, str p) -> Tensor
+static Tensor math_bits_fallback_linalg_cond_p_str(const Tensor& self, std::string_view p) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_cond(self_r, p);
+}
+
 Tensor linalg_cond(const Tensor& self, std::string_view p) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cond_p_str(self, p);
   return native::linalg_cond_p_str_composite(self, p);
 }
 
@@ -433,7 +453,14 @@ const Tensor& max_unpool3d_out(const Tensor& out, const Tensor& self, const Tens
 // ============================================================================ multiply
 
 // multiply.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_multiply_Tensor(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::multiply(self_r, other_r);
+}
+
 Tensor multiply(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_multiply_Tensor(self, other);
   return native::multiply_Tensor_composite(self, other);
 }
 
@@ -449,7 +476,13 @@ const Tensor& multiply_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // multiply.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_multiply_Scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::multiply(self_r, other);
+}
+
 Tensor multiply(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_multiply_Scalar(self, other);
   return native::multiply_Scalar_composite(self, other);
 }
 

@@ -331,7 +331,14 @@ const Tensor& special_bessel_j0_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ special_xlogy
 
 // special_xlogy(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_xlogy(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_xlogy(self_r, other_r);
+}
+
 Tensor special_xlogy(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_special_xlogy(self, other);
   return native::special_xlogy_composite(self, other);
 }
 
@@ -342,7 +349,13 @@ const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Ten
 }
 
 // special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_xlogy_self_scalar(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_xlogy(self, other_r);
+}
+
 Tensor special_xlogy(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_special_xlogy_self_scalar(self, other);
   return native::special_xlogy_self_scalar_composite(self, other);
 }
 
@@ -353,7 +366,13 @@ const Tensor& special_xlogy_out(const Tensor& out, const Scalar& self, const Ten
 }
 
 // special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_special_xlogy_other_scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_xlogy(self_r, other);
+}
+
 Tensor special_xlogy(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_xlogy_other_scalar(self, other);
   return native::special_xlogy_other_scalar_composite(self, other);
 }
 

@@ -50,7 +50,14 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
 // ============================================================================ arctan2
 
 // arctan2(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_arctan2(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::arctan2(self_r, other_r);
+}
+
 Tensor arctan2(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_arctan2(self, other);
   return native::arctan2_composite(self, other);
 }
 
@@ -68,7 +75,13 @@ const Tensor& arctan2_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ============================================================================ chain_matmul
 
 // chain_matmul(Tensor[] matrices) -> Tensor
+static Tensor math_bits_fallback_chain_matmul(TensorList matrices) {
+  const auto matrices_r = math_bits::resolved_differentiable(matrices);
+  return ::tl::chain_matmul(TensorList(matrices_r));
+}
+
 Tensor chain_matmul(TensorList matrices) {
+  if (__builtin_expect((math_bits::of(matrices)) != 0, 0)) return math_bits_fallback_chain_matmul(matrices);
   return native::chain_matmul_composite(matrices);
 }
 
@@ -461,7 +474,13 @@ const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& oth
 }
 
 // xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_xlogy_Scalar_Self(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::xlogy(self, other_r);
+}
+
 Tensor xlogy(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_xlogy_Scalar_Self(self, other);
   return native::xlogy_Scalar_Self_composite(self, other);
 }
 

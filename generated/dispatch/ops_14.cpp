@@ -92,7 +92,13 @@ const Tensor& _upsample_bilinear2d_aa_out(const Tensor& out, const Tensor& self,
 }
 
 // _upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_bilinear2d_aa_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_bilinear2d_aa(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor _upsample_bilinear2d_aa(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors);
   return native::_upsample_bilinear2d_aa_vec_composite(input, output_size, align_corners, scale_factors);
 }
 

@@ -350,7 +350,14 @@ const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ hinge_embedding_loss
 
 // hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::hinge_embedding_loss(self_r, target_r, margin, reduction);
+}
+
 Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_hinge_embedding_loss(self, target, margin, reduction);
   return native::hinge_embedding_loss_composite(self, target, margin, reduction);
 }
 

@@ -445,7 +445,15 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
 // ============================================================================ group_norm
 
 // group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+static Tensor math_bits_fallback_group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::group_norm(input_r, num_groups, weight_r, bias_r, eps, cudnn_enabled);
+}
+
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_group_norm(input, num_groups, weight, bias, eps, cudnn_enabled);
   return native::group_norm_composite(input, num_groups, weight, bias, eps, cudnn_enabled);
 }
 
@@ -729,7 +737,14 @@ const Tensor& special_log_ndtr_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ take_along_dim
 
 // take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+static Tensor math_bits_fallback_take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto indices_r = math_bits::resolved_differentiable(indices);
+  return ::tl::take_along_dim(self_r, indices_r, dim);
+}
+
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  if (__builtin_expect((self.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_take_along_dim(self, indices, dim);
   return native::take_along_dim_composite(self, indices, dim);
 }
 

@@ -167,7 +167,14 @@ Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self,
 // ============================================================================ outer
 
 // outer(Tensor self, Tensor vec2) -> Tensor
+static Tensor math_bits_fallback_outer(const Tensor& self, const Tensor& vec2) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto vec2_r = math_bits::resolved_differentiable(vec2);
+  return ::tl::outer(self_r, vec2_r);
+}
+
 Tensor outer(const Tensor& self, const Tensor& vec2) {
+  if (__builtin_expect((self.math_bits() | vec2.math_bits()) != 0, 0)) return math_bits_fallback_outer(self, vec2);
   return native::outer_composite(self, vec2);
 }
 

@@ -391,7 +391,13 @@ Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
 // ============================================================================ special_expm1
 
 // special_expm1(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_expm1(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_expm1(self_r);
+}
+
 Tensor special_expm1(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_expm1(self);
   return native::special_expm1_composite(self);
 }
 

@@ -25,7 +25,13 @@ namespace tl {
 // ============================================================================ _pad_enum
 
 // _pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
+static Tensor math_bits_fallback__pad_enum(const Tensor& self, IntArrayRef pad, int64_t mode, std::optional<double> value) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::_pad_enum(self_r, pad, mode, value);
+}
+
 Tensor _pad_enum(const Tensor& self, IntArrayRef pad, int64_t mode, std::optional<double> value) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__pad_enum(self, pad, mode, value);
   return native::_pad_enum_composite(self, pad, mode, value);
 }
 
@@ -543,19 +549,42 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 // ============================================================================ rnn_tanh
 
 // rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_rnn_tanh_input(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::rnn_tanh(input_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   return native::rnn_tanh_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_rnn_tanh_data(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::rnn_tanh(data_r, batch_sizes_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return native::rnn_tanh_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 // ============================================================================ special_multigammaln
 
 // special_multigammaln(Tensor self, int p) -> Tensor
+static Tensor math_bits_fallback_special_multigammaln(const Tensor& self, int64_t p) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_multigammaln(self_r, p);
+}
+
 Tensor special_multigammaln(const Tensor& self, int64_t p) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_multigammaln(self, p);
   return native::special_multigammaln_composite(self, p);
 }
 

@@ -21,7 +21,13 @@ namespace tl {
 // ============================================================================ _pad_circular
 
 // _pad_circular(Tensor self, int[] pad) -> Tensor
+static Tensor math_bits_fallback__pad_circular(const Tensor& self, IntArrayRef pad) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::_pad_circular(self_r, pad);
+}
+
 Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__pad_circular(self, pad);
   return native::_pad_circular_composite(self, pad);
 }
 
@@ -129,7 +135,13 @@ const Tensor& _upsample_bicubic2d_aa_out(const Tensor& out, const Tensor& self, 
 }
 
 // _upsample_bicubic2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_bicubic2d_aa_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_bicubic2d_aa(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor _upsample_bicubic2d_aa(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bicubic2d_aa_vec(input, output_size, align_corners, scale_factors);
   return native::_upsample_bicubic2d_aa_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
@@ -247,12 +259,24 @@ const Tensor& asin_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ atleast_1d
 
 // atleast_1d(Tensor self) -> Tensor
+static Tensor math_bits_fallback_atleast_1d(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::atleast_1d(self_r);
+}
+
 Tensor atleast_1d(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_atleast_1d(self);
   return native::atleast_1d_composite(self);
 }
 
 // atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_atleast_1d_Sequence(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::atleast_1d(TensorList(tensors_r));
+}
+
 std::vector<Tensor> atleast_1d(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_atleast_1d_Sequence(tensors);
   return native::atleast_1d_sequence_composite(tensors);
 }
 

@@ -110,14 +110,29 @@ Tensor alias(const Tensor& self) {
 // ============================================================================ cosine_similarity
 
 // cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+static Tensor math_bits_fallback_cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  const auto x1_r = math_bits::resolved_differentiable(x1);
+  const auto x2_r = math_bits::resolved_differentiable(x2);
+  return ::tl::cosine_similarity(x1_r, x2_r, dim, eps);
+}
+
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  if (__builtin_expect((x1.math_bits() | x2.math_bits()) != 0, 0)) return math_bits_fallback_cosine_similarity(x1, x2, dim, eps);
   return native::cosine_similarity_composite(x1, x2, dim, eps);
 }
 
 // ============================================================================ cross_entropy_loss
 
 // cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+static Tensor math_bits_fallback_cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::cross_entropy_loss(self_r, target_r, weight_r, reduction, ignore_index, label_smoothing);
+}
+
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing);
   return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
 }
 
@@ -211,7 +226,14 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
 // ============================================================================ is_same_size
 
 // is_same_size(Tensor self, Tensor other) -> bool
+static bool math_bits_fallback_is_same_size(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::is_same_size(self_r, other_r);
+}
+
 bool is_same_size(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_is_same_size(self, other);
   return native::is_same_size_composite(self, other);
 }
 
@@ -490,7 +512,14 @@ const Tensor& logspace_out(const Tensor& out, const Scalar& start, const Scalar&
 // ============================================================================ orgqr
 
 // orgqr(Tensor self, Tensor input2) -> Tensor
+static Tensor math_bits_fallback_orgqr(const Tensor& self, const Tensor& input2) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto input2_r = math_bits::resolved_differentiable(input2);
+  return ::tl::orgqr(self_r, input2_r);
+}
+
 Tensor orgqr(const Tensor& self, const Tensor& input2) {
+  if (__builtin_expect((self.math_bits() | input2.math_bits()) != 0, 0)) return math_bits_fallback_orgqr(self, input2);
   return native::orgqr_composite(self, input2);
 }
 
@@ -580,14 +609,26 @@ const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source
 // ============================================================================ randn_like
 
 // randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::randn_like(self_r, dtype, device);
+}
+
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_randn_like(self, dtype, device);
   return native::randn_like_composite(self, dtype, device);
 }
 
 // ============================================================================ special_polygamma
 
 // special_polygamma(int n, Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_polygamma(int64_t n, const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_polygamma(n, self_r);
+}
+
 Tensor special_polygamma(int64_t n, const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_polygamma(n, self);
   return native::special_polygamma_composite(n, self);
 }
 

@@ -176,7 +176,15 @@ const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& oth
 // ============================================================================ baddbmm
 
 // baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto batch1_r = math_bits::resolved_differentiable(batch1);
+  const auto batch2_r = math_bits::resolved_differentiable(batch2);
+  return ::tl::baddbmm(self_r, batch1_r, batch2_r, beta, alpha);
+}
+
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | batch1.math_bits() | batch2.math_bits()) != 0, 0)) return math_bits_fallback_baddbmm(self, batch1, batch2, beta, alpha);
   return native::baddbmm_composite(self, batch1, batch2, beta, alpha);
 }
 
@@ -194,7 +202,13 @@ const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& b
 // ============================================================================ feature_alpha_dropout
 
 // feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+static Tensor math_bits_fallback_feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::feature_alpha_dropout(input_r, p, train);
+}
+
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_feature_alpha_dropout(input, p, train);
   return native::feature_alpha_dropout_composite(input, p, train);
 }
 
@@ -347,7 +361,13 @@ const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor&
 // ============================================================================ linalg_eigvals
 
 // linalg_eigvals(Tensor A) -> Tensor
+static Tensor math_bits_fallback_linalg_eigvals(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_eigvals(A_r);
+}
+
 Tensor linalg_eigvals(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_eigvals(A);
   return native::linalg_eigvals_composite(A);
 }
 
@@ -528,7 +548,13 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&> lu_unpack_out(const Tens
 // ============================================================================ max_pool1d
 
 // max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
+static Tensor math_bits_fallback_max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::max_pool1d(self_r, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
 Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode);
   return native::max_pool1d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 

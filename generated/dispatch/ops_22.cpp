@@ -55,7 +55,14 @@ std::tuple<Tensor, Tensor> _cross_entropy_fused(const Tensor& self, const Tensor
 // ============================================================================ _pack_padded_sequence_backward
 
 // _pack_padded_sequence_backward(Tensor grad_output, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
+static Tensor math_bits_fallback__pack_padded_sequence_backward(const Tensor& grad_output, IntArrayRef input_size, const Tensor& batch_sizes, bool batch_first) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  return ::tl::_pack_padded_sequence_backward(grad_output_r, input_size, batch_sizes_r, batch_first);
+}
+
 Tensor _pack_padded_sequence_backward(const Tensor& grad_output, IntArrayRef input_size, const Tensor& batch_sizes, bool batch_first) {
+  if (__builtin_expect((grad_output.math_bits() | batch_sizes.math_bits()) != 0, 0)) return math_bits_fallback__pack_padded_sequence_backward(grad_output, input_size, batch_sizes, batch_first);
   return native::pack_padded_sequence_backward_composite(grad_output, input_size, batch_sizes, batch_first);
 }
 
@@ -122,7 +129,13 @@ const Tensor& _upsample_bilinear2d_aa_backward_out(const Tensor& grad_input, con
 // ============================================================================ absolute
 
 // absolute(Tensor self) -> Tensor
+static Tensor math_bits_fallback_absolute(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::absolute(self_r);
+}
+
 Tensor absolute(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_absolute(self);
   return native::absolute_composite(self);
 }
 
@@ -174,28 +187,55 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 // ============================================================================ margin_ranking_loss
 
 // margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  const auto input1_r = math_bits::resolved_differentiable(input1);
+  const auto input2_r = math_bits::resolved_differentiable(input2);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::margin_ranking_loss(input1_r, input2_r, target_r, margin, reduction);
+}
+
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  if (__builtin_expect((input1.math_bits() | input2.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_margin_ranking_loss(input1, input2, target, margin, reduction);
   return native::margin_ranking_loss_composite(input1, input2, target, margin, reduction);
 }
 
 // ============================================================================ max_pool2d
 
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+static Tensor math_bits_fallback_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::max_pool2d(self_r, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   return native::max_pool2d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 // ============================================================================ prelu
 
 // prelu(Tensor self, Tensor weight) -> Tensor
+static Tensor math_bits_fallback_prelu(const Tensor& self, const Tensor& weight) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::prelu(self_r, weight_r);
+}
+
 Tensor prelu(const Tensor& self, const Tensor& weight) {
+  if (__builtin_expect((self.math_bits() | weight.math_bits()) != 0, 0)) return math_bits_fallback_prelu(self, weight);
   return native::prelu_composite(self, weight);
 }
 
 // ============================================================================ special_erf
 
 // special_erf(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_erf(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_erf(self_r);
+}
+
 Tensor special_erf(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_erf(self);
   return native::special_erf_composite(self);
 }
 

@@ -23,7 +23,13 @@ namespace tl {
 // ============================================================================ arccosh
 
 // arccosh(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arccosh(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arccosh(self_r);
+}
+
 Tensor arccosh(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arccosh(self);
   return native::arccosh_composite(self);
 }
 
@@ -507,7 +513,15 @@ const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar&
 // ============================================================================ cosine_embedding_loss
 
 // cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  const auto input1_r = math_bits::resolved_differentiable(input1);
+  const auto input2_r = math_bits::resolved_differentiable(input2);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::cosine_embedding_loss(input1_r, input2_r, target_r, margin, reduction);
+}
+
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  if (__builtin_expect((input1.math_bits() | input2.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_cosine_embedding_loss(input1, input2, target, margin, reduction);
   return native::cosine_embedding_loss_composite(input1, input2, target, margin, reduction);
 }
 
@@ -732,7 +746,14 @@ const Tensor& greater_equal_out(const Tensor& out, const Tensor& self, const Sca
 // ============================================================================ kron
 
 // kron(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_kron(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::kron(self_r, other_r);
+}
+
 Tensor kron(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_kron(self, other);
   return native::kron_composite(self, other);
 }
 
@@ -857,7 +878,13 @@ const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other
 // ============================================================================ max_pool3d
 
 // max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+static Tensor math_bits_fallback_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::max_pool3d(self_r, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
 Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool3d(self, kernel_size, stride, padding, dilation, ceil_mode);
   return native::max_pool3d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
@@ -1035,7 +1062,13 @@ const Tensor& upsample_linear1d_out(const Tensor& out, const Tensor& self, IntAr
 }
 
 // upsample_linear1d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_linear1d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_linear1d(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor upsample_linear1d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_linear1d_vec(input, output_size, align_corners, scale_factors);
   return native::upsample_linear1d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 

@@ -237,7 +237,13 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 // ============================================================================ dstack
 
 // dstack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_dstack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::dstack(TensorList(tensors_r));
+}
+
 Tensor dstack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_dstack(tensors);
   return native::dstack_composite(tensors);
 }
 
@@ -466,7 +472,13 @@ Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::opt
 // ============================================================================ matrix_exp
 
 // matrix_exp(Tensor self) -> Tensor
+static Tensor math_bits_fallback_matrix_exp(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::matrix_exp(self_r);
+}
+
 Tensor matrix_exp(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_matrix_exp(self);
   return native::matrix_exp_composite(self);
 }
 
@@ -740,7 +752,13 @@ const Tensor& relu_(const Tensor& self) {
 // ============================================================================ special_exp2
 
 // special_exp2(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_exp2(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_exp2(self_r);
+}
+
 Tensor special_exp2(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_exp2(self);
   return native::special_exp2_composite(self);
 }
 

@@ -57,7 +57,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_backward(const Tensor& gr
 // ============================================================================ einsum
 
 // einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+static Tensor math_bits_fallback_einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef path) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::einsum(equation, TensorList(tensors_r), path);
+}
+
 Tensor einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef path) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_einsum(equation, tensors, path);
   return native::einsum_composite(equation, tensors, path);
 }
 
@@ -288,14 +294,29 @@ const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& othe
 // ============================================================================ kl_div
 
 // kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
+static Tensor math_bits_fallback_kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::kl_div(self_r, target_r, reduction, log_target);
+}
+
 Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_kl_div(self, target, reduction, log_target);
   return native::kl_div_composite(self, target, reduction, log_target);
 }
 
 // ============================================================================ nll_loss2d
 
 // nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+static Tensor math_bits_fallback_nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::nll_loss2d(self_r, target_r, weight_r, reduction, ignore_index);
+}
+
 Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_nll_loss2d(self, target, weight, reduction, ignore_index);
   return native::nll_loss2d_composite(self, target, weight, reduction, ignore_index);
 }
 
@@ -308,7 +329,13 @@ const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor
 // ============================================================================ rand_like
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::rand_like(self_r, dtype, device);
+}
+
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rand_like(self, dtype, device);
   return native::rand_like_composite(self, dtype, device);
 }
 
@@ -433,7 +460,13 @@ const Tensor& silu_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ special_ndtr
 
 // special_ndtr(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_ndtr(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_ndtr(self_r);
+}
+
 Tensor special_ndtr(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_ndtr(self);
   return native::special_ndtr_composite(self);
 }
 

@@ -455,7 +455,15 @@ const Tensor& log2_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ lu_solve
 
 // lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+static Tensor math_bits_fallback_lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto LU_data_r = math_bits::resolved_differentiable(LU_data);
+  const auto LU_pivots_r = math_bits::resolved_differentiable(LU_pivots);
+  return ::tl::lu_solve(self_r, LU_data_r, LU_pivots_r);
+}
+
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  if (__builtin_expect((self.math_bits() | LU_data.math_bits() | LU_pivots.math_bits()) != 0, 0)) return math_bits_fallback_lu_solve(self, LU_data, LU_pivots);
   return native::lu_solve_composite(self, LU_data, LU_pivots);
 }
 
@@ -475,7 +483,13 @@ Tensor resolve_neg(const Tensor& self) {
 // ============================================================================ row_stack
 
 // row_stack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_row_stack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::row_stack(TensorList(tensors_r));
+}
+
 Tensor row_stack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_row_stack(tensors);
   return native::vstack_composite(tensors);
 }
 

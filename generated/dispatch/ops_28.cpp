@@ -51,7 +51,13 @@ Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef
 // ============================================================================ adaptive_avg_pool3d
 
 // adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+static Tensor math_bits_fallback_adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::adaptive_avg_pool3d(self_r, output_size);
+}
+
 Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_avg_pool3d(self, output_size);
   return native::adaptive_avg_pool3d_composite(self, output_size);
 }
 
@@ -174,7 +180,13 @@ const Tensor& binary_cross_entropy_out(const Tensor& out, const Tensor& self, co
 // ============================================================================ linalg_det
 
 // linalg_det(Tensor A) -> Tensor
+static Tensor math_bits_fallback_linalg_det(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_det(A_r);
+}
+
 Tensor linalg_det(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_det(A);
   return native::linalg_det_composite(A);
 }
 
@@ -187,7 +199,13 @@ const Tensor& linalg_det_out(const Tensor& out, const Tensor& A) {
 // ============================================================================ linalg_matrix_exp
 
 // linalg_matrix_exp(Tensor self) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_exp(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_exp(self_r);
+}
+
 Tensor linalg_matrix_exp(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_exp(self);
   return native::linalg_matrix_exp_composite(self);
 }
 
@@ -344,7 +362,14 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
 // ============================================================================ mv
 
 // mv(Tensor self, Tensor vec) -> Tensor
+static Tensor math_bits_fallback_mv(const Tensor& self, const Tensor& vec) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto vec_r = math_bits::resolved_differentiable(vec);
+  return ::tl::mv(self_r, vec_r);
+}
+
 Tensor mv(const Tensor& self, const Tensor& vec) {
+  if (__builtin_expect((self.math_bits() | vec.math_bits()) != 0, 0)) return math_bits_fallback_mv(self, vec);
   return native::mv_composite(self, vec);
 }
 

@@ -128,7 +128,13 @@ Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef
 // ============================================================================ adaptive_avg_pool2d
 
 // adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+static Tensor math_bits_fallback_adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::adaptive_avg_pool2d(self_r, output_size);
+}
+
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_avg_pool2d(self, output_size);
   return native::adaptive_avg_pool2d_composite(self, output_size);
 }
 
@@ -311,7 +317,13 @@ const Tensor& all_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef
 // ============================================================================ alpha_dropout
 
 // alpha_dropout(Tensor input, float p, bool train) -> Tensor
+static Tensor math_bits_fallback_alpha_dropout(const Tensor& input, double p, bool train) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::alpha_dropout(input_r, p, train);
+}
+
 Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_alpha_dropout(input, p, train);
   return native::alpha_dropout_composite(input, p, train);
 }
 
@@ -430,7 +442,13 @@ Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const 
 // ============================================================================ linalg_inv_ex
 
 // linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_inv_ex(const Tensor& A, bool check_errors) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_inv_ex(A_r, check_errors);
+}
+
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_inv_ex(A, check_errors);
   return native::linalg_inv_ex_composite(A, check_errors);
 }
 
@@ -446,19 +464,37 @@ std::tuple<const Tensor&, const Tensor&> linalg_inv_ex_out(const Tensor& inverse
 // ============================================================================ linalg_vander
 
 // linalg_vander(Tensor x, *, int? N=None) -> Tensor
+static Tensor math_bits_fallback_linalg_vander(const Tensor& x, std::optional<int64_t> N) {
+  const auto x_r = math_bits::resolved_differentiable(x);
+  return ::tl::linalg_vander(x_r, N);
+}
+
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
+  if (__builtin_expect((x.math_bits()) != 0, 0)) return math_bits_fallback_linalg_vander(x, N);
   return native::linalg_vander_composite(x, N);
 }
 
 // ============================================================================ randint_like
 
 // randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::randint_like(self_r, high, dtype, device);
+}
+
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_randint_like(self, high, dtype, device);
   return native::randint_like_composite(self, high, dtype, device);
 }
 
 // randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_randint_like_low_dtype(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::randint_like(self_r, low, high, dtype, device);
+}
+
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_randint_like_low_dtype(self, low, high, dtype, device);
   return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
 }
 
@@ -610,7 +646,13 @@ const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence,
 // ============================================================================ special_erfinv
 
 // special_erfinv(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_erfinv(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_erfinv(self_r);
+}
+
 Tensor special_erfinv(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_erfinv(self);
   return native::special_erfinv_composite(self);
 }
 
@@ -623,7 +665,13 @@ const Tensor& special_erfinv_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ special_psi
 
 // special_psi(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_psi(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_psi(self_r);
+}
+
 Tensor special_psi(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_psi(self);
   return native::special_psi_composite(self);
 }
 

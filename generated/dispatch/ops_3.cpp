@@ -139,7 +139,13 @@ const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, st
 // ============================================================================ flipud
 
 // flipud(Tensor self) -> Tensor
+static Tensor math_bits_fallback_flipud(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::flipud(self_r);
+}
+
 Tensor flipud(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_flipud(self);
   return native::flipud_composite(self);
 }
 
@@ -426,7 +432,14 @@ const Tensor& le_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ============================================================================ linalg_matmul
 
 // linalg_matmul(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_linalg_matmul(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::linalg_matmul(self_r, other_r);
+}
+
 Tensor linalg_matmul(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matmul(self, other);
   return native::linalg_matmul_composite(self, other);
 }
 
@@ -439,7 +452,13 @@ const Tensor& linalg_matmul_out(const Tensor& out, const Tensor& self, const Ten
 // ============================================================================ matrix_power
 
 // matrix_power(Tensor self, int n) -> Tensor
+static Tensor math_bits_fallback_matrix_power(const Tensor& self, int64_t n) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::matrix_power(self_r, n);
+}
+
 Tensor matrix_power(const Tensor& self, int64_t n) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_matrix_power(self, n);
   return native::matrix_power_composite(self, n);
 }
 

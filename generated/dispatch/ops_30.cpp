@@ -19,7 +19,13 @@ namespace tl {
 // ============================================================================ adaptive_avg_pool1d
 
 // adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+static Tensor math_bits_fallback_adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::adaptive_avg_pool1d(self_r, output_size);
+}
+
 Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_avg_pool1d(self, output_size);
   return native::adaptive_avg_pool1d_composite(self, output_size);
 }
 

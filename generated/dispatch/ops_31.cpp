@@ -24,7 +24,17 @@ namespace tl {
 // ============================================================================ batch_norm
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+static Tensor math_bits_fallback_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  const auto running_mean_r = math_bits::resolved_differentiable(running_mean);
+  const auto running_var_r = math_bits::resolved_differentiable(running_var);
+  return ::tl::batch_norm(input_r, weight_r, bias_r, running_mean_r, running_var_r, training, momentum, eps, cudnn_enabled);
+}
+
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | math_bits::of(running_mean) | math_bits::of(running_var)) != 0, 0)) return math_bits_fallback_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
   return native::batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
 }
 
@@ -61,7 +71,18 @@ Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpol
 // ============================================================================ gru_cell
 
 // gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+static Tensor math_bits_fallback_gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::gru_cell(input_r, hx_r, w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
   return native::gru_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -367,14 +388,26 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_svd_out(const Ten
 // ============================================================================ logdet
 
 // logdet(Tensor self) -> Tensor
+static Tensor math_bits_fallback_logdet(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::logdet(self_r);
+}
+
 Tensor logdet(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_logdet(self);
   return native::logdet_composite(self);
 }
 
 // ============================================================================ msort
 
 // msort(Tensor self) -> Tensor
+static Tensor math_bits_fallback_msort(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::msort(self_r);
+}
+
 Tensor msort(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_msort(self);
   return native::msort_composite(self);
 }
 
@@ -531,7 +564,15 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
 // ============================================================================ nll_loss
 
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+static Tensor math_bits_fallback_nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::nll_loss(self_r, target_r, weight_r, reduction, ignore_index);
+}
+
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_nll_loss(self, target, weight, reduction, ignore_index);
   return native::nll_loss_composite(self, target, weight, reduction, ignore_index);
 }
 

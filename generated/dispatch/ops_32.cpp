@@ -287,7 +287,13 @@ const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& 
 // ============================================================================ fix
 
 // fix(Tensor self) -> Tensor
+static Tensor math_bits_fallback_fix(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::fix(self_r);
+}
+
 Tensor fix(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_fix(self);
   return native::fix_composite(self);
 }
 
@@ -349,7 +355,13 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_
 // ============================================================================ inverse
 
 // inverse(Tensor self) -> Tensor
+static Tensor math_bits_fallback_inverse(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::inverse(self_r);
+}
+
 Tensor inverse(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_inverse(self);
   return native::inverse_composite(self);
 }
 
@@ -362,7 +374,15 @@ const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ linalg_matrix_rank
 
 // linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_atol_rtol_tensor(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto atol_r = math_bits::resolved_differentiable(atol);
+  const auto rtol_r = math_bits::resolved_differentiable(rtol);
+  return ::tl::linalg_matrix_rank(input_r, atol_r, rtol_r, hermitian);
+}
+
 Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(atol) | math_bits::of(rtol)) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_atol_rtol_tensor(input, atol, rtol, hermitian);
   return native::linalg_matrix_rank_atol_rtol_tensor_composite(input, atol, rtol, hermitian);
 }
 
@@ -373,7 +393,14 @@ const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, con
 }
 
 // linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_tol_tensor(const Tensor& input, const Tensor& tol, bool hermitian) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto tol_r = math_bits::resolved_differentiable(tol);
+  return ::tl::linalg_matrix_rank(input_r, tol_r, hermitian);
+}
+
 Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian) {
+  if (__builtin_expect((input.math_bits() | tol.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_tol_tensor(input, tol, hermitian);
   return native::linalg_matrix_rank_tol_tensor_composite(input, tol, hermitian);
 }
 
@@ -384,7 +411,13 @@ const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, con
 }
 
 // linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_rank(self_r, tol, hermitian);
+}
+
 Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank(self, tol, hermitian);
   return native::linalg_matrix_rank_composite(self, tol, hermitian);
 }
 
@@ -395,7 +428,13 @@ const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, doub
 }
 
 // linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_atol_rtol_float(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_rank(self_r, atol, rtol, hermitian);
+}
+
 Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian);
   return native::linalg_matrix_rank_atol_rtol_float_composite(self, atol, rtol, hermitian);
 }
 
@@ -484,7 +523,15 @@ const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor
 // ============================================================================ nll_loss_nd
 
 // nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+static Tensor math_bits_fallback_nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::nll_loss_nd(self_r, target_r, weight_r, reduction, ignore_index);
+}
+
 Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_nll_loss_nd(self, target, weight, reduction, ignore_index);
   return native::nll_loss_nd_composite(self, target, weight, reduction, ignore_index);
 }
 
@@ -689,7 +736,14 @@ const Tensor& norm_out(const Tensor& out, const Tensor& self, const std::optiona
 // ============================================================================ quantile
 
 // quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto q_r = math_bits::resolved_differentiable(q);
+  return ::tl::quantile(self_r, q_r, dim, keepdim, interpolation);
+}
+
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits() | q.math_bits()) != 0, 0)) return math_bits_fallback_quantile(self, q, dim, keepdim, interpolation);
   return native::quantile_composite(self, q, dim, keepdim, interpolation);
 }
 
@@ -699,7 +753,13 @@ const Tensor& quantile_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_quantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::quantile(self_r, q, dim, keepdim, interpolation);
+}
+
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_quantile_scalar(self, q, dim, keepdim, interpolation);
   return native::quantile_scalar_composite(self, q, dim, keepdim, interpolation);
 }
 

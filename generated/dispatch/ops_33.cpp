@@ -507,12 +507,25 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
 }
 
 // repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+static Tensor math_bits_fallback_repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto repeats_r = math_bits::resolved_differentiable(repeats);
+  return ::tl::repeat_interleave(self_r, repeats_r, dim, output_size);
+}
+
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  if (__builtin_expect((self.math_bits() | repeats.math_bits()) != 0, 0)) return math_bits_fallback_repeat_interleave_self_Tensor(self, repeats, dim, output_size);
   return native::repeat_interleave_tensor_composite(self, repeats, dim, output_size);
 }
 
 // repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+static Tensor math_bits_fallback_repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::repeat_interleave(self_r, repeats, dim, output_size);
+}
+
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_repeat_interleave_self_int(self, repeats, dim, output_size);
   return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
 }
 
@@ -550,7 +563,13 @@ Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, 
 // ============================================================================ trace
 
 // trace(Tensor self) -> Tensor
+static Tensor math_bits_fallback_trace(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::trace(self_r);
+}
+
 Tensor trace(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_trace(self);
   return native::trace_composite(self);
 }
 

@@ -49,7 +49,13 @@ std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins,
 // ============================================================================ celu
 
 // celu(Tensor self, Scalar alpha=1.0) -> Tensor
+static Tensor math_bits_fallback_celu(const Tensor& self, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::celu(self_r, alpha);
+}
+
 Tensor celu(const Tensor& self, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_celu(self, alpha);
   return native::celu_composite(self, alpha);
 }
 
@@ -224,7 +230,14 @@ const Tensor& linalg_lu_solve_out(const Tensor& out, const Tensor& LU, const Ten
 // ============================================================================ matmul
 
 // matmul(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_matmul(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::matmul(self_r, other_r);
+}
+
 Tensor matmul(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_matmul(self, other);
   return native::matmul_composite(self, other);
 }
 

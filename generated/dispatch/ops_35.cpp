@@ -23,7 +23,13 @@ namespace tl {
 // ============================================================================ _test_sum_defined
 
 // _test_sum_defined(Tensor?[] tensors) -> Tensor
+static Tensor math_bits_fallback__test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::_test_sum_defined(tensors_r);
+}
+
 Tensor _test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback__test_sum_defined(tensors);
   return native::_test_sum_defined_composite(tensors);
 }
 
@@ -59,7 +65,14 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
 // ============================================================================ dot
 
 // dot(Tensor self, Tensor tensor) -> Tensor
+static Tensor math_bits_fallback_dot(const Tensor& self, const Tensor& tensor) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto tensor_r = math_bits::resolved_differentiable(tensor);
+  return ::tl::dot(self_r, tensor_r);
+}
+
 Tensor dot(const Tensor& self, const Tensor& tensor) {
+  if (__builtin_expect((self.math_bits() | tensor.math_bits()) != 0, 0)) return math_bits_fallback_dot(self, tensor);
   return native::dot_composite(self, tensor);
 }
 
@@ -84,7 +97,13 @@ std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
 // ============================================================================ hstack
 
 // hstack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_hstack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::hstack(TensorList(tensors_r));
+}
+
 Tensor hstack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_hstack(tensors);
   return native::hstack_composite(tensors);
 }
 
@@ -97,7 +116,13 @@ const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
 // ============================================================================ is_nonzero
 
 // is_nonzero(Tensor self) -> bool
+static bool math_bits_fallback_is_nonzero(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::is_nonzero(self_r);
+}
+
 bool is_nonzero(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_is_nonzero(self);
   return native::is_nonzero_composite(self);
 }
 
@@ -166,7 +191,14 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 // ============================================================================ nanquantile
 
 // nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto q_r = math_bits::resolved_differentiable(q);
+  return ::tl::nanquantile(self_r, q_r, dim, keepdim, interpolation);
+}
+
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits() | q.math_bits()) != 0, 0)) return math_bits_fallback_nanquantile(self, q, dim, keepdim, interpolation);
   return native::nanquantile_composite(self, q, dim, keepdim, interpolation);
 }
 
@@ -176,7 +208,13 @@ const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, const Tenso
 }
 
 // nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_nanquantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nanquantile(self_r, q, dim, keepdim, interpolation);
+}
+
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanquantile_scalar(self, q, dim, keepdim, interpolation);
   return native::nanquantile_scalar_composite(self, q, dim, keepdim, interpolation);
 }
 
@@ -264,7 +302,13 @@ const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const 
 // ============================================================================ special_digamma
 
 // special_digamma(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_digamma(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_digamma(self_r);
+}
+
 Tensor special_digamma(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_digamma(self);
   return native::special_digamma_composite(self);
 }
 

@@ -20,21 +20,42 @@ namespace tl {
 // ============================================================================ _fused_rms_norm_differentiable_backward
 
 // _fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback__fused_rms_norm_differentiable_backward(const std::optional<Tensor>& grad_out, const std::optional<Tensor>& grad_rstd, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps, std::array<bool, 2> output_mask) {
+  const auto grad_out_r = math_bits::resolved_differentiable(grad_out);
+  const auto grad_rstd_r = math_bits::resolved_differentiable(grad_rstd);
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::_fused_rms_norm_differentiable_backward(grad_out_r, grad_rstd_r, input_r, normalized_shape, weight_r, eps, output_mask);
+}
+
 std::tuple<Tensor, Tensor> _fused_rms_norm_differentiable_backward(const std::optional<Tensor>& grad_out, const std::optional<Tensor>& grad_rstd, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps, std::array<bool, 2> output_mask) {
+  if (__builtin_expect((math_bits::of(grad_out) | math_bits::of(grad_rstd) | input.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__fused_rms_norm_differentiable_backward(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask);
   return native::fused_rms_norm_differentiable_backward_composite(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask);
 }
 
 // ============================================================================ avg_pool1d
 
 // avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+static Tensor math_bits_fallback_avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::avg_pool1d(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
   return native::avg_pool1d_composite(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
 }
 
 // ============================================================================ diagflat
 
 // diagflat(Tensor self, int offset=0) -> Tensor
+static Tensor math_bits_fallback_diagflat(const Tensor& self, int64_t offset) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::diagflat(self_r, offset);
+}
+
 Tensor diagflat(const Tensor& self, int64_t offset) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diagflat(self, offset);
   return native::diagflat_composite(self, offset);
 }
 
@@ -816,7 +837,13 @@ const Tensor& upsample_bicubic2d_out(const Tensor& out, const Tensor& self, IntA
 }
 
 // upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_bicubic2d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_bicubic2d(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor upsample_bicubic2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors);
   return native::upsample_bicubic2d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 

@@ -124,14 +124,27 @@ void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, T
 // ============================================================================ allclose
 
 // allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+static bool math_bits_fallback_allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::allclose(self_r, other_r, rtol, atol, equal_nan);
+}
+
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_allclose(self, other, rtol, atol, equal_nan);
   return native::allclose_composite(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ empty_like
 
 // empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::empty_like(self_r, dtype, device);
+}
+
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_empty_like(self, dtype, device);
   return native::empty_like_composite(self, dtype, device);
 }
 
@@ -202,7 +215,13 @@ std::tuple<const Tensor&, const Tensor&> fractional_max_pool3d_out(const Tensor&
 // ============================================================================ linalg_matrix_norm
 
 // linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_norm(self_r, ord, dim, keepdim, dtype);
+}
+
 Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_norm(self, ord, dim, keepdim, dtype);
   return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
 }
 
@@ -212,7 +231,13 @@ const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, cons
 }
 
 // linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_norm_str_ord(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_norm(self_r, ord, dim, keepdim, dtype);
+}
+
 Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype);
   return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
 }
 
@@ -297,7 +322,13 @@ const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef d
 // ============================================================================ pad
 
 // pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+static Tensor math_bits_fallback_pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::pad(self_r, pad, mode, value);
+}
+
 Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pad(self, pad, mode, value);
   return native::pad_composite(self, pad, mode, value);
 }
 

@@ -162,7 +162,13 @@ const Tensor& abs_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ arcsin
 
 // arcsin(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arcsin(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arcsin(self_r);
+}
+
 Tensor arcsin(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arcsin(self);
   return native::arcsin_composite(self);
 }
 
@@ -180,7 +186,13 @@ const Tensor& arcsin_(const Tensor& self) {
 // ============================================================================ arcsinh
 
 // arcsinh(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arcsinh(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arcsinh(self_r);
+}
+
 Tensor arcsinh(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arcsinh(self);
   return native::arcsinh_composite(self);
 }
 
@@ -348,7 +360,14 @@ std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_out(const Tensor& L,
 // ============================================================================ linalg_cross
 
 // linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::linalg_cross(self_r, other_r, dim);
+}
+
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cross(self, other, dim);
   return native::linalg_cross_composite(self, other, dim);
 }
 

@@ -284,7 +284,13 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
 // ============================================================================ arctanh
 
 // arctanh(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arctanh(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arctanh(self_r);
+}
+
 Tensor arctanh(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arctanh(self);
   return native::arctanh_composite(self);
 }
 
@@ -712,7 +718,13 @@ const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optiona
 // ============================================================================ corrcoef
 
 // corrcoef(Tensor self) -> Tensor
+static Tensor math_bits_fallback_corrcoef(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::corrcoef(self_r);
+}
+
 Tensor corrcoef(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_corrcoef(self);
   return native::corrcoef_composite(self);
 }
 
@@ -741,17 +753,39 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
 // ============================================================================ histogramdd
 
 // histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, bins, range, weight_r, density);
+}
+
 std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd(self, bins, range, weight, density);
   return native::histogramdd_composite(self, bins, range, weight, density);
 }
 
 // histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd_int_bins(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, bins, range, weight_r, density);
+}
+
 std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd_int_bins(self, bins, range, weight, density);
   return native::histogramdd_int_bins_composite(self, bins, range, weight, density);
 }
 
 // histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd_TensorList_bins(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto bins_r = math_bits::resolved_differentiable(bins);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, TensorList(bins_r), range, weight_r, density);
+}
+
 std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(bins) | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd_TensorList_bins(self, bins, range, weight, density);
   return native::histogramdd_TensorList_bins_composite(self, bins, range, weight, density);
 }
 
@@ -908,7 +942,13 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
 // ============================================================================ isreal
 
 // isreal(Tensor self) -> Tensor
+static Tensor math_bits_fallback_isreal(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::isreal(self_r);
+}
+
 Tensor isreal(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_isreal(self);
   return native::isreal_composite(self);
 }
 
@@ -991,7 +1031,13 @@ const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Ten
 // ============================================================================ pinverse
 
 // pinverse(Tensor self, float rcond=1e-15) -> Tensor
+static Tensor math_bits_fallback_pinverse(const Tensor& self, double rcond) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::pinverse(self_r, rcond);
+}
+
 Tensor pinverse(const Tensor& self, double rcond) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pinverse(self, rcond);
   return native::pinverse_composite(self, rcond);
 }
 

@@ -60,7 +60,15 @@ std::tuple<Tensor, Tensor, Tensor> _grid_sampler_double_backward(const Tensor& g
 // ============================================================================ addbmm
 
 // addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto batch1_r = math_bits::resolved_differentiable(batch1);
+  const auto batch2_r = math_bits::resolved_differentiable(batch2);
+  return ::tl::addbmm(self_r, batch1_r, batch2_r, beta, alpha);
+}
+
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | batch1.math_bits() | batch2.math_bits()) != 0, 0)) return math_bits_fallback_addbmm(self, batch1, batch2, beta, alpha);
   return native::addbmm_composite(self, batch1, batch2, beta, alpha);
 }
 
@@ -448,7 +456,13 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
 // ============================================================================ linalg_cholesky
 
 // linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+static Tensor math_bits_fallback_linalg_cholesky(const Tensor& self, bool upper) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_cholesky(self_r, upper);
+}
+
 Tensor linalg_cholesky(const Tensor& self, bool upper) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cholesky(self, upper);
   return native::linalg_cholesky_composite(self, upper);
 }
 
@@ -518,7 +532,13 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
 // ============================================================================ special_i0
 
 // special_i0(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_i0(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_i0(self_r);
+}
+
 Tensor special_i0(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_i0(self);
   return native::special_i0_composite(self);
 }
 
@@ -531,7 +551,13 @@ const Tensor& special_i0_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ tile
 
 // tile(Tensor self, int[] dims) -> Tensor
+static Tensor math_bits_fallback_tile(const Tensor& self, IntArrayRef dims) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::tile(self_r, dims);
+}
+
 Tensor tile(const Tensor& self, IntArrayRef dims) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_tile(self, dims);
   return native::tile_composite(self, dims);
 }
 

@@ -119,7 +119,13 @@ const Tensor& _upsample_nearest_exact3d_out(const Tensor& out, const Tensor& sel
 }
 
 // _upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact3d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact3d(input_r, output_size, scale_factors);
+}
+
 Tensor _upsample_nearest_exact3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact3d_vec(input, output_size, scale_factors);
   return native::_upsample_nearest_exact3d_vec_composite(input, output_size, scale_factors);
 }
 
@@ -198,12 +204,28 @@ const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
 // ============================================================================ conv3d
 
 // conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv3d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv3d(input, weight, bias, stride, padding, dilation, groups);
   return native::conv3d_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv3d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv3d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv3d_padding(input, weight, bias, stride, padding, dilation, groups);
   return native::conv3d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
@@ -518,14 +540,27 @@ const Tensor& fractional_max_pool3d_backward_out(const Tensor& grad_input, const
 // ============================================================================ l1_loss
 
 // l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::l1_loss(self_r, target_r, reduction);
+}
+
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_l1_loss(self, target, reduction);
   return native::l1_loss_composite(self, target, reduction);
 }
 
 // ============================================================================ linalg_inv
 
 // linalg_inv(Tensor A) -> Tensor
+static Tensor math_bits_fallback_linalg_inv(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_inv(A_r);
+}
+
 Tensor linalg_inv(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_inv(A);
   return native::linalg_inv_composite(A);
 }
 
@@ -538,7 +573,13 @@ const Tensor& linalg_inv_out(const Tensor& out, const Tensor& A) {
 // ============================================================================ linalg_slogdet
 
 // linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_slogdet(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_slogdet(A_r);
+}
+
 std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_slogdet(A);
   return native::linalg_slogdet_composite(A);
 }
 
@@ -738,7 +779,14 @@ const Tensor& renorm_out(const Tensor& out, const Tensor& self, const Scalar& p,
 // ============================================================================ rms_norm
 
 // rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+static Tensor math_bits_fallback_rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::rms_norm(input_r, normalized_shape, weight_r, eps);
+}
+
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_rms_norm(input, normalized_shape, weight, eps);
   return native::rms_norm_composite(input, normalized_shape, weight, eps);
 }
 

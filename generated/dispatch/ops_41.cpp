@@ -28,7 +28,13 @@ namespace tl {
 // ============================================================================ _lu_with_info
 
 // _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback__lu_with_info(const Tensor& self, bool pivot, bool check_errors) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::_lu_with_info(self_r, pivot, check_errors);
+}
+
 std::tuple<Tensor, Tensor, Tensor> _lu_with_info(const Tensor& self, bool pivot, bool check_errors) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__lu_with_info(self, pivot, check_errors);
   return native::_lu_with_info_composite(self, pivot, check_errors);
 }
 
@@ -166,7 +172,13 @@ const Tensor& _upsample_nearest_exact2d_out(const Tensor& out, const Tensor& sel
 }
 
 // _upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact2d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact2d(input_r, output_size, scale_factors);
+}
+
 Tensor _upsample_nearest_exact2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact2d_vec(input, output_size, scale_factors);
   return native::_upsample_nearest_exact2d_vec_composite(input, output_size, scale_factors);
 }
 
@@ -246,12 +258,28 @@ const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool u
 // ============================================================================ conv2d
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv2d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv2d(input, weight, bias, stride, padding, dilation, groups);
   return native::conv2d_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv2d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv2d_padding(input, weight, bias, stride, padding, dilation, groups);
   return native::conv2d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
@@ -369,7 +397,13 @@ const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std
 // ============================================================================ det
 
 // det(Tensor self) -> Tensor
+static Tensor math_bits_fallback_det(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::det(self_r);
+}
+
 Tensor det(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_det(self);
   return native::det_composite(self);
 }
 
@@ -562,7 +596,13 @@ const Tensor& reflection_pad2d_out(const Tensor& out, const Tensor& self, IntArr
 // ============================================================================ special_logsumexp
 
 // special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_logsumexp(self_r, dim, keepdim);
+}
+
 Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_logsumexp(self, dim, keepdim);
   return native::special_logsumexp_composite(self, dim, keepdim);
 }
 
@@ -649,7 +689,13 @@ const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const T
 }
 
 // special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_xlog1py_self_scalar(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_xlog1py(self, other_r);
+}
+
 Tensor special_xlog1py(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py_self_scalar(self, other);
   return native::special_xlog1py_self_scalar_composite(self, other);
 }
 
@@ -660,7 +706,13 @@ const Tensor& special_xlog1py_out(const Tensor& out, const Scalar& self, const T
 }
 
 // special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_special_xlog1py_other_scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_xlog1py(self_r, other);
+}
+
 Tensor special_xlog1py(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py_other_scalar(self, other);
   return native::special_xlog1py_other_scalar_composite(self, other);
 }
 
@@ -695,7 +747,13 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
 // ============================================================================ square
 
 // square(Tensor self) -> Tensor
+static Tensor math_bits_fallback_square(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::square(self_r);
+}
+
 Tensor square(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_square(self);
   return native::square_composite(self);
 }
 

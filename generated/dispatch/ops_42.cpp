@@ -102,7 +102,13 @@ const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& sel
 }
 
 // _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact1d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact1d(input_r, output_size, scale_factors);
+}
+
 Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact1d_vec(input, output_size, scale_factors);
   return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
 }
 
@@ -227,12 +233,28 @@ const Tensor& conj_physical_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ conv1d
 
 // conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv1d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv1d(input, weight, bias, stride, padding, dilation, groups);
   return native::conv1d_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv1d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv1d_padding(input, weight, bias, stride, padding, dilation, groups);
   return native::conv1d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
@@ -319,7 +341,13 @@ const Tensor& diagonal_copy_out(const Tensor& out, const Tensor& self, int64_t o
 // ============================================================================ linalg_lu
 
 // linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_linalg_lu(const Tensor& A, bool pivot) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_lu(A_r, pivot);
+}
+
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu(A, pivot);
   return native::linalg_lu_composite(A, pivot);
 }
 
@@ -336,7 +364,13 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_lu_out(const Tens
 // ============================================================================ linalg_lu_factor
 
 // linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_lu_factor(const Tensor& A, bool pivot) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_lu_factor(A_r, pivot);
+}
+
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu_factor(A, pivot);
   return native::linalg_lu_factor_composite(A, pivot);
 }
 
@@ -930,7 +964,13 @@ Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const 
 // ============================================================================ stack
 
 // stack(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor math_bits_fallback_stack(TensorList tensors, int64_t dim) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::stack(TensorList(tensors_r), dim);
+}
+
 Tensor stack(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_stack(tensors, dim);
   return native::stack_composite(tensors, dim);
 }
 
@@ -943,7 +983,13 @@ const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
 // ============================================================================ svd
 
 // svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_svd(const Tensor& self, bool some, bool compute_uv) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::svd(self_r, some, compute_uv);
+}
+
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_svd(self, some, compute_uv);
   return native::svd_composite(self, some, compute_uv);
 }
 
@@ -1031,7 +1077,13 @@ const Tensor& upsample_trilinear3d_out(const Tensor& out, const Tensor& self, In
 }
 
 // upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_trilinear3d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_trilinear3d(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor upsample_trilinear3d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_trilinear3d_vec(input, output_size, align_corners, scale_factors);
   return native::upsample_trilinear3d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 

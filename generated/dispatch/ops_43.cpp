@@ -58,7 +58,15 @@ Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
 // ============================================================================ addmv
 
 // addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto mat_r = math_bits::resolved_differentiable(mat);
+  const auto vec_r = math_bits::resolved_differentiable(vec);
+  return ::tl::addmv(self_r, mat_r, vec_r, beta, alpha);
+}
+
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | mat.math_bits() | vec.math_bits()) != 0, 0)) return math_bits_fallback_addmv(self, mat, vec, beta, alpha);
   return native::addmv_composite(self, mat, vec, beta, alpha);
 }
 
@@ -76,7 +84,13 @@ const Tensor& addmv_out(const Tensor& out, const Tensor& self, const Tensor& mat
 // ============================================================================ arctan
 
 // arctan(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arctan(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arctan(self_r);
+}
+
 Tensor arctan(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arctan(self);
   return native::arctan_composite(self);
 }
 
@@ -191,14 +205,29 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
 // ============================================================================ cdist
 
 // cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+static Tensor math_bits_fallback_cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  const auto x1_r = math_bits::resolved_differentiable(x1);
+  const auto x2_r = math_bits::resolved_differentiable(x2);
+  return ::tl::cdist(x1_r, x2_r, p, compute_mode);
+}
+
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  if (__builtin_expect((x1.math_bits() | x2.math_bits()) != 0, 0)) return math_bits_fallback_cdist(x1, x2, p, compute_mode);
   return native::cdist_composite(x1, x2, p, compute_mode);
 }
 
 // ============================================================================ diff
 
 // diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+static Tensor math_bits_fallback_diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto prepend_r = math_bits::resolved_differentiable(prepend);
+  const auto append_r = math_bits::resolved_differentiable(append);
+  return ::tl::diff(self_r, n, dim, prepend_r, append_r);
+}
+
 Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(prepend) | math_bits::of(append)) != 0, 0)) return math_bits_fallback_diff(self, n, dim, prepend, append);
   return native::diff_composite(self, n, dim, prepend, append);
 }
 
@@ -211,26 +240,60 @@ const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t
 // ============================================================================ embedding_bag
 
 // embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback_embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto indices_r = math_bits::resolved_differentiable(indices);
+  const auto offsets_r = math_bits::resolved_differentiable(offsets);
+  const auto per_sample_weights_r = math_bits::resolved_differentiable(per_sample_weights);
+  return ::tl::embedding_bag(weight_r, indices_r, offsets_r, scale_grad_by_freq, mode, sparse, per_sample_weights_r, include_last_offset);
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
+  if (__builtin_expect((weight.math_bits() | indices.math_bits() | offsets.math_bits() | math_bits::of(per_sample_weights)) != 0, 0)) return math_bits_fallback_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
   return native::embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
 }
 
 // embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback_embedding_bag_padding_idx(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto indices_r = math_bits::resolved_differentiable(indices);
+  const auto offsets_r = math_bits::resolved_differentiable(offsets);
+  const auto per_sample_weights_r = math_bits::resolved_differentiable(per_sample_weights);
+  return ::tl::embedding_bag(weight_r, indices_r, offsets_r, scale_grad_by_freq, mode, sparse, per_sample_weights_r, include_last_offset, padding_idx);
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  if (__builtin_expect((weight.math_bits() | indices.math_bits() | offsets.math_bits() | math_bits::of(per_sample_weights)) != 0, 0)) return math_bits_fallback_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
   return native::embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
 }
 
 // ============================================================================ instance_norm
 
 // instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+static Tensor math_bits_fallback_instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  const auto running_mean_r = math_bits::resolved_differentiable(running_mean);
+  const auto running_var_r = math_bits::resolved_differentiable(running_var);
+  return ::tl::instance_norm(input_r, weight_r, bias_r, running_mean_r, running_var_r, use_input_stats, momentum, eps, cudnn_enabled);
+}
+
 Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | math_bits::of(running_mean) | math_bits::of(running_var)) != 0, 0)) return math_bits_fallback_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
   return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
 }
 
 // ============================================================================ linalg_multi_dot
 
 // linalg_multi_dot(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_linalg_multi_dot(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::linalg_multi_dot(TensorList(tensors_r));
+}
+
 Tensor linalg_multi_dot(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_linalg_multi_dot(tensors);
   return native::linalg_multi_dot_composite(tensors);
 }
 
@@ -243,7 +306,14 @@ const Tensor& linalg_multi_dot_out(const Tensor& out, TensorList tensors) {
 // ============================================================================ linalg_solve
 
 // linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+static Tensor math_bits_fallback_linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  const auto B_r = math_bits::resolved_differentiable(B);
+  return ::tl::linalg_solve(A_r, B_r, left);
+}
+
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  if (__builtin_expect((A.math_bits() | B.math_bits()) != 0, 0)) return math_bits_fallback_linalg_solve(A, B, left);
   return native::linalg_solve_composite(A, B, left);
 }
 
@@ -403,7 +473,18 @@ const Tensor& nonzero_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ rnn_relu_cell
 
 // rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+static Tensor math_bits_fallback_rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::rnn_relu_cell(input_r, hx_r, w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
   return native::rnn_relu_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -521,7 +602,13 @@ const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ special_logit
 
 // special_logit(Tensor self, float? eps=None) -> Tensor
+static Tensor math_bits_fallback_special_logit(const Tensor& self, std::optional<double> eps) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_logit(self_r, eps);
+}
+
 Tensor special_logit(const Tensor& self, std::optional<double> eps) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_logit(self, eps);
   return native::special_logit_composite(self, eps);
 }
 

@@ -379,7 +379,13 @@ const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim
 // ============================================================================ relu6
 
 // relu6(Tensor self) -> Tensor
+static Tensor math_bits_fallback_relu6(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::relu6(self_r);
+}
+
 Tensor relu6(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_relu6(self);
   return native::relu6_composite(self);
 }
 
@@ -421,7 +427,14 @@ Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
 // ============================================================================ vdot
 
 // vdot(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_vdot(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::vdot(self_r, other_r);
+}
+
 Tensor vdot(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_vdot(self, other);
   return native::vdot_composite(self, other);
 }
 

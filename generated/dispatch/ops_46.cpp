@@ -23,7 +23,16 @@ namespace tl {
 // ============================================================================ _cross_entropy_fused_differentiable_backward
 
 // _cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+static Tensor math_bits_fallback__cross_entropy_fused_differentiable_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::_cross_entropy_fused_differentiable_backward(grad_output_r, self_r, target_r, weight_r, reduction, ignore_index, label_smoothing);
+}
+
 Tensor _cross_entropy_fused_differentiable_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
   return native::cross_entropy_fused_differentiable_backward_composite(grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
 }
 
@@ -807,7 +816,13 @@ const Tensor& logical_or_out(const Tensor& out, const Tensor& self, const Tensor
 // ============================================================================ special_log1p
 
 // special_log1p(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_log1p(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_log1p(self_r);
+}
+
 Tensor special_log1p(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_log1p(self);
   return native::special_log1p_composite(self);
 }
 

@@ -20,21 +20,39 @@ namespace tl {
 // ============================================================================ adaptive_max_pool1d
 
 // adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::adaptive_max_pool1d(self_r, output_size);
+}
+
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool1d(self, output_size);
   return native::adaptive_max_pool1d_composite(self, output_size);
 }
 
 // ============================================================================ broadcast_tensors
 
 // broadcast_tensors(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_broadcast_tensors(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::broadcast_tensors(TensorList(tensors_r));
+}
+
 std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_broadcast_tensors(tensors);
   return native::broadcast_tensors_composite(tensors);
 }
 
 // ============================================================================ glu
 
 // glu(Tensor self, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_glu(const Tensor& self, int64_t dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::glu(self_r, dim);
+}
+
 Tensor glu(const Tensor& self, int64_t dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_glu(self, dim);
   return native::glu_composite(self, dim);
 }
 
@@ -135,7 +153,13 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> linalg_ls
 // ============================================================================ linalg_norm
 
 // linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_norm(self_r, ord, dim, keepdim, dtype);
+}
+
 Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_norm(self, ord, dim, keepdim, dtype);
   return native::linalg_norm_composite(self, ord, dim, keepdim, dtype);
 }
 
@@ -145,7 +169,13 @@ const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::
 }
 
 // linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_norm_ord_str(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_norm(self_r, ord, dim, keepdim, dtype);
+}
+
 Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_norm_ord_str(self, ord, dim, keepdim, dtype);
   return native::linalg_norm_ord_str_composite(self, ord, dim, keepdim, dtype);
 }
 
@@ -346,7 +376,14 @@ const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const
 // ============================================================================ multilabel_margin_loss
 
 // multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::multilabel_margin_loss(self_r, target_r, reduction);
+}
+
 Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_multilabel_margin_loss(self, target, reduction);
   return native::multilabel_margin_loss_composite(self, target, reduction);
 }
 
@@ -359,7 +396,13 @@ const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, 
 // ============================================================================ special_softmax
 
 // special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_softmax(self_r, dim, dtype);
+}
+
 Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_softmax(self, dim, dtype);
   return native::special_softmax_composite(self, dim, dtype);
 }
 

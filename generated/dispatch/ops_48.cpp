@@ -200,19 +200,43 @@ Tensor channel_shuffle(const Tensor& self, int64_t groups) {
 // ============================================================================ gru
 
 // gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_gru_input(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::gru(input_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
 std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   return native::gru_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_gru_data(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::gru(data_r, batch_sizes_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
 std::tuple<Tensor, Tensor> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return native::gru_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 // ============================================================================ linalg_solve_ex
 
 // linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  const auto B_r = math_bits::resolved_differentiable(B);
+  return ::tl::linalg_solve_ex(A_r, B_r, left, check_errors);
+}
+
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  if (__builtin_expect((A.math_bits() | B.math_bits()) != 0, 0)) return math_bits_fallback_linalg_solve_ex(A, B, left, check_errors);
   return native::linalg_solve_ex_composite(A, B, left, check_errors);
 }
 
@@ -448,7 +472,14 @@ const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) 
 // ============================================================================ pairwise_distance
 
 // pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  const auto x1_r = math_bits::resolved_differentiable(x1);
+  const auto x2_r = math_bits::resolved_differentiable(x2);
+  return ::tl::pairwise_distance(x1_r, x2_r, p, eps, keepdim);
+}
+
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  if (__builtin_expect((x1.math_bits() | x2.math_bits()) != 0, 0)) return math_bits_fallback_pairwise_distance(x1, x2, p, eps, keepdim);
   return native::pairwise_distance_composite(x1, x2, p, eps, keepdim);
 }
 
@@ -599,7 +630,13 @@ const Tensor& upsample_bilinear2d_out(const Tensor& out, const Tensor& self, Int
 }
 
 // upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_bilinear2d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_bilinear2d(input_r, output_size, align_corners, scale_factors);
+}
+
 Tensor upsample_bilinear2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors);
   return native::upsample_bilinear2d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
@@ -706,7 +743,13 @@ const Tensor& upsample_nearest2d_out(const Tensor& out, const Tensor& self, IntA
 }
 
 // upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest2d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest2d(input_r, output_size, scale_factors);
+}
+
 Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest2d_vec(input, output_size, scale_factors);
   return native::upsample_nearest2d_vec_composite(input, output_size, scale_factors);
 }
 

@@ -171,7 +171,13 @@ const Tensor& eye_out(const Tensor& out, int64_t n, int64_t m, std::optional<Sca
 // ============================================================================ full_like
 
 // full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::full_like(self_r, fill_value, dtype, device);
+}
+
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_full_like(self, fill_value, dtype, device);
   return native::full_like_composite(self, fill_value, dtype, device);
 }
 
@@ -613,7 +619,13 @@ const Tensor& upsample_nearest3d_out(const Tensor& out, const Tensor& self, IntA
 }
 
 // upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest3d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest3d(input_r, output_size, scale_factors);
+}
+
 Tensor upsample_nearest3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest3d_vec(input, output_size, scale_factors);
   return native::upsample_nearest3d_vec_composite(input, output_size, scale_factors);
 }
 

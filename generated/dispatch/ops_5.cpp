@@ -168,7 +168,13 @@ std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product
 // ============================================================================ affine_grid_generator_backward
 
 // affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor
+static Tensor math_bits_fallback_affine_grid_generator_backward(const Tensor& grad_grid, IntArrayRef size, bool align_corners) {
+  const auto grad_grid_r = math_bits::resolved_differentiable(grad_grid);
+  return ::tl::affine_grid_generator_backward(grad_grid_r, size, align_corners);
+}
+
 Tensor affine_grid_generator_backward(const Tensor& grad_grid, IntArrayRef size, bool align_corners) {
+  if (__builtin_expect((grad_grid.math_bits()) != 0, 0)) return math_bits_fallback_affine_grid_generator_backward(grad_grid, size, align_corners);
   return native::affine_grid_generator_backward_composite(grad_grid, size, align_corners);
 }
 
@@ -359,7 +365,14 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ ger
 
 // ger(Tensor self, Tensor vec2) -> Tensor
+static Tensor math_bits_fallback_ger(const Tensor& self, const Tensor& vec2) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto vec2_r = math_bits::resolved_differentiable(vec2);
+  return ::tl::ger(self_r, vec2_r);
+}
+
 Tensor ger(const Tensor& self, const Tensor& vec2) {
+  if (__builtin_expect((self.math_bits() | vec2.math_bits()) != 0, 0)) return math_bits_fallback_ger(self, vec2);
   return native::ger_composite(self, vec2);
 }
 
@@ -689,14 +702,27 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 // ============================================================================ special_log_softmax
 
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_log_softmax(self_r, dim, dtype);
+}
+
 Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_log_softmax(self, dim, dtype);
   return native::special_log_softmax_composite(self, dim, dtype);
 }
 
 // ============================================================================ tensordot
 
 // tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+static Tensor math_bits_fallback_tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::tensordot(self_r, other_r, dims_self, dims_other);
+}
+
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_tensordot(self, other, dims_self, dims_other);
   return native::tensordot_composite(self, other, dims_self, dims_other);
 }
 
@@ -708,7 +734,15 @@ const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor&
 // ============================================================================ triplet_margin_loss
 
 // triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
+  const auto anchor_r = math_bits::resolved_differentiable(anchor);
+  const auto positive_r = math_bits::resolved_differentiable(positive);
+  const auto negative_r = math_bits::resolved_differentiable(negative);
+  return ::tl::triplet_margin_loss(anchor_r, positive_r, negative_r, margin, p, eps, swap, reduction);
+}
+
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
+  if (__builtin_expect((anchor.math_bits() | positive.math_bits() | negative.math_bits()) != 0, 0)) return math_bits_fallback_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction);
   return native::triplet_margin_loss_composite(anchor, positive, negative, margin, p, eps, swap, reduction);
 }
 

@@ -80,12 +80,28 @@ Tensor _pdist_forward(const Tensor& self, double p) {
 // ============================================================================ ctc_loss
 
 // ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+static Tensor math_bits_fallback_ctc_loss_IntList(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  const auto log_probs_r = math_bits::resolved_differentiable(log_probs);
+  const auto targets_r = math_bits::resolved_differentiable(targets);
+  return ::tl::ctc_loss(log_probs_r, targets_r, input_lengths, target_lengths, blank, reduction, zero_infinity);
+}
+
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (__builtin_expect((log_probs.math_bits() | targets.math_bits()) != 0, 0)) return math_bits_fallback_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
   return native::ctc_loss_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 
 // ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+static Tensor math_bits_fallback_ctc_loss_Tensor(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  const auto log_probs_r = math_bits::resolved_differentiable(log_probs);
+  const auto targets_r = math_bits::resolved_differentiable(targets);
+  const auto input_lengths_r = math_bits::resolved_differentiable(input_lengths);
+  const auto target_lengths_r = math_bits::resolved_differentiable(target_lengths);
+  return ::tl::ctc_loss(log_probs_r, targets_r, input_lengths_r, target_lengths_r, blank, reduction, zero_infinity);
+}
+
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (__builtin_expect((log_probs.math_bits() | targets.math_bits() | input_lengths.math_bits() | target_lengths.math_bits()) != 0, 0)) return math_bits_fallback_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
   return native::ctc_loss_tensor_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 

@@ -421,7 +421,14 @@ const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ linalg_tensorsolve
 
 // linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+static Tensor math_bits_fallback_linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::linalg_tensorsolve(self_r, other_r, dims);
+}
+
 Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_linalg_tensorsolve(self, other, dims);
   return native::linalg_tensorsolve_composite(self, other, dims);
 }
 
@@ -779,7 +786,16 @@ const Tensor& replication_pad2d_out(const Tensor& out, const Tensor& self, IntAr
 // ============================================================================ scaled_dot_product_attention
 
 // scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+static Tensor math_bits_fallback_scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  const auto query_r = math_bits::resolved_differentiable(query);
+  const auto key_r = math_bits::resolved_differentiable(key);
+  const auto value_r = math_bits::resolved_differentiable(value);
+  const auto attn_mask_r = math_bits::resolved_differentiable(attn_mask);
+  return ::tl::scaled_dot_product_attention(query_r, key_r, value_r, attn_mask_r, dropout_p, is_causal, scale, enable_gqa);
+}
+
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  if (__builtin_expect((query.math_bits() | key.math_bits() | value.math_bits() | math_bits::of(attn_mask)) != 0, 0)) return math_bits_fallback_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   return native::scaled_dot_product_attention_composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
 }
 
@@ -949,7 +965,13 @@ const Tensor& upsample_nearest1d_out(const Tensor& out, const Tensor& self, IntA
 }
 
 // upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest1d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest1d(input_r, output_size, scale_factors);
+}
+
 Tensor upsample_nearest1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest1d_vec(input, output_size, scale_factors);
   return native::upsample_nearest1d_vec_composite(input, output_size, scale_factors);
 }
 

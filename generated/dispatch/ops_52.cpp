@@ -1121,7 +1121,13 @@ const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, co
 // ============================================================================ slogdet
 
 // slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+static std::tuple<Tensor, Tensor> math_bits_fallback_slogdet(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::slogdet(self_r);
+}
+
 std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_slogdet(self);
   return native::slogdet_composite(self);
 }
 

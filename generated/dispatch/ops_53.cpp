@@ -21,7 +21,15 @@ namespace tl {
 // ============================================================================ addr
 
 // addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto vec1_r = math_bits::resolved_differentiable(vec1);
+  const auto vec2_r = math_bits::resolved_differentiable(vec2);
+  return ::tl::addr(self_r, vec1_r, vec2_r, beta, alpha);
+}
+
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | vec1.math_bits() | vec2.math_bits()) != 0, 0)) return math_bits_fallback_addr(self, vec1, vec2, beta, alpha);
   return native::addr_composite(self, vec1, vec2, beta, alpha);
 }
 
@@ -290,7 +298,18 @@ std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
 // ============================================================================ lstm_cell
 
 // lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::lstm_cell(input_r, TensorList(hx_r), w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(hx) | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
   return native::lstm_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -326,7 +345,14 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
 // ============================================================================ polar
 
 // polar(Tensor abs, Tensor angle) -> Tensor
+static Tensor math_bits_fallback_polar(const Tensor& abs, const Tensor& angle) {
+  const auto abs_r = math_bits::resolved_differentiable(abs);
+  const auto angle_r = math_bits::resolved_differentiable(angle);
+  return ::tl::polar(abs_r, angle_r);
+}
+
 Tensor polar(const Tensor& abs, const Tensor& angle) {
+  if (__builtin_expect((abs.math_bits() | angle.math_bits()) != 0, 0)) return math_bits_fallback_polar(abs, angle);
   return native::polar_composite(abs, angle);
 }
 

@@ -126,7 +126,13 @@ const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ rrelu
 
 // rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+static Tensor math_bits_fallback_rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::rrelu(self_r, lower, upper, training, generator);
+}
+
 Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rrelu(self, lower, upper, training, generator);
   return native::rrelu_composite(self, lower, upper, training, generator);
 }
 

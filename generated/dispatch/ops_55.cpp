@@ -88,7 +88,13 @@ std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor
 // ============================================================================ argwhere
 
 // argwhere(Tensor self) -> Tensor
+static Tensor math_bits_fallback_argwhere(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::argwhere(self_r);
+}
+
 Tensor argwhere(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_argwhere(self);
   return native::argwhere_composite(self);
 }
 
@@ -370,7 +376,18 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
 // ============================================================================ rnn_tanh_cell
 
 // rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+static Tensor math_bits_fallback_rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::rnn_tanh_cell(input_r, hx_r, w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
   return native::rnn_tanh_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -440,7 +457,13 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, in
 // ============================================================================ zeros_like
 
 // zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::zeros_like(self_r, dtype, device);
+}
+
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_zeros_like(self, dtype, device);
   return native::zeros_like_composite(self, dtype, device);
 }
 

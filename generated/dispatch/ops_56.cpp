@@ -443,7 +443,13 @@ const Tensor& special_zeta_out(const Tensor& out, const Tensor& self, const Tens
 }
 
 // special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_zeta_self_scalar(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_zeta(self, other_r);
+}
+
 Tensor special_zeta(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta_self_scalar(self, other);
   return native::special_zeta_self_scalar_composite(self, other);
 }
 
@@ -454,7 +460,13 @@ const Tensor& special_zeta_out(const Tensor& out, const Scalar& self, const Tens
 }
 
 // special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_special_zeta_other_scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_zeta(self_r, other);
+}
+
 Tensor special_zeta(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta_other_scalar(self, other);
   return native::special_zeta_other_scalar_composite(self, other);
 }
 

@@ -58,7 +58,14 @@ Tensor adjoint(const Tensor& self) {
 // ============================================================================ cross
 
 // cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+static Tensor math_bits_fallback_cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::cross(self_r, other_r, dim);
+}
+
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_cross(self, other, dim);
   return native::cross_composite(self, other, dim);
 }
 
@@ -378,19 +385,42 @@ std::tuple<const Tensor&, const Tensor&> linalg_eig_out(const Tensor& eigenvalue
 // ============================================================================ lstm
 
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_lstm_input(const Tensor& input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::lstm(input_r, TensorList(hx_r), TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(hx) | math_bits::of(params)) != 0, 0)) return math_bits_fallback_lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   return native::lstm_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_lstm_data(const Tensor& data, const Tensor& batch_sizes, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::lstm(data_r, batch_sizes_r, TensorList(hx_r), TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | math_bits::of(hx) | math_bits::of(params)) != 0, 0)) return math_bits_fallback_lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return native::lstm_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
 // ============================================================================ nanmean
 
 // nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nanmean(self_r, dim, keepdim, dtype);
+}
+
 Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanmean(self, dim, keepdim, dtype);
   return native::nanmean_composite(self, dim, keepdim, dtype);
 }
 
@@ -403,14 +433,27 @@ const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArra
 // ============================================================================ pdist
 
 // pdist(Tensor input, float p=2) -> Tensor
+static Tensor math_bits_fallback_pdist(const Tensor& input, double p) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::pdist(input_r, p);
+}
+
 Tensor pdist(const Tensor& input, double p) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_pdist(input, p);
   return native::pdist_composite(input, p);
 }
 
 // ============================================================================ poisson_nll_loss
 
 // poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+static Tensor math_bits_fallback_poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::poisson_nll_loss(input_r, target_r, log_input, full, eps, reduction);
+}
+
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  if (__builtin_expect((input.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_poisson_nll_loss(input, target, log_input, full, eps, reduction);
   return native::poisson_nll_loss_composite(input, target, log_input, full, eps, reduction);
 }
 

@@ -323,7 +323,13 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
 // ============================================================================ diag
 
 // diag(Tensor self, int diagonal=0) -> Tensor
+static Tensor math_bits_fallback_diag(const Tensor& self, int64_t diagonal) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::diag(self_r, diagonal);
+}
+
 Tensor diag(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diag(self, diagonal);
   return native::diag_composite(self, diagonal);
 }
 
@@ -733,7 +739,15 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other)
 // ============================================================================ layer_norm
 
 // layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+static Tensor math_bits_fallback_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::layer_norm(input_r, normalized_shape, weight_r, bias_r, eps, cudnn_enable);
+}
+
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable);
   return native::layer_norm_composite(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
 

@@ -138,7 +138,13 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
 // ============================================================================ special_erfc
 
 // special_erfc(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_erfc(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_erfc(self_r);
+}
+
 Tensor special_erfc(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_erfc(self);
   return native::special_erfc_composite(self);
 }
 

@@ -19,12 +19,24 @@ namespace tl {
 // ============================================================================ argsort
 
 // argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+static Tensor math_bits_fallback_argsort(const Tensor& self, int64_t dim, bool descending) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::argsort(self_r, dim, descending);
+}
+
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_argsort(self, dim, descending);
   return native::argsort_composite(self, dim, descending);
 }
 
 // argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+static Tensor math_bits_fallback_argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::argsort(self_r, stable, dim, descending);
+}
+
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_argsort_stable(self, stable, dim, descending);
   return native::argsort_stable_composite(self, stable, dim, descending);
 }
 
@@ -64,7 +76,13 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Te
 // ============================================================================ linalg_tensorinv
 
 // linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+static Tensor math_bits_fallback_linalg_tensorinv(const Tensor& self, int64_t ind) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_tensorinv(self_r, ind);
+}
+
 Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_tensorinv(self, ind);
   return native::linalg_tensorinv_composite(self, ind);
 }
 
@@ -545,22 +563,48 @@ const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor
 }
 
 // where(Tensor condition) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_where(const Tensor& condition) {
+  const auto condition_r = math_bits::resolved_differentiable(condition);
+  return ::tl::where(condition_r);
+}
+
 std::vector<Tensor> where(const Tensor& condition) {
+  if (__builtin_expect((condition.math_bits()) != 0, 0)) return math_bits_fallback_where(condition);
   return native::where_composite(condition);
 }
 
 // where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_where_ScalarSelf(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  const auto condition_r = math_bits::resolved_differentiable(condition);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::where(condition_r, self, other_r);
+}
+
 Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((condition.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_where_ScalarSelf(condition, self, other);
   return native::where_ScalarSelf_composite(condition, self, other);
 }
 
 // where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_where_ScalarOther(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  const auto condition_r = math_bits::resolved_differentiable(condition);
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::where(condition_r, self_r, other);
+}
+
 Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((condition.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_where_ScalarOther(condition, self, other);
   return native::where_ScalarOther_composite(condition, self, other);
 }
 
 // where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_where_Scalar(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  const auto condition_r = math_bits::resolved_differentiable(condition);
+  return ::tl::where(condition_r, self, other);
+}
+
 Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  if (__builtin_expect((condition.math_bits()) != 0, 0)) return math_bits_fallback_where_Scalar(condition, self, other);
   return native::where_Scalar_composite(condition, self, other);
 }
 

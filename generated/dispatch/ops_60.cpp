@@ -94,7 +94,13 @@ std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Te
 // ============================================================================ cholesky
 
 // cholesky(Tensor self, bool upper=False) -> Tensor
+static Tensor math_bits_fallback_cholesky(const Tensor& self, bool upper) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::cholesky(self_r, upper);
+}
+
 Tensor cholesky(const Tensor& self, bool upper) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cholesky(self, upper);
   return native::cholesky_composite(self, upper);
 }
 
@@ -107,7 +113,13 @@ const Tensor& cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
 // ============================================================================ log_sigmoid
 
 // log_sigmoid(Tensor self) -> Tensor
+static Tensor math_bits_fallback_log_sigmoid(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::log_sigmoid(self_r);
+}
+
 Tensor log_sigmoid(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log_sigmoid(self);
   return native::log_sigmoid_composite(self);
 }
 

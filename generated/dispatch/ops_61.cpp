@@ -17,7 +17,14 @@ namespace tl {
 // ============================================================================ grid_sampler
 
 // grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+static Tensor math_bits_fallback_grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto grid_r = math_bits::resolved_differentiable(grid);
+  return ::tl::grid_sampler(input_r, grid_r, interpolation_mode, padding_mode, align_corners);
+}
+
 Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  if (__builtin_expect((input.math_bits() | grid.math_bits()) != 0, 0)) return math_bits_fallback_grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners);
   return native::grid_sampler_composite(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
@@ -176,7 +183,13 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
 // ============================================================================ selu
 
 // selu(Tensor self) -> Tensor
+static Tensor math_bits_fallback_selu(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::selu(self_r);
+}
+
 Tensor selu(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_selu(self);
   return native::selu_composite(self);
 }
 

@@ -347,14 +347,27 @@ std::tuple<const Tensor&, const Tensor&> nanmedian_out(const Tensor& values, con
 // ============================================================================ native_dropout_backward
 
 // native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+static Tensor math_bits_fallback_native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto mask_r = math_bits::resolved_differentiable(mask);
+  return ::tl::native_dropout_backward(grad_output_r, mask_r, scale);
+}
+
 Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  if (__builtin_expect((grad_output.math_bits() | mask.math_bits()) != 0, 0)) return math_bits_fallback_native_dropout_backward(grad_output, mask, scale);
   return native::native_dropout_backward_composite(grad_output, mask, scale);
 }
 
 // ============================================================================ negative
 
 // negative(Tensor self) -> Tensor
+static Tensor math_bits_fallback_negative(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::negative(self_r);
+}
+
 Tensor negative(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_negative(self);
   return native::negative_composite(self);
 }
 
@@ -556,7 +569,13 @@ const Tensor& softshrink_out(const Tensor& out, const Tensor& self, const Scalar
 // ============================================================================ special_gammaln
 
 // special_gammaln(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_gammaln(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_gammaln(self_r);
+}
+
 Tensor special_gammaln(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_gammaln(self);
   return native::special_gammaln_composite(self);
 }
 

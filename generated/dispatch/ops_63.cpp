@@ -414,7 +414,13 @@ Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
 // ============================================================================ concatenate
 
 // concatenate(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor math_bits_fallback_concatenate(TensorList tensors, int64_t dim) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::concatenate(TensorList(tensors_r), dim);
+}
+
 Tensor concatenate(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_concatenate(tensors, dim);
   return native::concatenate_composite(tensors, dim);
 }
 
@@ -565,7 +571,13 @@ const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayR
 // ============================================================================ linalg_svdvals
 
 // linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+static Tensor math_bits_fallback_linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_svdvals(A_r, driver);
+}
+
 Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_svdvals(A, driver);
   return native::linalg_svdvals_composite(A, driver);
 }
 
@@ -578,7 +590,14 @@ const Tensor& linalg_svdvals_out(const Tensor& out, const Tensor& A, std::option
 // ============================================================================ linalg_vecdot
 
 // linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  const auto x_r = math_bits::resolved_differentiable(x);
+  const auto y_r = math_bits::resolved_differentiable(y);
+  return ::tl::linalg_vecdot(x_r, y_r, dim);
+}
+
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  if (__builtin_expect((x.math_bits() | y.math_bits()) != 0, 0)) return math_bits_fallback_linalg_vecdot(x, y, dim);
   return native::linalg_vecdot_composite(x, y, dim);
 }
 

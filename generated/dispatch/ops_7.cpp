@@ -48,14 +48,33 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
 // ============================================================================ _lstm_layer_differentiable_backward
 
 // _lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback__lstm_layer_differentiable_backward(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse, std::array<bool, 4> output_mask) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto grad_cells_r = math_bits::resolved_differentiable(grad_cells);
+  const auto input_gates_r = math_bits::resolved_differentiable(input_gates);
+  const auto h0_r = math_bits::resolved_differentiable(h0);
+  const auto c0_r = math_bits::resolved_differentiable(c0);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  return ::tl::_lstm_layer_differentiable_backward(grad_output_r, grad_cells_r, input_gates_r, h0_r, c0_r, w_hh_r, reverse, output_mask);
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_differentiable_backward(const Tensor& grad_output, const Tensor& grad_cells, const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool reverse, std::array<bool, 4> output_mask) {
+  if (__builtin_expect((grad_output.math_bits() | grad_cells.math_bits() | input_gates.math_bits() | h0.math_bits() | c0.math_bits() | w_hh.math_bits()) != 0, 0)) return math_bits_fallback__lstm_layer_differentiable_backward(grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask);
   return native::lstm_layer_differentiable_backward_composite(grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask);
 }
 
 // ============================================================================ addmm
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto mat1_r = math_bits::resolved_differentiable(mat1);
+  const auto mat2_r = math_bits::resolved_differentiable(mat2);
+  return ::tl::addmm(self_r, mat1_r, mat2_r, beta, alpha);
+}
+
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | mat1.math_bits() | mat2.math_bits()) != 0, 0)) return math_bits_fallback_addmm(self, mat1, mat2, beta, alpha);
   return native::addmm_composite(self, mat1, mat2, beta, alpha);
 }
 

@@ -243,7 +243,15 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 // ============================================================================ conv_transpose1d
 
 // conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+static Tensor math_bits_fallback_conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv_transpose1d(input_r, weight_r, bias_r, stride, padding, output_padding, groups, dilation);
+}
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation);
   return native::conv_transpose1d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
@@ -281,7 +289,14 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
 // ============================================================================ divide
 
 // divide.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_divide_Tensor(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::divide(self_r, other_r);
+}
+
 Tensor divide(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_divide_Tensor(self, other);
   return native::divide_Tensor_composite(self, other);
 }
 
@@ -297,7 +312,13 @@ const Tensor& divide_out(const Tensor& out, const Tensor& self, const Tensor& ot
 }
 
 // divide.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_divide_Scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::divide(self_r, other);
+}
+
 Tensor divide(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_divide_Scalar(self, other);
   return native::divide_Scalar_composite(self, other);
 }
 
@@ -307,7 +328,14 @@ const Tensor& divide_(const Tensor& self, const Scalar& other) {
 }
 
 // divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+static Tensor math_bits_fallback_divide_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::divide(self_r, other_r, rounding_mode);
+}
+
 Tensor divide(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_divide_Tensor_mode(self, other, rounding_mode);
   return native::divide_Tensor_mode_composite(self, other, rounding_mode);
 }
 
@@ -323,7 +351,13 @@ const Tensor& divide_out(const Tensor& out, const Tensor& self, const Tensor& ot
 }
 
 // divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+static Tensor math_bits_fallback_divide_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::divide(self_r, other, rounding_mode);
+}
+
 Tensor divide(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_divide_Scalar_mode(self, other, rounding_mode);
   return native::divide_Scalar_mode_composite(self, other, rounding_mode);
 }
 
@@ -672,7 +706,13 @@ const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, 
 // ============================================================================ linalg_eigvalsh
 
 // linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+static Tensor math_bits_fallback_linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_eigvalsh(A_r, UPLO);
+}
+
 Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_eigvalsh(A, UPLO);
   return native::linalg_eigvalsh_composite(A, UPLO);
 }
 
@@ -726,12 +766,29 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
 // ============================================================================ rnn_relu
 
 // rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_rnn_relu_input(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::rnn_relu(input_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   return native::rnn_relu_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
 
 // rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_rnn_relu_data(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::rnn_relu(data_r, batch_sizes_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return native::rnn_relu_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
@@ -953,7 +1010,13 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef outpu
 // ============================================================================ vstack
 
 // vstack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_vstack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::vstack(TensorList(tensors_r));
+}
+
 Tensor vstack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_vstack(tensors);
   return native::vstack_composite(tensors);
 }
 

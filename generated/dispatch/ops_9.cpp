@@ -162,7 +162,13 @@ const Tensor& angle_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ arccos
 
 // arccos(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arccos(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arccos(self_r);
+}
+
 Tensor arccos(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arccos(self);
   return native::arccos_composite(self);
 }
 
@@ -180,7 +186,16 @@ const Tensor& arccos_(const Tensor& self) {
 // ============================================================================ bilinear
 
 // bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+static Tensor math_bits_fallback_bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  const auto input1_r = math_bits::resolved_differentiable(input1);
+  const auto input2_r = math_bits::resolved_differentiable(input2);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::bilinear(input1_r, input2_r, weight_r, bias_r);
+}
+
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  if (__builtin_expect((input1.math_bits() | input2.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_bilinear(input1, input2, weight, bias);
   return native::bilinear_composite(input1, input2, weight, bias);
 }
 
@@ -557,7 +572,13 @@ const Tensor& div_(const Tensor& self, const Scalar& other, std::optional<std::s
 // ============================================================================ dropout
 
 // dropout(Tensor input, float p, bool train) -> Tensor
+static Tensor math_bits_fallback_dropout(const Tensor& input, double p, bool train) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::dropout(input_r, p, train);
+}
+
 Tensor dropout(const Tensor& input, double p, bool train) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_dropout(input, p, train);
   return native::dropout_composite(input, p, train);
 }
 
@@ -569,7 +590,14 @@ const Tensor& dropout_(const Tensor& self, double p, bool train) {
 // ============================================================================ inner
 
 // inner(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_inner(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::inner(self_r, other_r);
+}
+
 Tensor inner(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_inner(self, other);
   return native::inner_composite(self, other);
 }
 
@@ -786,12 +814,24 @@ const Tensor& max_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ meshgrid
 
 // meshgrid(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_meshgrid(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::meshgrid(TensorList(tensors_r));
+}
+
 std::vector<Tensor> meshgrid(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_meshgrid(tensors);
   return native::meshgrid_composite(tensors);
 }
 
 // meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_meshgrid_indexing(TensorList tensors, std::string_view indexing) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::meshgrid(TensorList(tensors_r), indexing);
+}
+
 std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_meshgrid_indexing(tensors, indexing);
   return native::meshgrid_indexing_composite(tensors, indexing);
 }
 
@@ -874,7 +914,13 @@ const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ============================================================================ special_expit
 
 // special_expit(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_expit(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_expit(self_r);
+}
+
 Tensor special_expit(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_expit(self);
   return native::special_expit_composite(self);
 }
 
@@ -887,7 +933,14 @@ const Tensor& special_expit_out(const Tensor& out, const Tensor& self) {
 // ============================================================================ subtract
 
 // subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_subtract_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::subtract(self_r, other_r, alpha);
+}
+
 Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_subtract_Tensor(self, other, alpha);
   return native::subtract_Tensor_composite(self, other, alpha);
 }
 
@@ -903,7 +956,13 @@ const Tensor& subtract_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_subtract_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::subtract(self_r, other, alpha);
+}
+
 Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_subtract_Scalar(self, other, alpha);
   return native::subtract_Scalar_composite(self, other, alpha);
 }
 

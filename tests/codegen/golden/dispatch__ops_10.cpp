@@ -12,7 +12,13 @@ namespace tl {
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::ones_like(self_r, dtype, device);
+}
+
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_ones_like(self, dtype, device);
   return native::ones_like_composite(self, dtype, device);
 }
 

@@ -13,12 +13,25 @@ namespace tl {
 // ============================================================================ bucket
 
 // bucket(Tensor self, int[] bins) -> Tensor
+static Tensor math_bits_fallback_bucket(const Tensor& self, IntArrayRef bins) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::bucket(self_r, bins);
+}
+
 Tensor bucket(const Tensor& self, IntArrayRef bins) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_bucket(self, bins);
   return native::bucket_composite(self, bins);
 }
 
 // bucket.edges(Tensor self, Tensor[] bins) -> Tensor
+static Tensor math_bits_fallback_bucket_edges(const Tensor& self, TensorList bins) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto bins_r = math_bits::resolved_differentiable(bins);
+  return ::tl::bucket(self_r, TensorList(bins_r));
+}
+
 Tensor bucket(const Tensor& self, TensorList bins) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(bins)) != 0, 0)) return math_bits_fallback_bucket_edges(self, bins);
   return native::bucket_edges_composite(self, bins);
 }
 
