@@ -43,7 +43,7 @@ def conj_cases():
         ("c + 1, c = x.conj() (1 element)", lambda: s.conj() + 1, lambda: ts.conj() + 1),
         ("c + 1, c = x.conj() (1M complex64)", lambda: x.conj() + 1, lambda: t.conj() + 1),
         ("c.resolve_conj() (1M complex64)", lambda: x.conj().resolve_conj(), lambda: t.conj().resolve_conj()),
-        ("c.mul_(2) in place (1M complex64)", lambda: x.conj().mul_(1), lambda: t.conj().mul_(1)),
+        ("c.mul_(1) in place (1M complex64)", lambda: x.conj().mul_(1), lambda: t.conj().mul_(1)),
         ("a.mH @ a (256x256 complex64)", lambda: mat.mH @ mat, lambda: tmat.mH @ tmat),
     ]
 
