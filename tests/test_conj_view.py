@@ -422,3 +422,26 @@ def test_jit_script_and_trace():
     same(got, expected)
     traced = tl.jit.trace(lambda v: v.conj().mul(3), (x,))
     same(traced(x), t.conj().mul(3))
+
+
+def test_leaf_grad_bits_as_torch():
+    t, x = pair(dtype=torch.complex128)
+    t.requires_grad_(True)
+    x.requires_grad_(True)
+    g_t, g = pair(dtype=torch.complex128, seed=3)
+    x.conj().backward(g)
+    t.conj().backward(g_t)
+    # PyTorch's x.grad is here a conj view of g itself (it keeps the incoming view when only its tensor object
+    # is unshared); torchlite's AccumulateGrad copies a gradient whose storage is shared: the values, no bit.
+    assert_same(x.grad, t.grad)
+    assert t.grad.is_conj() and not x.grad.is_conj()
+    x.grad = None
+    t.grad = None
+    x.backward(g.conj())  # a gradient given as a conj view is stored by value
+    t.backward(g_t.conj())
+    same(x.grad, t.grad)
+    x.grad = None
+    t.grad = None
+    x._neg_view().backward(g)
+    t._neg_view().backward(g_t)
+    same(x.grad, t.grad)

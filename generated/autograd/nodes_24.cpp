@@ -10,7 +10,6 @@
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
-#include "generated/ops/conj_physical.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
@@ -38,7 +37,7 @@ variable_list ConjBackward0::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   (void)grad;
   if (should_compute_output(0)) {
-    grad_inputs[0] = conj_physical(grad);
+    grad_inputs[0] = _conj(grad);
   }
   return grad_inputs;
 }
