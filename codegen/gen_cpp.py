@@ -40,6 +40,8 @@ class OpView:
     out_factory_check: str              # factory out=: call checking dtype/device options against out
     zero_grad_node: str                 # unrecorded in-place op of a non-differentiable entry: its node name
     multi_output_view: bool             # returns several views (split, unbind): they are marked so
+    math_bits_check: str                # C++ condition: a tensor argument carries a lazy conj/neg bit
+    math_bits_fallback: str             # the static function resolving them (aten/core/MathBits.h)
 
 def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: bool = False) -> list[str]:
     ptrs = []
@@ -53,6 +55,84 @@ def _tensor_ptrs(f: NativeFunction, only: set[str] | None = None, skip_written: 
         elif a.type == OptionalType(BaseType("Tensor")):
             ptrs.append(f"opt_ptr({a.name})")
     return ptrs
+
+
+# Entries tagged so handle the lazy conjugate/negative bits themselves: views inherit them
+# (make_view), in-place views change geometry only, `math_bits` entries read them (copy_, resize_).
+MATH_BITS_TAGS = frozenset({"math_bits", "view", "inplace_view"})
+
+
+def _math_bits(f: NativeFunction, ret: str, sp: str, composite: bool = False) -> tuple[str, str]:
+    """The dispatcher's test of the arguments' math bits and the fallback it calls when one is set
+    (PyTorch's Conjugate/Negative fallback): inputs are read resolved; each written tensor with a bit is
+    replaced by a resolved copy that is copied back (copy_ honours the destination's bits) after the
+    kernel ran."""
+    src = f.functional or f
+    if MATH_BITS_TAGS & set(src.tags):
+        return "", ""
+    s = f.schema
+    if composite:
+        # A composite's body may reach kernels or memory directly (rms_norm's fused kernel, LAPACK), so a
+        # functional composite reads its inputs resolved, through the differentiable resolve_conj/resolve_neg
+        # (it runs above autograd). Composites returning views (conj, real, reshape, mH) keep the bits.
+        if s.kind() != SchemaKind.functional or any(r.annotation is not None for r in s.returns):
+            return "", ""
+        checks, setup, args = [], [], []
+        for a in s.arguments:
+            t = a.type
+            if t in (BaseType("Tensor"), OptionalType(BaseType("Tensor")), ListType(BaseType("Tensor")),
+                     ListType(OptionalType(BaseType("Tensor")))):
+                checks.append(f"{a.name}.math_bits()" if t == BaseType("Tensor") else f"math_bits::of({a.name})")
+                setup.append(f"  const auto {a.name}_r = math_bits::resolved_differentiable({a.name});")
+                # (the overload of a list is chosen by its type: histogramdd's bins are a count or a list)
+                args.append(f"TensorList({a.name}_r)" if t == ListType(BaseType("Tensor")) else f"{a.name}_r")
+            else:
+                args.append(a.name)
+        if not checks:
+            return "", ""
+        fn = (f"static {ret} math_bits_fallback_{s.name.cpp_id}({sp}) {{\n" + "\n".join(setup)
+              + f"\n  return ::tl::{cpp.api_name(f)}({', '.join(args)});\n}}\n")  # (an argument may share its name)
+        return " | ".join(checks), fn
+    checks, setup, args = [], [], []
+    for a in s.arguments:
+        t = a.type
+        is_tensor = t == BaseType("Tensor")
+        is_list = t in (ListType(BaseType("Tensor")), ListType(OptionalType(BaseType("Tensor"))))
+        is_opt = t == OptionalType(BaseType("Tensor"))
+        if not (is_tensor or is_list or is_opt):
+            args.append(a.name)
+            continue
+        checks.append(f"{a.name}.math_bits()" if is_tensor else f"math_bits::of({a.name})")
+        written = a.annotation is not None and a.annotation.is_write
+        if written and is_list:
+            setup.append(f"  const std::vector<Tensor> {a.name}_r = written.list({a.name});")
+        elif written:
+            setup.append(f"  const Tensor {a.name}_r = written.arg({a.name});")
+        else:
+            setup.append(f"  const auto {a.name}_r = math_bits::resolved({a.name});")
+        args.append(f"{a.name}_r")
+    if not checks:
+        return "", ""
+    call = f"ops::{s.name.cpp_id}::call({', '.join(args)})"
+    if not any("written." in line for line in setup):  # nothing written: the kernel's result is the op's
+        return " | ".join(checks), (
+            f"static {ret} math_bits_fallback_{s.name.cpp_id}({sp}) {{\n"
+            f"  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing\n"
+            + "\n".join(setup) + f"\n  return {call};\n}}\n")
+    w_rets = [r for r in s.returns if r.annotation is not None and r.annotation.is_write]
+    if ret == "void":
+        tail = f"  {call};\n  written.finish();\n"
+    elif w_rets and len(w_rets) == len(s.returns):
+        by_set = {a.annotation.alias_set: a.name for a in s.arguments if a.annotation is not None}
+        outs = [by_set[r.annotation.alias_set] for r in w_rets]
+        back = outs[0] if len(outs) == 1 else f"std::forward_as_tuple({', '.join(outs)})"
+        tail = f"  {call};\n  written.finish();\n  return {back};\n"
+    else:
+        tail = f"  auto result = {call};\n  written.finish();\n  return result;\n"
+    fn = (f"static {ret} math_bits_fallback_{s.name.cpp_id}({sp}) {{\n"
+          f"  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing\n"
+          f"  math_bits::WriteBack written;\n" + "\n".join(setup) + "\n" + tail + "}\n")
+    return " | ".join(checks), fn
 
 
 def _device_expr(f: NativeFunction) -> str:
@@ -148,6 +228,8 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         requires_grad = " || ".join(conds)
         next_edges = (f"next_edges_of({', '.join(diff)})" if lists
                       else f"collect_next_edges({{{', '.join(ptrs)}}})")
+    ret = cpp.return_type(s.returns)
+    bits_check, bits_fallback = _math_bits(f, ret, ", ".join(p.decl(False) for p in sp), f.is_composite)
     return OpView(
         f=f, schema=str(s), cpp_id=s.name.cpp_id, name=cpp.api_name(f), ret=cpp.return_type(s.returns),
         params_decl=", ".join(p.decl(True) for p in api), params=", ".join(p.decl(False) for p in api),
@@ -164,6 +246,7 @@ def op_view(ctx: Context, f: NativeFunction, backward: dict[str, BackwardInfo],
         alias_call=_alias_call(f, written),
         multi_output_view=(not f.is_composite and f.view_of is not None
                            and [r.type for r in s.returns] == [ListType(BaseType("Tensor"))]),
+        math_bits_check=bits_check, math_bits_fallback=bits_fallback,
     )
 
 

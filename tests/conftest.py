@@ -50,7 +50,9 @@ def torch_dtype(name):
 
 def to_torch(t):
     """A torch copy of a torchlite tensor (through float32 for bfloat16 and complex64 for complex32, which
-    NumPy lacks; both conversions are exact)."""
+    NumPy lacks; both conversions are exact); the values of a tensor with a lazy conj/neg bit."""
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
     if t.dtype == tl.bfloat16:
         return torch.from_numpy(t.float().numpy().copy()).to(torch.bfloat16)
     if t.dtype == tl.complex32:
@@ -86,6 +88,9 @@ def assert_same(actual, expected, atol=None, rtol=None, check_dtype=True):
     assert tuple(actual.shape) == tuple(expected.shape), (actual.shape, expected.shape)
     if check_dtype:
         assert str(actual.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1], (actual.dtype, expected.dtype)
+    if expected.dtype == torch.bool and expected.is_neg():  # neither library can negate bools: compare memories
+        assert actual.is_neg()
+        actual, expected = actual._neg_view(), expected._neg_view()
     got = to_torch(actual)
     if expected.dtype == torch.complex32:  # torch.testing compares no complex32: both as complex64 (exact)
         got, expected = got.to(torch.complex64), expected.to(torch.complex64)

@@ -35,7 +35,7 @@ def parts(t):
     """The float16 (real, imag) bits of a complex32 tensor of either library, as uint16 NumPy."""
     if isinstance(t, torch.Tensor):
         return torch.view_as_real(t.detach().resolve_conj()).contiguous().view(torch.int16).numpy()
-    return tl.view_as_real(t.detach()).contiguous().view(tl.int16).numpy()
+    return tl.view_as_real(t.detach().resolve_conj()).contiguous().view(tl.int16).numpy()
 
 
 def same(got, want):
@@ -43,13 +43,14 @@ def same(got, want):
     assert name_of(got.dtype) == name_of(want.dtype), (got.dtype, want.dtype)
     assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
     if want.dtype == torch.complex32:
-        g = tl.view_as_real(got.detach()).to(tl.float32).numpy()
+        g = tl.view_as_real(got.detach().resolve_conj()).to(tl.float32).numpy()
         w = torch.view_as_real(want.detach().resolve_conj()).float().numpy()
         np.testing.assert_array_equal(g, w)
     elif want.dtype == torch.bfloat16:
         np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
     else:
-        np.testing.assert_array_equal(got.numpy(), want.detach().resolve_conj().numpy())
+        np.testing.assert_array_equal(got.detach().resolve_conj().resolve_neg().numpy(),
+                                      want.detach().resolve_conj().resolve_neg().numpy())
 
 
 def tr(text):

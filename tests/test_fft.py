@@ -26,7 +26,7 @@ def close(got, want, rtol=None):
     tol = rtol or (2e-4 if single else 1e-10)
     w = want.detach().resolve_conj().numpy()  # PyTorch's ihfft returns a lazy conjugate
     scale = max(1.0, float(np.abs(w).max())) if w.size else 1.0
-    np.testing.assert_allclose(got.detach().numpy(), w, rtol=tol, atol=tol * scale)
+    np.testing.assert_allclose(got.detach().resolve_conj().numpy(), w, rtol=tol, atol=tol * scale)
 
 
 ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]

@@ -2,7 +2,8 @@
 
 Each sample call runs in torchlite and in PyTorch on the same values, for every dtype with contiguous
 inputs, and for a few dtypes with transposed, sliced and expanded inputs, with every tensor 0-d, and with
-an empty dimension; as the functional call, the in-place variant (`x.op_(...)`) and the out= variant.
+an empty dimension, and with their values behind the lazy conjugate bit (complex64: `conj()` views of the
+conjugates) and the lazy negative bit (float32: `_neg_view()` of the negations); as the functional call, the in-place variant (`x.op_(...)`) and the out= variant.
 Results must match in shape, dtype and value, the tensor arguments must hold the same values afterwards
 (in-place writes, or no write at all), and where PyTorch raises torchlite must raise the same exception
 type. Ops tagged `random` draw PyTorch's numbers: both libraries are seeded with 0 before each call and
@@ -29,10 +30,21 @@ ENTRIES = [f for f in ALL if f.functional is None and f.samples]
 # Layouts beyond the contiguous one run on these dtypes only (the time budget; layout bugs are rarely per dtype).
 FEW_DTYPES = ["float32", "int64"]
 LAYOUTS = ["transposed", "sliced", "expanded", "zero_d", "empty"]
+# Inputs with a lazy bit (docs/complex.md): every op reads them resolved, writes them through the bit.
+MATH_BIT_LAYOUTS = {"conj": "complex64", "neg": "float32"}
 
 # Mismatches with PyTorch found by this suite and not fixed yet, each a strict xfail (the entry must go once the
 # bug is fixed): the cases whose (op, sample index, form, layout, dtype) match a pattern (None matches anything).
 KNOWN_MISMATCHES: list = [
+    # PyTorch bugs with the lazy negative bit (its fallback is skipped on these paths): torchlite reads the values.
+    *[(("max_pool1d", i, "functional", "neg", "float32"),
+       "PyTorch's max_pool1d ignores the negative bit of its input (torch.max_pool1d(x._neg_view()) pools the "
+       "memory, not the values: its result differs from that of x.resolve_neg()); torchlite pools the values")
+      for i in (0, 1)],
+    *[(("binary_cross_entropy", i, "out", "neg", "float32"),
+       "PyTorch's binary_cross_entropy.out ignores the negative bit of its input (it reads the negated memory: "
+       "NaN/0 where the functional form gives the loss of the values); torchlite's out= equals its functional")
+      for i in (0, 1, 2)],
     (("_fft_r2c", None, "functional", "zero_d", "float32"),
      "PyTorch's _fft_r2c does not check its dims against a 0-d input (dim 1 of a 0-d tensor is accepted and "
      "transformed); torchlite raises IndexError \"Dimension specified as 1 but tensor has no dimensions\""),
@@ -150,6 +162,9 @@ def _cases():
         for i, sample in enumerate(f.samples):
             plan = [("contiguous", d) for d in ([None] if _dtype_free(sample) else DTYPES + complex_dtypes)]
             plan += [(lay, d) for lay in LAYOUTS if _layout_applies(sample, lay) for d in FEW_DTYPES + complex_dtypes[:1]]
+            plan += [(lay, d) for lay, d in MATH_BIT_LAYOUTS.items()
+                     if (d in complex_dtypes or (d == "float32" and not _dtype_free(sample)))
+                     and _layout_applies(sample, "zero_d")]
             for form in forms:
                 for lay, dtype in plan:
                     key = (str(f.schema.name), i, form, lay, dtype)
@@ -199,6 +214,12 @@ def _shape_for(spec, layout, emptied):
 
 def _pair(values, layout):
     """(torch input, torchlite input) with the values of contiguous torch tensor `values` in `layout`."""
+    if layout == "conj" and values.is_complex():  # the memory holds the conjugates; the conj bit undoes it
+        memory = values.conj_physical()
+        return memory.conj(), from_torch(memory).conj()
+    if layout == "neg" and values.is_floating_point():
+        memory = values.neg()
+        return memory._neg_view(), from_torch(memory)._neg_view()
     if layout == "transposed" and values.dim() >= 2:
         base = values.transpose(-1, -2).contiguous()
         return base.transpose(-1, -2), from_torch(base).transpose(-1, -2)

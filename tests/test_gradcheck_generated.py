@@ -59,6 +59,7 @@ def _variant(f, kind):
 # none; their gradients are checked against PyTorch's in the files named.
 COMPLEX_INPUT_FORMULAS = {
     "view_as_real": "tests/test_complex_views.py",
+    "_conj": "tests/test_conj_view.py",
     "_fft_c2c": "tests/test_fft.py",
     "_fft_c2r": "tests/test_fft.py",
 }

@@ -32,12 +32,17 @@ def _wrap_type_error_to_not_implemented(fn):
     return wrapped
 
 
-def _rebuild_tensor(data, dtype, shape, requires_grad, device="cpu"):
-    """Unpickles a tensor saved by Tensor.__reduce_ex__ (data as nested lists; None for meta)."""
+def _rebuild_tensor(data, dtype, shape, requires_grad, device="cpu", conj=False, neg=False):
+    """Unpickles a tensor saved by Tensor.__reduce_ex__ (data as nested lists; None for meta); `conj`/`neg`:
+    the data is what the memory of a tensor with those lazy bits held, and the bits are set again."""
     if data is None or 0 in shape:
         t = _ops.empty(shape, dtype=dtype, device=device)
     else:
         t = _C.tensor(data, dtype=dtype)
+    if conj:
+        t = t._conj()
+    if neg:
+        t = t._neg_view()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -283,8 +288,8 @@ class Tensor(_C.TensorBase):
         """A NumPy array sharing this tensor's memory (CPU tensors; not bfloat16)."""
         import numpy as np
 
-        if force:
-            return np.asarray(self.detach()._numpy_holder()).copy()
+        if force:  # PyTorch's force=True: the values, lazy conj/neg bits resolved
+            return np.asarray(self.detach().resolve_conj().resolve_neg()._numpy_holder()).copy()
         # The array's base holds the storage itself, so the memory outlives `x.data = y` and resizes.
         return np.asarray(self._numpy_holder())
 
@@ -361,6 +366,8 @@ class Tensor(_C.TensorBase):
             raise BufferError(f"Can't export a CPU tensor to DLPack device {tuple(dl_device)}")
         if copy is not None and type(copy) is not builtins.bool:
             raise TypeError(f"copy must be a bool or None, got {type(copy).__name__}")
+        if self.is_conj():  # the capsule would show the memory, not the conjugated values
+            raise BufferError("Can't export tensors with the conjugate bit set")
         tensor = self.clone() if copy else self
         return _C._to_dlpack(tensor, max_version is not None and max_version[0] >= 1)
 
@@ -403,8 +410,12 @@ class Tensor(_C.TensorBase):
         return new
 
     def __reduce_ex__(self, protocol):
-        data = None if self.is_meta else self.detach().tolist()
-        return (_rebuild_tensor, (data, self.dtype, tuple(self.shape), self.requires_grad, str(self.device)))
+        bits = (self.is_conj(), self.is_neg())
+        # The memory's values (the bits flipped off), so that the lazy bits come back as they were.
+        memory = self.detach()._conj() if bits[0] else self.detach()
+        memory = memory._neg_view() if bits[1] else memory
+        data = None if self.is_meta else memory.tolist()
+        return (_rebuild_tensor, (data, self.dtype, tuple(self.shape), self.requires_grad, str(self.device)) + bits)
 
 
 def _expect_tensor(op: str, name: str, position: int, value) -> None:

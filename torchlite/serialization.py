@@ -157,9 +157,11 @@ def _reduce_tensor(t):
         raise RuntimeError(f"torchlite.save: tensors on {t.device} cannot be saved")
     ref = _StorageRef(t.untyped_storage(), t.dtype)
     args = (ref, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad, _collections.OrderedDict())
+    # The lazy conj/neg bits travel as PyTorch writes them: the storage as it is, plus a metadata dict.
+    metadata = {k: True for k, v in (("conj", t.is_conj()), ("neg", t.is_neg())) if v}
     if t.dtype in _STORAGE_CLASS:
-        return _REBUILD_V2, args
-    return _REBUILD_V3, args + (_dtype_global(t.dtype),)
+        return _REBUILD_V2, args + ((metadata,) if metadata else ())
+    return _REBUILD_V3, args + (_dtype_global(t.dtype),) + ((metadata,) if metadata else ())
 
 
 class _AlignedZipWriter:
@@ -231,6 +233,11 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, 
     """PyTorch's _rebuild_tensor_v2: a tensor viewing `storage` (a (UntypedStorage, dtype) pair)."""
     untyped, dtype = storage
     t = _tl.empty(0, dtype=dtype).set_(untyped, storage_offset, tuple(size), tuple(stride))
+    if metadata:  # PyTorch's set_tensor_metadata: the lazy bits of a saved conj()/imag view
+        if metadata.get("conj", False):
+            t = t._conj()
+        if metadata.get("neg", False):
+            t = t._neg_view()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -239,7 +246,7 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype,
                        metadata=None):
     untyped, _ = storage
-    return _rebuild_tensor((untyped, dtype), storage_offset, size, stride, requires_grad)
+    return _rebuild_tensor((untyped, dtype), storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):

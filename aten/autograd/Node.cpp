@@ -12,9 +12,11 @@
 #include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd {
@@ -438,8 +440,20 @@ namespace {
 struct Geometry {
   DimVector sizes, strides;
   int64_t offset = 0;
-  explicit Geometry(const Tensor& t) : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
+  uint8_t math_bits = 0;  // the lazy conj/neg bits (a conj() view of its base reads it conjugated)
+  explicit Geometry(const Tensor& t)
+      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), math_bits(t.math_bits()) {}
 };
+
+// The gradient of a view's elements from the gradient of its base's elements, or back: a view whose
+// conj/neg bits differ from its base's (x.conj(), x.conj().imag) reads its base conjugated/negated,
+// so its gradients are conjugated/negated (the Wirtinger gradient of conj is the conjugate).
+Tensor through_math_bits(const Tensor& grad, uint8_t relative_bits) {
+  Tensor g = grad;
+  if ((relative_bits & TensorImpl::kConjBit) && is_complex_type(g.dtype())) g = tl::conj_physical(g);
+  if (relative_bits & TensorImpl::kNegBit) g = tl::neg(g);
+  return g;
+}
 
 // The new history of a base after an in-place op `fn` wrote into one of its views: the gradient
 // of the base flows to the base's old history, except in the view's elements, where it goes
@@ -463,11 +477,12 @@ struct CopySlices final : Node {
     Tensor result = tl::empty_strided(base_.sizes, base_.strides, grad.dtype(), grad.device());
     tl::copy_(result, grad, false);
     Tensor slice = tl::as_strided(result, view_.sizes, view_.strides, view_.offset - base_.offset);
-    variable_list res = fn_->apply(variable_list{tl::clone(slice)});
+    const uint8_t relative_bits = view_.math_bits ^ base_.math_bits;
+    variable_list res = fn_->apply(variable_list{through_math_bits(tl::clone(slice), relative_bits)});
     TL_CHECK(res.size() == fn_->num_outputs(), "Function ", fn_->name(), " returned ", res.size(),
              " gradients, expected ", fn_->num_outputs());
     if (!res.empty() && res[0].defined()) {
-      tl::copy_(slice, generated::sum_to(res[0], view_.sizes), false);
+      tl::copy_(slice, through_math_bits(generated::sum_to(res[0], view_.sizes), relative_bits), false);
     } else {
       tl::fill_(slice, 0);
     }
@@ -492,7 +507,7 @@ struct ViewOfBaseBackward final : Node {
   variable_list apply(variable_list&& grads) override {
     variable_list out(num_outputs());
     if (should_compute_output(0) && grads[0].defined())
-      out[0] = generated::as_strided_backward(grads[0], base_.sizes, base_.strides, base_.offset, view_.sizes,
+      out[0] = generated::as_strided_backward(through_math_bits(grads[0], view_.math_bits ^ base_.math_bits), base_.sizes, base_.strides, base_.offset, view_.sizes,
                                               view_.strides, view_.offset);
     return out;
   }
@@ -578,6 +593,7 @@ Tensor detached_alias(const Tensor& t) {
   auto impl = intrusive_ptr<TensorImpl>::make(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
   impl->share_version_counter(t.impl()->version_counter());
   impl->set_wrapped_number(t.impl()->is_wrapped_number());
+  impl->set_math_bits(t.impl()->math_bits());
   return Tensor(std::move(impl));
 }
 

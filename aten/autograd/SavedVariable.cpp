@@ -95,6 +95,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
                                               src.storage_offset());
   impl->share_version_counter(data_.impl()->version_counter());
   impl->set_wrapped_number(src.is_wrapped_number());
+  impl->set_math_bits(src.math_bits());
   impl->set_view_base(src.view_base());
   AutogradMeta& meta = impl->ensure_autograd_meta();
   meta.grad_fn = std::move(fn);
@@ -113,6 +114,7 @@ Tensor SavedVariable::unpack_from_hooks(std::shared_ptr<Node> fn) const {
                                               src.storage_offset());
   impl->share_version_counter(data.impl()->version_counter());
   impl->set_wrapped_number(src.is_wrapped_number());
+  impl->set_math_bits(src.math_bits());
   AutogradMeta& meta = impl->ensure_autograd_meta();
   if (fn) {
     meta.grad_fn = std::move(fn);

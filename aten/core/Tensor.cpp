@@ -69,6 +69,7 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
                                                                   : CreationMeta::NoGradMode;
   impl->set_creation_meta(made, base.impl()->view_base() ? base.impl()->creation_meta() : CreationMeta::Default);
   impl->set_inference(base.impl()->is_inference());
+  impl->set_math_bits(base.impl()->math_bits());  // views keep the lazy conj/neg bits
   return Tensor(std::move(impl));
 }
 
@@ -100,8 +101,17 @@ Scalar tensor_item(const Tensor& t) {
   TL_CHECK(!t.is_meta(), "item: cannot read the value of a meta tensor: it has no data");
   // A bool element is read as its byte (!= 0): loading a byte other than 0/1 as bool is UB.
   if (t.dtype() == ScalarType::Bool) return Scalar(*static_cast<const uint8_t*>(t.data_ptr()) != 0);
-  return TL_DISPATCH_EVERY_DTYPE(t.dtype(), "item",
+  const Scalar s = TL_DISPATCH_EVERY_DTYPE(t.dtype(), "item",
                                               [&]() -> Scalar { return element_scalar(*t.data_ptr<scalar_t>()); });
+  if (t.math_bits() == 0) return s;
+  // The lazy bits (conj(), imag of a conj() view): the value, not what the memory holds.
+  if (s.is_complex()) {
+    std::complex<double> v = s.to_complex();
+    if (t.is_conj()) v = std::conj(v);
+    return Scalar(t.is_neg() ? -v : v);
+  }
+  if (!t.is_neg()) return s;
+  return s.is_floating_point() ? Scalar(-s.to_double()) : Scalar(-s.to_long());
 }
 
 }  // namespace tl

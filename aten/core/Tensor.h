@@ -41,6 +41,10 @@ class Tensor {
   bool is_meta() const { return impl_->device().is_meta(); }
   bool is_cpu() const { return impl_->device().is_cpu(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_conj() const { return impl_->is_conj(); }
+  bool is_neg() const { return impl_->is_neg(); }
+  // The lazy conjugate/negative bits (0 when neither is set, or for an undefined tensor).
+  uint8_t math_bits() const { return impl_ ? impl_->math_bits() : 0; }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   const Storage& storage() const { return impl_->storage(); }
   void* data_ptr() const { return impl_->data(); }

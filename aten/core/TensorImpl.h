@@ -105,6 +105,18 @@ class TensorImpl : public intrusive_target {
   bool is_inference() const { return is_inference_; }
   void set_inference(bool v) { is_inference_ = v; }
 
+  // PyTorch's lazy math bits (docs/complex.md): the logical value is the conjugate (kConjBit) and/or
+  // the negation (kNegBit) of what the storage holds. Views inherit them (make_view); the dispatcher
+  // resolves them for ops whose YAML entry does not handle them (aten/core/MathBits.h).
+  static constexpr uint8_t kConjBit = 1;
+  static constexpr uint8_t kNegBit = 2;
+  uint8_t math_bits() const { return math_bits_; }
+  void set_math_bits(uint8_t bits) { math_bits_ = bits; }
+  bool is_conj() const { return (math_bits_ & kConjBit) != 0; }
+  bool is_neg() const { return (math_bits_ & kNegBit) != 0; }
+  void set_conj(bool v) { math_bits_ = v ? (math_bits_ | kConjBit) : (math_bits_ & ~kConjBit); }
+  void set_neg(bool v) { math_bits_ = v ? (math_bits_ | kNegBit) : (math_bits_ & ~kNegBit); }
+
  private:
   void refresh_numel_and_contiguity();
 
@@ -119,6 +131,7 @@ class TensorImpl : public intrusive_target {
   CreationMeta made_ = CreationMeta::NoGradMode;
   CreationMeta inherited_ = CreationMeta::Default;
   bool is_inference_ = false;
+  uint8_t math_bits_ = 0;  // kConjBit | kNegBit (fits the padding after the flags above)
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
   intrusive_ptr<TensorImpl> view_base_;

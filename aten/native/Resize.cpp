@@ -56,8 +56,10 @@ void resize_(const Tensor& self, IntArrayRef shape) {
 
 Tensor input_unaffected_by_resize(const Tensor& input, const Tensor& out) {
   if (!out.defined() || !input.defined() || !input.is_same(out)) return input;
-  return Tensor(intrusive_ptr<TensorImpl>::make(input.storage(), input.dtype(), input.sizes(), input.strides(),
-                                                input.storage_offset()));
+  Tensor copy(intrusive_ptr<TensorImpl>::make(input.storage(), input.dtype(), input.sizes(), input.strides(),
+                                              input.storage_offset()));
+  copy.impl()->set_math_bits(input.impl()->math_bits());
+  return copy;
 }
 
 bool resize_output(const Tensor& out, IntArrayRef shape, const char* op) {

@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
@@ -23,6 +24,23 @@
 #include "generated/ops/threshold_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _conj(Tensor(a) self) -> Tensor(a)
+struct ConjBackward0 final : Node {
+  std::string name() const override { return "ConjBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ConjBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _conj(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 struct AddcdivBackward0 final : Node {
@@ -317,6 +335,20 @@ variable_list StdMeanBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _conj(Tensor(a) self) -> Tensor(a)
+Tensor _conj(const Tensor& self) {
+  auto grad_fn = std::make_shared<ConjBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_conj::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {

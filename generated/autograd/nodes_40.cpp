@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_neg_view.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/cat.h"
@@ -21,6 +22,23 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _neg_view(Tensor(a) self) -> Tensor(a)
+struct NegViewBackward0 final : Node {
+  std::string name() const override { return "NegViewBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NegViewBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(grad);
+  }
+  return grad_inputs;
+}
 
 // Backward of _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleNearestExact3DBackward0 final : Node {
@@ -337,6 +355,20 @@ variable_list TBackward1::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _neg_view(Tensor(a) self) -> Tensor(a)
+Tensor _neg_view(const Tensor& self) {
+  auto grad_fn = std::make_shared<NegViewBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_neg_view::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {

@@ -2,6 +2,7 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 21.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/real.h"
@@ -32,7 +33,8 @@ Tensor max_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
 
 // real(Tensor(a) self) -> Tensor(a)
 Tensor real_composite(const Tensor& self) {
-  return is_complex_type(self.dtype()) ? select(view_as_real(self), -1, 0) : self;
+  if (!is_complex_type(self.dtype())) return self;
+  return select(view_as_real(self.is_conj() ? _conj(self) : self), -1, 0);  // conj leaves the real part
 }
 
 }  // namespace tl::native

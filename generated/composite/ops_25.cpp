@@ -2,7 +2,9 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 25.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/add.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/mul.h"
@@ -29,7 +31,7 @@ Tensor rand_like_composite(const Tensor& self, std::optional<ScalarType> dtype, 
 
 // resolve_conj(Tensor(a) self) -> Tensor(a)
 Tensor resolve_conj_composite(const Tensor& self) {
-  return self;
+  return self.is_conj() ? conj_physical(_conj(self)) : self;
 }
 
 // special_ndtr(Tensor self) -> Tensor

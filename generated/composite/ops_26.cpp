@@ -2,13 +2,15 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 26.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_neg_view.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/resolve_neg.h"
 
 namespace tl::native {
 
 // resolve_neg(Tensor(a) self) -> Tensor(a)
 Tensor resolve_neg_composite(const Tensor& self) {
-  return self;
+  return self.is_neg() ? neg(_neg_view(self)) : self;
 }
 
 }  // namespace tl::native

@@ -2,8 +2,8 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 3.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/conj.h"
-#include "generated/ops/conj_physical.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/linalg_matmul.h"
@@ -13,7 +13,7 @@ namespace tl::native {
 
 // conj(Tensor(a) self) -> Tensor(a)
 Tensor conj_composite(const Tensor& self) {
-  return is_complex_type(self.dtype()) ? conj_physical(self) : self;
+  return is_complex_type(self.dtype()) ? _conj(self) : self;
 }
 
 // flipud(Tensor self) -> Tensor

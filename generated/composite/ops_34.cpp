@@ -22,8 +22,7 @@ const Tensor& celu__composite(const Tensor& self, const Scalar& alpha) {
 
 // is_conj(Tensor self) -> bool
 bool is_conj_composite(const Tensor& self) {
-  (void)self;
-  return false;
+  return self.is_conj();
 }
 
 }  // namespace tl::native

@@ -20,8 +20,7 @@ std::tuple<Tensor, Tensor, Tensor> _lu_with_info_composite(const Tensor& self, b
 
 // is_neg(Tensor self) -> bool
 bool is_neg_composite(const Tensor& self) {
-  (void)self;
-  return false;
+  return self.is_neg();
 }
 
 // special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor

@@ -3,7 +3,7 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/adjoint.h"
-#include "generated/ops/conj_physical.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/nanmean.h"
@@ -17,12 +17,11 @@ namespace tl::native {
 Tensor adjoint_composite(const Tensor& self) {
   if (self.dim() == 0) {
     warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
-    return is_complex_type(self.dtype()) ? conj_physical(self) : self;
+    return conj(self);
   }
   TL_CHECK(self.dim() >= 2, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
            self.dim(), "-D tensor.");
-  Tensor t = transpose(self, -2, -1);
-  return is_complex_type(self.dtype()) ? conj_physical(t) : t;
+  return conj(transpose(self, -2, -1));
 }
 
 // nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

@@ -2,6 +2,8 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 59.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_conj.h"
+#include "generated/ops/_neg_view.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/imag.h"
 #include "generated/ops/select.h"
@@ -13,7 +15,8 @@ namespace tl::native {
 // imag(Tensor(a) self) -> Tensor(a)
 Tensor imag_composite(const Tensor& self) {
   TL_CHECK(is_complex_type(self.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
-  return select(view_as_real(self), -1, 1);
+  if (!self.is_conj()) return select(view_as_real(self), -1, 1);
+  return select(_neg_view(view_as_real(_conj(self))), -1, 1);  // imag(conj z) = -imag z: the negative bit
 }
 
 // special_erfc(Tensor self) -> Tensor

@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 24: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/_fused_radam.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
@@ -22,6 +23,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _conj(Tensor(a) self) -> Tensor(a)
+void boxed__conj(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::_conj(a[0].toTensor()));
+}
 
 // _fused_radam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> ()
 void boxed__fused_radam_(Stack& s) {
@@ -247,6 +254,7 @@ void boxed_swapdims_(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_conj(Tensor(a) self) -> Tensor(a)", boxed__conj, 0},
     {"_fused_radam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> ()", boxed__fused_radam_, 0},
     {"addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", boxed_addcdiv, kPointwise},
     {"addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", boxed_addcdiv_, kPointwise},

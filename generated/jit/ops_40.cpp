@@ -2,6 +2,7 @@
 // Boxed ops for the JIT, shard 40: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_neg_view.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/combinations.h"
@@ -20,6 +21,12 @@
 
 namespace tl::jit {
 namespace {
+
+// _neg_view(Tensor(a) self) -> Tensor(a)
+void boxed__neg_view(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::_neg_view(a[0].toTensor()));
+}
 
 // _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 void boxed__upsample_nearest_exact3d(Stack& s) {
@@ -232,6 +239,7 @@ void boxed_t_(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_neg_view(Tensor(a) self) -> Tensor(a)", boxed__neg_view, 0},
     {"_upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_nearest_exact3d, 0},
     {"_upsample_nearest_exact3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact3d_out, 0},
     {"_upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact3d_vec, 0},

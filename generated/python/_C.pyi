@@ -349,6 +349,14 @@ class TensorBase:
         """The bitwise XOR of `self` and the number `other`."""
         ...
 
+    def _conj(self) -> Tensor:
+        """A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the public form, which also takes real tensors)."""
+        ...
+
+    def _neg_view(self) -> Tensor:
+        """A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns)."""
+        ...
+
     def _test_mul_add(self, other: Tensor) -> tuple[Tensor, Tensor]:
         """Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable."""
         ...
@@ -452,7 +460,7 @@ class TensorBase:
         ...
 
     def adjoint(self) -> Tensor:
-        """The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning."""
+        """The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning."""
         ...
 
     @overload
@@ -859,7 +867,7 @@ class TensorBase:
         ...
 
     def conj(self) -> Tensor:
-        """The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view."""
+        """The complex conjugate of `self` as a view with the lazy conjugate bit (`is_conj()` True; writes through either alias reach the other; ops read it conjugated); `self` itself for real tensors."""
         ...
 
     def conj_physical(self) -> Tensor:
@@ -1483,11 +1491,11 @@ class TensorBase:
         ...
 
     def is_conj(self) -> bool:
-        """False (torchlite tensors never carry a lazy conjugate bit)."""
+        """Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor)."""
         ...
 
     def is_neg(self) -> bool:
-        """False (torchlite tensors never carry a lazy negation bit)."""
+        """Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`)."""
         ...
 
     def is_nonzero(self) -> bool:
@@ -2220,11 +2228,11 @@ class TensorBase:
         ...
 
     def resolve_conj(self) -> Tensor:
-        """`self` (torchlite tensors never carry a lazy conjugate bit)."""
+        """`self` when its conjugate bit is not set, otherwise a new tensor holding the conjugated values (no bit)."""
         ...
 
     def resolve_neg(self) -> Tensor:
-        """`self` (torchlite tensors never carry a lazy negation bit)."""
+        """`self` when its negative bit is not set, otherwise a new tensor holding the negated values (no bit)."""
         ...
 
     def roll(self, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int]] = ()) -> Tensor:

@@ -15,6 +15,10 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Union[int, Sequence[int]]) 
     """The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d."""
     ...
 
+def _conj(input: Tensor) -> Tensor:
+    """A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the public form, which also takes real tensors)."""
+    ...
+
 @overload
 def _ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int], target_lengths: Sequence[int], blank: int = 0, zero_infinity: bool = False) -> tuple[Tensor, Tensor]:
     """ctc_loss's kernel on (T, N, C) log-probabilities and int64 or int32 targets: the negative log-likelihood of each target (N,) (inf where no alignment fits its input length) and the log-space forward variables log_alpha (N, T, 2 max(target_lengths) + 1), -inf where unused."""
@@ -82,6 +86,10 @@ def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
 
 def _lu_with_info(input: Tensor, pivot: bool = True, check_errors: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """`linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py)."""
+    ...
+
+def _neg_view(input: Tensor) -> Tensor:
+    """A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns)."""
     ...
 
 def _pack_padded_sequence(input: Tensor, lengths: Tensor, batch_first: bool) -> tuple[Tensor, Tensor]:
@@ -198,7 +206,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Number = 1, alpha: 
     ...
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning."""
+    """The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning."""
     ...
 
 def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:
@@ -722,7 +730,7 @@ def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, out: Optional[Tensor
     ...
 
 def conj(input: Tensor) -> Tensor:
-    """The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view."""
+    """The complex conjugate of `self` as a view with the lazy conjugate bit (`is_conj()` True; writes through either alias reach the other; ops read it conjugated); `self` itself for real tensors."""
     ...
 
 def conj_physical(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -1405,11 +1413,11 @@ def inverse(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     ...
 
 def is_conj(input: Tensor) -> bool:
-    """False (torchlite tensors never carry a lazy conjugate bit)."""
+    """Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor)."""
     ...
 
 def is_neg(input: Tensor) -> bool:
-    """False (torchlite tensors never carry a lazy negation bit)."""
+    """Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`)."""
     ...
 
 def is_nonzero(input: Tensor) -> bool:
@@ -2181,11 +2189,11 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Optional[A
     ...
 
 def resolve_conj(input: Tensor) -> Tensor:
-    """`self` (torchlite tensors never carry a lazy conjugate bit)."""
+    """`self` when its conjugate bit is not set, otherwise a new tensor holding the conjugated values (no bit)."""
     ...
 
 def resolve_neg(input: Tensor) -> Tensor:
-    """`self` (torchlite tensors never carry a lazy negation bit)."""
+    """`self` when its negative bit is not set, otherwise a new tensor holding the negated values (no bit)."""
     ...
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:

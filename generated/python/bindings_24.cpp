@@ -8,6 +8,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_conj.h"
 #include "generated/ops/_fused_radam.h"
 #include "generated/ops/addcdiv.h"
 #include "generated/ops/clone.h"
@@ -32,6 +33,22 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* median_type = nullptr;
 PyTypeObject* median_out_type = nullptr;
+
+// _conj
+PyObject* fn__conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_conj(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_radam_
 PyObject* fn_internal__fused_radam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -534,6 +551,22 @@ PyObject* fn_swapdims(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor._conj
+PyObject* method__conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_conj()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.addcdiv
 PyObject* method_addcdiv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -823,6 +856,10 @@ PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 void add_bindings_24(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   median_type = return_type("median", {"values", "indices"});
   median_out_type = return_type("median_out", {"values", "indices"});
+  functions["_ops"].push_back({"_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__conj)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_conj(Tensor input) -> Tensor
+
+A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the public form, which also takes real tensors).)doc"});
   functions["_internal"].push_back({"_fused_radam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_radam_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_radam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> None
 
@@ -923,6 +960,10 @@ The standard deviation and the mean of `self` over the dimensions in `dim` (all 
       METH_FASTCALL | METH_KEYWORDS, R"doc(swapdims(Tensor input, int dim0, int dim1) -> Tensor
 
 `transpose(self, dim0, dim1)`.)doc"});
+  methods.push_back({"_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__conj)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(_conj() -> Tensor
+
+A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the public form, which also takes real tensors).)doc"});
   methods.push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcdiv)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 

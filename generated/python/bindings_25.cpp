@@ -393,7 +393,7 @@ Uniform random numbers in [0, 1) with the shape of `self` and its dtype and devi
   functions["_ops"].push_back({"resolve_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resolve_conj)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_conj(Tensor input) -> Tensor
 
-`self` (torchlite tensors never carry a lazy conjugate bit).)doc"});
+`self` when its conjugate bit is not set, otherwise a new tensor holding the conjugated values (no bit).)doc"});
   functions["_nn"].push_back({"silu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_silu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(silu(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -429,7 +429,7 @@ In-place version of fmod(): writes the result into self. The remainder of dividi
   methods.push_back({"resolve_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_conj)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_conj() -> Tensor
 
-`self` (torchlite tensors never carry a lazy conjugate bit).)doc"});
+`self` when its conjugate bit is not set, otherwise a new tensor holding the conjugated values (no bit).)doc"});
   (void)functions;
   (void)methods;
 }

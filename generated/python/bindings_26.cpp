@@ -486,7 +486,7 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
   functions["_ops"].push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resolve_neg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg(Tensor input) -> Tensor
 
-`self` (torchlite tensors never carry a lazy negation bit).)doc"});
+`self` when its negative bit is not set, otherwise a new tensor holding the negated values (no bit).)doc"});
   functions["_ops"].push_back({"row_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_row_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
@@ -542,7 +542,7 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
   methods.push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_neg)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg() -> Tensor
 
-`self` (torchlite tensors never carry a lazy negation bit).)doc"});
+`self` when its negative bit is not set, otherwise a new tensor holding the negated values (no bit).)doc"});
   (void)functions;
   (void)methods;
 }

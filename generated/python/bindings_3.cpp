@@ -468,7 +468,7 @@ void add_bindings_3(FunctionTables& functions, std::vector<PyMethodDef>& methods
   functions["_ops"].push_back({"conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conj(Tensor input) -> Tensor
 
-The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view.)doc"});
+The complex conjugate of `self` as a view with the lazy conjugate bit (`is_conj()` True; writes through either alias reach the other; ops read it conjugated); `self` itself for real tensors.)doc"});
   functions["_ops"].push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumprod)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
@@ -520,7 +520,7 @@ True where an element of `self` is at most the number `other`.)doc"});
   methods.push_back({"conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(conj() -> Tensor
 
-The complex conjugate of `self`; `self` itself for real tensors. torchlite computes it (conj_physical) where PyTorch returns a lazy conjugate view.)doc"});
+The complex conjugate of `self` as a view with the lazy conjugate bit (`is_conj()` True; writes through either alias reach the other; ops read it conjugated); `self` itself for real tensors.)doc"});
   methods.push_back({"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumprod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(int dim, *, ScalarType? dtype=None) -> Tensor
 

@@ -372,7 +372,7 @@ In-place celu.)doc"});
   functions["_ops"].push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_conj)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj(Tensor input) -> bool
 
-False (torchlite tensors never carry a lazy conjugate bit).)doc"});
+Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor).)doc"});
   functions["_ops"].push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -400,7 +400,7 @@ Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimen
   methods.push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_conj)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj() -> bool
 
-False (torchlite tensors never carry a lazy conjugate bit).)doc"});
+Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor).)doc"});
   methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
 

@@ -7,6 +7,7 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_neg_view.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/combinations.h"
@@ -29,6 +30,22 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_slogdet_type = nullptr;
 PyTypeObject* linalg_slogdet_out_type = nullptr;
+
+// _neg_view
+PyObject* fn__neg_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_neg_view(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("_neg_view", self);
+  auto result = [&] { GilRelease no_gil; return tl::_neg_view(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _upsample_nearest_exact3d
 PyObject* fn_nn__upsample_nearest_exact3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -519,6 +536,22 @@ PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssi
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor._neg_view
+PyObject* method__neg_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_neg_view()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("_neg_view", self);
+  auto result = [&] { GilRelease no_gil; return tl::_neg_view(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.floor_divide
 PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -700,6 +733,10 @@ PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, 
 void add_bindings_40(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_slogdet_type = return_type("linalg_slogdet", {"sign", "logabsdet"});
   linalg_slogdet_out_type = return_type("linalg_slogdet_out", {"sign", "logabsdet"});
+  functions["_ops"].push_back({"_neg_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__neg_view)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_neg_view(Tensor input) -> Tensor
+
+A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns).)doc"});
   functions["_nn"].push_back({"_upsample_nearest_exact3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 
@@ -796,6 +833,10 @@ In-place version of floor_divide(): writes the result into self. Divides `self` 
 __ifloordiv__(Scalar other) -> Tensor
 
 In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"_neg_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__neg_view)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(_neg_view() -> Tensor
+
+A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns).)doc"});
   methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
 

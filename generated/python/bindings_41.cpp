@@ -652,7 +652,7 @@ The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else
   functions["_ops"].push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_neg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg(Tensor input) -> bool
 
-False (torchlite tensors never carry a lazy negation bit).)doc"});
+Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`).)doc"});
   functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
 
@@ -708,7 +708,7 @@ In-place version of cumsum(): writes the result into self. Cumulative sum of `se
   methods.push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_neg)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg() -> bool
 
-False (torchlite tensors never carry a lazy negation bit).)doc"});
+Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`).)doc"});
   methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
 

@@ -447,7 +447,7 @@ void add_bindings_57(FunctionTables& functions, std::vector<PyMethodDef>& method
   functions["_ops"].push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
 
-The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
+The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
   functions["_ops"].push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cross)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
 
@@ -495,7 +495,7 @@ The gradient of `unfold`: a tensor of `input_sizes` where each element sums the 
   methods.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_adjoint)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
 
-The conjugate transpose of the last two dimensions (`mH`). A view of `self` for real tensors; for complex ones a new tensor, as `conj` (PyTorch returns a view with a lazy conjugate bit). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
+The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
   methods.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cross)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
 

@@ -40,7 +40,7 @@ def _differentiable_indices(outputs):
 
 def _real_values(t):
     """t's values as a flat float64 NumPy array; a complex tensor gives (real, imag) pairs."""
-    t = t.detach()
+    t = t.detach().resolve_conj().resolve_neg()  # the values of a conj()/imag view, not its memory
     if t.is_complex():
         t = _torchlite.view_as_real(t.to(_torchlite.complex128).contiguous())
     return t.double().contiguous().numpy().reshape(-1)

@@ -41,6 +41,7 @@ PyObject* new_tensor_object(PyTypeObject* cls, Tensor&& t) {
 Tensor shallow_copy(const Tensor& t, bool share_version) {
   auto impl = intrusive_ptr<TensorImpl>::make(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
   if (share_version) impl->share_version_counter(t.impl()->version_counter());
+  impl->set_math_bits(t.impl()->math_bits());
   return Tensor(std::move(impl));
 }
 

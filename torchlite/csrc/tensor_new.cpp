@@ -7,7 +7,9 @@
 #include <string>
 #include <type_traits>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
+#include "aten/core/MathBits.h"
 #include "aten/core/Storage.h"
 #include "aten/native/FactoryOptions.h"
 #include "aten/native/TensorIterator.h"
@@ -545,8 +547,13 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype, std::op
   return target.is_meta() ? empty_tensor(sizes, st, target) : out;
 }
 
-PyObject* tensor_to_list(const Tensor& t) {
-  TL_CHECK_AS(NotImplementedError, !t.is_meta(), "Cannot copy out of meta tensor; no data!");
+PyObject* tensor_to_list(const Tensor& tensor) {
+  TL_CHECK_AS(NotImplementedError, !tensor.is_meta(), "Cannot copy out of meta tensor; no data!");
+  Tensor t = tensor;
+  if (t.math_bits() != 0) {  // the values, not the memory, of a conj()/imag-of-conj view
+    autograd::NoGradGuard no_grad;
+    t = math_bits::resolved(t);
+  }
   DimVector byte_strides;
   for (int64_t s : t.strides()) byte_strides.push_back(byte_stride(s, t.itemsize()));
   const char* p = static_cast<const char*>(t.data_ptr());
@@ -614,6 +621,9 @@ PyObject* tensor_numpy_holder(const Tensor& t) {
 
 PyObject* tensor_array_interface(const Tensor& t) {
   TL_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  // The array would show the memory, not the value: PyTorch refuses tensors with a lazy bit.
+  TL_CHECK(!t.is_conj(), "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.");
+  TL_CHECK(!t.is_neg(), "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.");
   TL_CHECK_TYPE(!t.is_meta(), "can't convert meta device type tensor to numpy: a meta tensor has no data");
   const char* typestr = nullptr;
   switch (t.dtype()) {

@@ -45,12 +45,30 @@ void conj_loop(TensorIterator& iter) {
 // stride 1.
 Tensor view_as_real_kernel(const Tensor& self) {
   TL_CHECK(is_complex_type(self.dtype()), "view_as_real is only supported for complex tensors");
+  TL_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so "
+                            "you can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor "
+                            "will NOT alias the original.");
   DimVector sizes(self.sizes());
   DimVector strides;
   for (int64_t s : self.strides()) strides.push_back(s * 2);
   sizes.push_back(2);
   strides.push_back(1);
   return dtype_view(self, to_real_type(self.dtype()), sizes, strides, self.storage_offset() * 2);
+}
+
+// The lazy math bits' views (aten/core/MathBits.h): the same memory, the bit flipped. Only complex
+// tensors take the conjugate bit (`conj` of a real tensor is the tensor; PyTorch's _conj asserts).
+Tensor conj_view_kernel(const Tensor& self) {
+  TL_CHECK(is_complex_type(self.dtype()), "_conj: expected a complex tensor, got ", scalar_type_name(self.dtype()));
+  Tensor v = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  v.impl()->set_conj(!self.is_conj());
+  return v;
+}
+
+Tensor neg_view_kernel(const Tensor& self) {
+  Tensor v = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  v.impl()->set_neg(!self.is_neg());
+  return v;
 }
 
 // The inverse: a last dimension of size 2 and stride 1 becomes one complex element; the other

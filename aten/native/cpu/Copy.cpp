@@ -10,6 +10,9 @@
 #include "aten/core/Warning.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/core/MathBits.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/neg.h"
 
 namespace tl::native {
 namespace {
@@ -152,6 +155,21 @@ const Tensor& copy_kernel(const Tensor& self, const Tensor& src, bool /*non_bloc
   }
   TL_CHECK(!src.is_meta(), "copy_: Cannot copy out of meta tensor; no data!");
   if (self.is_same(src)) return self;
+  // Lazy conjugate/negative bits (aten/core/MathBits.h): the memory of `self` receives the logical value
+  // of `src` with self's own bits applied; with the same bits on both, the memory is copied as it is.
+  const uint8_t dst_bits = self.math_bits(), src_bits = src.math_bits();
+  if (dst_bits != 0 || src_bits != 0) {
+    if (dst_bits == src_bits) {
+      copy_kernel(math_bits::physical(self), math_bits::physical(src), false);
+      return self;
+    }
+    Tensor value = empty_tensor(self.sizes(), self.dtype());
+    copy_kernel(value, math_bits::resolved(src), false);
+    if ((dst_bits & TensorImpl::kConjBit) && is_complex_type(value.dtype())) conj_physical_(value);
+    if (dst_bits & TensorImpl::kNegBit) neg_(value);
+    copy_kernel(math_bits::physical(self), value, false);
+    return self;
+  }
   if (is_complex_type(src.dtype()) && !is_complex_type(self.dtype())) {
     warn("Casting complex values to real discards the imaginary part");
   }
