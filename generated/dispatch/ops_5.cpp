@@ -3,23 +3,79 @@
 #include "aten/autograd/Node.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/affine_grid_generator_backward.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/outer.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/swapaxes.h"
 #include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d_backward
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool2d_backward::Kernel* ops::_adaptive_avg_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_backward_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool2d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+}
+
+// ============================================================================ _adaptive_avg_pool3d_backward
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool3d_backward::Kernel* ops::_adaptive_avg_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool3d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool3d_backward_kernel,
+};
+
+Tensor ops::_adaptive_avg_pool3d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool3d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool3d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool3d_backward::call(grad_output, self);
+}
 
 // ============================================================================ _embedding_bag
 
@@ -41,6 +97,31 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
     return autograd::wrappers::_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
   }
   return ops::_embedding_bag::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+// ============================================================================ _fused_adamw
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adamw_::Kernel* ops::_fused_adamw_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamw_kernel,
+    /* Meta */ nullptr,
+};
+
+void ops::_fused_adamw_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const Device kernel_device = dispatch_device("_fused_adamw_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamw_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : max_exp_avg_sqs) t.bump_version();
+}
+
+void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamw_");
+  return ops::_fused_adamw_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
 }
 
 // ============================================================================ _pack_padded_sequence
@@ -129,6 +210,13 @@ std::tuple<const Tensor&, const Tensor&> _test_mul_add_out(const Tensor& product
 // affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor
 Tensor affine_grid_generator_backward(const Tensor& grad_grid, IntArrayRef size, bool align_corners) {
   return native::affine_grid_generator_backward_composite(grad_grid, size, align_corners);
+}
+
+// ============================================================================ allclose
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return native::allclose_composite(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ col2im
@@ -269,6 +357,56 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
+// ============================================================================ empty_like
+
+// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ fractional_max_pool3d
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ops::fractional_max_pool3d::Kernel* ops::fractional_max_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_kernel,
+    /* Meta */ native::fractional_max_pool3d_kernel,
+};
+
+std::tuple<Tensor, Tensor> ops::fractional_max_pool3d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d", {&self, &random_samples});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d", kernel_device);
+  return kernel(self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fractional_max_pool3d(self, kernel_size, output_size, random_samples);
+  }
+  return ops::fractional_max_pool3d::call(self, kernel_size, output_size, random_samples);
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::fractional_max_pool3d_output::Kernel* ops::fractional_max_pool3d_output::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_output_kernel,
+    /* Meta */ native::fractional_max_pool3d_output_kernel,
+};
+
+std::tuple<const Tensor&, const Tensor&> ops::fractional_max_pool3d_output::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  const Device kernel_device = dispatch_device("fractional_max_pool3d.output", {&self, &random_samples, &output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d.output", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, output_size, random_samples, output, indices);
+  output.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> fractional_max_pool3d_out(const Tensor& output, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  check_out_no_grad("fractional_max_pool3d.output", {&self, &random_samples}, {&output, &indices});
+  return ops::fractional_max_pool3d_output::call(self, kernel_size, output_size, random_samples, output, indices);
+}
+
 // ============================================================================ ger
 
 // ger(Tensor self, Tensor vec2) -> Tensor
@@ -335,6 +473,28 @@ const Tensor& ops::im2col_out::call(const Tensor& self, IntArrayRef kernel_size,
 const Tensor& im2col_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   check_out_no_grad("im2col.out", {&self}, {&out});
   return ops::im2col_out::call(self, kernel_size, dilation, padding, stride, out);
+}
+
+// ============================================================================ linalg_matrix_norm
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linalg_solve_triangular
@@ -476,6 +636,75 @@ const Tensor& log_out(const Tensor& out, const Tensor& self) {
   return ops::log_out::call(self, out);
 }
 
+// ============================================================================ logsumexp
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor logsumexp_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::logsumexp_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::logsumexp::Kernel* ops::logsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_functional,
+    /* Meta */ logsumexp_kernel_functional,
+};
+
+Tensor ops::logsumexp::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Device kernel_device = dispatch_device("logsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logsumexp(self, dim, keepdim);
+  }
+  return ops::logsumexp::call(self, dim, keepdim);
+}
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logsumexp_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logsumexp_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::logsumexp_out::Kernel* ops::logsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_out,
+    /* Meta */ logsumexp_kernel_out,
+};
+
+const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Device kernel_device = dispatch_device("logsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("logsumexp.out", {&self}, {&out});
+  return ops::logsumexp_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ pad
+
+// pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  return native::pad_composite(self, pad, mode, value);
+}
+
+// ============================================================================ positive
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive(const Tensor& self) {
+  return native::positive_composite(self);
+}
+
 // ============================================================================ rsub
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -518,11 +747,45 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return ops::rsub_Scalar::call(self, other, alpha);
 }
 
+// ============================================================================ slice
+
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+ops::slice_Tensor::Kernel* ops::slice_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::slice_kernel,
+    /* Meta */ native::slice_kernel,
+};
+
+Tensor ops::slice_Tensor::call(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  const Device kernel_device = dispatch_device("slice.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice.Tensor", kernel_device);
+  return kernel(self, dim, start, end, step);
+}
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
+  }
+  return ops::slice_Tensor::call(self, dim, start, end, step);
+}
+
 // ============================================================================ special_log_softmax
 
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return native::special_log_softmax_composite(self, dim, dtype);
+}
+
+// ============================================================================ swapaxes
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes_composite(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes__composite(self, axis0, axis1);
 }
 
 // ============================================================================ tensordot
