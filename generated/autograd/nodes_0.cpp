@@ -9,18 +9,23 @@
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/linalg_pinv.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/norm.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/special_ndtri.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -65,6 +70,67 @@ variable_list BatchNormGatherStatsWithCountsBackward0::apply(variable_list&& gra
   return grad_inputs;
 }
 
+// Backward of copysign.Tensor(Tensor self, Tensor other) -> Tensor
+struct CopysignBackward0 final : Node {
+  std::string name() const override { return "CopysignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list CopysignBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = copysign_tensor_self_backward(grad, self, result);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of copysign.Scalar(Tensor self, Scalar other) -> Tensor
+struct CopysignBackward1 final : Node {
+  std::string name() const override { return "CopysignBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list CopysignBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = copysign_tensor_self_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
 // Backward of erf(Tensor self) -> Tensor
 struct ErfBackward0 final : Node {
   std::string name() const override { return "ErfBackward0"; }
@@ -87,6 +153,40 @@ variable_list ErfBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, mul(exp(neg(mul(self, self))), 1.1283791670955126));
+  }
+  return grad_inputs;
+}
+
+// Backward of gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+struct GeluBackwardBackward0 final : Node {
+  std::string name() const override { return "GeluBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& approximate = as_arg(approximate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gelu_backward(grad, self, approximate);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = gelu_double_backward(grad, grad_output, self, approximate);
   }
   return grad_inputs;
 }
@@ -116,6 +216,38 @@ variable_list LinalgPinvBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = pinv_backward(grad, result, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of logaddexp2(Tensor self, Tensor other) -> Tensor
+struct Logaddexp2Backward0 final : Node {
+  std::string name() const override { return "Logaddexp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logaddexp_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = logaddexp_backward(grad, other, self, true);
   }
   return grad_inputs;
 }
@@ -187,6 +319,138 @@ variable_list NllLoss2DBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(2)) {
     grad_inputs[2] = not_implemented("aten::nll_loss2d_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+struct NormBackward0 final : Node {
+  std::string name() const override { return "NormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar p_;
+  SavedVariable result_;
+};
+
+variable_list NormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = norm_backward(grad, self, p, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+struct NormBackward1 final : Node {
+  std::string name() const override { return "NormBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> p_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list NormBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = norm_backward(grad, self, p, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+struct NormBackward2 final : Node {
+  std::string name() const override { return "NormBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> p_;
+  SavedVariable result_;
+};
+
+variable_list NormBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = norm_backward(grad, self, p, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+struct NormBackward3 final : Node {
+  std::string name() const override { return "NormBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> p_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list NormBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = norm_backward(grad, self, p, result, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -270,6 +534,32 @@ variable_list SoftplusBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of special_ndtri(Tensor self) -> Tensor
+struct SpecialNdtriBackward0 final : Node {
+  std::string name() const override { return "SpecialNdtriBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SpecialNdtriBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(mul(mul(result, result), 0.5)), 2.5066282746310002));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -307,6 +597,84 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(const Tensor& inp
   return result;
 }
 
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor copysign_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<CopysignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::copysign_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& copysign__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "copysign_.Tensor");
+  auto grad_fn = std::make_shared<CopysignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::copysign__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// copysign.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor copysign_Scalar(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<CopysignBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::copysign_Scalar::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "copysign_.Scalar");
+  auto grad_fn = std::make_shared<CopysignBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::copysign__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
 // erf(Tensor self) -> Tensor
 Tensor erf(const Tensor& self) {
   auto grad_fn = std::make_shared<ErfBackward0>();
@@ -340,6 +708,27 @@ const Tensor& erf_(const Tensor& self) {
   return self;
 }
 
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  auto grad_fn = std::make_shared<GeluBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gelu_backward::call(grad_output, self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
 Tensor linalg_pinv_atol_rtol_tensor(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
   auto grad_fn = std::make_shared<LinalgPinvBackward0>();
@@ -357,6 +746,26 @@ Tensor linalg_pinv_atol_rtol_tensor(const Tensor& self, const std::optional<Tens
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<Logaddexp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logaddexp2::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 
@@ -421,6 +830,94 @@ Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const 
   return result;
 }
 
+// norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+Tensor norm_Scalar(const Tensor& self, const Scalar& p) {
+  auto grad_fn = std::make_shared<NormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::norm_Scalar::call(self, p);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+Tensor norm_ScalarOpt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<NormBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::norm_ScalarOpt_dim::call(self, p, dim, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+Tensor norm_ScalarOpt_dtype(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  auto grad_fn = std::make_shared<NormBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::norm_ScalarOpt_dtype::call(self, p, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+Tensor norm_ScalarOpt_dim_dtype(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  auto grad_fn = std::make_shared<NormBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::norm_ScalarOpt_dim_dtype::call(self, p, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // repeat(Tensor self, int[] repeats) -> Tensor
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   auto grad_fn = std::make_shared<RepeatBackward0>();
@@ -473,6 +970,23 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// special_ndtri(Tensor self) -> Tensor
+Tensor special_ndtri(const Tensor& self) {
+  auto grad_fn = std::make_shared<SpecialNdtriBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_ndtri::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

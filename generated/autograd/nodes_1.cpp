@@ -8,20 +8,26 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
+#include "generated/ops/amax.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/diag_embed.h"
+#include "generated/ops/diagonal.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/imag.h"
 #include "generated/ops/index.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/real.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -76,6 +82,85 @@ variable_list EmbeddingBagForwardOnlyBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+struct AmaxBackward0 final : Node {
+  std::string name() const override { return "AmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list AmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+struct BinaryCrossEntropyBackwardBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction);
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::binary_cross_entropy_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of complex(Tensor real, Tensor imag) -> Tensor
 struct ComplexBackward0 final : Node {
   std::string name() const override { return "ComplexBackward0"; }
@@ -92,6 +177,30 @@ variable_list ComplexBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = imag(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+struct DiagEmbedBackward0 final : Node {
+  std::string name() const override { return "DiagEmbedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagEmbedBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal(grad, offset, dim1, dim2);
   }
   return grad_inputs;
 }
@@ -181,6 +290,97 @@ variable_list IndexBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of mul.Tensor(Tensor self, Tensor other) -> Tensor
+struct MulBackward0 final : Node {
+  std::string name() const override { return "MulBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+  ScalarType other_scalar_type;
+  ScalarType self_scalar_type;
+};
+
+variable_list MulBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type);
+  }
+  return grad_inputs;
+}
+
+// Backward of mul.Scalar(Tensor self, Scalar other) -> Tensor
+struct MulBackward1 final : Node {
+  std::string name() const override { return "MulBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar other_;
+};
+
+variable_list MulBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& other = as_arg(other_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, other);
+  }
+  return grad_inputs;
+}
+
+// Backward of multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+struct MultilabelMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MultilabelMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list MultilabelMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multilabel_margin_loss_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of neg(Tensor self) -> Tensor
+struct NegBackward0 final : Node {
+  std::string name() const override { return "NegBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NegBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(grad);
+  }
+  return grad_inputs;
+}
+
 // Backward of rad2deg(Tensor self) -> Tensor
 struct Rad2DegBackward0 final : Node {
   std::string name() const override { return "Rad2DegBackward0"; }
@@ -266,6 +466,46 @@ variable_list SmoothL1LossBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+struct SoftMarginLossBackwardBackward0 final : Node {
+  std::string name() const override { return "SoftMarginLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list SoftMarginLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::soft_margin_loss_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 struct UnsqueezeBackward0 final : Node {
   std::string name() const override { return "UnsqueezeBackward0"; }
@@ -343,6 +583,55 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Ten
   return result;
 }
 
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::amax::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<BinaryCrossEntropyBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::binary_cross_entropy_backward::call(grad_output, self, target, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // complex(Tensor real, Tensor imag) -> Tensor
 Tensor complex(const Tensor& real, const Tensor& imag) {
   auto grad_fn = std::make_shared<ComplexBackward0>();
@@ -351,6 +640,23 @@ Tensor complex(const Tensor& real, const Tensor& imag) {
   {
     AutoGradMode below_autograd(false);
     result = ops::complex::call(real, imag);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagEmbedBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diag_embed::call(self, offset, dim1, dim2);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -432,6 +738,119 @@ Tensor index_Tensor(const Tensor& self, const std::vector<std::optional<Tensor>>
   return result;
 }
 
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<MulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->other_scalar_type = other.scalar_type();
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mul_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "mul_.Tensor");
+  auto grad_fn = std::make_shared<MulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->other_scalar_type = other.scalar_type();
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::mul__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor mul_Scalar(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<MulBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mul_Scalar::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& mul__Scalar(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "mul_.Scalar");
+  auto grad_fn = std::make_shared<MulBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->other_ = other;
+  {
+    AutoGradMode below_autograd(false);
+    ops::mul__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  auto grad_fn = std::make_shared<MultilabelMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multilabel_margin_loss_backward::call(grad_output, self, target, reduction, is_target);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// neg(Tensor self) -> Tensor
+Tensor neg(const Tensor& self) {
+  auto grad_fn = std::make_shared<NegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::neg::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// neg_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& neg_(const Tensor& self) {
+  check_inplace(self, "neg_");
+  auto grad_fn = std::make_shared<NegBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::neg_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // rad2deg(Tensor self) -> Tensor
 Tensor rad2deg(const Tensor& self) {
   auto grad_fn = std::make_shared<Rad2DegBackward0>();
@@ -511,6 +930,30 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
   {
     AutoGradMode below_autograd(false);
     result = ops::smooth_l1_loss_backward::call(grad_output, self, target, reduction, beta);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<SoftMarginLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::soft_margin_loss_backward::call(grad_output, self, target, reduction);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

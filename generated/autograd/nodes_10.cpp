@@ -10,11 +10,34 @@
 #include "generated/ops/_lstm_layer.h"
 #include "generated/ops/_lstm_layer_backward.h"
 #include "generated/ops/_lstm_layer_differentiable_backward.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/cos.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/diagonal_copy.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_fill.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/max_unpool2d.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
+#include "generated/ops/native_dropout_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/upsample_trilinear3d.h"
+#include "generated/ops/upsample_trilinear3d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -94,6 +117,29 @@ variable_list LstmLayerBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+struct UpsampleNearestExact1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact1d_backward(grad, output_size, self_sizes, scales);
+  }
+  return grad_inputs;
+}
+
 // Backward of cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
 struct CauchyBackward0 final : Node {
   std::string name() const override { return "CauchyBackward0"; }
@@ -107,6 +153,106 @@ variable_list CauchyBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of conj_physical(Tensor self) -> Tensor
+struct ConjPhysicalBackward0 final : Node {
+  std::string name() const override { return "ConjPhysicalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ConjPhysicalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = conj_physical(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+struct DiagonalBackward0_copy final : Node {
+  std::string name() const override { return "DiagonalBackward0_copy"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+  DimVector self_sizes;
+};
+
+variable_list DiagonalBackward0_copy::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal_backward(grad, self_sizes, offset, dim1, dim2);
+  }
+  return grad_inputs;
+}
+
+// Backward of logit(Tensor self, float? eps=None) -> Tensor
+struct LogitBackward0 final : Node {
+  std::string name() const override { return "LogitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<double> eps_;
+};
+
+variable_list LogitBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& eps = as_arg(eps_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logit_backward(grad, self, eps);
+  }
+  return grad_inputs;
+}
+
+// Backward of masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+struct MaskedScatterBackward0 final : Node {
+  std::string name() const override { return "MaskedScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+  DimVector source_sizes;
+};
+
+variable_list MaskedScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_fill(grad, mask, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = masked_scatter_backward(grad, mask, source_sizes);
   }
   return grad_inputs;
 }
@@ -137,6 +283,212 @@ variable_list MaxUnpool2DBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeBatchNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeBatchNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_out_.reset_data();
+    input_.reset_data();
+    weight_.reset_data();
+    running_mean_.reset_data();
+    running_var_.reset_data();
+    save_mean_.reset_data();
+    save_invstd_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_out_.nbytes() + input_.nbytes() + weight_.nbytes() + running_mean_.nbytes() + running_var_.nbytes() + save_mean_.nbytes() + save_invstd_.nbytes();
+  }
+
+  SavedVariable grad_out_;
+  SavedVariable input_;
+  SavedVariable weight_;
+  SavedVariable running_mean_;
+  SavedVariable running_var_;
+  SavedVariable save_mean_;
+  SavedVariable save_invstd_;
+  bool train_;
+  double eps_;
+};
+
+variable_list NativeBatchNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_out = grad_out_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& running_mean = unpack_optional(running_mean_, shared_from_this());
+  const auto& running_var = unpack_optional(running_var_, shared_from_this());
+  const auto& save_mean = unpack_optional(save_mean_, shared_from_this());
+  const auto& save_invstd = unpack_optional(save_invstd_, shared_from_this());
+  const auto& train = as_arg(train_);
+  const auto& eps = as_arg(eps_);
+  if (should_compute_output(1) || should_compute_output(2) || should_compute_output(0)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(1), should_compute_output(2), should_compute_output(0)};
+    auto computed = batchnorm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, running_mean, running_var, train, eps, save_mean, save_invstd, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+    if (should_compute_output(0)) grad_inputs[0] = std::get<2>(std::move(computed));
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("native_batch_norm_backward running_mean");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("native_batch_norm_backward running_var");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("native_batch_norm_backward save_mean");
+  }
+  if (should_compute_output(6)) {
+    grad_inputs[6] = not_implemented("native_batch_norm_backward save_invstd");
+  }
+  return grad_inputs;
+}
+
+// Backward of native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+struct NativeDropoutBackward0 final : Node {
+  std::string name() const override { return "NativeDropoutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  double p_;
+  std::optional<bool> train_;
+  SavedVariable result1_;
+};
+
+variable_list NativeDropoutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& p = as_arg(p_);
+  const auto& train = as_arg(train_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = native_dropout_backward(grad, result1, train.value_or(true) ? (p == 1 ? 0.0 : 1.0 / (1.0 - p)) : 1.0);
+  }
+  return grad_inputs;
+}
+
+// Backward of poisson(Tensor self, Generator? generator=None) -> Tensor
+struct PoissonBackward0 final : Node {
+  std::string name() const override { return "PoissonBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list PoissonBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReflectionPad1DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad1d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+struct SigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+};
+
+variable_list SigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, conj(output));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(conj(grad), mul(grad_output, rsub(mul(conj(output), 2), 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of sin(Tensor self) -> Tensor
+struct SinBackward0 final : Node {
+  std::string name() const override { return "SinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SinBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(cos(self)));
+  }
+  return grad_inputs;
+}
+
 // Backward of sinc(Tensor self) -> Tensor
 struct SincBackward0 final : Node {
   std::string name() const override { return "SincBackward0"; }
@@ -159,6 +511,66 @@ variable_list SincBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = sinc_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+struct SoftshrinkBackwardBackward0 final : Node {
+  std::string name() const override { return "SoftshrinkBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list SoftshrinkBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softshrink_backward(grad, self, lambd);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleTrilinear3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleTrilinear3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleTrilinear3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_trilinear3d_backward(grad, output_size, self_sizes, align_corners, scales_d, scales_h, scales_w);
   }
   return grad_inputs;
 }
@@ -225,6 +637,23 @@ std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& input_gates, const 
   return result;
 }
 
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact1d::call(self, output_size, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::optional<Generator> generator) {
   check_inplace(self, "cauchy_");
@@ -233,6 +662,121 @@ const Tensor& cauchy_(const Tensor& self, double median, double sigma, std::opti
   {
     AutoGradMode below_autograd(false);
     ops::cauchy_::call(self, median, sigma, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// conj_physical(Tensor self) -> Tensor
+Tensor conj_physical(const Tensor& self) {
+  auto grad_fn = std::make_shared<ConjPhysicalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::conj_physical::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& conj_physical_(const Tensor& self) {
+  check_inplace(self, "conj_physical_");
+  auto grad_fn = std::make_shared<ConjPhysicalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::conj_physical_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagonalBackward0_copy>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diagonal_copy::call(self, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// logit(Tensor self, float? eps=None) -> Tensor
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  auto grad_fn = std::make_shared<LogitBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logit::call(self, eps);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
+  check_inplace(self, "logit_");
+  auto grad_fn = std::make_shared<LogitBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::logit_::call(self, eps);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  auto grad_fn = std::make_shared<MaskedScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_scatter::call(self, mask, source);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_inplace(self, "masked_scatter_");
+  auto grad_fn = std::make_shared<MaskedScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->source_sizes = source.sizes();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::masked_scatter_::call(self, mask, source);
   }
   rebase_history(self, grad_fn);
   return self;
@@ -253,6 +797,155 @@ Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeBatchNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)}));
+  grad_fn->train_ = train;
+  grad_fn->eps_ = eps;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_out_ = SavedVariable(grad_out, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(3)) {
+    grad_fn->running_mean_ = save_optional(running_mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(4)) {
+    grad_fn->running_var_ = save_optional(running_var, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(5)) {
+    grad_fn->save_mean_ = save_optional(save_mean, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2) || grad_fn->should_compute_output(6)) {
+    grad_fn->save_invstd_ = save_optional(save_invstd, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  auto grad_fn = std::make_shared<NativeDropoutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input}));
+  grad_fn->p_ = p;
+  grad_fn->train_ = train;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_dropout::call(input, p, train);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<PoissonBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::poisson::call(self, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad1d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  auto grad_fn = std::make_shared<SigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid_backward::call(grad_output, output);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sin::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sin_(const Tensor& self) {
+  check_inplace(self, "sin_");
+  auto grad_fn = std::make_shared<SinBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sin_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // sinc(Tensor self) -> Tensor
@@ -286,6 +979,44 @@ const Tensor& sinc_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<SoftshrinkBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softshrink_backward::call(grad_output, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleTrilinear3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_trilinear3d::call(self, output_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

@@ -6,12 +6,36 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_unsafe_view.h"
 #include "generated/ops/batch_norm_stats.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/max_unpool3d.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/sigmoid_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _unsafe_view(Tensor self, int[] size) -> Tensor
+struct UnsafeViewBackward0 final : Node {
+  std::string name() const override { return "UnsafeViewBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list UnsafeViewBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reshape(grad, self_sizes);
+  }
+  return grad_inputs;
+}
 
 // Backward of batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
 struct BatchNormStatsBackward0 final : Node {
@@ -95,12 +119,84 @@ variable_list MaxUnpool3DBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct ModeBackward0 final : Node {
+  std::string name() const override { return "ModeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list ModeBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of sigmoid(Tensor self) -> Tensor
+struct SigmoidBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list SigmoidBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sigmoid_backward(grad, result);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _unsafe_view(Tensor self, int[] size) -> Tensor
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  auto grad_fn = std::make_shared<UnsafeViewBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_unsafe_view::call(self, size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
@@ -157,6 +253,60 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<ModeBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mode::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sigmoid(Tensor self) -> Tensor
+Tensor sigmoid(const Tensor& self) {
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sigmoid::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_(const Tensor& self) {
+  check_inplace(self, "sigmoid_");
+  auto grad_fn = std::make_shared<SigmoidBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sigmoid_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

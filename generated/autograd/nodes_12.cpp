@@ -6,17 +6,128 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/adaptive_max_pool2d_backward.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/bincount.h"
+#include "generated/ops/hardshrink.h"
+#include "generated/ops/hardshrink_backward.h"
 #include "generated/ops/ldexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/nll_loss.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/pad_sequence.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/replication_pad1d_backward.h"
+#include "generated/ops/topk.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+struct AdaptiveAvgPool3DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool3d_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+struct AdaptiveMaxPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result1_;
+};
+
+variable_list AdaptiveMaxPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = adaptive_max_pool2d_backward(grad, self, result1);
+  }
+  return grad_inputs;
+}
+
+// Backward of binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+struct BinaryCrossEntropyWithLogitsBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyWithLogitsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+    pos_weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes() + pos_weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  SavedVariable pos_weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyWithLogitsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& pos_weight = unpack_optional(pos_weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::binary_cross_entropy_with_logits");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::binary_cross_entropy_with_logits");
+  }
+  return grad_inputs;
+}
 
 // Backward of bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
 struct BincountBackward0 final : Node {
@@ -31,6 +142,34 @@ variable_list BincountBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = not_implemented("aten::bincount");
+  }
+  return grad_inputs;
+}
+
+// Backward of hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+struct HardshrinkBackward0 final : Node {
+  std::string name() const override { return "HardshrinkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list HardshrinkBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardshrink_backward(grad, self, lambd);
   }
   return grad_inputs;
 }
@@ -63,6 +202,45 @@ variable_list LdexpBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul(grad, mul(result, 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
+// Backward of nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+struct NllLossBackwardBackward0 final : Node {
+  std::string name() const override { return "NllLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+};
+
+variable_list NllLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& ignore_index = as_arg(ignore_index_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = nll_loss(grad, target, weight, reduction, ignore_index);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::nll_loss_backward");
   }
   return grad_inputs;
 }
@@ -122,12 +300,106 @@ variable_list ReplicationPad1DBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+struct TopkBackward0 final : Node {
+  std::string name() const override { return "TopkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list TopkBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool3d::call(self, output_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool2d::call(self, output_size);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<BinaryCrossEntropyWithLogitsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->pos_weight_ = save_optional(pos_weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
@@ -137,6 +409,24 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   {
     AutoGradMode below_autograd(false);
     result = ops::bincount::call(self, weights, minlength);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<HardshrinkBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardshrink::call(self, lambd);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -182,6 +472,28 @@ const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
   return self;
 }
 
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  auto grad_fn = std::make_shared<NllLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, opt_ptr(weight)}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->ignore_index_ = ignore_index;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
 Tensor pad_sequence(TensorList sequences, bool batch_first, double padding_value, std::string_view padding_side) {
   auto grad_fn = std::make_shared<PadSequenceBackward0>();
@@ -215,6 +527,26 @@ Tensor replication_pad1d_backward(const Tensor& grad_output, const Tensor& self,
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  auto grad_fn = std::make_shared<TopkBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::topk::call(self, k, dim, largest, sorted);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 

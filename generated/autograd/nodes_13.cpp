@@ -6,10 +6,19 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
 #include "generated/ops/_fft_r2c.h"
+#include "generated/ops/_log_softmax_backward_data.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
+#include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
+#include "generated/ops/cummax.h"
 #include "generated/ops/div.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -19,11 +28,40 @@
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/xlogy.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+struct AdaptiveAvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool2d_backward(grad, self);
+  }
+  return grad_inputs;
+}
 
 // Backward of _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
 struct FftR2CBackward0 final : Node {
@@ -46,6 +84,121 @@ variable_list FftR2CBackward0::apply(variable_list&& grads) {
   const auto& onesided = as_arg(onesided_);
   if (should_compute_output(0)) {
     grad_inputs[0] = fft_r2c_backward(grad, dim, normalization, onesided, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of acos(Tensor self) -> Tensor
+struct AcosBackward0 final : Node {
+  std::string name() const override { return "AcosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AcosBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(mul(grad, conj(rsqrt(rsub(mul(self, self), 1)))));
+  }
+  return grad_inputs;
+}
+
+// Backward of adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+struct AdaptiveMaxPool3DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveMaxPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result1_;
+};
+
+variable_list AdaptiveMaxPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = adaptive_max_pool3d_backward(grad, self, result1);
+  }
+  return grad_inputs;
+}
+
+// Backward of cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+struct CummaxBackward0 final : Node {
+  std::string name() const override { return "CummaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable indices_;
+};
+
+variable_list CummaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct LogSoftmaxBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list LogSoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, self_scalar_type);
   }
   return grad_inputs;
 }
@@ -186,6 +339,26 @@ variable_list ReplicationPad3DBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of silu_backward(Tensor grad_output, Tensor self) -> Tensor
+struct SiluBackwardBackward0 final : Node {
+  std::string name() const override { return "SiluBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SiluBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::silu_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::silu_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct SumBackward0 final : Node {
   std::string name() const override { return "SumBackward0"; }
@@ -294,6 +467,23 @@ variable_list XlogyBackward1::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool2d::call(self, output_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
 Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
   auto grad_fn = std::make_shared<FftR2CBackward0>();
@@ -309,6 +499,101 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// acos(Tensor self) -> Tensor
+Tensor acos(const Tensor& self) {
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::acos::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// acos_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& acos_(const Tensor& self) {
+  check_inplace(self, "acos_");
+  auto grad_fn = std::make_shared<AcosBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::acos_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  auto grad_fn = std::make_shared<AdaptiveMaxPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::adaptive_max_pool3d::call(self, output_size);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<CummaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cummax::call(self, dim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_softmax_int::call(self, dim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 
@@ -391,6 +676,20 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
   {
     AutoGradMode below_autograd(false);
     result = ops::replication_pad3d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<SiluBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::silu_backward::call(grad_output, self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

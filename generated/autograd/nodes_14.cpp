@@ -11,10 +11,18 @@
 #include "generated/ops/add.h"
 #include "generated/ops/clamp_max.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/digamma.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/embedding_dense_backward.h"
+#include "generated/ops/floor.h"
+#include "generated/ops/frexp.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/hardtanh.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/le.h"
 #include "generated/ops/leaky_relu.h"
 #include "generated/ops/leaky_relu_backward.h"
+#include "generated/ops/lgamma.h"
 #include "generated/ops/log.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
@@ -26,6 +34,7 @@
 #include "generated/ops/special_i1e.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/view.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -116,6 +125,110 @@ variable_list ClampMaxBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+struct EmbeddingBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  SavedVariable indices_;
+  int64_t padding_idx_;
+  bool scale_grad_by_freq_;
+  DimVector weight_sizes;
+};
+
+variable_list EmbeddingBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = indices_.unpack(shared_from_this());
+  const auto& padding_idx = as_arg(padding_idx_);
+  const auto& scale_grad_by_freq = as_arg(scale_grad_by_freq_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = embedding_dense_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq);
+  }
+  return grad_inputs;
+}
+
+// Backward of floor(Tensor self) -> Tensor
+struct FloorBackward0 final : Node {
+  std::string name() const override { return "FloorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FloorBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+struct FrexpBackward0 final : Node {
+  std::string name() const override { return "FrexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    exponent_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return exponent_.nbytes();
+  }
+
+  SavedVariable exponent_;
+};
+
+variable_list FrexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = frexp_backward(grad, exponent);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+struct HardtanhBackward0 final : Node {
+  std::string name() const override { return "HardtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar min_val_;
+  Scalar max_val_;
+};
+
+variable_list HardtanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min_val = as_arg(min_val_);
+  const auto& max_val = as_arg(max_val_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
+  }
+  return grad_inputs;
+}
+
 // Backward of leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 struct LeakyReluBackward0 final : Node {
   std::string name() const override { return "LeakyReluBackward0"; }
@@ -168,6 +281,32 @@ variable_list LeakyReluBackward1::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = leaky_relu_backward(grad, result, negative_slope, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of lgamma(Tensor self) -> Tensor
+struct LgammaBackward0 final : Node {
+  std::string name() const override { return "LgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list LgammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, digamma(self));
   }
   return grad_inputs;
 }
@@ -439,6 +578,108 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
   return self;
 }
 
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  auto grad_fn = std::make_shared<EmbeddingBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&weight}));
+  grad_fn->padding_idx_ = padding_idx;
+  grad_fn->scale_grad_by_freq_ = scale_grad_by_freq;
+  grad_fn->weight_sizes = weight.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::embedding::call(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::floor::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& floor_(const Tensor& self) {
+  check_inplace(self, "floor_");
+  auto grad_fn = std::make_shared<FloorBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::floor_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
+  auto grad_fn = std::make_shared<FrexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::frexp_Tensor::call(self);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // exponent: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->exponent_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  auto grad_fn = std::make_shared<HardtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_val_ = min_val;
+  grad_fn->max_val_ = max_val;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardtanh::call(self, min_val, max_val);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_inplace(self, "hardtanh_");
+  auto grad_fn = std::make_shared<HardtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_val_ = min_val;
+  grad_fn->max_val_ = max_val;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::hardtanh_::call(self, min_val, max_val);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   auto grad_fn = std::make_shared<LeakyReluBackward0>();
@@ -471,6 +712,39 @@ const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(self, true);
   }
+  return self;
+}
+
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  auto grad_fn = std::make_shared<LgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lgamma::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& lgamma_(const Tensor& self) {
+  check_inplace(self, "lgamma_");
+  auto grad_fn = std::make_shared<LgammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::lgamma_::call(self);
+  }
+  rebase_history(self, grad_fn);
   return self;
 }
 

@@ -14,7 +14,11 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/deg2rad.h"
 #include "generated/ops/div.h"
+#include "generated/ops/linalg_lstsq.h"
+#include "generated/ops/log1p.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multi_margin_loss_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/sign.h"
@@ -91,6 +95,108 @@ variable_list Deg2RadBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, 0.017453292519943295);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+struct LinalgLstsqBackward0 final : Node {
+  std::string name() const override { return "LinalgLstsqBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    b_.reset_data();
+    solution_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + b_.nbytes() + solution_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable b_;
+  SavedVariable solution_;
+};
+
+variable_list LinalgLstsqBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& b = b_.unpack(shared_from_this());
+  const auto& solution = solution_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_lstsq_backward(grads[0], grads[1], self, b, solution, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of log1p(Tensor self) -> Tensor
+struct Log1PBackward0 final : Node {
+  std::string name() const override { return "Log1PBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log1PBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, conj(add(self, 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+struct MultiMarginLossBackward0 final : Node {
+  std::string name() const override { return "MultiMarginLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  Scalar p_;
+  Scalar margin_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list MultiMarginLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& margin = as_arg(margin_);
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::multi_margin_loss");
   }
   return grad_inputs;
 }
@@ -238,6 +344,92 @@ const Tensor& deg2rad_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  auto grad_fn = std::make_shared<LinalgLstsqBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &b}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->b_ = SavedVariable(b, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_lstsq::call(self, b, rcond, driver);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // rank: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // singular_values: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->solution_ = SavedVariable(std::get<0>(result), true);
+  }
+  return result;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log1PBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log1p::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log1p_(const Tensor& self) {
+  check_inplace(self, "log1p_");
+  auto grad_fn = std::make_shared<Log1PBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log1p_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  auto grad_fn = std::make_shared<MultiMarginLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  grad_fn->p_ = p;
+  grad_fn->margin_ = margin;
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::multi_margin_loss::call(self, target, p, margin, weight, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // special_i0e(Tensor self) -> Tensor

@@ -6,23 +6,95 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_to_copy.h"
 #include "generated/ops/add.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/batch_norm_backward_elemt.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/div.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/geometric.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_group_norm.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/real.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_log_ndtr.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_bilinear2d_backward.h"
+#include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+struct ToCopyBackward0 final : Node {
+  std::string name() const override { return "ToCopyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Device self_device;
+  ScalarType self_scalar_type;
+};
+
+variable_list ToCopyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _to_copy(is_complex_type(grad.scalar_type()) && !is_complex_type(self_scalar_type) ? real(grad) : grad, self_scalar_type, self_device);
+  }
+  return grad_inputs;
+}
+
+// Backward of addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+struct AddcmulBackward0 final : Node {
+  std::string name() const override { return "AddcmulBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    tensor1_.reset_data();
+    tensor2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return tensor1_.nbytes() + tensor2_.nbytes();
+  }
+
+  SavedVariable tensor1_;
+  SavedVariable tensor2_;
+  Scalar value_;
+};
+
+variable_list AddcmulBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& tensor1 = tensor1_.unpack(shared_from_this());
+  const auto& tensor2 = tensor2_.unpack(shared_from_this());
+  const auto& value = as_arg(value_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, conj(maybe_multiply(tensor2, value)));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul(grad, conj(maybe_multiply(tensor1, value)));
+  }
+  return grad_inputs;
+}
 
 // Backward of batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
 struct BatchNormBackwardElemtBackward0 final : Node {
@@ -55,6 +127,26 @@ variable_list BatchNormBackwardElemtBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(6)) {
     grad_inputs[6] = not_implemented("aten::batch_norm_backward_elemt");
+  }
+  return grad_inputs;
+}
+
+// Backward of channel_shuffle(Tensor self, int groups) -> Tensor
+struct ChannelShuffleBackward0 final : Node {
+  std::string name() const override { return "ChannelShuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t groups_;
+};
+
+variable_list ChannelShuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& groups = as_arg(groups_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = channel_shuffle(grad, grad.sizes()[1] / groups);
   }
   return grad_inputs;
 }
@@ -98,6 +190,49 @@ variable_list GeometricBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+struct MeanBackward0 final : Node {
+  std::string name() const override { return "MeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t self_numel;
+  DimVector self_sizes;
+};
+
+variable_list MeanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mean_backward(grad, self_sizes, self_numel);
+  }
+  return grad_inputs;
+}
+
+// Backward of mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct MeanBackward1 final : Node {
+  std::string name() const override { return "MeanBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+};
+
+variable_list MeanBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mean_dim_backward(grad, self_sizes, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -158,6 +293,40 @@ variable_list MinBackward0::apply(variable_list&& grads) {
   const auto& indices = indices_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of mm(Tensor self, Tensor mat2) -> Tensor
+struct MmBackward0 final : Node {
+  std::string name() const override { return "MmBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    mat2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + mat2_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable mat2_;
+  ScalarType mat2_scalar_type;
+  ScalarType self_scalar_type;
+};
+
+variable_list MmBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& mat2 = mat2_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_scalar_type);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_scalar_type);
   }
   return grad_inputs;
 }
@@ -252,6 +421,34 @@ variable_list NllLossForwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of replication_pad1d(Tensor self, int[2] padding) -> Tensor
+struct ReplicationPad1DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad1d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
 // Backward of special_log_ndtr(Tensor self) -> Tensor
 struct SpecialLogNdtrBackward0 final : Node {
   std::string name() const override { return "SpecialLogNdtrBackward0"; }
@@ -280,12 +477,144 @@ variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBilinear2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleBilinear2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleBilinear2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bilinear2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+struct UpsampleLinear1DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleLinear1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_;
+};
+
+variable_list UpsampleLinear1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_linear1d(grad, output_size, align_corners, scales);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest2d_backward(grad, output_size, self_sizes, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  auto grad_fn = std::make_shared<ToCopyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_device = self.device();
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_to_copy::call(self, dtype, device);
+  }
+  set_history(result, grad_fn);
+  return result;
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  auto grad_fn = std::make_shared<AddcmulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::addcmul::call(self, tensor1, tensor2, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_inplace(self, "addcmul_");
+  auto grad_fn = std::make_shared<AddcmulBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &tensor1, &tensor2}));
+  grad_fn->value_ = value;
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->tensor1_ = SavedVariable(tensor1, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->tensor2_ = SavedVariable(tensor2, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::addcmul_::call(self, tensor1, tensor2, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
 Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, const Tensor& sum_dy, const Tensor& sum_dy_xmu, const Tensor& count) {
@@ -295,6 +624,21 @@ Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& input, co
   {
     AutoGradMode below_autograd(false);
     result = ops::batch_norm_backward_elemt::call(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  auto grad_fn = std::make_shared<ChannelShuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->groups_ = groups;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::channel_shuffle::call(self, groups);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -347,6 +691,39 @@ const Tensor& geometric_(const Tensor& self, double p, std::optional<Generator> 
   return self;
 }
 
+// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<MeanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_numel = self.numel();
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mean::call(self, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<MeanBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mean_dim::call(self, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // min(Tensor self) -> Tensor
 Tensor min(const Tensor& self) {
   auto grad_fn = std::make_shared<MinBackward1>();
@@ -385,6 +762,28 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
   if (grad_fn->should_compute_output(0)) {
     grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// mm(Tensor self, Tensor mat2) -> Tensor
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  auto grad_fn = std::make_shared<MmBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
+  grad_fn->mat2_scalar_type = mat2.scalar_type();
+  grad_fn->self_scalar_type = self.scalar_type();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mat2_ = SavedVariable(mat2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mm::call(self, mat2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 
@@ -451,6 +850,24 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
   return result;
 }
 
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad1d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // special_log_ndtr(Tensor self) -> Tensor
 Tensor special_log_ndtr(const Tensor& self) {
   auto grad_fn = std::make_shared<SpecialLogNdtrBackward0>();
@@ -468,6 +885,60 @@ Tensor special_log_ndtr(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBilinear2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bilinear2d::call(self, output_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleLinear1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_ = scales;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_linear1d_backward::call(grad_output, output_size, input_size, align_corners, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest2d::call(self, output_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

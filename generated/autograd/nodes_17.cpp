@@ -7,6 +7,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/cat.h"
+#include "generated/ops/convolution_backward.h"
 #include "generated/ops/index_copy.h"
 #include "generated/ops/index_fill.h"
 #include "generated/ops/index_select.h"
@@ -16,8 +17,58 @@
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
+#include "generated/ops/upsample_nearest3d.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
 
 namespace tl::autograd::generated {
+
+// Backward of convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct ConvolutionBackwardBackward0 final : Node {
+  std::string name() const override { return "ConvolutionBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    input_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + input_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable input_;
+  SavedVariable weight_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool transposed_;
+  std::vector<int64_t> output_padding_;
+  int64_t groups_;
+};
+
+variable_list ConvolutionBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = weight_.unpack(shared_from_this());
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& transposed = as_arg(transposed_);
+  const auto& output_padding = as_arg(output_padding_);
+  const auto& groups = as_arg(groups_);
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
 
 // Backward of index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 struct IndexCopyBackward0 final : Node {
@@ -47,6 +98,35 @@ variable_list IndexCopyBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = reshape(index_select(grad, dim, index), source_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_select(Tensor self, int dim, Tensor index) -> Tensor
+struct IndexSelectBackward0 final : Node {
+  std::string name() const override { return "IndexSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list IndexSelectBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_select_backward(grad, self_sizes, dim, index);
   }
   return grad_inputs;
 }
@@ -119,12 +199,72 @@ variable_list UpsampleBicubic2DBackwardBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<ConvolutionBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &input, &weight}));
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->transposed_ = transposed;
+  grad_fn->output_padding_ = output_padding.vec();
+  grad_fn->groups_ = groups;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::convolution_backward::call(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
 
 // index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
@@ -161,6 +301,25 @@ const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, 
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  auto grad_fn = std::make_shared<IndexSelectBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_select::call(self, dim, index);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
@@ -206,6 +365,25 @@ Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output
   {
     AutoGradMode below_autograd(false);
     result = ops::upsample_bicubic2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest3d::call(self, output_size, scales_d, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -11,12 +11,22 @@
 #include "generated/ops/_fused_rms_norm.h"
 #include "generated/ops/_fused_rms_norm_backward.h"
 #include "generated/ops/_fused_rms_norm_differentiable_backward.h"
+#include "generated/ops/_pdist_backward.h"
+#include "generated/ops/_pdist_forward.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/replication_pad3d_backward.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
+#include "generated/ops/unbind.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -200,6 +210,89 @@ variable_list FusedRmsNormBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+struct FusedRmsNormBackwardBackward0 final : Node {
+  std::string name() const override { return "FusedRmsNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FusedRmsNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_fused_rms_norm_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of _pdist_forward(Tensor self, float p=2) -> Tensor
+struct PdistBackward0 final : Node {
+  std::string name() const override { return "PdistBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  double p_;
+  SavedVariable result_;
+};
+
+variable_list PdistBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _pdist_backward(grad, self, p, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of mish(Tensor self) -> Tensor
+struct MishBackward0 final : Node {
+  std::string name() const override { return "MishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list MishBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = GradMode::is_enabled() ? mish_backward_differentiable(grad, self) : mish_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
 // Backward of mish_backward(Tensor grad_output, Tensor self) -> Tensor
 struct MishBackwardBackward0 final : Node {
   std::string name() const override { return "MishBackwardBackward0"; }
@@ -216,6 +309,65 @@ variable_list MishBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = not_implemented("aten::mish_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+struct ReflectionPad1DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad1d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of replication_pad3d(Tensor self, int[6] padding) -> Tensor
+struct ReplicationPad3DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad3d_backward(grad, self, padding);
   }
   return grad_inputs;
 }
@@ -277,6 +429,28 @@ variable_list TanhBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = mul(conj(grad), mul(mul(conj(output), grad_output), -2));
+  }
+  return grad_inputs;
+}
+
+// Backward of unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+struct UnbindBackward0 final : Node {
+  std::string name() const override { return "UnbindBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  DimVector self_sizes;
+};
+
+variable_list UnbindBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unbind_backward(grads, self_sizes, self_scalar_type, dim);
   }
   return grad_inputs;
 }
@@ -408,6 +582,76 @@ std::tuple<Tensor, Tensor> _fused_rms_norm(const Tensor& input, IntArrayRef norm
   return result;
 }
 
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _fused_rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  auto grad_fn = std::make_shared<FusedRmsNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &rstd, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fused_rms_norm_backward::call(grad_out, input, normalized_shape, rstd, weight, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+Tensor _pdist_forward(const Tensor& self, double p) {
+  auto grad_fn = std::make_shared<PdistBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pdist_forward::call(self, p);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  auto grad_fn = std::make_shared<MishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mish::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& mish_(const Tensor& self) {
+  check_inplace(self, "mish_");
+  auto grad_fn = std::make_shared<MishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::mish_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
   auto grad_fn = std::make_shared<MishBackwardBackward0>();
@@ -416,6 +660,42 @@ Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
   {
     AutoGradMode below_autograd(false);
     result = ops::mish_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+Tensor reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad1d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad3d::call(self, padding);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -459,6 +739,25 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<UnbindBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  grad_fn->self_sizes = self.sizes();
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unbind_int::call(self, dim);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
   return result;
 }
 

@@ -6,23 +6,80 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/cosh.h"
+#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
+#include "generated/ops/hardswish_backward.h"
+#include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
+#include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/max_pool2d_with_indices_backward.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mse_loss_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/sinh.h"
+#include "generated/ops/softplus.h"
+#include "generated/ops/softplus_backward.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 #include "generated/ops/var_mean.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+struct LogSoftmaxBackwardDataBackward0 final : Node {
+  std::string name() const override { return "LogSoftmaxBackwardDataBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + output_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable output_;
+  int64_t dim_;
+};
+
+variable_list LogSoftmaxBackwardDataBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_softmax_backward_data_grad_backward(grad, output, dim);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = log_softmax_double_backward(grad, grad_output, output, dim);
+  }
+  return grad_inputs;
+}
 
 // Backward of _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
 struct PdistBackwardBackward0 final : Node {
@@ -98,6 +155,58 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cosh(Tensor self) -> Tensor
+struct CoshBackward0 final : Node {
+  std::string name() const override { return "CoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list CoshBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(sinh(self)));
+  }
+  return grad_inputs;
+}
+
+// Backward of exp2(Tensor self) -> Tensor
+struct Exp2Backward0 final : Node {
+  std::string name() const override { return "Exp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list Exp2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(conj(result), 0.6931471805599453));
+  }
+  return grad_inputs;
+}
+
 // Backward of expm1(Tensor self) -> Tensor
 struct Expm1Backward0 final : Node {
   std::string name() const override { return "Expm1Backward0"; }
@@ -120,6 +229,162 @@ variable_list Expm1Backward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, conj(add(result, 1)));
+  }
+  return grad_inputs;
+}
+
+// Backward of hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+struct HardsigmoidBackwardBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HardsigmoidBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::hardsigmoid_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::hardsigmoid_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of hardswish(Tensor self) -> Tensor
+struct HardswishBackward0 final : Node {
+  std::string name() const override { return "HardswishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list HardswishBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardswish_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+struct LinalgVectorNormBackward0 final : Node {
+  std::string name() const override { return "LinalgVectorNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar ord_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& ord = as_arg(ord_);
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+struct LinearBackward0 final : Node {
+  std::string name() const override { return "LinearBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    bias_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + bias_.nbytes();
+  }
+
+  SavedVariable input_;
+  SavedVariable weight_;
+  SavedVariable bias_;
+};
+
+variable_list LinearBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& weight = weight_.unpack(shared_from_this());
+  const auto& bias = unpack_optional(bias_, shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = linear_backward(grad, input, weight, bias, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+struct MaxPool2DWithIndicesBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool ceil_mode_;
+  SavedVariable result1_;
+};
+
+variable_list MaxPool2DWithIndicesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& dilation = as_arg(dilation_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1);
   }
   return grad_inputs;
 }
@@ -228,6 +493,149 @@ variable_list PermuteBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+struct ReflectionPad2DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad2d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+struct ReflectionPad3DBackwardBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad3d(grad, padding);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of replication_pad2d(Tensor self, int[4] padding) -> Tensor
+struct ReplicationPad2DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = replication_pad2d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+struct SoftplusBackward0 final : Node {
+  std::string name() const override { return "SoftplusBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar beta_;
+  Scalar threshold_;
+};
+
+variable_list SoftplusBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& beta = as_arg(beta_);
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+struct UpsampleNearest1DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearest1DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest1d_backward(grad, output_size, self_sizes, scales);
+  }
+  return grad_inputs;
+}
+
 // Backward of var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 struct VarMeanBackward0 final : Node {
   VarMeanBackward0() { materialize_grads_ = false; }  // the formulas take undefined gradients
@@ -266,6 +674,27 @@ variable_list VarMeanBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  auto grad_fn = std::make_shared<LogSoftmaxBackwardDataBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &output}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->output_ = SavedVariable(output, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
 Tensor _pdist_backward(const Tensor& grad_output, const Tensor& self, double p, const Tensor& pdist) {
@@ -316,6 +745,72 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return result;
 }
 
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cosh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& cosh_(const Tensor& self) {
+  check_inplace(self, "cosh_");
+  auto grad_fn = std::make_shared<CoshBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::cosh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::exp2::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& exp2_(const Tensor& self) {
+  check_inplace(self, "exp2_");
+  auto grad_fn = std::make_shared<Exp2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::exp2_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
 // expm1(Tensor self) -> Tensor
 Tensor expm1(const Tensor& self) {
   auto grad_fn = std::make_shared<Expm1Backward0>();
@@ -347,6 +842,125 @@ const Tensor& expm1_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<HardsigmoidBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardsigmoid_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  auto grad_fn = std::make_shared<HardswishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardswish::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& hardswish_(const Tensor& self) {
+  check_inplace(self, "hardswish_");
+  auto grad_fn = std::make_shared<HardswishBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::hardswish_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<LinalgVectorNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->ord_ = ord;
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_vector_norm::call(self, ord, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  auto grad_fn = std::make_shared<LinearBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, &weight, opt_ptr(bias)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->bias_ = save_optional(bias, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linear::call(input, weight, bias);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  auto grad_fn = std::make_shared<MaxPool2DWithIndicesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->dilation_ = dilation.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_pool2d_with_indices::call(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
@@ -413,6 +1027,96 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   {
     AutoGradMode below_autograd(false);
     result = ops::permute::call(self, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad2d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad3d_backward::call(grad_output, self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReplicationPad2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::replication_pad2d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  auto grad_fn = std::make_shared<SoftplusBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->beta_ = beta;
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softplus::call(self, beta, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearest1DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest1d::call(self, output_size, scales);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

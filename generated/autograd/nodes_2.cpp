@@ -6,6 +6,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/_upsample_bicubic2d_aa_backward.h"
@@ -14,16 +15,39 @@
 #include "generated/ops/conj.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cosh.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+struct HistogramddBinEdgesBackward0 final : Node {
+  std::string name() const override { return "HistogramddBinEdgesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramddBinEdgesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_histogramdd_bin_edges");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_histogramdd_bin_edges");
+  }
+  return grad_inputs;
+}
 
 // Backward of _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
 struct TestScaleOptionalBackward0 final : Node {
@@ -130,6 +154,76 @@ variable_list CopyBackwards::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct KthvalueBackward0 final : Node {
+  std::string name() const override { return "KthvalueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list KthvalueBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+struct LinalgLuSolveBackward0 final : Node {
+  std::string name() const override { return "LinalgLuSolveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    LU_.reset_data();
+    pivots_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return LU_.nbytes() + pivots_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable LU_;
+  SavedVariable pivots_;
+  bool left_;
+  bool adjoint_;
+  SavedVariable result_;
+};
+
+variable_list LinalgLuSolveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& LU = LU_.unpack(shared_from_this());
+  const auto& pivots = pivots_.unpack(shared_from_this());
+  const auto& left = as_arg(left_);
+  const auto& adjoint = as_arg(adjoint_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(0), should_compute_output(1)};
+    auto computed = linalg_lu_solve_backward(grad, LU, pivots, result, left, adjoint, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
 // Backward of sinh(Tensor self) -> Tensor
 struct SinhBackward0 final : Node {
   std::string name() const override { return "SinhBackward0"; }
@@ -152,6 +246,64 @@ variable_list SinhBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, conj(cosh(self)));
+  }
+  return grad_inputs;
+}
+
+// Backward of sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward0 final : Node {
+  std::string name() const override { return "SortBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
+  }
+  return grad_inputs;
+}
+
+// Backward of sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+struct SortBackward1 final : Node {
+  std::string name() const override { return "SortBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list SortBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, true);
   }
   return grad_inputs;
 }
@@ -276,6 +428,22 @@ variable_list SqueezeBackward5::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramddBinEdgesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_histogramdd_bin_edges::call(self, bins, range, weight, density);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
+  return result;
+}
+
 // _test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor
 Tensor _test_scale_optional(const Tensor& self, const std::optional<Tensor>& weight) {
   auto grad_fn = std::make_shared<TestScaleOptionalBackward0>();
@@ -361,6 +529,52 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<KthvalueBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::kthvalue::call(self, k, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  auto grad_fn = std::make_shared<LinalgLuSolveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&LU, &B}));
+  grad_fn->left_ = left;
+  grad_fn->adjoint_ = adjoint;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->LU_ = SavedVariable(LU, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->pivots_ = SavedVariable(pivots, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_lu_solve::call(LU, pivots, B, left, adjoint);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // sinh(Tensor self) -> Tensor
 Tensor sinh(const Tensor& self) {
   auto grad_fn = std::make_shared<SinhBackward0>();
@@ -392,6 +606,46 @@ const Tensor& sinh_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort::call(self, dim, descending);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  auto grad_fn = std::make_shared<SortBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sort_stable::call(self, stable, dim, descending);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a)

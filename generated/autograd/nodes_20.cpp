@@ -6,18 +6,98 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/exponential.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/put.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/round.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_reduce.h"
 #include "generated/ops/take.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+struct ScaledDotProductFlashAttentionForCpuBackward0 final : Node {
+  std::string name() const override { return "ScaledDotProductFlashAttentionForCpuBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    query_.reset_data();
+    key_.reset_data();
+    value_.reset_data();
+    attn_mask_.reset_data();
+    output_.reset_data();
+    logsumexp_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return query_.nbytes() + key_.nbytes() + value_.nbytes() + attn_mask_.nbytes() + output_.nbytes() + logsumexp_.nbytes();
+  }
+
+  SavedVariable query_;
+  SavedVariable key_;
+  SavedVariable value_;
+  double dropout_p_;
+  bool is_causal_;
+  SavedVariable attn_mask_;
+  std::optional<double> scale_;
+  SavedVariable output_;
+  SavedVariable logsumexp_;
+};
+
+variable_list ScaledDotProductFlashAttentionForCpuBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& query = query_.unpack(shared_from_this());
+  const auto& key = key_.unpack(shared_from_this());
+  const auto& value = value_.unpack(shared_from_this());
+  const auto& dropout_p = as_arg(dropout_p_);
+  const auto& is_causal = as_arg(is_causal_);
+  const auto& attn_mask = unpack_optional(attn_mask_, shared_from_this());
+  const auto& scale = as_arg(scale_);
+  const auto& output = output_.unpack(shared_from_this());
+  const auto& logsumexp = logsumexp_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    auto computed = _scaled_dot_product_flash_attention_for_cpu_backward(grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+struct UniqueBackward0 final : Node {
+  std::string name() const override { return "UniqueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("_unique");
+  }
+  return grad_inputs;
+}
 
 // Backward of adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 struct AdaptiveMaxPool2DBackwardBackward0 final : Node {
@@ -100,6 +180,37 @@ variable_list AliasBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+struct CumminBackward0 final : Node {
+  std::string name() const override { return "CumminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable indices_;
+};
+
+variable_list CumminBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim);
+  }
+  return grad_inputs;
+}
+
 // Backward of embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
 struct EmbeddingRenormBackward0 final : Node {
   std::string name() const override { return "EmbeddingRenormBackward0"; }
@@ -113,6 +224,40 @@ variable_list EmbeddingRenormBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = not_implemented("aten::embedding_renorm_");
+  }
+  return grad_inputs;
+}
+
+// Backward of exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+struct ExponentialBackward0 final : Node {
+  std::string name() const override { return "ExponentialBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ExponentialBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+struct FillBackward0 final : Node {
+  std::string name() const override { return "FillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -183,12 +328,250 @@ variable_list PutBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of round(Tensor self) -> Tensor
+struct RoundBackward0 final : Node {
+  std::string name() const override { return "RoundBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of round.decimals(Tensor self, *, int decimals) -> Tensor
+struct RoundBackward1 final : Node {
+  std::string name() const override { return "RoundBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+struct ScatterBackward0 final : Node {
+  std::string name() const override { return "ScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list ScatterBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = scatter(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = gather(grad, dim, index);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+struct ScatterBackward1 final : Node {
+  std::string name() const override { return "ScatterBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list ScatterBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = scatter(grad, dim, index, 0);
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+struct ScatterBackward2 final : Node {
+  std::string name() const override { return "ScatterBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScatterBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::scatter");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::scatter");
+  }
+  return grad_inputs;
+}
+
+// Backward of scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+struct ScatterBackward3 final : Node {
+  std::string name() const override { return "ScatterBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScatterBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::scatter");
+  }
+  return grad_inputs;
+}
+
+// Backward of tril(Tensor self, int diagonal=0) -> Tensor
+struct TrilBackward0 final : Node {
+  std::string name() const override { return "TrilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t diagonal_;
+};
+
+variable_list TrilBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& diagonal = as_arg(diagonal_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = tril(grad, diagonal);
+  }
+  return grad_inputs;
+}
+
+// Backward of triu(Tensor self, int diagonal=0) -> Tensor
+struct TriuBackward0 final : Node {
+  std::string name() const override { return "TriuBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t diagonal_;
+};
+
+variable_list TriuBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& diagonal = as_arg(diagonal_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = triu(grad, diagonal);
+  }
+  return grad_inputs;
+}
+
+// Backward of unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+struct UniqueConsecutiveBackward0 final : Node {
+  std::string name() const override { return "UniqueConsecutiveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueConsecutiveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_consecutive");
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  auto grad_fn = std::make_shared<ScaledDotProductFlashAttentionForCpuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&query, &key, &value}));
+  grad_fn->dropout_p_ = dropout_p;
+  grad_fn->is_causal_ = is_causal;
+  grad_fn->scale_ = scale;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->query_ = SavedVariable(query, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->key_ = SavedVariable(key, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->value_ = SavedVariable(value, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->attn_mask_ = save_optional(attn_mask, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_scaled_dot_product_flash_attention_for_cpu::call(query, key, value, dropout_p, is_causal, attn_mask, scale);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // logsumexp: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->output_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->logsumexp_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+  auto grad_fn = std::make_shared<UniqueBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_unique::call(self, sorted, return_inverse);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  return result;
+}
 
 // adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
@@ -244,6 +627,28 @@ Tensor alias(const Tensor& self) {
   return result;
 }
 
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<CumminBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cummin::call(self, dim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
 const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
   check_inplace(self, "embedding_renorm_");
@@ -252,6 +657,32 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
   {
     AutoGradMode below_autograd(false);
     ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& exponential_(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  check_inplace(self, "exponential_");
+  auto grad_fn = std::make_shared<ExponentialBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::exponential_::call(self, lambd, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
+  check_inplace(self, "fill_.Scalar");
+  auto grad_fn = std::make_shared<FillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::fill__Scalar::call(self, value);
   }
   rebase_history(self, grad_fn);
   return self;
@@ -318,6 +749,258 @@ const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  auto grad_fn = std::make_shared<RoundBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::round::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& round_(const Tensor& self) {
+  check_inplace(self, "round_");
+  auto grad_fn = std::make_shared<RoundBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::round_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+Tensor round_decimals(const Tensor& self, int64_t decimals) {
+  auto grad_fn = std::make_shared<RoundBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::round_decimals::call(self, decimals);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+const Tensor& round__decimals(const Tensor& self, int64_t decimals) {
+  check_inplace(self, "round_.decimals");
+  auto grad_fn = std::make_shared<RoundBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::round__decimals::call(self, decimals);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  auto grad_fn = std::make_shared<ScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_src::call(self, dim, index, src);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_inplace(self, "scatter_.src");
+  auto grad_fn = std::make_shared<ScatterBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__src::call(self, dim, index, src);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  auto grad_fn = std::make_shared<ScatterBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_value::call(self, dim, index, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "scatter_.value");
+  auto grad_fn = std::make_shared<ScatterBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__value::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  auto grad_fn = std::make_shared<ScatterBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_reduce::call(self, dim, index, src, reduce);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+const Tensor& scatter__reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_inplace(self, "scatter_.reduce");
+  auto grad_fn = std::make_shared<ScatterBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &src}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__reduce::call(self, dim, index, src, reduce);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+Tensor scatter_value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  auto grad_fn = std::make_shared<ScatterBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::scatter_value_reduce::call(self, dim, index, value, reduce);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+const Tensor& scatter__value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_inplace(self, "scatter_.value_reduce");
+  auto grad_fn = std::make_shared<ScatterBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::scatter__value_reduce::call(self, dim, index, value, reduce);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// tril(Tensor self, int diagonal=0) -> Tensor
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  auto grad_fn = std::make_shared<TrilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tril::call(self, diagonal);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  check_inplace(self, "tril_");
+  auto grad_fn = std::make_shared<TrilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  {
+    AutoGradMode below_autograd(false);
+    ops::tril_::call(self, diagonal);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// triu(Tensor self, int diagonal=0) -> Tensor
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  auto grad_fn = std::make_shared<TriuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::triu::call(self, diagonal);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  check_inplace(self, "triu_");
+  auto grad_fn = std::make_shared<TriuBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->diagonal_ = diagonal;
+  {
+    AutoGradMode below_autograd(false);
+    ops::triu_::call(self, diagonal);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  auto grad_fn = std::make_shared<UniqueConsecutiveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_consecutive::call(self, return_inverse, return_counts, dim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

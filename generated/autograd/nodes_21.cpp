@@ -9,11 +9,22 @@
 #include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/erfinv.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/lu_unpack.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
+#include "generated/ops/trunc.h"
 #include "generated/ops/unfold.h"
 #include "generated/ops/unfold_backward.h"
 #include "generated/ops/zeros_like.h"
@@ -72,6 +83,32 @@ variable_list Atan2Backward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of erfinv(Tensor self) -> Tensor
+struct ErfinvBackward0 final : Node {
+  std::string name() const override { return "ErfinvBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list ErfinvBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, mul(exp(mul(result, result)), 0.88622692545275801365));
+  }
+  return grad_inputs;
+}
+
 // Backward of flip(Tensor self, int[] dims) -> Tensor
 struct FlipBackward0 final : Node {
   std::string name() const override { return "FlipBackward0"; }
@@ -88,6 +125,34 @@ variable_list FlipBackward0::apply(variable_list&& grads) {
   const auto& dims = as_arg(dims_);
   if (should_compute_output(0)) {
     grad_inputs[0] = flip(grad, dims);
+  }
+  return grad_inputs;
+}
+
+// Backward of gelu(Tensor self, *, str approximate='none') -> Tensor
+struct GeluBackward0 final : Node {
+  std::string name() const override { return "GeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& approximate = as_arg(approximate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = gelu_backward(grad, self, approximate);
   }
   return grad_inputs;
 }
@@ -123,6 +188,35 @@ variable_list LinalgQrBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+struct LogSigmoidForwardBackward0 final : Node {
+  std::string name() const override { return "LogSigmoidForwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    buffer_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + buffer_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable buffer_;
+};
+
+variable_list LogSigmoidForwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& buffer = buffer_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = log_sigmoid_backward(grads[0], self, buffer);
+  }
+  return grad_inputs;
+}
+
 // Backward of lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
 struct LuUnpackBackward0 final : Node {
   std::string name() const override { return "LuUnpackBackward0"; }
@@ -138,6 +232,120 @@ variable_list LuUnpackBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = lu_unpack_backward(grads[1], grads[2], LU_data_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+struct PixelUnshuffleBackward0 final : Node {
+  std::string name() const override { return "PixelUnshuffleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t downscale_factor_;
+};
+
+variable_list PixelUnshuffleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& downscale_factor = as_arg(downscale_factor_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pixel_shuffle(grad, downscale_factor);
+  }
+  return grad_inputs;
+}
+
+// Backward of pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+struct PowBackward1 final : Node {
+  std::string name() const override { return "PowBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    exponent_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + exponent_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable exponent_;
+  SavedVariable result_;
+};
+
+variable_list PowBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward_self(grad, self, exponent);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+struct PowBackward0 final : Node {
+  std::string name() const override { return "PowBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar exponent_;
+};
+
+variable_list PowBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& exponent = as_arg(exponent_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward(grad, self, exponent);
+  }
+  return grad_inputs;
+}
+
+// Backward of pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+struct PowBackward2 final : Node {
+  std::string name() const override { return "PowBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    exponent_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return exponent_.nbytes() + result_.nbytes();
+  }
+
+  Scalar self_;
+  SavedVariable exponent_;
+  SavedVariable result_;
+};
+
+variable_list PowBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = as_arg(self_);
+  const auto& exponent = exponent_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result);
   }
   return grad_inputs;
 }
@@ -183,6 +391,23 @@ struct RandomBackward2 final : Node {
 };
 
 variable_list RandomBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of trunc(Tensor self) -> Tensor
+struct TruncBackward0 final : Node {
+  std::string name() const override { return "TruncBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TruncBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(num_outputs());
   if (!any_defined(grads)) return grad_inputs;
   const Tensor& grad = grads[0];
@@ -277,6 +502,39 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
   return self;
 }
 
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  auto grad_fn = std::make_shared<ErfinvBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::erfinv::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& erfinv_(const Tensor& self) {
+  check_inplace(self, "erfinv_");
+  auto grad_fn = std::make_shared<ErfinvBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::erfinv_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
 // flip(Tensor self, int[] dims) -> Tensor
 Tensor flip(const Tensor& self, IntArrayRef dims) {
   auto grad_fn = std::make_shared<FlipBackward0>();
@@ -290,6 +548,41 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::gelu::call(self, approximate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  check_inplace(self, "gelu_");
+  auto grad_fn = std::make_shared<GeluBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->approximate_ = std::string(approximate);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::gelu_::call(self, approximate);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
@@ -315,6 +608,27 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   return result;
 }
 
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
+  auto grad_fn = std::make_shared<LogSigmoidForwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log_sigmoid_forward::call(self);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // buffer: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->buffer_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
   auto grad_fn = std::make_shared<LuUnpackBackward0>();
@@ -330,6 +644,122 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
   set_history(std::get<1>(result), grad_fn);
   check_differentiable_dtype(std::get<2>(result));
   set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  auto grad_fn = std::make_shared<PixelUnshuffleBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->downscale_factor_ = downscale_factor;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pixel_unshuffle::call(self, downscale_factor);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  auto grad_fn = std::make_shared<PowBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pow_Tensor_Tensor::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  check_inplace(self, "pow_.Tensor_Tensor");
+  auto grad_fn = std::make_shared<PowBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &exponent}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::pow__Tensor_Tensor::call(self, exponent);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  auto grad_fn = std::make_shared<PowBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->exponent_ = exponent;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pow_Tensor_Scalar::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  check_inplace(self, "pow_.Tensor_Scalar");
+  auto grad_fn = std::make_shared<PowBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->exponent_ = exponent;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::pow__Tensor_Scalar::call(self, exponent);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+Tensor pow_Scalar(const Scalar& self, const Tensor& exponent) {
+  auto grad_fn = std::make_shared<PowBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&exponent}));
+  grad_fn->self_ = self;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->exponent_ = SavedVariable(exponent, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::pow_Scalar::call(self, exponent);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 
@@ -367,6 +797,33 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
   {
     AutoGradMode below_autograd(false);
     ops::random_::call(self, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::trunc::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& trunc_(const Tensor& self) {
+  check_inplace(self, "trunc_");
+  auto grad_fn = std::make_shared<TruncBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::trunc_::call(self);
   }
   rebase_history(self, grad_fn);
   return self;

@@ -12,9 +12,15 @@
 #include "generated/ops/_upsample_bilinear2d_aa.h"
 #include "generated/ops/_upsample_bilinear2d_aa_backward.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/digamma.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/polygamma.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/threshold.h"
 #include "generated/ops/threshold_backward.h"
 
@@ -108,6 +114,58 @@ variable_list DiagonalBackward0::apply(variable_list&& grads) {
   const auto& dim2 = as_arg(dim2_);
   if (should_compute_output(0)) {
     grad_inputs[0] = diagonal_backward(grad, self_sizes, offset, dim1, dim2);
+  }
+  return grad_inputs;
+}
+
+// Backward of digamma(Tensor self) -> Tensor
+struct DigammaBackward0 final : Node {
+  std::string name() const override { return "DigammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list DigammaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, polygamma(1, self));
+  }
+  return grad_inputs;
+}
+
+// Backward of rsqrt(Tensor self) -> Tensor
+struct RsqrtBackward0 final : Node {
+  std::string name() const override { return "RsqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list RsqrtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(mul(pow(result, 3), -0.5)));
   }
   return grad_inputs;
 }
@@ -238,6 +296,72 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// digamma(Tensor self) -> Tensor
+Tensor digamma(const Tensor& self) {
+  auto grad_fn = std::make_shared<DigammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::digamma::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// digamma_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& digamma_(const Tensor& self) {
+  check_inplace(self, "digamma_");
+  auto grad_fn = std::make_shared<DigammaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::digamma_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// rsqrt(Tensor self) -> Tensor
+Tensor rsqrt(const Tensor& self) {
+  auto grad_fn = std::make_shared<RsqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rsqrt::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& rsqrt_(const Tensor& self) {
+  check_inplace(self, "rsqrt_");
+  auto grad_fn = std::make_shared<RsqrtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::rsqrt_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor

@@ -6,16 +6,50 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_pack_padded_sequence.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/ge.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/upsample_linear1d.h"
 #include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+struct PadPackedSequenceBackward0 final : Node {
+  std::string name() const override { return "PadPackedSequenceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result1_.nbytes();
+  }
+
+  bool batch_first_;
+  SavedVariable result1_;
+};
+
+variable_list PadPackedSequenceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& batch_first = as_arg(batch_first_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std::get<0>(_pack_padded_sequence(grad, result1, batch_first));
+  }
+  return grad_inputs;
+}
 
 // Backward of clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 struct ClampMinBackward0 final : Node {
@@ -73,6 +107,37 @@ variable_list ClampMinBackward1::apply(variable_list&& grads) {
   const auto& min = as_arg(min_);
   if (should_compute_output(0)) {
     grad_inputs[0] = grad_where(ge(self, min), grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+struct LeakyReluBackwardBackward0 final : Node {
+  std::string name() const override { return "LeakyReluBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar negative_slope_;
+};
+
+variable_list LeakyReluBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& negative_slope = as_arg(negative_slope_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = leaky_relu_backward(grad, self, negative_slope, false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
   }
   return grad_inputs;
 }
@@ -139,6 +204,40 @@ variable_list ProdBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+struct UniformBackward0 final : Node {
+  std::string name() const override { return "UniformBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniformBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct UniqueDimConsecutiveBackward0 final : Node {
+  std::string name() const override { return "UniqueDimConsecutiveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UniqueDimConsecutiveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("unique_dim_consecutive");
+  }
+  return grad_inputs;
+}
+
 // Backward of upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
 struct UpsampleLinear1DBackward0 final : Node {
   std::string name() const override { return "UpsampleLinear1DBackward0"; }
@@ -169,6 +268,25 @@ variable_list UpsampleLinear1DBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  auto grad_fn = std::make_shared<PadPackedSequenceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&data}));
+  grad_fn->batch_first_ = batch_first;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_pad_packed_sequence::call(data, batch_sizes, batch_first, padding_value, total_length);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
 
 // clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 Tensor clamp_min_Tensor(const Tensor& self, const Tensor& min) {
@@ -244,6 +362,24 @@ const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
   return self;
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  auto grad_fn = std::make_shared<LeakyReluBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->negative_slope_ = negative_slope;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::leaky_relu_backward::call(grad_output, self, negative_slope, self_is_result);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
   auto grad_fn = std::make_shared<ProdBackward0>();
@@ -283,6 +419,35 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(result, true);
   }
+  return result;
+}
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  check_inplace(self, "uniform_");
+  auto grad_fn = std::make_shared<UniformBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::uniform_::call(self, from, to, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<UniqueDimConsecutiveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unique_dim_consecutive::call(self, dim, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
   return result;
 }
 

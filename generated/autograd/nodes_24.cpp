@@ -7,18 +7,25 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/_fft_c2r.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
 #include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/median.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/threshold_backward.h"
@@ -38,6 +45,60 @@ variable_list ConjBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = _conj(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+struct FftC2RBackward0 final : Node {
+  std::string name() const override { return "FftC2RBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+};
+
+variable_list FftC2RBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& normalization = as_arg(normalization_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fft_c2r_backward(grad, dim, normalization);
+  }
+  return grad_inputs;
+}
+
+// Backward of _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+struct ScaledDotProductFlashAttentionForCpuBackwardBackward0 final : Node {
+  std::string name() const override { return "ScaledDotProductFlashAttentionForCpuBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ScaledDotProductFlashAttentionForCpuBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
+  }
+  if (should_compute_output(5)) {
+    grad_inputs[5] = not_implemented("aten::_scaled_dot_product_flash_attention_for_cpu_backward");
   }
   return grad_inputs;
 }
@@ -79,6 +140,39 @@ variable_list AddcdivBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+struct AminBackward0 final : Node {
+  std::string name() const override { return "AminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list AminBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = amax_amin_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 struct CloneBackward0 final : Node {
   std::string name() const override { return "CloneBackward0"; }
@@ -92,6 +186,26 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+struct ConstantPadNdBackward0 final : Node {
+  std::string name() const override { return "ConstantPadNdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> pad_;
+};
+
+variable_list ConstantPadNdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& pad = as_arg(pad_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = constant_pad_nd_backward(grad, pad);
   }
   return grad_inputs;
 }
@@ -150,6 +264,49 @@ variable_list HardsigmoidBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = hardsigmoid_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+struct HistogramBackward0 final : Node {
+  std::string name() const override { return "HistogramBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::histogram");
+  }
+  return grad_inputs;
+}
+
+// Backward of histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+struct HistogramBackward1 final : Node {
+  std::string name() const override { return "HistogramBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HistogramBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::histogram");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::histogram");
   }
   return grad_inputs;
 }
@@ -268,6 +425,38 @@ variable_list ReluBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of special_zeta(Tensor self, Tensor other) -> Tensor
+struct SpecialZetaBackward0 final : Node {
+  std::string name() const override { return "SpecialZetaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialZetaBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("zeta");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, mul(neg(self), special_zeta(add(self, 1), other)));
+  }
+  return grad_inputs;
+}
+
 // Backward of sqrt(Tensor self) -> Tensor
 struct SqrtBackward0 final : Node {
   std::string name() const override { return "SqrtBackward0"; }
@@ -350,6 +539,40 @@ Tensor _conj(const Tensor& self) {
   return result;
 }
 
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  auto grad_fn = std::make_shared<FftC2RBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->normalization_ = normalization;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_fft_c2r::call(self, dim, normalization, last_dim_size);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  auto grad_fn = std::make_shared<ScaledDotProductFlashAttentionForCpuBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &query, &key, &value, &out, &logsumexp}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
   auto grad_fn = std::make_shared<AddcdivBackward0>();
@@ -391,6 +614,28 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   return self;
 }
 
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AminBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::amin::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   auto grad_fn = std::make_shared<CloneBackward0>();
@@ -399,6 +644,21 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   {
     AutoGradMode below_autograd(false);
     result = ops::clone::call(self, memory_format);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  auto grad_fn = std::make_shared<ConstantPadNdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->pad_ = pad.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::constant_pad_nd::call(self, pad, value);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -456,6 +716,38 @@ const Tensor& hardsigmoid_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+std::tuple<Tensor, Tensor> histogram_bins_tensor(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &bins, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::histogram_bins_tensor::call(self, bins, weight, density);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+std::tuple<Tensor, Tensor> histogram_bin_ct(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  auto grad_fn = std::make_shared<HistogramBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::histogram_bin_ct::call(self, bins, range, weight, density);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  return result;
 }
 
 // median(Tensor self) -> Tensor
@@ -548,6 +840,26 @@ const Tensor& relu_(const Tensor& self) {
     grad_fn->result_ = SavedVariable(self, true);
   }
   return self;
+}
+
+// special_zeta(Tensor self, Tensor other) -> Tensor
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<SpecialZetaBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_zeta::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // sqrt(Tensor self) -> Tensor

@@ -7,13 +7,19 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_lstm_layer_backward.h"
+#include "generated/ops/_unique2.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/div.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
+#include "generated/ops/linalg_eig.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/silu_backward.h"
+#include "generated/ops/unfold.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -51,6 +57,23 @@ variable_list LstmLayerBackwardBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(7)) {
     grad_inputs[7] = not_implemented("aten::_lstm_layer_backward");
+  }
+  return grad_inputs;
+}
+
+// Backward of _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+struct Unique2Backward0 final : Node {
+  std::string name() const override { return "Unique2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Unique2Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented_backward("_unique2");
   }
   return grad_inputs;
 }
@@ -104,6 +127,95 @@ variable_list FmodBackward1::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of frac(Tensor self) -> Tensor
+struct FracBackward0 final : Node {
+  std::string name() const override { return "FracBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FracBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+struct IndexReduceBackward0 final : Node {
+  std::string name() const override { return "IndexReduceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    index_.reset_data();
+    source_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + index_.nbytes() + source_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable index_;
+  SavedVariable source_;
+  std::string reduce_;
+  bool include_self_;
+  SavedVariable result_;
+};
+
+variable_list IndexReduceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  const auto& source = source_.unpack(shared_from_this());
+  const auto& reduce = as_arg(reduce_);
+  const auto& include_self = as_arg(include_self_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1)) {
+    auto computed = index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+struct LinalgEigBackward0 final : Node {
+  std::string name() const override { return "LinalgEigBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    eigenvalues_.reset_data();
+    eigenvectors_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return eigenvalues_.nbytes() + eigenvectors_.nbytes();
+  }
+
+  SavedVariable eigenvalues_;
+  SavedVariable eigenvectors_;
+};
+
+variable_list LinalgEigBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& eigenvalues = eigenvalues_.unpack(shared_from_this());
+  const auto& eigenvectors = eigenvectors_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = linalg_eig_backward(grads[0], grads[1], eigenvalues, eigenvectors);
+  }
+  return grad_inputs;
+}
+
 // Backward of silu(Tensor self) -> Tensor
 struct SiluBackward0 final : Node {
   std::string name() const override { return "SiluBackward0"; }
@@ -126,6 +238,30 @@ variable_list SiluBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = GradMode::is_enabled() ? silu_backward_differentiable(grad, self) : silu_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+struct UnfoldBackwardBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& size = as_arg(size_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = unfold(grad, dim, size, step);
   }
   return grad_inputs;
 }
@@ -153,6 +289,22 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_backward(const Tensor& gr
   set_history(std::get<2>(result), grad_fn);
   check_differentiable_dtype(std::get<3>(result));
   set_history(std::get<3>(result), grad_fn);
+  return result;
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  auto grad_fn = std::make_shared<Unique2Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_unique2::call(self, sorted, return_inverse, return_counts);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
   return result;
 }
 
@@ -222,6 +374,114 @@ const Tensor& fmod__Scalar(const Tensor& self, const Scalar& other) {
   return self;
 }
 
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self) {
+  auto grad_fn = std::make_shared<FracBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::frac::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// frac_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& frac_(const Tensor& self) {
+  check_inplace(self, "frac_");
+  auto grad_fn = std::make_shared<FracBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::frac_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  auto grad_fn = std::make_shared<IndexReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_reduce::call(self, dim, index, source, reduce, include_self);
+  }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)
+const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  check_inplace(self, "index_reduce_");
+  auto grad_fn = std::make_shared<IndexReduceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &source}));
+  grad_fn->dim_ = dim;
+  grad_fn->reduce_ = std::string(reduce);
+  grad_fn->include_self_ = include_self;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->source_ = SavedVariable(source, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
+  }
+  if (is_complex_type(self.scalar_type())) throw RuntimeError("index_reduce does not support automatic differentiation for outputs with complex dtype.");
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  auto grad_fn = std::make_shared<LinalgEigBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&A}));
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_eig::call(A);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvalues_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->eigenvectors_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // silu(Tensor self) -> Tensor
 Tensor silu(const Tensor& self) {
   auto grad_fn = std::make_shared<SiluBackward0>();
@@ -255,6 +515,23 @@ const Tensor& silu_(const Tensor& self) {
   if (is_complex_type(self.scalar_type())) throw RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.");
   rebase_history(self, grad_fn);
   return self;
+}
+
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  auto grad_fn = std::make_shared<UnfoldBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_in}));
+  grad_fn->dim_ = dim;
+  grad_fn->size_ = size;
+  grad_fn->step_ = step;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::unfold_backward::call(grad_in, input_sizes, dim, size, step);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

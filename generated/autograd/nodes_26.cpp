@@ -6,15 +6,26 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_softmax_backward_data.h"
+#include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/div.h"
 #include "generated/ops/hypot.h"
 #include "generated/ops/log2.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/remainder.h"
+#include "generated/ops/softmax.h"
+#include "generated/ops/transpose.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -153,6 +164,108 @@ variable_list BernoulliBackward3::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+struct CholeskySolveBackward0 final : Node {
+  std::string name() const override { return "CholeskySolveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input2_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input2_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable input2_;
+  bool upper_;
+  SavedVariable result_;
+};
+
+variable_list CholeskySolveBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input2 = input2_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_solve(grad, input2, upper);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = [&] { Tensor c = matmul(cholesky_solve(grad, input2, upper), conj_physical(transpose(result, -2, -1))); c = add(c, conj_physical(transpose(c, -2, -1))); return upper ? neg(matmul(input2, c)) : neg(matmul(c, input2)); }();
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+struct ClampBackward0 final : Node {
+  std::string name() const override { return "ClampBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list ClampBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = unpack_optional(min_, shared_from_this());
+  const auto& max = unpack_optional(max_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  if (should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(1), should_compute_output(2)};
+    auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClampBackward1 final : Node {
+  std::string name() const override { return "ClampBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClampBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  return grad_inputs;
+}
+
 // Backward of hypot(Tensor self, Tensor other) -> Tensor
 struct HypotBackward0 final : Node {
   std::string name() const override { return "HypotBackward0"; }
@@ -210,6 +323,128 @@ variable_list Log2Backward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = div(grad, conj(mul(self, 0.6931471805599453)));
+  }
+  return grad_inputs;
+}
+
+// Backward of native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+struct NativeLayerNormBackward0 final : Node {
+  std::string name() const override { return "NativeLayerNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    input_.reset_data();
+    weight_.reset_data();
+    bias_.reset_data();
+    result1_.reset_data();
+    result2_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return input_.nbytes() + weight_.nbytes() + bias_.nbytes() + result1_.nbytes() + result2_.nbytes();
+  }
+
+  SavedVariable input_;
+  std::vector<int64_t> normalized_shape_;
+  SavedVariable weight_;
+  SavedVariable bias_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+};
+
+variable_list NativeLayerNormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& input = input_.unpack(shared_from_this());
+  const auto& normalized_shape = as_arg(normalized_shape_);
+  const auto& weight = unpack_optional(weight_, shared_from_this());
+  const auto& bias = unpack_optional(bias_, shared_from_this());
+  const auto& result1 = result1_.unpack(shared_from_this());
+  const auto& result2 = result2_.unpack(shared_from_this());
+  if (should_compute_output(0) || should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 3> grad_input_mask = {should_compute_output(0), should_compute_output(1), should_compute_output(2)};
+    auto computed = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask);
+    if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
+    if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of remainder.Tensor(Tensor self, Tensor other) -> Tensor
+struct RemainderBackward0 final : Node {
+  std::string name() const override { return "RemainderBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list RemainderBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = neg(mul(grad, div(self, other, "floor")));
+  }
+  return grad_inputs;
+}
+
+// Backward of remainder.Scalar(Tensor self, Scalar other) -> Tensor
+struct RemainderBackward1 final : Node {
+  std::string name() const override { return "RemainderBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RemainderBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+struct SoftmaxBackward0 final : Node {
+  std::string name() const override { return "SoftmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  int64_t dim_;
+  ScalarType self_scalar_type;
+  SavedVariable result_;
+};
+
+variable_list SoftmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
   }
   return grad_inputs;
 }
@@ -316,6 +551,109 @@ Tensor bernoulli_p(const Tensor& self, double p, std::optional<Generator> genera
   return result;
 }
 
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  auto grad_fn = std::make_shared<CholeskySolveBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &input2}));
+  grad_fn->upper_ = upper;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->input2_ = SavedVariable(input2, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cholesky_solve::call(self, input2, upper);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto grad_fn = std::make_shared<ClampBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp_Tensor::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+const Tensor& clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_inplace(self, "clamp_.Tensor");
+  auto grad_fn = std::make_shared<ClampBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clamp::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clamp_");
+  auto grad_fn = std::make_shared<ClampBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clamp_::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // hypot(Tensor self, Tensor other) -> Tensor
 Tensor hypot(const Tensor& self, const Tensor& other) {
   auto grad_fn = std::make_shared<HypotBackward0>();
@@ -392,6 +730,123 @@ const Tensor& log2_(const Tensor& self) {
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  auto grad_fn = std::make_shared<NativeLayerNormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight), opt_ptr(bias)}));
+  grad_fn->normalized_shape_ = normalized_shape.vec();
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->input_ = SavedVariable(input, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->weight_ = save_optional(weight, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->bias_ = save_optional(bias, false);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_layer_norm::call(input, normalized_shape, weight, bias, eps);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  set_history(Tensor(), grad_fn);  // result2: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->result2_ = SavedVariable(std::get<2>(result), true);
+  }
+  return result;
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_Tensor(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<RemainderBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::remainder_Tensor::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& remainder__Tensor(const Tensor& self, const Tensor& other) {
+  check_inplace(self, "remainder_.Tensor");
+  auto grad_fn = std::make_shared<RemainderBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::remainder__Tensor::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_Scalar(const Tensor& self, const Scalar& other) {
+  auto grad_fn = std::make_shared<RemainderBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::remainder_Scalar::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& remainder__Scalar(const Tensor& self, const Scalar& other) {
+  check_inplace(self, "remainder_.Scalar");
+  auto grad_fn = std::make_shared<RemainderBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::remainder__Scalar::call(self, other);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<SoftmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->self_scalar_type = self.scalar_type();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softmax_int::call(self, dim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

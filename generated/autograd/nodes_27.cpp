@@ -8,11 +8,15 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/index.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/max_pool3d_with_indices_backward.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/nansum.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/take.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -38,6 +42,39 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = mul(grad, conj(result));
+  }
+  return grad_inputs;
+}
+
+// Backward of index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+struct IndexPutBackward0 final : Node {
+  std::string name() const override { return "IndexPutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    values_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return values_.nbytes();
+  }
+
+  std::vector<std::optional<Tensor>> indices_;
+  SavedVariable values_;
+  bool accumulate_;
+};
+
+variable_list IndexPutBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& indices = as_arg(indices_);
+  const auto& values = values_.unpack(shared_from_this());
+  const auto& accumulate = as_arg(accumulate_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = accumulate ? grad : index_put(grad, indices, zeros_like(values), false);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = index(grad, indices);
   }
   return grad_inputs;
 }
@@ -110,6 +147,33 @@ variable_list NansumBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of take(Tensor self, Tensor index) -> Tensor
+struct TakeBackward0 final : Node {
+  std::string name() const override { return "TakeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  SavedVariable index_;
+  DimVector self_sizes;
+};
+
+variable_list TakeBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = take_backward(grad, self_sizes, index);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -147,6 +211,43 @@ const Tensor& exp_(const Tensor& self) {
   if (grad_fn->should_compute_output(0)) {
     grad_fn->result_ = SavedVariable(self, true);
   }
+  return self;
+}
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  auto grad_fn = std::make_shared<IndexPutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &values}));
+  grad_fn->indices_ = indices;
+  grad_fn->accumulate_ = accumulate;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->values_ = SavedVariable(values, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_put::call(self, indices, values, accumulate);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  check_inplace(self, "index_put_");
+  auto grad_fn = std::make_shared<IndexPutBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &values}));
+  grad_fn->indices_ = indices;
+  grad_fn->accumulate_ = accumulate;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->values_ = SavedVariable(values, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_put_::call(self, indices, values, accumulate);
+  }
+  rebase_history(self, grad_fn);
   return self;
 }
 
@@ -189,6 +290,24 @@ Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::op
   {
     AutoGradMode below_autograd(false);
     result = ops::nansum::call(self, dim, keepdim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// take(Tensor self, Tensor index) -> Tensor
+Tensor take(const Tensor& self, const Tensor& index) {
+  auto grad_fn = std::make_shared<TakeBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::take::call(self, index);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

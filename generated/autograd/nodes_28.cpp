@@ -8,6 +8,7 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_upsample_nearest_exact1d.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
+#include "generated/ops/aminmax.h"
 #include "generated/ops/binary_cross_entropy.h"
 #include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/masked_fill.h"
@@ -17,6 +18,10 @@
 #include "generated/ops/smooth_l1_loss_backward.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/upsample_nearest2d.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
+#include "generated/ops/upsample_nearest3d.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros_like.h"
 
@@ -40,6 +45,42 @@ variable_list UpsampleNearestExact1DBackwardBackward0::apply(variable_list&& gra
   const auto& scales = as_arg(scales_);
   if (should_compute_output(0)) {
     grad_inputs[0] = _upsample_nearest_exact1d(grad, output_size, scales);
+  }
+  return grad_inputs;
+}
+
+// Backward of aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+struct AminmaxBackward0 final : Node {
+  std::string name() const override { return "AminmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list AminmaxBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& min = min_.unpack(shared_from_this());
+  const auto& max = max_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = aminmax_backward(grads[0], grads[1], self, min, max, dim, keepdim);
   }
   return grad_inputs;
 }
@@ -271,6 +312,56 @@ variable_list SubBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest2DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleNearest2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest2d(grad, output_size, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearest3DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleNearest3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest3d(grad, output_size, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -291,6 +382,33 @@ Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
+  return result;
+}
+
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  auto grad_fn = std::make_shared<AminmaxBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::aminmax::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->min_ = SavedVariable(std::get<0>(result), true);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->max_ = SavedVariable(std::get<1>(result), true);
+  }
   return result;
 }
 
@@ -499,6 +617,41 @@ const Tensor& sub__Scalar(const Tensor& self, const Scalar& other, const Scalar&
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearest3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest3d_backward::call(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

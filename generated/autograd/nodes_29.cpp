@@ -10,11 +10,17 @@
 #include "generated/ops/_upsample_nearest_exact2d_backward.h"
 #include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/_upsample_nearest_exact3d_backward.h"
+#include "generated/ops/clone.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/i0.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rot90.h"
+#include "generated/ops/special_i1.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/upsample_nearest1d.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::autograd::generated {
 
@@ -139,6 +145,54 @@ variable_list HuberLossBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of i0(Tensor self) -> Tensor
+struct I0Backward0 final : Node {
+  std::string name() const override { return "I0Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list I0Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, special_i1(self));
+  }
+  return grad_inputs;
+}
+
+// Backward of rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+struct Rot90Backward0 final : Node {
+  std::string name() const override { return "Rot90Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t k_;
+  std::vector<int64_t> dims_;
+};
+
+variable_list Rot90Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& k = as_arg(k_);
+  const auto& dims = as_arg(dims_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = rot90(grad, -k, dims);
+  }
+  return grad_inputs;
+}
+
 // Backward of transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 struct TransposeBackward0 final : Node {
   std::string name() const override { return "TransposeBackward0"; }
@@ -179,6 +233,28 @@ variable_list TransposeBackward1::apply(variable_list&& grads) {
   const auto& dim1 = as_arg(dim1_);
   if (should_compute_output(0)) {
     grad_inputs[0] = transpose(grad, dim0, dim1);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+struct UpsampleNearest1DBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearest1DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_;
+};
+
+variable_list UpsampleNearest1DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales = as_arg(scales_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_nearest1d(grad, output_size, scales);
   }
   return grad_inputs;
 }
@@ -268,6 +344,55 @@ Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const 
   return result;
 }
 
+// i0(Tensor self) -> Tensor
+Tensor i0(const Tensor& self) {
+  auto grad_fn = std::make_shared<I0Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::i0::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// i0_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& i0_(const Tensor& self) {
+  check_inplace(self, "i0_");
+  auto grad_fn = std::make_shared<I0Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::i0_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  auto grad_fn = std::make_shared<Rot90Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->k_ = k;
+  grad_fn->dims_ = dims.vec();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::rot90::call(self, k, dims);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   auto grad_fn = std::make_shared<TransposeBackward0>();
@@ -297,6 +422,22 @@ const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   }
   set_inplace_view_history(self, grad_fn);
   return self;
+}
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  auto grad_fn = std::make_shared<UpsampleNearest1DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_ = scales;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_nearest1d_backward::call(grad_output, output_size, input_size, scales);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 }  // namespace tl::autograd::wrappers

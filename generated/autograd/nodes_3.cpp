@@ -8,11 +8,19 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/diagonal_backward.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/soft_margin_loss_backward.h"
 #include "generated/ops/tanh.h"
 #include "generated/ops/tanh_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -43,6 +51,30 @@ variable_list CumprodBackward0::apply(variable_list&& grads) {
   const auto& result = result_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = cumprod_backward(grad, self, dim, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+struct DiagonalBackwardBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& offset = as_arg(offset_);
+  const auto& dim1 = as_arg(dim1_);
+  const auto& dim2 = as_arg(dim2_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = diagonal(grad, offset, dim1, dim2);
   }
   return grad_inputs;
 }
@@ -131,6 +163,112 @@ variable_list GridSampler3DBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+struct MaxPool3DWithIndicesBackwardBackward0 final : Node {
+  std::string name() const override { return "MaxPool3DWithIndicesBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list MaxPool3DWithIndicesBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+struct MseLossBackwardBackward0 final : Node {
+  std::string name() const override { return "MseLossBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    grad_output_.reset_data();
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return grad_output_.nbytes() + self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable grad_output_;
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& grad_output = grad_output_.unpack(shared_from_this());
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mse_loss_double_backward_grad_output(grad, grad_output, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mse_loss_double_backward(mul(grad, grad_output), self, reduction);
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = neg(mse_loss_double_backward(mul(grad, grad_output), target, reduction));
+  }
+  return grad_inputs;
+}
+
+// Backward of soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+struct SoftMarginLossBackward0 final : Node {
+  std::string name() const override { return "SoftMarginLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list SoftMarginLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = soft_margin_loss_backward(grad, self, target, reduction);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::soft_margin_loss");
+  }
+  return grad_inputs;
+}
+
 // Backward of tanh(Tensor self) -> Tensor
 struct TanhBackward0 final : Node {
   std::string name() const override { return "TanhBackward0"; }
@@ -204,6 +342,23 @@ const Tensor& cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType
   return self;
 }
 
+// diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  auto grad_fn = std::make_shared<DiagonalBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->offset_ = offset;
+  grad_fn->dim1_ = dim1;
+  grad_fn->dim2_ = dim2;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::diagonal_backward::call(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, std::array<bool, 2> output_mask) {
   auto grad_fn = std::make_shared<GridSampler2DBackwardBackward0>();
@@ -257,6 +412,71 @@ std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, c
   set_history(std::get<0>(result), grad_fn);
   check_differentiable_dtype(std::get<1>(result));
   set_history(std::get<1>(result), grad_fn);
+  return result;
+}
+
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  auto grad_fn = std::make_shared<MaxPool3DWithIndicesBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::max_pool3d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<MseLossBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->grad_output_ = SavedVariable(grad_output, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(2)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::mse_loss_backward::call(grad_output, self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  auto grad_fn = std::make_shared<SoftMarginLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::soft_margin_loss::call(self, target, reduction);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

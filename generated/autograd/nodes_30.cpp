@@ -6,19 +6,30 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/add.h"
 #include "generated/ops/affine_grid_generator.h"
 #include "generated/ops/affine_grid_generator_backward.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/grid_sampler_2d.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/nanmedian.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
+#include "generated/ops/softshrink_backward.h"
 #include "generated/ops/upsample_trilinear3d.h"
 #include "generated/ops/upsample_trilinear3d_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -40,6 +51,61 @@ variable_list AffineGridGeneratorBackward0::apply(variable_list&& grads) {
   const auto& align_corners = as_arg(align_corners_);
   if (should_compute_output(0)) {
     grad_inputs[0] = affine_grid_generator_backward(grad, size, align_corners);
+  }
+  return grad_inputs;
+}
+
+// Backward of asinh(Tensor self) -> Tensor
+struct AsinhBackward0 final : Node {
+  std::string name() const override { return "AsinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AsinhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(rsqrt(add(mul(self, self), 1))));
+  }
+  return grad_inputs;
+}
+
+// Backward of batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+struct BatchNormElemtBackward0 final : Node {
+  std::string name() const override { return "BatchNormElemtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BatchNormElemtBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::batch_norm_elemt");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::batch_norm_elemt");
   }
   return grad_inputs;
 }
@@ -274,6 +340,111 @@ variable_list MultilabelMarginLossForwardBackward0::apply(variable_list&& grads)
   return grad_inputs;
 }
 
+// Backward of nanmedian(Tensor self) -> Tensor
+struct NanmedianBackward0 final : Node {
+  std::string name() const override { return "NanmedianBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable result_;
+};
+
+variable_list NanmedianBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+struct NanmedianBackward1 final : Node {
+  std::string name() const override { return "NanmedianBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return indices_.nbytes();
+  }
+
+  int64_t dim_;
+  bool keepdim_;
+  DimVector self_sizes;
+  SavedVariable indices_;
+};
+
+variable_list NanmedianBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of sign(Tensor self) -> Tensor
+struct SignBackward0 final : Node {
+  std::string name() const override { return "SignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SignBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+struct SoftshrinkBackward0 final : Node {
+  std::string name() const override { return "SoftshrinkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list SoftshrinkBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = softshrink_backward(grad, self, lambd);
+  }
+  return grad_inputs;
+}
+
 // Backward of upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 struct UpsampleTrilinear3DBackwardBackward0 final : Node {
   std::string name() const override { return "UpsampleTrilinear3DBackwardBackward0"; }
@@ -318,6 +489,53 @@ Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_c
   {
     AutoGradMode below_autograd(false);
     result = ops::affine_grid_generator::call(theta, size, align_corners);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::asinh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& asinh_(const Tensor& self) {
+  check_inplace(self, "asinh_");
+  auto grad_fn = std::make_shared<AsinhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::asinh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+Tensor batch_norm_elemt(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  auto grad_fn = std::make_shared<BatchNormElemtBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::batch_norm_elemt::call(input, weight, bias, mean, invstd, eps);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -515,6 +733,92 @@ std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, co
   if (grad_fn->should_compute_output(0)) {
     grad_fn->is_target_ = SavedVariable(std::get<1>(result), true);
   }
+  return result;
+}
+
+// nanmedian(Tensor self) -> Tensor
+Tensor nanmedian(const Tensor& self) {
+  auto grad_fn = std::make_shared<NanmedianBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nanmedian::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> nanmedian_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  auto grad_fn = std::make_shared<NanmedianBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->keepdim_ = keepdim;
+  grad_fn->self_sizes = self.sizes();
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::nanmedian_dim::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // indices: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  auto grad_fn = std::make_shared<SignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sign::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sign_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sign_(const Tensor& self) {
+  check_inplace(self, "sign_");
+  auto grad_fn = std::make_shared<SignBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::sign_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<SoftshrinkBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::softshrink::call(self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 

@@ -6,19 +6,54 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
+#include "generated/ops/div.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
 #include "generated/ops/linalg_svd.h"
+#include "generated/ops/log10.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/rsub.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/threshold_backward.h"
 #include "generated/ops/unique_dim.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of atanh(Tensor self) -> Tensor
+struct AtanhBackward0 final : Node {
+  std::string name() const override { return "AtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AtanhBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, conj(rsub(mul(self, self), 1)));
+  }
+  return grad_inputs;
+}
 
 // Backward of grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 struct GridSampler3DBackward0 final : Node {
@@ -88,6 +123,32 @@ variable_list LinalgSvdBackward0::apply(variable_list&& grads) {
   const auto& Vh = Vh_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = svd_backward(grads[0], grads[1], grads[2], U, S, Vh, full_matrices);
+  }
+  return grad_inputs;
+}
+
+// Backward of log10(Tensor self) -> Tensor
+struct Log10Backward0 final : Node {
+  std::string name() const override { return "Log10Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list Log10Backward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = div(grad, conj(mul(self, 2.302585092994046)));
   }
   return grad_inputs;
 }
@@ -169,6 +230,35 @@ variable_list NativeBatchNormBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+struct NativeGroupNormBackwardBackward0 final : Node {
+  std::string name() const override { return "NativeGroupNormBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NativeGroupNormBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(3)) {
+    grad_inputs[3] = not_implemented("aten::native_group_norm_backward");
+  }
+  if (should_compute_output(4)) {
+    grad_inputs[4] = not_implemented("aten::native_group_norm_backward");
+  }
+  return grad_inputs;
+}
+
 // Backward of scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 struct ScatterAddBackward0 final : Node {
   std::string name() const override { return "ScatterAddBackward0"; }
@@ -200,6 +290,37 @@ variable_list ScatterAddBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+struct ThresholdBackwardBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& threshold = as_arg(threshold_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = threshold_backward(grad, self, threshold);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
 // Backward of unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 struct UniqueDimBackward0 final : Node {
   std::string name() const override { return "UniqueDimBackward0"; }
@@ -222,6 +343,39 @@ variable_list UniqueDimBackward0::apply(variable_list&& grads) {
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// atanh(Tensor self) -> Tensor
+Tensor atanh(const Tensor& self) {
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::atanh::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& atanh_(const Tensor& self) {
+  check_inplace(self, "atanh_");
+  auto grad_fn = std::make_shared<AtanhBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::atanh_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
 
 // grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
@@ -272,6 +426,39 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
     grad_fn->Vh_ = SavedVariable(std::get<2>(result), true);
   }
   return result;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::log10::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& log10_(const Tensor& self) {
+  check_inplace(self, "log10_");
+  auto grad_fn = std::make_shared<Log10Backward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::log10_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // mvlgamma(Tensor self, int p) -> Tensor
@@ -345,6 +532,24 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   return result;
 }
 
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  auto grad_fn = std::make_shared<NativeGroupNormBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &input, &mean, &rstd, opt_ptr(weight)}));
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::native_group_norm_backward::call(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  check_differentiable_dtype(std::get<1>(result));
+  set_history(std::get<1>(result), grad_fn);
+  check_differentiable_dtype(std::get<2>(result));
+  set_history(std::get<2>(result), grad_fn);
+  return result;
+}
+
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   auto grad_fn = std::make_shared<ScatterAddBackward0>();
@@ -378,6 +583,24 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  auto grad_fn = std::make_shared<ThresholdBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->threshold_ = threshold;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::threshold_backward::call(grad_output, self, threshold);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
 }
 
 // unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)

@@ -11,9 +11,22 @@
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d.h"
 #include "generated/ops/avg_pool3d_backward.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/embedding_dense_backward.h"
+#include "generated/ops/fractional_max_pool2d.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/hardtanh_backward.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/normal.h"
+#include "generated/ops/rsub.h"
+#include "generated/ops/sgn.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/upsample_bicubic2d.h"
+#include "generated/ops/upsample_bicubic2d_backward.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
@@ -154,6 +167,133 @@ variable_list EmbeddingDenseBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+struct FractionalMaxPool2DBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> output_size_;
+  SavedVariable result1_;
+};
+
+variable_list FractionalMaxPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& output_size = as_arg(output_size_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fractional_max_pool2d_backward(grad, self, kernel_size, output_size, result1);
+  }
+  return grad_inputs;
+}
+
+// Backward of hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+struct HardtanhBackwardBackward0 final : Node {
+  std::string name() const override { return "HardtanhBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar min_val_;
+  Scalar max_val_;
+};
+
+variable_list HardtanhBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min_val = as_arg(min_val_);
+  const auto& max_val = as_arg(max_val_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+struct LerpBackward0 final : Node {
+  std::string name() const override { return "LerpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar weight_;
+};
+
+variable_list LerpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& weight = as_arg(weight_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = weight.is_complex() ? mul(grad, Scalar(std::complex<double>(1.0) - std::conj(weight.to_complex()))) : mul(grad, 1.0 - weight.to_double());
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, weight.is_complex() ? Scalar(std::conj(weight.to_complex())) : weight);
+  }
+  return grad_inputs;
+}
+
+// Backward of lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+struct LerpBackward1 final : Node {
+  std::string name() const override { return "LerpBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    end_.reset_data();
+    weight_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + end_.nbytes() + weight_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable end_;
+  SavedVariable weight_;
+};
+
+variable_list LerpBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& end = end_.unpack(shared_from_this());
+  const auto& weight = weight_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(rsub(weight, 1)));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = mul(grad, conj(weight));
+  }
+  if (should_compute_output(2)) {
+    grad_inputs[2] = mul(grad, conj(sub(end, self)));
+  }
+  return grad_inputs;
+}
+
 // Backward of max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
   std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
@@ -182,6 +322,160 @@ variable_list MaxPool2DWithIndicesBackwardBackward0::apply(variable_list&& grads
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+struct NormalBackward0 final : Node {
+  std::string name() const override { return "NormalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NormalBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+struct NormalBackward1 final : Node {
+  std::string name() const override { return "NormalBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mean_.reset_data();
+    std_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mean_.nbytes() + std_.nbytes();
+  }
+
+  SavedVariable mean_;
+  SavedVariable std_;
+};
+
+variable_list NormalBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mean = mean_.unpack(shared_from_this());
+  const auto& std = std_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(mean);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(std);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+struct NormalBackward2 final : Node {
+  std::string name() const override { return "NormalBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mean_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mean_.nbytes();
+  }
+
+  SavedVariable mean_;
+};
+
+variable_list NormalBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mean = mean_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(mean);
+  }
+  return grad_inputs;
+}
+
+// Backward of normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+struct NormalBackward3 final : Node {
+  std::string name() const override { return "NormalBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    std_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return std_.nbytes();
+  }
+
+  SavedVariable std_;
+};
+
+variable_list NormalBackward3::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& std = std_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(std);
+  }
+  return grad_inputs;
+}
+
+// Backward of sgn(Tensor self) -> Tensor
+struct SgnBackward0 final : Node {
+  std::string name() const override { return "SgnBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list SgnBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sgn_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBicubic2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleBicubic2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleBicubic2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = upsample_bicubic2d_backward(grad, output_size, self_sizes, align_corners, scales_h, scales_w);
   }
   return grad_inputs;
 }
@@ -274,6 +568,122 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   return result;
 }
 
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  auto grad_fn = std::make_shared<FractionalMaxPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->output_size_ = output_size.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool2d::call(self, kernel_size, output_size, random_samples);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  auto grad_fn = std::make_shared<HardtanhBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->min_val_ = min_val;
+  grad_fn->max_val_ = max_val;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardtanh_backward::call(grad_output, self, min_val, max_val);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  auto grad_fn = std::make_shared<LerpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end}));
+  grad_fn->weight_ = weight;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lerp_Scalar::call(self, end, weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+const Tensor& lerp__Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_inplace(self, "lerp_.Scalar");
+  auto grad_fn = std::make_shared<LerpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end}));
+  grad_fn->weight_ = weight;
+  {
+    AutoGradMode below_autograd(false);
+    ops::lerp__Scalar::call(self, end, weight);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  auto grad_fn = std::make_shared<LerpBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end, &weight}));
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->end_ = SavedVariable(end, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::lerp_Tensor::call(self, end, weight);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+const Tensor& lerp__Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_inplace(self, "lerp_.Tensor");
+  auto grad_fn = std::make_shared<LerpBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &end, &weight}));
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(2)) {
+    grad_fn->end_ = SavedVariable(end, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->weight_ = SavedVariable(weight, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::lerp__Tensor::call(self, end, weight);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
 // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
   auto grad_fn = std::make_shared<MaxPool2DWithIndicesBackwardBackward0>();
@@ -288,6 +698,125 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
   {
     AutoGradMode below_autograd(false);
     result = ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  check_inplace(self, "normal_");
+  auto grad_fn = std::make_shared<NormalBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::normal_::call(self, mean, std, generator);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+Tensor normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&mean, &std}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->std_ = SavedVariable(std, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_Tensor_Tensor::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+Tensor normal_Tensor_float(const Tensor& mean, double std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&mean}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mean_ = SavedVariable(mean, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_Tensor_float::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+Tensor normal_float_Tensor(double mean, const Tensor& std, std::optional<Generator> generator) {
+  auto grad_fn = std::make_shared<NormalBackward3>();
+  grad_fn->set_next_edges(collect_next_edges({&std}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->std_ = SavedVariable(std, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::normal_float_Tensor::call(mean, std, generator);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  auto grad_fn = std::make_shared<SgnBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::sgn::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sgn_(const Tensor& self) {
+  check_inplace(self, "sgn_");
+  auto grad_fn = std::make_shared<SgnBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::sgn_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBicubic2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::upsample_bicubic2d::call(self, output_size, align_corners, scales_h, scales_w);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -6,6 +6,10 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_embedding_bag.h"
 #include "generated/ops/_embedding_bag_backward.h"
 #include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
@@ -18,15 +22,80 @@
 #include "generated/ops/conj.h"
 #include "generated/ops/cos.h"
 #include "generated/ops/div.h"
+#include "generated/ops/fractional_max_pool3d.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/im2col.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/sin.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+struct AdaptiveAvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  DimVector grad_output_sizes;
+};
+
+variable_list AdaptiveAvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool2d(grad, trailing_sizes(grad_output_sizes, 2));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+struct AdaptiveAvgPool3DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  DimVector grad_output_sizes;
+};
+
+variable_list AdaptiveAvgPool3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _adaptive_avg_pool3d(grad, trailing_sizes(grad_output_sizes, 3));
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
 
 // Backward of _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 struct EmbeddingBagBackward0 final : Node {
@@ -197,6 +266,39 @@ variable_list CosBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+struct FractionalMaxPool3DBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result1_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result1_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> output_size_;
+  SavedVariable result1_;
+};
+
+variable_list FractionalMaxPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& output_size = as_arg(output_size_);
+  const auto& result1 = result1_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = fractional_max_pool3d_backward(grad, self, kernel_size, output_size, result1);
+  }
+  return grad_inputs;
+}
+
 // Backward of im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
 struct Im2ColBackward0 final : Node {
   std::string name() const override { return "Im2ColBackward0"; }
@@ -289,6 +391,39 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+struct LogsumexpBackward0 final : Node {
+  std::string name() const override { return "LogsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list LogsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim);
+  }
+  return grad_inputs;
+}
+
 // Backward of rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct RsubBackward0 final : Node {
   std::string name() const override { return "RsubBackward0"; }
@@ -331,12 +466,75 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+struct SliceBackward0 final : Node {
+  std::string name() const override { return "SliceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+  std::optional<int64_t> start_;
+  std::optional<int64_t> end_;
+  int64_t step_;
+  DimVector self_sizes;
+};
+
+variable_list SliceBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& start = as_arg(start_);
+  const auto& end = as_arg(end_);
+  const auto& step = as_arg(step_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = slice_backward(grad, self_sizes, dim, start, end, step);
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->grad_output_sizes = grad_output.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  auto grad_fn = std::make_shared<AdaptiveAvgPool3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  grad_fn->grad_output_sizes = grad_output.sizes();
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_adaptive_avg_pool3d_backward::call(grad_output, self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
@@ -473,6 +671,29 @@ const Tensor& cos_(const Tensor& self) {
   return self;
 }
 
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  auto grad_fn = std::make_shared<FractionalMaxPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->output_size_ = output_size.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool3d::call(self, kernel_size, output_size, random_samples);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // result1: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result1_ = SavedVariable(std::get<1>(result), true);
+  }
+  return result;
+}
+
 // im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
 Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   auto grad_fn = std::make_shared<Im2ColBackward0>();
@@ -549,6 +770,28 @@ const Tensor& log_(const Tensor& self) {
   return self;
 }
 
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  auto grad_fn = std::make_shared<LogsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim.vec();
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logsumexp::call(self, dim, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor rsub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   auto grad_fn = std::make_shared<RsubBackward0>();
@@ -573,6 +816,25 @@ Tensor rsub_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha)
   {
     AutoGradMode below_autograd(false);
     result = ops::rsub_Scalar::call(self, other, alpha);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  auto grad_fn = std::make_shared<SliceBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  grad_fn->start_ = start;
+  grad_fn->end_ = end;
+  grad_fn->step_ = step;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::slice_Tensor::call(self, dim, start, end, step);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

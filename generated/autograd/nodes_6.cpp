@@ -6,9 +6,15 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/avg_pool3d.h"
+#include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/log_normal.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/neg.h"
@@ -17,6 +23,87 @@
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _clone_contiguous(Tensor self) -> Tensor
+struct CloneContiguousBackward0 final : Node {
+  std::string name() const override { return "CloneContiguousBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CloneContiguousBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of abs(Tensor self) -> Tensor
+struct AbsBackward0 final : Node {
+  std::string name() const override { return "AbsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+};
+
+variable_list AbsBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = abs_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+struct AvgPool3DBackward0 final : Node {
+  std::string name() const override { return "AvgPool3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& count_include_pad = as_arg(count_include_pad_);
+  const auto& divisor_override = as_arg(divisor_override_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return grad_inputs;
+}
 
 // Backward of batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
 struct BatchNormGatherStatsBackward0 final : Node {
@@ -38,6 +125,34 @@ variable_list BatchNormGatherStatsBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+struct LinalgCholeskyExBackward0 final : Node {
+  std::string name() const override { return "LinalgCholeskyExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    L_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return L_.nbytes();
+  }
+
+  bool upper_;
+  SavedVariable L_;
+};
+
+variable_list LinalgCholeskyExBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& upper = as_arg(upper_);
+  const auto& L = L_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_backward(grads[0], upper, L);
+  }
+  return grad_inputs;
+}
+
 // Backward of log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 struct LogNormalBackward0 final : Node {
   std::string name() const override { return "LogNormalBackward0"; }
@@ -51,6 +166,37 @@ variable_list LogNormalBackward0::apply(variable_list&& grads) {
   (void)grad;
   if (should_compute_output(0)) {
     grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of logcumsumexp(Tensor self, int dim) -> Tensor
+struct LogcumsumexpBackward0 final : Node {
+  std::string name() const override { return "LogcumsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result_;
+};
+
+variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim);
   }
   return grad_inputs;
 }
@@ -240,6 +386,76 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _clone_contiguous(Tensor self) -> Tensor
+Tensor _clone_contiguous(const Tensor& self) {
+  auto grad_fn = std::make_shared<CloneContiguousBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_clone_contiguous::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// abs(Tensor self) -> Tensor
+Tensor abs(const Tensor& self) {
+  auto grad_fn = std::make_shared<AbsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::abs::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// abs_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& abs_(const Tensor& self) {
+  check_inplace(self, "abs_");
+  auto grad_fn = std::make_shared<AbsBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::abs_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  auto grad_fn = std::make_shared<AvgPool3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  grad_fn->count_include_pad_ = count_include_pad;
+  grad_fn->divisor_override_ = divisor_override;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::avg_pool3d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, double momentum, double eps, int64_t count) {
   auto grad_fn = std::make_shared<BatchNormGatherStatsBackward0>();
@@ -256,6 +472,25 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Te
   return result;
 }
 
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  auto grad_fn = std::make_shared<LinalgCholeskyExBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upper_ = upper;
+  std::tuple<Tensor, Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::linalg_cholesky_ex::call(self, upper, check_errors);
+  }
+  check_differentiable_dtype(std::get<0>(result));
+  set_history(std::get<0>(result), grad_fn);
+  set_history(Tensor(), grad_fn);  // info: not differentiable (output_differentiability)
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->L_ = SavedVariable(std::get<0>(result), true);
+  }
+  return result;
+}
+
 // log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& log_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
   check_inplace(self, "log_normal_");
@@ -267,6 +502,27 @@ const Tensor& log_normal_(const Tensor& self, double mean, double std, std::opti
   }
   rebase_history(self, grad_fn);
   return self;
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  auto grad_fn = std::make_shared<LogcumsumexpBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::logcumsumexp::call(self, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor

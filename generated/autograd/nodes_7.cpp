@@ -6,11 +6,47 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
+#include "generated/ops/add.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/avg_pool2d_backward.h"
+#include "generated/ops/ceil.h"
+#include "generated/ops/clip.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/index_select.h"
 #include "generated/ops/linalg_eigh.h"
+#include "generated/ops/masked_select.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/tan.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+struct EmbeddingBagPerSampleWeightsBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBagPerSampleWeightsBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list EmbeddingBagPerSampleWeightsBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = not_implemented("aten::_embedding_bag_per_sample_weights_backward");
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = not_implemented("aten::_embedding_bag_per_sample_weights_backward");
+  }
+  return grad_inputs;
+}
 
 // Backward of _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 struct HistogramddFromBinCtsBackward0 final : Node {
@@ -28,6 +64,247 @@ variable_list HistogramddFromBinCtsBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = not_implemented("aten::_histogramdd_from_bin_cts");
+  }
+  return grad_inputs;
+}
+
+// Backward of add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+struct AddBackward0 final : Node {
+  std::string name() const override { return "AddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  Scalar alpha_;
+};
+
+variable_list AddBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& alpha = as_arg(alpha_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = maybe_multiply(grad, alpha);
+  }
+  return grad_inputs;
+}
+
+// Backward of add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+struct AddBackward1 final : Node {
+  std::string name() const override { return "AddBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list AddBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = grad;
+  }
+  return grad_inputs;
+}
+
+// Backward of avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+struct AvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& kernel_size = as_arg(kernel_size_);
+  const auto& stride = as_arg(stride_);
+  const auto& padding = as_arg(padding_);
+  const auto& ceil_mode = as_arg(ceil_mode_);
+  const auto& count_include_pad = as_arg(count_include_pad_);
+  const auto& divisor_override = as_arg(divisor_override_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return grad_inputs;
+}
+
+// Backward of ceil(Tensor self) -> Tensor
+struct CeilBackward0 final : Node {
+  std::string name() const override { return "CeilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CeilBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+struct ClipBackward0 final : Node {
+  std::string name() const override { return "ClipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    min_.reset_data();
+    max_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + min_.nbytes() + max_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list ClipBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = unpack_optional(min_, shared_from_this());
+  const auto& max = unpack_optional(max_, shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  if (should_compute_output(1) || should_compute_output(2)) {
+    const std::array<bool, 2> grad_input_mask = {should_compute_output(1), should_compute_output(2)};
+    auto computed = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
+    if (should_compute_output(1)) grad_inputs[1] = std::get<0>(std::move(computed));
+    if (should_compute_output(2)) grad_inputs[2] = std::get<1>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct ClipBackward1 final : Node {
+  std::string name() const override { return "ClipBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<Scalar> min_;
+  std::optional<Scalar> max_;
+};
+
+variable_list ClipBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& min = as_arg(min_);
+  const auto& max = as_arg(max_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = clamp_backward(grad, self, min, max);
+  }
+  return grad_inputs;
+}
+
+// Backward of expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
+struct ExpandBackward0 final : Node {
+  std::string name() const override { return "ExpandBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  DimVector self_sizes;
+};
+
+variable_list ExpandBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = sum_to(grad, self_sizes);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+struct IndexFillBackward0 final : Node {
+  std::string name() const override { return "IndexFillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  return grad_inputs;
+}
+
+// Backward of index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+struct IndexFillBackward1 final : Node {
+  std::string name() const override { return "IndexFillBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    index_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return index_.nbytes();
+  }
+
+  int64_t dim_;
+  SavedVariable index_;
+};
+
+variable_list IndexFillBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  const auto& index = index_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = index_fill(grad, dim, index, 0);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = sum(index_select(grad, dim, index));
   }
   return grad_inputs;
 }
@@ -60,12 +337,79 @@ variable_list LinalgEighBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of masked_select(Tensor self, Tensor mask) -> Tensor
+struct MaskedSelectBackward0 final : Node {
+  std::string name() const override { return "MaskedSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    mask_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return mask_.nbytes();
+  }
+
+  SavedVariable mask_;
+  DimVector self_sizes;
+};
+
+variable_list MaskedSelectBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& mask = mask_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = masked_select_backward(grad, self_sizes, mask);
+  }
+  return grad_inputs;
+}
+
+// Backward of tan(Tensor self) -> Tensor
+struct TanBackward0 final : Node {
+  std::string name() const override { return "TanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return result_.nbytes();
+  }
+
+  SavedVariable result_;
+};
+
+variable_list TanBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = mul(grad, conj(add(mul(result, result), 1)));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
 // finds only the public op.
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  auto grad_fn = std::make_shared<EmbeddingBagPerSampleWeightsBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &weight}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_embedding_bag_per_sample_weights_backward::call(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
 
 // _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
@@ -79,6 +423,279 @@ Tensor _histogramdd_from_bin_cts(const Tensor& self, IntArrayRef bins, std::opti
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  auto grad_fn = std::make_shared<AddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->alpha_ = alpha;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::add_Tensor::call(self, other, alpha);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+const Tensor& add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_inplace(self, "add_.Tensor");
+  auto grad_fn = std::make_shared<AddBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  grad_fn->alpha_ = alpha;
+  {
+    AutoGradMode below_autograd(false);
+    ops::add__Tensor::call(self, other, alpha);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  auto grad_fn = std::make_shared<AddBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::add_Scalar::call(self, other, alpha);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+const Tensor& add__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_inplace(self, "add_.Scalar");
+  auto grad_fn = std::make_shared<AddBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::add__Scalar::call(self, other, alpha);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  auto grad_fn = std::make_shared<AvgPool2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->kernel_size_ = kernel_size.vec();
+  grad_fn->stride_ = stride.vec();
+  grad_fn->padding_ = padding.vec();
+  grad_fn->ceil_mode_ = ceil_mode;
+  grad_fn->count_include_pad_ = count_include_pad;
+  grad_fn->divisor_override_ = divisor_override;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::avg_pool2d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  auto grad_fn = std::make_shared<CeilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::ceil::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& ceil_(const Tensor& self) {
+  check_inplace(self, "ceil_");
+  auto grad_fn = std::make_shared<CeilBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::ceil_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto grad_fn = std::make_shared<ClipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clip_Tensor::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+const Tensor& clip__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_inplace(self, "clip_.Tensor");
+  auto grad_fn = std::make_shared<ClipBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, opt_ptr(min), opt_ptr(max)}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->min_ = save_optional(min, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1) || grad_fn->should_compute_output(2)) {
+    grad_fn->max_ = save_optional(max, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clip__Tensor::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::clip::call(self, min, max);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_inplace(self, "clip_");
+  auto grad_fn = std::make_shared<ClipBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->min_ = min;
+  grad_fn->max_ = max;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::clip_::call(self, min, max);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  auto grad_fn = std::make_shared<ExpandBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::expand::call(self, size, implicit);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+Tensor index_fill_int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Scalar::call(self, dim, index, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+const Tensor& index_fill__int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_inplace(self, "index_fill_.int_Scalar");
+  auto grad_fn = std::make_shared<IndexFillBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Scalar::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+Tensor index_fill_int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::index_fill_int_Tensor::call(self, dim, index, value);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+const Tensor& index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_inplace(self, "index_fill_.int_Tensor");
+  auto grad_fn = std::make_shared<IndexFillBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &value}));
+  grad_fn->dim_ = dim;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->index_ = SavedVariable(index, false);
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::index_fill__int_Tensor::call(self, dim, index, value);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
@@ -101,6 +718,57 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view UPLO) {
     grad_fn->eigenvectors_ = SavedVariable(std::get<1>(result), true);
   }
   return result;
+}
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  auto grad_fn = std::make_shared<MaskedSelectBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->self_sizes = self.sizes();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->mask_ = SavedVariable(mask, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::masked_select::call(self, mask);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::tan::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tan_(const Tensor& self) {
+  check_inplace(self, "tan_");
+  auto grad_fn = std::make_shared<TanBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::tan_::call(self);
+  }
+  rebase_history(self, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(self, true);
+  }
+  return self;
 }
 
 }  // namespace tl::autograd::wrappers

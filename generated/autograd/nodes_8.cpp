@@ -6,18 +6,74 @@
 #include "aten/autograd/Node.h"
 #include "aten/autograd/SavedVariable.h"
 #include "aten/core/OwnedArgs.h"
+#include "generated/ops/_neg_view.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
+#include "generated/ops/_upsample_nearest_exact3d_backward.h"
 #include "generated/ops/batch_norm_backward_reduce.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/convolution.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/index_add.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pixel_shuffle.h"
 #include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/std.h"
+#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
+
+// Backward of _neg_view(Tensor(a) self) -> Tensor(a)
+struct NegViewBackward0 final : Node {
+  std::string name() const override { return "NegViewBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NegViewBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = neg(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearestExact3DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_d_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_d = as_arg(scales_d_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact3d_backward(grad, output_size, self_sizes, scales_d, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
 
 // Backward of batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
 struct BatchNormBackwardReduceBackward0 final : Node {
@@ -44,6 +100,30 @@ variable_list BatchNormBackwardReduceBackward0::apply(variable_list&& grads) {
   }
   if (should_compute_output(4)) {
     grad_inputs[4] = not_implemented("aten::batch_norm_backward_reduce");
+  }
+  return grad_inputs;
+}
+
+// Backward of cat(Tensor[] tensors, int dim=0) -> Tensor
+struct CatBackward0 final : Node {
+  std::string name() const override { return "CatBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  size_t tensors_size_ = 0;  // elements of tensors: one next edge each
+  int64_t dim_;
+  std::vector<ScalarType> tensors_scalar_type;
+  std::vector<DimVector> tensors_sizes;
+};
+
+variable_list CatBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_any(0, tensors_size_)) {
+    std::vector<Tensor> computed = cat_tensors_backward(grad, tensors_sizes, tensors_scalar_type, dim);
+    for (size_t i = 0; i < tensors_size_; ++i) grad_inputs[0 + i] = std::move(computed[i]);
   }
   return grad_inputs;
 }
@@ -92,6 +172,70 @@ variable_list ConvolutionBackward0::apply(variable_list&& grads) {
     if (should_compute_output(0)) grad_inputs[0] = std::get<0>(std::move(computed));
     if (should_compute_output(1)) grad_inputs[1] = std::get<1>(std::move(computed));
     if (should_compute_output(2)) grad_inputs[2] = std::get<2>(std::move(computed));
+  }
+  return grad_inputs;
+}
+
+// Backward of fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+struct FractionalMaxPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list FractionalMaxPool2DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 2);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
+  }
+  return grad_inputs;
+}
+
+// Backward of fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+struct FractionalMaxPool3DBackwardBackward0 final : Node {
+  std::string name() const override { return "FractionalMaxPool3DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    indices_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + indices_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable indices_;
+};
+
+variable_list FractionalMaxPool3DBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& indices = indices_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = max_pool_double_backward(grad, indices, 3);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(self);
   }
   return grad_inputs;
 }
@@ -146,6 +290,201 @@ variable_list PixelShuffleBackward0::apply(variable_list&& grads) {
   const auto& upscale_factor = as_arg(upscale_factor_);
   if (should_compute_output(0)) {
     grad_inputs[0] = pixel_unshuffle(grad, upscale_factor);
+  }
+  return grad_inputs;
+}
+
+// Backward of reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+struct ReflectionPad3DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad3d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+struct RenormBackward0 final : Node {
+  std::string name() const override { return "RenormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar p_;
+  int64_t dim_;
+  Scalar maxnorm_;
+};
+
+variable_list RenormBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& p = as_arg(p_);
+  const auto& dim = as_arg(dim_);
+  const auto& maxnorm = as_arg(maxnorm_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = renorm_backward(grad, self, p, dim, maxnorm);
+  }
+  return grad_inputs;
+}
+
+// Backward of std(Tensor self, bool unbiased=True) -> Tensor
+struct StdBackward0 final : Node {
+  std::string name() const override { return "StdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool unbiased_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& unbiased = as_arg(unbiased_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, std::nullopt, unbiased ? 1.0 : 0.0, false);
+  }
+  return grad_inputs;
+}
+
+// Backward of std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+struct StdBackward1 final : Node {
+  std::string name() const override { return "StdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool unbiased_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& unbiased = as_arg(unbiased_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, dim, unbiased ? 1.0 : 0.0, keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+struct StdBackward2 final : Node {
+  std::string name() const override { return "StdBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<Scalar> correction_;
+  bool keepdim_;
+  SavedVariable result_;
+};
+
+variable_list StdBackward2::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& dim = as_arg(dim_);
+  const auto& correction = as_arg(correction_);
+  const auto& keepdim = as_arg(keepdim_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = std_backward(grad, self, result, dim, correction_value(correction), keepdim);
+  }
+  return grad_inputs;
+}
+
+// Backward of t(Tensor(a) self) -> Tensor(a)
+struct TBackward0 final : Node {
+  std::string name() const override { return "TBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = t(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of t_(Tensor(a!) self) -> Tensor(a!)
+struct TBackward1 final : Node {
+  std::string name() const override { return "TBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward1::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = t(grad);
   }
   return grad_inputs;
 }
@@ -236,6 +575,39 @@ variable_list UpsampleBilinear2DBackwardBackward0::apply(variable_list&& grads) 
 namespace tl::autograd::wrappers {
 using namespace tl::autograd::generated;
 
+// _neg_view(Tensor(a) self) -> Tensor(a)
+Tensor _neg_view(const Tensor& self) {
+  auto grad_fn = std::make_shared<NegViewBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_neg_view::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_d_ = scales_d;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact3d::call(self, output_size, scales_d, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd, const std::optional<Tensor>& weight, bool input_g, bool weight_g, bool bias_g) {
   auto grad_fn = std::make_shared<BatchNormBackwardReduceBackward0>();
@@ -253,6 +625,24 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(const Tens
   set_history(std::get<2>(result), grad_fn);
   check_differentiable_dtype(std::get<3>(result));
   set_history(std::get<3>(result), grad_fn);
+  return result;
+}
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+Tensor cat(TensorList tensors, int64_t dim) {
+  auto grad_fn = std::make_shared<CatBackward0>();
+  grad_fn->set_next_edges(next_edges_of(tensors));
+  grad_fn->tensors_size_ = tensors.size();
+  grad_fn->dim_ = dim;
+  grad_fn->tensors_scalar_type = list_scalar_types(tensors);
+  grad_fn->tensors_sizes = list_sizes(tensors);
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cat::call(tensors, dim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
   return result;
 }
 
@@ -279,6 +669,46 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   {
     AutoGradMode below_autograd(false);
     result = ops::convolution::call(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  auto grad_fn = std::make_shared<FractionalMaxPool2DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool2d_backward::call(grad_output, self, kernel_size, output_size, indices);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  auto grad_fn = std::make_shared<FractionalMaxPool3DBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output, &self}));
+  if (grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->indices_ = SavedVariable(indices, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::fractional_max_pool3d_backward::call(grad_output, self, kernel_size, output_size, indices);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
@@ -337,6 +767,157 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad3DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad3d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::renorm::call(self, p, dim, maxnorm);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_inplace(self, "renorm_");
+  auto grad_fn = std::make_shared<RenormBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->p_ = p;
+  grad_fn->dim_ = dim;
+  grad_fn->maxnorm_ = maxnorm;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(tl::clone(self), false);  // self before it is overwritten (recorded, for double backward)
+  }
+  {
+    AutoGradMode below_autograd(false);
+    ops::renorm_::call(self, p, dim, maxnorm);
+  }
+  rebase_history(self, grad_fn);
+  return self;
+}
+
+// std(Tensor self, bool unbiased=True) -> Tensor
+Tensor std_op(const Tensor& self, bool unbiased) {
+  auto grad_fn = std::make_shared<StdBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->unbiased_ = unbiased;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_op::call(self, unbiased);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  auto grad_fn = std::make_shared<StdBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->unbiased_ = unbiased;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_dim::call(self, dim, unbiased, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  auto grad_fn = std::make_shared<StdBackward2>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim ? std::optional<std::vector<int64_t>>(dim->vec()) : std::nullopt;
+  grad_fn->correction_ = correction;
+  grad_fn->keepdim_ = keepdim;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::std_correction::call(self, dim, correction, keepdim);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// t(Tensor(a) self) -> Tensor(a)
+Tensor t(const Tensor& self) {
+  auto grad_fn = std::make_shared<TBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::t::call(self);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// t_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& t_(const Tensor& self) {
+  check_inplace(self, "t_");
+  auto grad_fn = std::make_shared<TBackward1>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  {
+    AutoGradMode below_autograd(false);
+    ops::t_::call(self);
+  }
+  set_inplace_view_history(self, grad_fn);
+  return self;
 }
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor

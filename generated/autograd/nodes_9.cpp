@@ -8,12 +8,32 @@
 #include "aten/core/OwnedArgs.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/_upsample_bicubic2d_aa.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
+#include "generated/ops/_upsample_nearest_exact2d_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/angle.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/cholesky_inverse.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
+#include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
+#include "generated/ops/huber_loss_backward.h"
 #include "generated/ops/max.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
+#include "generated/ops/view_as_complex.h"
+#include "generated/ops/view_as_real.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::autograd::generated {
 
@@ -90,6 +110,57 @@ variable_list TestMulBackwardBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleBicubic2DAaBackwardBackward0 final : Node {
+  std::string name() const override { return "UpsampleBicubic2DAaBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  bool align_corners_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+};
+
+variable_list UpsampleBicubic2DAaBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& align_corners = as_arg(align_corners_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_bicubic2d_aa(grad, output_size, align_corners, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
+// Backward of _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+struct UpsampleNearestExact2DBackward0 final : Node {
+  std::string name() const override { return "UpsampleNearestExact2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  std::vector<int64_t> output_size_;
+  std::optional<double> scales_h_;
+  std::optional<double> scales_w_;
+  DimVector self_sizes;
+};
+
+variable_list UpsampleNearestExact2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& output_size = as_arg(output_size_);
+  const auto& scales_h = as_arg(scales_h_);
+  const auto& scales_w = as_arg(scales_w_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = _upsample_nearest_exact2d_backward(grad, output_size, self_sizes, scales_h, scales_w);
+  }
+  return grad_inputs;
+}
+
 // Backward of angle(Tensor self) -> Tensor
 struct AngleBackward0 final : Node {
   std::string name() const override { return "AngleBackward0"; }
@@ -112,6 +183,57 @@ variable_list AngleBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   if (should_compute_output(0)) {
     grad_inputs[0] = angle_backward(grad, self);
+  }
+  return grad_inputs;
+}
+
+// Backward of cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+struct CholeskyInverseBackward0 final : Node {
+  std::string name() const override { return "CholeskyInverseBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + result_.nbytes();
+  }
+
+  SavedVariable self_;
+  bool upper_;
+  SavedVariable result_;
+};
+
+variable_list CholeskyInverseBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& upper = as_arg(upper_);
+  const auto& result = result_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cholesky_inverse_backward(grad, self, upper, result);
+  }
+  return grad_inputs;
+}
+
+// Backward of cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+struct CumsumBackward0 final : Node {
+  std::string name() const override { return "CumsumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list CumsumBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cumsum_backward(grad, dim);
   }
   return grad_inputs;
 }
@@ -228,6 +350,73 @@ variable_list DivBackward3::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// Backward of hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+struct HardshrinkBackwardBackward0 final : Node {
+  std::string name() const override { return "HardshrinkBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list HardshrinkBackwardBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& lambd = as_arg(lambd_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = hardshrink_backward(grad, self, lambd);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = zeros_like(grad);
+  }
+  return grad_inputs;
+}
+
+// Backward of huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
+struct HuberLossBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    target_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + target_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& target = target_.unpack(shared_from_this());
+  const auto& reduction = as_arg(reduction_);
+  const auto& delta = as_arg(delta_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = huber_loss_backward(grad, self, target, reduction, delta);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = huber_loss_backward(grad, target, self, reduction, delta);
+  }
+  return grad_inputs;
+}
+
 // Backward of max(Tensor self) -> Tensor
 struct MaxBackward1 final : Node {
   std::string name() const override { return "MaxBackward1"; }
@@ -319,6 +508,103 @@ variable_list MinimumBackward0::apply(variable_list&& grads) {
   }
   return grad_inputs;
 }
+
+// Backward of reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+struct ReflectionPad2DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes();
+  }
+
+  SavedVariable self_;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad2DBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& padding = as_arg(padding_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = reflection_pad2d_backward(grad, self, padding);
+  }
+  return grad_inputs;
+}
+
+// Backward of special_xlog1py(Tensor self, Tensor other) -> Tensor
+struct SpecialXlog1PyBackward0 final : Node {
+  std::string name() const override { return "SpecialXlog1PyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override {
+    self_.reset_data();
+    other_.reset_data();
+  }
+  size_t saved_bytes() const override {
+    return self_.nbytes() + other_.nbytes();
+  }
+
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialXlog1PyBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& self = self_.unpack(shared_from_this());
+  const auto& other = other_.unpack(shared_from_this());
+  if (should_compute_output(0)) {
+    grad_inputs[0] = xlogy_self_backward(grad, self, other, true);
+  }
+  if (should_compute_output(1)) {
+    grad_inputs[1] = div(mul(grad, self), add(other, 1));
+  }
+  return grad_inputs;
+}
+
+// Backward of split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+struct SplitWithSizesBackward0 final : Node {
+  std::string name() const override { return "SplitWithSizesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+
+  int64_t dim_;
+};
+
+variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  const auto& dim = as_arg(dim_);
+  if (should_compute_output(0)) {
+    grad_inputs[0] = cat(grads, dim);
+  }
+  return grad_inputs;
+}
+
+// Backward of view_as_real(Tensor(a) self) -> Tensor(a)
+struct ViewAsRealBackward0 final : Node {
+  std::string name() const override { return "ViewAsRealBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewAsRealBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!any_defined(grads)) return grad_inputs;
+  const Tensor& grad = grads[0];
+  (void)grad;
+  if (should_compute_output(0)) {
+    grad_inputs[0] = view_as_complex(contiguous(grad));
+  }
+  return grad_inputs;
+}
 }  // namespace tl::autograd::generated
 
 // The wrappers live apart from the formulas' namespace so that a formula calling `neg(grad)`
@@ -373,6 +659,42 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
   return result;
 }
 
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleBicubic2DAaBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_output}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->align_corners_ = align_corners;
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_bicubic2d_aa_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  auto grad_fn = std::make_shared<UpsampleNearestExact2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->output_size_ = output_size.vec();
+  grad_fn->scales_h_ = scales_h;
+  grad_fn->scales_w_ = scales_w;
+  grad_fn->self_sizes = self.sizes();
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::_upsample_nearest_exact2d::call(self, output_size, scales_h, scales_w);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // angle(Tensor self) -> Tensor
 Tensor angle(const Tensor& self) {
   auto grad_fn = std::make_shared<AngleBackward0>();
@@ -388,6 +710,56 @@ Tensor angle(const Tensor& self) {
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;
+}
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  auto grad_fn = std::make_shared<CholeskyInverseBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->upper_ = upper;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cholesky_inverse::call(self, upper);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::cumsum::call(self, dim, dtype);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_inplace(self, "cumsum_");
+  auto grad_fn = std::make_shared<CumsumBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  {
+    AutoGradMode below_autograd(false);
+    ops::cumsum_::call(self, dim, dtype);
+  }
+  rebase_history(self, grad_fn);
+  return self;
 }
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -538,6 +910,46 @@ const Tensor& div__Scalar_mode(const Tensor& self, const Scalar& other, std::opt
   return self;
 }
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  auto grad_fn = std::make_shared<HardshrinkBackwardBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&grad_out, &self}));
+  grad_fn->lambd_ = lambd;
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::hardshrink_backward::call(grad_out, self, lambd);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  auto grad_fn = std::make_shared<HuberLossBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &target}));
+  grad_fn->reduction_ = reduction;
+  grad_fn->delta_ = delta;
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->target_ = SavedVariable(target, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::huber_loss::call(self, target, reduction, delta);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
 // max(Tensor self) -> Tensor
 Tensor max(const Tensor& self) {
   auto grad_fn = std::make_shared<MaxBackward1>();
@@ -593,6 +1005,75 @@ Tensor minimum(const Tensor& self, const Tensor& other) {
   {
     AutoGradMode below_autograd(false);
     result = ops::minimum::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  auto grad_fn = std::make_shared<ReflectionPad2DBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->padding_ = padding.vec();
+  if (grad_fn->should_compute_output(0)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::reflection_pad2d::call(self, padding);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  auto grad_fn = std::make_shared<SpecialXlog1PyBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self, &other}));
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->self_ = SavedVariable(self, false);
+  }
+  if (grad_fn->should_compute_output(0) || grad_fn->should_compute_output(1)) {
+    grad_fn->other_ = SavedVariable(other, false);
+  }
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::special_xlog1py::call(self, other);
+  }
+  check_differentiable_dtype(result);
+  set_history(result, grad_fn);
+  return result;
+}
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  auto grad_fn = std::make_shared<SplitWithSizesBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  grad_fn->dim_ = dim;
+  std::vector<Tensor> result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::split_with_sizes::call(self, split_sizes, dim);
+  }
+  for (const Tensor& output : result) {
+    check_differentiable_dtype(output);
+    set_history(output, grad_fn);
+  }
+  return result;
+}
+
+// view_as_real(Tensor(a) self) -> Tensor(a)
+Tensor view_as_real(const Tensor& self) {
+  auto grad_fn = std::make_shared<ViewAsRealBackward0>();
+  grad_fn->set_next_edges(collect_next_edges({&self}));
+  Tensor result;
+  {
+    AutoGradMode below_autograd(false);
+    result = ops::view_as_real::call(self);
   }
   check_differentiable_dtype(result);
   set_history(result, grad_fn);

@@ -8,7 +8,9 @@
 #include "generated/ops/fliplr.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -31,6 +33,20 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices_composite(const Tensor& self,
                                                    std::vector<int64_t>{1, s}, std::vector<int64_t>{0, padding[0]},
                                                    std::vector<int64_t>{1, dilation[0]}, ceil_mode);
   return {squeeze(values, -2), squeeze(indices, -2)};
+}
+
+// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+Tensor narrow_composite(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  TL_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  TL_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  TL_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size,
+                 ", ", size, "], but got ", start, ")");
+  const int64_t begin = start < 0 ? start + size : start;
+  TL_CHECK(begin <= size - length, "start (", begin, ") + length (", length, ") exceeds dimension size (", size,
+           ").");
+  return slice(self, d, begin, begin + length, 1);
 }
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor

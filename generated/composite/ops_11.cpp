@@ -2,10 +2,24 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 11.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/arctan.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/logit.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multiply.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl::native {
+
+// arctan(Tensor self) -> Tensor
+Tensor arctan_composite(const Tensor& self) {
+  return atan(self);
+}
+
+// arctan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctan__composite(const Tensor& self) {
+  return atan_(self);
+}
 
 // multiply.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor multiply_Tensor_composite(const Tensor& self, const Tensor& other) {
@@ -15,6 +29,11 @@ Tensor multiply_Tensor_composite(const Tensor& self, const Tensor& other) {
 // multiply.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor multiply_Scalar_composite(const Tensor& self, const Scalar& other) {
   return mul(self, other);
+}
+
+// special_logit(Tensor self, float? eps=None) -> Tensor
+Tensor special_logit_composite(const Tensor& self, std::optional<double> eps) {
+  return logit(self, eps);
 }
 
 }  // namespace tl::native

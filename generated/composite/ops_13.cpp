@@ -4,6 +4,8 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
+#include "generated/ops/hardtanh.h"
+#include "generated/ops/relu6.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::native {
@@ -11,6 +13,16 @@ namespace tl::native {
 // arctan2(Tensor self, Tensor other) -> Tensor
 Tensor arctan2_composite(const Tensor& self, const Tensor& other) {
   return atan2(self, other);
+}
+
+// relu6(Tensor self) -> Tensor
+Tensor relu6_composite(const Tensor& self) {
+  return hardtanh(self, 0, 6);
+}
+
+// relu6_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& relu6__composite(const Tensor& self) {
+  return hardtanh_(self, 0, 6);
 }
 
 // xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor

@@ -2,10 +2,20 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 17.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/split.h"
 #include "generated/ops/split_with_sizes.h"
 
 namespace tl::native {
+
+// full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor full_like_composite(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::fill_kernel(result, fill_value);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
+}
 
 // split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]
 std::vector<Tensor> split_sizes_composite(const Tensor& self, IntArrayRef split_size, int64_t dim) {

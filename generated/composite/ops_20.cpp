@@ -2,7 +2,9 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 20.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/expand.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/normal.h"
 #include "generated/ops/polygamma.h"
@@ -10,6 +12,11 @@
 #include "generated/ops/special_polygamma.h"
 
 namespace tl::native {
+
+// broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+Tensor broadcast_to_composite(const Tensor& self, IntArrayRef size) {
+  return expand(self, size, false);
+}
 
 // is_same_size(Tensor self, Tensor other) -> bool
 bool is_same_size_composite(const Tensor& self, const Tensor& other) {

@@ -3,10 +3,15 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/complex.h"
+#include "generated/ops/cos.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/polar.h"
 #include "generated/ops/real.h"
 #include "generated/ops/select.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/view_as_real.h"
 
 namespace tl::native {
@@ -29,6 +34,18 @@ Tensor max_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
   if (!self.is_floating_point() && !self.is_meta())
     throw NotImplementedError(str("max_pool1d: not implemented for dtype ", scalar_type_name(self.scalar_type())));
   return values;
+}
+
+// polar(Tensor abs, Tensor angle) -> Tensor
+Tensor polar_composite(const Tensor& abs, const Tensor& angle) {
+  const ScalarType at = abs.dtype(), gt = angle.dtype();
+  TL_CHECK(at == gt, "Expected object of scalar type ", legacy_type_name(at), " but got scalar type ",
+           legacy_type_name(gt), " for second argument");
+  TL_CHECK(at == ScalarType::Float32 || at == ScalarType::Float64 || at == ScalarType::Float16,
+           "Expected both inputs to be Half, Float or Double tensors but got ", legacy_type_name(at), " and ",
+           legacy_type_name(gt));
+  TL_CHECK_AS(NotImplementedError, at != ScalarType::Float16, "\"polar_cpu\" not implemented for 'Half'");
+  return complex(mul(abs, cos(angle)), mul(abs, sin(angle)));
 }
 
 // real(Tensor(a) self) -> Tensor(a)

@@ -4,14 +4,22 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/absolute.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty_like.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/gt.h"
+#include "generated/ops/le.h"
+#include "generated/ops/leaky_relu.h"
 #include "generated/ops/max_pool2d.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/prelu.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/rrelu.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/tensor_split.h"
+#include "generated/ops/uniform.h"
 #include "generated/ops/where.h"
 
 namespace tl::native {
@@ -51,9 +59,81 @@ Tensor prelu_composite(const Tensor& self, const Tensor& weight) {
   return where(gt(self, 0), self, mul(wb, self));
 }
 
+// rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+Tensor rrelu_composite(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("rrelu: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  if (!training) return leaky_relu(self, (lower.to_double() + upper.to_double()) / 2);
+  Tensor noise = empty_like(self);
+  uniform_(noise, lower.to_double(), upper.to_double(), generator);
+  return where(le(self, 0), mul(self, noise), self);
+}
+
+// rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+const Tensor& rrelu__composite(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (!is_floating_type(self.scalar_type()))
+    throw NotImplementedError(str("rrelu_: not implemented for dtype ", scalar_type_name(self.scalar_type())));
+  if (!training) return leaky_relu_(self, (lower.to_double() + upper.to_double()) / 2);
+  Tensor noise = empty_like(self);
+  uniform_(noise, lower.to_double(), upper.to_double(), generator);
+  return copy_(self, where(le(self, 0), mul(self, noise), self));
+}
+
 // special_erf(Tensor self) -> Tensor
 Tensor special_erf_composite(const Tensor& self) {
   return erf(self);
+}
+
+// tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split_sections_composite(const Tensor& self, int64_t sections, int64_t dim) {
+  TL_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  TL_CHECK(sections > 0, "number of sections must be larger than 0, got ", sections);
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  const int64_t base = size / sections, extra = size % sections;
+  TL_CHECK(static_cast<uint64_t>(sections) <= std::vector<Tensor>().max_size(), "tensor_split: cannot make ",
+           sections, " sections: more than a list can hold");
+  check_list_fits(static_cast<uint64_t>(sections), sizeof(Tensor) + sizeof(TensorImpl));
+  std::vector<Tensor> result;
+  result.reserve(sections);
+  int64_t begin = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t n = base + (i < extra ? 1 : 0);
+    result.push_back(slice(self, d, begin, begin + n, 1));
+    begin += n;
+  }
+  return result;
+}
+
+// tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split_indices_composite(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  TL_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  std::vector<Tensor> result;
+  result.reserve(indices.size() + 1);
+  int64_t begin = 0;
+  for (int64_t index : indices) {
+    result.push_back(slice(self, d, begin, index, 1));
+    begin = index;
+  }
+  result.push_back(slice(self, d, begin, std::nullopt, 1));
+  return result;
+}
+
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split_tensor_indices_or_sections_composite(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  const Tensor& t = tensor_indices_or_sections;
+  TL_CHECK(t.device().is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on ",
+           t.device().str());
+  TL_CHECK(t.dtype() == ScalarType::Int64,
+           "tensor_split expected tensor_indices_or_sections to have dtype of long, but got ", legacy_type_name(t.dtype()));
+  TL_CHECK(t.dim() <= 1, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional ",
+           "tensor, but got a tensor with ", t.dim(), " dims");
+  const int64_t* data = t.data_ptr<int64_t>();
+  if (t.dim() == 0) return tensor_split(self, data[0], dim);
+  std::vector<int64_t> indices(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = data[static_cast<int64_t>(i) * t.strides()[0]];
+  return tensor_split(self, IntArrayRef(indices), dim);
 }
 
 }  // namespace tl::native

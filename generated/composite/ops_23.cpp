@@ -4,8 +4,16 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/arccosh.h"
+#include "generated/ops/argwhere.h"
+#include "generated/ops/dist.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fill.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/max_pool3d_with_indices.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/norm.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 
@@ -19,9 +27,26 @@ const Tensor& arccosh__composite(const Tensor& self) {
   return acosh_(self);
 }
 
+// argwhere(Tensor self) -> Tensor
+Tensor argwhere_composite(const Tensor& self) {
+  return nonzero(self);
+}
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+Tensor dist_composite(const Tensor& self, const Tensor& other, const Scalar& p) {
+  return norm(sub(self, other), p);
+}
+
 // max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
 Tensor max_pool3d_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return std::get<0>(max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor zeros_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor result = empty_like(self, dtype, device);
+  native::fill_kernel(result, 0);  // a fresh tensor: not an in-place op (no version bump)
+  return result;
 }
 
 }  // namespace tl::native

@@ -10,6 +10,7 @@
 #include "generated/ops/randint.h"
 #include "generated/ops/random.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
 #include "generated/ops/transpose.h"
@@ -40,6 +41,16 @@ Tensor randint_low_composite(int64_t low, int64_t high, IntArrayRef size, std::o
 // special_exp2(Tensor self) -> Tensor
 Tensor special_exp2_composite(const Tensor& self) {
   return exp2(self);
+}
+
+// special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_zeta_self_scalar_composite(const Scalar& self, const Tensor& other) {
+  return special_zeta(scalar_to_tensor(self, self.type(), other.device(), true), other);
+}
+
+// special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_zeta_other_scalar_composite(const Tensor& self, const Scalar& other) {
+  return special_zeta(self, scalar_to_tensor(other, other.type(), self.device(), true));
 }
 
 // std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))

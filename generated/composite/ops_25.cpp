@@ -4,18 +4,44 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_conj.h"
 #include "generated/ops/add.h"
+#include "generated/ops/adjoint.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/conj_physical.h"
+#include "generated/ops/div.h"
 #include "generated/ops/empty_like.h"
+#include "generated/ops/eq.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nanmean.h"
+#include "generated/ops/nansum.h"
 #include "generated/ops/nll_loss2d.h"
 #include "generated/ops/nll_loss2d_forward.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/resolve_conj.h"
 #include "generated/ops/special_ndtr.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/transpose.h"
 #include "generated/ops/uniform.h"
 
 namespace tl::native {
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+Tensor adjoint_composite(const Tensor& self) {
+  if (self.dim() == 0) {
+    warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().");
+    return conj(self);
+  }
+  TL_CHECK(self.dim() >= 2, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got ",
+           self.dim(), "-D tensor.");
+  return conj(transpose(self, -2, -1));
+}
+
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nanmean_composite(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  TL_CHECK(is_floating_type(self.dtype()) || is_complex_type(self.dtype()),
+           "nanmean(): expected input to have floating point or complex dtype but got ", legacy_type_name(self.dtype()));
+  return div(nansum(self, dim, keepdim, dtype), sum(eq(self, self), dim, keepdim, std::nullopt));
+}
 
 // nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 Tensor nll_loss2d_composite(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {

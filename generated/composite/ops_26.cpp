@@ -3,10 +3,20 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_neg_view.h"
+#include "generated/ops/diag.h"
+#include "generated/ops/diag_embed.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/resolve_neg.h"
 
 namespace tl::native {
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+Tensor diag_composite(const Tensor& self, int64_t diagonal) {
+  TL_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  if (self.dim() == 1) return diag_embed(self, diagonal, 0, 1);
+  return diagonal_copy(self, diagonal, 0, 1);
+}
 
 // resolve_neg(Tensor(a) self) -> Tensor(a)
 Tensor resolve_neg_composite(const Tensor& self) {

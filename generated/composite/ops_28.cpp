@@ -4,6 +4,8 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
+#include "generated/ops/log_sigmoid.h"
+#include "generated/ops/log_sigmoid_forward.h"
 #include "generated/ops/mean.h"
 
 namespace tl::native {
@@ -16,6 +18,11 @@ Tensor adaptive_avg_pool3d_composite(const Tensor& self, IntArrayRef output_size
   if (output_size[0] == 1 && output_size[1] == 1 && output_size[2] == 1)
     return mean(self, std::vector<int64_t>{-1, -2, -3}, true);
   return _adaptive_avg_pool3d(self, output_size);
+}
+
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid_composite(const Tensor& self) {
+  return std::get<0>(log_sigmoid_forward(self));
 }
 
 }  // namespace tl::native

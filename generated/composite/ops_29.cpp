@@ -5,11 +5,14 @@
 #include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/digamma.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/mean.h"
+#include "generated/ops/movedim.h"
 #include "generated/ops/randint_like.h"
 #include "generated/ops/random.h"
+#include "generated/ops/selu.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 
@@ -24,6 +27,11 @@ Tensor adaptive_avg_pool2d_composite(const Tensor& self, IntArrayRef output_size
   return _adaptive_avg_pool2d(self, output_size);
 }
 
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor movedim_int_composite(const Tensor& self, int64_t source, int64_t destination) {
+  return movedim(self, std::vector<int64_t>{source}, std::vector<int64_t>{destination});
+}
+
 // randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor randint_like_composite(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty_like(self, dtype, device);
@@ -36,6 +44,16 @@ Tensor randint_like_low_dtype_composite(const Tensor& self, int64_t low, int64_t
   Tensor result = empty_like(self, dtype, device);
   native::random_from_kernel(result, low, high, std::nullopt);
   return result;
+}
+
+// selu(Tensor self) -> Tensor
+Tensor selu_composite(const Tensor& self) {
+  return elu(self, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& selu__composite(const Tensor& self) {
+  return elu_(self, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1);
 }
 
 // special_erfinv(Tensor self) -> Tensor

@@ -3,13 +3,28 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/_test_sum_defined.h"
+#include "generated/ops/add.h"
 #include "generated/ops/conj.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/flip.h"
 #include "generated/ops/flipud.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matmul.h"
+#include "generated/ops/special_digamma.h"
 
 namespace tl::native {
+
+// _test_sum_defined(Tensor?[] tensors) -> Tensor
+Tensor _test_sum_defined_composite(const std::vector<std::optional<Tensor>>& tensors) {
+  Tensor total;
+  for (const std::optional<Tensor>& t : tensors) {
+    if (t) total = total.defined() ? add(total, *t) : *t;
+  }
+  TL_CHECK(total.defined(), "_test_sum_defined: expected at least one tensor");
+  return total;
+}
 
 // conj(Tensor(a) self) -> Tensor(a)
 Tensor conj_composite(const Tensor& self) {
@@ -22,9 +37,22 @@ Tensor flipud_composite(const Tensor& self) {
   return flip(self, std::vector<int64_t>{0});
 }
 
+// is_nonzero(Tensor self) -> bool
+bool is_nonzero_composite(const Tensor& self) {
+  const int64_t n = self.numel();
+  TL_CHECK(n != 0, "Boolean value of Tensor with no values is ambiguous");
+  TL_CHECK(n == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return tensor_item(self).to<bool>();
+}
+
 // linalg_matmul(Tensor self, Tensor other) -> Tensor
 Tensor linalg_matmul_composite(const Tensor& self, const Tensor& other) {
   return matmul(self, other);
+}
+
+// special_digamma(Tensor self) -> Tensor
+Tensor special_digamma_composite(const Tensor& self) {
+  return digamma(self);
 }
 
 }  // namespace tl::native

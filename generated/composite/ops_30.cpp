@@ -4,6 +4,12 @@
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/negative.h"
+#include "generated/ops/special_gammaln.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -15,6 +21,26 @@ Tensor adaptive_avg_pool1d_composite(const Tensor& self, IntArrayRef output_size
            "-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)");
   TL_CHECK(output_size.size() == 1, "adaptive_avg_pool1d: argument 'output_size' should contain one int (got ", output_size.size(), ")");
   return squeeze(adaptive_avg_pool2d(unsqueeze(self, -2), std::vector<int64_t>{1, output_size[0]}), -2);
+}
+
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+Tensor native_dropout_backward_composite(const Tensor& grad_output, const Tensor& mask, double scale) {
+  return mul(mul(grad_output, mask), scale);
+}
+
+// negative(Tensor self) -> Tensor
+Tensor negative_composite(const Tensor& self) {
+  return neg(self);
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& negative__composite(const Tensor& self) {
+  return neg_(self);
+}
+
+// special_gammaln(Tensor self) -> Tensor
+Tensor special_gammaln_composite(const Tensor& self) {
+  return lgamma(self);
 }
 
 }  // namespace tl::native

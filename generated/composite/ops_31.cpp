@@ -2,12 +2,19 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 31.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concatenate.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/nll_loss.h"
 #include "generated/ops/nll_loss_forward.h"
 #include "generated/ops/sort.h"
 
 namespace tl::native {
+
+// concatenate(Tensor[] tensors, int dim=0) -> Tensor
+Tensor concatenate_composite(TensorList tensors, int64_t dim) {
+  return cat(tensors, dim);
+}
 
 // msort(Tensor self) -> Tensor
 Tensor msort_composite(const Tensor& self) {

@@ -3,14 +3,38 @@
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/avg_pool1d.h"
+#include "generated/ops/avg_pool2d.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/diag_embed.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/repeat.h"
+#include "generated/ops/reshape.h"
 #include "generated/ops/special_i0.h"
+#include "generated/ops/squeeze.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
+
+// avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+Tensor avg_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  TL_CHECK(self.dim() == 2 || self.dim() == 3, "avg_pool1d: Expected 2 to 3 dimensions, but got ", self.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)");
+  TL_CHECK(kernel_size.size() == 1, "avg_pool1d: argument 'kernel_size' should contain one int (got ", kernel_size.size(), ")");
+  TL_CHECK(stride.size() <= 1, "avg_pool1d: argument 'stride' should contain one int (got ", stride.size(), ")");
+  TL_CHECK(padding.size() == 1, "avg_pool1d: argument 'padding' should contain one int (got ", padding.size(), ")");
+  const int64_t s = stride.empty() ? kernel_size[0] : stride[0];
+  return squeeze(avg_pool2d(unsqueeze(self, -2), std::vector<int64_t>{1, kernel_size[0]}, std::vector<int64_t>{1, s},
+                            std::vector<int64_t>{0, padding[0]}, ceil_mode, count_include_pad), -2);
+}
+
+// diagflat(Tensor self, int offset=0) -> Tensor
+Tensor diagflat_composite(const Tensor& self, int64_t offset) {
+  return diag_embed(reshape(self, {-1}), offset, 0, 1);
+}
 
 // special_i0(Tensor self) -> Tensor
 Tensor special_i0_composite(const Tensor& self) {

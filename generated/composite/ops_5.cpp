@@ -2,21 +2,59 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 5.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/all.h"
+#include "generated/ops/allclose.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fill.h"
 #include "generated/ops/ger.h"
+#include "generated/ops/isclose.h"
 #include "generated/ops/log_softmax.h"
 #include "generated/ops/outer.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/swapaxes.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+bool allclose_composite(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return tensor_item(all(isclose(self, other, rtol, atol, equal_nan), std::nullopt, false)).to<bool>();
+}
+
+// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor empty_like_composite(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  // Keeps the layout of a dense input (a transposed input gives a transposed result), like PyTorch.
+  Tensor result = native::empty_like_preserve(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+  // Uninitialised bools are zeroed, as by empty: a byte other than 0/1 read as bool is undefined behaviour.
+  if (result.dtype() == ScalarType::Bool) native::fill_kernel(result, false);
+  return result;
+}
 
 // ger(Tensor self, Tensor vec2) -> Tensor
 Tensor ger_composite(const Tensor& self, const Tensor& vec2) {
   return outer(self, vec2);
 }
 
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive_composite(const Tensor& self) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "positive: The `+` operator, on a bool tensor is not supported.");
+  return self;
+}
+
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor special_log_softmax_composite(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return log_softmax(self, dim, dtype);
+}
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes_composite(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return transpose(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes__composite(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return transpose_(self, axis0, axis1);
 }
 
 }  // namespace tl::native

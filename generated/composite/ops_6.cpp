@@ -2,11 +2,35 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 6.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/where.h"
 
 namespace tl::native {
+
+// arcsin(Tensor self) -> Tensor
+Tensor arcsin_composite(const Tensor& self) {
+  return asin(self);
+}
+
+// arcsin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsin__composite(const Tensor& self) {
+  return asin_(self);
+}
+
+// arcsinh(Tensor self) -> Tensor
+Tensor arcsinh_composite(const Tensor& self) {
+  return asinh(self);
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsinh__composite(const Tensor& self) {
+  return asinh_(self);
+}
 
 // argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort_composite(const Tensor& self, int64_t dim, bool descending) {

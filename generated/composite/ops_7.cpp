@@ -2,17 +2,56 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 7.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_histogramdd_from_bin_tensors.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/eq.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
+#include "generated/ops/ravel.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
+
+// arctanh(Tensor self) -> Tensor
+Tensor arctanh_composite(const Tensor& self) {
+  return atanh(self);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh__composite(const Tensor& self) {
+  return atanh_(self);
+}
+
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+std::tuple<Tensor, std::vector<Tensor>> histogramdd_TensorList_bins_composite(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  (void)range;  // the edges are given: PyTorch ignores range here too
+  Tensor hist = tl::_histogramdd_from_bin_tensors(self, bins, weight, density);
+  return {hist, std::vector<Tensor>(bins.begin(), bins.end())};
+}
+
+// isreal(Tensor self) -> Tensor
+Tensor isreal_composite(const Tensor& self) {
+  if (is_complex_type(self.scalar_type())) return eq(imag(self), 0);
+  return ones_like(self, ScalarType::Bool);
+}
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor ones_composite(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Tensor result = empty(size, dtype, device);
   native::fill_kernel(result, 1);  // a fresh tensor: not an in-place op (no version bump)
   return result;
+}
+
+// ravel(Tensor(a) self) -> Tensor(a)
+Tensor ravel_composite(const Tensor& self) {
+  return view(contiguous(self), std::vector<int64_t>{-1});
 }
 
 }  // namespace tl::native

@@ -2,15 +2,28 @@
 // Composite ops written inline in native_functions.yaml (`impl:`), shard 9.
 // They call other ops through the public API, so autograd comes from those ops.
 #include "aten/native/CompositeSupport.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/arccos.h"
+#include "generated/ops/is_neg.h"
+#include "generated/ops/linalg_lu_factor_ex.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/meshgrid.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/square.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/subtract.h"
 
 namespace tl::native {
+
+// _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lu_with_info_composite(const Tensor& self, bool pivot, bool check_errors) {
+  return linalg_lu_factor_ex(self, pivot, false);
+}
 
 // arccos(Tensor self) -> Tensor
 Tensor arccos_composite(const Tensor& self) {
@@ -22,6 +35,11 @@ const Tensor& arccos__composite(const Tensor& self) {
   return acos_(self);
 }
 
+// is_neg(Tensor self) -> bool
+bool is_neg_composite(const Tensor& self) {
+  return self.is_neg();
+}
+
 // meshgrid(Tensor[] tensors) -> Tensor[]
 std::vector<Tensor> meshgrid_composite(TensorList tensors) {
   return meshgrid(tensors, "ij");
@@ -30,6 +48,31 @@ std::vector<Tensor> meshgrid_composite(TensorList tensors) {
 // special_expit(Tensor self) -> Tensor
 Tensor special_expit_composite(const Tensor& self) {
   return sigmoid(self);
+}
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+Tensor special_logsumexp_composite(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return logsumexp(self, dim, keepdim);
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+Tensor special_xlog1py_self_scalar_composite(const Scalar& self, const Tensor& other) {
+  return special_xlog1py(scalar_to_tensor(self, self.type(), other.device(), true), other);
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+Tensor special_xlog1py_other_scalar_composite(const Tensor& self, const Scalar& other) {
+  return special_xlog1py(self, scalar_to_tensor(other, other.type(), self.device(), true));
+}
+
+// square(Tensor self) -> Tensor
+Tensor square_composite(const Tensor& self) {
+  return pow(self, 2);
+}
+
+// square_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& square__composite(const Tensor& self) {
+  return pow_(self, 2);
 }
 
 // subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

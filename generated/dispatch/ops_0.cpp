@@ -5,24 +5,76 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rmsprop.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/blackman_window.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/fix.h"
+#include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/linalg_pinv.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/nll_loss_nd.h"
+#include "generated/ops/norm.h"
+#include "generated/ops/quantile.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/special_ndtri.h"
+#include "generated/ops/trunc.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rmsprop
+
+// _fused_rmsprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] grad_avgs, Tensor(d!)[] momentum_buffer_list, Tensor(e!)[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> ()
+ops::_fused_rmsprop_::Kernel* ops::_fused_rmsprop_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rmsprop_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_rmsprop_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs, TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const auto grad_list_r = math_bits::resolved(grad_list);
+  const std::vector<Tensor> square_avgs_r = written.list(square_avgs);
+  const std::vector<Tensor> grad_avgs_r = written.list(grad_avgs);
+  const std::vector<Tensor> momentum_buffer_list_r = written.list(momentum_buffer_list);
+  const std::vector<Tensor> state_steps_r = written.list(state_steps);
+  ops::_fused_rmsprop_::call(self_r, grad_list_r, square_avgs_r, grad_avgs_r, momentum_buffer_list_r, state_steps_r, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+  written.finish();
+}
+
+void ops::_fused_rmsprop_::call(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs, TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(square_avgs) | math_bits::of(grad_avgs) | math_bits::of(momentum_buffer_list) | math_bits::of(state_steps)) != 0, 0)) return math_bits_fallback__fused_rmsprop_(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+  const Device kernel_device = dispatch_device("_fused_rmsprop_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rmsprop_", kernel_device);
+  kernel(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : square_avgs) t.bump_version();
+  for (const Tensor& t : grad_avgs) t.bump_version();
+  for (const Tensor& t : momentum_buffer_list) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_rmsprop_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList grad_avgs, TensorList momentum_buffer_list, TensorList state_steps, double lr, double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_rmsprop_");
+  return ops::_fused_rmsprop_::call(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+}
 
 // ============================================================================ _histogramdd_from_bin_tensors
 
@@ -123,6 +175,230 @@ Tensor blackman_window(int64_t window_length, std::optional<ScalarType> dtype, s
 // blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor blackman_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::blackman_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ copysign
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor copysign_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::copysign_kernel(self, other, out);
+  return out;
+}
+
+ops::copysign_Tensor::Kernel* ops::copysign_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_functional,
+    /* Meta */ copysign_kernel_functional,
+};
+
+static Tensor math_bits_fallback_copysign_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::copysign_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::copysign_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_copysign_Tensor(self, other);
+  const Device kernel_device = dispatch_device("copysign.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor copysign(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::copysign_Tensor(self, other);
+  }
+  return ops::copysign_Tensor::call(self, other);
+}
+
+// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& copysign_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::copysign_kernel(self, other, out);
+  return self;
+}
+
+ops::copysign__Tensor::Kernel* ops::copysign__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_inplace,
+    /* Meta */ copysign_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_copysign__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::copysign__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::copysign__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_copysign__Tensor(self, other);
+  const Device kernel_device = dispatch_device("copysign_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& copysign_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::copysign__Tensor(self, other);
+  }
+  return ops::copysign__Tensor::call(self, other);
+}
+
+// copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& copysign_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::copysign_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::copysign_Tensor_out::Kernel* ops::copysign_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_kernel_out,
+    /* Meta */ copysign_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_copysign_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::copysign_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::copysign_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_copysign_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("copysign.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("copysign.Tensor_out", {&self, &other}, {&out});
+  return ops::copysign_Tensor_out::call(self, other, out);
+}
+
+// copysign.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor copysign_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::copysign_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::copysign_Scalar::Kernel* ops::copysign_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_functional,
+    /* Meta */ copysign_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_copysign_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::copysign_Scalar::call(self_r, other);
+}
+
+Tensor ops::copysign_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_copysign_Scalar(self, other);
+  const Device kernel_device = dispatch_device("copysign.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor copysign(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::copysign_Scalar(self, other);
+  }
+  return ops::copysign_Scalar::call(self, other);
+}
+
+// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& copysign_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::copysign_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::copysign__Scalar::Kernel* ops::copysign__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_inplace,
+    /* Meta */ copysign_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_copysign__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::copysign__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::copysign__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_copysign__Scalar(self, other);
+  const Device kernel_device = dispatch_device("copysign_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& copysign_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::copysign__Scalar(self, other);
+  }
+  return ops::copysign__Scalar::call(self, other);
+}
+
+// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& copysign_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::copysign_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::copysign_Scalar_out::Kernel* ops::copysign_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ copysign_scalar_kernel_out,
+    /* Meta */ copysign_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_copysign_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::copysign_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::copysign_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_copysign_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("copysign.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("copysign.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("copysign.Scalar_out", {&self}, {&out});
+  return ops::copysign_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ detach
@@ -273,6 +549,74 @@ const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
   return native::feature_dropout__composite(self, p, train);
 }
 
+// ============================================================================ fix
+
+// fix(Tensor self) -> Tensor
+static Tensor math_bits_fallback_fix(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::fix(self_r);
+}
+
+Tensor fix(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_fix(self);
+  return native::fix_composite(self);
+}
+
+// fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& fix_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("fix.out", {&self}, {&out});
+  return trunc_out(out, self);
+}
+
+// fix_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& fix_(const Tensor& self) {
+  return native::fix__composite(self);
+}
+
+// ============================================================================ full
+
+// full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::full_composite(size, fill_value, dtype, device);
+}
+
+// full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& full_out(const Tensor& out, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  check_out_no_grad("full.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return copy_to_out(out, full(size, fill_value, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "full.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ gelu_backward
+
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+ops::gelu_backward::Kernel* ops::gelu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::gelu_backward_kernel,
+    /* Meta */ native::gelu_backward_kernel,
+};
+
+static Tensor math_bits_fallback_gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::gelu_backward::call(grad_output_r, self_r, approximate);
+}
+
+Tensor ops::gelu_backward::call(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_gelu_backward(grad_output, self, approximate);
+  const Device kernel_device = dispatch_device("gelu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu_backward", kernel_device);
+  return kernel(grad_output, self, approximate);
+}
+
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::gelu_backward(grad_output, self, approximate);
+  }
+  return ops::gelu_backward::call(grad_output, self, approximate);
+}
+
 // ============================================================================ hann_window
 
 // hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -283,6 +627,25 @@ Tensor hann_window(int64_t window_length, std::optional<ScalarType> dtype, std::
 // hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 Tensor hann_window(int64_t window_length, bool periodic, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return native::hann_window_periodic_composite(window_length, periodic, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ inverse
+
+// inverse(Tensor self) -> Tensor
+static Tensor math_bits_fallback_inverse(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::inverse(self_r);
+}
+
+Tensor inverse(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_inverse(self);
+  return native::inverse_composite(self);
+}
+
+// inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& inverse_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("inverse.out", {&self}, {&out});
+  return copy_to_out(out, inverse(self), "inverse.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ isnan
@@ -329,6 +692,79 @@ Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
 const Tensor& linalg_householder_product_out(const Tensor& out, const Tensor& input, const Tensor& tau) {
   check_out_no_grad("linalg_householder_product.out", {&input, &tau}, {&out});
   return copy_to_out(out, linalg_householder_product(input, tau), "linalg_householder_product.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_matrix_rank
+
+// linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_atol_rtol_tensor(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto atol_r = math_bits::resolved_differentiable(atol);
+  const auto rtol_r = math_bits::resolved_differentiable(rtol);
+  return ::tl::linalg_matrix_rank(input_r, atol_r, rtol_r, hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(atol) | math_bits::of(rtol)) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_atol_rtol_tensor(input, atol, rtol, hermitian);
+  return native::linalg_matrix_rank_atol_rtol_tensor_composite(input, atol, rtol, hermitian);
+}
+
+// linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.atol_rtol_tensor_out", {&input, opt_ptr(atol), opt_ptr(rtol)}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(input, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_tensor_out", native::OutDtype::CanCast);
+}
+
+// linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_tol_tensor(const Tensor& input, const Tensor& tol, bool hermitian) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto tol_r = math_bits::resolved_differentiable(tol);
+  return ::tl::linalg_matrix_rank(input_r, tol_r, hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian) {
+  if (__builtin_expect((input.math_bits() | tol.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_tol_tensor(input, tol, hermitian);
+  return native::linalg_matrix_rank_tol_tensor_composite(input, tol, hermitian);
+}
+
+// linalg_matrix_rank.tol_tensor_out(Tensor input, Tensor tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& input, const Tensor& tol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.tol_tensor_out", {&input, &tol}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(input, tol, hermitian), "linalg_matrix_rank.tol_tensor_out", native::OutDtype::CanCast);
+}
+
+// linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_rank(self_r, tol, hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank(self, tol, hermitian);
+  return native::linalg_matrix_rank_composite(self, tol, hermitian);
+}
+
+// linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, double tol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, tol, hermitian), "linalg_matrix_rank.out", native::OutDtype::CanCast);
+}
+
+// linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_rank_atol_rtol_float(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_rank(self_r, atol, rtol, hermitian);
+}
+
+Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian);
+  return native::linalg_matrix_rank_atol_rtol_float_composite(self, atol, rtol, hermitian);
+}
+
+// linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_rank_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  check_out_no_grad("linalg_matrix_rank.atol_rtol_float_out", {&self}, {&out});
+  return copy_to_out(out, linalg_matrix_rank(self, atol, rtol, hermitian), "linalg_matrix_rank.atol_rtol_float_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ linalg_pinv
@@ -456,6 +892,82 @@ Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional
 const Tensor& linalg_pinv_out(const Tensor& out, const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
   check_out_no_grad("linalg_pinv.atol_rtol_float_out", {&self}, {&out});
   return copy_to_out(out, linalg_pinv(self, atol, rtol, hermitian), "linalg_pinv.atol_rtol_float_out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ logaddexp2
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+static Tensor logaddexp2_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logaddexp2_kernel(self, other, out);
+  return out;
+}
+
+ops::logaddexp2::Kernel* ops::logaddexp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_functional,
+    /* Meta */ logaddexp2_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logaddexp2(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::logaddexp2::call(self_r, other_r);
+}
+
+Tensor ops::logaddexp2::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_logaddexp2(self, other);
+  const Device kernel_device = dispatch_device("logaddexp2", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::logaddexp2(self, other);
+  }
+  return ops::logaddexp2::call(self, other);
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logaddexp2_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logaddexp2_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logaddexp2_out::Kernel* ops::logaddexp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logaddexp2_kernel_out,
+    /* Meta */ logaddexp2_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::logaddexp2_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logaddexp2_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logaddexp2_out(self, other, out);
+  const Device kernel_device = dispatch_device("logaddexp2.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logaddexp2.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logaddexp2.out", {&self, &other}, {&out});
+  return ops::logaddexp2_out::call(self, other, out);
 }
 
 // ============================================================================ nextafter
@@ -606,6 +1118,254 @@ Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const 
   return ops::nll_loss2d_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
+// ============================================================================ nll_loss_nd
+
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+static Tensor math_bits_fallback_nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::nll_loss_nd(self_r, target_r, weight_r, reduction, ignore_index);
+}
+
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_nll_loss_nd(self, target, weight, reduction, ignore_index);
+  return native::nll_loss_nd_composite(self, target, weight, reduction, ignore_index);
+}
+
+// ============================================================================ norm
+
+// norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+ops::norm_Scalar::Kernel* ops::norm_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::norm_scalar_kernel,
+    /* Meta */ native::norm_scalar_kernel,
+};
+
+static Tensor math_bits_fallback_norm_Scalar(const Tensor& self, const Scalar& p) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::norm_Scalar::call(self_r, p);
+}
+
+Tensor ops::norm_Scalar::call(const Tensor& self, const Scalar& p) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_norm_Scalar(self, p);
+  const Device kernel_device = dispatch_device("norm.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.Scalar", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor norm(const Tensor& self, const Scalar& p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_Scalar(self, p);
+  }
+  return ops::norm_Scalar::call(self, p);
+}
+
+// norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor norm_dim_kernel_functional(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::norm_dim_kernel(self, p, dim, keepdim, out);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim::Kernel* ops::norm_ScalarOpt_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_kernel_functional,
+    /* Meta */ norm_dim_kernel_functional,
+};
+
+static Tensor math_bits_fallback_norm_ScalarOpt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::norm_ScalarOpt_dim::call(self_r, p, dim, keepdim);
+}
+
+Tensor ops::norm_ScalarOpt_dim::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_norm_ScalarOpt_dim(self, p, dim, keepdim);
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim", kernel_device);
+  return kernel(self, p, dim, keepdim);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dim(self, p, dim, keepdim);
+  }
+  return ops::norm_ScalarOpt_dim::call(self, p, dim, keepdim);
+}
+
+// norm.ScalarOpt_dim_out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& norm_dim_kernel_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::norm_dim_kernel(self_in, p, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_out::Kernel* ops::norm_ScalarOpt_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_kernel_out,
+    /* Meta */ norm_dim_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_norm_ScalarOpt_dim_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::norm_ScalarOpt_dim_out::call(self_r, p, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::norm_ScalarOpt_dim_out::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_norm_ScalarOpt_dim_out(self, p, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("norm.ScalarOpt_dim_out", {&self}, {&out});
+  return ops::norm_ScalarOpt_dim_out::call(self, p, dim, keepdim, out);
+}
+
+// norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+ops::norm_ScalarOpt_dtype::Kernel* ops::norm_ScalarOpt_dtype::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::norm_dtype_kernel,
+    /* Meta */ native::norm_dtype_kernel,
+};
+
+static Tensor math_bits_fallback_norm_ScalarOpt_dtype(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::norm_ScalarOpt_dtype::call(self_r, p, dtype);
+}
+
+Tensor ops::norm_ScalarOpt_dtype::call(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_norm_ScalarOpt_dtype(self, p, dtype);
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dtype", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dtype", kernel_device);
+  return kernel(self, p, dtype);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dtype(self, p, dtype);
+  }
+  return ops::norm_ScalarOpt_dtype::call(self, p, dtype);
+}
+
+// norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+static Tensor norm_dim_dtype_kernel_functional(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  Tensor out;
+  native::norm_dim_dtype_kernel(self, p, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_dtype::Kernel* ops::norm_ScalarOpt_dim_dtype::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_dtype_kernel_functional,
+    /* Meta */ norm_dim_dtype_kernel_functional,
+};
+
+static Tensor math_bits_fallback_norm_ScalarOpt_dim_dtype(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::norm_ScalarOpt_dim_dtype::call(self_r, p, dim, keepdim, dtype);
+}
+
+Tensor ops::norm_ScalarOpt_dim_dtype::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype);
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_dtype", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_dtype", kernel_device);
+  return kernel(self, p, dim, keepdim, dtype);
+}
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype);
+  }
+  return ops::norm_ScalarOpt_dim_dtype::call(self, p, dim, keepdim, dtype);
+}
+
+// norm.ScalarOpt_dim_dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& norm_dim_dtype_kernel_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::norm_dim_dtype_kernel(self_in, p, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::norm_ScalarOpt_dim_dtype_out::Kernel* ops::norm_ScalarOpt_dim_dtype_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ norm_dim_dtype_kernel_out,
+    /* Meta */ norm_dim_dtype_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_norm_ScalarOpt_dim_dtype_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::norm_ScalarOpt_dim_dtype_out::call(self_r, p, dim, keepdim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::norm_ScalarOpt_dim_dtype_out::call(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_norm_ScalarOpt_dim_dtype_out(self, p, dim, keepdim, dtype, out);
+  const Device kernel_device = dispatch_device("norm.ScalarOpt_dim_dtype_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("norm.ScalarOpt_dim_dtype_out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype) {
+  check_out_no_grad("norm.ScalarOpt_dim_dtype_out", {&self}, {&out});
+  return ops::norm_ScalarOpt_dim_dtype_out::call(self, p, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ quantile
+
+// quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto q_r = math_bits::resolved_differentiable(q);
+  return ::tl::quantile(self_r, q_r, dim, keepdim, interpolation);
+}
+
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits() | q.math_bits()) != 0, 0)) return math_bits_fallback_quantile(self, q, dim, keepdim, interpolation);
+  return native::quantile_composite(self, q, dim, keepdim, interpolation);
+}
+
+// quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& quantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::quantile_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_quantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::quantile(self_r, q, dim, keepdim, interpolation);
+}
+
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_quantile_scalar(self, q, dim, keepdim, interpolation);
+  return native::quantile_scalar_composite(self, q, dim, keepdim, interpolation);
+}
+
+// quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& quantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::quantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
 // ============================================================================ repeat
 
 // repeat(Tensor self, int[] repeats) -> Tensor
@@ -685,6 +1445,79 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
     return autograd::wrappers::softplus_backward(grad_output, self, beta, threshold);
   }
   return ops::softplus_backward::call(grad_output, self, beta, threshold);
+}
+
+// ============================================================================ special_ndtri
+
+// special_ndtri(Tensor self) -> Tensor
+static Tensor special_ndtri_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::special_ndtri_kernel(self, out);
+  return out;
+}
+
+ops::special_ndtri::Kernel* ops::special_ndtri::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_ndtri_kernel_functional,
+    /* Meta */ special_ndtri_kernel_functional,
+};
+
+static Tensor math_bits_fallback_special_ndtri(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::special_ndtri::call(self_r);
+}
+
+Tensor ops::special_ndtri::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_ndtri(self);
+  const Device kernel_device = dispatch_device("special_ndtri", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_ndtri", kernel_device);
+  return kernel(self);
+}
+
+Tensor special_ndtri(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::special_ndtri(self);
+  }
+  return ops::special_ndtri::call(self);
+}
+
+// special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_ndtri_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::special_ndtri_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::special_ndtri_out::Kernel* ops::special_ndtri_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_ndtri_kernel_out,
+    /* Meta */ special_ndtri_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_special_ndtri_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::special_ndtri_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::special_ndtri_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_special_ndtri_out(self, out);
+  const Device kernel_device = dispatch_device("special_ndtri.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_ndtri.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_ndtri_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_ndtri.out", {&self}, {&out});
+  return ops::special_ndtri_out::call(self, out);
 }
 
 }  // namespace tl

@@ -7,21 +7,30 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
+#include "generated/ops/amax.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/block_diag.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
 #include "generated/ops/linalg_matrix_power.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/repeat_interleave.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
+#include "generated/ops/soft_margin_loss_backward.h"
+#include "generated/ops/trace.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl {
@@ -91,6 +100,79 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_forward_only(const Ten
   return ops::_embedding_bag_forward_only::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
 }
 
+// ============================================================================ amax
+
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+static Tensor amax_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::amax_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::amax::Kernel* ops::amax::kernels[kNumDeviceTypes] = {
+    /* CPU */ amax_kernel_functional,
+    /* Meta */ amax_kernel_functional,
+};
+
+static Tensor math_bits_fallback_amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::amax::call(self_r, dim, keepdim);
+}
+
+Tensor ops::amax::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_amax(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("amax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::amax(self, dim, keepdim);
+  }
+  return ops::amax::call(self, dim, keepdim);
+}
+
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& amax_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::amax_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::amax_out::Kernel* ops::amax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ amax_kernel_out,
+    /* Meta */ amax_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::amax_out::call(self_r, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::amax_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_amax_out(self, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("amax.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("amax.out", {&self}, {&out});
+  return ops::amax_out::call(self, dim, keepdim, out);
+}
+
 // ============================================================================ atleast_2d
 
 // atleast_2d(Tensor self) -> Tensor
@@ -115,10 +197,48 @@ std::vector<Tensor> atleast_2d(TensorList tensors) {
   return native::atleast_2d_sequence_composite(tensors);
 }
 
+// ============================================================================ binary_cross_entropy_backward
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+ops::binary_cross_entropy_backward::Kernel* ops::binary_cross_entropy_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::binary_cross_entropy_backward_kernel,
+    /* Meta */ native::binary_cross_entropy_backward_kernel,
+};
+
+static Tensor math_bits_fallback_binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::binary_cross_entropy_backward::call(grad_output_r, self_r, target_r, weight_r, reduction);
+}
+
+Tensor ops::binary_cross_entropy_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_binary_cross_entropy_backward(grad_output, self, target, weight, reduction);
+  const Device kernel_device = dispatch_device("binary_cross_entropy_backward", {&grad_output, &self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction);
+}
+
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target, opt_ptr(weight)})) {
+    return autograd::wrappers::binary_cross_entropy_backward(grad_output, self, target, weight, reduction);
+  }
+  return ops::binary_cross_entropy_backward::call(grad_output, self, target, weight, reduction);
+}
+
 // ============================================================================ block_diag
 
 // block_diag(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_block_diag(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::block_diag(TensorList(tensors_r));
+}
+
 Tensor block_diag(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_block_diag(tensors);
   return native::block_diag_composite(tensors);
 }
 
@@ -215,6 +335,35 @@ Tensor concat(TensorList tensors, int64_t dim) {
 const Tensor& concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   check_out_no_grad("concat.out", {}, {&out}, {tensors});
   return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ diag_embed
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+ops::diag_embed::Kernel* ops::diag_embed::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diag_embed_kernel,
+    /* Meta */ native::diag_embed_kernel,
+};
+
+static Tensor math_bits_fallback_diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::diag_embed::call(self_r, offset, dim1, dim2);
+}
+
+Tensor ops::diag_embed::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diag_embed(self, offset, dim1, dim2);
+  const Device kernel_device = dispatch_device("diag_embed", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diag_embed", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diag_embed(self, offset, dim1, dim2);
+  }
+  return ops::diag_embed::call(self, offset, dim1, dim2);
 }
 
 // ============================================================================ elu
@@ -575,6 +724,224 @@ const Tensor& linalg_matrix_power_out(const Tensor& out, const Tensor& self, int
   return copy_to_out(out, linalg_matrix_power(self, n), "linalg_matrix_power.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ mul
+
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor mul_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::mul_kernel(self, other, out);
+  return out;
+}
+
+ops::mul_Tensor::Kernel* ops::mul_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ mul_kernel_functional,
+    /* Meta */ mul_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mul_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::mul_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::mul_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_mul_Tensor(self, other);
+  const Device kernel_device = dispatch_device("mul.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor mul(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::mul_Tensor(self, other);
+  }
+  return ops::mul_Tensor::call(self, other);
+}
+
+// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& mul_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::mul_kernel(self, other, out);
+  return self;
+}
+
+ops::mul__Tensor::Kernel* ops::mul__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ mul_kernel_inplace,
+    /* Meta */ mul_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_mul__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::mul__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::mul__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_mul__Tensor(self, other);
+  const Device kernel_device = dispatch_device("mul_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mul_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::mul__Tensor(self, other);
+  }
+  return ops::mul__Tensor::call(self, other);
+}
+
+// mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mul_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::mul_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::mul_Tensor_out::Kernel* ops::mul_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mul_kernel_out,
+    /* Meta */ mul_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_mul_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::mul_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::mul_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mul_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("mul.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("mul.Tensor_out", {&self, &other}, {&out});
+  return ops::mul_Tensor_out::call(self, other, out);
+}
+
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor mul_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::mul_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::mul_Scalar::Kernel* ops::mul_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ mul_scalar_kernel_functional,
+    /* Meta */ mul_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mul_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::mul_Scalar::call(self_r, other);
+}
+
+Tensor ops::mul_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mul_Scalar(self, other);
+  const Device kernel_device = dispatch_device("mul.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor mul(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mul_Scalar(self, other);
+  }
+  return ops::mul_Scalar::call(self, other);
+}
+
+// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& mul_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::mul_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::mul__Scalar::Kernel* ops::mul__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ mul_scalar_kernel_inplace,
+    /* Meta */ mul_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_mul__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::mul__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::mul__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mul__Scalar(self, other);
+  const Device kernel_device = dispatch_device("mul_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mul_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mul_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mul__Scalar(self, other);
+  }
+  return ops::mul__Scalar::call(self, other);
+}
+
+// ============================================================================ multilabel_margin_loss_backward
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+ops::multilabel_margin_loss_backward::Kernel* ops::multilabel_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::multilabel_margin_loss_backward_kernel,
+    /* Meta */ native::multilabel_margin_loss_backward_kernel,
+};
+
+static Tensor math_bits_fallback_multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto is_target_r = math_bits::resolved(is_target);
+  return ops::multilabel_margin_loss_backward::call(grad_output_r, self_r, target_r, reduction, is_target_r);
+}
+
+Tensor ops::multilabel_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | is_target.math_bits()) != 0, 0)) return math_bits_fallback_multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target);
+  const Device kernel_device = dispatch_device("multilabel_margin_loss_backward", {&grad_output, &self, &target, &is_target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multilabel_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction, is_target);
+}
+
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& is_target) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target);
+  }
+  return ops::multilabel_margin_loss_backward::call(grad_output, self, target, reduction, is_target);
+}
+
 // ============================================================================ ne
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -791,6 +1158,117 @@ const Tensor& ops::ne_Scalar_out::call(const Tensor& self, const Scalar& other, 
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("ne.Scalar_out", {&self}, {&out});
   return ops::ne_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ neg
+
+// neg(Tensor self) -> Tensor
+static Tensor neg_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::neg_kernel(self, out);
+  return out;
+}
+
+ops::neg::Kernel* ops::neg::kernels[kNumDeviceTypes] = {
+    /* CPU */ neg_kernel_functional,
+    /* Meta */ neg_kernel_functional,
+};
+
+static Tensor math_bits_fallback_neg(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::neg::call(self_r);
+}
+
+Tensor ops::neg::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_neg(self);
+  const Device kernel_device = dispatch_device("neg", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg", kernel_device);
+  return kernel(self);
+}
+
+Tensor neg(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::neg(self);
+  }
+  return ops::neg::call(self);
+}
+
+// neg_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& neg_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::neg_kernel(self, out);
+  return self;
+}
+
+ops::neg_::Kernel* ops::neg_::kernels[kNumDeviceTypes] = {
+    /* CPU */ neg_kernel_inplace,
+    /* Meta */ neg_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_neg_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::neg_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::neg_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_neg_(self);
+  const Device kernel_device = dispatch_device("neg_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& neg_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::neg_(self);
+  }
+  return ops::neg_::call(self);
+}
+
+// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& neg_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::neg_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::neg_out::Kernel* ops::neg_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ neg_kernel_out,
+    /* Meta */ neg_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_neg_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::neg_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::neg_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_neg_out(self, out);
+  const Device kernel_device = dispatch_device("neg.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("neg.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& neg_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("neg.out", {&self}, {&out});
+  return ops::neg_out::call(self, out);
 }
 
 // ============================================================================ rad2deg
@@ -1015,6 +1493,55 @@ const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
   return ops::reciprocal_out::call(self, out);
 }
 
+// ============================================================================ repeat_interleave
+
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+ops::repeat_interleave_Tensor::Kernel* ops::repeat_interleave_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::repeat_interleave_kernel,
+    /* Meta */ native::repeat_interleave_kernel,
+};
+
+static Tensor math_bits_fallback_repeat_interleave_Tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto repeats_r = math_bits::resolved(repeats);
+  return ops::repeat_interleave_Tensor::call(repeats_r, output_size);
+}
+
+Tensor ops::repeat_interleave_Tensor::call(const Tensor& repeats, std::optional<int64_t> output_size) {
+  if (__builtin_expect((repeats.math_bits()) != 0, 0)) return math_bits_fallback_repeat_interleave_Tensor(repeats, output_size);
+  const Device kernel_device = dispatch_device("repeat_interleave.Tensor", {&repeats});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("repeat_interleave.Tensor", kernel_device);
+  return kernel(repeats, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  return ops::repeat_interleave_Tensor::call(repeats, output_size);
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+static Tensor math_bits_fallback_repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto repeats_r = math_bits::resolved_differentiable(repeats);
+  return ::tl::repeat_interleave(self_r, repeats_r, dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  if (__builtin_expect((self.math_bits() | repeats.math_bits()) != 0, 0)) return math_bits_fallback_repeat_interleave_self_Tensor(self, repeats, dim, output_size);
+  return native::repeat_interleave_tensor_composite(self, repeats, dim, output_size);
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+static Tensor math_bits_fallback_repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::repeat_interleave(self_r, repeats, dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_repeat_interleave_self_int(self, repeats, dim, output_size);
+  return native::repeat_interleave_int_composite(self, repeats, dim, output_size);
+}
+
 // ============================================================================ smooth_l1_loss_backward
 
 // smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
@@ -1044,6 +1571,50 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
     return autograd::wrappers::smooth_l1_loss_backward(grad_output, self, target, reduction, beta);
   }
   return ops::smooth_l1_loss_backward::call(grad_output, self, target, reduction, beta);
+}
+
+// ============================================================================ soft_margin_loss_backward
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::soft_margin_loss_backward::Kernel* ops::soft_margin_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::soft_margin_loss_backward_kernel,
+    /* Meta */ native::soft_margin_loss_backward_kernel,
+};
+
+static Tensor math_bits_fallback_soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  return ops::soft_margin_loss_backward::call(grad_output_r, self_r, target_r, reduction);
+}
+
+Tensor ops::soft_margin_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_soft_margin_loss_backward(grad_output, self, target, reduction);
+  const Device kernel_device = dispatch_device("soft_margin_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor soft_margin_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::soft_margin_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::soft_margin_loss_backward::call(grad_output, self, target, reduction);
+}
+
+// ============================================================================ trace
+
+// trace(Tensor self) -> Tensor
+static Tensor math_bits_fallback_trace(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::trace(self_r);
+}
+
+Tensor trace(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_trace(self);
+  return native::trace_composite(self);
 }
 
 // ============================================================================ unsqueeze

@@ -3,20 +3,41 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/MathBits.h"
+#include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/linalg_lu.h"
+#include "generated/ops/linalg_lu_factor.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_unpool2d.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/stack.h"
+#include "generated/ops/svd.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl {
 
@@ -120,6 +141,103 @@ std::tuple<Tensor, Tensor, Tensor> _lstm_layer(const Tensor& input_gates, const 
   return ops::_lstm_layer::call(input_gates, h0, c0, w_hh, reverse);
 }
 
+// ============================================================================ _upsample_nearest_exact1d
+
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor _upsample_nearest_exact1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::_upsample_nearest_exact1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d::Kernel* ops::_upsample_nearest_exact1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact1d_kernel_functional,
+};
+
+static Tensor math_bits_fallback__upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_upsample_nearest_exact1d::call(self_r, output_size, scales);
+}
+
+Tensor ops::_upsample_nearest_exact1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact1d(self, output_size, scales);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact1d(self, output_size, scales);
+  }
+  return ops::_upsample_nearest_exact1d::call(self, output_size, scales);
+}
+
+// _upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact1d_out::Kernel* ops::_upsample_nearest_exact1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact1d_kernel_out,
+    /* Meta */ _upsample_nearest_exact1d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback__upsample_nearest_exact1d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::_upsample_nearest_exact1d_out::call(self_r, output_size, scales, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::_upsample_nearest_exact1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact1d_out(self, output_size, scales, out);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("_upsample_nearest_exact1d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact1d_out::call(self, output_size, scales, out);
+}
+
+// _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact1d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact1d(input_r, output_size, scale_factors);
+}
+
+Tensor _upsample_nearest_exact1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact1d_vec(input, output_size, scale_factors);
+  return native::_upsample_nearest_exact1d_vec_composite(input, output_size, scale_factors);
+}
+
+// ============================================================================ cartesian_prod
+
+// cartesian_prod(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_cartesian_prod(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::cartesian_prod(TensorList(tensors_r));
+}
+
+Tensor cartesian_prod(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_cartesian_prod(tensors);
+  return native::cartesian_prod_composite(tensors);
+}
+
 // ============================================================================ cauchy
 
 // cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
@@ -173,6 +291,152 @@ const Tensor& column_stack_out(const Tensor& out, TensorList tensors) {
   return native::column_stack_out_composite(tensors, out);
 }
 
+// ============================================================================ conj_physical
+
+// conj_physical(Tensor self) -> Tensor
+static Tensor conj_physical_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::conj_physical_kernel(self, out);
+  return out;
+}
+
+ops::conj_physical::Kernel* ops::conj_physical::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_functional,
+    /* Meta */ conj_physical_kernel_functional,
+};
+
+static Tensor math_bits_fallback_conj_physical(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::conj_physical::call(self_r);
+}
+
+Tensor ops::conj_physical::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_conj_physical(self);
+  const Device kernel_device = dispatch_device("conj_physical", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical", kernel_device);
+  return kernel(self);
+}
+
+Tensor conj_physical(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::conj_physical(self);
+  }
+  return ops::conj_physical::call(self);
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& conj_physical_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::conj_physical_kernel(self, out);
+  return self;
+}
+
+ops::conj_physical_::Kernel* ops::conj_physical_::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_inplace,
+    /* Meta */ conj_physical_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_conj_physical_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::conj_physical_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::conj_physical_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_conj_physical_(self);
+  const Device kernel_device = dispatch_device("conj_physical_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& conj_physical_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::conj_physical_(self);
+  }
+  return ops::conj_physical_::call(self);
+}
+
+// conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& conj_physical_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::conj_physical_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::conj_physical_out::Kernel* ops::conj_physical_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ conj_physical_kernel_out,
+    /* Meta */ conj_physical_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_conj_physical_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::conj_physical_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::conj_physical_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_conj_physical_out(self, out);
+  const Device kernel_device = dispatch_device("conj_physical.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("conj_physical.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& conj_physical_out(const Tensor& out, const Tensor& self) {
+  if (autograd::out_records_not_implemented("conj_physical.out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::conj_physical_out::call(self, out);
+    }
+    autograd::record_not_implemented_out("conj_physical.out", {&self}, {&out});
+    return out;
+  }
+  return ops::conj_physical_out::call(self, out);
+}
+
+// ============================================================================ conv1d
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv1d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv1d(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv1d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv1d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv1d_padding(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv1d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
 // ============================================================================ conv_transpose3d
 
 // conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
@@ -203,6 +467,86 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
   return native::cov_composite(self, correction, fweights, aweights);
 }
 
+// ============================================================================ diagonal_copy
+
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+static Tensor diagonal_copy_kernel_functional(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor out;
+  native::diagonal_copy_kernel(self, offset, dim1, dim2, out);
+  return out;
+}
+
+ops::diagonal_copy::Kernel* ops::diagonal_copy::kernels[kNumDeviceTypes] = {
+    /* CPU */ diagonal_copy_kernel_functional,
+    /* Meta */ diagonal_copy_kernel_functional,
+};
+
+static Tensor math_bits_fallback_diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::diagonal_copy::call(self_r, offset, dim1, dim2);
+}
+
+Tensor ops::diagonal_copy::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diagonal_copy(self, offset, dim1, dim2);
+  const Device kernel_device = dispatch_device("diagonal_copy", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_copy", kernel_device);
+  return kernel(self, offset, dim1, dim2);
+}
+
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::diagonal_copy(self, offset, dim1, dim2);
+  }
+  return ops::diagonal_copy::call(self, offset, dim1, dim2);
+}
+
+// diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& diagonal_copy_kernel_out(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::diagonal_copy_kernel(self_in, offset, dim1, dim2, out_handle);
+  return out;
+}
+
+ops::diagonal_copy_out::Kernel* ops::diagonal_copy_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ diagonal_copy_kernel_out,
+    /* Meta */ diagonal_copy_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_diagonal_copy_out(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::diagonal_copy_out::call(self_r, offset, dim1, dim2, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::diagonal_copy_out::call(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_diagonal_copy_out(self, offset, dim1, dim2, out);
+  const Device kernel_device = dispatch_device("diagonal_copy.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_copy.out", kernel_device);
+  decltype(auto) result = kernel(self, offset, dim1, dim2, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& diagonal_copy_out(const Tensor& out, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::out_records_not_implemented("diagonal_copy.out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::diagonal_copy_out::call(self, offset, dim1, dim2, out);
+    }
+    autograd::record_not_implemented_out("diagonal_copy.out", {&self}, {&out});
+    return out;
+  }
+  return ops::diagonal_copy_out::call(self, offset, dim1, dim2, out);
+}
+
 // ============================================================================ fliplr
 
 // fliplr(Tensor self) -> Tensor
@@ -214,6 +558,239 @@ static Tensor math_bits_fallback_fliplr(const Tensor& self) {
 Tensor fliplr(const Tensor& self) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_fliplr(self);
   return native::fliplr_composite(self);
+}
+
+// ============================================================================ linalg_lu
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_linalg_lu(const Tensor& A, bool pivot) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_lu(A_r, pivot);
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu(A, pivot);
+  return native::linalg_lu_composite(A, pivot);
+}
+
+// linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_lu_out(const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& A, bool pivot) {
+  check_out_no_grad("linalg_lu.out", {&A}, {&P, &L, &U});
+  auto computed = linalg_lu(A, pivot);
+  copy_to_out(P, std::get<0>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  copy_to_out(L, std::get<1>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  copy_to_out(U, std::get<2>(computed), "linalg_lu.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(P, L, U);
+}
+
+// ============================================================================ linalg_lu_factor
+
+// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_lu_factor(const Tensor& A, bool pivot) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_lu_factor(A_r, pivot);
+}
+
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu_factor(A, pivot);
+  return native::linalg_lu_factor_composite(A, pivot);
+}
+
+// linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)
+std::tuple<const Tensor&, const Tensor&> linalg_lu_factor_out(const Tensor& LU, const Tensor& pivots, const Tensor& A, bool pivot) {
+  check_out_no_grad("linalg_lu_factor.out", {&A}, {&LU, &pivots});
+  auto computed = linalg_lu_factor(A, pivot);
+  copy_to_out(LU, std::get<0>(computed), "linalg_lu_factor.out", native::OutDtype::Exact);
+  copy_to_out(pivots, std::get<1>(computed), "linalg_lu_factor.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(LU, pivots);
+}
+
+// ============================================================================ logit
+
+// logit(Tensor self, float? eps=None) -> Tensor
+static Tensor logit_kernel_functional(const Tensor& self, std::optional<double> eps) {
+  Tensor out;
+  native::logit_kernel(self, eps, out);
+  return out;
+}
+
+ops::logit::Kernel* ops::logit::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_functional,
+    /* Meta */ logit_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logit(const Tensor& self, std::optional<double> eps) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::logit::call(self_r, eps);
+}
+
+Tensor ops::logit::call(const Tensor& self, std::optional<double> eps) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_logit(self, eps);
+  const Device kernel_device = dispatch_device("logit", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit", kernel_device);
+  return kernel(self, eps);
+}
+
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit(self, eps);
+  }
+  return ops::logit::call(self, eps);
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+static const Tensor& logit_kernel_inplace(const Tensor& self, std::optional<double> eps) {
+  Tensor out = self;
+  native::logit_kernel(self, eps, out);
+  return self;
+}
+
+ops::logit_::Kernel* ops::logit_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_inplace,
+    /* Meta */ logit_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_logit_(const Tensor& self, std::optional<double> eps) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::logit_::call(self_r, eps);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::logit_::call(const Tensor& self, std::optional<double> eps) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_logit_(self, eps);
+  const Device kernel_device = dispatch_device("logit_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit_", kernel_device);
+  decltype(auto) result = kernel(self, eps);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logit_(const Tensor& self, std::optional<double> eps) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logit_(self, eps);
+  }
+  return ops::logit_::call(self, eps);
+}
+
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logit_kernel_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logit_kernel(self_in, eps, out_handle);
+  return out;
+}
+
+ops::logit_out::Kernel* ops::logit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logit_kernel_out,
+    /* Meta */ logit_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logit_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::logit_out::call(self_r, eps, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logit_out::call(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logit_out(self, eps, out);
+  const Device kernel_device = dispatch_device("logit.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logit.out", kernel_device);
+  decltype(auto) result = kernel(self, eps, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  check_out_no_grad("logit.out", {&self}, {&out});
+  return ops::logit_out::call(self, eps, out);
+}
+
+// ============================================================================ masked_scatter
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+static Tensor masked_scatter_kernel_functional(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return out;
+}
+
+ops::masked_scatter::Kernel* ops::masked_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_functional,
+    /* Meta */ masked_scatter_kernel_functional,
+};
+
+static Tensor math_bits_fallback_masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto mask_r = math_bits::resolved(mask);
+  const auto source_r = math_bits::resolved(source);
+  return ops::masked_scatter::call(self_r, mask_r, source_r);
+}
+
+Tensor ops::masked_scatter::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (__builtin_expect((self.math_bits() | mask.math_bits() | source.math_bits()) != 0, 0)) return math_bits_fallback_masked_scatter(self, mask, source);
+  const Device kernel_device = dispatch_device("masked_scatter", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter", kernel_device);
+  return kernel(self, mask, source);
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter(self, mask, source);
+  }
+  return ops::masked_scatter::call(self, mask, source);
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+static const Tensor& masked_scatter_kernel_inplace(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor out = self;
+  native::masked_scatter_kernel(self, mask, source, out);
+  return self;
+}
+
+ops::masked_scatter_::Kernel* ops::masked_scatter_::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_scatter_kernel_inplace,
+    /* Meta */ masked_scatter_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto mask_r = math_bits::resolved(mask);
+  const auto source_r = math_bits::resolved(source);
+  ops::masked_scatter_::call(self_r, mask_r, source_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::masked_scatter_::call(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (__builtin_expect((self.math_bits() | mask.math_bits() | source.math_bits()) != 0, 0)) return math_bits_fallback_masked_scatter_(self, mask, source);
+  const Device kernel_device = dispatch_device("masked_scatter_", {&self, &mask, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_scatter_", kernel_device);
+  decltype(auto) result = kernel(self, mask, source);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::masked_scatter_(self, mask, source);
+  }
+  return ops::masked_scatter_::call(self, mask, source);
 }
 
 // ============================================================================ max_pool1d_with_indices
@@ -305,6 +882,77 @@ const Tensor& max_unpool2d_out(const Tensor& out, const Tensor& self, const Tens
   return ops::max_unpool2d_out::call(self, indices, output_size, out);
 }
 
+// ============================================================================ narrow
+
+// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return native::narrow_composite(self, dim, start, length);
+}
+
+// ============================================================================ native_batch_norm_backward
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_batch_norm_backward::Kernel* ops::native_batch_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_batch_norm_backward_kernel,
+    /* Meta */ native::native_batch_norm_backward_kernel,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_out_r = math_bits::resolved(grad_out);
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto running_mean_r = math_bits::resolved(running_mean);
+  const auto running_var_r = math_bits::resolved(running_var);
+  const auto save_mean_r = math_bits::resolved(save_mean);
+  const auto save_invstd_r = math_bits::resolved(save_invstd);
+  return ops::native_batch_norm_backward::call(grad_out_r, input_r, weight_r, running_mean_r, running_var_r, save_mean_r, save_invstd_r, train, eps, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_batch_norm_backward::call(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  if (__builtin_expect((grad_out.math_bits() | input.math_bits() | math_bits::of(weight) | math_bits::of(running_mean) | math_bits::of(running_var) | math_bits::of(save_mean) | math_bits::of(save_invstd)) != 0, 0)) return math_bits_fallback_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  const Device kernel_device = dispatch_device("native_batch_norm_backward", {&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_batch_norm_backward", kernel_device);
+  return kernel(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, opt_ptr(weight), opt_ptr(running_mean), opt_ptr(running_var), opt_ptr(save_mean), opt_ptr(save_invstd)})) {
+    return autograd::wrappers::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  return ops::native_batch_norm_backward::call(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+// ============================================================================ native_dropout
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ops::native_dropout::Kernel* ops::native_dropout::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_dropout_kernel,
+    /* Meta */ native::native_dropout_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto input_r = math_bits::resolved(input);
+  return ops::native_dropout::call(input_r, p, train);
+}
+
+std::tuple<Tensor, Tensor> ops::native_dropout::call(const Tensor& input, double p, std::optional<bool> train) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_native_dropout(input, p, train);
+  const Device kernel_device = dispatch_device("native_dropout", {&input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_dropout", kernel_device);
+  return kernel(input, p, train);
+}
+
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  if (autograd::compute_requires_grad({&input})) {
+    return autograd::wrappers::native_dropout(input, p, train);
+  }
+  return ops::native_dropout::call(input, p, train);
+}
+
 // ============================================================================ ones_like
 
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -316,6 +964,295 @@ static Tensor math_bits_fallback_ones_like(const Tensor& self, std::optional<Sca
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_ones_like(self, dtype, device);
   return native::ones_like_composite(self, dtype, device);
+}
+
+// ============================================================================ poisson
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+ops::poisson::Kernel* ops::poisson::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::poisson_kernel,
+    /* Meta */ native::poisson_kernel,
+};
+
+static Tensor math_bits_fallback_poisson(const Tensor& self, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::poisson::call(self_r, generator);
+}
+
+Tensor ops::poisson::call(const Tensor& self, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_poisson(self, generator);
+  const Device kernel_device = dispatch_device("poisson", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("poisson", kernel_device);
+  return kernel(self, generator);
+}
+
+Tensor poisson(const Tensor& self, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::poisson(self, generator);
+  }
+  return ops::poisson::call(self, generator);
+}
+
+// ============================================================================ reflection_pad1d
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor reflection_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad1d::Kernel* ops::reflection_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_functional,
+    /* Meta */ reflection_pad1d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad1d::call(self_r, padding);
+}
+
+Tensor ops::reflection_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad1d(self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad1d(self, padding);
+  }
+  return ops::reflection_pad1d::call(self, padding);
+}
+
+// reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad1d_out::Kernel* ops::reflection_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad1d_kernel_out,
+    /* Meta */ reflection_pad1d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_reflection_pad1d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::reflection_pad1d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::reflection_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad1d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("reflection_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad1d.out", {&self}, {&out});
+  return ops::reflection_pad1d_out::call(self, padding, out);
+}
+
+// ============================================================================ sigmoid_backward
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+static Tensor sigmoid_backward_kernel_functional(const Tensor& grad_output, const Tensor& output) {
+  Tensor out;
+  native::sigmoid_backward_kernel(grad_output, output, out);
+  return out;
+}
+
+ops::sigmoid_backward::Kernel* ops::sigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward_kernel_functional,
+    /* Meta */ sigmoid_backward_kernel_functional,
+};
+
+static Tensor math_bits_fallback_sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto output_r = math_bits::resolved(output);
+  return ops::sigmoid_backward::call(grad_output_r, output_r);
+}
+
+Tensor ops::sigmoid_backward::call(const Tensor& grad_output, const Tensor& output) {
+  if (__builtin_expect((grad_output.math_bits() | output.math_bits()) != 0, 0)) return math_bits_fallback_sigmoid_backward(grad_output, output);
+  const Device kernel_device = dispatch_device("sigmoid_backward", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward", kernel_device);
+  return kernel(grad_output, output);
+}
+
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::sigmoid_backward(grad_output, output);
+  }
+  return ops::sigmoid_backward::call(grad_output, output);
+}
+
+// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sigmoid_backward_kernel_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  const Tensor grad_output_in = native::input_unaffected_by_resize(grad_output, out);
+  const Tensor output_in = native::input_unaffected_by_resize(output, out);
+  Tensor out_handle = out;
+  native::sigmoid_backward_kernel(grad_output_in, output_in, out_handle);
+  return out;
+}
+
+ops::sigmoid_backward_out::Kernel* ops::sigmoid_backward_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_backward_kernel_out,
+    /* Meta */ sigmoid_backward_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_sigmoid_backward_out(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto output_r = math_bits::resolved(output);
+  const Tensor out_r = written.arg(out);
+  ops::sigmoid_backward_out::call(grad_output_r, output_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::sigmoid_backward_out::call(const Tensor& grad_output, const Tensor& output, const Tensor& out) {
+  if (__builtin_expect((grad_output.math_bits() | output.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_sigmoid_backward_out(grad_output, output, out);
+  const Device kernel_device = dispatch_device("sigmoid_backward.out", {&grad_output, &output, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_backward.out", kernel_device);
+  decltype(auto) result = kernel(grad_output, output, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
+  check_out_no_grad("sigmoid_backward.out", {&grad_output, &output}, {&out});
+  return ops::sigmoid_backward_out::call(grad_output, output, out);
+}
+
+// ============================================================================ sin
+
+// sin(Tensor self) -> Tensor
+static Tensor sin_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sin_kernel(self, out);
+  return out;
+}
+
+ops::sin::Kernel* ops::sin::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_functional,
+    /* Meta */ sin_kernel_functional,
+};
+
+static Tensor math_bits_fallback_sin(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sin::call(self_r);
+}
+
+Tensor ops::sin::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sin(self);
+  const Device kernel_device = dispatch_device("sin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin", kernel_device);
+  return kernel(self);
+}
+
+Tensor sin(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin(self);
+  }
+  return ops::sin::call(self);
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sin_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sin_kernel(self, out);
+  return self;
+}
+
+ops::sin_::Kernel* ops::sin_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_inplace,
+    /* Meta */ sin_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_sin_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::sin_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::sin_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sin_(self);
+  const Device kernel_device = dispatch_device("sin_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sin_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sin_(self);
+  }
+  return ops::sin_::call(self);
+}
+
+// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sin_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sin_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sin_out::Kernel* ops::sin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sin_kernel_out,
+    /* Meta */ sin_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_sin_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::sin_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::sin_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_sin_out(self, out);
+  const Device kernel_device = dispatch_device("sin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sin.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sin.out", {&self}, {&out});
+  return ops::sin_out::call(self, out);
 }
 
 // ============================================================================ sinc
@@ -427,6 +1364,162 @@ const Tensor& ops::sinc_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sinc_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sinc.out", {&self}, {&out});
   return ops::sinc_out::call(self, out);
+}
+
+// ============================================================================ softshrink_backward
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+ops::softshrink_backward::Kernel* ops::softshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::softshrink_backward_kernel,
+    /* Meta */ native::softshrink_backward_kernel,
+};
+
+static Tensor math_bits_fallback_softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::softshrink_backward::call(grad_output_r, self_r, lambd);
+}
+
+Tensor ops::softshrink_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_softshrink_backward(grad_output, self, lambd);
+  const Device kernel_device = dispatch_device("softshrink_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink_backward", kernel_device);
+  return kernel(grad_output, self, lambd);
+}
+
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::softshrink_backward(grad_output, self, lambd);
+  }
+  return ops::softshrink_backward::call(grad_output, self, lambd);
+}
+
+// ============================================================================ stack
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor math_bits_fallback_stack(TensorList tensors, int64_t dim) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::stack(TensorList(tensors_r), dim);
+}
+
+Tensor stack(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_stack(tensors, dim);
+  return native::stack_composite(tensors, dim);
+}
+
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("stack.out", {}, {&out}, {tensors});
+  return native::stack_out_composite(tensors, dim, out);
+}
+
+// ============================================================================ svd
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_svd(const Tensor& self, bool some, bool compute_uv) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::svd(self_r, some, compute_uv);
+}
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_svd(self, some, compute_uv);
+  return native::svd_composite(self, some, compute_uv);
+}
+
+// svd.out(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)
+std::tuple<const Tensor&, const Tensor&, const Tensor&> svd_out(const Tensor& U, const Tensor& S, const Tensor& V, const Tensor& self, bool some, bool compute_uv) {
+  check_out_no_grad("svd.out", {&self}, {&U, &S, &V});
+  auto computed = svd(self, some, compute_uv);
+  copy_to_out(U, std::get<0>(computed), "svd.out", native::OutDtype::CanCast);
+  copy_to_out(S, std::get<1>(computed), "svd.out", native::OutDtype::CanCast);
+  copy_to_out(V, std::get<2>(computed), "svd.out", native::OutDtype::CanCast);
+  return std::forward_as_tuple(U, S, V);
+}
+
+// ============================================================================ upsample_trilinear3d
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_trilinear3d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_trilinear3d_kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_trilinear3d::Kernel* ops::upsample_trilinear3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_functional,
+    /* Meta */ upsample_trilinear3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_trilinear3d::call(self_r, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+Tensor ops::upsample_trilinear3d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_trilinear3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_trilinear3d::call(self, output_size, align_corners, scales_d, scales_h, scales_w);
+}
+
+// upsample_trilinear3d.out(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_trilinear3d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_trilinear3d_kernel(self_in, output_size, align_corners, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_trilinear3d_out::Kernel* ops::upsample_trilinear3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_trilinear3d_kernel_out,
+    /* Meta */ upsample_trilinear3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_trilinear3d_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_trilinear3d_out::call(self_r, output_size, align_corners, scales_d, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_trilinear3d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_trilinear3d_out(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("upsample_trilinear3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_trilinear3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_trilinear3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_trilinear3d.out", {&self}, {&out});
+  return ops::upsample_trilinear3d_out::call(self, output_size, align_corners, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_trilinear3d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_trilinear3d(input_r, output_size, align_corners, scale_factors);
+}
+
+Tensor upsample_trilinear3d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_trilinear3d_vec(input, output_size, align_corners, scale_factors);
+  return native::upsample_trilinear3d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

@@ -5,18 +5,115 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_unsafe_view.h"
+#include "generated/ops/addmv.h"
+#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
+#include "generated/ops/atan.h"
 #include "generated/ops/batch_norm_stats.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/diff.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/embedding_bag.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/linalg_cond.h"
+#include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/logical_not.h"
+#include "generated/ops/logit.h"
 #include "generated/ops/max_unpool3d.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/multiply.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/rnn_relu_cell.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl {
+
+// ============================================================================ _unsafe_view
+
+// _unsafe_view(Tensor self, int[] size) -> Tensor
+ops::_unsafe_view::Kernel* ops::_unsafe_view::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unsafe_view_kernel,
+    /* Meta */ native::unsafe_view_kernel,
+};
+
+static Tensor math_bits_fallback__unsafe_view(const Tensor& self, IntArrayRef size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_unsafe_view::call(self_r, size);
+}
+
+Tensor ops::_unsafe_view::call(const Tensor& self, IntArrayRef size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__unsafe_view(self, size);
+  const Device kernel_device = dispatch_device("_unsafe_view", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unsafe_view", kernel_device);
+  return kernel(self, size);
+}
+
+Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unsafe_view(self, size);
+  }
+  return ops::_unsafe_view::call(self, size);
+}
+
+// ============================================================================ addmv
+
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto mat_r = math_bits::resolved_differentiable(mat);
+  const auto vec_r = math_bits::resolved_differentiable(vec);
+  return ::tl::addmv(self_r, mat_r, vec_r, beta, alpha);
+}
+
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | mat.math_bits() | vec.math_bits()) != 0, 0)) return math_bits_fallback_addmv(self, mat, vec, beta, alpha);
+  return native::addmv_composite(self, mat, vec, beta, alpha);
+}
+
+// addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addmv(self, mat, vec, beta, alpha));
+}
+
+// addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addmv_out(const Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addmv.out", {&self, &mat, &vec}, {&out});
+  return copy_to_out(out, addmv(self, mat, vec, beta, alpha), "addmv.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ arctan
+
+// arctan(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arctan(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arctan(self_r);
+}
+
+Tensor arctan(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arctan(self);
+  return native::arctan_composite(self);
+}
+
+// arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arctan_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arctan.out", {&self}, {&out});
+  return atan_out(out, self);
+}
+
+// arctan_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctan_(const Tensor& self) {
+  return native::arctan__composite(self);
+}
 
 // ============================================================================ argmin
 
@@ -117,6 +214,117 @@ std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
   return ops::batch_norm_stats::call(input, eps);
 }
 
+// ============================================================================ bucketize
+
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+static Tensor bucketize_kernel_functional(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  Tensor out;
+  native::bucketize_kernel(self, boundaries, out_int32, right, out);
+  return out;
+}
+
+ops::bucketize_Tensor::Kernel* ops::bucketize_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_functional,
+    /* Meta */ bucketize_kernel_functional,
+};
+
+static Tensor math_bits_fallback_bucketize_Tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto boundaries_r = math_bits::resolved(boundaries);
+  return ops::bucketize_Tensor::call(self_r, boundaries_r, out_int32, right);
+}
+
+Tensor ops::bucketize_Tensor::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  if (__builtin_expect((self.math_bits() | boundaries.math_bits()) != 0, 0)) return math_bits_fallback_bucketize_Tensor(self, boundaries, out_int32, right);
+  const Device kernel_device = dispatch_device("bucketize.Tensor", {&self, &boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Tensor::call(self, boundaries, out_int32, right);
+}
+
+// bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bucketize_kernel_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor boundaries_in = native::input_unaffected_by_resize(boundaries, out);
+  Tensor out_handle = out;
+  native::bucketize_kernel(self_in, boundaries_in, out_int32, right, out_handle);
+  return out;
+}
+
+ops::bucketize_Tensor_out::Kernel* ops::bucketize_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bucketize_kernel_out,
+    /* Meta */ bucketize_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_bucketize_Tensor_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto boundaries_r = math_bits::resolved(boundaries);
+  const Tensor out_r = written.arg(out);
+  ops::bucketize_Tensor_out::call(self_r, boundaries_r, out_int32, right, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::bucketize_Tensor_out::call(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | boundaries.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_bucketize_Tensor_out(self, boundaries, out_int32, right, out);
+  const Device kernel_device = dispatch_device("bucketize.Tensor_out", {&self, &boundaries, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, boundaries, out_int32, right, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  check_out_no_grad("bucketize.Tensor_out", {&self, &boundaries}, {&out});
+  return ops::bucketize_Tensor_out::call(self, boundaries, out_int32, right, out);
+}
+
+// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ops::bucketize_Scalar::Kernel* ops::bucketize_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bucketize_scalar_kernel,
+    /* Meta */ native::bucketize_scalar_kernel,
+};
+
+static Tensor math_bits_fallback_bucketize_Scalar(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto boundaries_r = math_bits::resolved(boundaries);
+  return ops::bucketize_Scalar::call(self, boundaries_r, out_int32, right);
+}
+
+Tensor ops::bucketize_Scalar::call(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  if (__builtin_expect((boundaries.math_bits()) != 0, 0)) return math_bits_fallback_bucketize_Scalar(self, boundaries, out_int32, right);
+  const Device kernel_device = dispatch_device("bucketize.Scalar", {&boundaries});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bucketize.Scalar", kernel_device);
+  return kernel(self, boundaries, out_int32, right);
+}
+
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return ops::bucketize_Scalar::call(self, boundaries, out_int32, right);
+}
+
+// ============================================================================ cdist
+
+// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+static Tensor math_bits_fallback_cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  const auto x1_r = math_bits::resolved_differentiable(x1);
+  const auto x2_r = math_bits::resolved_differentiable(x2);
+  return ::tl::cdist(x1_r, x2_r, p, compute_mode);
+}
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  if (__builtin_expect((x1.math_bits() | x2.math_bits()) != 0, 0)) return math_bits_fallback_cdist(x1, x2, p, compute_mode);
+  return native::cdist_composite(x1, x2, p, compute_mode);
+}
+
 // ============================================================================ conv_transpose2d
 
 // conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
@@ -130,6 +338,27 @@ static Tensor math_bits_fallback_conv_transpose2d_input(const Tensor& input, con
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation);
   return native::conv_transpose2d_composite(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+
+// ============================================================================ diff
+
+// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+static Tensor math_bits_fallback_diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto prepend_r = math_bits::resolved_differentiable(prepend);
+  const auto append_r = math_bits::resolved_differentiable(append);
+  return ::tl::diff(self_r, n, dim, prepend_r, append_r);
+}
+
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(prepend) | math_bits::of(append)) != 0, 0)) return math_bits_fallback_diff(self, n, dim, prepend, append);
+  return native::diff_composite(self, n, dim, prepend, append);
+}
+
+// diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  check_out_no_grad("diff.out", {&self, opt_ptr(prepend), opt_ptr(append)}, {&out});
+  return native::diff_out_composite(self, n, dim, prepend, append, out);
 }
 
 // ============================================================================ elu_backward
@@ -160,6 +389,53 @@ Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar
     return autograd::wrappers::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result);
   }
   return ops::elu_backward::call(grad_output, alpha, scale, input_scale, is_result, self_or_result);
+}
+
+// ============================================================================ embedding_bag
+
+// embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback_embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto indices_r = math_bits::resolved_differentiable(indices);
+  const auto offsets_r = math_bits::resolved_differentiable(offsets);
+  const auto per_sample_weights_r = math_bits::resolved_differentiable(per_sample_weights);
+  return ::tl::embedding_bag(weight_r, indices_r, offsets_r, scale_grad_by_freq, mode, sparse, per_sample_weights_r, include_last_offset);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
+  if (__builtin_expect((weight.math_bits() | indices.math_bits() | offsets.math_bits() | math_bits::of(per_sample_weights)) != 0, 0)) return math_bits_fallback_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
+  return native::embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
+}
+
+// embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback_embedding_bag_padding_idx(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto indices_r = math_bits::resolved_differentiable(indices);
+  const auto offsets_r = math_bits::resolved_differentiable(offsets);
+  const auto per_sample_weights_r = math_bits::resolved_differentiable(per_sample_weights);
+  return ::tl::embedding_bag(weight_r, indices_r, offsets_r, scale_grad_by_freq, mode, sparse, per_sample_weights_r, include_last_offset, padding_idx);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const std::optional<Tensor>& per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+  if (__builtin_expect((weight.math_bits() | indices.math_bits() | offsets.math_bits() | math_bits::of(per_sample_weights)) != 0, 0)) return math_bits_fallback_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+  return native::embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+// ============================================================================ instance_norm
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+static Tensor math_bits_fallback_instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  const auto running_mean_r = math_bits::resolved_differentiable(running_mean);
+  const auto running_var_r = math_bits::resolved_differentiable(running_var);
+  return ::tl::instance_norm(input_r, weight_r, bias_r, running_mean_r, running_var_r, use_input_stats, momentum, eps, cudnn_enabled);
+}
+
+Tensor instance_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | math_bits::of(running_mean) | math_bits::of(running_var)) != 0, 0)) return math_bits_fallback_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
+  return native::instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
 }
 
 // ============================================================================ isposinf
@@ -264,6 +540,45 @@ Tensor linalg_cond(const Tensor& self, std::string_view p) {
 // linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string_view p) {
   return copy_to_out(out, linalg_cond(self, p), "linalg_cond.p_str_out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_multi_dot
+
+// linalg_multi_dot(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_linalg_multi_dot(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::linalg_multi_dot(TensorList(tensors_r));
+}
+
+Tensor linalg_multi_dot(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_linalg_multi_dot(tensors);
+  return native::linalg_multi_dot_composite(tensors);
+}
+
+// linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_multi_dot_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("linalg_multi_dot.out", {}, {&out}, {tensors});
+  return copy_to_out(out, linalg_multi_dot(tensors), "linalg_multi_dot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_solve
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+static Tensor math_bits_fallback_linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  const auto B_r = math_bits::resolved_differentiable(B);
+  return ::tl::linalg_solve(A_r, B_r, left);
+}
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  if (__builtin_expect((A.math_bits() | B.math_bits()) != 0, 0)) return math_bits_fallback_linalg_solve(A, B, left);
+  return native::linalg_solve_composite(A, B, left);
+}
+
+// linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_solve_out(const Tensor& out, const Tensor& A, const Tensor& B, bool left) {
+  check_out_no_grad("linalg_solve.out", {&A, &B}, {&out});
+  return copy_to_out(out, linalg_solve(A, B, left), "linalg_solve.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ logical_not
@@ -450,6 +765,83 @@ const Tensor& max_unpool3d_out(const Tensor& out, const Tensor& self, const Tens
   return ops::max_unpool3d_out::call(self, indices, output_size, stride, padding, out);
 }
 
+// ============================================================================ mode
+
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> mode_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::mode_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::mode::Kernel* ops::mode::kernels[kNumDeviceTypes] = {
+    /* CPU */ mode_kernel_functional,
+    /* Meta */ mode_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_mode(const Tensor& self, int64_t dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::mode::call(self_r, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> ops::mode::call(const Tensor& self, int64_t dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mode(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("mode", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mode", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mode(self, dim, keepdim);
+  }
+  return ops::mode::call(self, dim, keepdim);
+}
+
+// mode.out(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> mode_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::mode_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::mode_out::Kernel* ops::mode_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mode_kernel_out,
+    /* Meta */ mode_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_mode_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::mode_out::call(self_r, dim, keepdim, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::mode_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_mode_out(self, dim, keepdim, values, indices);
+  const Device kernel_device = dispatch_device("mode.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mode.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> mode_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("mode.out", {&self}, {&values, &indices});
+  return ops::mode_out::call(self, dim, keepdim, values, indices);
+}
+
 // ============================================================================ multiply
 
 // multiply.Tensor(Tensor self, Tensor other) -> Tensor
@@ -489,6 +881,224 @@ Tensor multiply(const Tensor& self, const Scalar& other) {
 // multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& multiply_(const Tensor& self, const Scalar& other) {
   return mul_(self, other);
+}
+
+// ============================================================================ nonzero
+
+// nonzero(Tensor self) -> Tensor
+static Tensor nonzero_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::nonzero_kernel(self, out);
+  return out;
+}
+
+ops::nonzero::Kernel* ops::nonzero::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_functional,
+    /* Meta */ nonzero_kernel_functional,
+};
+
+static Tensor math_bits_fallback_nonzero(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::nonzero::call(self_r);
+}
+
+Tensor ops::nonzero::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nonzero(self);
+  const Device kernel_device = dispatch_device("nonzero", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero", kernel_device);
+  return kernel(self);
+}
+
+Tensor nonzero(const Tensor& self) {
+  return ops::nonzero::call(self);
+}
+
+// nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& nonzero_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::nonzero_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::nonzero_out::Kernel* ops::nonzero_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nonzero_kernel_out,
+    /* Meta */ nonzero_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_nonzero_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::nonzero_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::nonzero_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_nonzero_out(self, out);
+  const Device kernel_device = dispatch_device("nonzero.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nonzero.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& nonzero_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("nonzero.out", {&self}, {&out});
+  return ops::nonzero_out::call(self, out);
+}
+
+// ============================================================================ rnn_relu_cell
+
+// rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+static Tensor math_bits_fallback_rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::rnn_relu_cell(input_r, hx_r, w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
+  return native::rnn_relu_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ sigmoid
+
+// sigmoid(Tensor self) -> Tensor
+static Tensor sigmoid_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sigmoid_kernel(self, out);
+  return out;
+}
+
+ops::sigmoid::Kernel* ops::sigmoid::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_functional,
+    /* Meta */ sigmoid_kernel_functional,
+};
+
+static Tensor math_bits_fallback_sigmoid(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sigmoid::call(self_r);
+}
+
+Tensor ops::sigmoid::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sigmoid(self);
+  const Device kernel_device = dispatch_device("sigmoid", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid", kernel_device);
+  return kernel(self);
+}
+
+Tensor sigmoid(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sigmoid(self);
+  }
+  return ops::sigmoid::call(self);
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sigmoid_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sigmoid_kernel(self, out);
+  return self;
+}
+
+ops::sigmoid_::Kernel* ops::sigmoid_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_inplace,
+    /* Meta */ sigmoid_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_sigmoid_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::sigmoid_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::sigmoid_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sigmoid_(self);
+  const Device kernel_device = dispatch_device("sigmoid_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sigmoid_(self);
+  }
+  return ops::sigmoid_::call(self);
+}
+
+// sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sigmoid_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sigmoid_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sigmoid_out::Kernel* ops::sigmoid_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sigmoid_kernel_out,
+    /* Meta */ sigmoid_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_sigmoid_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::sigmoid_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::sigmoid_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_sigmoid_out(self, out);
+  const Device kernel_device = dispatch_device("sigmoid.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sigmoid.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sigmoid.out", {&self}, {&out});
+  return ops::sigmoid_out::call(self, out);
+}
+
+// ============================================================================ special_logit
+
+// special_logit(Tensor self, float? eps=None) -> Tensor
+static Tensor math_bits_fallback_special_logit(const Tensor& self, std::optional<double> eps) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_logit(self_r, eps);
+}
+
+Tensor special_logit(const Tensor& self, std::optional<double> eps) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_logit(self, eps);
+  return native::special_logit_composite(self, eps);
+}
+
+// special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  check_out_no_grad("special_logit.out", {&self}, {&out});
+  return logit_out(out, self, eps);
 }
 
 }  // namespace tl

@@ -5,16 +5,51 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/bincount.h"
+#include "generated/ops/hardshrink.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/pad_sequence.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
+#include "generated/ops/topk.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool3d
+
+// _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+ops::_adaptive_avg_pool3d::Kernel* ops::_adaptive_avg_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool3d_kernel,
+    /* Meta */ native::_adaptive_avg_pool3d_kernel,
+};
+
+static Tensor math_bits_fallback__adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_adaptive_avg_pool3d::call(self_r, output_size);
+}
+
+Tensor ops::_adaptive_avg_pool3d::call(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__adaptive_avg_pool3d(self, output_size);
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool3d", kernel_device);
+  return kernel(self, output_size);
+}
+
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_adaptive_avg_pool3d(self, output_size);
+  }
+  return ops::_adaptive_avg_pool3d::call(self, output_size);
+}
 
 // ============================================================================ _fused_adagrad
 
@@ -54,6 +89,100 @@ void _fused_adagrad_(TensorList self, TensorList grad_list, TensorList state_sum
   return ops::_fused_adagrad_::call(self, grad_list, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf);
 }
 
+// ============================================================================ adaptive_max_pool2d
+
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+ops::adaptive_max_pool2d::Kernel* ops::adaptive_max_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool2d_kernel,
+    /* Meta */ native::adaptive_max_pool2d_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::adaptive_max_pool2d::call(self_r, output_size);
+}
+
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool2d::call(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool2d(self, output_size);
+  const Device kernel_device = dispatch_device("adaptive_max_pool2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool2d", kernel_device);
+  return kernel(self, output_size);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::adaptive_max_pool2d(self, output_size);
+  }
+  return ops::adaptive_max_pool2d::call(self, output_size);
+}
+
+// adaptive_max_pool2d.out(Tensor self, int[2] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::adaptive_max_pool2d_out::Kernel* ops::adaptive_max_pool2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool2d_out_kernel,
+    /* Meta */ native::adaptive_max_pool2d_out_kernel,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_adaptive_max_pool2d_out(const Tensor& self, IntArrayRef output_size, const Tensor& out, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  const Tensor indices_r = written.arg(indices);
+  ops::adaptive_max_pool2d_out::call(self_r, output_size, out_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(out, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::adaptive_max_pool2d_out::call(const Tensor& self, IntArrayRef output_size, const Tensor& out, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | out.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool2d_out(self, output_size, out, indices);
+  const Device kernel_device = dispatch_device("adaptive_max_pool2d.out", {&self, &out, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, out, indices);
+  out.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> adaptive_max_pool2d_out(const Tensor& out, const Tensor& indices, const Tensor& self, IntArrayRef output_size) {
+  check_out_no_grad("adaptive_max_pool2d.out", {&self}, {&out, &indices});
+  return ops::adaptive_max_pool2d_out::call(self, output_size, out, indices);
+}
+
+// ============================================================================ binary_cross_entropy_with_logits
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+ops::binary_cross_entropy_with_logits::Kernel* ops::binary_cross_entropy_with_logits::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::binary_cross_entropy_with_logits_kernel,
+    /* Meta */ native::binary_cross_entropy_with_logits_kernel,
+};
+
+static Tensor math_bits_fallback_binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto pos_weight_r = math_bits::resolved(pos_weight);
+  return ops::binary_cross_entropy_with_logits::call(self_r, target_r, weight_r, pos_weight_r, reduction);
+}
+
+Tensor ops::binary_cross_entropy_with_logits::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight) | math_bits::of(pos_weight)) != 0, 0)) return math_bits_fallback_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
+  const Device kernel_device = dispatch_device("binary_cross_entropy_with_logits", {&self, &target, opt_ptr(weight), opt_ptr(pos_weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("binary_cross_entropy_with_logits", kernel_device);
+  return kernel(self, target, weight, pos_weight, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target, opt_ptr(weight), opt_ptr(pos_weight)})) {
+    return autograd::wrappers::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
+  }
+  return ops::binary_cross_entropy_with_logits::call(self, target, weight, pos_weight, reduction);
+}
+
 // ============================================================================ bincount
 
 // bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
@@ -82,6 +211,79 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     return autograd::wrappers::bincount(self, weights, minlength);
   }
   return ops::bincount::call(self, weights, minlength);
+}
+
+// ============================================================================ hardshrink
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+static Tensor hardshrink_kernel_functional(const Tensor& self, const Scalar& lambd) {
+  Tensor out;
+  native::hardshrink_kernel(self, lambd, out);
+  return out;
+}
+
+ops::hardshrink::Kernel* ops::hardshrink::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardshrink_kernel_functional,
+    /* Meta */ hardshrink_kernel_functional,
+};
+
+static Tensor math_bits_fallback_hardshrink(const Tensor& self, const Scalar& lambd) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardshrink::call(self_r, lambd);
+}
+
+Tensor ops::hardshrink::call(const Tensor& self, const Scalar& lambd) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_hardshrink(self, lambd);
+  const Device kernel_device = dispatch_device("hardshrink", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink", kernel_device);
+  return kernel(self, lambd);
+}
+
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardshrink(self, lambd);
+  }
+  return ops::hardshrink::call(self, lambd);
+}
+
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardshrink_kernel_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardshrink_kernel(self_in, lambd, out_handle);
+  return out;
+}
+
+ops::hardshrink_out::Kernel* ops::hardshrink_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardshrink_kernel_out,
+    /* Meta */ hardshrink_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_hardshrink_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::hardshrink_out::call(self_r, lambd, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::hardshrink_out::call(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_hardshrink_out(self, lambd, out);
+  const Device kernel_device = dispatch_device("hardshrink.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink.out", kernel_device);
+  decltype(auto) result = kernel(self, lambd, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  check_out_no_grad("hardshrink.out", {&self}, {&out});
+  return ops::hardshrink_out::call(self, lambd, out);
 }
 
 // ============================================================================ ldexp
@@ -197,6 +399,39 @@ const Tensor& ops::ldexp_Tensor_out::call(const Tensor& self, const Tensor& othe
 const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("ldexp.Tensor_out", {&self, &other}, {&out});
   return ops::ldexp_Tensor_out::call(self, other, out);
+}
+
+// ============================================================================ nll_loss_backward
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+ops::nll_loss_backward::Kernel* ops::nll_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nll_loss_backward_kernel,
+    /* Meta */ native::nll_loss_backward_kernel,
+};
+
+static Tensor math_bits_fallback_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto total_weight_r = math_bits::resolved(total_weight);
+  return ops::nll_loss_backward::call(grad_output_r, self_r, target_r, weight_r, reduction, ignore_index, total_weight_r);
+}
+
+Tensor ops::nll_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight) | total_weight.math_bits()) != 0, 0)) return math_bits_fallback_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  const Device kernel_device = dispatch_device("nll_loss_backward", {&grad_output, &self, &target, opt_ptr(weight), &total_weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nll_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  if (autograd::compute_requires_grad({&grad_output, &self, opt_ptr(weight)})) {
+    return autograd::wrappers::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  return ops::nll_loss_backward::call(grad_output, self, target, weight, reduction, ignore_index, total_weight);
 }
 
 // ============================================================================ pad_sequence
@@ -380,6 +615,83 @@ Tensor special_xlogy(const Tensor& self, const Scalar& other) {
 const Tensor& special_xlogy_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   check_out_no_grad("special_xlogy.other_scalar_out", {&self}, {&out});
   return xlogy_out(out, self, other);
+}
+
+// ============================================================================ topk
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> topk_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  Tensor values;
+  Tensor indices;
+  native::topk_kernel(self, k, dim, largest, sorted, values, indices);
+  return {values, indices};
+}
+
+ops::topk::Kernel* ops::topk::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk_kernel_functional,
+    /* Meta */ topk_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::topk::call(self_r, k, dim, largest, sorted);
+}
+
+std::tuple<Tensor, Tensor> ops::topk::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_topk(self, k, dim, largest, sorted);
+  const Device kernel_device = dispatch_device("topk", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk", kernel_device);
+  return kernel(self, k, dim, largest, sorted);
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::topk(self, k, dim, largest, sorted);
+  }
+  return ops::topk::call(self, k, dim, largest, sorted);
+}
+
+// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> topk_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::topk_kernel(self_in, k, dim, largest, sorted, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::topk_out::Kernel* ops::topk_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ topk_kernel_out,
+    /* Meta */ topk_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_topk_out(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::topk_out::call(self_r, k, dim, largest, sorted, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::topk_out::call(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_topk_out(self, k, dim, largest, sorted, values, indices);
+  const Device kernel_device = dispatch_device("topk.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("topk.out", kernel_device);
+  decltype(auto) result = kernel(self, k, dim, largest, sorted, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> topk_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_out_no_grad("topk.out", {&self}, {&values, &indices});
+  return ops::topk_out::call(self, k, dim, largest, sorted, values, indices);
 }
 
 }  // namespace tl

@@ -3,20 +3,58 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/MathBits.h"
+#include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/_fft_r2c.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/vdot.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d
+
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+ops::_adaptive_avg_pool2d::Kernel* ops::_adaptive_avg_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_kernel,
+};
+
+static Tensor math_bits_fallback__adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_adaptive_avg_pool2d::call(self_r, output_size);
+}
+
+Tensor ops::_adaptive_avg_pool2d::call(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__adaptive_avg_pool2d(self, output_size);
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d", kernel_device);
+  return kernel(self, output_size);
+}
+
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d(self, output_size);
+  }
+  return ops::_adaptive_avg_pool2d::call(self, output_size);
+}
 
 // ============================================================================ _fft_r2c
 
@@ -45,6 +83,179 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
     return autograd::wrappers::_fft_r2c(self, dim, normalization, onesided);
   }
   return ops::_fft_r2c::call(self, dim, normalization, onesided);
+}
+
+// ============================================================================ acos
+
+// acos(Tensor self) -> Tensor
+static Tensor acos_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::acos_kernel(self, out);
+  return out;
+}
+
+ops::acos::Kernel* ops::acos::kernels[kNumDeviceTypes] = {
+    /* CPU */ acos_kernel_functional,
+    /* Meta */ acos_kernel_functional,
+};
+
+static Tensor math_bits_fallback_acos(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::acos::call(self_r);
+}
+
+Tensor ops::acos::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_acos(self);
+  const Device kernel_device = dispatch_device("acos", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acos", kernel_device);
+  return kernel(self);
+}
+
+Tensor acos(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::acos(self);
+  }
+  return ops::acos::call(self);
+}
+
+// acos_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& acos_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::acos_kernel(self, out);
+  return self;
+}
+
+ops::acos_::Kernel* ops::acos_::kernels[kNumDeviceTypes] = {
+    /* CPU */ acos_kernel_inplace,
+    /* Meta */ acos_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_acos_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::acos_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::acos_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_acos_(self);
+  const Device kernel_device = dispatch_device("acos_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acos_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& acos_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::acos_(self);
+  }
+  return ops::acos_::call(self);
+}
+
+// acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& acos_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::acos_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::acos_out::Kernel* ops::acos_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ acos_kernel_out,
+    /* Meta */ acos_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_acos_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::acos_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::acos_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_acos_out(self, out);
+  const Device kernel_device = dispatch_device("acos.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("acos.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& acos_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("acos.out", {&self}, {&out});
+  return ops::acos_out::call(self, out);
+}
+
+// ============================================================================ adaptive_max_pool3d
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+ops::adaptive_max_pool3d::Kernel* ops::adaptive_max_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool3d_kernel,
+    /* Meta */ native::adaptive_max_pool3d_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::adaptive_max_pool3d::call(self_r, output_size);
+}
+
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool3d::call(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool3d(self, output_size);
+  const Device kernel_device = dispatch_device("adaptive_max_pool3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool3d", kernel_device);
+  return kernel(self, output_size);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::adaptive_max_pool3d(self, output_size);
+  }
+  return ops::adaptive_max_pool3d::call(self, output_size);
+}
+
+// adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::adaptive_max_pool3d_out::Kernel* ops::adaptive_max_pool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::adaptive_max_pool3d_out_kernel,
+    /* Meta */ native::adaptive_max_pool3d_out_kernel,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_adaptive_max_pool3d_out(const Tensor& self, IntArrayRef output_size, const Tensor& out, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  const Tensor indices_r = written.arg(indices);
+  ops::adaptive_max_pool3d_out::call(self_r, output_size, out_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(out, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::adaptive_max_pool3d_out::call(const Tensor& self, IntArrayRef output_size, const Tensor& out, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | out.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool3d_out(self, output_size, out, indices);
+  const Device kernel_device = dispatch_device("adaptive_max_pool3d.out", {&self, &out, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("adaptive_max_pool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, out, indices);
+  out.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> adaptive_max_pool3d_out(const Tensor& out, const Tensor& indices, const Tensor& self, IntArrayRef output_size) {
+  check_out_no_grad("adaptive_max_pool3d.out", {&self}, {&out, &indices});
+  return ops::adaptive_max_pool3d_out::call(self, output_size, out, indices);
 }
 
 // ============================================================================ arctan2
@@ -89,6 +300,163 @@ Tensor chain_matmul(TensorList matrices) {
 const Tensor& chain_matmul_out(const Tensor& out, TensorList matrices) {
   check_out_no_grad("chain_matmul.out", {}, {&out}, {matrices});
   return copy_to_out(out, chain_matmul(matrices), "chain_matmul.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ cummax
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> cummax_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor values;
+  Tensor indices;
+  native::cummax_kernel(self, dim, values, indices);
+  return {values, indices};
+}
+
+ops::cummax::Kernel* ops::cummax::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummax_kernel_functional,
+    /* Meta */ cummax_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_cummax(const Tensor& self, int64_t dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::cummax::call(self_r, dim);
+}
+
+std::tuple<Tensor, Tensor> ops::cummax::call(const Tensor& self, int64_t dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cummax(self, dim);
+  const Device kernel_device = dispatch_device("cummax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummax", kernel_device);
+  return kernel(self, dim);
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cummax(self, dim);
+  }
+  return ops::cummax::call(self, dim);
+}
+
+// cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> cummax_kernel_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::cummax_kernel(self_in, dim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::cummax_out::Kernel* ops::cummax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummax_kernel_out,
+    /* Meta */ cummax_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_cummax_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::cummax_out::call(self_r, dim, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::cummax_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_cummax_out(self, dim, values, indices);
+  const Device kernel_device = dispatch_device("cummax.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> cummax_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
+  check_out_no_grad("cummax.out", {&self}, {&values, &indices});
+  return ops::cummax_out::call(self, dim, values, indices);
+}
+
+// ============================================================================ log_softmax
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor log_softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::log_softmax_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::log_softmax_int::Kernel* ops::log_softmax_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_softmax_kernel_functional,
+    /* Meta */ log_softmax_kernel_functional,
+};
+
+static Tensor math_bits_fallback_log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::log_softmax_int::call(self_r, dim, dtype);
+}
+
+Tensor ops::log_softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log_softmax_int(self, dim, dtype);
+  const Device kernel_device = dispatch_device("log_softmax.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_softmax.int", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_softmax_int(self, dim, dtype);
+  }
+  return ops::log_softmax_int::call(self, dim, dtype);
+}
+
+// log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log_softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::log_softmax_kernel(self_in, dim, dtype, out_handle);
+  return out;
+}
+
+ops::log_softmax_int_out::Kernel* ops::log_softmax_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log_softmax_kernel_out,
+    /* Meta */ log_softmax_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_log_softmax_int_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::log_softmax_int_out::call(self_r, dim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::log_softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_log_softmax_int_out(self, dim, dtype, out);
+  const Device kernel_device = dispatch_device("log_softmax.int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_softmax.int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::out_records_not_implemented("log_softmax.int_out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::log_softmax_int_out::call(self, dim, dtype, out);
+    }
+    autograd::record_not_implemented_out("log_softmax.int_out", {&self}, {&out});
+    return out;
+  }
+  return ops::log_softmax_int_out::call(self, dim, dtype, out);
 }
 
 // ============================================================================ logaddexp
@@ -198,6 +566,24 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
   return ops::nll_loss2d_forward::call(self, target, weight, reduction, ignore_index);
 }
 
+// ============================================================================ relu6
+
+// relu6(Tensor self) -> Tensor
+static Tensor math_bits_fallback_relu6(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::relu6(self_r);
+}
+
+Tensor relu6(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_relu6(self);
+  return native::relu6_composite(self);
+}
+
+// relu6_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& relu6_(const Tensor& self) {
+  return native::relu6__composite(self);
+}
+
 // ============================================================================ replication_pad2d_backward
 
 // replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
@@ -256,6 +642,36 @@ Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self,
     return autograd::wrappers::replication_pad3d_backward(grad_output, self, padding);
   }
   return ops::replication_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ silu_backward
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::silu_backward::Kernel* ops::silu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::silu_backward_kernel,
+    /* Meta */ native::silu_backward_kernel,
+};
+
+static Tensor math_bits_fallback_silu_backward(const Tensor& grad_output, const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::silu_backward::call(grad_output_r, self_r);
+}
+
+Tensor ops::silu_backward::call(const Tensor& grad_output, const Tensor& self) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_silu_backward(grad_output, self);
+  const Device kernel_device = dispatch_device("silu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("silu_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::silu_backward(grad_output, self);
+  }
+  return ops::silu_backward::call(grad_output, self);
 }
 
 // ============================================================================ sum
@@ -356,6 +772,26 @@ const Tensor& ops::sum_dim_IntList_out::call(const Tensor& self, OptionalIntArra
 const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("sum.dim_IntList_out", {&self}, {&out});
   return ops::sum_dim_IntList_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ vdot
+
+// vdot(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_vdot(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::vdot(self_r, other_r);
+}
+
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_vdot(self, other);
+  return native::vdot_composite(self, other);
+}
+
+// vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& vdot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("vdot.out", {&self, &other}, {&out});
+  return copy_to_out(out, vdot(self, other), "vdot.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ xlogy

@@ -5,18 +5,46 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/floor.h"
+#include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/isfinite.h"
+#include "generated/ops/le.h"
 #include "generated/ops/leaky_relu.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/view.h"
 
 namespace tl {
+
+// ============================================================================ _cross_entropy_fused_differentiable_backward
+
+// _cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+static Tensor math_bits_fallback__cross_entropy_fused_differentiable_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::_cross_entropy_fused_differentiable_backward(grad_output_r, self_r, target_r, weight_r, reduction, ignore_index, label_smoothing);
+}
+
+Tensor _cross_entropy_fused_differentiable_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
+  return native::cross_entropy_fused_differentiable_backward_composite(grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
+}
 
 // ============================================================================ _upsample_bilinear2d_aa
 
@@ -100,6 +128,13 @@ static Tensor math_bits_fallback__upsample_bilinear2d_aa_vec(const Tensor& input
 Tensor _upsample_bilinear2d_aa(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
   if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors);
   return native::_upsample_bilinear2d_aa_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ chunk
+
+// chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  return native::chunk_composite(self, chunks, dim);
 }
 
 // ============================================================================ clamp_max
@@ -326,6 +361,335 @@ const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar&
   return ops::clamp_max_out::call(self, max, out);
 }
 
+// ============================================================================ embedding
+
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+ops::embedding::Kernel* ops::embedding::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_kernel,
+    /* Meta */ native::embedding_kernel,
+};
+
+static Tensor math_bits_fallback_embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto weight_r = math_bits::resolved(weight);
+  const auto indices_r = math_bits::resolved(indices);
+  return ops::embedding::call(weight_r, indices_r, padding_idx, scale_grad_by_freq, sparse);
+}
+
+Tensor ops::embedding::call(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  if (__builtin_expect((weight.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  const Device kernel_device = dispatch_device("embedding", {&weight, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("embedding", kernel_device);
+  return kernel(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  if (autograd::compute_requires_grad({&weight})) {
+    return autograd::wrappers::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  return ops::embedding::call(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+
+// ============================================================================ floor
+
+// floor(Tensor self) -> Tensor
+static Tensor floor_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::floor_kernel(self, out);
+  return out;
+}
+
+ops::floor::Kernel* ops::floor::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_functional,
+    /* Meta */ floor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_floor(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::floor::call(self_r);
+}
+
+Tensor ops::floor::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_floor(self);
+  const Device kernel_device = dispatch_device("floor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor", kernel_device);
+  return kernel(self);
+}
+
+Tensor floor(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::floor(self);
+  }
+  return ops::floor::call(self);
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& floor_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::floor_kernel(self, out);
+  return self;
+}
+
+ops::floor_::Kernel* ops::floor_::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_inplace,
+    /* Meta */ floor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_floor_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::floor_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::floor_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_floor_(self);
+  const Device kernel_device = dispatch_device("floor_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& floor_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::floor_(self);
+  }
+  return ops::floor_::call(self);
+}
+
+// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& floor_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::floor_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::floor_out::Kernel* ops::floor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_kernel_out,
+    /* Meta */ floor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_floor_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::floor_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::floor_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_floor_out(self, out);
+  const Device kernel_device = dispatch_device("floor.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& floor_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("floor.out", {&self}, {&out});
+  return ops::floor_out::call(self, out);
+}
+
+// ============================================================================ frexp
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+static std::tuple<Tensor, Tensor> frexp_kernel_functional(const Tensor& self) {
+  Tensor mantissa;
+  Tensor exponent;
+  native::frexp_kernel(self, mantissa, exponent);
+  return {mantissa, exponent};
+}
+
+ops::frexp_Tensor::Kernel* ops::frexp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ frexp_kernel_functional,
+    /* Meta */ frexp_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_frexp_Tensor(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::frexp_Tensor::call(self_r);
+}
+
+std::tuple<Tensor, Tensor> ops::frexp_Tensor::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_frexp_Tensor(self);
+  const Device kernel_device = dispatch_device("frexp.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frexp.Tensor", kernel_device);
+  return kernel(self);
+}
+
+std::tuple<Tensor, Tensor> frexp(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frexp_Tensor(self);
+  }
+  return ops::frexp_Tensor::call(self);
+}
+
+// frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)
+static std::tuple<const Tensor&, const Tensor&> frexp_kernel_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, mantissa), exponent);
+  Tensor mantissa_handle = mantissa;
+  Tensor exponent_handle = exponent;
+  native::frexp_kernel(self_in, mantissa_handle, exponent_handle);
+  return {mantissa, exponent};
+}
+
+ops::frexp_Tensor_out::Kernel* ops::frexp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ frexp_kernel_out,
+    /* Meta */ frexp_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_frexp_Tensor_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor mantissa_r = written.arg(mantissa);
+  const Tensor exponent_r = written.arg(exponent);
+  ops::frexp_Tensor_out::call(self_r, mantissa_r, exponent_r);
+  written.finish();
+  return std::forward_as_tuple(mantissa, exponent);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::frexp_Tensor_out::call(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  if (__builtin_expect((self.math_bits() | mantissa.math_bits() | exponent.math_bits()) != 0, 0)) return math_bits_fallback_frexp_Tensor_out(self, mantissa, exponent);
+  const Device kernel_device = dispatch_device("frexp.Tensor_out", {&self, &mantissa, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frexp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, mantissa, exponent);
+  mantissa.bump_version();
+  exponent.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> frexp_out(const Tensor& mantissa, const Tensor& exponent, const Tensor& self) {
+  check_out_no_grad("frexp.Tensor_out", {&self}, {&mantissa, &exponent});
+  return ops::frexp_Tensor_out::call(self, mantissa, exponent);
+}
+
+// ============================================================================ hardtanh
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+static Tensor hardtanh_kernel_functional(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  Tensor out;
+  native::hardtanh_kernel(self, min_val, max_val, out);
+  return out;
+}
+
+ops::hardtanh::Kernel* ops::hardtanh::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_functional,
+    /* Meta */ hardtanh_kernel_functional,
+};
+
+static Tensor math_bits_fallback_hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardtanh::call(self_r, min_val, max_val);
+}
+
+Tensor ops::hardtanh::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_hardtanh(self, min_val, max_val);
+  const Device kernel_device = dispatch_device("hardtanh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh", kernel_device);
+  return kernel(self, min_val, max_val);
+}
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardtanh(self, min_val, max_val);
+  }
+  return ops::hardtanh::call(self, min_val, max_val);
+}
+
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+static const Tensor& hardtanh_kernel_inplace(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  Tensor out = self;
+  native::hardtanh_kernel(self, min_val, max_val, out);
+  return self;
+}
+
+ops::hardtanh_::Kernel* ops::hardtanh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_inplace,
+    /* Meta */ hardtanh_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::hardtanh_::call(self_r, min_val, max_val);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::hardtanh_::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_hardtanh_(self, min_val, max_val);
+  const Device kernel_device = dispatch_device("hardtanh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh_", kernel_device);
+  decltype(auto) result = kernel(self, min_val, max_val);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardtanh_(self, min_val, max_val);
+  }
+  return ops::hardtanh_::call(self, min_val, max_val);
+}
+
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardtanh_kernel_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardtanh_kernel(self_in, min_val, max_val, out_handle);
+  return out;
+}
+
+ops::hardtanh_out::Kernel* ops::hardtanh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardtanh_kernel_out,
+    /* Meta */ hardtanh_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::hardtanh_out::call(self_r, min_val, max_val, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::hardtanh_out::call(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_hardtanh_out(self, min_val, max_val, out);
+  const Device kernel_device = dispatch_device("hardtanh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh.out", kernel_device);
+  decltype(auto) result = kernel(self, min_val, max_val, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_out_no_grad("hardtanh.out", {&self}, {&out});
+  return ops::hardtanh_out::call(self, min_val, max_val, out);
+}
+
 // ============================================================================ isfinite
 
 // isfinite(Tensor self) -> Tensor
@@ -455,6 +819,447 @@ const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
     return autograd::wrappers::leaky_relu_(self, negative_slope);
   }
   return ops::leaky_relu_::call(self, negative_slope);
+}
+
+// ============================================================================ less_equal
+
+// less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor le_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::le_kernel(self, other, out);
+  return out;
+}
+
+ops::less_equal_Tensor::Kernel* ops::less_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_functional,
+    /* Meta */ le_kernel_functional,
+};
+
+static Tensor math_bits_fallback_less_equal_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::less_equal_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::less_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_less_equal_Tensor(self, other);
+  const Device kernel_device = dispatch_device("less_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Tensor& other) {
+  return ops::less_equal_Tensor::call(self, other);
+}
+
+// less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& le_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::le_kernel(self, other, out);
+  return self;
+}
+
+ops::less_equal__Tensor::Kernel* ops::less_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_inplace,
+    /* Meta */ le_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_less_equal__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::less_equal__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::less_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_less_equal__Tensor(self, other);
+  const Device kernel_device = dispatch_device("less_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "less_equal_.Tensor");
+  ops::less_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward1");
+  return self;
+}
+
+// less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& le_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::le_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::less_equal_Tensor_out::Kernel* ops::less_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_kernel_out,
+    /* Meta */ le_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_less_equal_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::less_equal_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::less_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_less_equal_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("less_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("less_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::less_equal_Tensor_out::call(self, other, out);
+}
+
+// less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor le_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::le_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::less_equal_Scalar::Kernel* ops::less_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_functional,
+    /* Meta */ le_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_less_equal_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::less_equal_Scalar::call(self_r, other);
+}
+
+Tensor ops::less_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_less_equal_Scalar(self, other);
+  const Device kernel_device = dispatch_device("less_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor less_equal(const Tensor& self, const Scalar& other) {
+  return ops::less_equal_Scalar::call(self, other);
+}
+
+// less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& le_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::le_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::less_equal__Scalar::Kernel* ops::less_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_inplace,
+    /* Meta */ le_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_less_equal__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::less_equal__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::less_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_less_equal__Scalar(self, other);
+  const Device kernel_device = dispatch_device("less_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "less_equal_.Scalar");
+  ops::less_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LeBackward0");
+  return self;
+}
+
+// less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& le_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::le_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::less_equal_Scalar_out::Kernel* ops::less_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ le_scalar_kernel_out,
+    /* Meta */ le_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_less_equal_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::less_equal_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::less_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_less_equal_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("less_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("less_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& less_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("less_equal.Scalar_out", {&self}, {&out});
+  return ops::less_equal_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ lgamma
+
+// lgamma(Tensor self) -> Tensor
+static Tensor lgamma_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::lgamma_kernel(self, out);
+  return out;
+}
+
+ops::lgamma::Kernel* ops::lgamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_functional,
+    /* Meta */ lgamma_kernel_functional,
+};
+
+static Tensor math_bits_fallback_lgamma(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::lgamma::call(self_r);
+}
+
+Tensor ops::lgamma::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_lgamma(self);
+  const Device kernel_device = dispatch_device("lgamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma", kernel_device);
+  return kernel(self);
+}
+
+Tensor lgamma(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::lgamma(self);
+  }
+  return ops::lgamma::call(self);
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& lgamma_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::lgamma_kernel(self, out);
+  return self;
+}
+
+ops::lgamma_::Kernel* ops::lgamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_inplace,
+    /* Meta */ lgamma_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_lgamma_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::lgamma_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::lgamma_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_lgamma_(self);
+  const Device kernel_device = dispatch_device("lgamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lgamma_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::lgamma_(self);
+  }
+  return ops::lgamma_::call(self);
+}
+
+// lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lgamma_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lgamma_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::lgamma_out::Kernel* ops::lgamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lgamma_kernel_out,
+    /* Meta */ lgamma_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_lgamma_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::lgamma_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::lgamma_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_lgamma_out(self, out);
+  const Device kernel_device = dispatch_device("lgamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lgamma.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lgamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("lgamma.out", {&self}, {&out});
+  return ops::lgamma_out::call(self, out);
+}
+
+// ============================================================================ logical_or
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+static Tensor logical_or_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_or_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_or::Kernel* ops::logical_or::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_functional,
+    /* Meta */ logical_or_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logical_or(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::logical_or::call(self_r, other_r);
+}
+
+Tensor ops::logical_or::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_logical_or(self, other);
+  const Device kernel_device = dispatch_device("logical_or", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  return ops::logical_or::call(self, other);
+}
+
+// logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_or_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_or_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_or_::Kernel* ops::logical_or_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_inplace,
+    /* Meta */ logical_or_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_logical_or_(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::logical_or_::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::logical_or_::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_logical_or_(self, other);
+  const Device kernel_device = dispatch_device("logical_or_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_or_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_or_");
+  ops::logical_or_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalOrBackward0");
+  return self;
+}
+
+// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_or_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_or_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_or_out::Kernel* ops::logical_or_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_or_kernel_out,
+    /* Meta */ logical_or_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logical_or_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::logical_or_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logical_or_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logical_or_out(self, other, out);
+  const Device kernel_device = dispatch_device("logical_or.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_or.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_or.out", {&self, &other}, {&out});
+  return ops::logical_or_out::call(self, other, out);
 }
 
 // ============================================================================ roll
@@ -822,6 +1627,25 @@ const Tensor& ops::special_i1e_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& special_i1e_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_i1e.out", {&self}, {&out});
   return ops::special_i1e_out::call(self, out);
+}
+
+// ============================================================================ special_log1p
+
+// special_log1p(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_log1p(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_log1p(self_r);
+}
+
+Tensor special_log1p(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_log1p(self);
+  return native::special_log1p_composite(self);
+}
+
+// special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_log1p_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_log1p.out", {&self}, {&out});
+  return log1p_out(out, self);
 }
 
 // ============================================================================ view

@@ -6,10 +6,19 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/acosh.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/hinge_embedding_loss.h"
+#include "generated/ops/linalg_lstsq.h"
+#include "generated/ops/linalg_norm.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/special_softmax.h"
 #include "generated/ops/view_as_complex.h"
 
 namespace tl {
@@ -125,6 +134,19 @@ const Tensor& acosh_out(const Tensor& out, const Tensor& self) {
   return ops::acosh_out::call(self, out);
 }
 
+// ============================================================================ adaptive_max_pool1d
+
+// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::adaptive_max_pool1d(self_r, output_size);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_adaptive_max_pool1d(self, output_size);
+  return native::adaptive_max_pool1d_composite(self, output_size);
+}
+
 // ============================================================================ atan
 
 // atan(Tensor self) -> Tensor
@@ -234,6 +256,19 @@ const Tensor& ops::atan_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& atan_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("atan.out", {&self}, {&out});
   return ops::atan_out::call(self, out);
+}
+
+// ============================================================================ broadcast_tensors
+
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]
+static std::vector<Tensor> math_bits_fallback_broadcast_tensors(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::broadcast_tensors(TensorList(tensors_r));
+}
+
+std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_broadcast_tensors(tensors);
+  return native::broadcast_tensors_composite(tensors);
 }
 
 // ============================================================================ deg2rad
@@ -347,6 +382,25 @@ const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
   return ops::deg2rad_out::call(self, out);
 }
 
+// ============================================================================ glu
+
+// glu(Tensor self, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_glu(const Tensor& self, int64_t dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::glu(self_r, dim);
+}
+
+Tensor glu(const Tensor& self, int64_t dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_glu(self, dim);
+  return native::glu_composite(self, dim);
+}
+
+// glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  check_out_no_grad("glu.out", {&self}, {&out});
+  return copy_to_out(out, glu(self, dim), "glu.out", native::OutDtype::CanCast);
+}
+
 // ============================================================================ hinge_embedding_loss
 
 // hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
@@ -359,6 +413,337 @@ static Tensor math_bits_fallback_hinge_embedding_loss(const Tensor& self, const 
 Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
   if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_hinge_embedding_loss(self, target, margin, reduction);
   return native::hinge_embedding_loss_composite(self, target, margin, reduction);
+}
+
+// ============================================================================ linalg_lstsq
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+static std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_kernel_functional(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  Tensor solution;
+  Tensor residuals;
+  Tensor rank;
+  Tensor singular_values;
+  native::linalg_lstsq_kernel(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  return {solution, residuals, rank, singular_values};
+}
+
+ops::linalg_lstsq::Kernel* ops::linalg_lstsq::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lstsq_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor, Tensor, Tensor> math_bits_fallback_linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto b_r = math_bits::resolved(b);
+  return ops::linalg_lstsq::call(self_r, b_r, rcond, driver);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> ops::linalg_lstsq::call(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  if (__builtin_expect((self.math_bits() | b.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lstsq(self, b, rcond, driver);
+  const Device kernel_device = dispatch_device("linalg_lstsq", {&self, &b});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lstsq", kernel_device);
+  return kernel(self, b, rcond, driver);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  if (autograd::compute_requires_grad({&self, &b})) {
+    return autograd::wrappers::linalg_lstsq(self, b, rcond, driver);
+  }
+  return ops::linalg_lstsq::call(self, b, rcond, driver);
+}
+
+// linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)
+static std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> linalg_lstsq_kernel_out(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, solution), residuals), rank), singular_values);
+  const Tensor b_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(native::input_unaffected_by_resize(b, solution), residuals), rank), singular_values);
+  Tensor solution_handle = solution;
+  Tensor residuals_handle = residuals;
+  Tensor rank_handle = rank;
+  Tensor singular_values_handle = singular_values;
+  native::linalg_lstsq_kernel(self_in, b_in, rcond, driver, solution_handle, residuals_handle, rank_handle, singular_values_handle);
+  return {solution, residuals, rank, singular_values};
+}
+
+ops::linalg_lstsq_out::Kernel* ops::linalg_lstsq_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lstsq_kernel_out,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> math_bits_fallback_linalg_lstsq_out(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto b_r = math_bits::resolved(b);
+  const Tensor solution_r = written.arg(solution);
+  const Tensor residuals_r = written.arg(residuals);
+  const Tensor rank_r = written.arg(rank);
+  const Tensor singular_values_r = written.arg(singular_values);
+  ops::linalg_lstsq_out::call(self_r, b_r, rcond, driver, solution_r, residuals_r, rank_r, singular_values_r);
+  written.finish();
+  return std::forward_as_tuple(solution, residuals, rank, singular_values);
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> ops::linalg_lstsq_out::call(const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver, const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values) {
+  if (__builtin_expect((self.math_bits() | b.math_bits() | solution.math_bits() | residuals.math_bits() | rank.math_bits() | singular_values.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lstsq_out(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  const Device kernel_device = dispatch_device("linalg_lstsq.out", {&self, &b, &solution, &residuals, &rank, &singular_values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lstsq.out", kernel_device);
+  decltype(auto) result = kernel(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  solution.bump_version();
+  residuals.bump_version();
+  rank.bump_version();
+  singular_values.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&, const Tensor&, const Tensor&> linalg_lstsq_out(const Tensor& solution, const Tensor& residuals, const Tensor& rank, const Tensor& singular_values, const Tensor& self, const Tensor& b, std::optional<double> rcond, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_lstsq.out", {&self, &b}, {&solution, &residuals, &rank, &singular_values});
+  return ops::linalg_lstsq_out::call(self, b, rcond, driver, solution, residuals, rank, singular_values);
+}
+
+// ============================================================================ linalg_norm
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_norm(self_r, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_norm(self, ord, dim, keepdim, dtype);
+  return native::linalg_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype), "linalg_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_norm_ord_str(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_norm(self_r, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_norm_ord_str(self, ord, dim, keepdim, dtype);
+  return native::linalg_norm_ord_str_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_norm(self, ord, dim, keepdim, dtype), "linalg_norm.ord_str_out", native::OutDtype::Exact);
+}
+
+// ============================================================================ log1p
+
+// log1p(Tensor self) -> Tensor
+static Tensor log1p_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::log1p_kernel(self, out);
+  return out;
+}
+
+ops::log1p::Kernel* ops::log1p::kernels[kNumDeviceTypes] = {
+    /* CPU */ log1p_kernel_functional,
+    /* Meta */ log1p_kernel_functional,
+};
+
+static Tensor math_bits_fallback_log1p(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::log1p::call(self_r);
+}
+
+Tensor ops::log1p::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log1p(self);
+  const Device kernel_device = dispatch_device("log1p", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log1p", kernel_device);
+  return kernel(self);
+}
+
+Tensor log1p(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log1p(self);
+  }
+  return ops::log1p::call(self);
+}
+
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log1p_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::log1p_kernel(self, out);
+  return self;
+}
+
+ops::log1p_::Kernel* ops::log1p_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log1p_kernel_inplace,
+    /* Meta */ log1p_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_log1p_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::log1p_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::log1p_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log1p_(self);
+  const Device kernel_device = dispatch_device("log1p_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log1p_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log1p_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log1p_(self);
+  }
+  return ops::log1p_::call(self);
+}
+
+// log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log1p_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::log1p_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::log1p_out::Kernel* ops::log1p_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log1p_kernel_out,
+    /* Meta */ log1p_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_log1p_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::log1p_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::log1p_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_log1p_out(self, out);
+  const Device kernel_device = dispatch_device("log1p.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log1p.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log1p.out", {&self}, {&out});
+  return ops::log1p_out::call(self, out);
+}
+
+// ============================================================================ multi_margin_loss
+
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+static Tensor multi_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor out;
+  native::multi_margin_loss_kernel(self, target, p, margin, weight, reduction, out);
+  return out;
+}
+
+ops::multi_margin_loss::Kernel* ops::multi_margin_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ multi_margin_loss_kernel_functional,
+    /* Meta */ multi_margin_loss_kernel_functional,
+};
+
+static Tensor math_bits_fallback_multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::multi_margin_loss::call(self_r, target_r, p, margin, weight_r, reduction);
+}
+
+Tensor ops::multi_margin_loss::call(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_multi_margin_loss(self, target, p, margin, weight, reduction);
+  const Device kernel_device = dispatch_device("multi_margin_loss", {&self, &target, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multi_margin_loss", kernel_device);
+  return kernel(self, target, p, margin, weight, reduction);
+}
+
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::multi_margin_loss(self, target, p, margin, weight, reduction);
+  }
+  return ops::multi_margin_loss::call(self, target, p, margin, weight, reduction);
+}
+
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& multi_margin_loss_kernel_out(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::multi_margin_loss_kernel(self_in, target_in, p, margin, weight, reduction, out_handle);
+  return out;
+}
+
+ops::multi_margin_loss_out::Kernel* ops::multi_margin_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ multi_margin_loss_kernel_out,
+    /* Meta */ multi_margin_loss_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_multi_margin_loss_out(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const auto weight_r = math_bits::resolved(weight);
+  const Tensor out_r = written.arg(out);
+  ops::multi_margin_loss_out::call(self_r, target_r, p, margin, weight_r, reduction, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::multi_margin_loss_out::call(const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight) | out.math_bits()) != 0, 0)) return math_bits_fallback_multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
+  const Device kernel_device = dispatch_device("multi_margin_loss.out", {&self, &target, opt_ptr(weight), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multi_margin_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, p, margin, weight, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& multi_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const Scalar& p, const Scalar& margin, const std::optional<Tensor>& weight, int64_t reduction) {
+  check_out_no_grad("multi_margin_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
+  return ops::multi_margin_loss_out::call(self, target, p, margin, weight, reduction, out);
+}
+
+// ============================================================================ multilabel_margin_loss
+
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::multilabel_margin_loss(self_r, target_r, reduction);
+}
+
+Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_multilabel_margin_loss(self, target, reduction);
+  return native::multilabel_margin_loss_composite(self, target, reduction);
+}
+
+// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& multilabel_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("multilabel_margin_loss.out", {&self, &target}, {&out});
+  return copy_to_out(out, multilabel_margin_loss(self, target, reduction), "multilabel_margin_loss.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ special_i0e
@@ -432,6 +817,19 @@ const Tensor& ops::special_i0e_out::call(const Tensor& self, const Tensor& out) 
 const Tensor& special_i0e_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_i0e.out", {&self}, {&out});
   return ops::special_i0e_out::call(self, out);
+}
+
+// ============================================================================ special_softmax
+
+// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_softmax(self_r, dim, dtype);
+}
+
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_softmax(self, dim, dtype);
+  return native::special_softmax_composite(self, dim, dtype);
 }
 
 // ============================================================================ view_as_complex

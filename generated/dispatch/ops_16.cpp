@@ -5,19 +5,179 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/group_norm.h"
+#include "generated/ops/gru.h"
+#include "generated/ops/linalg_solve_ex.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/native_group_norm.h"
 #include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/pairwise_distance.h"
+#include "generated/ops/replication_pad1d.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl {
+
+// ============================================================================ _to_copy
+
+// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::_to_copy::Kernel* ops::_to_copy::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::to_copy_kernel,
+    /* Meta */ native::to_copy_kernel,
+};
+
+static Tensor math_bits_fallback__to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_to_copy::call(self_r, dtype, device);
+}
+
+Tensor ops::_to_copy::call(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__to_copy(self, dtype, device);
+  const Device kernel_device = dispatch_device("_to_copy", {&self}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_to_copy", kernel_device);
+  return kernel(self, dtype, device);
+}
+
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_to_copy(self, dtype, device);
+  }
+  return ops::_to_copy::call(self, dtype, device);
+}
+
+// ============================================================================ addcmul
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+static Tensor addcmul_kernel_functional(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out;
+  native::addcmul_kernel(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+ops::addcmul::Kernel* ops::addcmul::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_functional,
+    /* Meta */ addcmul_kernel_functional,
+};
+
+static Tensor math_bits_fallback_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto tensor1_r = math_bits::resolved(tensor1);
+  const auto tensor2_r = math_bits::resolved(tensor2);
+  return ops::addcmul::call(self_r, tensor1_r, tensor2_r, value);
+}
+
+Tensor ops::addcmul::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | tensor1.math_bits() | tensor2.math_bits()) != 0, 0)) return math_bits_fallback_addcmul(self, tensor1, tensor2, value);
+  const Device kernel_device = dispatch_device("addcmul", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul", kernel_device);
+  return kernel(self, tensor1, tensor2, value);
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcmul(self, tensor1, tensor2, value);
+  }
+  return ops::addcmul::call(self, tensor1, tensor2, value);
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+static const Tensor& addcmul_kernel_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out = self;
+  native::addcmul_kernel(self, tensor1, tensor2, value, out);
+  return self;
+}
+
+ops::addcmul_::Kernel* ops::addcmul_::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_inplace,
+    /* Meta */ addcmul_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto tensor1_r = math_bits::resolved(tensor1);
+  const auto tensor2_r = math_bits::resolved(tensor2);
+  ops::addcmul_::call(self_r, tensor1_r, tensor2_r, value);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::addcmul_::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | tensor1.math_bits() | tensor2.math_bits()) != 0, 0)) return math_bits_fallback_addcmul_(self, tensor1, tensor2, value);
+  const Device kernel_device = dispatch_device("addcmul_", {&self, &tensor1, &tensor2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul_", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self, &tensor1, &tensor2})) {
+    return autograd::wrappers::addcmul_(self, tensor1, tensor2, value);
+  }
+  return ops::addcmul_::call(self, tensor1, tensor2, value);
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& addcmul_kernel_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor tensor1_in = native::input_unaffected_by_resize(tensor1, out);
+  const Tensor tensor2_in = native::input_unaffected_by_resize(tensor2, out);
+  Tensor out_handle = out;
+  native::addcmul_kernel(self_in, tensor1_in, tensor2_in, value, out_handle);
+  return out;
+}
+
+ops::addcmul_out::Kernel* ops::addcmul_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ addcmul_kernel_out,
+    /* Meta */ addcmul_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto tensor1_r = math_bits::resolved(tensor1);
+  const auto tensor2_r = math_bits::resolved(tensor2);
+  const Tensor out_r = written.arg(out);
+  ops::addcmul_out::call(self_r, tensor1_r, tensor2_r, value, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::addcmul_out::call(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | tensor1.math_bits() | tensor2.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_addcmul_out(self, tensor1, tensor2, value, out);
+  const Device kernel_device = dispatch_device("addcmul.out", {&self, &tensor1, &tensor2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("addcmul.out", kernel_device);
+  decltype(auto) result = kernel(self, tensor1, tensor2, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_out_no_grad("addcmul.out", {&self, &tensor1, &tensor2}, {&out});
+  return ops::addcmul_out::call(self, tensor1, tensor2, value, out);
+}
 
 // ============================================================================ batch_norm_backward_elemt
 
@@ -297,6 +457,35 @@ Tensor bitwise_and(const Scalar& self, const Tensor& other) {
   return ops::bitwise_and_Scalar_Tensor::call(self, other);
 }
 
+// ============================================================================ channel_shuffle
+
+// channel_shuffle(Tensor self, int groups) -> Tensor
+ops::channel_shuffle::Kernel* ops::channel_shuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::channel_shuffle_kernel,
+    /* Meta */ native::channel_shuffle_kernel,
+};
+
+static Tensor math_bits_fallback_channel_shuffle(const Tensor& self, int64_t groups) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::channel_shuffle::call(self_r, groups);
+}
+
+Tensor ops::channel_shuffle::call(const Tensor& self, int64_t groups) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_channel_shuffle(self, groups);
+  const Device kernel_device = dispatch_device("channel_shuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("channel_shuffle", kernel_device);
+  return kernel(self, groups);
+}
+
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::channel_shuffle(self, groups);
+  }
+  return ops::channel_shuffle::call(self, groups);
+}
+
 // ============================================================================ erfc
 
 // erfc(Tensor self) -> Tensor
@@ -457,6 +646,202 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   return native::group_norm_composite(input, num_groups, weight, bias, eps, cudnn_enabled);
 }
 
+// ============================================================================ gru
+
+// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_gru_input(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::gru(input_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+  return native::gru_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+// gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_gru_data(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::gru(data_r, batch_sizes_r, hx_r, TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
+std::tuple<Tensor, Tensor> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return native::gru_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+}
+
+// ============================================================================ linalg_solve_ex
+
+// linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  const auto B_r = math_bits::resolved_differentiable(B);
+  return ::tl::linalg_solve_ex(A_r, B_r, left, check_errors);
+}
+
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  if (__builtin_expect((A.math_bits() | B.math_bits()) != 0, 0)) return math_bits_fallback_linalg_solve_ex(A, B, left, check_errors);
+  return native::linalg_solve_ex_composite(A, B, left, check_errors);
+}
+
+// linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info)
+std::tuple<const Tensor&, const Tensor&> linalg_solve_ex_out(const Tensor& result, const Tensor& info, const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  check_out_no_grad("linalg_solve_ex.out", {&A, &B}, {&result, &info});
+  auto computed = linalg_solve_ex(A, B, left, check_errors);
+  copy_to_out(result, std::get<0>(computed), "linalg_solve_ex.out", native::OutDtype::Exact);
+  copy_to_out(info, std::get<1>(computed), "linalg_solve_ex.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(result, info);
+}
+
+// ============================================================================ mean
+
+// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+static Tensor mean_all_kernel_functional(const Tensor& self, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::mean_all_kernel(self, dtype, out);
+  return out;
+}
+
+ops::mean::Kernel* ops::mean::kernels[kNumDeviceTypes] = {
+    /* CPU */ mean_all_kernel_functional,
+    /* Meta */ mean_all_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::mean::call(self_r, dtype);
+}
+
+Tensor ops::mean::call(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mean(self, dtype);
+  const Device kernel_device = dispatch_device("mean", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean", kernel_device);
+  return kernel(self, dtype);
+}
+
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mean(self, dtype);
+  }
+  return ops::mean::call(self, dtype);
+}
+
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mean_all_kernel_out(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mean_all_kernel(self_in, dtype, out_handle);
+  return out;
+}
+
+ops::mean_out::Kernel* ops::mean_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mean_all_kernel_out,
+    /* Meta */ mean_all_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_mean_out(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::mean_out::call(self_r, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::mean_out::call(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mean_out(self, dtype, out);
+  const Device kernel_device = dispatch_device("mean.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.out", kernel_device);
+  decltype(auto) result = kernel(self, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mean_out(const Tensor& out, const Tensor& self, std::optional<ScalarType> dtype) {
+  check_out_no_grad("mean.out", {&self}, {&out});
+  return ops::mean_out::call(self, dtype, out);
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor mean_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::mean_dim_kernel(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::mean_dim::Kernel* ops::mean_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ mean_dim_kernel_functional,
+    /* Meta */ mean_dim_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::mean_dim::call(self_r, dim, keepdim, dtype);
+}
+
+Tensor ops::mean_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mean_dim(self, dim, keepdim, dtype);
+  const Device kernel_device = dispatch_device("mean.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.dim", kernel_device);
+  return kernel(self, dim, keepdim, dtype);
+}
+
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mean_dim(self, dim, keepdim, dtype);
+  }
+  return ops::mean_dim::call(self, dim, keepdim, dtype);
+}
+
+// mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mean_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mean_dim_kernel(self_in, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::mean_dim_out::Kernel* ops::mean_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mean_dim_kernel_out,
+    /* Meta */ mean_dim_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_mean_dim_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::mean_dim_out::call(self_r, dim, keepdim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::mean_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mean_dim_out(self, dim, keepdim, dtype, out);
+  const Device kernel_device = dispatch_device("mean.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mean.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("mean.dim_out", {&self}, {&out});
+  return ops::mean_dim_out::call(self, dim, keepdim, dtype, out);
+}
+
 // ============================================================================ min
 
 // min(Tensor self) -> Tensor
@@ -592,6 +977,82 @@ const Tensor& min_out(const Tensor& out, const Tensor& self) {
   return ops::min_unary_out::call(self, out);
 }
 
+// ============================================================================ mm
+
+// mm(Tensor self, Tensor mat2) -> Tensor
+static Tensor mm_kernel_functional(const Tensor& self, const Tensor& mat2) {
+  Tensor out;
+  native::mm_kernel(self, mat2, out);
+  return out;
+}
+
+ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
+    /* CPU */ mm_kernel_functional,
+    /* Meta */ mm_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mm(const Tensor& self, const Tensor& mat2) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto mat2_r = math_bits::resolved(mat2);
+  return ops::mm::call(self_r, mat2_r);
+}
+
+Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
+  if (__builtin_expect((self.math_bits() | mat2.math_bits()) != 0, 0)) return math_bits_fallback_mm(self, mat2);
+  const Device kernel_device = dispatch_device("mm", {&self, &mat2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm", kernel_device);
+  return kernel(self, mat2);
+}
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  if (autograd::compute_requires_grad({&self, &mat2})) {
+    return autograd::wrappers::mm(self, mat2);
+  }
+  return ops::mm::call(self, mat2);
+}
+
+// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mm_kernel_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor mat2_in = native::input_unaffected_by_resize(mat2, out);
+  Tensor out_handle = out;
+  native::mm_kernel(self_in, mat2_in, out_handle);
+  return out;
+}
+
+ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mm_kernel_out,
+    /* Meta */ mm_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto mat2_r = math_bits::resolved(mat2);
+  const Tensor out_r = written.arg(out);
+  ops::mm_out::call(self_r, mat2_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | mat2.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mm_out(self, mat2, out);
+  const Device kernel_device = dispatch_device("mm.out", {&self, &mat2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mm.out", kernel_device);
+  decltype(auto) result = kernel(self, mat2, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  check_out_no_grad("mm.out", {&self, &mat2}, {&out});
+  return ops::mm_out::call(self, mat2, out);
+}
+
 // ============================================================================ native_group_norm
 
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
@@ -652,6 +1113,93 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
     return autograd::wrappers::nll_loss_forward(self, target, weight, reduction, ignore_index);
   }
   return ops::nll_loss_forward::call(self, target, weight, reduction, ignore_index);
+}
+
+// ============================================================================ pairwise_distance
+
+// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  const auto x1_r = math_bits::resolved_differentiable(x1);
+  const auto x2_r = math_bits::resolved_differentiable(x2);
+  return ::tl::pairwise_distance(x1_r, x2_r, p, eps, keepdim);
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  if (__builtin_expect((x1.math_bits() | x2.math_bits()) != 0, 0)) return math_bits_fallback_pairwise_distance(x1, x2, p, eps, keepdim);
+  return native::pairwise_distance_composite(x1, x2, p, eps, keepdim);
+}
+
+// ============================================================================ replication_pad1d
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+static Tensor replication_pad1d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad1d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad1d::Kernel* ops::replication_pad1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_functional,
+    /* Meta */ replication_pad1d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::replication_pad1d::call(self_r, padding);
+}
+
+Tensor ops::replication_pad1d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad1d(self, padding);
+  const Device kernel_device = dispatch_device("replication_pad1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad1d(self, padding);
+  }
+  return ops::replication_pad1d::call(self, padding);
+}
+
+// replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad1d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad1d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad1d_out::Kernel* ops::replication_pad1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad1d_kernel_out,
+    /* Meta */ replication_pad1d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_replication_pad1d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::replication_pad1d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::replication_pad1d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad1d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("replication_pad1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad1d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad1d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad1d.out", {&self}, {&out});
+  return ops::replication_pad1d_out::call(self, padding, out);
 }
 
 // ============================================================================ reshape
@@ -752,6 +1300,203 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 const Tensor& take_along_dim_out(const Tensor& out, const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
   check_out_no_grad("take_along_dim.out", {&self, &indices}, {&out});
   return copy_to_out(out, take_along_dim(self, indices, dim), "take_along_dim.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ upsample_bilinear2d
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bilinear2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bilinear2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bilinear2d::Kernel* ops::upsample_bilinear2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_functional,
+    /* Meta */ upsample_bilinear2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_bilinear2d::call(self_r, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor ops::upsample_bilinear2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_bilinear2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bilinear2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bilinear2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bilinear2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bilinear2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bilinear2d_out::Kernel* ops::upsample_bilinear2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bilinear2d_kernel_out,
+    /* Meta */ upsample_bilinear2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_bilinear2d_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_bilinear2d_out::call(self_r, output_size, align_corners, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_bilinear2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bilinear2d_out(self, output_size, align_corners, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("upsample_bilinear2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bilinear2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bilinear2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bilinear2d.out", {&self}, {&out});
+  return ops::upsample_bilinear2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_bilinear2d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_bilinear2d(input_r, output_size, align_corners, scale_factors);
+}
+
+Tensor upsample_bilinear2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors);
+  return native::upsample_bilinear2d_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ upsample_linear1d_backward
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+ops::upsample_linear1d_backward::Kernel* ops::upsample_linear1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_linear1d_backward_kernel,
+    /* Meta */ native::upsample_linear1d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::upsample_linear1d_backward::call(grad_output_r, output_size, input_size, align_corners, scales);
+}
+
+Tensor ops::upsample_linear1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback_upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales);
+  const Device kernel_device = dispatch_device("upsample_linear1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_linear1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales);
+}
+
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales);
+  }
+  return ops::upsample_linear1d_backward::call(grad_output, output_size, input_size, align_corners, scales);
+}
+
+// ============================================================================ upsample_nearest2d
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest2d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest2d_kernel(self, output_size, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest2d::Kernel* ops::upsample_nearest2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_functional,
+    /* Meta */ upsample_nearest2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_nearest2d::call(self_r, output_size, scales_h, scales_w);
+}
+
+Tensor ops::upsample_nearest2d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest2d(self, output_size, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_nearest2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d", kernel_device);
+  return kernel(self, output_size, scales_h, scales_w);
+}
+
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest2d(self, output_size, scales_h, scales_w);
+  }
+  return ops::upsample_nearest2d::call(self, output_size, scales_h, scales_w);
+}
+
+// upsample_nearest2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest2d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest2d_kernel(self_in, output_size, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest2d_out::Kernel* ops::upsample_nearest2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest2d_kernel_out,
+    /* Meta */ upsample_nearest2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_nearest2d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_nearest2d_out::call(self_r, output_size, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_nearest2d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest2d_out(self, output_size, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("upsample_nearest2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest2d.out", {&self}, {&out});
+  return ops::upsample_nearest2d_out::call(self, output_size, scales_h, scales_w, out);
+}
+
+// upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest2d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest2d(input_r, output_size, scale_factors);
+}
+
+Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest2d_vec(input, output_size, scale_factors);
+  return native::upsample_nearest2d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

@@ -5,13 +5,186 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/convolution_backward.h"
+#include "generated/ops/eye.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/multi_margin_loss_backward.h"
+#include "generated/ops/multinomial.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl {
+
+// ============================================================================ convolution_backward
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::convolution_backward::Kernel* ops::convolution_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::convolution_backward_kernel,
+    /* Meta */ native::convolution_backward_kernel,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::convolution_backward::call(grad_output_r, input_r, weight_r, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::convolution_backward::call(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  if (__builtin_expect((grad_output.math_bits() | input.math_bits() | weight.math_bits()) != 0, 0)) return math_bits_fallback_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  const Device kernel_device = dispatch_device("convolution_backward", {&grad_output, &input, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("convolution_backward", kernel_device);
+  return kernel(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_output, &input, &weight})) {
+    return autograd::wrappers::convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  return ops::convolution_backward::call(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
+
+// ============================================================================ eye
+
+// eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor eye_kernel_functional(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::eye_kernel(n, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::eye::Kernel* ops::eye::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_kernel_functional,
+    /* Meta */ eye_kernel_functional,
+};
+
+Tensor ops::eye::call(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("eye", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye", kernel_device);
+  return kernel(n, dtype, layout, device, pin_memory);
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::eye::call(n, dtype, layout, device, pin_memory);
+}
+
+// eye.out(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eye_kernel_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::eye_kernel(n, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::eye_out::Kernel* ops::eye_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_kernel_out,
+    /* Meta */ eye_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_eye_out(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor out_r = written.arg(out);
+  ops::eye_out::call(n, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::eye_out::call(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((out.math_bits()) != 0, 0)) return math_bits_fallback_eye_out(n, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("eye.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.out", kernel_device);
+  decltype(auto) result = kernel(n, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eye_out(const Tensor& out, int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("eye.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::eye_out::call(n, dtype, layout, device, pin_memory, out);
+}
+
+// eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor eye_m_kernel_functional(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::eye_m_kernel(n, m, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::eye_m::Kernel* ops::eye_m::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_m_kernel_functional,
+    /* Meta */ eye_m_kernel_functional,
+};
+
+Tensor ops::eye_m::call(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("eye.m", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.m", kernel_device);
+  return kernel(n, m, dtype, layout, device, pin_memory);
+}
+
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::eye_m::call(n, m, dtype, layout, device, pin_memory);
+}
+
+// eye.m_out(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eye_m_kernel_out(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::eye_m_kernel(n, m, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::eye_m_out::Kernel* ops::eye_m_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eye_m_kernel_out,
+    /* Meta */ eye_m_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_eye_m_out(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor out_r = written.arg(out);
+  ops::eye_m_out::call(n, m, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::eye_m_out::call(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((out.math_bits()) != 0, 0)) return math_bits_fallback_eye_m_out(n, m, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("eye.m_out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eye.m_out", kernel_device);
+  decltype(auto) result = kernel(n, m, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eye_out(const Tensor& out, int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("eye.m_out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::eye_m_out::call(n, m, dtype, layout, device, pin_memory, out);
+}
+
+// ============================================================================ full_like
+
+// full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::full_like(self_r, fill_value, dtype, device);
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_full_like(self, fill_value, dtype, device);
+  return native::full_like_composite(self, fill_value, dtype, device);
+}
 
 // ============================================================================ index_copy
 
@@ -132,6 +305,300 @@ const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim,
   return ops::index_copy_out::call(self, dim, index, source, out);
 }
 
+// ============================================================================ index_select
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+static Tensor index_select_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out;
+  native::index_select_kernel(self, dim, index, out);
+  return out;
+}
+
+ops::index_select::Kernel* ops::index_select::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_select_kernel_functional,
+    /* Meta */ index_select_kernel_functional,
+};
+
+static Tensor math_bits_fallback_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  return ops::index_select::call(self_r, dim, index_r);
+}
+
+Tensor ops::index_select::call(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_index_select(self, dim, index);
+  const Device kernel_device = dispatch_device("index_select", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_select", kernel_device);
+  return kernel(self, dim, index);
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_select(self, dim, index);
+  }
+  return ops::index_select::call(self, dim, index);
+}
+
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_select_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  Tensor out_handle = out;
+  native::index_select_kernel(self_in, dim, index_in, out_handle);
+  return out;
+}
+
+ops::index_select_out::Kernel* ops::index_select_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_select_kernel_out,
+    /* Meta */ index_select_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const Tensor out_r = written.arg(out);
+  ops::index_select_out::call(self_r, dim, index_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::index_select_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_index_select_out(self, dim, index, out);
+  const Device kernel_device = dispatch_device("index_select.out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_select.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  check_out_no_grad("index_select.out", {&self, &index}, {&out});
+  return ops::index_select_out::call(self, dim, index, out);
+}
+
+// ============================================================================ lt
+
+// lt.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor lt_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::lt_kernel(self, other, out);
+  return out;
+}
+
+ops::lt_Tensor::Kernel* ops::lt_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_functional,
+    /* Meta */ lt_kernel_functional,
+};
+
+static Tensor math_bits_fallback_lt_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::lt_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::lt_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_lt_Tensor(self, other);
+  const Device kernel_device = dispatch_device("lt.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lt(const Tensor& self, const Tensor& other) {
+  return ops::lt_Tensor::call(self, other);
+}
+
+// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& lt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::lt_kernel(self, other, out);
+  return self;
+}
+
+ops::lt__Tensor::Kernel* ops::lt__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_inplace,
+    /* Meta */ lt_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_lt__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::lt__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::lt__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_lt__Tensor(self, other);
+  const Device kernel_device = dispatch_device("lt_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Tensor");
+  ops::lt__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward1");
+  return self;
+}
+
+// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::lt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::lt_Tensor_out::Kernel* ops::lt_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_kernel_out,
+    /* Meta */ lt_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_lt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::lt_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::lt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_lt_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("lt.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("lt.Tensor_out", {&self, &other}, {&out});
+  return ops::lt_Tensor_out::call(self, other, out);
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor lt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::lt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::lt_Scalar::Kernel* ops::lt_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_functional,
+    /* Meta */ lt_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_lt_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::lt_Scalar::call(self_r, other);
+}
+
+Tensor ops::lt_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_lt_Scalar(self, other);
+  const Device kernel_device = dispatch_device("lt.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor lt(const Tensor& self, const Scalar& other) {
+  return ops::lt_Scalar::call(self, other);
+}
+
+// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::lt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::lt__Scalar::Kernel* ops::lt__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_inplace,
+    /* Meta */ lt_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_lt__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::lt__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::lt__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_lt__Scalar(self, other);
+  const Device kernel_device = dispatch_device("lt_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "lt_.Scalar");
+  ops::lt__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LtBackward0");
+  return self;
+}
+
+// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::lt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::lt_Scalar_out::Kernel* ops::lt_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lt_scalar_kernel_out,
+    /* Meta */ lt_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::lt_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::lt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_lt_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("lt.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lt.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("lt.Scalar_out", {&self}, {&out});
+  return ops::lt_Scalar_out::call(self, other, out);
+}
+
 // ============================================================================ multi_margin_loss_backward
 
 // multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
@@ -162,6 +629,76 @@ Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self,
     return autograd::wrappers::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction);
   }
   return ops::multi_margin_loss_backward::call(grad_output, self, target, p, margin, weight, reduction);
+}
+
+// ============================================================================ multinomial
+
+// multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+static Tensor multinomial_kernel_functional(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  Tensor out;
+  native::multinomial_kernel(self, num_samples, replacement, generator, out);
+  return out;
+}
+
+ops::multinomial::Kernel* ops::multinomial::kernels[kNumDeviceTypes] = {
+    /* CPU */ multinomial_kernel_functional,
+    /* Meta */ multinomial_kernel_functional,
+};
+
+static Tensor math_bits_fallback_multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::multinomial::call(self_r, num_samples, replacement, generator);
+}
+
+Tensor ops::multinomial::call(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_multinomial(self, num_samples, replacement, generator);
+  const Device kernel_device = dispatch_device("multinomial", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multinomial", kernel_device);
+  return kernel(self, num_samples, replacement, generator);
+}
+
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  return ops::multinomial::call(self, num_samples, replacement, generator);
+}
+
+// multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& multinomial_kernel_out(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::multinomial_kernel(self_in, num_samples, replacement, generator, out_handle);
+  return out;
+}
+
+ops::multinomial_out::Kernel* ops::multinomial_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ multinomial_kernel_out,
+    /* Meta */ multinomial_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_multinomial_out(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::multinomial_out::call(self_r, num_samples, replacement, generator, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::multinomial_out::call(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_multinomial_out(self, num_samples, replacement, generator, out);
+  const Device kernel_device = dispatch_device("multinomial.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("multinomial.out", kernel_device);
+  decltype(auto) result = kernel(self, num_samples, replacement, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> generator) {
+  check_out_no_grad("multinomial.out", {&self}, {&out});
+  return ops::multinomial_out::call(self, num_samples, replacement, generator, out);
 }
 
 // ============================================================================ outer
@@ -238,6 +775,90 @@ Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output
     return autograd::wrappers::upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
   }
   return ops::upsample_bicubic2d_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+// ============================================================================ upsample_nearest3d
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_nearest3d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_nearest3d_kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_nearest3d::Kernel* ops::upsample_nearest3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_functional,
+    /* Meta */ upsample_nearest3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_nearest3d::call(self_r, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor ops::upsample_nearest3d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_nearest3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d", kernel_device);
+  return kernel(self, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_nearest3d::call(self, output_size, scales_d, scales_h, scales_w);
+}
+
+// upsample_nearest3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest3d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest3d_kernel(self_in, output_size, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_nearest3d_out::Kernel* ops::upsample_nearest3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest3d_kernel_out,
+    /* Meta */ upsample_nearest3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_nearest3d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_nearest3d_out::call(self_r, output_size, scales_d, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_nearest3d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest3d_out(self, output_size, scales_d, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("upsample_nearest3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_nearest3d.out", {&self}, {&out});
+  return ops::upsample_nearest3d_out::call(self, output_size, scales_d, scales_h, scales_w, out);
+}
+
+// upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest3d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest3d(input_r, output_size, scale_factors);
+}
+
+Tensor upsample_nearest3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest3d_vec(input, output_size, scale_factors);
+  return native::upsample_nearest3d_vec_composite(input, output_size, scale_factors);
 }
 
 }  // namespace tl

@@ -8,13 +8,21 @@
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/_fused_rms_norm.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/ctc_loss.h"
 #include "generated/ops/expm1.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
+#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -176,6 +184,67 @@ std::tuple<Tensor, Tensor> _fused_rms_norm(const Tensor& input, IntArrayRef norm
   return ops::_fused_rms_norm::call(input, normalized_shape, weight, eps);
 }
 
+// ============================================================================ _fused_rms_norm_backward
+
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+ops::_fused_rms_norm_backward::Kernel* ops::_fused_rms_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rms_norm_backward_kernel,
+    /* Meta */ native::fused_rms_norm_backward_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback__fused_rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_out_r = math_bits::resolved(grad_out);
+  const auto input_r = math_bits::resolved(input);
+  const auto rstd_r = math_bits::resolved(rstd);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::_fused_rms_norm_backward::call(grad_out_r, input_r, normalized_shape, rstd_r, weight_r, output_mask);
+}
+
+std::tuple<Tensor, Tensor> ops::_fused_rms_norm_backward::call(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  if (__builtin_expect((grad_out.math_bits() | input.math_bits() | rstd.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+  const Device kernel_device = dispatch_device("_fused_rms_norm_backward", {&grad_out, &input, &rstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rms_norm_backward", kernel_device);
+  return kernel(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+std::tuple<Tensor, Tensor> _fused_rms_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& rstd, const std::optional<Tensor>& weight, std::array<bool, 2> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+  }
+  return ops::_fused_rms_norm_backward::call(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+// ============================================================================ _pdist_forward
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+ops::_pdist_forward::Kernel* ops::_pdist_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_pdist_forward_kernel,
+    /* Meta */ native::_pdist_forward_kernel,
+};
+
+static Tensor math_bits_fallback__pdist_forward(const Tensor& self, double p) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_pdist_forward::call(self_r, p);
+}
+
+Tensor ops::_pdist_forward::call(const Tensor& self, double p) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__pdist_forward(self, p);
+  const Device kernel_device = dispatch_device("_pdist_forward", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pdist_forward", kernel_device);
+  return kernel(self, p);
+}
+
+Tensor _pdist_forward(const Tensor& self, double p) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_pdist_forward(self, p);
+  }
+  return ops::_pdist_forward::call(self, p);
+}
+
 // ============================================================================ argmax
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -244,6 +313,34 @@ const Tensor& ops::argmax_out::call(const Tensor& self, std::optional<int64_t> d
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_out_no_grad("argmax.out", {&self}, {&out});
   return ops::argmax_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ ctc_loss
+
+// ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+static Tensor math_bits_fallback_ctc_loss_IntList(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  const auto log_probs_r = math_bits::resolved_differentiable(log_probs);
+  const auto targets_r = math_bits::resolved_differentiable(targets);
+  return ::tl::ctc_loss(log_probs_r, targets_r, input_lengths, target_lengths, blank, reduction, zero_infinity);
+}
+
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (__builtin_expect((log_probs.math_bits() | targets.math_bits()) != 0, 0)) return math_bits_fallback_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+  return native::ctc_loss_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+}
+
+// ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+static Tensor math_bits_fallback_ctc_loss_Tensor(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  const auto log_probs_r = math_bits::resolved_differentiable(log_probs);
+  const auto targets_r = math_bits::resolved_differentiable(targets);
+  const auto input_lengths_r = math_bits::resolved_differentiable(input_lengths);
+  const auto target_lengths_r = math_bits::resolved_differentiable(target_lengths);
+  return ::tl::ctc_loss(log_probs_r, targets_r, input_lengths_r, target_lengths_r, blank, reduction, zero_infinity);
+}
+
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (__builtin_expect((log_probs.math_bits() | targets.math_bits() | input_lengths.math_bits() | target_lengths.math_bits()) != 0, 0)) return math_bits_fallback_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+  return native::ctc_loss_tensor_composite(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 
 // ============================================================================ gcd
@@ -358,6 +455,117 @@ const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other
   return ops::gcd_out::call(self, other, out);
 }
 
+// ============================================================================ mish
+
+// mish(Tensor self) -> Tensor
+static Tensor mish_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::mish_kernel(self, out);
+  return out;
+}
+
+ops::mish::Kernel* ops::mish::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_functional,
+    /* Meta */ mish_kernel_functional,
+};
+
+static Tensor math_bits_fallback_mish(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::mish::call(self_r);
+}
+
+Tensor ops::mish::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mish(self);
+  const Device kernel_device = dispatch_device("mish", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish", kernel_device);
+  return kernel(self);
+}
+
+Tensor mish(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mish(self);
+  }
+  return ops::mish::call(self);
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& mish_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::mish_kernel(self, out);
+  return self;
+}
+
+ops::mish_::Kernel* ops::mish_::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_inplace,
+    /* Meta */ mish_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_mish_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::mish_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::mish_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_mish_(self);
+  const Device kernel_device = dispatch_device("mish_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& mish_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::mish_(self);
+  }
+  return ops::mish_::call(self);
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& mish_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::mish_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::mish_out::Kernel* ops::mish_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ mish_kernel_out,
+    /* Meta */ mish_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_mish_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::mish_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::mish_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mish_out(self, out);
+  const Device kernel_device = dispatch_device("mish.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mish.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& mish_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("mish.out", {&self}, {&out});
+  return ops::mish_out::call(self, out);
+}
+
 // ============================================================================ mish_backward
 
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -386,6 +594,179 @@ Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
     return autograd::wrappers::mish_backward(grad_output, self);
   }
   return ops::mish_backward::call(grad_output, self);
+}
+
+// ============================================================================ reflection_pad1d_backward
+
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+ops::reflection_pad1d_backward::Kernel* ops::reflection_pad1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad1d_backward_kernel,
+    /* Meta */ native::reflection_pad1d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad1d_backward::call(grad_output_r, self_r, padding);
+}
+
+Tensor ops::reflection_pad1d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad1d_backward(grad_output, self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad1d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad1d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad1d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad1d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad3d
+
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+static Tensor replication_pad3d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad3d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad3d::Kernel* ops::replication_pad3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad3d_kernel_functional,
+    /* Meta */ replication_pad3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::replication_pad3d::call(self_r, padding);
+}
+
+Tensor ops::replication_pad3d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad3d(self, padding);
+  const Device kernel_device = dispatch_device("replication_pad3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad3d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad3d(self, padding);
+  }
+  return ops::replication_pad3d::call(self, padding);
+}
+
+// replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad3d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad3d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad3d_out::Kernel* ops::replication_pad3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad3d_kernel_out,
+    /* Meta */ replication_pad3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_replication_pad3d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::replication_pad3d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::replication_pad3d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad3d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("replication_pad3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad3d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad3d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad3d.out", {&self}, {&out});
+  return ops::replication_pad3d_out::call(self, padding, out);
+}
+
+// ============================================================================ signbit
+
+// signbit(Tensor self) -> Tensor
+static Tensor signbit_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::signbit_kernel(self, out);
+  return out;
+}
+
+ops::signbit::Kernel* ops::signbit::kernels[kNumDeviceTypes] = {
+    /* CPU */ signbit_kernel_functional,
+    /* Meta */ signbit_kernel_functional,
+};
+
+static Tensor math_bits_fallback_signbit(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::signbit::call(self_r);
+}
+
+Tensor ops::signbit::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_signbit(self);
+  const Device kernel_device = dispatch_device("signbit", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("signbit", kernel_device);
+  return kernel(self);
+}
+
+Tensor signbit(const Tensor& self) {
+  return ops::signbit::call(self);
+}
+
+// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& signbit_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::signbit_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::signbit_out::Kernel* ops::signbit_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ signbit_kernel_out,
+    /* Meta */ signbit_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_signbit_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::signbit_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::signbit_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_signbit_out(self, out);
+  const Device kernel_device = dispatch_device("signbit.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("signbit.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& signbit_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("signbit.out", {&self}, {&out});
+  return ops::signbit_out::call(self, out);
 }
 
 // ============================================================================ special_expm1
@@ -554,6 +935,28 @@ const Tensor& ops::tanh_backward_out::call(const Tensor& grad_output, const Tens
 const Tensor& tanh_backward_out(const Tensor& out, const Tensor& grad_output, const Tensor& output) {
   check_out_no_grad("tanh_backward.out", {&grad_output, &output}, {&out});
   return ops::tanh_backward_out::call(grad_output, output, out);
+}
+
+// ============================================================================ unbind
+
+// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+ops::unbind_int::Kernel* ops::unbind_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unbind_kernel,
+    /* Meta */ native::unbind_kernel,
+};
+
+std::vector<Tensor> ops::unbind_int::call(const Tensor& self, int64_t dim) {
+  const Device kernel_device = dispatch_device("unbind.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unbind.int", kernel_device);
+  return kernel(self, dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::unbind_int(self, dim));
+  }
+  return autograd::mark_multi_output_views(ops::unbind_int::call(self, dim));
 }
 
 // ============================================================================ zero

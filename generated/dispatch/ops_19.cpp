@@ -5,23 +5,70 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_pad_enum.h"
 #include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cosh.h"
+#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
 #include "generated/ops/is_set_to.h"
+#include "generated/ops/linalg_tensorsolve.h"
+#include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/rnn_tanh.h"
+#include "generated/ops/scaled_dot_product_attention.h"
+#include "generated/ops/softplus.h"
 #include "generated/ops/special_multigammaln.h"
+#include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/var_mean.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl {
+
+// ============================================================================ _log_softmax_backward_data
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+ops::_log_softmax_backward_data::Kernel* ops::_log_softmax_backward_data::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_softmax_backward_data_kernel,
+    /* Meta */ native::log_softmax_backward_data_kernel,
+};
+
+static Tensor math_bits_fallback__log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto output_r = math_bits::resolved(output);
+  return ops::_log_softmax_backward_data::call(grad_output_r, output_r, dim, input_dtype);
+}
+
+Tensor ops::_log_softmax_backward_data::call(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  if (__builtin_expect((grad_output.math_bits() | output.math_bits()) != 0, 0)) return math_bits_fallback__log_softmax_backward_data(grad_output, output, dim, input_dtype);
+  const Device kernel_device = dispatch_device("_log_softmax_backward_data", {&grad_output, &output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_log_softmax_backward_data", kernel_device);
+  return kernel(grad_output, output, dim, input_dtype);
+}
+
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  if (autograd::compute_requires_grad({&grad_output, &output})) {
+    return autograd::wrappers::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
+  }
+  return ops::_log_softmax_backward_data::call(grad_output, output, dim, input_dtype);
+}
 
 // ============================================================================ _pad_enum
 
@@ -165,6 +212,228 @@ const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2)
   return ops::bmm_out::call(self, mat2, out);
 }
 
+// ============================================================================ cosh
+
+// cosh(Tensor self) -> Tensor
+static Tensor cosh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::cosh_kernel(self, out);
+  return out;
+}
+
+ops::cosh::Kernel* ops::cosh::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_functional,
+    /* Meta */ cosh_kernel_functional,
+};
+
+static Tensor math_bits_fallback_cosh(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::cosh::call(self_r);
+}
+
+Tensor ops::cosh::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cosh(self);
+  const Device kernel_device = dispatch_device("cosh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh", kernel_device);
+  return kernel(self);
+}
+
+Tensor cosh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cosh(self);
+  }
+  return ops::cosh::call(self);
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& cosh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::cosh_kernel(self, out);
+  return self;
+}
+
+ops::cosh_::Kernel* ops::cosh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_inplace,
+    /* Meta */ cosh_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_cosh_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::cosh_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::cosh_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cosh_(self);
+  const Device kernel_device = dispatch_device("cosh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cosh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cosh_(self);
+  }
+  return ops::cosh_::call(self);
+}
+
+// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cosh_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cosh_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::cosh_out::Kernel* ops::cosh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cosh_kernel_out,
+    /* Meta */ cosh_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_cosh_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::cosh_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::cosh_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_cosh_out(self, out);
+  const Device kernel_device = dispatch_device("cosh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cosh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cosh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("cosh.out", {&self}, {&out});
+  return ops::cosh_out::call(self, out);
+}
+
+// ============================================================================ exp2
+
+// exp2(Tensor self) -> Tensor
+static Tensor exp2_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::exp2_kernel(self, out);
+  return out;
+}
+
+ops::exp2::Kernel* ops::exp2::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_functional,
+    /* Meta */ exp2_kernel_functional,
+};
+
+static Tensor math_bits_fallback_exp2(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::exp2::call(self_r);
+}
+
+Tensor ops::exp2::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_exp2(self);
+  const Device kernel_device = dispatch_device("exp2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2", kernel_device);
+  return kernel(self);
+}
+
+Tensor exp2(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exp2(self);
+  }
+  return ops::exp2::call(self);
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& exp2_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::exp2_kernel(self, out);
+  return self;
+}
+
+ops::exp2_::Kernel* ops::exp2_::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_inplace,
+    /* Meta */ exp2_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_exp2_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::exp2_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::exp2_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_exp2_(self);
+  const Device kernel_device = dispatch_device("exp2_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& exp2_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exp2_(self);
+  }
+  return ops::exp2_::call(self);
+}
+
+// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& exp2_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::exp2_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::exp2_out::Kernel* ops::exp2_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ exp2_kernel_out,
+    /* Meta */ exp2_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_exp2_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::exp2_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::exp2_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_exp2_out(self, out);
+  const Device kernel_device = dispatch_device("exp2.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exp2.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("exp2.out", {&self}, {&out});
+  return ops::exp2_out::call(self, out);
+}
+
 // ============================================================================ expm1
 
 // expm1(Tensor self) -> Tensor
@@ -276,6 +545,147 @@ const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
   return ops::expm1_out::call(self, out);
 }
 
+// ============================================================================ hardsigmoid_backward
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::hardsigmoid_backward::Kernel* ops::hardsigmoid_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardsigmoid_backward_kernel,
+    /* Meta */ native::hardsigmoid_backward_kernel,
+};
+
+static Tensor math_bits_fallback_hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardsigmoid_backward::call(grad_output_r, self_r);
+}
+
+Tensor ops::hardsigmoid_backward::call(const Tensor& grad_output, const Tensor& self) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_hardsigmoid_backward(grad_output, self);
+  const Device kernel_device = dispatch_device("hardsigmoid_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardsigmoid_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardsigmoid_backward(grad_output, self);
+  }
+  return ops::hardsigmoid_backward::call(grad_output, self);
+}
+
+// ============================================================================ hardswish
+
+// hardswish(Tensor self) -> Tensor
+static Tensor hardswish_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::hardswish_kernel(self, out);
+  return out;
+}
+
+ops::hardswish::Kernel* ops::hardswish::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_functional,
+    /* Meta */ hardswish_kernel_functional,
+};
+
+static Tensor math_bits_fallback_hardswish(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardswish::call(self_r);
+}
+
+Tensor ops::hardswish::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_hardswish(self);
+  const Device kernel_device = dispatch_device("hardswish", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish", kernel_device);
+  return kernel(self);
+}
+
+Tensor hardswish(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardswish(self);
+  }
+  return ops::hardswish::call(self);
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& hardswish_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::hardswish_kernel(self, out);
+  return self;
+}
+
+ops::hardswish_::Kernel* ops::hardswish_::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_inplace,
+    /* Meta */ hardswish_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_hardswish_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::hardswish_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::hardswish_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_hardswish_(self);
+  const Device kernel_device = dispatch_device("hardswish_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& hardswish_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::hardswish_(self);
+  }
+  return ops::hardswish_::call(self);
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& hardswish_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::hardswish_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::hardswish_out::Kernel* ops::hardswish_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ hardswish_kernel_out,
+    /* Meta */ hardswish_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_hardswish_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::hardswish_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::hardswish_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_hardswish_out(self, out);
+  const Device kernel_device = dispatch_device("hardswish.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardswish.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("hardswish.out", {&self}, {&out});
+  return ops::hardswish_out::call(self, out);
+}
+
 // ============================================================================ is_set_to
 
 // is_set_to(Tensor self, Tensor tensor) -> bool
@@ -301,6 +711,176 @@ bool ops::is_set_to::call(const Tensor& self, const Tensor& tensor) {
 
 bool is_set_to(const Tensor& self, const Tensor& tensor) {
   return ops::is_set_to::call(self, tensor);
+}
+
+// ============================================================================ linalg_tensorsolve
+
+// linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+static Tensor math_bits_fallback_linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::linalg_tensorsolve(self_r, other_r, dims);
+}
+
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_linalg_tensorsolve(self, other, dims);
+  return native::linalg_tensorsolve_composite(self, other, dims);
+}
+
+// linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_tensorsolve_out(const Tensor& out, const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  return copy_to_out(out, linalg_tensorsolve(self, other, dims), "linalg_tensorsolve.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linalg_vector_norm
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor linalg_vector_norm_kernel_functional(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::linalg_vector_norm_kernel(self, ord, dim, keepdim, dtype, out);
+  return out;
+}
+
+ops::linalg_vector_norm::Kernel* ops::linalg_vector_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_functional,
+    /* Meta */ linalg_vector_norm_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::linalg_vector_norm::call(self_r, ord, dim, keepdim, dtype);
+}
+
+Tensor ops::linalg_vector_norm::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_vector_norm(self, ord, dim, keepdim, dtype);
+  const Device kernel_device = dispatch_device("linalg_vector_norm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm", kernel_device);
+  return kernel(self, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_vector_norm(self, ord, dim, keepdim, dtype);
+  }
+  return ops::linalg_vector_norm::call(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_vector_norm_kernel_out(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::linalg_vector_norm_kernel(self_in, ord, dim, keepdim, dtype, out_handle);
+  return out;
+}
+
+ops::linalg_vector_norm_out::Kernel* ops::linalg_vector_norm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_vector_norm_kernel_out,
+    /* Meta */ linalg_vector_norm_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linalg_vector_norm_out(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::linalg_vector_norm_out::call(self_r, ord, dim, keepdim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linalg_vector_norm_out::call(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out);
+  const Device kernel_device = dispatch_device("linalg_vector_norm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_vector_norm.out", kernel_device);
+  decltype(auto) result = kernel(self, ord, dim, keepdim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("linalg_vector_norm.out", {&self}, {&out});
+  return ops::linalg_vector_norm_out::call(self, ord, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ linear
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+static Tensor linear_kernel_functional(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  Tensor out;
+  native::linear_kernel(input, weight, bias, out);
+  return out;
+}
+
+ops::linear::Kernel* ops::linear::kernels[kNumDeviceTypes] = {
+    /* CPU */ linear_kernel_functional,
+    /* Meta */ linear_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto bias_r = math_bits::resolved(bias);
+  return ops::linear::call(input_r, weight_r, bias_r);
+}
+
+Tensor ops::linear::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_linear(input, weight, bias);
+  const Device kernel_device = dispatch_device("linear", {&input, &weight, opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linear", kernel_device);
+  return kernel(input, weight, bias);
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  if (autograd::compute_requires_grad({&input, &weight, opt_ptr(bias)})) {
+    return autograd::wrappers::linear(input, weight, bias);
+  }
+  return ops::linear::call(input, weight, bias);
+}
+
+// linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linear_kernel_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Tensor& out) {
+  const Tensor input_in = native::input_unaffected_by_resize(input, out);
+  const Tensor weight_in = native::input_unaffected_by_resize(weight, out);
+  Tensor out_handle = out;
+  native::linear_kernel(input_in, weight_in, bias, out_handle);
+  return out;
+}
+
+ops::linear_out::Kernel* ops::linear_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linear_kernel_out,
+    /* Meta */ linear_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linear_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto bias_r = math_bits::resolved(bias);
+  const Tensor out_r = written.arg(out);
+  ops::linear_out::call(input_r, weight_r, bias_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linear_out::call(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Tensor& out) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias) | out.math_bits()) != 0, 0)) return math_bits_fallback_linear_out(input, weight, bias, out);
+  const Device kernel_device = dispatch_device("linear.out", {&input, &weight, opt_ptr(bias), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linear.out", kernel_device);
+  decltype(auto) result = kernel(input, weight, bias, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linear_out(const Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  check_out_no_grad("linear.out", {&input, &weight, opt_ptr(bias)}, {&out});
+  return ops::linear_out::call(input, weight, bias, out);
 }
 
 // ============================================================================ logical_and
@@ -415,6 +995,68 @@ const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tenso
   return ops::logical_and_out::call(self, other, out);
 }
 
+// ============================================================================ max_pool2d_with_indices
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ops::max_pool2d_with_indices::Kernel* ops::max_pool2d_with_indices::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool2d_with_indices_kernel,
+    /* Meta */ native::max_pool2d_with_indices_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::max_pool2d_with_indices::call(self_r, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  const Device kernel_device = dispatch_device("max_pool2d_with_indices", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool2d_with_indices", kernel_device);
+  return kernel(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  return ops::max_pool2d_with_indices::call(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::max_pool2d_with_indices_out::Kernel* ops::max_pool2d_with_indices_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool2d_with_indices_out_kernel,
+    /* Meta */ native::max_pool2d_with_indices_out_kernel,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_max_pool2d_with_indices_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& out, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  const Tensor indices_r = written.arg(indices);
+  ops::max_pool2d_with_indices_out::call(self_r, kernel_size, stride, padding, dilation, ceil_mode, out_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(out, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::max_pool2d_with_indices_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& out, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | out.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  const Device kernel_device = dispatch_device("max_pool2d_with_indices.out", {&self, &out, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool2d_with_indices.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  out.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> max_pool2d_with_indices_out(const Tensor& out, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  check_out_no_grad("max_pool2d_with_indices.out", {&self}, {&out, &indices});
+  return ops::max_pool2d_with_indices_out::call(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
 // ============================================================================ mse_loss
 
 // mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
@@ -494,7 +1136,13 @@ const Tensor& mse_loss_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ============================================================================ narrow_copy
 
 // narrow_copy(Tensor self, int dim, int start, int length) -> Tensor
+static Tensor math_bits_fallback_narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::narrow_copy(self_r, dim, start, length);
+}
+
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_narrow_copy(self, dim, start, length);
   return native::narrow_copy_composite(self, dim, start, length);
 }
 
@@ -560,6 +1208,139 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return ops::permute::call(self, dims);
 }
 
+// ============================================================================ reflection_pad2d_backward
+
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+ops::reflection_pad2d_backward::Kernel* ops::reflection_pad2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad2d_backward_kernel,
+    /* Meta */ native::reflection_pad2d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad2d_backward::call(grad_output_r, self_r, padding);
+}
+
+Tensor ops::reflection_pad2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad2d_backward(grad_output, self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad2d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad2d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ reflection_pad3d_backward
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+ops::reflection_pad3d_backward::Kernel* ops::reflection_pad3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::reflection_pad3d_backward_kernel,
+    /* Meta */ native::reflection_pad3d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad3d_backward::call(grad_output_r, self_r, padding);
+}
+
+Tensor ops::reflection_pad3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad3d_backward(grad_output, self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d_backward", kernel_device);
+  return kernel(grad_output, self, padding);
+}
+
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::reflection_pad3d_backward(grad_output, self, padding);
+  }
+  return ops::reflection_pad3d_backward::call(grad_output, self, padding);
+}
+
+// ============================================================================ replication_pad2d
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor replication_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::replication_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::replication_pad2d::Kernel* ops::replication_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_functional,
+    /* Meta */ replication_pad2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::replication_pad2d::call(self_r, padding);
+}
+
+Tensor ops::replication_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad2d(self, padding);
+  const Device kernel_device = dispatch_device("replication_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::replication_pad2d(self, padding);
+  }
+  return ops::replication_pad2d::call(self, padding);
+}
+
+// replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& replication_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::replication_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::replication_pad2d_out::Kernel* ops::replication_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ replication_pad2d_kernel_out,
+    /* Meta */ replication_pad2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_replication_pad2d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::replication_pad2d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::replication_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_replication_pad2d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("replication_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("replication_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& replication_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("replication_pad2d.out", {&self}, {&out});
+  return ops::replication_pad2d_out::call(self, padding, out);
+}
+
 // ============================================================================ rnn_tanh
 
 // rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
@@ -589,6 +1370,95 @@ std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& data, const Tensor& batch_size
   return native::rnn_tanh_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }
 
+// ============================================================================ scaled_dot_product_attention
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+static Tensor math_bits_fallback_scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  const auto query_r = math_bits::resolved_differentiable(query);
+  const auto key_r = math_bits::resolved_differentiable(key);
+  const auto value_r = math_bits::resolved_differentiable(value);
+  const auto attn_mask_r = math_bits::resolved_differentiable(attn_mask);
+  return ::tl::scaled_dot_product_attention(query_r, key_r, value_r, attn_mask_r, dropout_p, is_causal, scale, enable_gqa);
+}
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  if (__builtin_expect((query.math_bits() | key.math_bits() | value.math_bits() | math_bits::of(attn_mask)) != 0, 0)) return math_bits_fallback_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+  return native::scaled_dot_product_attention_composite(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
+// ============================================================================ softplus
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+static Tensor softplus_kernel_functional(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  Tensor out;
+  native::softplus_kernel(self, beta, threshold, out);
+  return out;
+}
+
+ops::softplus::Kernel* ops::softplus::kernels[kNumDeviceTypes] = {
+    /* CPU */ softplus_kernel_functional,
+    /* Meta */ softplus_kernel_functional,
+};
+
+static Tensor math_bits_fallback_softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::softplus::call(self_r, beta, threshold);
+}
+
+Tensor ops::softplus::call(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_softplus(self, beta, threshold);
+  const Device kernel_device = dispatch_device("softplus", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softplus", kernel_device);
+  return kernel(self, beta, threshold);
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softplus(self, beta, threshold);
+  }
+  return ops::softplus::call(self, beta, threshold);
+}
+
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softplus_kernel_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::softplus_kernel(self_in, beta, threshold, out_handle);
+  return out;
+}
+
+ops::softplus_out::Kernel* ops::softplus_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softplus_kernel_out,
+    /* Meta */ softplus_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::softplus_out::call(self_r, beta, threshold, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::softplus_out::call(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_softplus_out(self, beta, threshold, out);
+  const Device kernel_device = dispatch_device("softplus.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softplus.out", kernel_device);
+  decltype(auto) result = kernel(self, beta, threshold, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  check_out_no_grad("softplus.out", {&self}, {&out});
+  return ops::softplus_out::call(self, beta, threshold, out);
+}
+
 // ============================================================================ special_multigammaln
 
 // special_multigammaln(Tensor self, int p) -> Tensor
@@ -606,6 +1476,109 @@ Tensor special_multigammaln(const Tensor& self, int64_t p) {
 const Tensor& special_multigammaln_out(const Tensor& out, const Tensor& self, int64_t p) {
   check_out_no_grad("special_multigammaln.out", {&self}, {&out});
   return mvlgamma_out(out, self, p);
+}
+
+// ============================================================================ tril_indices
+
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ops::tril_indices::Kernel* ops::tril_indices::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::tril_indices_kernel,
+    /* Meta */ native::tril_indices_kernel,
+};
+
+Tensor ops::tril_indices::call(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("tril_indices", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril_indices", kernel_device);
+  return kernel(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::tril_indices::call(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ upsample_nearest1d
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+static Tensor upsample_nearest1d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  Tensor out;
+  native::upsample_nearest1d_kernel(self, output_size, scales, out);
+  return out;
+}
+
+ops::upsample_nearest1d::Kernel* ops::upsample_nearest1d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_functional,
+    /* Meta */ upsample_nearest1d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_nearest1d::call(self_r, output_size, scales);
+}
+
+Tensor ops::upsample_nearest1d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest1d(self, output_size, scales);
+  const Device kernel_device = dispatch_device("upsample_nearest1d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d", kernel_device);
+  return kernel(self, output_size, scales);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_nearest1d(self, output_size, scales);
+  }
+  return ops::upsample_nearest1d::call(self, output_size, scales);
+}
+
+// upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_nearest1d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_nearest1d_kernel(self_in, output_size, scales, out_handle);
+  return out;
+}
+
+ops::upsample_nearest1d_out::Kernel* ops::upsample_nearest1d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_nearest1d_kernel_out,
+    /* Meta */ upsample_nearest1d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_nearest1d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_nearest1d_out::call(self_r, output_size, scales, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_nearest1d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest1d_out(self, output_size, scales, out);
+  const Device kernel_device = dispatch_device("upsample_nearest1d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_nearest1d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  check_out_no_grad("upsample_nearest1d.out", {&self}, {&out});
+  return ops::upsample_nearest1d_out::call(self, output_size, scales, out);
+}
+
+// upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_nearest1d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_nearest1d(input_r, output_size, scale_factors);
+}
+
+Tensor upsample_nearest1d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest1d_vec(input, output_size, scale_factors);
+  return native::upsample_nearest1d_vec_composite(input, output_size, scale_factors);
 }
 
 // ============================================================================ var_mean
@@ -641,6 +1614,18 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
 std::tuple<const Tensor&, const Tensor&> var_mean_out(const Tensor& out0, const Tensor& out1, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
   check_out_no_grad("var_mean.correction_out", {&self}, {&out0, &out1});
   return native::var_mean_correction_out_composite(self, dim, correction, keepdim, out0, out1);
+}
+
+// ============================================================================ vsplit
+
+// vsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) {
+  return native::vsplit_int_composite(self, sections);
+}
+
+// vsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  return native::vsplit_array_composite(self, indices);
 }
 
 }  // namespace tl

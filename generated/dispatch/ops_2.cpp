@@ -5,18 +5,56 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
+#include "generated/ops/celu.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/is_conj.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/resize.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 
 namespace tl {
+
+// ============================================================================ _histogramdd_bin_edges
+
+// _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+ops::_histogramdd_bin_edges::Kernel* ops::_histogramdd_bin_edges::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::histogramdd_bin_edges_kernel,
+    /* Meta */ native::histogramdd_bin_edges_kernel,
+};
+
+static std::vector<Tensor> math_bits_fallback__histogramdd_bin_edges(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::_histogramdd_bin_edges::call(self_r, bins, range, weight_r, density);
+}
+
+std::vector<Tensor> ops::_histogramdd_bin_edges::call(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__histogramdd_bin_edges(self, bins, range, weight, density);
+  const Device kernel_device = dispatch_device("_histogramdd_bin_edges", {&self, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_histogramdd_bin_edges", kernel_device);
+  return kernel(self, bins, range, weight, density);
+}
+
+std::vector<Tensor> _histogramdd_bin_edges(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::_histogramdd_bin_edges(self, bins, range, weight, density);
+  }
+  return ops::_histogramdd_bin_edges::call(self, bins, range, weight, density);
+}
 
 // ============================================================================ _pad_circular
 
@@ -522,6 +560,24 @@ Tensor bitwise_or(const Scalar& self, const Tensor& other) {
   return ops::bitwise_or_Scalar_Tensor::call(self, other);
 }
 
+// ============================================================================ celu
+
+// celu(Tensor self, Scalar alpha=1.0) -> Tensor
+static Tensor math_bits_fallback_celu(const Tensor& self, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::celu(self_r, alpha);
+}
+
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_celu(self, alpha);
+  return native::celu_composite(self, alpha);
+}
+
+// celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
+  return native::celu__composite(self, alpha);
+}
+
 // ============================================================================ copy
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -546,6 +602,189 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return ops::copy_::call(self, src, non_blocking);
 }
 
+// ============================================================================ is_conj
+
+// is_conj(Tensor self) -> bool
+bool is_conj(const Tensor& self) {
+  return native::is_conj_composite(self);
+}
+
+// ============================================================================ kthvalue
+
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> kthvalue_kernel_functional(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::kthvalue_kernel(self, k, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::kthvalue::Kernel* ops::kthvalue::kernels[kNumDeviceTypes] = {
+    /* CPU */ kthvalue_kernel_functional,
+    /* Meta */ kthvalue_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::kthvalue::call(self_r, k, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> ops::kthvalue::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_kthvalue(self, k, dim, keepdim);
+  const Device kernel_device = dispatch_device("kthvalue", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("kthvalue", kernel_device);
+  return kernel(self, k, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::kthvalue(self, k, dim, keepdim);
+  }
+  return ops::kthvalue::call(self, k, dim, keepdim);
+}
+
+// kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> kthvalue_kernel_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::kthvalue_kernel(self_in, k, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::kthvalue_out::Kernel* ops::kthvalue_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ kthvalue_kernel_out,
+    /* Meta */ kthvalue_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_kthvalue_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::kthvalue_out::call(self_r, k, dim, keepdim, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::kthvalue_out::call(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_kthvalue_out(self, k, dim, keepdim, values, indices);
+  const Device kernel_device = dispatch_device("kthvalue.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("kthvalue.out", kernel_device);
+  decltype(auto) result = kernel(self, k, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> kthvalue_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  check_out_no_grad("kthvalue.out", {&self}, {&values, &indices});
+  return ops::kthvalue_out::call(self, k, dim, keepdim, values, indices);
+}
+
+// ============================================================================ linalg_lu_solve
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+static Tensor linalg_lu_solve_kernel_functional(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  Tensor out;
+  native::linalg_lu_solve_kernel(LU, pivots, B, left, adjoint, out);
+  return out;
+}
+
+ops::linalg_lu_solve::Kernel* ops::linalg_lu_solve::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_solve_kernel_functional,
+    /* Meta */ linalg_lu_solve_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto LU_r = math_bits::resolved(LU);
+  const auto pivots_r = math_bits::resolved(pivots);
+  const auto B_r = math_bits::resolved(B);
+  return ops::linalg_lu_solve::call(LU_r, pivots_r, B_r, left, adjoint);
+}
+
+Tensor ops::linalg_lu_solve::call(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  if (__builtin_expect((LU.math_bits() | pivots.math_bits() | B.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu_solve(LU, pivots, B, left, adjoint);
+  const Device kernel_device = dispatch_device("linalg_lu_solve", {&LU, &pivots, &B});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_solve", kernel_device);
+  return kernel(LU, pivots, B, left, adjoint);
+}
+
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  if (autograd::compute_requires_grad({&LU, &B})) {
+    return autograd::wrappers::linalg_lu_solve(LU, pivots, B, left, adjoint);
+  }
+  return ops::linalg_lu_solve::call(LU, pivots, B, left, adjoint);
+}
+
+// linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linalg_lu_solve_kernel_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, const Tensor& out) {
+  const Tensor LU_in = native::input_unaffected_by_resize(LU, out);
+  const Tensor pivots_in = native::input_unaffected_by_resize(pivots, out);
+  const Tensor B_in = native::input_unaffected_by_resize(B, out);
+  Tensor out_handle = out;
+  native::linalg_lu_solve_kernel(LU_in, pivots_in, B_in, left, adjoint, out_handle);
+  return out;
+}
+
+ops::linalg_lu_solve_out::Kernel* ops::linalg_lu_solve_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_lu_solve_kernel_out,
+    /* Meta */ linalg_lu_solve_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linalg_lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto LU_r = math_bits::resolved(LU);
+  const auto pivots_r = math_bits::resolved(pivots);
+  const auto B_r = math_bits::resolved(B);
+  const Tensor out_r = written.arg(out);
+  ops::linalg_lu_solve_out::call(LU_r, pivots_r, B_r, left, adjoint, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linalg_lu_solve_out::call(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, const Tensor& out) {
+  if (__builtin_expect((LU.math_bits() | pivots.math_bits() | B.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_linalg_lu_solve_out(LU, pivots, B, left, adjoint, out);
+  const Device kernel_device = dispatch_device("linalg_lu_solve.out", {&LU, &pivots, &B, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_lu_solve.out", kernel_device);
+  decltype(auto) result = kernel(LU, pivots, B, left, adjoint, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linalg_lu_solve_out(const Tensor& out, const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  check_out_no_grad("linalg_lu_solve.out", {&LU, &pivots, &B}, {&out});
+  return ops::linalg_lu_solve_out::call(LU, pivots, B, left, adjoint, out);
+}
+
+// ============================================================================ matmul
+
+// matmul(Tensor self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_matmul(const Tensor& self, const Tensor& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::matmul(self_r, other_r);
+}
+
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_matmul(self, other);
+  return native::matmul_composite(self, other);
+}
+
+// matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("matmul.out", {&self, &other}, {&out});
+  return copy_to_out(out, matmul(self, other), "matmul.out", native::OutDtype::Exact);
+}
+
 // ============================================================================ randn
 
 // randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -563,6 +802,28 @@ Tensor ops::randn::call(IntArrayRef size, std::optional<Generator> generator, st
 
 Tensor randn(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return ops::randn::call(size, generator, dtype, device);
+}
+
+// ============================================================================ resize
+
+// resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ops::resize_::Kernel* ops::resize_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::resize_kernel,
+    /* Meta */ native::resize_kernel,
+};
+
+const Tensor& ops::resize_::call(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("resize_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("resize_", kernel_device);
+  decltype(auto) result = kernel(self, size, memory_format);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  autograd::check_inplace_unrecorded(self, "resize_");
+  return ops::resize_::call(self, size, memory_format);
 }
 
 // ============================================================================ sinh
@@ -674,6 +935,158 @@ const Tensor& ops::sinh_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sinh.out", {&self}, {&out});
   return ops::sinh_out::call(self, out);
+}
+
+// ============================================================================ sort
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> sort_kernel_functional(const Tensor& self, int64_t dim, bool descending) {
+  Tensor values;
+  Tensor indices;
+  native::sort_kernel(self, dim, descending, values, indices);
+  return {values, indices};
+}
+
+ops::sort::Kernel* ops::sort::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_kernel_functional,
+    /* Meta */ sort_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_sort(const Tensor& self, int64_t dim, bool descending) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sort::call(self_r, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> ops::sort::call(const Tensor& self, int64_t dim, bool descending) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sort(self, dim, descending);
+  const Device kernel_device = dispatch_device("sort", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort", kernel_device);
+  return kernel(self, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sort(self, dim, descending);
+  }
+  return ops::sort::call(self, dim, descending);
+}
+
+// sort.out(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> sort_kernel_out(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::sort_kernel(self_in, dim, descending, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::sort_out::Kernel* ops::sort_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_kernel_out,
+    /* Meta */ sort_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_sort_out(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::sort_out::call(self_r, dim, descending, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::sort_out::call(const Tensor& self, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_sort_out(self, dim, descending, values, indices);
+  const Device kernel_device = dispatch_device("sort.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, descending, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool descending) {
+  check_out_no_grad("sort.out", {&self}, {&values, &indices});
+  return ops::sort_out::call(self, dim, descending, values, indices);
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> sort_stable_kernel_functional(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  Tensor values;
+  Tensor indices;
+  native::sort_stable_kernel(self, stable, dim, descending, values, indices);
+  return {values, indices};
+}
+
+ops::sort_stable::Kernel* ops::sort_stable::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_stable_kernel_functional,
+    /* Meta */ sort_stable_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sort_stable::call(self_r, stable, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> ops::sort_stable::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sort_stable(self, stable, dim, descending);
+  const Device kernel_device = dispatch_device("sort.stable", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.stable", kernel_device);
+  return kernel(self, stable, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sort_stable(self, stable, dim, descending);
+  }
+  return ops::sort_stable::call(self, stable, dim, descending);
+}
+
+// sort.stable_out(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> sort_stable_kernel_out(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::sort_stable_kernel(self_in, stable, dim, descending, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::sort_stable_out::Kernel* ops::sort_stable_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sort_stable_kernel_out,
+    /* Meta */ sort_stable_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_sort_stable_out(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::sort_stable_out::call(self_r, stable, dim, descending, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::sort_stable_out::call(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_sort_stable_out(self, stable, dim, descending, values, indices);
+  const Device kernel_device = dispatch_device("sort.stable_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sort.stable_out", kernel_device);
+  decltype(auto) result = kernel(self, stable, dim, descending, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> sort_out(const Tensor& values, const Tensor& indices, const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  check_out_no_grad("sort.stable_out", {&self}, {&values, &indices});
+  return ops::sort_stable_out::call(self, stable, dim, descending, values, indices);
 }
 
 // ============================================================================ squeeze

@@ -5,12 +5,19 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/exponential.h"
+#include "generated/ops/fill.h"
 #include "generated/ops/hamming_window.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
@@ -18,10 +25,81 @@
 #include "generated/ops/orgqr.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/put.h"
+#include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
+#include "generated/ops/randperm.h"
+#include "generated/ops/resize_as.h"
+#include "generated/ops/round.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/scatter_reduce.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/special_polygamma.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 
 namespace tl {
+
+// ============================================================================ _scaled_dot_product_flash_attention_for_cpu
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+ops::_scaled_dot_product_flash_attention_for_cpu::Kernel* ops::_scaled_dot_product_flash_attention_for_cpu::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_scaled_dot_product_flash_attention_for_cpu_kernel,
+    /* Meta */ native::_scaled_dot_product_flash_attention_for_cpu_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback__scaled_dot_product_flash_attention_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto query_r = math_bits::resolved(query);
+  const auto key_r = math_bits::resolved(key);
+  const auto value_r = math_bits::resolved(value);
+  const auto attn_mask_r = math_bits::resolved(attn_mask);
+  return ops::_scaled_dot_product_flash_attention_for_cpu::call(query_r, key_r, value_r, dropout_p, is_causal, attn_mask_r, scale);
+}
+
+std::tuple<Tensor, Tensor> ops::_scaled_dot_product_flash_attention_for_cpu::call(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (__builtin_expect((query.math_bits() | key.math_bits() | value.math_bits() | math_bits::of(attn_mask)) != 0, 0)) return math_bits_fallback__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale);
+  const Device kernel_device = dispatch_device("_scaled_dot_product_flash_attention_for_cpu", {&query, &key, &value, opt_ptr(attn_mask)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_scaled_dot_product_flash_attention_for_cpu", kernel_device);
+  return kernel(query, key, value, dropout_p, is_causal, attn_mask, scale);
+}
+
+std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (autograd::compute_requires_grad({&query, &key, &value})) {
+    return autograd::wrappers::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale);
+  }
+  return ops::_scaled_dot_product_flash_attention_for_cpu::call(query, key, value, dropout_p, is_causal, attn_mask, scale);
+}
+
+// ============================================================================ _unique
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+ops::_unique::Kernel* ops::_unique::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_kernel,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback__unique(const Tensor& self, bool sorted, bool return_inverse) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_unique::call(self_r, sorted, return_inverse);
+}
+
+std::tuple<Tensor, Tensor> ops::_unique::call(const Tensor& self, bool sorted, bool return_inverse) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__unique(self, sorted, return_inverse);
+  const Device kernel_device = dispatch_device("_unique", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unique", kernel_device);
+  return kernel(self, sorted, return_inverse);
+}
+
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unique(self, sorted, return_inverse);
+  }
+  return ops::_unique::call(self, sorted, return_inverse);
+}
 
 // ============================================================================ adaptive_max_pool2d_backward
 
@@ -107,6 +185,151 @@ Tensor alias(const Tensor& self) {
   return ops::alias::call(self);
 }
 
+// ============================================================================ any
+
+// any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+static Tensor any_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor out;
+  native::any_dim_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::any_dim::Kernel* ops::any_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dim_kernel_functional,
+    /* Meta */ any_dim_kernel_functional,
+};
+
+static Tensor math_bits_fallback_any_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::any_dim::call(self_r, dim, keepdim);
+}
+
+Tensor ops::any_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_any_dim(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("any.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return ops::any_dim::call(self, dim, keepdim);
+}
+
+// any.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& any_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::any_dim_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::any_dim_out::Kernel* ops::any_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dim_kernel_out,
+    /* Meta */ any_dim_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_any_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::any_dim_out::call(self_r, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::any_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_any_dim_out(self, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("any.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& any_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("any.dim_out", {&self}, {&out});
+  return ops::any_dim_out::call(self, dim, keepdim, out);
+}
+
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+static Tensor any_dims_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::any_dims_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::any_dims::Kernel* ops::any_dims::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dims_kernel_functional,
+    /* Meta */ any_dims_kernel_functional,
+};
+
+static Tensor math_bits_fallback_any_dims(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::any_dims::call(self_r, dim, keepdim);
+}
+
+Tensor ops::any_dims::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_any_dims(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("any.dims", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dims", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor any(const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  return ops::any_dims::call(self, dim, keepdim);
+}
+
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& any_dims_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::any_dims_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::any_dims_out::Kernel* ops::any_dims_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ any_dims_kernel_out,
+    /* Meta */ any_dims_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_any_dims_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::any_dims_out::call(self_r, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::any_dims_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_any_dims_out(self, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("any.dims_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("any.dims_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& any_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  check_out_no_grad("any.dims_out", {&self}, {&out});
+  return ops::any_dims_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ broadcast_to
+
+// broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
+  return native::broadcast_to_composite(self, size);
+}
+
 // ============================================================================ cosine_similarity
 
 // cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
@@ -134,6 +357,83 @@ static Tensor math_bits_fallback_cross_entropy_loss(const Tensor& self, const Te
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
   if (__builtin_expect((self.math_bits() | target.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing);
   return native::cross_entropy_loss_composite(self, target, weight, reduction, ignore_index, label_smoothing);
+}
+
+// ============================================================================ cummin
+
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> cummin_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor values;
+  Tensor indices;
+  native::cummin_kernel(self, dim, values, indices);
+  return {values, indices};
+}
+
+ops::cummin::Kernel* ops::cummin::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin_kernel_functional,
+    /* Meta */ cummin_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_cummin(const Tensor& self, int64_t dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::cummin::call(self_r, dim);
+}
+
+std::tuple<Tensor, Tensor> ops::cummin::call(const Tensor& self, int64_t dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cummin(self, dim);
+  const Device kernel_device = dispatch_device("cummin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin", kernel_device);
+  return kernel(self, dim);
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cummin(self, dim);
+  }
+  return ops::cummin::call(self, dim);
+}
+
+// cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> cummin_kernel_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::cummin_kernel(self_in, dim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::cummin_out::Kernel* ops::cummin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cummin_kernel_out,
+    /* Meta */ cummin_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_cummin_out(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::cummin_out::call(self_r, dim, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::cummin_out::call(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_cummin_out(self, dim, values, indices);
+  const Device kernel_device = dispatch_device("cummin.out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cummin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> cummin_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim) {
+  check_out_no_grad("cummin.out", {&self}, {&values, &indices});
+  return ops::cummin_out::call(self, dim, values, indices);
 }
 
 // ============================================================================ embedding_renorm
@@ -169,6 +469,74 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
     return autograd::wrappers::embedding_renorm_(self, indices, max_norm, norm_type);
   }
   return ops::embedding_renorm_::call(self, indices, max_norm, norm_type);
+}
+
+// ============================================================================ exponential
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+ops::exponential_::Kernel* ops::exponential_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::exponential_kernel,
+    /* Meta */ native::exponential_kernel,
+};
+
+static const Tensor& math_bits_fallback_exponential_(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::exponential_::call(self_r, lambd, generator);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::exponential_::call(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_exponential_(self, lambd, generator);
+  const Device kernel_device = dispatch_device("exponential_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("exponential_", kernel_device);
+  decltype(auto) result = kernel(self, lambd, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& exponential_(const Tensor& self, double lambd, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::exponential_(self, lambd, generator);
+  }
+  return ops::exponential_::call(self, lambd, generator);
+}
+
+// ============================================================================ fill
+
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+ops::fill__Scalar::Kernel* ops::fill__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fill_kernel,
+    /* Meta */ native::fill_kernel,
+};
+
+static const Tensor& math_bits_fallback_fill__Scalar(const Tensor& self, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::fill__Scalar::call(self_r, value);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::fill__Scalar::call(const Tensor& self, const Scalar& value) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_fill__Scalar(self, value);
+  const Device kernel_device = dispatch_device("fill_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fill_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& fill_(const Tensor& self, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fill__Scalar(self, value);
+  }
+  return ops::fill__Scalar::call(self, value);
 }
 
 // ============================================================================ hamming_window
@@ -606,6 +974,25 @@ const Tensor& put_(const Tensor& self, const Tensor& index, const Tensor& source
   return ops::put_::call(self, index, source, accumulate);
 }
 
+// ============================================================================ rand
+
+// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::rand::Kernel* ops::rand::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rand_kernel,
+    /* Meta */ native::rand_kernel,
+};
+
+Tensor ops::rand::call(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("rand", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rand", kernel_device);
+  return kernel(size, generator, dtype, device);
+}
+
+Tensor rand(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::rand::call(size, generator, dtype, device);
+}
+
 // ============================================================================ randn_like
 
 // randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -617,6 +1004,751 @@ static Tensor math_bits_fallback_randn_like(const Tensor& self, std::optional<Sc
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_randn_like(self, dtype, device);
   return native::randn_like_composite(self, dtype, device);
+}
+
+// ============================================================================ randperm
+
+// randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::randperm::Kernel* ops::randperm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::randperm_kernel,
+    /* Meta */ native::randperm_kernel,
+};
+
+Tensor ops::randperm::call(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("randperm", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("randperm", kernel_device);
+  return kernel(n, generator, dtype, device);
+}
+
+Tensor randperm(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::randperm::call(n, generator, dtype, device);
+}
+
+// ============================================================================ resize_as
+
+// resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ops::resize_as_::Kernel* ops::resize_as_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::resize_as_kernel,
+    /* Meta */ native::resize_as_kernel,
+};
+
+const Tensor& ops::resize_as_::call(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  const Device kernel_device = dispatch_device("resize_as_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("resize_as_", kernel_device);
+  decltype(auto) result = kernel(self, the_template, memory_format);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  autograd::check_inplace_unrecorded(self, "resize_as_");
+  return ops::resize_as_::call(self, the_template, memory_format);
+}
+
+// ============================================================================ round
+
+// round(Tensor self) -> Tensor
+static Tensor round_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::round_kernel(self, out);
+  return out;
+}
+
+ops::round::Kernel* ops::round::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_functional,
+    /* Meta */ round_kernel_functional,
+};
+
+static Tensor math_bits_fallback_round(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::round::call(self_r);
+}
+
+Tensor ops::round::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_round(self);
+  const Device kernel_device = dispatch_device("round", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round", kernel_device);
+  return kernel(self);
+}
+
+Tensor round(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round(self);
+  }
+  return ops::round::call(self);
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& round_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::round_kernel(self, out);
+  return self;
+}
+
+ops::round_::Kernel* ops::round_::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_inplace,
+    /* Meta */ round_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_round_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::round_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::round_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_round_(self);
+  const Device kernel_device = dispatch_device("round_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& round_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round_(self);
+  }
+  return ops::round_::call(self);
+}
+
+// round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& round_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::round_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::round_out::Kernel* ops::round_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_kernel_out,
+    /* Meta */ round_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_round_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::round_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::round_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_round_out(self, out);
+  const Device kernel_device = dispatch_device("round.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& round_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("round.out", {&self}, {&out});
+  return ops::round_out::call(self, out);
+}
+
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+static Tensor round_decimals_kernel_functional(const Tensor& self, int64_t decimals) {
+  Tensor out;
+  native::round_decimals_kernel(self, decimals, out);
+  return out;
+}
+
+ops::round_decimals::Kernel* ops::round_decimals::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_functional,
+    /* Meta */ round_decimals_kernel_functional,
+};
+
+static Tensor math_bits_fallback_round_decimals(const Tensor& self, int64_t decimals) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::round_decimals::call(self_r, decimals);
+}
+
+Tensor ops::round_decimals::call(const Tensor& self, int64_t decimals) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_round_decimals(self, decimals);
+  const Device kernel_device = dispatch_device("round.decimals", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.decimals", kernel_device);
+  return kernel(self, decimals);
+}
+
+Tensor round(const Tensor& self, int64_t decimals) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round_decimals(self, decimals);
+  }
+  return ops::round_decimals::call(self, decimals);
+}
+
+// round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+static const Tensor& round_decimals_kernel_inplace(const Tensor& self, int64_t decimals) {
+  Tensor out = self;
+  native::round_decimals_kernel(self, decimals, out);
+  return self;
+}
+
+ops::round__decimals::Kernel* ops::round__decimals::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_inplace,
+    /* Meta */ round_decimals_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_round__decimals(const Tensor& self, int64_t decimals) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::round__decimals::call(self_r, decimals);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::round__decimals::call(const Tensor& self, int64_t decimals) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_round__decimals(self, decimals);
+  const Device kernel_device = dispatch_device("round_.decimals", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round_.decimals", kernel_device);
+  decltype(auto) result = kernel(self, decimals);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& round_(const Tensor& self, int64_t decimals) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::round__decimals(self, decimals);
+  }
+  return ops::round__decimals::call(self, decimals);
+}
+
+// round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& round_decimals_kernel_out(const Tensor& self, int64_t decimals, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::round_decimals_kernel(self_in, decimals, out_handle);
+  return out;
+}
+
+ops::round_decimals_out::Kernel* ops::round_decimals_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ round_decimals_kernel_out,
+    /* Meta */ round_decimals_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_round_decimals_out(const Tensor& self, int64_t decimals, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::round_decimals_out::call(self_r, decimals, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::round_decimals_out::call(const Tensor& self, int64_t decimals, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_round_decimals_out(self, decimals, out);
+  const Device kernel_device = dispatch_device("round.decimals_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("round.decimals_out", kernel_device);
+  decltype(auto) result = kernel(self, decimals, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& round_out(const Tensor& out, const Tensor& self, int64_t decimals) {
+  check_out_no_grad("round.decimals_out", {&self}, {&out});
+  return ops::round_decimals_out::call(self, decimals, out);
+}
+
+// ============================================================================ scatter
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+static Tensor scatter_src_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return out;
+}
+
+ops::scatter_src::Kernel* ops::scatter_src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_functional,
+    /* Meta */ scatter_src_kernel_functional,
+};
+
+static Tensor math_bits_fallback_scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  return ops::scatter_src::call(self_r, dim, index_r, src_r);
+}
+
+Tensor ops::scatter_src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_scatter_src(self, dim, index, src);
+  const Device kernel_device = dispatch_device("scatter.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src", kernel_device);
+  return kernel(self, dim, index, src);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_src(self, dim, index, src);
+  }
+  return ops::scatter_src::call(self, dim, index, src);
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+static const Tensor& scatter_src_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self;
+  native::scatter_src_kernel(self, dim, index, src, out);
+  return self;
+}
+
+ops::scatter__src::Kernel* ops::scatter__src::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_inplace,
+    /* Meta */ scatter_src_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_scatter__src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  ops::scatter__src::call(self_r, dim, index_r, src_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::scatter__src::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_scatter__src(self, dim, index, src);
+  const Device kernel_device = dispatch_device("scatter_.src", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.src", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter__src(self, dim, index, src);
+  }
+  return ops::scatter__src::call(self, dim, index, src);
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_src_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::scatter_src_kernel(self_in, dim, index_in, src_in, out_handle);
+  return out;
+}
+
+ops::scatter_src_out::Kernel* ops::scatter_src_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_src_kernel_out,
+    /* Meta */ scatter_src_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_scatter_src_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  const Tensor out_r = written.arg(out);
+  ops::scatter_src_out::call(self_r, dim, index_r, src_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::scatter_src_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_scatter_src_out(self, dim, index, src, out);
+  const Device kernel_device = dispatch_device("scatter.src_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.src_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_out_no_grad("scatter.src_out", {&self, &index, &src}, {&out});
+  return ops::scatter_src_out::call(self, dim, index, src, out);
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor scatter_value_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::scatter_value::Kernel* ops::scatter_value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_functional,
+    /* Meta */ scatter_value_kernel_functional,
+};
+
+static Tensor math_bits_fallback_scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  return ops::scatter_value::call(self_r, dim, index_r, value);
+}
+
+Tensor ops::scatter_value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_scatter_value(self, dim, index, value);
+  const Device kernel_device = dispatch_device("scatter.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter_value(self, dim, index, value);
+  }
+  return ops::scatter_value::call(self, dim, index, value);
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& scatter_value_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::scatter_value_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::scatter__value::Kernel* ops::scatter__value::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_inplace,
+    /* Meta */ scatter_value_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_scatter__value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  ops::scatter__value::call(self_r, dim, index_r, value);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::scatter__value::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_scatter__value(self, dim, index, value);
+  const Device kernel_device = dispatch_device("scatter_.value", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.value", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter__value(self, dim, index, value);
+  }
+  return ops::scatter__value::call(self, dim, index, value);
+}
+
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_value_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  Tensor out_handle = out;
+  native::scatter_value_kernel(self_in, dim, index_in, value, out_handle);
+  return out;
+}
+
+ops::scatter_value_out::Kernel* ops::scatter_value_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_kernel_out,
+    /* Meta */ scatter_value_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const Tensor out_r = written.arg(out);
+  ops::scatter_value_out::call(self_r, dim, index_r, value, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::scatter_value_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_scatter_value_out(self, dim, index, value, out);
+  const Device kernel_device = dispatch_device("scatter.value_out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_out_no_grad("scatter.value_out", {&self, &index}, {&out});
+  return ops::scatter_value_out::call(self, dim, index, value, out);
+}
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+static Tensor scatter_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  Tensor out;
+  native::scatter_reduce_kernel(self, dim, index, src, reduce, out);
+  return out;
+}
+
+ops::scatter_reduce::Kernel* ops::scatter_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_functional,
+    /* Meta */ scatter_reduce_kernel_functional,
+};
+
+static Tensor math_bits_fallback_scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  return ops::scatter_reduce::call(self_r, dim, index_r, src_r, reduce);
+}
+
+Tensor ops::scatter_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_scatter_reduce(self, dim, index, src, reduce);
+  const Device kernel_device = dispatch_device("scatter.reduce", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.reduce", kernel_device);
+  return kernel(self, dim, index, src, reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter_reduce(self, dim, index, src, reduce);
+  }
+  return ops::scatter_reduce::call(self, dim, index, src, reduce);
+}
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+static const Tensor& scatter_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  Tensor out = self;
+  native::scatter_reduce_kernel(self, dim, index, src, reduce, out);
+  return self;
+}
+
+ops::scatter__reduce::Kernel* ops::scatter__reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_inplace,
+    /* Meta */ scatter_reduce_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_scatter__reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  ops::scatter__reduce::call(self_r, dim, index_r, src_r, reduce);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::scatter__reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_scatter__reduce(self, dim, index, src, reduce);
+  const Device kernel_device = dispatch_device("scatter_.reduce", {&self, &index, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.reduce", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::scatter__reduce(self, dim, index, src, reduce);
+  }
+  return ops::scatter__reduce::call(self, dim, index, src, reduce);
+}
+
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor src_in = native::input_unaffected_by_resize(src, out);
+  Tensor out_handle = out;
+  native::scatter_reduce_kernel(self_in, dim, index_in, src_in, reduce, out_handle);
+  return out;
+}
+
+ops::scatter_reduce_out::Kernel* ops::scatter_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_reduce_kernel_out,
+    /* Meta */ scatter_reduce_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto src_r = math_bits::resolved(src);
+  const Tensor out_r = written.arg(out);
+  ops::scatter_reduce_out::call(self_r, dim, index_r, src_r, reduce, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::scatter_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | src.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_scatter_reduce_out(self, dim, index, src, reduce, out);
+  const Device kernel_device = dispatch_device("scatter.reduce_out", {&self, &index, &src, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.reduce_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, src, reduce, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  check_out_no_grad("scatter.reduce_out", {&self, &index, &src}, {&out});
+  return ops::scatter_reduce_out::call(self, dim, index, src, reduce, out);
+}
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+static Tensor scatter_value_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  Tensor out;
+  native::scatter_value_reduce_kernel(self, dim, index, value, reduce, out);
+  return out;
+}
+
+ops::scatter_value_reduce::Kernel* ops::scatter_value_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_functional,
+    /* Meta */ scatter_value_reduce_kernel_functional,
+};
+
+static Tensor math_bits_fallback_scatter_value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  return ops::scatter_value_reduce::call(self_r, dim, index_r, value, reduce);
+}
+
+Tensor ops::scatter_value_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_scatter_value_reduce(self, dim, index, value, reduce);
+  const Device kernel_device = dispatch_device("scatter.value_reduce", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_reduce", kernel_device);
+  return kernel(self, dim, index, value, reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter_value_reduce(self, dim, index, value, reduce);
+  }
+  return ops::scatter_value_reduce::call(self, dim, index, value, reduce);
+}
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+static const Tensor& scatter_value_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  Tensor out = self;
+  native::scatter_value_reduce_kernel(self, dim, index, value, reduce, out);
+  return self;
+}
+
+ops::scatter__value_reduce::Kernel* ops::scatter__value_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_inplace,
+    /* Meta */ scatter_value_reduce_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_scatter__value_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  ops::scatter__value_reduce::call(self_r, dim, index_r, value, reduce);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::scatter__value_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_scatter__value_reduce(self, dim, index, value, reduce);
+  const Device kernel_device = dispatch_device("scatter_.value_reduce", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter_.value_reduce", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, reduce);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::scatter__value_reduce(self, dim, index, value, reduce);
+  }
+  return ops::scatter__value_reduce::call(self, dim, index, value, reduce);
+}
+
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& scatter_value_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  Tensor out_handle = out;
+  native::scatter_value_reduce_kernel(self_in, dim, index_in, value, reduce, out_handle);
+  return out;
+}
+
+ops::scatter_value_reduce_out::Kernel* ops::scatter_value_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ scatter_value_reduce_kernel_out,
+    /* Meta */ scatter_value_reduce_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_scatter_value_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const Tensor out_r = written.arg(out);
+  ops::scatter_value_reduce_out::call(self_r, dim, index_r, value, reduce, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::scatter_value_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_scatter_value_reduce_out(self, dim, index, value, reduce, out);
+  const Device kernel_device = dispatch_device("scatter.value_reduce_out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("scatter.value_reduce_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value, reduce, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  check_out_no_grad("scatter.value_reduce_out", {&self, &index}, {&out});
+  return ops::scatter_value_reduce_out::call(self, dim, index, value, reduce, out);
+}
+
+// ============================================================================ slogdet
+
+// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+static std::tuple<Tensor, Tensor> math_bits_fallback_slogdet(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::slogdet(self_r);
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_slogdet(self);
+  return native::slogdet_composite(self);
+}
+
+// slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& self) {
+  check_out_no_grad("slogdet.out", {&self}, {&sign, &logabsdet});
+  auto computed = slogdet(self);
+  copy_to_out(sign, std::get<0>(computed), "slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
 }
 
 // ============================================================================ special_polygamma
@@ -636,6 +1768,257 @@ Tensor special_polygamma(int64_t n, const Tensor& self) {
 const Tensor& special_polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
   check_out_no_grad("special_polygamma.out", {&self}, {&out});
   return polygamma_out(out, n, self);
+}
+
+// ============================================================================ tril
+
+// tril(Tensor self, int diagonal=0) -> Tensor
+static Tensor tril_kernel_functional(const Tensor& self, int64_t diagonal) {
+  Tensor out;
+  native::tril_kernel(self, diagonal, out);
+  return out;
+}
+
+ops::tril::Kernel* ops::tril::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_functional,
+    /* Meta */ tril_kernel_functional,
+};
+
+static Tensor math_bits_fallback_tril(const Tensor& self, int64_t diagonal) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::tril::call(self_r, diagonal);
+}
+
+Tensor ops::tril::call(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_tril(self, diagonal);
+  const Device kernel_device = dispatch_device("tril", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril", kernel_device);
+  return kernel(self, diagonal);
+}
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tril(self, diagonal);
+  }
+  return ops::tril::call(self, diagonal);
+}
+
+// tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+static const Tensor& tril_kernel_inplace(const Tensor& self, int64_t diagonal) {
+  Tensor out = self;
+  native::tril_kernel(self, diagonal, out);
+  return self;
+}
+
+ops::tril_::Kernel* ops::tril_::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_inplace,
+    /* Meta */ tril_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_tril_(const Tensor& self, int64_t diagonal) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::tril_::call(self_r, diagonal);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::tril_::call(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_tril_(self, diagonal);
+  const Device kernel_device = dispatch_device("tril_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril_", kernel_device);
+  decltype(auto) result = kernel(self, diagonal);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tril_(self, diagonal);
+  }
+  return ops::tril_::call(self, diagonal);
+}
+
+// tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tril_kernel_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::tril_kernel(self_in, diagonal, out_handle);
+  return out;
+}
+
+ops::tril_out::Kernel* ops::tril_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tril_kernel_out,
+    /* Meta */ tril_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_tril_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::tril_out::call(self_r, diagonal, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::tril_out::call(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_tril_out(self, diagonal, out);
+  const Device kernel_device = dispatch_device("tril.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tril.out", kernel_device);
+  decltype(auto) result = kernel(self, diagonal, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("tril.out", {&self}, {&out});
+  return ops::tril_out::call(self, diagonal, out);
+}
+
+// ============================================================================ triu
+
+// triu(Tensor self, int diagonal=0) -> Tensor
+static Tensor triu_kernel_functional(const Tensor& self, int64_t diagonal) {
+  Tensor out;
+  native::triu_kernel(self, diagonal, out);
+  return out;
+}
+
+ops::triu::Kernel* ops::triu::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_functional,
+    /* Meta */ triu_kernel_functional,
+};
+
+static Tensor math_bits_fallback_triu(const Tensor& self, int64_t diagonal) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::triu::call(self_r, diagonal);
+}
+
+Tensor ops::triu::call(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_triu(self, diagonal);
+  const Device kernel_device = dispatch_device("triu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu", kernel_device);
+  return kernel(self, diagonal);
+}
+
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::triu(self, diagonal);
+  }
+  return ops::triu::call(self, diagonal);
+}
+
+// triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+static const Tensor& triu_kernel_inplace(const Tensor& self, int64_t diagonal) {
+  Tensor out = self;
+  native::triu_kernel(self, diagonal, out);
+  return self;
+}
+
+ops::triu_::Kernel* ops::triu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_inplace,
+    /* Meta */ triu_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_triu_(const Tensor& self, int64_t diagonal) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::triu_::call(self_r, diagonal);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::triu_::call(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_triu_(self, diagonal);
+  const Device kernel_device = dispatch_device("triu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu_", kernel_device);
+  decltype(auto) result = kernel(self, diagonal);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::triu_(self, diagonal);
+  }
+  return ops::triu_::call(self, diagonal);
+}
+
+// triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& triu_kernel_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::triu_kernel(self_in, diagonal, out_handle);
+  return out;
+}
+
+ops::triu_out::Kernel* ops::triu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ triu_kernel_out,
+    /* Meta */ triu_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::triu_out::call(self_r, diagonal, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::triu_out::call(const Tensor& self, int64_t diagonal, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_triu_out(self, diagonal, out);
+  const Device kernel_device = dispatch_device("triu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("triu.out", kernel_device);
+  decltype(auto) result = kernel(self, diagonal, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("triu.out", {&self}, {&out});
+  return ops::triu_out::call(self, diagonal, out);
+}
+
+// ============================================================================ unique_consecutive
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+ops::unique_consecutive::Kernel* ops::unique_consecutive::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_consecutive_kernel,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::unique_consecutive::call(self_r, return_inverse, return_counts, dim);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_consecutive::call(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_unique_consecutive(self, return_inverse, return_counts, dim);
+  const Device kernel_device = dispatch_device("unique_consecutive", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_consecutive", kernel_device);
+  return kernel(self, return_inverse, return_counts, dim);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_consecutive(self, return_inverse, return_counts, dim);
+  }
+  return ops::unique_consecutive::call(self, return_inverse, return_counts, dim);
 }
 
 }  // namespace tl

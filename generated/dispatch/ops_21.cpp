@@ -7,18 +7,27 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_embedding_bag_backward.h"
+#include "generated/ops/addr.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/baddbmm.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/gelu.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/lstm_cell.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
+#include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
 #include "generated/ops/real.h"
+#include "generated/ops/trunc.h"
 #include "generated/ops/unfold.h"
 
 namespace tl {
@@ -56,6 +65,32 @@ Tensor _embedding_bag_backward(const Tensor& grad_output, const Tensor& indices,
     return autograd::wrappers::_embedding_bag_backward(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
   }
   return ops::_embedding_bag_backward::call(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+}
+
+// ============================================================================ addr
+
+// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+static Tensor math_bits_fallback_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto vec1_r = math_bits::resolved_differentiable(vec1);
+  const auto vec2_r = math_bits::resolved_differentiable(vec2);
+  return ::tl::addr(self_r, vec1_r, vec2_r, beta, alpha);
+}
+
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | vec1.math_bits() | vec2.math_bits()) != 0, 0)) return math_bits_fallback_addr(self, vec1, vec2, beta, alpha);
+  return native::addr_composite(self, vec1, vec2, beta, alpha);
+}
+
+// addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+const Tensor& addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(self, addr(self, vec1, vec2, beta, alpha));
+}
+
+// addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& addr_out(const Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  check_out_no_grad("addr.out", {&self, &vec1, &vec2}, {&out});
+  return copy_to_out(out, addr(self, vec1, vec2, beta, alpha), "addr.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ atan2
@@ -199,6 +234,117 @@ const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& b
   return copy_to_out(out, baddbmm(self, batch1, batch2, beta, alpha), "baddbmm.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ erfinv
+
+// erfinv(Tensor self) -> Tensor
+static Tensor erfinv_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::erfinv_kernel(self, out);
+  return out;
+}
+
+ops::erfinv::Kernel* ops::erfinv::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_functional,
+    /* Meta */ erfinv_kernel_functional,
+};
+
+static Tensor math_bits_fallback_erfinv(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::erfinv::call(self_r);
+}
+
+Tensor ops::erfinv::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_erfinv(self);
+  const Device kernel_device = dispatch_device("erfinv", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv", kernel_device);
+  return kernel(self);
+}
+
+Tensor erfinv(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfinv(self);
+  }
+  return ops::erfinv::call(self);
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& erfinv_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::erfinv_kernel(self, out);
+  return self;
+}
+
+ops::erfinv_::Kernel* ops::erfinv_::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_inplace,
+    /* Meta */ erfinv_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_erfinv_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::erfinv_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::erfinv_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_erfinv_(self);
+  const Device kernel_device = dispatch_device("erfinv_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& erfinv_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::erfinv_(self);
+  }
+  return ops::erfinv_::call(self);
+}
+
+// erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& erfinv_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::erfinv_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::erfinv_out::Kernel* ops::erfinv_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ erfinv_kernel_out,
+    /* Meta */ erfinv_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_erfinv_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::erfinv_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::erfinv_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_erfinv_out(self, out);
+  const Device kernel_device = dispatch_device("erfinv.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("erfinv.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("erfinv.out", {&self}, {&out});
+  return ops::erfinv_out::call(self, out);
+}
+
 // ============================================================================ feature_alpha_dropout
 
 // feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
@@ -244,6 +390,117 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     return autograd::wrappers::flip(self, dims);
   }
   return ops::flip::call(self, dims);
+}
+
+// ============================================================================ gelu
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+static Tensor gelu_kernel_functional(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  native::gelu_kernel(self, approximate, out);
+  return out;
+}
+
+ops::gelu::Kernel* ops::gelu::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_functional,
+    /* Meta */ gelu_kernel_functional,
+};
+
+static Tensor math_bits_fallback_gelu(const Tensor& self, std::string_view approximate) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::gelu::call(self_r, approximate);
+}
+
+Tensor ops::gelu::call(const Tensor& self, std::string_view approximate) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_gelu(self, approximate);
+  const Device kernel_device = dispatch_device("gelu", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu", kernel_device);
+  return kernel(self, approximate);
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu(self, approximate);
+  }
+  return ops::gelu::call(self, approximate);
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+static const Tensor& gelu_kernel_inplace(const Tensor& self, std::string_view approximate) {
+  Tensor out = self;
+  native::gelu_kernel(self, approximate, out);
+  return self;
+}
+
+ops::gelu_::Kernel* ops::gelu_::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_inplace,
+    /* Meta */ gelu_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_gelu_(const Tensor& self, std::string_view approximate) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::gelu_::call(self_r, approximate);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::gelu_::call(const Tensor& self, std::string_view approximate) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_gelu_(self, approximate);
+  const Device kernel_device = dispatch_device("gelu_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu_", kernel_device);
+  decltype(auto) result = kernel(self, approximate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::gelu_(self, approximate);
+  }
+  return ops::gelu_::call(self, approximate);
+}
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gelu_kernel_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::gelu_kernel(self_in, approximate, out_handle);
+  return out;
+}
+
+ops::gelu_out::Kernel* ops::gelu_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gelu_kernel_out,
+    /* Meta */ gelu_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::gelu_out::call(self_r, approximate, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::gelu_out::call(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_gelu_out(self, approximate, out);
+  const Device kernel_device = dispatch_device("gelu.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gelu.out", kernel_device);
+  decltype(auto) result = kernel(self, approximate, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gelu_out(const Tensor& out, const Tensor& self, std::string_view approximate) {
+  check_out_no_grad("gelu.out", {&self}, {&out});
+  return ops::gelu_out::call(self, approximate, out);
 }
 
 // ============================================================================ heaviside
@@ -461,6 +718,53 @@ std::tuple<const Tensor&, const Tensor&> linalg_qr_out(const Tensor& Q, const Te
   return ops::linalg_qr_out::call(A, mode, Q, R);
 }
 
+// ============================================================================ log_sigmoid_forward
+
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+ops::log_sigmoid_forward::Kernel* ops::log_sigmoid_forward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::log_sigmoid_forward_kernel,
+    /* Meta */ native::log_sigmoid_forward_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_log_sigmoid_forward(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::log_sigmoid_forward::call(self_r);
+}
+
+std::tuple<Tensor, Tensor> ops::log_sigmoid_forward::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log_sigmoid_forward(self);
+  const Device kernel_device = dispatch_device("log_sigmoid_forward", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log_sigmoid_forward", kernel_device);
+  return kernel(self);
+}
+
+std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log_sigmoid_forward(self);
+  }
+  return ops::log_sigmoid_forward::call(self);
+}
+
+// ============================================================================ lstm_cell
+
+// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback_lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::lstm_cell(input_r, TensorList(hx_r), w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(hx) | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
+  return native::lstm_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
 // ============================================================================ lu_unpack
 
 // lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
@@ -556,6 +860,344 @@ static Tensor math_bits_fallback_max_pool1d(const Tensor& self, IntArrayRef kern
 Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode);
   return native::max_pool1d_composite(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// ============================================================================ pixel_unshuffle
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+ops::pixel_unshuffle::Kernel* ops::pixel_unshuffle::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pixel_unshuffle_kernel,
+    /* Meta */ native::pixel_unshuffle_kernel,
+};
+
+static Tensor math_bits_fallback_pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::pixel_unshuffle::call(self_r, downscale_factor);
+}
+
+Tensor ops::pixel_unshuffle::call(const Tensor& self, int64_t downscale_factor) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pixel_unshuffle(self, downscale_factor);
+  const Device kernel_device = dispatch_device("pixel_unshuffle", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pixel_unshuffle", kernel_device);
+  return kernel(self, downscale_factor);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pixel_unshuffle(self, downscale_factor);
+  }
+  return ops::pixel_unshuffle::call(self, downscale_factor);
+}
+
+// ============================================================================ polar
+
+// polar(Tensor abs, Tensor angle) -> Tensor
+static Tensor math_bits_fallback_polar(const Tensor& abs, const Tensor& angle) {
+  const auto abs_r = math_bits::resolved_differentiable(abs);
+  const auto angle_r = math_bits::resolved_differentiable(angle);
+  return ::tl::polar(abs_r, angle_r);
+}
+
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  if (__builtin_expect((abs.math_bits() | angle.math_bits()) != 0, 0)) return math_bits_fallback_polar(abs, angle);
+  return native::polar_composite(abs, angle);
+}
+
+// ============================================================================ pow
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+static Tensor pow_kernel_functional(const Tensor& self, const Tensor& exponent) {
+  Tensor out;
+  native::pow_kernel(self, exponent, out);
+  return out;
+}
+
+ops::pow_Tensor_Tensor::Kernel* ops::pow_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_kernel_functional,
+    /* Meta */ pow_kernel_functional,
+};
+
+static Tensor math_bits_fallback_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto exponent_r = math_bits::resolved(exponent);
+  return ops::pow_Tensor_Tensor::call(self_r, exponent_r);
+}
+
+Tensor ops::pow_Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
+  if (__builtin_expect((self.math_bits() | exponent.math_bits()) != 0, 0)) return math_bits_fallback_pow_Tensor_Tensor(self, exponent);
+  const Device kernel_device = dispatch_device("pow.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Tensor", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor pow(const Tensor& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&self, &exponent})) {
+    return autograd::wrappers::pow_Tensor_Tensor(self, exponent);
+  }
+  return ops::pow_Tensor_Tensor::call(self, exponent);
+}
+
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+static const Tensor& pow_kernel_inplace(const Tensor& self, const Tensor& exponent) {
+  Tensor out = self;
+  native::pow_kernel(self, exponent, out);
+  return self;
+}
+
+ops::pow__Tensor_Tensor::Kernel* ops::pow__Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_kernel_inplace,
+    /* Meta */ pow_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto exponent_r = math_bits::resolved(exponent);
+  ops::pow__Tensor_Tensor::call(self_r, exponent_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::pow__Tensor_Tensor::call(const Tensor& self, const Tensor& exponent) {
+  if (__builtin_expect((self.math_bits() | exponent.math_bits()) != 0, 0)) return math_bits_fallback_pow__Tensor_Tensor(self, exponent);
+  const Device kernel_device = dispatch_device("pow_.Tensor_Tensor", {&self, &exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow_.Tensor_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, exponent);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& pow_(const Tensor& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&self, &exponent})) {
+    return autograd::wrappers::pow__Tensor_Tensor(self, exponent);
+  }
+  return ops::pow__Tensor_Tensor::call(self, exponent);
+}
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& pow_kernel_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor exponent_in = native::input_unaffected_by_resize(exponent, out);
+  Tensor out_handle = out;
+  native::pow_kernel(self_in, exponent_in, out_handle);
+  return out;
+}
+
+ops::pow_Tensor_Tensor_out::Kernel* ops::pow_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_kernel_out,
+    /* Meta */ pow_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_pow_Tensor_Tensor_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto exponent_r = math_bits::resolved(exponent);
+  const Tensor out_r = written.arg(out);
+  ops::pow_Tensor_Tensor_out::call(self_r, exponent_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::pow_Tensor_Tensor_out::call(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | exponent.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_pow_Tensor_Tensor_out(self, exponent, out);
+  const Device kernel_device = dispatch_device("pow.Tensor_Tensor_out", {&self, &exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  check_out_no_grad("pow.Tensor_Tensor_out", {&self, &exponent}, {&out});
+  return ops::pow_Tensor_Tensor_out::call(self, exponent, out);
+}
+
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+static Tensor pow_tensor_scalar_kernel_functional(const Tensor& self, const Scalar& exponent) {
+  Tensor out;
+  native::pow_tensor_scalar_kernel(self, exponent, out);
+  return out;
+}
+
+ops::pow_Tensor_Scalar::Kernel* ops::pow_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_tensor_scalar_kernel_functional,
+    /* Meta */ pow_tensor_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::pow_Tensor_Scalar::call(self_r, exponent);
+}
+
+Tensor ops::pow_Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pow_Tensor_Scalar(self, exponent);
+  const Device kernel_device = dispatch_device("pow.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Scalar", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor pow(const Tensor& self, const Scalar& exponent) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pow_Tensor_Scalar(self, exponent);
+  }
+  return ops::pow_Tensor_Scalar::call(self, exponent);
+}
+
+// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+static const Tensor& pow_tensor_scalar_kernel_inplace(const Tensor& self, const Scalar& exponent) {
+  Tensor out = self;
+  native::pow_tensor_scalar_kernel(self, exponent, out);
+  return self;
+}
+
+ops::pow__Tensor_Scalar::Kernel* ops::pow__Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_tensor_scalar_kernel_inplace,
+    /* Meta */ pow_tensor_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::pow__Tensor_Scalar::call(self_r, exponent);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::pow__Tensor_Scalar::call(const Tensor& self, const Scalar& exponent) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pow__Tensor_Scalar(self, exponent);
+  const Device kernel_device = dispatch_device("pow_.Tensor_Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow_.Tensor_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, exponent);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& pow_(const Tensor& self, const Scalar& exponent) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::pow__Tensor_Scalar(self, exponent);
+  }
+  return ops::pow__Tensor_Scalar::call(self, exponent);
+}
+
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& pow_tensor_scalar_kernel_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::pow_tensor_scalar_kernel(self_in, exponent, out_handle);
+  return out;
+}
+
+ops::pow_Tensor_Scalar_out::Kernel* ops::pow_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_tensor_scalar_kernel_out,
+    /* Meta */ pow_tensor_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_pow_Tensor_Scalar_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::pow_Tensor_Scalar_out::call(self_r, exponent, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::pow_Tensor_Scalar_out::call(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_pow_Tensor_Scalar_out(self, exponent, out);
+  const Device kernel_device = dispatch_device("pow.Tensor_Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  check_out_no_grad("pow.Tensor_Scalar_out", {&self}, {&out});
+  return ops::pow_Tensor_Scalar_out::call(self, exponent, out);
+}
+
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+static Tensor pow_scalar_kernel_functional(const Scalar& self, const Tensor& exponent) {
+  Tensor out;
+  native::pow_scalar_kernel(self, exponent, out);
+  return out;
+}
+
+ops::pow_Scalar::Kernel* ops::pow_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_scalar_kernel_functional,
+    /* Meta */ pow_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_pow_Scalar(const Scalar& self, const Tensor& exponent) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto exponent_r = math_bits::resolved(exponent);
+  return ops::pow_Scalar::call(self, exponent_r);
+}
+
+Tensor ops::pow_Scalar::call(const Scalar& self, const Tensor& exponent) {
+  if (__builtin_expect((exponent.math_bits()) != 0, 0)) return math_bits_fallback_pow_Scalar(self, exponent);
+  const Device kernel_device = dispatch_device("pow.Scalar", {&exponent});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Scalar", kernel_device);
+  return kernel(self, exponent);
+}
+
+Tensor pow(const Scalar& self, const Tensor& exponent) {
+  if (autograd::compute_requires_grad({&exponent})) {
+    return autograd::wrappers::pow_Scalar(self, exponent);
+  }
+  return ops::pow_Scalar::call(self, exponent);
+}
+
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& pow_scalar_kernel_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  const Tensor exponent_in = native::input_unaffected_by_resize(exponent, out);
+  Tensor out_handle = out;
+  native::pow_scalar_kernel(self, exponent_in, out_handle);
+  return out;
+}
+
+ops::pow_Scalar_out::Kernel* ops::pow_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ pow_scalar_kernel_out,
+    /* Meta */ pow_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto exponent_r = math_bits::resolved(exponent);
+  const Tensor out_r = written.arg(out);
+  ops::pow_Scalar_out::call(self, exponent_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::pow_Scalar_out::call(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  if (__builtin_expect((exponent.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_pow_Scalar_out(self, exponent, out);
+  const Device kernel_device = dispatch_device("pow.Scalar_out", {&exponent, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("pow.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, exponent, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent) {
+  check_out_no_grad("pow.Scalar_out", {&exponent}, {&out});
+  return ops::pow_Scalar_out::call(self, exponent, out);
 }
 
 // ============================================================================ random
@@ -661,6 +1303,117 @@ const Tensor& random_(const Tensor& self, std::optional<Generator> generator) {
 // real(Tensor(a) self) -> Tensor(a)
 Tensor real(const Tensor& self) {
   return native::real_composite(self);
+}
+
+// ============================================================================ trunc
+
+// trunc(Tensor self) -> Tensor
+static Tensor trunc_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::trunc_kernel(self, out);
+  return out;
+}
+
+ops::trunc::Kernel* ops::trunc::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_functional,
+    /* Meta */ trunc_kernel_functional,
+};
+
+static Tensor math_bits_fallback_trunc(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::trunc::call(self_r);
+}
+
+Tensor ops::trunc::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_trunc(self);
+  const Device kernel_device = dispatch_device("trunc", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc", kernel_device);
+  return kernel(self);
+}
+
+Tensor trunc(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc(self);
+  }
+  return ops::trunc::call(self);
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& trunc_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::trunc_kernel(self, out);
+  return self;
+}
+
+ops::trunc_::Kernel* ops::trunc_::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_inplace,
+    /* Meta */ trunc_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_trunc_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::trunc_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::trunc_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_trunc_(self);
+  const Device kernel_device = dispatch_device("trunc_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& trunc_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::trunc_(self);
+  }
+  return ops::trunc_::call(self);
+}
+
+// trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& trunc_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::trunc_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::trunc_out::Kernel* ops::trunc_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ trunc_kernel_out,
+    /* Meta */ trunc_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_trunc_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::trunc_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::trunc_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_trunc_out(self, out);
+  const Device kernel_device = dispatch_device("trunc.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("trunc.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& trunc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("trunc.out", {&self}, {&out});
+  return ops::trunc_out::call(self, out);
 }
 
 // ============================================================================ unfold

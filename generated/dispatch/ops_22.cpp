@@ -12,11 +12,15 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
+#include "generated/ops/rrelu.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/tensor_split.h"
 #include "generated/ops/threshold.h"
 
 namespace tl {
@@ -184,6 +188,117 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   return ops::diagonal::call(self, offset, dim1, dim2);
 }
 
+// ============================================================================ digamma
+
+// digamma(Tensor self) -> Tensor
+static Tensor digamma_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::digamma_kernel(self, out);
+  return out;
+}
+
+ops::digamma::Kernel* ops::digamma::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_functional,
+    /* Meta */ digamma_kernel_functional,
+};
+
+static Tensor math_bits_fallback_digamma(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::digamma::call(self_r);
+}
+
+Tensor ops::digamma::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_digamma(self);
+  const Device kernel_device = dispatch_device("digamma", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma", kernel_device);
+  return kernel(self);
+}
+
+Tensor digamma(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::digamma(self);
+  }
+  return ops::digamma::call(self);
+}
+
+// digamma_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& digamma_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::digamma_kernel(self, out);
+  return self;
+}
+
+ops::digamma_::Kernel* ops::digamma_::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_inplace,
+    /* Meta */ digamma_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_digamma_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::digamma_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::digamma_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_digamma_(self);
+  const Device kernel_device = dispatch_device("digamma_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& digamma_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::digamma_(self);
+  }
+  return ops::digamma_::call(self);
+}
+
+// digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& digamma_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::digamma_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::digamma_out::Kernel* ops::digamma_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ digamma_kernel_out,
+    /* Meta */ digamma_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_digamma_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::digamma_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::digamma_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_digamma_out(self, out);
+  const Device kernel_device = dispatch_device("digamma.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("digamma.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("digamma.out", {&self}, {&out});
+  return ops::digamma_out::call(self, out);
+}
+
 // ============================================================================ margin_ranking_loss
 
 // margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
@@ -226,6 +341,135 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   return native::prelu_composite(self, weight);
 }
 
+// ============================================================================ rrelu
+
+// rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+static Tensor math_bits_fallback_rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::rrelu(self_r, lower, upper, training, generator);
+}
+
+Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rrelu(self, lower, upper, training, generator);
+  return native::rrelu_composite(self, lower, upper, training, generator);
+}
+
+// rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, std::optional<Generator> generator) {
+  return native::rrelu__composite(self, lower, upper, training, generator);
+}
+
+// ============================================================================ rsqrt
+
+// rsqrt(Tensor self) -> Tensor
+static Tensor rsqrt_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::rsqrt_kernel(self, out);
+  return out;
+}
+
+ops::rsqrt::Kernel* ops::rsqrt::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt_kernel_functional,
+    /* Meta */ rsqrt_kernel_functional,
+};
+
+static Tensor math_bits_fallback_rsqrt(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::rsqrt::call(self_r);
+}
+
+Tensor ops::rsqrt::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rsqrt(self);
+  const Device kernel_device = dispatch_device("rsqrt", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt", kernel_device);
+  return kernel(self);
+}
+
+Tensor rsqrt(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rsqrt(self);
+  }
+  return ops::rsqrt::call(self);
+}
+
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& rsqrt_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::rsqrt_kernel(self, out);
+  return self;
+}
+
+ops::rsqrt_::Kernel* ops::rsqrt_::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt_kernel_inplace,
+    /* Meta */ rsqrt_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_rsqrt_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::rsqrt_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::rsqrt_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rsqrt_(self);
+  const Device kernel_device = dispatch_device("rsqrt_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& rsqrt_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rsqrt_(self);
+  }
+  return ops::rsqrt_::call(self);
+}
+
+// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& rsqrt_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::rsqrt_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::rsqrt_out::Kernel* ops::rsqrt_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ rsqrt_kernel_out,
+    /* Meta */ rsqrt_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_rsqrt_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::rsqrt_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::rsqrt_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_rsqrt_out(self, out);
+  const Device kernel_device = dispatch_device("rsqrt.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rsqrt.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("rsqrt.out", {&self}, {&out});
+  return ops::rsqrt_out::call(self, out);
+}
+
 // ============================================================================ special_erf
 
 // special_erf(Tensor self) -> Tensor
@@ -243,6 +487,23 @@ Tensor special_erf(const Tensor& self) {
 const Tensor& special_erf_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_erf.out", {&self}, {&out});
   return erf_out(out, self);
+}
+
+// ============================================================================ tensor_split
+
+// tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  return native::tensor_split_sections_composite(self, sections, dim);
+}
+
+// tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  return native::tensor_split_indices_composite(self, indices, dim);
+}
+
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  return native::tensor_split_tensor_indices_or_sections_composite(self, tensor_indices_or_sections, dim);
 }
 
 // ============================================================================ threshold

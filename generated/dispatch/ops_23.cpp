@@ -5,20 +5,98 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rprop.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/acosh.h"
 #include "generated/ops/arccosh.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
+#include "generated/ops/dist.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/rnn_tanh_cell.h"
+#include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rprop
+
+// _fused_rprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] prevs, Tensor(c!)[] step_sizes, Tensor(d!)[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> ()
+ops::_fused_rprop_::Kernel* ops::_fused_rprop_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_rprop_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_rprop_(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const auto grad_list_r = math_bits::resolved(grad_list);
+  const std::vector<Tensor> prevs_r = written.list(prevs);
+  const std::vector<Tensor> step_sizes_r = written.list(step_sizes);
+  const std::vector<Tensor> state_steps_r = written.list(state_steps);
+  ops::_fused_rprop_::call(self_r, grad_list_r, prevs_r, step_sizes_r, state_steps_r, etaminus, etaplus, step_size_min, step_size_max, maximize);
+  written.finish();
+}
+
+void ops::_fused_rprop_::call(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(prevs) | math_bits::of(step_sizes) | math_bits::of(state_steps)) != 0, 0)) return math_bits_fallback__fused_rprop_(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+  const Device kernel_device = dispatch_device("_fused_rprop_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_rprop_", kernel_device);
+  kernel(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : prevs) t.bump_version();
+  for (const Tensor& t : step_sizes) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_rprop_(TensorList self, TensorList grad_list, TensorList prevs, TensorList step_sizes, TensorList state_steps, double etaminus, double etaplus, double step_size_min, double step_size_max, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_rprop_");
+  return ops::_fused_rprop_::call(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize);
+}
+
+// ============================================================================ _pad_packed_sequence
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+ops::_pad_packed_sequence::Kernel* ops::_pad_packed_sequence::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::pad_packed_sequence_kernel,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback__pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto data_r = math_bits::resolved(data);
+  const auto batch_sizes_r = math_bits::resolved(batch_sizes);
+  return ops::_pad_packed_sequence::call(data_r, batch_sizes_r, batch_first, padding_value, total_length);
+}
+
+std::tuple<Tensor, Tensor> ops::_pad_packed_sequence::call(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits()) != 0, 0)) return math_bits_fallback__pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length);
+  const Device kernel_device = dispatch_device("_pad_packed_sequence", {&data, &batch_sizes});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_pad_packed_sequence", kernel_device);
+  return kernel(data, batch_sizes, batch_first, padding_value, total_length);
+}
+
+std::tuple<Tensor, Tensor> _pad_packed_sequence(const Tensor& data, const Tensor& batch_sizes, bool batch_first, const Scalar& padding_value, int64_t total_length) {
+  if (autograd::compute_requires_grad({&data})) {
+    return autograd::wrappers::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length);
+  }
+  return ops::_pad_packed_sequence::call(data, batch_sizes, batch_first, padding_value, total_length);
+}
 
 // ============================================================================ arccosh
 
@@ -42,6 +120,19 @@ const Tensor& arccosh_out(const Tensor& out, const Tensor& self) {
 // arccosh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& arccosh_(const Tensor& self) {
   return native::arccosh__composite(self);
+}
+
+// ============================================================================ argwhere
+
+// argwhere(Tensor self) -> Tensor
+static Tensor math_bits_fallback_argwhere(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::argwhere(self_r);
+}
+
+Tensor argwhere(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_argwhere(self);
+  return native::argwhere_composite(self);
 }
 
 // ============================================================================ bitwise_left_shift
@@ -525,6 +616,265 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   return native::cosine_embedding_loss_composite(input1, input2, target, margin, reduction);
 }
 
+// ============================================================================ dist
+
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+static Tensor math_bits_fallback_dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::dist(self_r, other_r, p);
+}
+
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_dist(self, other, p);
+  return native::dist_composite(self, other, p);
+}
+
+// ============================================================================ eq
+
+// eq.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor eq_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::eq_kernel(self, other, out);
+  return out;
+}
+
+ops::eq_Tensor::Kernel* ops::eq_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_kernel_functional,
+    /* Meta */ eq_kernel_functional,
+};
+
+static Tensor math_bits_fallback_eq_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::eq_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::eq_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_eq_Tensor(self, other);
+  const Device kernel_device = dispatch_device("eq.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor eq(const Tensor& self, const Tensor& other) {
+  return ops::eq_Tensor::call(self, other);
+}
+
+// eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& eq_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::eq_kernel(self, other, out);
+  return self;
+}
+
+ops::eq__Tensor::Kernel* ops::eq__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_kernel_inplace,
+    /* Meta */ eq_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_eq__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::eq__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::eq__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_eq__Tensor(self, other);
+  const Device kernel_device = dispatch_device("eq_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& eq_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "eq_.Tensor");
+  ops::eq__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "EqBackward1");
+  return self;
+}
+
+// eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eq_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::eq_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::eq_Tensor_out::Kernel* ops::eq_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_kernel_out,
+    /* Meta */ eq_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_eq_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::eq_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::eq_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_eq_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("eq.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("eq.Tensor_out", {&self, &other}, {&out});
+  return ops::eq_Tensor_out::call(self, other, out);
+}
+
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor eq_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::eq_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::eq_Scalar::Kernel* ops::eq_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_scalar_kernel_functional,
+    /* Meta */ eq_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_eq_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::eq_Scalar::call(self_r, other);
+}
+
+Tensor ops::eq_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_eq_Scalar(self, other);
+  const Device kernel_device = dispatch_device("eq.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor eq(const Tensor& self, const Scalar& other) {
+  return ops::eq_Scalar::call(self, other);
+}
+
+// eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& eq_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::eq_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::eq__Scalar::Kernel* ops::eq__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_scalar_kernel_inplace,
+    /* Meta */ eq_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_eq__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::eq__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::eq__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_eq__Scalar(self, other);
+  const Device kernel_device = dispatch_device("eq_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& eq_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "eq_.Scalar");
+  ops::eq__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "EqBackward0");
+  return self;
+}
+
+// eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& eq_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::eq_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::eq_Scalar_out::Kernel* ops::eq_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ eq_scalar_kernel_out,
+    /* Meta */ eq_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::eq_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::eq_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_eq_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("eq.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("eq.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& eq_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("eq.Scalar_out", {&self}, {&out});
+  return ops::eq_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ equal
+
+// equal(Tensor self, Tensor other) -> bool
+ops::equal::Kernel* ops::equal::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::equal_kernel,
+    /* Meta */ nullptr,
+};
+
+static bool math_bits_fallback_equal(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::equal::call(self_r, other_r);
+}
+
+bool ops::equal::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_equal(self, other);
+  const Device kernel_device = dispatch_device("equal", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("equal", kernel_device);
+  return kernel(self, other);
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  return ops::equal::call(self, other);
+}
+
 // ============================================================================ greater_equal
 
 // greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
@@ -875,6 +1225,36 @@ const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other
   return ops::lcm_out::call(self, other, out);
 }
 
+// ============================================================================ leaky_relu_backward
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+ops::leaky_relu_backward::Kernel* ops::leaky_relu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::leaky_relu_backward_kernel,
+    /* Meta */ native::leaky_relu_backward_kernel,
+};
+
+static Tensor math_bits_fallback_leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::leaky_relu_backward::call(grad_output_r, self_r, negative_slope, self_is_result);
+}
+
+Tensor ops::leaky_relu_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+  const Device kernel_device = dispatch_device("leaky_relu_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("leaky_relu_backward", kernel_device);
+  return kernel(grad_output, self, negative_slope, self_is_result);
+}
+
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope, bool self_is_result) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+  }
+  return ops::leaky_relu_backward::call(grad_output, self, negative_slope, self_is_result);
+}
+
 // ============================================================================ max_pool3d
 
 // max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
@@ -988,6 +1368,87 @@ const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool 
   return ops::prod_dim_int_out::call(self, dim, keepdim, dtype, out);
 }
 
+// ============================================================================ rnn_tanh_cell
+
+// rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+static Tensor math_bits_fallback_rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto w_ih_r = math_bits::resolved_differentiable(w_ih);
+  const auto w_hh_r = math_bits::resolved_differentiable(w_hh);
+  const auto b_ih_r = math_bits::resolved_differentiable(b_ih);
+  const auto b_hh_r = math_bits::resolved_differentiable(b_hh);
+  return ::tl::rnn_tanh_cell(input_r, hx_r, w_ih_r, w_hh_r, b_ih_r, b_hh_r);
+}
+
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  if (__builtin_expect((input.math_bits() | hx.math_bits() | w_ih.math_bits() | w_hh.math_bits() | math_bits::of(b_ih) | math_bits::of(b_hh)) != 0, 0)) return math_bits_fallback_rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
+  return native::rnn_tanh_cell_composite(input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+// ============================================================================ uniform
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+ops::uniform_::Kernel* ops::uniform_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::uniform_kernel,
+    /* Meta */ native::uniform_kernel,
+};
+
+static const Tensor& math_bits_fallback_uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::uniform_::call(self_r, from, to, generator);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::uniform_::call(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_uniform_(self, from, to, generator);
+  const Device kernel_device = dispatch_device("uniform_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("uniform_", kernel_device);
+  decltype(auto) result = kernel(self, from, to, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& uniform_(const Tensor& self, double from, double to, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::uniform_(self, from, to, generator);
+  }
+  return ops::uniform_::call(self, from, to, generator);
+}
+
+// ============================================================================ unique_dim_consecutive
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::unique_dim_consecutive::Kernel* ops::unique_dim_consecutive::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique_dim_consecutive_kernel,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::unique_dim_consecutive::call(self_r, dim, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim_consecutive::call(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_unique_dim_consecutive(self, dim, return_inverse, return_counts);
+  const Device kernel_device = dispatch_device("unique_dim_consecutive", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unique_dim_consecutive", kernel_device);
+  return kernel(self, dim, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::unique_dim_consecutive(self, dim, return_inverse, return_counts);
+  }
+  return ops::unique_dim_consecutive::call(self, dim, return_inverse, return_counts);
+}
+
 // ============================================================================ upsample_linear1d
 
 // upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
@@ -1070,6 +1531,19 @@ static Tensor math_bits_fallback_upsample_linear1d_vec(const Tensor& input, Opti
 Tensor upsample_linear1d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
   if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_linear1d_vec(input, output_size, align_corners, scale_factors);
   return native::upsample_linear1d_vec_composite(input, output_size, align_corners, scale_factors);
+}
+
+// ============================================================================ zeros_like
+
+// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::zeros_like(self_r, dtype, device);
+}
+
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_zeros_like(self, dtype, device);
+  return native::zeros_like_composite(self, dtype, device);
 }
 
 }  // namespace tl

@@ -6,14 +6,20 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_fused_radam.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/exp2.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/isinf.h"
 #include "generated/ops/kaiser_window.h"
 #include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
@@ -21,6 +27,7 @@
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
@@ -47,6 +54,35 @@ Tensor _conj(const Tensor& self) {
     return autograd::wrappers::_conj(self);
   }
   return ops::_conj::call(self);
+}
+
+// ============================================================================ _fft_c2r
+
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+ops::_fft_c2r::Kernel* ops::_fft_c2r::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fft_c2r_kernel,
+    /* Meta */ native::fft_c2r_kernel,
+};
+
+static Tensor math_bits_fallback__fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_fft_c2r::call(self_r, dim, normalization, last_dim_size);
+}
+
+Tensor ops::_fft_c2r::call(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__fft_c2r(self, dim, normalization, last_dim_size);
+  const Device kernel_device = dispatch_device("_fft_c2r", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fft_c2r", kernel_device);
+  return kernel(self, dim, normalization, last_dim_size);
+}
+
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_fft_c2r(self, dim, normalization, last_dim_size);
+  }
+  return ops::_fft_c2r::call(self, dim, normalization, last_dim_size);
 }
 
 // ============================================================================ _fused_radam
@@ -84,6 +120,41 @@ void ops::_fused_radam_::call(TensorList self, TensorList grad_list, TensorList 
 void _fused_radam_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled_weight_decay, bool maximize) {
   autograd::check_inplace_unrecorded(self, "_fused_radam_");
   return ops::_fused_radam_::call(self, grad_list, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize);
+}
+
+// ============================================================================ _scaled_dot_product_flash_attention_for_cpu_backward
+
+// _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+ops::_scaled_dot_product_flash_attention_for_cpu_backward::Kernel* ops::_scaled_dot_product_flash_attention_for_cpu_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_scaled_dot_product_flash_attention_for_cpu_backward_kernel,
+    /* Meta */ native::_scaled_dot_product_flash_attention_for_cpu_backward_kernel,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback__scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_out_r = math_bits::resolved(grad_out);
+  const auto query_r = math_bits::resolved(query);
+  const auto key_r = math_bits::resolved(key);
+  const auto value_r = math_bits::resolved(value);
+  const auto out_r = math_bits::resolved(out);
+  const auto logsumexp_r = math_bits::resolved(logsumexp);
+  const auto attn_mask_r = math_bits::resolved(attn_mask);
+  return ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(grad_out_r, query_r, key_r, value_r, out_r, logsumexp_r, dropout_p, is_causal, attn_mask_r, scale);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (__builtin_expect((grad_out.math_bits() | query.math_bits() | key.math_bits() | value.math_bits() | out.math_bits() | logsumexp.math_bits() | math_bits::of(attn_mask)) != 0, 0)) return math_bits_fallback__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  const Device kernel_device = dispatch_device("_scaled_dot_product_flash_attention_for_cpu_backward", {&grad_out, &query, &key, &value, &out, &logsumexp, opt_ptr(attn_mask)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_scaled_dot_product_flash_attention_for_cpu_backward", kernel_device);
+  return kernel(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_backward(const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& out, const Tensor& logsumexp, double dropout_p, bool is_causal, const std::optional<Tensor>& attn_mask, std::optional<double> scale) {
+  if (autograd::compute_requires_grad({&grad_out, &query, &key, &value, &out, &logsumexp})) {
+    return autograd::wrappers::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  }
+  return ops::_scaled_dot_product_flash_attention_for_cpu_backward::call(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
 }
 
 // ============================================================================ addcdiv
@@ -205,6 +276,79 @@ const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t
   return ops::addcdiv_out::call(self, tensor1, tensor2, value, out);
 }
 
+// ============================================================================ amin
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+static Tensor amin_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::amin_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::amin::Kernel* ops::amin::kernels[kNumDeviceTypes] = {
+    /* CPU */ amin_kernel_functional,
+    /* Meta */ amin_kernel_functional,
+};
+
+static Tensor math_bits_fallback_amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::amin::call(self_r, dim, keepdim);
+}
+
+Tensor ops::amin::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_amin(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("amin", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amin", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::amin(self, dim, keepdim);
+  }
+  return ops::amin::call(self, dim, keepdim);
+}
+
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& amin_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::amin_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::amin_out::Kernel* ops::amin_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ amin_kernel_out,
+    /* Meta */ amin_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::amin_out::call(self_r, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::amin_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_amin_out(self, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("amin.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("amin.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("amin.out", {&self}, {&out});
+  return ops::amin_out::call(self, dim, keepdim, out);
+}
+
 // ============================================================================ clone
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -232,6 +376,35 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     return autograd::wrappers::clone(self, memory_format);
   }
   return ops::clone::call(self, memory_format);
+}
+
+// ============================================================================ constant_pad_nd
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+ops::constant_pad_nd::Kernel* ops::constant_pad_nd::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::constant_pad_nd_kernel,
+    /* Meta */ native::constant_pad_nd_kernel,
+};
+
+static Tensor math_bits_fallback_constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::constant_pad_nd::call(self_r, pad, value);
+}
+
+Tensor ops::constant_pad_nd::call(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_constant_pad_nd(self, pad, value);
+  const Device kernel_device = dispatch_device("constant_pad_nd", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("constant_pad_nd", kernel_device);
+  return kernel(self, pad, value);
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::constant_pad_nd(self, pad, value);
+  }
+  return ops::constant_pad_nd::call(self, pad, value);
 }
 
 // ============================================================================ dstack
@@ -440,6 +613,165 @@ const Tensor& hardsigmoid_out(const Tensor& out, const Tensor& self) {
   return ops::hardsigmoid_out::call(self, out);
 }
 
+// ============================================================================ histogram
+
+// histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+static std::tuple<Tensor, Tensor> histogram_bins_tensor_kernel_functional(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  Tensor hist;
+  Tensor bin_edges;
+  native::histogram_bins_tensor_kernel(self, bins, weight, density, hist, bin_edges);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bins_tensor::Kernel* ops::histogram_bins_tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bins_tensor_kernel_functional,
+    /* Meta */ histogram_bins_tensor_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_histogram_bins_tensor(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto bins_r = math_bits::resolved(bins);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::histogram_bins_tensor::call(self_r, bins_r, weight_r, density);
+}
+
+std::tuple<Tensor, Tensor> ops::histogram_bins_tensor::call(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | bins.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogram_bins_tensor(self, bins, weight, density);
+  const Device kernel_device = dispatch_device("histogram.bins_tensor", {&self, &bins, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bins_tensor", kernel_device);
+  return kernel(self, bins, weight, density);
+}
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, &bins, opt_ptr(weight)})) {
+    return autograd::wrappers::histogram_bins_tensor(self, bins, weight, density);
+  }
+  return ops::histogram_bins_tensor::call(self, bins, weight, density);
+}
+
+// histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+static std::tuple<const Tensor&, const Tensor&> histogram_bins_tensor_kernel_out(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, hist), bin_edges);
+  const Tensor bins_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(bins, hist), bin_edges);
+  Tensor hist_handle = hist;
+  Tensor bin_edges_handle = bin_edges;
+  native::histogram_bins_tensor_kernel(self_in, bins_in, weight, density, hist_handle, bin_edges_handle);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bins_tensor_out::Kernel* ops::histogram_bins_tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bins_tensor_kernel_out,
+    /* Meta */ histogram_bins_tensor_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_histogram_bins_tensor_out(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto bins_r = math_bits::resolved(bins);
+  const auto weight_r = math_bits::resolved(weight);
+  const Tensor hist_r = written.arg(hist);
+  const Tensor bin_edges_r = written.arg(bin_edges);
+  ops::histogram_bins_tensor_out::call(self_r, bins_r, weight_r, density, hist_r, bin_edges_r);
+  written.finish();
+  return std::forward_as_tuple(hist, bin_edges);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::histogram_bins_tensor_out::call(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  if (__builtin_expect((self.math_bits() | bins.math_bits() | math_bits::of(weight) | hist.math_bits() | bin_edges.math_bits()) != 0, 0)) return math_bits_fallback_histogram_bins_tensor_out(self, bins, weight, density, hist, bin_edges);
+  const Device kernel_device = dispatch_device("histogram.bins_tensor_out", {&self, &bins, opt_ptr(weight), &hist, &bin_edges});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bins_tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, bins, weight, density, hist, bin_edges);
+  hist.bump_version();
+  bin_edges.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> histogram_out(const Tensor& hist, const Tensor& bin_edges, const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  check_out_no_grad("histogram.bins_tensor_out", {&self, &bins, opt_ptr(weight)}, {&hist, &bin_edges});
+  return ops::histogram_bins_tensor_out::call(self, bins, weight, density, hist, bin_edges);
+}
+
+// histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+static std::tuple<Tensor, Tensor> histogram_bin_ct_kernel_functional(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  Tensor hist;
+  Tensor bin_edges;
+  native::histogram_bin_ct_kernel(self, bins, range, weight, density, hist, bin_edges);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bin_ct::Kernel* ops::histogram_bin_ct::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bin_ct_kernel_functional,
+    /* Meta */ histogram_bin_ct_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_histogram_bin_ct(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::histogram_bin_ct::call(self_r, bins, range, weight_r, density);
+}
+
+std::tuple<Tensor, Tensor> ops::histogram_bin_ct::call(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogram_bin_ct(self, bins, range, weight, density);
+  const Device kernel_device = dispatch_device("histogram.bin_ct", {&self, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bin_ct", kernel_device);
+  return kernel(self, bins, range, weight, density);
+}
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(weight)})) {
+    return autograd::wrappers::histogram_bin_ct(self, bins, range, weight, density);
+  }
+  return ops::histogram_bin_ct::call(self, bins, range, weight, density);
+}
+
+// histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+static std::tuple<const Tensor&, const Tensor&> histogram_bin_ct_kernel_out(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, hist), bin_edges);
+  Tensor hist_handle = hist;
+  Tensor bin_edges_handle = bin_edges;
+  native::histogram_bin_ct_kernel(self_in, bins, range, weight, density, hist_handle, bin_edges_handle);
+  return {hist, bin_edges};
+}
+
+ops::histogram_bin_ct_out::Kernel* ops::histogram_bin_ct_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ histogram_bin_ct_kernel_out,
+    /* Meta */ histogram_bin_ct_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_histogram_bin_ct_out(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto weight_r = math_bits::resolved(weight);
+  const Tensor hist_r = written.arg(hist);
+  const Tensor bin_edges_r = written.arg(bin_edges);
+  ops::histogram_bin_ct_out::call(self_r, bins, range, weight_r, density, hist_r, bin_edges_r);
+  written.finish();
+  return std::forward_as_tuple(hist, bin_edges);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::histogram_bin_ct_out::call(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density, const Tensor& hist, const Tensor& bin_edges) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight) | hist.math_bits() | bin_edges.math_bits()) != 0, 0)) return math_bits_fallback_histogram_bin_ct_out(self, bins, range, weight, density, hist, bin_edges);
+  const Device kernel_device = dispatch_device("histogram.bin_ct_out", {&self, opt_ptr(weight), &hist, &bin_edges});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("histogram.bin_ct_out", kernel_device);
+  decltype(auto) result = kernel(self, bins, range, weight, density, hist, bin_edges);
+  hist.bump_version();
+  bin_edges.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> histogram_out(const Tensor& hist, const Tensor& bin_edges, const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  check_out_no_grad("histogram.bin_ct_out", {&self, opt_ptr(weight)}, {&hist, &bin_edges});
+  return ops::histogram_bin_ct_out::call(self, bins, range, weight, density, hist, bin_edges);
+}
+
 // ============================================================================ hsplit
 
 // hsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
@@ -450,6 +782,32 @@ std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
 // hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
 std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
   return native::hsplit_array_composite(self, indices);
+}
+
+// ============================================================================ isinf
+
+// isinf(Tensor self) -> Tensor
+ops::isinf::Kernel* ops::isinf::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isinf_kernel,
+    /* Meta */ native::isinf_kernel,
+};
+
+static Tensor math_bits_fallback_isinf(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::isinf::call(self_r);
+}
+
+Tensor ops::isinf::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_isinf(self);
+  const Device kernel_device = dispatch_device("isinf", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isinf", kernel_device);
+  return kernel(self);
+}
+
+Tensor isinf(const Tensor& self) {
+  return ops::isinf::call(self);
 }
 
 // ============================================================================ kaiser_window
@@ -766,6 +1124,116 @@ Tensor special_exp2(const Tensor& self) {
 const Tensor& special_exp2_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_exp2.out", {&self}, {&out});
   return exp2_out(out, self);
+}
+
+// ============================================================================ special_zeta
+
+// special_zeta(Tensor self, Tensor other) -> Tensor
+static Tensor special_zeta_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::special_zeta_kernel(self, other, out);
+  return out;
+}
+
+ops::special_zeta::Kernel* ops::special_zeta::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_zeta_kernel_functional,
+    /* Meta */ special_zeta_kernel_functional,
+};
+
+static Tensor math_bits_fallback_special_zeta(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::special_zeta::call(self_r, other_r);
+}
+
+Tensor ops::special_zeta::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta(self, other);
+  const Device kernel_device = dispatch_device("special_zeta", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_zeta", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::special_zeta(self, other);
+  }
+  return ops::special_zeta::call(self, other);
+}
+
+// special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_zeta_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::special_zeta_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::special_zeta_out::Kernel* ops::special_zeta_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_zeta_kernel_out,
+    /* Meta */ special_zeta_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_special_zeta_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::special_zeta_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::special_zeta_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta_out(self, other, out);
+  const Device kernel_device = dispatch_device("special_zeta.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_zeta.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_zeta_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_zeta.out", {&self, &other}, {&out});
+  return ops::special_zeta_out::call(self, other, out);
+}
+
+// special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_zeta_self_scalar(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_zeta(self, other_r);
+}
+
+Tensor special_zeta(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta_self_scalar(self, other);
+  return native::special_zeta_self_scalar_composite(self, other);
+}
+
+// special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_zeta_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_zeta.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_zeta(self, other), "special_zeta.self_scalar_out", native::OutDtype::CanCast);
+}
+
+// special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_special_zeta_other_scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_zeta(self_r, other);
+}
+
+Tensor special_zeta(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_zeta_other_scalar(self, other);
+  return native::special_zeta_other_scalar_composite(self, other);
+}
+
+// special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_zeta_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_zeta.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_zeta(self, other), "special_zeta.other_scalar_out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ sqrt

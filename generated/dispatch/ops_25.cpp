@@ -6,15 +6,26 @@
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/_lstm_layer_backward.h"
+#include "generated/ops/_unique2.h"
+#include "generated/ops/adjoint.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/kl_div.h"
+#include "generated/ops/linalg_eig.h"
+#include "generated/ops/lstm.h"
+#include "generated/ops/nanmean.h"
 #include "generated/ops/nll_loss2d.h"
+#include "generated/ops/pdist.h"
+#include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl {
 
@@ -52,6 +63,62 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_backward(const Tensor& gr
     return autograd::wrappers::_lstm_layer_backward(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
   }
   return ops::_lstm_layer_backward::call(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
+}
+
+// ============================================================================ _unique2
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+ops::_unique2::Kernel* ops::_unique2::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unique2_kernel,
+    /* Meta */ nullptr,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback__unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_unique2::call(self_r, sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::_unique2::call(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__unique2(self, sorted, return_inverse, return_counts);
+  const Device kernel_device = dispatch_device("_unique2", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_unique2", kernel_device);
+  return kernel(self, sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_unique2(self, sorted, return_inverse, return_counts);
+  }
+  return ops::_unique2::call(self, sorted, return_inverse, return_counts);
+}
+
+// ============================================================================ adjoint
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+Tensor adjoint(const Tensor& self) {
+  return native::adjoint_composite(self);
+}
+
+// ============================================================================ cross
+
+// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+static Tensor math_bits_fallback_cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::cross(self_r, other_r, dim);
+}
+
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_cross(self, other, dim);
+  return native::cross_composite(self, other, dim);
+}
+
+// cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  check_out_no_grad("cross.out", {&self, &other}, {&out});
+  return copy_to_out(out, cross(self, other, dim), "cross.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ einsum
@@ -291,6 +358,236 @@ const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Scalar& othe
   return ops::fmod_Scalar_out::call(self, other, out);
 }
 
+// ============================================================================ frac
+
+// frac(Tensor self) -> Tensor
+static Tensor frac_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::frac_kernel(self, out);
+  return out;
+}
+
+ops::frac::Kernel* ops::frac::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_functional,
+    /* Meta */ frac_kernel_functional,
+};
+
+static Tensor math_bits_fallback_frac(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::frac::call(self_r);
+}
+
+Tensor ops::frac::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_frac(self);
+  const Device kernel_device = dispatch_device("frac", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac", kernel_device);
+  return kernel(self);
+}
+
+Tensor frac(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac(self);
+  }
+  return ops::frac::call(self);
+}
+
+// frac_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& frac_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::frac_kernel(self, out);
+  return self;
+}
+
+ops::frac_::Kernel* ops::frac_::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_inplace,
+    /* Meta */ frac_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_frac_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::frac_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::frac_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_frac_(self);
+  const Device kernel_device = dispatch_device("frac_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& frac_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::frac_(self);
+  }
+  return ops::frac_::call(self);
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& frac_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::frac_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::frac_out::Kernel* ops::frac_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ frac_kernel_out,
+    /* Meta */ frac_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_frac_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::frac_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::frac_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_frac_out(self, out);
+  const Device kernel_device = dispatch_device("frac.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("frac.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& frac_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("frac.out", {&self}, {&out});
+  return ops::frac_out::call(self, out);
+}
+
+// ============================================================================ index_reduce
+
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+static Tensor index_reduce_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return out;
+}
+
+ops::index_reduce::Kernel* ops::index_reduce::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_functional,
+    /* Meta */ index_reduce_kernel_functional,
+};
+
+static Tensor math_bits_fallback_index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto source_r = math_bits::resolved(source);
+  return ops::index_reduce::call(self_r, dim, index_r, source_r, reduce, include_self);
+}
+
+Tensor ops::index_reduce::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | source.math_bits()) != 0, 0)) return math_bits_fallback_index_reduce(self, dim, index, source, reduce, include_self);
+  const Device kernel_device = dispatch_device("index_reduce", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce", kernel_device);
+  return kernel(self, dim, index, source, reduce, include_self);
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  Tensor out = self;
+  native::index_reduce_kernel(self, dim, index, source, reduce, include_self, out);
+  return self;
+}
+
+ops::index_reduce_::Kernel* ops::index_reduce_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_inplace,
+    /* Meta */ index_reduce_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto source_r = math_bits::resolved(source);
+  ops::index_reduce_::call(self_r, dim, index_r, source_r, reduce, include_self);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::index_reduce_::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | source.math_bits()) != 0, 0)) return math_bits_fallback_index_reduce_(self, dim, index, source, reduce, include_self);
+  const Device kernel_device = dispatch_device("index_reduce_", {&self, &index, &source});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce_", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  if (autograd::compute_requires_grad({&self, &source})) {
+    return autograd::wrappers::index_reduce_(self, dim, index, source, reduce, include_self);
+  }
+  return ops::index_reduce_::call(self, dim, index, source, reduce, include_self);
+}
+
+// index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& index_reduce_kernel_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  const Tensor source_in = native::input_unaffected_by_resize(source, out);
+  Tensor out_handle = out;
+  native::index_reduce_kernel(self_in, dim, index_in, source_in, reduce, include_self, out_handle);
+  return out;
+}
+
+ops::index_reduce_out::Kernel* ops::index_reduce_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_reduce_kernel_out,
+    /* Meta */ index_reduce_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto source_r = math_bits::resolved(source);
+  const Tensor out_r = written.arg(out);
+  ops::index_reduce_out::call(self_r, dim, index_r, source_r, reduce, include_self, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::index_reduce_out::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | source.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_index_reduce_out(self, dim, index, source, reduce, include_self, out);
+  const Device kernel_device = dispatch_device("index_reduce.out", {&self, &index, &source, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_reduce.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, source, reduce, include_self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  check_out_no_grad("index_reduce.out", {&self, &index, &source}, {&out});
+  return ops::index_reduce_out::call(self, dim, index, source, reduce, include_self, out);
+}
+
 // ============================================================================ kl_div
 
 // kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
@@ -303,6 +600,131 @@ static Tensor math_bits_fallback_kl_div(const Tensor& self, const Tensor& target
 Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
   if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_kl_div(self, target, reduction, log_target);
   return native::kl_div_composite(self, target, reduction, log_target);
+}
+
+// ============================================================================ linalg_eig
+
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+static std::tuple<Tensor, Tensor> linalg_eig_kernel_functional(const Tensor& A) {
+  Tensor eigenvalues;
+  Tensor eigenvectors;
+  native::linalg_eig_kernel(A, eigenvalues, eigenvectors);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eig::Kernel* ops::linalg_eig::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eig_kernel_functional,
+    /* Meta */ linalg_eig_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_eig(const Tensor& A) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto A_r = math_bits::resolved(A);
+  return ops::linalg_eig::call(A_r);
+}
+
+std::tuple<Tensor, Tensor> ops::linalg_eig::call(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_eig(A);
+  const Device kernel_device = dispatch_device("linalg_eig", {&A});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eig", kernel_device);
+  return kernel(A);
+}
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  if (autograd::compute_requires_grad({&A})) {
+    return autograd::wrappers::linalg_eig(A);
+  }
+  return ops::linalg_eig::call(A);
+}
+
+// linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+static std::tuple<const Tensor&, const Tensor&> linalg_eig_kernel_out(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const Tensor A_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(A, eigenvalues), eigenvectors);
+  Tensor eigenvalues_handle = eigenvalues;
+  Tensor eigenvectors_handle = eigenvectors;
+  native::linalg_eig_kernel(A_in, eigenvalues_handle, eigenvectors_handle);
+  return {eigenvalues, eigenvectors};
+}
+
+ops::linalg_eig_out::Kernel* ops::linalg_eig_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_eig_kernel_out,
+    /* Meta */ linalg_eig_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_linalg_eig_out(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto A_r = math_bits::resolved(A);
+  const Tensor eigenvalues_r = written.arg(eigenvalues);
+  const Tensor eigenvectors_r = written.arg(eigenvectors);
+  ops::linalg_eig_out::call(A_r, eigenvalues_r, eigenvectors_r);
+  written.finish();
+  return std::forward_as_tuple(eigenvalues, eigenvectors);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_eig_out::call(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  if (__builtin_expect((A.math_bits() | eigenvalues.math_bits() | eigenvectors.math_bits()) != 0, 0)) return math_bits_fallback_linalg_eig_out(A, eigenvalues, eigenvectors);
+  const Device kernel_device = dispatch_device("linalg_eig.out", {&A, &eigenvalues, &eigenvectors});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_eig.out", kernel_device);
+  decltype(auto) result = kernel(A, eigenvalues, eigenvectors);
+  eigenvalues.bump_version();
+  eigenvectors.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_eig_out(const Tensor& eigenvalues, const Tensor& eigenvectors, const Tensor& A) {
+  check_out_no_grad("linalg_eig.out", {&A}, {&eigenvalues, &eigenvectors});
+  return ops::linalg_eig_out::call(A, eigenvalues, eigenvectors);
+}
+
+// ============================================================================ lstm
+
+// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_lstm_input(const Tensor& input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::lstm(input_r, TensorList(hx_r), TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(hx) | math_bits::of(params)) != 0, 0)) return math_bits_fallback_lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+  return native::lstm_input_composite(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+}
+
+// lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_lstm_data(const Tensor& data, const Tensor& batch_sizes, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const auto data_r = math_bits::resolved_differentiable(data);
+  const auto batch_sizes_r = math_bits::resolved_differentiable(batch_sizes);
+  const auto hx_r = math_bits::resolved_differentiable(hx);
+  const auto params_r = math_bits::resolved_differentiable(params);
+  return ::tl::lstm(data_r, batch_sizes_r, TensorList(hx_r), TensorList(params_r), has_biases, num_layers, dropout, train, bidirectional);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes, TensorList hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | math_bits::of(hx) | math_bits::of(params)) != 0, 0)) return math_bits_fallback_lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return native::lstm_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+}
+
+// ============================================================================ nanmean
+
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nanmean(self_r, dim, keepdim, dtype);
+}
+
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanmean(self, dim, keepdim, dtype);
+  return native::nanmean_composite(self, dim, keepdim, dtype);
+}
+
+// nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("nanmean.out", {&self}, {&out});
+  return copy_to_out(out, nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.dtype())), "nanmean.out", native::OutDtype::CanCast);
 }
 
 // ============================================================================ nll_loss2d
@@ -324,6 +746,33 @@ Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<
 const Tensor& nll_loss2d_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   check_out_no_grad("nll_loss2d.out", {&self, &target, opt_ptr(weight)}, {&out});
   return copy_to_out(out, nll_loss2d(self, target, weight, reduction, ignore_index), "nll_loss2d.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ pdist
+
+// pdist(Tensor input, float p=2) -> Tensor
+static Tensor math_bits_fallback_pdist(const Tensor& input, double p) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::pdist(input_r, p);
+}
+
+Tensor pdist(const Tensor& input, double p) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_pdist(input, p);
+  return native::pdist_composite(input, p);
+}
+
+// ============================================================================ poisson_nll_loss
+
+// poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+static Tensor math_bits_fallback_poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::poisson_nll_loss(input_r, target_r, log_input, full, eps, reduction);
+}
+
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  if (__builtin_expect((input.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_poisson_nll_loss(input, target, log_input, full, eps, reduction);
+  return native::poisson_nll_loss_composite(input, target, log_input, full, eps, reduction);
 }
 
 // ============================================================================ rand_like
@@ -492,6 +941,35 @@ Tensor ops::triu_indices::call(int64_t row, int64_t col, int64_t offset, std::op
 
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return ops::triu_indices::call(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+// ============================================================================ unfold_backward
+
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+ops::unfold_backward::Kernel* ops::unfold_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::unfold_backward_kernel,
+    /* Meta */ native::unfold_backward_kernel,
+};
+
+static Tensor math_bits_fallback_unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_in_r = math_bits::resolved(grad_in);
+  return ops::unfold_backward::call(grad_in_r, input_sizes, dim, size, step);
+}
+
+Tensor ops::unfold_backward::call(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  if (__builtin_expect((grad_in.math_bits()) != 0, 0)) return math_bits_fallback_unfold_backward(grad_in, input_sizes, dim, size, step);
+  const Device kernel_device = dispatch_device("unfold_backward", {&grad_in});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("unfold_backward", kernel_device);
+  return kernel(grad_in, input_sizes, dim, size, step);
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  if (autograd::compute_requires_grad({&grad_in})) {
+    return autograd::wrappers::unfold_backward(grad_in, input_sizes, dim, size, step);
+  }
+  return ops::unfold_backward::call(grad_in, input_sizes, dim, size, step);
 }
 
 }  // namespace tl

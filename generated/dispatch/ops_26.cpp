@@ -3,15 +3,25 @@
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
 #include "aten/core/MathBits.h"
+#include "aten/autograd/NotImplementedOut.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
+#include "generated/ops/greater.h"
+#include "generated/ops/gt.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
+#include "generated/ops/softmax.h"
 #include "generated/ops/special_bessel_j1.h"
 #include "generated/ops/vstack.h"
 
@@ -226,6 +236,724 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generato
   return ops::bernoulli_p::call(self, p, generator);
 }
 
+// ============================================================================ cholesky_solve
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+static Tensor cholesky_solve_kernel_functional(const Tensor& self, const Tensor& input2, bool upper) {
+  Tensor out;
+  native::cholesky_solve_kernel(self, input2, upper, out);
+  return out;
+}
+
+ops::cholesky_solve::Kernel* ops::cholesky_solve::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_solve_kernel_functional,
+    /* Meta */ cholesky_solve_kernel_functional,
+};
+
+static Tensor math_bits_fallback_cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto input2_r = math_bits::resolved(input2);
+  return ops::cholesky_solve::call(self_r, input2_r, upper);
+}
+
+Tensor ops::cholesky_solve::call(const Tensor& self, const Tensor& input2, bool upper) {
+  if (__builtin_expect((self.math_bits() | input2.math_bits()) != 0, 0)) return math_bits_fallback_cholesky_solve(self, input2, upper);
+  const Device kernel_device = dispatch_device("cholesky_solve", {&self, &input2});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_solve", kernel_device);
+  return kernel(self, input2, upper);
+}
+
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  if (autograd::compute_requires_grad({&self, &input2})) {
+    return autograd::wrappers::cholesky_solve(self, input2, upper);
+  }
+  return ops::cholesky_solve::call(self, input2, upper);
+}
+
+// cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cholesky_solve_kernel_out(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor input2_in = native::input_unaffected_by_resize(input2, out);
+  Tensor out_handle = out;
+  native::cholesky_solve_kernel(self_in, input2_in, upper, out_handle);
+  return out;
+}
+
+ops::cholesky_solve_out::Kernel* ops::cholesky_solve_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_solve_kernel_out,
+    /* Meta */ cholesky_solve_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_cholesky_solve_out(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto input2_r = math_bits::resolved(input2);
+  const Tensor out_r = written.arg(out);
+  ops::cholesky_solve_out::call(self_r, input2_r, upper, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::cholesky_solve_out::call(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | input2.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_cholesky_solve_out(self, input2, upper, out);
+  const Device kernel_device = dispatch_device("cholesky_solve.out", {&self, &input2, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_solve.out", kernel_device);
+  decltype(auto) result = kernel(self, input2, upper, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cholesky_solve_out(const Tensor& out, const Tensor& self, const Tensor& input2, bool upper) {
+  check_out_no_grad("cholesky_solve.out", {&self, &input2}, {&out});
+  return ops::cholesky_solve_out::call(self, input2, upper, out);
+}
+
+// ============================================================================ clamp
+
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clamp_Tensor::Kernel* ops::clamp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_functional,
+    /* Meta */ clamp_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  return ops::clamp_Tensor::call(self_r, min_r, max_r);
+}
+
+Tensor ops::clamp_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max)) != 0, 0)) return math_bits_fallback_clamp_Tensor(self, min, max);
+  const Device kernel_device = dispatch_device("clamp.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.Tensor", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clamp_Tensor(self, min, max);
+  }
+  return ops::clamp_Tensor::call(self, min, max);
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out = self;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clamp__Tensor::Kernel* ops::clamp__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_inplace,
+    /* Meta */ clamp_tensor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_clamp__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  ops::clamp__Tensor::call(self_r, min_r, max_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::clamp__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max)) != 0, 0)) return math_bits_fallback_clamp__Tensor(self, min, max);
+  const Device kernel_device = dispatch_device("clamp_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clamp__Tensor(self, min, max);
+  }
+  return ops::clamp__Tensor::call(self, min, max);
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_tensor_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clamp_Tensor_out::Kernel* ops::clamp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_out,
+    /* Meta */ clamp_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_clamp_Tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  const Tensor out_r = written.arg(out);
+  ops::clamp_Tensor_out::call(self_r, min_r, max_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::clamp_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max) | out.math_bits()) != 0, 0)) return math_bits_fallback_clamp_Tensor_out(self, min, max, out);
+  const Device kernel_device = dispatch_device("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_out_no_grad("clamp.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
+  return ops::clamp_Tensor_out::call(self, min, max, out);
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clamp::Kernel* ops::clamp::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+static Tensor math_bits_fallback_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::clamp::call(self_r, min, max);
+}
+
+Tensor ops::clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_clamp(self, min, max);
+  const Device kernel_device = dispatch_device("clamp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp(self, min, max);
+  }
+  return ops::clamp::call(self, min, max);
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clamp_::Kernel* ops::clamp_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::clamp_::call(self_r, min, max);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::clamp_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_clamp_(self, min, max);
+  const Device kernel_device = dispatch_device("clamp_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clamp_(self, min, max);
+  }
+  return ops::clamp_::call(self, min, max);
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clamp_out::Kernel* ops::clamp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::clamp_out::call(self_r, min, max, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::clamp_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_clamp_out(self, min, max, out);
+  const Device kernel_device = dispatch_device("clamp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clamp.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clamp.out", {&self}, {&out});
+  return ops::clamp_out::call(self, min, max, out);
+}
+
+// ============================================================================ diag
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+static Tensor math_bits_fallback_diag(const Tensor& self, int64_t diagonal) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::diag(self_r, diagonal);
+}
+
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diag(self, diagonal);
+  return native::diag_composite(self, diagonal);
+}
+
+// diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& diag_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  check_out_no_grad("diag.out", {&self}, {&out});
+  return copy_to_out(out, diag(self, diagonal), "diag.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ greater
+
+// greater.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor gt_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::gt_kernel(self, other, out);
+  return out;
+}
+
+ops::greater_Tensor::Kernel* ops::greater_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_functional,
+    /* Meta */ gt_kernel_functional,
+};
+
+static Tensor math_bits_fallback_greater_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::greater_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::greater_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_greater_Tensor(self, other);
+  const Device kernel_device = dispatch_device("greater.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater(const Tensor& self, const Tensor& other) {
+  return ops::greater_Tensor::call(self, other);
+}
+
+// greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& gt_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::gt_kernel(self, other, out);
+  return self;
+}
+
+ops::greater__Tensor::Kernel* ops::greater__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_inplace,
+    /* Meta */ gt_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_greater__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::greater__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::greater__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_greater__Tensor(self, other);
+  const Device kernel_device = dispatch_device("greater_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "greater_.Tensor");
+  ops::greater__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward1");
+  return self;
+}
+
+// greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gt_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::gt_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::greater_Tensor_out::Kernel* ops::greater_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_out,
+    /* Meta */ gt_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_greater_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::greater_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::greater_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_greater_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("greater.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("greater.Tensor_out", {&self, &other}, {&out});
+  return ops::greater_Tensor_out::call(self, other, out);
+}
+
+// greater.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor gt_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::gt_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::greater_Scalar::Kernel* ops::greater_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_functional,
+    /* Meta */ gt_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_greater_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::greater_Scalar::call(self_r, other);
+}
+
+Tensor ops::greater_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_greater_Scalar(self, other);
+  const Device kernel_device = dispatch_device("greater.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor greater(const Tensor& self, const Scalar& other) {
+  return ops::greater_Scalar::call(self, other);
+}
+
+// greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& gt_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::gt_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::greater__Scalar::Kernel* ops::greater__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_inplace,
+    /* Meta */ gt_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_greater__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::greater__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::greater__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_greater__Scalar(self, other);
+  const Device kernel_device = dispatch_device("greater_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& greater_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "greater_.Scalar");
+  ops::greater__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward0");
+  return self;
+}
+
+// greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& gt_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::gt_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::greater_Scalar_out::Kernel* ops::greater_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_out,
+    /* Meta */ gt_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_greater_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::greater_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::greater_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_greater_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("greater.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("greater.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& greater_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("greater.Scalar_out", {&self}, {&out});
+  return ops::greater_Scalar_out::call(self, other, out);
+}
+
+// ============================================================================ gt
+
+// gt.Tensor(Tensor self, Tensor other) -> Tensor
+ops::gt_Tensor::Kernel* ops::gt_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_functional,
+    /* Meta */ gt_kernel_functional,
+};
+
+static Tensor math_bits_fallback_gt_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::gt_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::gt_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_gt_Tensor(self, other);
+  const Device kernel_device = dispatch_device("gt.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor gt(const Tensor& self, const Tensor& other) {
+  return ops::gt_Tensor::call(self, other);
+}
+
+// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ops::gt__Tensor::Kernel* ops::gt__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_inplace,
+    /* Meta */ gt_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_gt__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::gt__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::gt__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_gt__Tensor(self, other);
+  const Device kernel_device = dispatch_device("gt_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gt_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "gt_.Tensor");
+  ops::gt__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward1");
+  return self;
+}
+
+// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+ops::gt_Tensor_out::Kernel* ops::gt_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_kernel_out,
+    /* Meta */ gt_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_gt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::gt_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::gt_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_gt_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("gt.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("gt.Tensor_out", {&self, &other}, {&out});
+  return ops::gt_Tensor_out::call(self, other, out);
+}
+
+// gt.Scalar(Tensor self, Scalar other) -> Tensor
+ops::gt_Scalar::Kernel* ops::gt_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_functional,
+    /* Meta */ gt_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_gt_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::gt_Scalar::call(self_r, other);
+}
+
+Tensor ops::gt_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_gt_Scalar(self, other);
+  const Device kernel_device = dispatch_device("gt.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor gt(const Tensor& self, const Scalar& other) {
+  return ops::gt_Scalar::call(self, other);
+}
+
+// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ops::gt__Scalar::Kernel* ops::gt__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_inplace,
+    /* Meta */ gt_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_gt__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::gt__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::gt__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_gt__Scalar(self, other);
+  const Device kernel_device = dispatch_device("gt_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& gt_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "gt_.Scalar");
+  ops::gt__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "GtBackward0");
+  return self;
+}
+
+// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+ops::gt_Scalar_out::Kernel* ops::gt_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ gt_scalar_kernel_out,
+    /* Meta */ gt_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::gt_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::gt_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_gt_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("gt.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("gt.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& gt_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("gt.Scalar_out", {&self}, {&out});
+  return ops::gt_Scalar_out::call(self, other, out);
+}
+
 // ============================================================================ hypot
 
 // hypot(Tensor self, Tensor other) -> Tensor
@@ -339,6 +1067,21 @@ const Tensor& ops::hypot_out::call(const Tensor& self, const Tensor& other, cons
 const Tensor& hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   check_out_no_grad("hypot.out", {&self, &other}, {&out});
   return ops::hypot_out::call(self, other, out);
+}
+
+// ============================================================================ layer_norm
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+static Tensor math_bits_fallback_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::layer_norm(input_r, normalized_shape, weight_r, bias_r, eps, cudnn_enable);
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable);
+  return native::layer_norm_composite(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
 
 // ============================================================================ log2
@@ -473,6 +1216,285 @@ const Tensor& lu_solve_out(const Tensor& out, const Tensor& self, const Tensor& 
   return copy_to_out(out, lu_solve(self, LU_data, LU_pivots), "lu_solve.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ native_layer_norm
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+ops::native_layer_norm::Kernel* ops::native_layer_norm::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_layer_norm_kernel,
+    /* Meta */ native::native_layer_norm_kernel,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto bias_r = math_bits::resolved(bias);
+  return ops::native_layer_norm::call(input_r, normalized_shape, weight_r, bias_r, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm::call(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_native_layer_norm(input, normalized_shape, weight, bias, eps);
+  const Device kernel_device = dispatch_device("native_layer_norm", {&input, opt_ptr(weight), opt_ptr(bias)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_layer_norm", kernel_device);
+  return kernel(input, normalized_shape, weight, bias, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias)})) {
+    return autograd::wrappers::native_layer_norm(input, normalized_shape, weight, bias, eps);
+  }
+  return ops::native_layer_norm::call(input, normalized_shape, weight, bias, eps);
+}
+
+// ============================================================================ remainder
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor remainder_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::remainder_kernel(self, other, out);
+  return out;
+}
+
+ops::remainder_Tensor::Kernel* ops::remainder_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_functional,
+    /* Meta */ remainder_kernel_functional,
+};
+
+static Tensor math_bits_fallback_remainder_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::remainder_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::remainder_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_remainder_Tensor(self, other);
+  const Device kernel_device = dispatch_device("remainder.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::remainder_Tensor(self, other);
+  }
+  return ops::remainder_Tensor::call(self, other);
+}
+
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& remainder_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::remainder_kernel(self, other, out);
+  return self;
+}
+
+ops::remainder__Tensor::Kernel* ops::remainder__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_inplace,
+    /* Meta */ remainder_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_remainder__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::remainder__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::remainder__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_remainder__Tensor(self, other);
+  const Device kernel_device = dispatch_device("remainder_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& remainder_(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::remainder__Tensor(self, other);
+  }
+  return ops::remainder__Tensor::call(self, other);
+}
+
+// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& remainder_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::remainder_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::remainder_Tensor_out::Kernel* ops::remainder_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_kernel_out,
+    /* Meta */ remainder_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_remainder_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::remainder_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::remainder_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_remainder_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("remainder.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("remainder.Tensor_out", {&self, &other}, {&out});
+  return ops::remainder_Tensor_out::call(self, other, out);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor remainder_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::remainder_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::remainder_Scalar::Kernel* ops::remainder_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_functional,
+    /* Meta */ remainder_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_remainder_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::remainder_Scalar::call(self_r, other);
+}
+
+Tensor ops::remainder_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_remainder_Scalar(self, other);
+  const Device kernel_device = dispatch_device("remainder.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::remainder_Scalar(self, other);
+  }
+  return ops::remainder_Scalar::call(self, other);
+}
+
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& remainder_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::remainder_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::remainder__Scalar::Kernel* ops::remainder__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_inplace,
+    /* Meta */ remainder_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_remainder__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::remainder__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::remainder__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_remainder__Scalar(self, other);
+  const Device kernel_device = dispatch_device("remainder_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& remainder_(const Tensor& self, const Scalar& other) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::remainder__Scalar(self, other);
+  }
+  return ops::remainder__Scalar::call(self, other);
+}
+
+// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& remainder_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::remainder_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::remainder_Scalar_out::Kernel* ops::remainder_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ remainder_scalar_kernel_out,
+    /* Meta */ remainder_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_remainder_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::remainder_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::remainder_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_remainder_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("remainder.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("remainder.Scalar_out", {&self}, {&out});
+  return ops::remainder_Scalar_out::call(self, other, out);
+}
+
+// remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::remainder_Scalar_Tensor::Kernel* ops::remainder_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::remainder_scalar_tensor_kernel,
+    /* Meta */ native::remainder_scalar_tensor_kernel,
+};
+
+static Tensor math_bits_fallback_remainder_Scalar_Tensor(const Scalar& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto other_r = math_bits::resolved(other);
+  return ops::remainder_Scalar_Tensor::call(self, other_r);
+}
+
+Tensor ops::remainder_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_remainder_Scalar_Tensor(self, other);
+  const Device kernel_device = dispatch_device("remainder.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("remainder.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor remainder(const Scalar& self, const Tensor& other) {
+  return ops::remainder_Scalar_Tensor::call(self, other);
+}
+
 // ============================================================================ resolve_neg
 
 // resolve_neg(Tensor(a) self) -> Tensor(a)
@@ -497,6 +1519,86 @@ Tensor row_stack(TensorList tensors) {
 const Tensor& row_stack_out(const Tensor& out, TensorList tensors) {
   check_out_no_grad("row_stack.out", {}, {&out}, {tensors});
   return native::vstack_out_composite(tensors, out);
+}
+
+// ============================================================================ softmax
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+static Tensor softmax_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::softmax_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::softmax_int::Kernel* ops::softmax_int::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_kernel_functional,
+    /* Meta */ softmax_kernel_functional,
+};
+
+static Tensor math_bits_fallback_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::softmax_int::call(self_r, dim, dtype);
+}
+
+Tensor ops::softmax_int::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_softmax_int(self, dim, dtype);
+  const Device kernel_device = dispatch_device("softmax.int", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softmax_int(self, dim, dtype);
+  }
+  return ops::softmax_int::call(self, dim, dtype);
+}
+
+// softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softmax_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::softmax_kernel(self_in, dim, dtype, out_handle);
+  return out;
+}
+
+ops::softmax_int_out::Kernel* ops::softmax_int_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softmax_kernel_out,
+    /* Meta */ softmax_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_softmax_int_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::softmax_int_out::call(self_r, dim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::softmax_int_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_softmax_int_out(self, dim, dtype, out);
+  const Device kernel_device = dispatch_device("softmax.int_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softmax.int_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::out_records_not_implemented("softmax.int_out", {&self}, {&out})) {
+    {
+      autograd::NoGradGuard no_grad;  // the kernel's own calls record nothing
+      ops::softmax_int_out::call(self, dim, dtype, out);
+    }
+    autograd::record_not_implemented_out("softmax.int_out", {&self}, {&out});
+    return out;
+  }
+  return ops::softmax_int_out::call(self, dim, dtype, out);
 }
 
 // ============================================================================ special_bessel_j1

@@ -5,12 +5,55 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
+#include "generated/ops/erfc.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/special_erfc.h"
+#include "generated/ops/take.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adadelta
+
+// _fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()
+ops::_fused_adadelta_::Kernel* ops::_fused_adadelta_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adadelta_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_adadelta_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const auto grad_list_r = math_bits::resolved(grad_list);
+  const std::vector<Tensor> square_avgs_r = written.list(square_avgs);
+  const std::vector<Tensor> acc_deltas_r = written.list(acc_deltas);
+  const std::vector<Tensor> state_steps_r = written.list(state_steps);
+  ops::_fused_adadelta_::call(self_r, grad_list_r, square_avgs_r, acc_deltas_r, state_steps_r, lr, rho, eps, weight_decay, maximize);
+  written.finish();
+}
+
+void ops::_fused_adadelta_::call(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(square_avgs) | math_bits::of(acc_deltas) | math_bits::of(state_steps)) != 0, 0)) return math_bits_fallback__fused_adadelta_(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+  const Device kernel_device = dispatch_device("_fused_adadelta_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adadelta_", kernel_device);
+  kernel(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : square_avgs) t.bump_version();
+  for (const Tensor& t : acc_deltas) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_adadelta_(TensorList self, TensorList grad_list, TensorList square_avgs, TensorList acc_deltas, TensorList state_steps, double lr, double rho, double eps, double weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_adadelta_");
+  return ops::_fused_adadelta_::call(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize);
+}
 
 // ============================================================================ _fused_nadam
 
@@ -162,6 +205,90 @@ const Tensor& exp_out(const Tensor& out, const Tensor& self) {
   return ops::exp_out::call(self, out);
 }
 
+// ============================================================================ imag
+
+// imag(Tensor(a) self) -> Tensor(a)
+Tensor imag(const Tensor& self) {
+  return native::imag_composite(self);
+}
+
+// ============================================================================ index_put
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+static Tensor index_put_kernel_functional(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  Tensor out;
+  native::index_put_kernel(self, indices, values, accumulate, out);
+  return out;
+}
+
+ops::index_put::Kernel* ops::index_put::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_put_kernel_functional,
+    /* Meta */ index_put_kernel_functional,
+};
+
+static Tensor math_bits_fallback_index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  const auto values_r = math_bits::resolved(values);
+  return ops::index_put::call(self_r, indices_r, values_r, accumulate);
+}
+
+Tensor ops::index_put::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(indices) | values.math_bits()) != 0, 0)) return math_bits_fallback_index_put(self, indices, values, accumulate);
+  const Device kernel_device = dispatch_device("index_put", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_put", kernel_device);
+  return kernel(self, indices, values, accumulate);
+}
+
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &values})) {
+    return autograd::wrappers::index_put(self, indices, values, accumulate);
+  }
+  return ops::index_put::call(self, indices, values, accumulate);
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+static const Tensor& index_put_kernel_inplace(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  Tensor out = self;
+  native::index_put_kernel(self, indices, values, accumulate, out);
+  return self;
+}
+
+ops::index_put_::Kernel* ops::index_put_::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_put_kernel_inplace,
+    /* Meta */ index_put_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto indices_r = math_bits::resolved(indices);
+  const auto values_r = math_bits::resolved(values);
+  ops::index_put_::call(self_r, indices_r, values_r, accumulate);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::index_put_::call(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(indices) | values.math_bits()) != 0, 0)) return math_bits_fallback_index_put_(self, indices, values, accumulate);
+  const Device kernel_device = dispatch_device("index_put_", {&self, &values});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_put_", kernel_device);
+  decltype(auto) result = kernel(self, indices, values, accumulate);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  if (autograd::compute_requires_grad({&self, &values})) {
+    return autograd::wrappers::index_put_(self, indices, values, accumulate);
+  }
+  return ops::index_put_::call(self, indices, values, accumulate);
+}
+
 // ============================================================================ max_pool3d_with_indices
 
 // max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
@@ -295,6 +422,101 @@ const Tensor& ops::nansum_out::call(const Tensor& self, OptionalIntArrayRef dim,
 const Tensor& nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   check_out_no_grad("nansum.out", {&self}, {&out});
   return ops::nansum_out::call(self, dim, keepdim, dtype, out);
+}
+
+// ============================================================================ special_erfc
+
+// special_erfc(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_erfc(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_erfc(self_r);
+}
+
+Tensor special_erfc(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_erfc(self);
+  return native::special_erfc_composite(self);
+}
+
+// special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_erfc_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_erfc.out", {&self}, {&out});
+  return erfc_out(out, self);
+}
+
+// ============================================================================ take
+
+// take(Tensor self, Tensor index) -> Tensor
+static Tensor take_kernel_functional(const Tensor& self, const Tensor& index) {
+  Tensor out;
+  native::take_kernel(self, index, out);
+  return out;
+}
+
+ops::take::Kernel* ops::take::kernels[kNumDeviceTypes] = {
+    /* CPU */ take_kernel_functional,
+    /* Meta */ take_kernel_functional,
+};
+
+static Tensor math_bits_fallback_take(const Tensor& self, const Tensor& index) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  return ops::take::call(self_r, index_r);
+}
+
+Tensor ops::take::call(const Tensor& self, const Tensor& index) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_take(self, index);
+  const Device kernel_device = dispatch_device("take", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("take", kernel_device);
+  return kernel(self, index);
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::take(self, index);
+  }
+  return ops::take::call(self, index);
+}
+
+// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& take_kernel_out(const Tensor& self, const Tensor& index, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor index_in = native::input_unaffected_by_resize(index, out);
+  Tensor out_handle = out;
+  native::take_kernel(self_in, index_in, out_handle);
+  return out;
+}
+
+ops::take_out::Kernel* ops::take_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ take_kernel_out,
+    /* Meta */ take_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_take_out(const Tensor& self, const Tensor& index, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const Tensor out_r = written.arg(out);
+  ops::take_out::call(self_r, index_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::take_out::call(const Tensor& self, const Tensor& index, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_take_out(self, index, out);
+  const Device kernel_device = dispatch_device("take.out", {&self, &index, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("take.out", kernel_device);
+  decltype(auto) result = kernel(self, index, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
+  check_out_no_grad("take.out", {&self, &index}, {&out});
+  return ops::take_out::call(self, index, out);
 }
 
 }  // namespace tl

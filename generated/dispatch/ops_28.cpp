@@ -8,14 +8,21 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
+#include "generated/ops/aminmax.h"
 #include "generated/ops/binary_cross_entropy.h"
+#include "generated/ops/cholesky.h"
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_matrix_exp.h"
+#include "generated/ops/log_sigmoid.h"
+#include "generated/ops/logical_xor.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl {
 
@@ -99,6 +106,83 @@ const Tensor& adaptive_avg_pool3d_out(const Tensor& out, const Tensor& self, Int
   return ops::adaptive_avg_pool3d_out::call(self, output_size, out);
 }
 
+// ============================================================================ aminmax
+
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+static std::tuple<Tensor, Tensor> aminmax_kernel_functional(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  Tensor min;
+  Tensor max;
+  native::aminmax_kernel(self, dim, keepdim, min, max);
+  return {min, max};
+}
+
+ops::aminmax::Kernel* ops::aminmax::kernels[kNumDeviceTypes] = {
+    /* CPU */ aminmax_kernel_functional,
+    /* Meta */ aminmax_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::aminmax::call(self_r, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> ops::aminmax::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_aminmax(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("aminmax", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("aminmax", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::aminmax(self, dim, keepdim);
+  }
+  return ops::aminmax::call(self, dim, keepdim);
+}
+
+// aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
+static std::tuple<const Tensor&, const Tensor&> aminmax_kernel_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, min), max);
+  Tensor min_handle = min;
+  Tensor max_handle = max;
+  native::aminmax_kernel(self_in, dim, keepdim, min_handle, max_handle);
+  return {min, max};
+}
+
+ops::aminmax_out::Kernel* ops::aminmax_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ aminmax_kernel_out,
+    /* Meta */ aminmax_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_aminmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor min_r = written.arg(min);
+  const Tensor max_r = written.arg(max);
+  ops::aminmax_out::call(self_r, dim, keepdim, min_r, max_r);
+  written.finish();
+  return std::forward_as_tuple(min, max);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::aminmax_out::call(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min, const Tensor& max) {
+  if (__builtin_expect((self.math_bits() | min.math_bits() | max.math_bits()) != 0, 0)) return math_bits_fallback_aminmax_out(self, dim, keepdim, min, max);
+  const Device kernel_device = dispatch_device("aminmax.out", {&self, &min, &max});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("aminmax.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, min, max);
+  min.bump_version();
+  max.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> aminmax_out(const Tensor& min, const Tensor& max, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  check_out_no_grad("aminmax.out", {&self}, {&min, &max});
+  return ops::aminmax_out::call(self, dim, keepdim, min, max);
+}
+
 // ============================================================================ binary_cross_entropy
 
 // binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
@@ -177,6 +261,25 @@ const Tensor& binary_cross_entropy_out(const Tensor& out, const Tensor& self, co
   return ops::binary_cross_entropy_out::call(self, target, weight, reduction, out);
 }
 
+// ============================================================================ cholesky
+
+// cholesky(Tensor self, bool upper=False) -> Tensor
+static Tensor math_bits_fallback_cholesky(const Tensor& self, bool upper) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::cholesky(self_r, upper);
+}
+
+Tensor cholesky(const Tensor& self, bool upper) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cholesky(self, upper);
+  return native::cholesky_composite(self, upper);
+}
+
+// cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& cholesky_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("cholesky.out", {&self}, {&out});
+  return copy_to_out(out, cholesky(self, upper), "cholesky.out", native::OutDtype::CanCast);
+}
+
 // ============================================================================ linalg_det
 
 // linalg_det(Tensor A) -> Tensor
@@ -207,6 +310,137 @@ static Tensor math_bits_fallback_linalg_matrix_exp(const Tensor& self) {
 Tensor linalg_matrix_exp(const Tensor& self) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_exp(self);
   return native::linalg_matrix_exp_composite(self);
+}
+
+// ============================================================================ log_sigmoid
+
+// log_sigmoid(Tensor self) -> Tensor
+static Tensor math_bits_fallback_log_sigmoid(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::log_sigmoid(self_r);
+}
+
+Tensor log_sigmoid(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log_sigmoid(self);
+  return native::log_sigmoid_composite(self);
+}
+
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log_sigmoid.out", {&self}, {&out});
+  return copy_to_out(out, log_sigmoid(self), "log_sigmoid.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ logical_xor
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+static Tensor logical_xor_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::logical_xor_kernel(self, other, out);
+  return out;
+}
+
+ops::logical_xor::Kernel* ops::logical_xor::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_functional,
+    /* Meta */ logical_xor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logical_xor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::logical_xor::call(self_r, other_r);
+}
+
+Tensor ops::logical_xor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_logical_xor(self, other);
+  const Device kernel_device = dispatch_device("logical_xor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  return ops::logical_xor::call(self, other);
+}
+
+// logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& logical_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::logical_xor_kernel(self, other, out);
+  return self;
+}
+
+ops::logical_xor_::Kernel* ops::logical_xor_::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_inplace,
+    /* Meta */ logical_xor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_logical_xor_(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::logical_xor_::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::logical_xor_::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_logical_xor_(self, other);
+  const Device kernel_device = dispatch_device("logical_xor_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& logical_xor_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "logical_xor_");
+  ops::logical_xor_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "LogicalXorBackward0");
+  return self;
+}
+
+// logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logical_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::logical_xor_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::logical_xor_out::Kernel* ops::logical_xor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logical_xor_kernel_out,
+    /* Meta */ logical_xor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logical_xor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::logical_xor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logical_xor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logical_xor_out(self, other, out);
+  const Device kernel_device = dispatch_device("logical_xor.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logical_xor.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("logical_xor.out", {&self, &other}, {&out});
+  return ops::logical_xor_out::call(self, other, out);
 }
 
 // ============================================================================ masked_fill
@@ -707,6 +941,77 @@ const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha)
     return autograd::wrappers::sub__Scalar(self, other, alpha);
   }
   return ops::sub__Scalar::call(self, other, alpha);
+}
+
+// ============================================================================ upsample_nearest2d_backward
+
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_nearest2d_backward::Kernel* ops::upsample_nearest2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest2d_backward_kernel,
+    /* Meta */ native::upsample_nearest2d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::upsample_nearest2d_backward::call(grad_output_r, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor ops::upsample_nearest2d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_nearest2d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest2d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w);
+  }
+  return ops::upsample_nearest2d_backward::call(grad_output, output_size, input_size, scales_h, scales_w);
+}
+
+// ============================================================================ upsample_nearest3d_backward
+
+// upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::upsample_nearest3d_backward::Kernel* ops::upsample_nearest3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest3d_backward_kernel,
+    /* Meta */ native::upsample_nearest3d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::upsample_nearest3d_backward::call(grad_output_r, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+Tensor ops::upsample_nearest3d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_nearest3d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest3d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+  }
+  return ops::upsample_nearest3d_backward::call(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+}
+
+// ============================================================================ vander
+
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+static Tensor math_bits_fallback_vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  const auto x_r = math_bits::resolved_differentiable(x);
+  return ::tl::vander(x_r, N, increasing);
+}
+
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  if (__builtin_expect((x.math_bits()) != 0, 0)) return math_bits_fallback_vander(x, N, increasing);
+  return native::vander_composite(x, N, increasing);
 }
 
 }  // namespace tl

@@ -15,14 +15,21 @@
 #include "generated/ops/digamma.h"
 #include "generated/ops/erfinv.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/grid_sampler.h"
 #include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/i0.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_vander.h"
+#include "generated/ops/movedim.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/searchsorted.h"
+#include "generated/ops/selu.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/trapezoid.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl {
 
@@ -408,6 +415,20 @@ const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, con
   return ops::gather_out::call(self, dim, index, sparse_grad, out);
 }
 
+// ============================================================================ grid_sampler
+
+// grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+static Tensor math_bits_fallback_grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto grid_r = math_bits::resolved_differentiable(grid);
+  return ::tl::grid_sampler(input_r, grid_r, interpolation_mode, padding_mode, align_corners);
+}
+
+Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  if (__builtin_expect((input.math_bits() | grid.math_bits()) != 0, 0)) return math_bits_fallback_grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners);
+  return native::grid_sampler_composite(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
 // ============================================================================ huber_loss_backward
 
 // huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
@@ -437,6 +458,117 @@ Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const 
     return autograd::wrappers::huber_loss_backward(grad_output, self, target, reduction, delta);
   }
   return ops::huber_loss_backward::call(grad_output, self, target, reduction, delta);
+}
+
+// ============================================================================ i0
+
+// i0(Tensor self) -> Tensor
+static Tensor i0_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::i0_kernel(self, out);
+  return out;
+}
+
+ops::i0::Kernel* ops::i0::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_functional,
+    /* Meta */ i0_kernel_functional,
+};
+
+static Tensor math_bits_fallback_i0(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::i0::call(self_r);
+}
+
+Tensor ops::i0::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_i0(self);
+  const Device kernel_device = dispatch_device("i0", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0", kernel_device);
+  return kernel(self);
+}
+
+Tensor i0(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::i0(self);
+  }
+  return ops::i0::call(self);
+}
+
+// i0_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& i0_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::i0_kernel(self, out);
+  return self;
+}
+
+ops::i0_::Kernel* ops::i0_::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_inplace,
+    /* Meta */ i0_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_i0_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::i0_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::i0_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_i0_(self);
+  const Device kernel_device = dispatch_device("i0_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& i0_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::i0_(self);
+  }
+  return ops::i0_::call(self);
+}
+
+// i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& i0_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::i0_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::i0_out::Kernel* ops::i0_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ i0_kernel_out,
+    /* Meta */ i0_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_i0_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::i0_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::i0_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_i0_out(self, out);
+  const Device kernel_device = dispatch_device("i0.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("i0.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& i0_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("i0.out", {&self}, {&out});
+  return ops::i0_out::call(self, out);
 }
 
 // ============================================================================ linalg_inv_ex
@@ -474,6 +606,18 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   return native::linalg_vander_composite(x, N);
 }
 
+// ============================================================================ movedim
+
+// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return native::movedim_composite(self, source, destination);
+}
+
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return native::movedim_int_composite(self, source, destination);
+}
+
 // ============================================================================ randint_like
 
 // randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -496,6 +640,35 @@ static Tensor math_bits_fallback_randint_like_low_dtype(const Tensor& self, int6
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_randint_like_low_dtype(self, low, high, dtype, device);
   return native::randint_like_low_dtype_composite(self, low, high, dtype, device);
+}
+
+// ============================================================================ rot90
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+ops::rot90::Kernel* ops::rot90::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::rot90_kernel,
+    /* Meta */ native::rot90_kernel,
+};
+
+static Tensor math_bits_fallback_rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::rot90::call(self_r, k, dims);
+}
+
+Tensor ops::rot90::call(const Tensor& self, int64_t k, IntArrayRef dims) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_rot90(self, k, dims);
+  const Device kernel_device = dispatch_device("rot90", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("rot90", kernel_device);
+  return kernel(self, k, dims);
+}
+
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::rot90(self, k, dims);
+  }
+  return ops::rot90::call(self, k, dims);
 }
 
 // ============================================================================ searchsorted
@@ -643,6 +816,24 @@ const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence,
   return ops::searchsorted_Scalar_out::call(sorted_sequence, self, out_int32, right, side, sorter, out);
 }
 
+// ============================================================================ selu
+
+// selu(Tensor self) -> Tensor
+static Tensor math_bits_fallback_selu(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::selu(self_r);
+}
+
+Tensor selu(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_selu(self);
+  return native::selu_composite(self);
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& selu_(const Tensor& self) {
+  return native::selu__composite(self);
+}
+
 // ============================================================================ special_erfinv
 
 // special_erfinv(Tensor self) -> Tensor
@@ -723,6 +914,60 @@ const Tensor& transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
     return autograd::wrappers::transpose_(self, dim0, dim1);
   }
   return ops::transpose_::call(self, dim0, dim1);
+}
+
+// ============================================================================ trapezoid
+
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  const auto x_r = math_bits::resolved_differentiable(x);
+  return ::tl::trapezoid(y_r, x_r, dim);
+}
+
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  if (__builtin_expect((y.math_bits() | x.math_bits()) != 0, 0)) return math_bits_fallback_trapezoid_x(y, x, dim);
+  return native::trapezoid_x_composite(y, x, dim);
+}
+
+// trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_trapezoid_dx(const Tensor& y, const Scalar& dx, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  return ::tl::trapezoid(y_r, dx, dim);
+}
+
+Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  if (__builtin_expect((y.math_bits()) != 0, 0)) return math_bits_fallback_trapezoid_dx(y, dx, dim);
+  return native::trapezoid_dx_composite(y, dx, dim);
+}
+
+// ============================================================================ upsample_nearest1d_backward
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+ops::upsample_nearest1d_backward::Kernel* ops::upsample_nearest1d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::upsample_nearest1d_backward_kernel,
+    /* Meta */ native::upsample_nearest1d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::upsample_nearest1d_backward::call(grad_output_r, output_size, input_size, scales);
+}
+
+Tensor ops::upsample_nearest1d_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback_upsample_nearest1d_backward(grad_output, output_size, input_size, scales);
+  const Device kernel_device = dispatch_device("upsample_nearest1d_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_nearest1d_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, scales);
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, std::optional<double> scales) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::upsample_nearest1d_backward(grad_output, output_size, input_size, scales);
+  }
+  return ops::upsample_nearest1d_backward::call(grad_output, output_size, input_size, scales);
 }
 
 }  // namespace tl

@@ -5,18 +5,43 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/digamma.h"
+#include "generated/ops/dot.h"
+#include "generated/ops/dsplit.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
+#include "generated/ops/hstack.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/matrix_power.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/nanquantile.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/special_digamma.h"
 #include "generated/ops/tanh.h"
 
 namespace tl {
+
+// ============================================================================ _test_sum_defined
+
+// _test_sum_defined(Tensor?[] tensors) -> Tensor
+static Tensor math_bits_fallback__test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::_test_sum_defined(tensors_r);
+}
+
+Tensor _test_sum_defined(const std::vector<std::optional<Tensor>>& tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback__test_sum_defined(tensors);
+  return native::_test_sum_defined_composite(tensors);
+}
 
 // ============================================================================ conj
 
@@ -136,6 +161,67 @@ const Tensor& cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, st
   return ops::cumprod_out::call(self, dim, dtype, out);
 }
 
+// ============================================================================ diagonal_backward
+
+// diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+ops::diagonal_backward::Kernel* ops::diagonal_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::diagonal_backward_kernel,
+    /* Meta */ native::diagonal_backward_kernel,
+};
+
+static Tensor math_bits_fallback_diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::diagonal_backward::call(grad_output_r, input_sizes, offset, dim1, dim2);
+}
+
+Tensor ops::diagonal_backward::call(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback_diagonal_backward(grad_output, input_sizes, offset, dim1, dim2);
+  const Device kernel_device = dispatch_device("diagonal_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("diagonal_backward", kernel_device);
+  return kernel(grad_output, input_sizes, offset, dim1, dim2);
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  return ops::diagonal_backward::call(grad_output, input_sizes, offset, dim1, dim2);
+}
+
+// ============================================================================ dot
+
+// dot(Tensor self, Tensor tensor) -> Tensor
+static Tensor math_bits_fallback_dot(const Tensor& self, const Tensor& tensor) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto tensor_r = math_bits::resolved_differentiable(tensor);
+  return ::tl::dot(self_r, tensor_r);
+}
+
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  if (__builtin_expect((self.math_bits() | tensor.math_bits()) != 0, 0)) return math_bits_fallback_dot(self, tensor);
+  return native::dot_composite(self, tensor);
+}
+
+// dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
+  check_out_no_grad("dot.out", {&self, &tensor}, {&out});
+  return copy_to_out(out, dot(self, tensor), "dot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ dsplit
+
+// dsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) {
+  return native::dsplit_int_composite(self, sections);
+}
+
+// dsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  return native::dsplit_array_composite(self, indices);
+}
+
 // ============================================================================ flipud
 
 // flipud(Tensor self) -> Tensor
@@ -209,6 +295,38 @@ std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, c
     return autograd::wrappers::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
   }
   return ops::grid_sampler_3d_backward::call(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
+}
+
+// ============================================================================ hstack
+
+// hstack(Tensor[] tensors) -> Tensor
+static Tensor math_bits_fallback_hstack(TensorList tensors) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::hstack(TensorList(tensors_r));
+}
+
+Tensor hstack(TensorList tensors) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_hstack(tensors);
+  return native::hstack_composite(tensors);
+}
+
+// hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& hstack_out(const Tensor& out, TensorList tensors) {
+  check_out_no_grad("hstack.out", {}, {&out}, {tensors});
+  return native::hstack_out_composite(tensors, out);
+}
+
+// ============================================================================ is_nonzero
+
+// is_nonzero(Tensor self) -> bool
+static bool math_bits_fallback_is_nonzero(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::is_nonzero(self_r);
+}
+
+bool is_nonzero(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_is_nonzero(self);
+  return native::is_nonzero_composite(self);
 }
 
 // ============================================================================ le
@@ -466,6 +584,198 @@ Tensor matrix_power(const Tensor& self, int64_t n) {
 const Tensor& matrix_power_out(const Tensor& out, const Tensor& self, int64_t n) {
   check_out_no_grad("matrix_power.out", {&self}, {&out});
   return copy_to_out(out, matrix_power(self, n), "matrix_power.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ max_pool3d_with_indices_backward
+
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ops::max_pool3d_with_indices_backward::Kernel* ops::max_pool3d_with_indices_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::max_pool3d_with_indices_backward_kernel,
+    /* Meta */ native::max_pool3d_with_indices_backward_kernel,
+};
+
+static Tensor math_bits_fallback_max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  return ops::max_pool3d_with_indices_backward::call(grad_output_r, self_r, kernel_size, stride, padding, dilation, ceil_mode, indices_r);
+}
+
+Tensor ops::max_pool3d_with_indices_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  const Device kernel_device = dispatch_device("max_pool3d_with_indices_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("max_pool3d_with_indices_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  return ops::max_pool3d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+// ============================================================================ mse_loss_backward
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ops::mse_loss_backward::Kernel* ops::mse_loss_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::mse_loss_backward_kernel,
+    /* Meta */ native::mse_loss_backward_kernel,
+};
+
+static Tensor math_bits_fallback_mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  return ops::mse_loss_backward::call(grad_output_r, self_r, target_r, reduction);
+}
+
+Tensor ops::mse_loss_backward::call(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_mse_loss_backward(grad_output, self, target, reduction);
+  const Device kernel_device = dispatch_device("mse_loss_backward", {&grad_output, &self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("mse_loss_backward", kernel_device);
+  return kernel(grad_output, self, target, reduction);
+}
+
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&grad_output, &self, &target})) {
+    return autograd::wrappers::mse_loss_backward(grad_output, self, target, reduction);
+  }
+  return ops::mse_loss_backward::call(grad_output, self, target, reduction);
+}
+
+// ============================================================================ nanquantile
+
+// nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto q_r = math_bits::resolved_differentiable(q);
+  return ::tl::nanquantile(self_r, q_r, dim, keepdim, interpolation);
+}
+
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits() | q.math_bits()) != 0, 0)) return math_bits_fallback_nanquantile(self, q, dim, keepdim, interpolation);
+  return native::nanquantile_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+static Tensor math_bits_fallback_nanquantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::nanquantile(self_r, q, dim, keepdim, interpolation);
+}
+
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanquantile_scalar(self, q, dim, keepdim, interpolation);
+  return native::nanquantile_scalar_composite(self, q, dim, keepdim, interpolation);
+}
+
+// nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+const Tensor& nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  return native::nanquantile_scalar_out_composite(self, q, dim, keepdim, interpolation, out);
+}
+
+// ============================================================================ soft_margin_loss
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor soft_margin_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction) {
+  Tensor out;
+  native::soft_margin_loss_kernel(self, target, reduction, out);
+  return out;
+}
+
+ops::soft_margin_loss::Kernel* ops::soft_margin_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ soft_margin_loss_kernel_functional,
+    /* Meta */ soft_margin_loss_kernel_functional,
+};
+
+static Tensor math_bits_fallback_soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  return ops::soft_margin_loss::call(self_r, target_r, reduction);
+}
+
+Tensor ops::soft_margin_loss::call(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_soft_margin_loss(self, target, reduction);
+  const Device kernel_device = dispatch_device("soft_margin_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss", kernel_device);
+  return kernel(self, target, reduction);
+}
+
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::soft_margin_loss(self, target, reduction);
+  }
+  return ops::soft_margin_loss::call(self, target, reduction);
+}
+
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& soft_margin_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::soft_margin_loss_kernel(self_in, target_in, reduction, out_handle);
+  return out;
+}
+
+ops::soft_margin_loss_out::Kernel* ops::soft_margin_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ soft_margin_loss_kernel_out,
+    /* Meta */ soft_margin_loss_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_soft_margin_loss_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const Tensor out_r = written.arg(out);
+  ops::soft_margin_loss_out::call(self_r, target_r, reduction, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::soft_margin_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_soft_margin_loss_out(self, target, reduction, out);
+  const Device kernel_device = dispatch_device("soft_margin_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("soft_margin_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& soft_margin_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_out_no_grad("soft_margin_loss.out", {&self, &target}, {&out});
+  return ops::soft_margin_loss_out::call(self, target, reduction, out);
+}
+
+// ============================================================================ special_digamma
+
+// special_digamma(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_digamma(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_digamma(self_r);
+}
+
+Tensor special_digamma(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_digamma(self);
+  return native::special_digamma_composite(self);
+}
+
+// special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_digamma_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_digamma.out", {&self}, {&out});
+  return digamma_out(out, self);
 }
 
 // ============================================================================ tanh

@@ -7,11 +7,22 @@
 #include "aten/native/Resize.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/affine_grid_generator.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/grid_sampler_2d.h"
+#include "generated/ops/isclose.h"
+#include "generated/ops/lgamma.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/nanmedian.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/negative.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
+#include "generated/ops/special_gammaln.h"
 #include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl {
@@ -56,6 +67,200 @@ Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_c
     return autograd::wrappers::affine_grid_generator(theta, size, align_corners);
   }
   return ops::affine_grid_generator::call(theta, size, align_corners);
+}
+
+// ============================================================================ asinh
+
+// asinh(Tensor self) -> Tensor
+static Tensor asinh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::asinh_kernel(self, out);
+  return out;
+}
+
+ops::asinh::Kernel* ops::asinh::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh_kernel_functional,
+    /* Meta */ asinh_kernel_functional,
+};
+
+static Tensor math_bits_fallback_asinh(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::asinh::call(self_r);
+}
+
+Tensor ops::asinh::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_asinh(self);
+  const Device kernel_device = dispatch_device("asinh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh", kernel_device);
+  return kernel(self);
+}
+
+Tensor asinh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asinh(self);
+  }
+  return ops::asinh::call(self);
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& asinh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::asinh_kernel(self, out);
+  return self;
+}
+
+ops::asinh_::Kernel* ops::asinh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh_kernel_inplace,
+    /* Meta */ asinh_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_asinh_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::asinh_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::asinh_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_asinh_(self);
+  const Device kernel_device = dispatch_device("asinh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& asinh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::asinh_(self);
+  }
+  return ops::asinh_::call(self);
+}
+
+// asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& asinh_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::asinh_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::asinh_out::Kernel* ops::asinh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ asinh_kernel_out,
+    /* Meta */ asinh_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_asinh_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::asinh_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::asinh_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_asinh_out(self, out);
+  const Device kernel_device = dispatch_device("asinh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("asinh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("asinh.out", {&self}, {&out});
+  return ops::asinh_out::call(self, out);
+}
+
+// ============================================================================ batch_norm_elemt
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+static Tensor batch_norm_elemt_kernel_functional(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  Tensor out;
+  native::batch_norm_elemt_kernel(input, weight, bias, mean, invstd, eps, out);
+  return out;
+}
+
+ops::batch_norm_elemt::Kernel* ops::batch_norm_elemt::kernels[kNumDeviceTypes] = {
+    /* CPU */ batch_norm_elemt_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+static Tensor math_bits_fallback_batch_norm_elemt(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto bias_r = math_bits::resolved(bias);
+  const auto mean_r = math_bits::resolved(mean);
+  const auto invstd_r = math_bits::resolved(invstd);
+  return ops::batch_norm_elemt::call(input_r, weight_r, bias_r, mean_r, invstd_r, eps);
+}
+
+Tensor ops::batch_norm_elemt::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | mean.math_bits() | invstd.math_bits()) != 0, 0)) return math_bits_fallback_batch_norm_elemt(input, weight, bias, mean, invstd, eps);
+  const Device kernel_device = dispatch_device("batch_norm_elemt", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_elemt", kernel_device);
+  return kernel(input, weight, bias, mean, invstd, eps);
+}
+
+Tensor batch_norm_elemt(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  if (autograd::compute_requires_grad({&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd})) {
+    return autograd::wrappers::batch_norm_elemt(input, weight, bias, mean, invstd, eps);
+  }
+  return ops::batch_norm_elemt::call(input, weight, bias, mean, invstd, eps);
+}
+
+// batch_norm_elemt.out(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& batch_norm_elemt_kernel_out(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps, const Tensor& out) {
+  const Tensor input_in = native::input_unaffected_by_resize(input, out);
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  const Tensor invstd_in = native::input_unaffected_by_resize(invstd, out);
+  Tensor out_handle = out;
+  native::batch_norm_elemt_kernel(input_in, weight, bias, mean_in, invstd_in, eps, out_handle);
+  return out;
+}
+
+ops::batch_norm_elemt_out::Kernel* ops::batch_norm_elemt_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ batch_norm_elemt_kernel_out,
+    /* Meta */ nullptr,
+};
+
+static const Tensor& math_bits_fallback_batch_norm_elemt_out(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto input_r = math_bits::resolved(input);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto bias_r = math_bits::resolved(bias);
+  const auto mean_r = math_bits::resolved(mean);
+  const auto invstd_r = math_bits::resolved(invstd);
+  const Tensor out_r = written.arg(out);
+  ops::batch_norm_elemt_out::call(input_r, weight_r, bias_r, mean_r, invstd_r, eps, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::batch_norm_elemt_out::call(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps, const Tensor& out) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | mean.math_bits() | invstd.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_batch_norm_elemt_out(input, weight, bias, mean, invstd, eps, out);
+  const Device kernel_device = dispatch_device("batch_norm_elemt.out", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("batch_norm_elemt.out", kernel_device);
+  decltype(auto) result = kernel(input, weight, bias, mean, invstd, eps, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& batch_norm_elemt_out(const Tensor& out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, double eps) {
+  check_out_no_grad("batch_norm_elemt.out", {&input, opt_ptr(weight), opt_ptr(bias), &mean, &invstd}, {&out});
+  return ops::batch_norm_elemt_out::call(input, weight, bias, mean, invstd, eps, out);
 }
 
 // ============================================================================ float_power
@@ -383,6 +588,33 @@ Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpol
   return ops::grid_sampler_2d::call(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
+// ============================================================================ isclose
+
+// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+ops::isclose::Kernel* ops::isclose::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::isclose_kernel,
+    /* Meta */ native::isclose_kernel,
+};
+
+static Tensor math_bits_fallback_isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::isclose::call(self_r, other_r, rtol, atol, equal_nan);
+}
+
+Tensor ops::isclose::call(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_isclose(self, other, rtol, atol, equal_nan);
+  const Device kernel_device = dispatch_device("isclose", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("isclose", kernel_device);
+  return kernel(self, other, rtol, atol, equal_nan);
+}
+
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return ops::isclose::call(self, other, rtol, atol, equal_nan);
+}
+
 // ============================================================================ linalg_lu_factor_ex
 
 // linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
@@ -523,6 +755,351 @@ std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, co
     return autograd::wrappers::multilabel_margin_loss_forward(self, target, reduction);
   }
   return ops::multilabel_margin_loss_forward::call(self, target, reduction);
+}
+
+// ============================================================================ nanmedian
+
+// nanmedian(Tensor self) -> Tensor
+ops::nanmedian::Kernel* ops::nanmedian::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::nanmedian_all_kernel,
+    /* Meta */ native::nanmedian_all_kernel,
+};
+
+static Tensor math_bits_fallback_nanmedian(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::nanmedian::call(self_r);
+}
+
+Tensor ops::nanmedian::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanmedian(self);
+  const Device kernel_device = dispatch_device("nanmedian", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian", kernel_device);
+  return kernel(self);
+}
+
+Tensor nanmedian(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nanmedian(self);
+  }
+  return ops::nanmedian::call(self);
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static std::tuple<Tensor, Tensor> nanmedian_dim_kernel_functional(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values;
+  Tensor indices;
+  native::nanmedian_dim_kernel(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
+ops::nanmedian_dim::Kernel* ops::nanmedian_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ nanmedian_dim_kernel_functional,
+    /* Meta */ nanmedian_dim_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_nanmedian_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::nanmedian_dim::call(self_r, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> ops::nanmedian_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_nanmedian_dim(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("nanmedian.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian.dim", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::nanmedian_dim(self, dim, keepdim);
+  }
+  return ops::nanmedian_dim::call(self, dim, keepdim);
+}
+
+// nanmedian.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static std::tuple<const Tensor&, const Tensor&> nanmedian_dim_kernel_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, values), indices);
+  Tensor values_handle = values;
+  Tensor indices_handle = indices;
+  native::nanmedian_dim_kernel(self_in, dim, keepdim, values_handle, indices_handle);
+  return {values, indices};
+}
+
+ops::nanmedian_dim_out::Kernel* ops::nanmedian_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ nanmedian_dim_kernel_out,
+    /* Meta */ nanmedian_dim_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_nanmedian_dim_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor values_r = written.arg(values);
+  const Tensor indices_r = written.arg(indices);
+  ops::nanmedian_dim_out::call(self_r, dim, keepdim, values_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(values, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::nanmedian_dim_out::call(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | values.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_nanmedian_dim_out(self, dim, keepdim, values, indices);
+  const Device kernel_device = dispatch_device("nanmedian.dim_out", {&self, &values, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("nanmedian.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, values, indices);
+  values.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> nanmedian_out(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim, bool keepdim) {
+  check_out_no_grad("nanmedian.dim_out", {&self}, {&values, &indices});
+  return ops::nanmedian_dim_out::call(self, dim, keepdim, values, indices);
+}
+
+// ============================================================================ native_dropout_backward
+
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+static Tensor math_bits_fallback_native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  const auto grad_output_r = math_bits::resolved_differentiable(grad_output);
+  const auto mask_r = math_bits::resolved_differentiable(mask);
+  return ::tl::native_dropout_backward(grad_output_r, mask_r, scale);
+}
+
+Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  if (__builtin_expect((grad_output.math_bits() | mask.math_bits()) != 0, 0)) return math_bits_fallback_native_dropout_backward(grad_output, mask, scale);
+  return native::native_dropout_backward_composite(grad_output, mask, scale);
+}
+
+// ============================================================================ negative
+
+// negative(Tensor self) -> Tensor
+static Tensor math_bits_fallback_negative(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::negative(self_r);
+}
+
+Tensor negative(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_negative(self);
+  return native::negative_composite(self);
+}
+
+// negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& negative_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("negative.out", {&self}, {&out});
+  return neg_out(out, self);
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& negative_(const Tensor& self) {
+  return native::negative__composite(self);
+}
+
+// ============================================================================ sign
+
+// sign(Tensor self) -> Tensor
+static Tensor sign_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sign_kernel(self, out);
+  return out;
+}
+
+ops::sign::Kernel* ops::sign::kernels[kNumDeviceTypes] = {
+    /* CPU */ sign_kernel_functional,
+    /* Meta */ sign_kernel_functional,
+};
+
+static Tensor math_bits_fallback_sign(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sign::call(self_r);
+}
+
+Tensor ops::sign::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sign(self);
+  const Device kernel_device = dispatch_device("sign", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign", kernel_device);
+  return kernel(self);
+}
+
+Tensor sign(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sign(self);
+  }
+  return ops::sign::call(self);
+}
+
+// sign_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sign_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sign_kernel(self, out);
+  return self;
+}
+
+ops::sign_::Kernel* ops::sign_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sign_kernel_inplace,
+    /* Meta */ sign_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_sign_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::sign_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::sign_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sign_(self);
+  const Device kernel_device = dispatch_device("sign_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sign_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sign_(self);
+  }
+  return ops::sign_::call(self);
+}
+
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sign_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sign_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sign_out::Kernel* ops::sign_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sign_kernel_out,
+    /* Meta */ sign_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_sign_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::sign_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::sign_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_sign_out(self, out);
+  const Device kernel_device = dispatch_device("sign.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sign.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sign_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sign.out", {&self}, {&out});
+  return ops::sign_out::call(self, out);
+}
+
+// ============================================================================ softshrink
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+static Tensor softshrink_kernel_functional(const Tensor& self, const Scalar& lambd) {
+  Tensor out;
+  native::softshrink_kernel(self, lambd, out);
+  return out;
+}
+
+ops::softshrink::Kernel* ops::softshrink::kernels[kNumDeviceTypes] = {
+    /* CPU */ softshrink_kernel_functional,
+    /* Meta */ softshrink_kernel_functional,
+};
+
+static Tensor math_bits_fallback_softshrink(const Tensor& self, const Scalar& lambd) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::softshrink::call(self_r, lambd);
+}
+
+Tensor ops::softshrink::call(const Tensor& self, const Scalar& lambd) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_softshrink(self, lambd);
+  const Device kernel_device = dispatch_device("softshrink", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink", kernel_device);
+  return kernel(self, lambd);
+}
+
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::softshrink(self, lambd);
+  }
+  return ops::softshrink::call(self, lambd);
+}
+
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& softshrink_kernel_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::softshrink_kernel(self_in, lambd, out_handle);
+  return out;
+}
+
+ops::softshrink_out::Kernel* ops::softshrink_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ softshrink_kernel_out,
+    /* Meta */ softshrink_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_softshrink_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::softshrink_out::call(self_r, lambd, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::softshrink_out::call(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_softshrink_out(self, lambd, out);
+  const Device kernel_device = dispatch_device("softshrink.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("softshrink.out", kernel_device);
+  decltype(auto) result = kernel(self, lambd, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& softshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  check_out_no_grad("softshrink.out", {&self}, {&out});
+  return ops::softshrink_out::call(self, lambd, out);
+}
+
+// ============================================================================ special_gammaln
+
+// special_gammaln(Tensor self) -> Tensor
+static Tensor math_bits_fallback_special_gammaln(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_gammaln(self_r);
+}
+
+Tensor special_gammaln(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_gammaln(self);
+  return native::special_gammaln_composite(self);
+}
+
+// special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_gammaln_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("special_gammaln.out", {&self}, {&out});
+  return lgamma_out(out, self);
 }
 
 // ============================================================================ upsample_trilinear3d_backward

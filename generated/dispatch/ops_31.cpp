@@ -5,21 +5,182 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_adamax.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/batch_norm.h"
+#include "generated/ops/bitwise_xor.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/concatenate.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
+#include "generated/ops/linalg_svdvals.h"
+#include "generated/ops/linalg_vecdot.h"
+#include "generated/ops/log10.h"
 #include "generated/ops/logdet.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_group_norm_backward.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/nll_loss.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/threshold_backward.h"
 #include "generated/ops/unique_dim.h"
 
 namespace tl {
+
+// ============================================================================ _fused_adamax
+
+// _fused_adamax_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_infs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> ()
+ops::_fused_adamax_::Kernel* ops::_fused_adamax_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamax_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_adamax_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_infs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool maximize) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const auto grad_list_r = math_bits::resolved(grad_list);
+  const std::vector<Tensor> exp_avgs_r = written.list(exp_avgs);
+  const std::vector<Tensor> exp_infs_r = written.list(exp_infs);
+  const std::vector<Tensor> state_steps_r = written.list(state_steps);
+  ops::_fused_adamax_::call(self_r, grad_list_r, exp_avgs_r, exp_infs_r, state_steps_r, lr, beta1, beta2, eps, weight_decay, maximize);
+  written.finish();
+}
+
+void ops::_fused_adamax_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_infs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool maximize) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(exp_avgs) | math_bits::of(exp_infs) | math_bits::of(state_steps)) != 0, 0)) return math_bits_fallback__fused_adamax_(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
+  const Device kernel_device = dispatch_device("_fused_adamax_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamax_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_infs) t.bump_version();
+  for (const Tensor& t : state_steps) t.bump_version();
+}
+
+void _fused_adamax_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_infs, TensorList state_steps, double lr, double beta1, double beta2, double eps, double weight_decay, bool maximize) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamax_");
+  return ops::_fused_adamax_::call(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
+}
+
+// ============================================================================ atanh
+
+// atanh(Tensor self) -> Tensor
+static Tensor atanh_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::atanh_kernel(self, out);
+  return out;
+}
+
+ops::atanh::Kernel* ops::atanh::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_functional,
+    /* Meta */ atanh_kernel_functional,
+};
+
+static Tensor math_bits_fallback_atanh(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::atanh::call(self_r);
+}
+
+Tensor ops::atanh::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_atanh(self);
+  const Device kernel_device = dispatch_device("atanh", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh", kernel_device);
+  return kernel(self);
+}
+
+Tensor atanh(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atanh(self);
+  }
+  return ops::atanh::call(self);
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& atanh_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::atanh_kernel(self, out);
+  return self;
+}
+
+ops::atanh_::Kernel* ops::atanh_::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_inplace,
+    /* Meta */ atanh_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_atanh_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::atanh_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::atanh_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_atanh_(self);
+  const Device kernel_device = dispatch_device("atanh_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& atanh_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::atanh_(self);
+  }
+  return ops::atanh_::call(self);
+}
+
+// atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& atanh_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::atanh_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::atanh_out::Kernel* ops::atanh_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ atanh_kernel_out,
+    /* Meta */ atanh_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_atanh_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::atanh_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::atanh_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_atanh_out(self, out);
+  const Device kernel_device = dispatch_device("atanh.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("atanh.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("atanh.out", {&self}, {&out});
+  return ops::atanh_out::call(self, out);
+}
 
 // ============================================================================ batch_norm
 
@@ -36,6 +197,405 @@ static Tensor math_bits_fallback_batch_norm(const Tensor& input, const std::opti
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   if (__builtin_expect((input.math_bits() | math_bits::of(weight) | math_bits::of(bias) | math_bits::of(running_mean) | math_bits::of(running_var)) != 0, 0)) return math_bits_fallback_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
   return native::batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+}
+
+// ============================================================================ bitwise_xor
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor bitwise_xor_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::bitwise_xor_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Tensor::Kernel* ops::bitwise_xor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_functional,
+    /* Meta */ bitwise_xor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_bitwise_xor_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::bitwise_xor_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::bitwise_xor_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor_Tensor(self, other);
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  return ops::bitwise_xor_Tensor::call(self, other);
+}
+
+// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::bitwise_xor_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Tensor::Kernel* ops::bitwise_xor__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_inplace,
+    /* Meta */ bitwise_xor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_bitwise_xor__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::bitwise_xor__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::bitwise_xor__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor__Tensor(self, other);
+  const Device kernel_device = dispatch_device("bitwise_xor_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Tensor");
+  ops::bitwise_xor__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward0");
+  return self;
+}
+
+// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Tensor_out::Kernel* ops::bitwise_xor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_kernel_out,
+    /* Meta */ bitwise_xor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_bitwise_xor_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::bitwise_xor_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::bitwise_xor_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("bitwise_xor.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("bitwise_xor.Tensor_out", {&self, &other}, {&out});
+  return ops::bitwise_xor_Tensor_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor bitwise_xor_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::bitwise_xor_Scalar::Kernel* ops::bitwise_xor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_functional,
+    /* Meta */ bitwise_xor_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_bitwise_xor_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::bitwise_xor_Scalar::call(self_r, other);
+}
+
+Tensor ops::bitwise_xor_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor_Scalar(self, other);
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Tensor& self, const Scalar& other) {
+  return ops::bitwise_xor_Scalar::call(self, other);
+}
+
+// bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::bitwise_xor_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::bitwise_xor__Scalar::Kernel* ops::bitwise_xor__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_inplace,
+    /* Meta */ bitwise_xor_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_bitwise_xor__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::bitwise_xor__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::bitwise_xor__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor__Scalar(self, other);
+  const Device kernel_device = dispatch_device("bitwise_xor_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "bitwise_xor_.Scalar");
+  ops::bitwise_xor__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "BitwiseXorBackward1");
+  return self;
+}
+
+// bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& bitwise_xor_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::bitwise_xor_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::bitwise_xor_Scalar_out::Kernel* ops::bitwise_xor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ bitwise_xor_scalar_kernel_out,
+    /* Meta */ bitwise_xor_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_bitwise_xor_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::bitwise_xor_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::bitwise_xor_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("bitwise_xor.Scalar_out", {&self}, {&out});
+  return ops::bitwise_xor_Scalar_out::call(self, other, out);
+}
+
+// bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+ops::bitwise_xor_Scalar_Tensor::Kernel* ops::bitwise_xor_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::bitwise_xor_scalar_tensor_kernel,
+    /* Meta */ native::bitwise_xor_scalar_tensor_kernel,
+};
+
+static Tensor math_bits_fallback_bitwise_xor_Scalar_Tensor(const Scalar& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto other_r = math_bits::resolved(other);
+  return ops::bitwise_xor_Scalar_Tensor::call(self, other_r);
+}
+
+Tensor ops::bitwise_xor_Scalar_Tensor::call(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_bitwise_xor_Scalar_Tensor(self, other);
+  const Device kernel_device = dispatch_device("bitwise_xor.Scalar_Tensor", {&other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("bitwise_xor.Scalar_Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor bitwise_xor(const Scalar& self, const Tensor& other) {
+  return ops::bitwise_xor_Scalar_Tensor::call(self, other);
+}
+
+// ============================================================================ concatenate
+
+// concatenate(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor math_bits_fallback_concatenate(TensorList tensors, int64_t dim) {
+  const auto tensors_r = math_bits::resolved_differentiable(tensors);
+  return ::tl::concatenate(TensorList(tensors_r), dim);
+}
+
+Tensor concatenate(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_concatenate(tensors, dim);
+  return native::concatenate_composite(tensors, dim);
+}
+
+// concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("concatenate.out", {}, {&out}, {tensors});
+  return cat_out(out, tensors, dim);
+}
+
+// ============================================================================ count_nonzero
+
+// count_nonzero(Tensor self, int? dim=None) -> Tensor
+static Tensor count_nonzero_kernel_functional(const Tensor& self, std::optional<int64_t> dim) {
+  Tensor out;
+  native::count_nonzero_kernel(self, dim, out);
+  return out;
+}
+
+ops::count_nonzero::Kernel* ops::count_nonzero::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_kernel_functional,
+    /* Meta */ count_nonzero_kernel_functional,
+};
+
+static Tensor math_bits_fallback_count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::count_nonzero::call(self_r, dim);
+}
+
+Tensor ops::count_nonzero::call(const Tensor& self, std::optional<int64_t> dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_count_nonzero(self, dim);
+  const Device kernel_device = dispatch_device("count_nonzero", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  return ops::count_nonzero::call(self, dim);
+}
+
+// count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& count_nonzero_kernel_out(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::count_nonzero_kernel(self_in, dim, out_handle);
+  return out;
+}
+
+ops::count_nonzero_out::Kernel* ops::count_nonzero_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_kernel_out,
+    /* Meta */ count_nonzero_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_count_nonzero_out(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::count_nonzero_out::call(self_r, dim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::count_nonzero_out::call(const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_count_nonzero_out(self, dim, out);
+  const Device kernel_device = dispatch_device("count_nonzero.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim) {
+  check_out_no_grad("count_nonzero.out", {&self}, {&out});
+  return ops::count_nonzero_out::call(self, dim, out);
+}
+
+// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+static Tensor count_nonzero_dims_kernel_functional(const Tensor& self, IntArrayRef dim) {
+  Tensor out;
+  native::count_nonzero_dims_kernel(self, dim, out);
+  return out;
+}
+
+ops::count_nonzero_dim_IntList::Kernel* ops::count_nonzero_dim_IntList::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_dims_kernel_functional,
+    /* Meta */ count_nonzero_dims_kernel_functional,
+};
+
+static Tensor math_bits_fallback_count_nonzero_dim_IntList(const Tensor& self, IntArrayRef dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::count_nonzero_dim_IntList::call(self_r, dim);
+}
+
+Tensor ops::count_nonzero_dim_IntList::call(const Tensor& self, IntArrayRef dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_count_nonzero_dim_IntList(self, dim);
+  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.dim_IntList", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  return ops::count_nonzero_dim_IntList::call(self, dim);
+}
+
+// count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& count_nonzero_dims_kernel_out(const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::count_nonzero_dims_kernel(self_in, dim, out_handle);
+  return out;
+}
+
+ops::count_nonzero_dim_IntList_out::Kernel* ops::count_nonzero_dim_IntList_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ count_nonzero_dims_kernel_out,
+    /* Meta */ count_nonzero_dims_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_count_nonzero_dim_IntList_out(const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::count_nonzero_dim_IntList_out::call(self_r, dim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::count_nonzero_dim_IntList_out::call(const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_count_nonzero_dim_IntList_out(self, dim, out);
+  const Device kernel_device = dispatch_device("count_nonzero.dim_IntList_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("count_nonzero.dim_IntList_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& count_nonzero_out(const Tensor& out, const Tensor& self, IntArrayRef dim) {
+  check_out_no_grad("count_nonzero.dim_IntList_out", {&self}, {&out});
+  return ops::count_nonzero_dim_IntList_out::call(self, dim, out);
 }
 
 // ============================================================================ grid_sampler_3d
@@ -385,6 +945,156 @@ std::tuple<const Tensor&, const Tensor&, const Tensor&> linalg_svd_out(const Ten
   return ops::linalg_svd_out::call(A, full_matrices, driver, U, S, Vh);
 }
 
+// ============================================================================ linalg_svdvals
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+static Tensor math_bits_fallback_linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_svdvals(A_r, driver);
+}
+
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_svdvals(A, driver);
+  return native::linalg_svdvals_composite(A, driver);
+}
+
+// linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_svdvals_out(const Tensor& out, const Tensor& A, std::optional<std::string_view> driver) {
+  check_out_no_grad("linalg_svdvals.out", {&A}, {&out});
+  return copy_to_out(out, linalg_svdvals(A, driver), "linalg_svdvals.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_vecdot
+
+// linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  const auto x_r = math_bits::resolved_differentiable(x);
+  const auto y_r = math_bits::resolved_differentiable(y);
+  return ::tl::linalg_vecdot(x_r, y_r, dim);
+}
+
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  if (__builtin_expect((x.math_bits() | y.math_bits()) != 0, 0)) return math_bits_fallback_linalg_vecdot(x, y, dim);
+  return native::linalg_vecdot_composite(x, y, dim);
+}
+
+// linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_vecdot_out(const Tensor& out, const Tensor& x, const Tensor& y, int64_t dim) {
+  check_out_no_grad("linalg_vecdot.out", {&x, &y}, {&out});
+  return copy_to_out(out, linalg_vecdot(x, y, dim), "linalg_vecdot.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ log10
+
+// log10(Tensor self) -> Tensor
+static Tensor log10_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::log10_kernel(self, out);
+  return out;
+}
+
+ops::log10::Kernel* ops::log10::kernels[kNumDeviceTypes] = {
+    /* CPU */ log10_kernel_functional,
+    /* Meta */ log10_kernel_functional,
+};
+
+static Tensor math_bits_fallback_log10(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::log10::call(self_r);
+}
+
+Tensor ops::log10::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log10(self);
+  const Device kernel_device = dispatch_device("log10", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log10", kernel_device);
+  return kernel(self);
+}
+
+Tensor log10(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log10(self);
+  }
+  return ops::log10::call(self);
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& log10_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::log10_kernel(self, out);
+  return self;
+}
+
+ops::log10_::Kernel* ops::log10_::kernels[kNumDeviceTypes] = {
+    /* CPU */ log10_kernel_inplace,
+    /* Meta */ log10_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_log10_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::log10_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::log10_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_log10_(self);
+  const Device kernel_device = dispatch_device("log10_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log10_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& log10_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::log10_(self);
+  }
+  return ops::log10_::call(self);
+}
+
+// log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& log10_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::log10_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::log10_out::Kernel* ops::log10_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ log10_kernel_out,
+    /* Meta */ log10_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_log10_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::log10_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::log10_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_log10_out(self, out);
+  const Device kernel_device = dispatch_device("log10.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("log10.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& log10_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("log10.out", {&self}, {&out});
+  return ops::log10_out::call(self, out);
+}
+
 // ============================================================================ logdet
 
 // logdet(Tensor self) -> Tensor
@@ -561,6 +1271,39 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   return ops::native_batch_norm::call(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 
+// ============================================================================ native_group_norm_backward
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ops::native_group_norm_backward::Kernel* ops::native_group_norm_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::native_group_norm_backward_kernel,
+    /* Meta */ native::native_group_norm_backward_kernel,
+};
+
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback_native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_out_r = math_bits::resolved(grad_out);
+  const auto input_r = math_bits::resolved(input);
+  const auto mean_r = math_bits::resolved(mean);
+  const auto rstd_r = math_bits::resolved(rstd);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::native_group_norm_backward::call(grad_out_r, input_r, mean_r, rstd_r, weight_r, N, C, HxW, group, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> ops::native_group_norm_backward::call(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  if (__builtin_expect((grad_out.math_bits() | input.math_bits() | mean.math_bits() | rstd.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  const Device kernel_device = dispatch_device("native_group_norm_backward", {&grad_out, &input, &mean, &rstd, opt_ptr(weight)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("native_group_norm_backward", kernel_device);
+  return kernel(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  if (autograd::compute_requires_grad({&grad_out, &input, &mean, &rstd, opt_ptr(weight)})) {
+    return autograd::wrappers::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  return ops::native_group_norm_backward::call(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+}
+
 // ============================================================================ nll_loss
 
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
@@ -580,6 +1323,224 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 const Tensor& nll_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   check_out_no_grad("nll_loss.out", {&self, &target, opt_ptr(weight)}, {&out});
   return copy_to_out(out, nll_loss(self, target, weight, reduction, ignore_index), "nll_loss.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ not_equal
+
+// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+static Tensor ne_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::ne_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Tensor::Kernel* ops::not_equal_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_functional,
+    /* Meta */ ne_kernel_functional,
+};
+
+static Tensor math_bits_fallback_not_equal_Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::not_equal_Tensor::call(self_r, other_r);
+}
+
+Tensor ops::not_equal_Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_not_equal_Tensor(self, other);
+  const Device kernel_device = dispatch_device("not_equal.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  return ops::not_equal_Tensor::call(self, other);
+}
+
+// not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& ne_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::ne_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Tensor::Kernel* ops::not_equal__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_inplace,
+    /* Meta */ ne_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_not_equal__Tensor(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::not_equal__Tensor::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::not_equal__Tensor::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_not_equal__Tensor(self, other);
+  const Device kernel_device = dispatch_device("not_equal_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Tensor");
+  ops::not_equal__Tensor::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward1");
+  return self;
+}
+
+// not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::ne_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::not_equal_Tensor_out::Kernel* ops::not_equal_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_kernel_out,
+    /* Meta */ ne_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_not_equal_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::not_equal_Tensor_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::not_equal_Tensor_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_not_equal_Tensor_out(self, other, out);
+  const Device kernel_device = dispatch_device("not_equal.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("not_equal.Tensor_out", {&self, &other}, {&out});
+  return ops::not_equal_Tensor_out::call(self, other, out);
+}
+
+// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor ne_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::ne_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::not_equal_Scalar::Kernel* ops::not_equal_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_functional,
+    /* Meta */ ne_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_not_equal_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::not_equal_Scalar::call(self_r, other);
+}
+
+Tensor ops::not_equal_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_not_equal_Scalar(self, other);
+  const Device kernel_device = dispatch_device("not_equal.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  return ops::not_equal_Scalar::call(self, other);
+}
+
+// not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::ne_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::not_equal__Scalar::Kernel* ops::not_equal__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_inplace,
+    /* Meta */ ne_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_not_equal__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::not_equal__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::not_equal__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_not_equal__Scalar(self, other);
+  const Device kernel_device = dispatch_device("not_equal_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "not_equal_.Scalar");
+  ops::not_equal__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "NeBackward0");
+  return self;
+}
+
+// not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ne_scalar_kernel_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ne_scalar_kernel(self_in, other, out_handle);
+  return out;
+}
+
+ops::not_equal_Scalar_out::Kernel* ops::not_equal_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ne_scalar_kernel_out,
+    /* Meta */ ne_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_not_equal_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::not_equal_Scalar_out::call(self_r, other, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::not_equal_Scalar_out::call(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_not_equal_Scalar_out(self, other, out);
+  const Device kernel_device = dispatch_device("not_equal.Scalar_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("not_equal.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& not_equal_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("not_equal.Scalar_out", {&self}, {&out});
+  return ops::not_equal_Scalar_out::call(self, other, out);
 }
 
 // ============================================================================ scatter_add
@@ -699,6 +1660,36 @@ const Tensor& ops::scatter_add_out::call(const Tensor& self, int64_t dim, const 
 const Tensor& scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   check_out_no_grad("scatter_add.out", {&self, &index, &src}, {&out});
   return ops::scatter_add_out::call(self, dim, index, src, out);
+}
+
+// ============================================================================ threshold_backward
+
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+ops::threshold_backward::Kernel* ops::threshold_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::threshold_backward_kernel,
+    /* Meta */ native::threshold_backward_kernel,
+};
+
+static Tensor math_bits_fallback_threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::threshold_backward::call(grad_output_r, self_r, threshold);
+}
+
+Tensor ops::threshold_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_threshold_backward(grad_output, self, threshold);
+  const Device kernel_device = dispatch_device("threshold_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("threshold_backward", kernel_device);
+  return kernel(grad_output, self, threshold);
+}
+
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::threshold_backward(grad_output, self, threshold);
+  }
+  return ops::threshold_backward::call(grad_output, self, threshold);
 }
 
 // ============================================================================ unique_dim

@@ -5,25 +5,50 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/addbmm.h"
+#include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/fractional_max_pool2d.h"
+#include "generated/ops/hardtanh_backward.h"
 #include "generated/ops/i0.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
 #include "generated/ops/unflatten.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl {
+
+// ============================================================================ _fused_rms_norm_differentiable_backward
+
+// _fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)
+static std::tuple<Tensor, Tensor> math_bits_fallback__fused_rms_norm_differentiable_backward(const std::optional<Tensor>& grad_out, const std::optional<Tensor>& grad_rstd, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps, std::array<bool, 2> output_mask) {
+  const auto grad_out_r = math_bits::resolved_differentiable(grad_out);
+  const auto grad_rstd_r = math_bits::resolved_differentiable(grad_rstd);
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::_fused_rms_norm_differentiable_backward(grad_out_r, grad_rstd_r, input_r, normalized_shape, weight_r, eps, output_mask);
+}
+
+std::tuple<Tensor, Tensor> _fused_rms_norm_differentiable_backward(const std::optional<Tensor>& grad_out, const std::optional<Tensor>& grad_rstd, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps, std::array<bool, 2> output_mask) {
+  if (__builtin_expect((math_bits::of(grad_out) | math_bits::of(grad_rstd) | input.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback__fused_rms_norm_differentiable_backward(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask);
+  return native::fused_rms_norm_differentiable_backward_composite(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask);
+}
 
 // ============================================================================ _grid_sampler_double_backward
 
@@ -81,6 +106,19 @@ const Tensor& addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& ba
 const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   check_out_no_grad("addbmm.out", {&self, &batch1, &batch2}, {&out});
   return copy_to_out(out, addbmm(self, batch1, batch2, beta, alpha), "addbmm.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ avg_pool1d
+
+// avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+static Tensor math_bits_fallback_avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::avg_pool1d(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
+  return native::avg_pool1d_composite(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
 }
 
 // ============================================================================ avg_pool2d_backward
@@ -385,6 +423,19 @@ Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
   return ops::bitwise_right_shift_Scalar_Tensor::call(self, other);
 }
 
+// ============================================================================ diagflat
+
+// diagflat(Tensor self, int offset=0) -> Tensor
+static Tensor math_bits_fallback_diagflat(const Tensor& self, int64_t offset) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::diagflat(self_r, offset);
+}
+
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_diagflat(self, offset);
+  return native::diagflat_composite(self, offset);
+}
+
 // ============================================================================ embedding_dense_backward
 
 // embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
@@ -453,6 +504,332 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   return ops::empty_strided::call(size, stride, dtype, device);
 }
 
+// ============================================================================ fractional_max_pool2d
+
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ops::fractional_max_pool2d::Kernel* ops::fractional_max_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_kernel,
+    /* Meta */ native::fractional_max_pool2d_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto random_samples_r = math_bits::resolved(random_samples);
+  return ops::fractional_max_pool2d::call(self_r, kernel_size, output_size, random_samples_r);
+}
+
+std::tuple<Tensor, Tensor> ops::fractional_max_pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (__builtin_expect((self.math_bits() | random_samples.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool2d(self, kernel_size, output_size, random_samples);
+  const Device kernel_device = dispatch_device("fractional_max_pool2d", {&self, &random_samples});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d", kernel_device);
+  return kernel(self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fractional_max_pool2d(self, kernel_size, output_size, random_samples);
+  }
+  return ops::fractional_max_pool2d::call(self, kernel_size, output_size, random_samples);
+}
+
+// fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::fractional_max_pool2d_output::Kernel* ops::fractional_max_pool2d_output::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_output_kernel,
+    /* Meta */ native::fractional_max_pool2d_output_kernel,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_fractional_max_pool2d_output(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto random_samples_r = math_bits::resolved(random_samples);
+  const Tensor output_r = written.arg(output);
+  const Tensor indices_r = written.arg(indices);
+  ops::fractional_max_pool2d_output::call(self_r, kernel_size, output_size, random_samples_r, output_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(output, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::fractional_max_pool2d_output::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | random_samples.math_bits() | output.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool2d_output(self, kernel_size, output_size, random_samples, output, indices);
+  const Device kernel_device = dispatch_device("fractional_max_pool2d.output", {&self, &random_samples, &output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d.output", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, output_size, random_samples, output, indices);
+  output.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> fractional_max_pool2d_out(const Tensor& output, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  check_out_no_grad("fractional_max_pool2d.output", {&self, &random_samples}, {&output, &indices});
+  return ops::fractional_max_pool2d_output::call(self, kernel_size, output_size, random_samples, output, indices);
+}
+
+// ============================================================================ hardtanh_backward
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+ops::hardtanh_backward::Kernel* ops::hardtanh_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardtanh_backward_kernel,
+    /* Meta */ native::hardtanh_backward_kernel,
+};
+
+static Tensor math_bits_fallback_hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardtanh_backward::call(grad_output_r, self_r, min_val, max_val);
+}
+
+Tensor ops::hardtanh_backward::call(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_hardtanh_backward(grad_output, self, min_val, max_val);
+  const Device kernel_device = dispatch_device("hardtanh_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardtanh_backward", kernel_device);
+  return kernel(grad_output, self, min_val, max_val);
+}
+
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::hardtanh_backward(grad_output, self, min_val, max_val);
+  }
+  return ops::hardtanh_backward::call(grad_output, self, min_val, max_val);
+}
+
+// ============================================================================ lerp
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+static Tensor lerp_scalar_kernel_functional(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  Tensor out;
+  native::lerp_scalar_kernel(self, end, weight, out);
+  return out;
+}
+
+ops::lerp_Scalar::Kernel* ops::lerp_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_functional,
+    /* Meta */ lerp_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto end_r = math_bits::resolved(end);
+  return ops::lerp_Scalar::call(self_r, end_r, weight);
+}
+
+Tensor ops::lerp_Scalar::call(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (__builtin_expect((self.math_bits() | end.math_bits()) != 0, 0)) return math_bits_fallback_lerp_Scalar(self, end, weight);
+  const Device kernel_device = dispatch_device("lerp.Scalar", {&self, &end});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Scalar", kernel_device);
+  return kernel(self, end, weight);
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (autograd::compute_requires_grad({&self, &end})) {
+    return autograd::wrappers::lerp_Scalar(self, end, weight);
+  }
+  return ops::lerp_Scalar::call(self, end, weight);
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+static const Tensor& lerp_scalar_kernel_inplace(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  Tensor out = self;
+  native::lerp_scalar_kernel(self, end, weight, out);
+  return self;
+}
+
+ops::lerp__Scalar::Kernel* ops::lerp__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_inplace,
+    /* Meta */ lerp_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_lerp__Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto end_r = math_bits::resolved(end);
+  ops::lerp__Scalar::call(self_r, end_r, weight);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::lerp__Scalar::call(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (__builtin_expect((self.math_bits() | end.math_bits()) != 0, 0)) return math_bits_fallback_lerp__Scalar(self, end, weight);
+  const Device kernel_device = dispatch_device("lerp_.Scalar", {&self, &end});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, end, weight);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (autograd::compute_requires_grad({&self, &end})) {
+    return autograd::wrappers::lerp__Scalar(self, end, weight);
+  }
+  return ops::lerp__Scalar::call(self, end, weight);
+}
+
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lerp_scalar_kernel_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::lerp_scalar_kernel(self_in, end_in, weight, out_handle);
+  return out;
+}
+
+ops::lerp_Scalar_out::Kernel* ops::lerp_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_scalar_kernel_out,
+    /* Meta */ lerp_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_lerp_Scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto end_r = math_bits::resolved(end);
+  const Tensor out_r = written.arg(out);
+  ops::lerp_Scalar_out::call(self_r, end_r, weight, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::lerp_Scalar_out::call(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | end.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_lerp_Scalar_out(self, end, weight, out);
+  const Device kernel_device = dispatch_device("lerp.Scalar_out", {&self, &end, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Scalar_out", kernel_device);
+  decltype(auto) result = kernel(self, end, weight, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_out_no_grad("lerp.Scalar_out", {&self, &end}, {&out});
+  return ops::lerp_Scalar_out::call(self, end, weight, out);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+static Tensor lerp_tensor_kernel_functional(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  Tensor out;
+  native::lerp_tensor_kernel(self, end, weight, out);
+  return out;
+}
+
+ops::lerp_Tensor::Kernel* ops::lerp_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_functional,
+    /* Meta */ lerp_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_lerp_Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto end_r = math_bits::resolved(end);
+  const auto weight_r = math_bits::resolved(weight);
+  return ops::lerp_Tensor::call(self_r, end_r, weight_r);
+}
+
+Tensor ops::lerp_Tensor::call(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (__builtin_expect((self.math_bits() | end.math_bits() | weight.math_bits()) != 0, 0)) return math_bits_fallback_lerp_Tensor(self, end, weight);
+  const Device kernel_device = dispatch_device("lerp.Tensor", {&self, &end, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Tensor", kernel_device);
+  return kernel(self, end, weight);
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (autograd::compute_requires_grad({&self, &end, &weight})) {
+    return autograd::wrappers::lerp_Tensor(self, end, weight);
+  }
+  return ops::lerp_Tensor::call(self, end, weight);
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+static const Tensor& lerp_tensor_kernel_inplace(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  Tensor out = self;
+  native::lerp_tensor_kernel(self, end, weight, out);
+  return self;
+}
+
+ops::lerp__Tensor::Kernel* ops::lerp__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_inplace,
+    /* Meta */ lerp_tensor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_lerp__Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto end_r = math_bits::resolved(end);
+  const auto weight_r = math_bits::resolved(weight);
+  ops::lerp__Tensor::call(self_r, end_r, weight_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::lerp__Tensor::call(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (__builtin_expect((self.math_bits() | end.math_bits() | weight.math_bits()) != 0, 0)) return math_bits_fallback_lerp__Tensor(self, end, weight);
+  const Device kernel_device = dispatch_device("lerp_.Tensor", {&self, &end, &weight});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, end, weight);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (autograd::compute_requires_grad({&self, &end, &weight})) {
+    return autograd::wrappers::lerp__Tensor(self, end, weight);
+  }
+  return ops::lerp__Tensor::call(self, end, weight);
+}
+
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& lerp_tensor_kernel_out(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  const Tensor weight_in = native::input_unaffected_by_resize(weight, out);
+  Tensor out_handle = out;
+  native::lerp_tensor_kernel(self_in, end_in, weight_in, out_handle);
+  return out;
+}
+
+ops::lerp_Tensor_out::Kernel* ops::lerp_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ lerp_tensor_kernel_out,
+    /* Meta */ lerp_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_lerp_Tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto end_r = math_bits::resolved(end);
+  const auto weight_r = math_bits::resolved(weight);
+  const Tensor out_r = written.arg(out);
+  ops::lerp_Tensor_out::call(self_r, end_r, weight_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::lerp_Tensor_out::call(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | end.math_bits() | weight.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_lerp_Tensor_out(self, end, weight, out);
+  const Device kernel_device = dispatch_device("lerp.Tensor_out", {&self, &end, &weight, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("lerp.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, end, weight, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  check_out_no_grad("lerp.Tensor_out", {&self, &end, &weight}, {&out});
+  return ops::lerp_Tensor_out::call(self, end, weight, out);
+}
+
 // ============================================================================ linalg_cholesky
 
 // linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
@@ -503,6 +880,273 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
   return ops::max_pool2d_with_indices_backward::call(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
+// ============================================================================ normal
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+ops::normal_::Kernel* ops::normal_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_kernel,
+    /* Meta */ native::normal_kernel,
+};
+
+static const Tensor& math_bits_fallback_normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::normal_::call(self_r, mean, std, generator);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::normal_::call(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_normal_(self, mean, std, generator);
+  const Device kernel_device = dispatch_device("normal_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal_", kernel_device);
+  decltype(auto) result = kernel(self, mean, std, generator);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& normal_(const Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::normal_(self, mean, std, generator);
+  }
+  return ops::normal_::call(self, mean, std, generator);
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_tensor_kernel_functional(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_Tensor::Kernel* ops::normal_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_functional,
+    /* Meta */ normal_tensor_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto mean_r = math_bits::resolved(mean);
+  const auto std_r = math_bits::resolved(std);
+  return ops::normal_Tensor_Tensor::call(mean_r, std_r, generator);
+}
+
+Tensor ops::normal_Tensor_Tensor::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  if (__builtin_expect((mean.math_bits() | std.math_bits()) != 0, 0)) return math_bits_fallback_normal_Tensor_Tensor(mean, std, generator);
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor", {&mean, &std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean, &std})) {
+    return autograd::wrappers::normal_Tensor_Tensor(mean, std, generator);
+  }
+  return ops::normal_Tensor_Tensor::call(mean, std, generator);
+}
+
+// normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_tensor_kernel_out(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_tensor_tensor_kernel(mean_in, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_Tensor_out::Kernel* ops::normal_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_tensor_kernel_out,
+    /* Meta */ normal_tensor_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_normal_Tensor_Tensor_out(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto mean_r = math_bits::resolved(mean);
+  const auto std_r = math_bits::resolved(std);
+  const Tensor out_r = written.arg(out);
+  ops::normal_Tensor_Tensor_out::call(mean_r, std_r, generator, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::normal_Tensor_Tensor_out::call(const Tensor& mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  if (__builtin_expect((mean.math_bits() | std.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_normal_Tensor_Tensor_out(mean, std, generator, out);
+  const Device kernel_device = dispatch_device("normal.Tensor_Tensor_out", {&mean, &std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_Tensor_out", {&mean, &std}, {&out});
+  return ops::normal_Tensor_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+static Tensor normal_tensor_float_kernel_functional(const Tensor& mean, double std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_tensor_float_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_Tensor_float::Kernel* ops::normal_Tensor_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_functional,
+    /* Meta */ normal_tensor_float_kernel_functional,
+};
+
+static Tensor math_bits_fallback_normal_Tensor_float(const Tensor& mean, double std, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto mean_r = math_bits::resolved(mean);
+  return ops::normal_Tensor_float::call(mean_r, std, generator);
+}
+
+Tensor ops::normal_Tensor_float::call(const Tensor& mean, double std, std::optional<Generator> generator) {
+  if (__builtin_expect((mean.math_bits()) != 0, 0)) return math_bits_fallback_normal_Tensor_float(mean, std, generator);
+  const Device kernel_device = dispatch_device("normal.Tensor_float", {&mean});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(const Tensor& mean, double std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&mean})) {
+    return autograd::wrappers::normal_Tensor_float(mean, std, generator);
+  }
+  return ops::normal_Tensor_float::call(mean, std, generator);
+}
+
+// normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_tensor_float_kernel_out(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor mean_in = native::input_unaffected_by_resize(mean, out);
+  Tensor out_handle = out;
+  native::normal_tensor_float_kernel(mean_in, std, generator, out_handle);
+  return out;
+}
+
+ops::normal_Tensor_float_out::Kernel* ops::normal_Tensor_float_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_tensor_float_kernel_out,
+    /* Meta */ normal_tensor_float_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_normal_Tensor_float_out(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto mean_r = math_bits::resolved(mean);
+  const Tensor out_r = written.arg(out);
+  ops::normal_Tensor_float_out::call(mean_r, std, generator, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::normal_Tensor_float_out::call(const Tensor& mean, double std, std::optional<Generator> generator, const Tensor& out) {
+  if (__builtin_expect((mean.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_normal_Tensor_float_out(mean, std, generator, out);
+  const Device kernel_device = dispatch_device("normal.Tensor_float_out", {&mean, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.Tensor_float_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, const Tensor& mean, double std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.Tensor_float_out", {&mean}, {&out});
+  return ops::normal_Tensor_float_out::call(mean, std, generator, out);
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+static Tensor normal_float_tensor_kernel_functional(double mean, const Tensor& std, std::optional<Generator> generator) {
+  Tensor out;
+  native::normal_float_tensor_kernel(mean, std, generator, out);
+  return out;
+}
+
+ops::normal_float_Tensor::Kernel* ops::normal_float_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_functional,
+    /* Meta */ normal_float_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_normal_float_Tensor(double mean, const Tensor& std, std::optional<Generator> generator) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto std_r = math_bits::resolved(std);
+  return ops::normal_float_Tensor::call(mean, std_r, generator);
+}
+
+Tensor ops::normal_float_Tensor::call(double mean, const Tensor& std, std::optional<Generator> generator) {
+  if (__builtin_expect((std.math_bits()) != 0, 0)) return math_bits_fallback_normal_float_Tensor(mean, std, generator);
+  const Device kernel_device = dispatch_device("normal.float_Tensor", {&std});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor", kernel_device);
+  return kernel(mean, std, generator);
+}
+
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> generator) {
+  if (autograd::compute_requires_grad({&std})) {
+    return autograd::wrappers::normal_float_Tensor(mean, std, generator);
+  }
+  return ops::normal_float_Tensor::call(mean, std, generator);
+}
+
+// normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& normal_float_tensor_kernel_out(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  const Tensor std_in = native::input_unaffected_by_resize(std, out);
+  Tensor out_handle = out;
+  native::normal_float_tensor_kernel(mean, std_in, generator, out_handle);
+  return out;
+}
+
+ops::normal_float_Tensor_out::Kernel* ops::normal_float_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ normal_float_tensor_kernel_out,
+    /* Meta */ normal_float_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_normal_float_Tensor_out(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto std_r = math_bits::resolved(std);
+  const Tensor out_r = written.arg(out);
+  ops::normal_float_Tensor_out::call(mean, std_r, generator, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::normal_float_Tensor_out::call(double mean, const Tensor& std, std::optional<Generator> generator, const Tensor& out) {
+  if (__builtin_expect((std.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_normal_float_Tensor_out(mean, std, generator, out);
+  const Device kernel_device = dispatch_device("normal.float_Tensor_out", {&std, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(mean, std, generator, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& normal_out(const Tensor& out, double mean, const Tensor& std, std::optional<Generator> generator) {
+  check_out_no_grad("normal.float_Tensor_out", {&std}, {&out});
+  return ops::normal_float_Tensor_out::call(mean, std, generator, out);
+}
+
+// normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+ops::normal_float_float::Kernel* ops::normal_float_float::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::normal_float_float_kernel,
+    /* Meta */ native::normal_float_float_kernel,
+};
+
+Tensor ops::normal_float_float::call(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const Device kernel_device = dispatch_device("normal.float_float", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("normal.float_float", kernel_device);
+  return kernel(mean, std, size, generator, dtype, device);
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ops::normal_float_float::call(mean, std, size, generator, dtype, device);
+}
+
 // ============================================================================ one_hot
 
 // one_hot(Tensor self, int num_classes=-1) -> Tensor
@@ -527,6 +1171,117 @@ Tensor ops::one_hot::call(const Tensor& self, int64_t num_classes) {
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
   return ops::one_hot::call(self, num_classes);
+}
+
+// ============================================================================ sgn
+
+// sgn(Tensor self) -> Tensor
+static Tensor sgn_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::sgn_kernel(self, out);
+  return out;
+}
+
+ops::sgn::Kernel* ops::sgn::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_functional,
+    /* Meta */ sgn_kernel_functional,
+};
+
+static Tensor math_bits_fallback_sgn(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::sgn::call(self_r);
+}
+
+Tensor ops::sgn::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sgn(self);
+  const Device kernel_device = dispatch_device("sgn", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn", kernel_device);
+  return kernel(self);
+}
+
+Tensor sgn(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sgn(self);
+  }
+  return ops::sgn::call(self);
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& sgn_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::sgn_kernel(self, out);
+  return self;
+}
+
+ops::sgn_::Kernel* ops::sgn_::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_inplace,
+    /* Meta */ sgn_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_sgn_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::sgn_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::sgn_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_sgn_(self);
+  const Device kernel_device = dispatch_device("sgn_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& sgn_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::sgn_(self);
+  }
+  return ops::sgn_::call(self);
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& sgn_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::sgn_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::sgn_out::Kernel* ops::sgn_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ sgn_kernel_out,
+    /* Meta */ sgn_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_sgn_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::sgn_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_sgn_out(self, out);
+  const Device kernel_device = dispatch_device("sgn.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("sgn.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("sgn.out", {&self}, {&out});
+  return ops::sgn_out::call(self, out);
 }
 
 // ============================================================================ special_i0
@@ -588,6 +1343,90 @@ Tensor to(const Tensor& self, bool non_blocking, bool copy) {
 // unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   return native::unflatten_composite(self, dim, sizes);
+}
+
+// ============================================================================ upsample_bicubic2d
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor upsample_bicubic2d_kernel_functional(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::upsample_bicubic2d_kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+ops::upsample_bicubic2d::Kernel* ops::upsample_bicubic2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_functional,
+    /* Meta */ upsample_bicubic2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::upsample_bicubic2d::call(self_r, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor ops::upsample_bicubic2d::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("upsample_bicubic2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d", kernel_device);
+  return kernel(self, output_size, align_corners, scales_h, scales_w);
+}
+
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w);
+  }
+  return ops::upsample_bicubic2d::call(self, output_size, align_corners, scales_h, scales_w);
+}
+
+// upsample_bicubic2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& upsample_bicubic2d_kernel_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::upsample_bicubic2d_kernel(self_in, output_size, align_corners, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::upsample_bicubic2d_out::Kernel* ops::upsample_bicubic2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ upsample_bicubic2d_kernel_out,
+    /* Meta */ upsample_bicubic2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_upsample_bicubic2d_out(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::upsample_bicubic2d_out::call(self_r, output_size, align_corners, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::upsample_bicubic2d_out::call(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bicubic2d_out(self, output_size, align_corners, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("upsample_bicubic2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("upsample_bicubic2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, align_corners, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& upsample_bicubic2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("upsample_bicubic2d.out", {&self}, {&out});
+  return ops::upsample_bicubic2d_out::call(self, output_size, align_corners, scales_h, scales_w, out);
+}
+
+// upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback_upsample_bicubic2d_vec(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::upsample_bicubic2d(input_r, output_size, align_corners, scale_factors);
+}
+
+Tensor upsample_bicubic2d(const Tensor& input, OptionalIntArrayRef output_size, bool align_corners, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors);
+  return native::upsample_bicubic2d_vec_composite(input, output_size, align_corners, scale_factors);
 }
 
 }  // namespace tl

@@ -5,23 +5,95 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/affine_grid_generator_backward.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/outer.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/swapaxes.h"
 #include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl {
+
+// ============================================================================ _adaptive_avg_pool2d_backward
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool2d_backward::Kernel* ops::_adaptive_avg_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool2d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool2d_backward_kernel,
+};
+
+static Tensor math_bits_fallback__adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::_adaptive_avg_pool2d_backward::call(grad_output_r, self_r);
+}
+
+Tensor ops::_adaptive_avg_pool2d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback__adaptive_avg_pool2d_backward(grad_output, self);
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool2d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool2d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool2d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool2d_backward::call(grad_output, self);
+}
+
+// ============================================================================ _adaptive_avg_pool3d_backward
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+ops::_adaptive_avg_pool3d_backward::Kernel* ops::_adaptive_avg_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_adaptive_avg_pool3d_backward_kernel,
+    /* Meta */ native::_adaptive_avg_pool3d_backward_kernel,
+};
+
+static Tensor math_bits_fallback__adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  return ops::_adaptive_avg_pool3d_backward::call(grad_output_r, self_r);
+}
+
+Tensor ops::_adaptive_avg_pool3d_backward::call(const Tensor& grad_output, const Tensor& self) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback__adaptive_avg_pool3d_backward(grad_output, self);
+  const Device kernel_device = dispatch_device("_adaptive_avg_pool3d_backward", {&grad_output, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_adaptive_avg_pool3d_backward", kernel_device);
+  return kernel(grad_output, self);
+}
+
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::_adaptive_avg_pool3d_backward(grad_output, self);
+  }
+  return ops::_adaptive_avg_pool3d_backward::call(grad_output, self);
+}
 
 // ============================================================================ _embedding_bag
 
@@ -53,6 +125,47 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
     return autograd::wrappers::_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
   }
   return ops::_embedding_bag::call(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+// ============================================================================ _fused_adamw
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_adamw_::Kernel* ops::_fused_adamw_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_adamw_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const std::vector<Tensor> grad_list_r = written.list(grad_list);
+  const std::vector<Tensor> exp_avgs_r = written.list(exp_avgs);
+  const std::vector<Tensor> exp_avg_sqs_r = written.list(exp_avg_sqs);
+  const std::vector<Tensor> max_exp_avg_sqs_r = written.list(max_exp_avg_sqs);
+  const auto state_steps_r = math_bits::resolved(state_steps);
+  const auto grad_scale_r = math_bits::resolved(grad_scale);
+  const auto found_inf_r = math_bits::resolved(found_inf);
+  ops::_fused_adamw_::call(self_r, grad_list_r, exp_avgs_r, exp_avg_sqs_r, max_exp_avg_sqs_r, state_steps_r, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale_r, found_inf_r);
+  written.finish();
+}
+
+void ops::_fused_adamw_::call(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(exp_avgs) | math_bits::of(exp_avg_sqs) | math_bits::of(max_exp_avg_sqs) | math_bits::of(state_steps) | math_bits::of(grad_scale) | math_bits::of(found_inf)) != 0, 0)) return math_bits_fallback__fused_adamw_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  const Device kernel_device = dispatch_device("_fused_adamw_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_adamw_", kernel_device);
+  kernel(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : exp_avgs) t.bump_version();
+  for (const Tensor& t : exp_avg_sqs) t.bump_version();
+  for (const Tensor& t : max_exp_avg_sqs) t.bump_version();
+}
+
+void _fused_adamw_(TensorList self, TensorList grad_list, TensorList exp_avgs, TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_adamw_");
+  return ops::_fused_adamw_::call(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
 }
 
 // ============================================================================ _pack_padded_sequence
@@ -176,6 +289,20 @@ static Tensor math_bits_fallback_affine_grid_generator_backward(const Tensor& gr
 Tensor affine_grid_generator_backward(const Tensor& grad_grid, IntArrayRef size, bool align_corners) {
   if (__builtin_expect((grad_grid.math_bits()) != 0, 0)) return math_bits_fallback_affine_grid_generator_backward(grad_grid, size, align_corners);
   return native::affine_grid_generator_backward_composite(grad_grid, size, align_corners);
+}
+
+// ============================================================================ allclose
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+static bool math_bits_fallback_allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::allclose(self_r, other_r, rtol, atol, equal_nan);
+}
+
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_allclose(self, other, rtol, atol, equal_nan);
+  return native::allclose_composite(self, other, rtol, atol, equal_nan);
 }
 
 // ============================================================================ col2im
@@ -362,6 +489,83 @@ const Tensor& cos_out(const Tensor& out, const Tensor& self) {
   return ops::cos_out::call(self, out);
 }
 
+// ============================================================================ empty_like
+
+// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+static Tensor math_bits_fallback_empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::empty_like(self_r, dtype, device);
+}
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_empty_like(self, dtype, device);
+  return native::empty_like_composite(self, dtype, device);
+}
+
+// ============================================================================ fractional_max_pool3d
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ops::fractional_max_pool3d::Kernel* ops::fractional_max_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_kernel,
+    /* Meta */ native::fractional_max_pool3d_kernel,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto random_samples_r = math_bits::resolved(random_samples);
+  return ops::fractional_max_pool3d::call(self_r, kernel_size, output_size, random_samples_r);
+}
+
+std::tuple<Tensor, Tensor> ops::fractional_max_pool3d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (__builtin_expect((self.math_bits() | random_samples.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool3d(self, kernel_size, output_size, random_samples);
+  const Device kernel_device = dispatch_device("fractional_max_pool3d", {&self, &random_samples});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d", kernel_device);
+  return kernel(self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::fractional_max_pool3d(self, kernel_size, output_size, random_samples);
+  }
+  return ops::fractional_max_pool3d::call(self, kernel_size, output_size, random_samples);
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+ops::fractional_max_pool3d_output::Kernel* ops::fractional_max_pool3d_output::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_output_kernel,
+    /* Meta */ native::fractional_max_pool3d_output_kernel,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_fractional_max_pool3d_output(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto random_samples_r = math_bits::resolved(random_samples);
+  const Tensor output_r = written.arg(output);
+  const Tensor indices_r = written.arg(indices);
+  ops::fractional_max_pool3d_output::call(self_r, kernel_size, output_size, random_samples_r, output_r, indices_r);
+  written.finish();
+  return std::forward_as_tuple(output, indices);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::fractional_max_pool3d_output::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples, const Tensor& output, const Tensor& indices) {
+  if (__builtin_expect((self.math_bits() | random_samples.math_bits() | output.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool3d_output(self, kernel_size, output_size, random_samples, output, indices);
+  const Device kernel_device = dispatch_device("fractional_max_pool3d.output", {&self, &random_samples, &output, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d.output", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, output_size, random_samples, output, indices);
+  output.bump_version();
+  indices.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> fractional_max_pool3d_out(const Tensor& output, const Tensor& indices, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  check_out_no_grad("fractional_max_pool3d.output", {&self, &random_samples}, {&output, &indices});
+  return ops::fractional_max_pool3d_output::call(self, kernel_size, output_size, random_samples, output, indices);
+}
+
 // ============================================================================ ger
 
 // ger(Tensor self, Tensor vec2) -> Tensor
@@ -453,6 +657,40 @@ const Tensor& ops::im2col_out::call(const Tensor& self, IntArrayRef kernel_size,
 const Tensor& im2col_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   check_out_no_grad("im2col.out", {&self}, {&out});
   return ops::im2col_out::call(self, kernel_size, dilation, padding, stride, out);
+}
+
+// ============================================================================ linalg_matrix_norm
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_norm(self_r, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_norm(self, ord, dim, keepdim, dtype);
+  return native::linalg_matrix_norm_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.out", native::OutDtype::Exact);
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+static Tensor math_bits_fallback_linalg_matrix_norm_str_ord(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::linalg_matrix_norm(self_r, ord, dim, keepdim, dtype);
+}
+
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype);
+  return native::linalg_matrix_norm_str_ord_composite(self, ord, dim, keepdim, dtype);
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_matrix_norm_out(const Tensor& out, const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return copy_to_out(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype), "linalg_matrix_norm.str_ord_out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linalg_solve_triangular
@@ -642,6 +880,99 @@ const Tensor& log_out(const Tensor& out, const Tensor& self) {
   return ops::log_out::call(self, out);
 }
 
+// ============================================================================ logsumexp
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor logsumexp_kernel_functional(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  Tensor out;
+  native::logsumexp_kernel(self, dim, keepdim, out);
+  return out;
+}
+
+ops::logsumexp::Kernel* ops::logsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_functional,
+    /* Meta */ logsumexp_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::logsumexp::call(self_r, dim, keepdim);
+}
+
+Tensor ops::logsumexp::call(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_logsumexp(self, dim, keepdim);
+  const Device kernel_device = dispatch_device("logsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp", kernel_device);
+  return kernel(self, dim, keepdim);
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logsumexp(self, dim, keepdim);
+  }
+  return ops::logsumexp::call(self, dim, keepdim);
+}
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logsumexp_kernel_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logsumexp_kernel(self_in, dim, keepdim, out_handle);
+  return out;
+}
+
+ops::logsumexp_out::Kernel* ops::logsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logsumexp_kernel_out,
+    /* Meta */ logsumexp_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::logsumexp_out::call(self_r, dim, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logsumexp_out::call(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logsumexp_out(self, dim, keepdim, out);
+  const Device kernel_device = dispatch_device("logsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("logsumexp.out", {&self}, {&out});
+  return ops::logsumexp_out::call(self, dim, keepdim, out);
+}
+
+// ============================================================================ pad
+
+// pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+static Tensor math_bits_fallback_pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::pad(self_r, pad, mode, value);
+}
+
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pad(self, pad, mode, value);
+  return native::pad_composite(self, pad, mode, value);
+}
+
+// ============================================================================ positive
+
+// positive(Tensor(a) self) -> Tensor(a)
+Tensor positive(const Tensor& self) {
+  return native::positive_composite(self);
+}
+
 // ============================================================================ rsub
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -699,6 +1030,28 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return ops::rsub_Scalar::call(self, other, alpha);
 }
 
+// ============================================================================ slice
+
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+ops::slice_Tensor::Kernel* ops::slice_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::slice_kernel,
+    /* Meta */ native::slice_kernel,
+};
+
+Tensor ops::slice_Tensor::call(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  const Device kernel_device = dispatch_device("slice.Tensor", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice.Tensor", kernel_device);
+  return kernel(self, dim, start, end, step);
+}
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::slice_Tensor(self, dim, start, end, step);
+  }
+  return ops::slice_Tensor::call(self, dim, start, end, step);
+}
+
 // ============================================================================ special_log_softmax
 
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -710,6 +1063,18 @@ static Tensor math_bits_fallback_special_log_softmax(const Tensor& self, int64_t
 Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_log_softmax(self, dim, dtype);
   return native::special_log_softmax_composite(self, dim, dtype);
+}
+
+// ============================================================================ swapaxes
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes_composite(self, axis0, axis1);
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+const Tensor& swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  return native::swapaxes__composite(self, axis0, axis1);
 }
 
 // ============================================================================ tensordot

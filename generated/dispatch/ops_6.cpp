@@ -5,11 +5,22 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/avg_pool3d.h"
 #include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/cumulative_trapezoid.h"
+#include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linalg_tensorinv.h"
+#include "generated/ops/linspace.h"
 #include "generated/ops/log_normal.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/trapz.h"
@@ -17,6 +28,194 @@
 #include "generated/ops/where.h"
 
 namespace tl {
+
+// ============================================================================ _clone_contiguous
+
+// _clone_contiguous(Tensor self) -> Tensor
+ops::_clone_contiguous::Kernel* ops::_clone_contiguous::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::clone_contiguous_kernel,
+    /* Meta */ native::clone_contiguous_kernel,
+};
+
+static Tensor math_bits_fallback__clone_contiguous(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_clone_contiguous::call(self_r);
+}
+
+Tensor ops::_clone_contiguous::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__clone_contiguous(self);
+  const Device kernel_device = dispatch_device("_clone_contiguous", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_clone_contiguous", kernel_device);
+  return kernel(self);
+}
+
+Tensor _clone_contiguous(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_clone_contiguous(self);
+  }
+  return ops::_clone_contiguous::call(self);
+}
+
+// ============================================================================ abs
+
+// abs(Tensor self) -> Tensor
+static Tensor abs_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::abs_kernel(self, out);
+  return out;
+}
+
+ops::abs::Kernel* ops::abs::kernels[kNumDeviceTypes] = {
+    /* CPU */ abs_kernel_functional,
+    /* Meta */ abs_kernel_functional,
+};
+
+static Tensor math_bits_fallback_abs(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::abs::call(self_r);
+}
+
+Tensor ops::abs::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_abs(self);
+  const Device kernel_device = dispatch_device("abs", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs", kernel_device);
+  return kernel(self);
+}
+
+Tensor abs(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::abs(self);
+  }
+  return ops::abs::call(self);
+}
+
+// abs_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& abs_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::abs_kernel(self, out);
+  return self;
+}
+
+ops::abs_::Kernel* ops::abs_::kernels[kNumDeviceTypes] = {
+    /* CPU */ abs_kernel_inplace,
+    /* Meta */ abs_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_abs_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::abs_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::abs_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_abs_(self);
+  const Device kernel_device = dispatch_device("abs_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& abs_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::abs_(self);
+  }
+  return ops::abs_::call(self);
+}
+
+// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& abs_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::abs_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::abs_out::Kernel* ops::abs_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ abs_kernel_out,
+    /* Meta */ abs_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_abs_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::abs_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::abs_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_abs_out(self, out);
+  const Device kernel_device = dispatch_device("abs.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("abs.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& abs_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("abs.out", {&self}, {&out});
+  return ops::abs_out::call(self, out);
+}
+
+// ============================================================================ arcsin
+
+// arcsin(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arcsin(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arcsin(self_r);
+}
+
+Tensor arcsin(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arcsin(self);
+  return native::arcsin_composite(self);
+}
+
+// arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arcsin_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arcsin.out", {&self}, {&out});
+  return asin_out(out, self);
+}
+
+// arcsin_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsin_(const Tensor& self) {
+  return native::arcsin__composite(self);
+}
+
+// ============================================================================ arcsinh
+
+// arcsinh(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arcsinh(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arcsinh(self_r);
+}
+
+Tensor arcsinh(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arcsinh(self);
+  return native::arcsinh_composite(self);
+}
+
+// arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arcsinh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arcsinh.out", {&self}, {&out});
+  return asinh_out(out, self);
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arcsinh_(const Tensor& self) {
+  return native::arcsinh__composite(self);
+}
 
 // ============================================================================ argsort
 
@@ -40,6 +239,79 @@ static Tensor math_bits_fallback_argsort_stable(const Tensor& self, bool stable,
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_argsort_stable(self, stable, dim, descending);
   return native::argsort_stable_composite(self, stable, dim, descending);
+}
+
+// ============================================================================ avg_pool3d
+
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+static Tensor avg_pool3d_kernel_functional(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  Tensor out;
+  native::avg_pool3d_kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+ops::avg_pool3d::Kernel* ops::avg_pool3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool3d_kernel_functional,
+    /* Meta */ avg_pool3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::avg_pool3d::call(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor ops::avg_pool3d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const Device kernel_device = dispatch_device("avg_pool3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d", kernel_device);
+  return kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool3d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& avg_pool3d_kernel_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::avg_pool3d_kernel(self_in, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_handle);
+  return out;
+}
+
+ops::avg_pool3d_out::Kernel* ops::avg_pool3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool3d_kernel_out,
+    /* Meta */ avg_pool3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_avg_pool3d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::avg_pool3d_out::call(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::avg_pool3d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool3d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  const Device kernel_device = dispatch_device("avg_pool3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool3d.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& avg_pool3d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  check_out_no_grad("avg_pool3d.out", {&self}, {&out});
+  return ops::avg_pool3d_out::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
 }
 
 // ============================================================================ batch_norm_gather_stats
@@ -78,13 +350,123 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats(const Tensor& input, const Te
 // ============================================================================ cumulative_trapezoid
 
 // cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_cumulative_trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  const auto x_r = math_bits::resolved_differentiable(x);
+  return ::tl::cumulative_trapezoid(y_r, x_r, dim);
+}
+
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  if (__builtin_expect((y.math_bits() | x.math_bits()) != 0, 0)) return math_bits_fallback_cumulative_trapezoid_x(y, x, dim);
   return native::cumulative_trapezoid_x_composite(y, x, dim);
 }
 
 // cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_cumulative_trapezoid_dx(const Tensor& y, const Scalar& dx, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  return ::tl::cumulative_trapezoid(y_r, dx, dim);
+}
+
 Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  if (__builtin_expect((y.math_bits()) != 0, 0)) return math_bits_fallback_cumulative_trapezoid_dx(y, dx, dim);
   return native::cumulative_trapezoid_dx_composite(y, dx, dim);
+}
+
+// ============================================================================ linalg_cholesky_ex
+
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+static std::tuple<Tensor, Tensor> linalg_cholesky_ex_kernel_functional(const Tensor& self, bool upper, bool check_errors) {
+  Tensor L;
+  Tensor info;
+  native::linalg_cholesky_ex_kernel(self, upper, check_errors, L, info);
+  return {L, info};
+}
+
+ops::linalg_cholesky_ex::Kernel* ops::linalg_cholesky_ex::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_cholesky_ex_kernel_functional,
+    /* Meta */ linalg_cholesky_ex_kernel_functional,
+};
+
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::linalg_cholesky_ex::call(self_r, upper, check_errors);
+}
+
+std::tuple<Tensor, Tensor> ops::linalg_cholesky_ex::call(const Tensor& self, bool upper, bool check_errors) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cholesky_ex(self, upper, check_errors);
+  const Device kernel_device = dispatch_device("linalg_cholesky_ex", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_cholesky_ex", kernel_device);
+  return kernel(self, upper, check_errors);
+}
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::linalg_cholesky_ex(self, upper, check_errors);
+  }
+  return ops::linalg_cholesky_ex::call(self, upper, check_errors);
+}
+
+// linalg_cholesky_ex.out(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)
+static std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_kernel_out(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  const Tensor self_in = native::input_unaffected_by_resize(native::input_unaffected_by_resize(self, L), info);
+  Tensor L_handle = L;
+  Tensor info_handle = info;
+  native::linalg_cholesky_ex_kernel(self_in, upper, check_errors, L_handle, info_handle);
+  return {L, info};
+}
+
+ops::linalg_cholesky_ex_out::Kernel* ops::linalg_cholesky_ex_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linalg_cholesky_ex_kernel_out,
+    /* Meta */ linalg_cholesky_ex_kernel_out,
+};
+
+static std::tuple<const Tensor&, const Tensor&> math_bits_fallback_linalg_cholesky_ex_out(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor L_r = written.arg(L);
+  const Tensor info_r = written.arg(info);
+  ops::linalg_cholesky_ex_out::call(self_r, upper, check_errors, L_r, info_r);
+  written.finish();
+  return std::forward_as_tuple(L, info);
+}
+
+std::tuple<const Tensor&, const Tensor&> ops::linalg_cholesky_ex_out::call(const Tensor& self, bool upper, bool check_errors, const Tensor& L, const Tensor& info) {
+  if (__builtin_expect((self.math_bits() | L.math_bits() | info.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cholesky_ex_out(self, upper, check_errors, L, info);
+  const Device kernel_device = dispatch_device("linalg_cholesky_ex.out", {&self, &L, &info});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linalg_cholesky_ex.out", kernel_device);
+  decltype(auto) result = kernel(self, upper, check_errors, L, info);
+  L.bump_version();
+  info.bump_version();
+  return result;
+}
+
+std::tuple<const Tensor&, const Tensor&> linalg_cholesky_ex_out(const Tensor& L, const Tensor& info, const Tensor& self, bool upper, bool check_errors) {
+  check_out_no_grad("linalg_cholesky_ex.out", {&self}, {&L, &info});
+  return ops::linalg_cholesky_ex_out::call(self, upper, check_errors, L, info);
+}
+
+// ============================================================================ linalg_cross
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::linalg_cross(self_r, other_r, dim);
+}
+
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_linalg_cross(self, other, dim);
+  return native::linalg_cross_composite(self, other, dim);
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  check_out_no_grad("linalg_cross.out", {&self, &other}, {&out});
+  return copy_to_out(out, linalg_cross(self, other, dim), "linalg_cross.out", native::OutDtype::Exact);
 }
 
 // ============================================================================ linalg_tensorinv
@@ -103,6 +485,278 @@ Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
 // linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& linalg_tensorinv_out(const Tensor& out, const Tensor& self, int64_t ind) {
   return copy_to_out(out, linalg_tensorinv(self, ind), "linalg_tensorinv.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ linspace
+
+// linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_tensor_tensor_kernel_functional(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_tensor_tensor_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Tensor_Tensor::Kernel* ops::linspace_Tensor_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_tensor_kernel_functional,
+    /* Meta */ linspace_tensor_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linspace_Tensor_Tensor(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto start_r = math_bits::resolved(start);
+  const auto end_r = math_bits::resolved(end);
+  return ops::linspace_Tensor_Tensor::call(start_r, end_r, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor ops::linspace_Tensor_Tensor::call(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  if (__builtin_expect((start.math_bits() | end.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Tensor_Tensor(start, end, steps, dtype, layout, device, pin_memory);
+  const Device kernel_device = dispatch_device("linspace.Tensor_Tensor", {&start, &end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Tensor", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Tensor_Tensor::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_tensor_tensor_kernel_out(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::linspace_tensor_tensor_kernel(start_in, end_in, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Tensor_Tensor_out::Kernel* ops::linspace_Tensor_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_tensor_kernel_out,
+    /* Meta */ linspace_tensor_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linspace_Tensor_Tensor_out(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto start_r = math_bits::resolved(start);
+  const auto end_r = math_bits::resolved(end);
+  const Tensor out_r = written.arg(out);
+  ops::linspace_Tensor_Tensor_out::call(start_r, end_r, steps, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linspace_Tensor_Tensor_out::call(const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((start.math_bits() | end.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Tensor_Tensor_out(start, end, steps, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("linspace.Tensor_Tensor_out", {&start, &end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Tensor& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Tensor_Tensor_out", {&start, &end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Tensor_Tensor_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_tensor_scalar_kernel_functional(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_tensor_scalar_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Tensor_Scalar::Kernel* ops::linspace_Tensor_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_scalar_kernel_functional,
+    /* Meta */ linspace_tensor_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linspace_Tensor_Scalar(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto start_r = math_bits::resolved(start);
+  return ops::linspace_Tensor_Scalar::call(start_r, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor ops::linspace_Tensor_Scalar::call(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  if (__builtin_expect((start.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Tensor_Scalar(start, end, steps, dtype, layout, device, pin_memory);
+  const Device kernel_device = dispatch_device("linspace.Tensor_Scalar", {&start}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Scalar", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Tensor_Scalar::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_tensor_scalar_kernel_out(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor start_in = native::input_unaffected_by_resize(start, out);
+  Tensor out_handle = out;
+  native::linspace_tensor_scalar_kernel(start_in, end, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Tensor_Scalar_out::Kernel* ops::linspace_Tensor_Scalar_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_tensor_scalar_kernel_out,
+    /* Meta */ linspace_tensor_scalar_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linspace_Tensor_Scalar_out(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto start_r = math_bits::resolved(start);
+  const Tensor out_r = written.arg(out);
+  ops::linspace_Tensor_Scalar_out::call(start_r, end, steps, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linspace_Tensor_Scalar_out::call(const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((start.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Tensor_Scalar_out(start, end, steps, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("linspace.Tensor_Scalar_out", {&start, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Tensor_Scalar_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Tensor& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Tensor_Scalar_out", {&start}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Tensor_Scalar_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_scalar_tensor_kernel_functional(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_scalar_tensor_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace_Scalar_Tensor::Kernel* ops::linspace_Scalar_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_scalar_tensor_kernel_functional,
+    /* Meta */ linspace_scalar_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_linspace_Scalar_Tensor(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto end_r = math_bits::resolved(end);
+  return ops::linspace_Scalar_Tensor::call(start, end_r, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor ops::linspace_Scalar_Tensor::call(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  if (__builtin_expect((end.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Scalar_Tensor(start, end, steps, dtype, layout, device, pin_memory);
+  const Device kernel_device = dispatch_device("linspace.Scalar_Tensor", {&end}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Scalar_Tensor", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace_Scalar_Tensor::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_scalar_tensor_kernel_out(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  const Tensor end_in = native::input_unaffected_by_resize(end, out);
+  Tensor out_handle = out;
+  native::linspace_scalar_tensor_kernel(start, end_in, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_Scalar_Tensor_out::Kernel* ops::linspace_Scalar_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_scalar_tensor_kernel_out,
+    /* Meta */ linspace_scalar_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linspace_Scalar_Tensor_out(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto end_r = math_bits::resolved(end);
+  const Tensor out_r = written.arg(out);
+  ops::linspace_Scalar_Tensor_out::call(start, end_r, steps, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linspace_Scalar_Tensor_out::call(const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((end.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_linspace_Scalar_Tensor_out(start, end, steps, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("linspace.Scalar_Tensor_out", {&end, &out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.Scalar_Tensor_out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Tensor& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.Scalar_Tensor_out", {&end}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_Scalar_Tensor_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+static Tensor linspace_kernel_functional(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  return out;
+}
+
+ops::linspace::Kernel* ops::linspace::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_functional,
+    /* Meta */ linspace_kernel_functional,
+};
+
+Tensor ops::linspace::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  const Device kernel_device = dispatch_device("linspace", {}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace", kernel_device);
+  return kernel(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::linspace::call(start, end, steps, dtype, layout, device, pin_memory);
+}
+
+// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& linspace_kernel_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  Tensor out_handle = out;
+  native::linspace_kernel(start, end, steps, dtype, layout, device, pin_memory, out_handle);
+  return out;
+}
+
+ops::linspace_out::Kernel* ops::linspace_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ linspace_kernel_out,
+    /* Meta */ linspace_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_linspace_out(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor out_r = written.arg(out);
+  ops::linspace_out::call(start, end, steps, dtype, layout, device, pin_memory, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::linspace_out::call(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, const Tensor& out) {
+  if (__builtin_expect((out.math_bits()) != 0, 0)) return math_bits_fallback_linspace_out(start, end, steps, dtype, layout, device, pin_memory, out);
+  const Device kernel_device = dispatch_device("linspace.out", {&out}, device.value_or(Device(DeviceType::CPU)));
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("linspace.out", kernel_device);
+  decltype(auto) result = kernel(start, end, steps, dtype, layout, device, pin_memory, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& linspace_out(const Tensor& out, const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_out_no_grad("linspace.out", {}, {&out});
+  check_factory_out(out, dtype, device);
+  return ops::linspace_out::call(start, end, steps, dtype, layout, device, pin_memory, out);
 }
 
 // ============================================================================ log_normal
@@ -137,6 +791,79 @@ const Tensor& log_normal_(const Tensor& self, double mean, double std, std::opti
     return autograd::wrappers::log_normal_(self, mean, std, generator);
   }
   return ops::log_normal_::call(self, mean, std, generator);
+}
+
+// ============================================================================ logcumsumexp
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+static Tensor logcumsumexp_kernel_functional(const Tensor& self, int64_t dim) {
+  Tensor out;
+  native::logcumsumexp_kernel(self, dim, out);
+  return out;
+}
+
+ops::logcumsumexp::Kernel* ops::logcumsumexp::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp_kernel_functional,
+    /* Meta */ logcumsumexp_kernel_functional,
+};
+
+static Tensor math_bits_fallback_logcumsumexp(const Tensor& self, int64_t dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::logcumsumexp::call(self_r, dim);
+}
+
+Tensor ops::logcumsumexp::call(const Tensor& self, int64_t dim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_logcumsumexp(self, dim);
+  const Device kernel_device = dispatch_device("logcumsumexp", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp", kernel_device);
+  return kernel(self, dim);
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::logcumsumexp(self, dim);
+  }
+  return ops::logcumsumexp::call(self, dim);
+}
+
+// logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& logcumsumexp_kernel_out(const Tensor& self, int64_t dim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::logcumsumexp_kernel(self_in, dim, out_handle);
+  return out;
+}
+
+ops::logcumsumexp_out::Kernel* ops::logcumsumexp_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ logcumsumexp_kernel_out,
+    /* Meta */ logcumsumexp_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_logcumsumexp_out(const Tensor& self, int64_t dim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::logcumsumexp_out::call(self_r, dim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::logcumsumexp_out::call(const Tensor& self, int64_t dim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_logcumsumexp_out(self, dim, out);
+  const Device kernel_device = dispatch_device("logcumsumexp.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("logcumsumexp.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  check_out_no_grad("logcumsumexp.out", {&self}, {&out});
+  return ops::logcumsumexp_out::call(self, dim, out);
 }
 
 // ============================================================================ maximum
@@ -329,12 +1056,25 @@ const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, std::optiona
 // ============================================================================ trapz
 
 // trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_trapz_x(const Tensor& y, const Tensor& x, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  const auto x_r = math_bits::resolved_differentiable(x);
+  return ::tl::trapz(y_r, x_r, dim);
+}
+
 Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim) {
+  if (__builtin_expect((y.math_bits() | x.math_bits()) != 0, 0)) return math_bits_fallback_trapz_x(y, x, dim);
   return native::trapz_x_composite(y, x, dim);
 }
 
 // trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+static Tensor math_bits_fallback_trapz_dx(const Tensor& y, double dx, int64_t dim) {
+  const auto y_r = math_bits::resolved_differentiable(y);
+  return ::tl::trapz(y_r, dx, dim);
+}
+
 Tensor trapz(const Tensor& y, double dx, int64_t dim) {
+  if (__builtin_expect((y.math_bits()) != 0, 0)) return math_bits_fallback_trapz_dx(y, dx, dim);
   return native::trapz_dx_composite(y, dx, dim);
 }
 

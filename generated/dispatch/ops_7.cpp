@@ -5,15 +5,102 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_lstm_layer_differentiable_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/addmm.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/ceil.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clip.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/corrcoef.h"
+#include "generated/ops/expand.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/linalg_eigh.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/pinverse.h"
+#include "generated/ops/ravel.h"
+#include "generated/ops/tan.h"
 
 namespace tl {
+
+// ============================================================================ _embedding_bag_per_sample_weights_backward
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+ops::_embedding_bag_per_sample_weights_backward::Kernel* ops::_embedding_bag_per_sample_weights_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::embedding_bag_per_sample_weights_backward_kernel,
+    /* Meta */ nullptr,
+};
+
+static Tensor math_bits_fallback__embedding_bag_per_sample_weights_backward(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto weight_r = math_bits::resolved(weight);
+  const auto indices_r = math_bits::resolved(indices);
+  const auto offsets_r = math_bits::resolved(offsets);
+  const auto offset2bag_r = math_bits::resolved(offset2bag);
+  return ops::_embedding_bag_per_sample_weights_backward::call(grad_output_r, weight_r, indices_r, offsets_r, offset2bag_r, mode, padding_idx);
+}
+
+Tensor ops::_embedding_bag_per_sample_weights_backward::call(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  if (__builtin_expect((grad_output.math_bits() | weight.math_bits() | indices.math_bits() | offsets.math_bits() | offset2bag.math_bits()) != 0, 0)) return math_bits_fallback__embedding_bag_per_sample_weights_backward(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  const Device kernel_device = dispatch_device("_embedding_bag_per_sample_weights_backward", {&grad_output, &weight, &indices, &offsets, &offset2bag});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_embedding_bag_per_sample_weights_backward", kernel_device);
+  return kernel(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+}
+
+Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad_output, const Tensor& weight, const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  if (autograd::compute_requires_grad({&grad_output, &weight})) {
+    return autograd::wrappers::_embedding_bag_per_sample_weights_backward(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  }
+  return ops::_embedding_bag_per_sample_weights_backward::call(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+}
+
+// ============================================================================ _fused_sgd
+
+// _fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+ops::_fused_sgd_::Kernel* ops::_fused_sgd_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fused_sgd_kernel,
+    /* Meta */ nullptr,
+};
+
+static void math_bits_fallback__fused_sgd_(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const std::vector<Tensor> self_r = written.list(self);
+  const std::vector<Tensor> grad_list_r = written.list(grad_list);
+  const std::vector<Tensor> momentum_buffer_list_r = written.list(momentum_buffer_list);
+  const auto grad_scale_r = math_bits::resolved(grad_scale);
+  const auto found_inf_r = math_bits::resolved(found_inf);
+  ops::_fused_sgd_::call(self_r, grad_list_r, momentum_buffer_list_r, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale_r, found_inf_r);
+  written.finish();
+}
+
+void ops::_fused_sgd_::call(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  if (__builtin_expect((math_bits::of(self) | math_bits::of(grad_list) | math_bits::of(momentum_buffer_list) | math_bits::of(grad_scale) | math_bits::of(found_inf)) != 0, 0)) return math_bits_fallback__fused_sgd_(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+  const Device kernel_device = dispatch_device("_fused_sgd_", self);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_fused_sgd_", kernel_device);
+  kernel(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+  for (const Tensor& t : self) t.bump_version();
+  for (const Tensor& t : grad_list) t.bump_version();
+  for (const Tensor& t : momentum_buffer_list) t.bump_version();
+}
+
+void _fused_sgd_(TensorList self, TensorList grad_list, TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  autograd::check_inplace_unrecorded(self, "_fused_sgd_");
+  return ops::_fused_sgd_::call(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+}
 
 // ============================================================================ _histogramdd_from_bin_cts
 
@@ -63,6 +150,192 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _lstm_layer_differentiable_backward(c
   return native::lstm_layer_differentiable_backward_composite(grad_output, grad_cells, input_gates, h0, c0, w_hh, reverse, output_mask);
 }
 
+// ============================================================================ add
+
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static Tensor add_kernel_functional(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  native::add_kernel(self, other, alpha, out);
+  return out;
+}
+
+ops::add_Tensor::Kernel* ops::add_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_functional,
+    /* Meta */ add_kernel_functional,
+};
+
+static Tensor math_bits_fallback_add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::add_Tensor::call(self_r, other_r, alpha);
+}
+
+Tensor ops::add_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_add_Tensor(self, other, alpha);
+  const Device kernel_device = dispatch_device("add.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::add_Tensor(self, other, alpha);
+  }
+  return ops::add_Tensor::call(self, other, alpha);
+}
+
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& add_kernel_inplace(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out = self;
+  native::add_kernel(self, other, alpha, out);
+  return self;
+}
+
+ops::add__Tensor::Kernel* ops::add__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_inplace,
+    /* Meta */ add_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::add__Tensor::call(self_r, other_r, alpha);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::add__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_add__Tensor(self, other, alpha);
+  const Device kernel_device = dispatch_device("add_.Tensor", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::add__Tensor(self, other, alpha);
+  }
+  return ops::add__Tensor::call(self, other, alpha);
+}
+
+// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& add_kernel_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::add_kernel(self_in, other_in, alpha, out_handle);
+  return out;
+}
+
+ops::add_Tensor_out::Kernel* ops::add_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_kernel_out,
+    /* Meta */ add_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_add_Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::add_Tensor_out::call(self_r, other_r, alpha, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::add_Tensor_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_add_Tensor_out(self, other, alpha, out);
+  const Device kernel_device = dispatch_device("add.Tensor_out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_out_no_grad("add.Tensor_out", {&self, &other}, {&out});
+  return ops::add_Tensor_out::call(self, other, alpha, out);
+}
+
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+static Tensor add_scalar_kernel_functional(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  native::add_scalar_kernel(self, other, alpha, out);
+  return out;
+}
+
+ops::add_Scalar::Kernel* ops::add_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_scalar_kernel_functional,
+    /* Meta */ add_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_add_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::add_Scalar::call(self_r, other, alpha);
+}
+
+Tensor ops::add_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_add_Scalar(self, other, alpha);
+  const Device kernel_device = dispatch_device("add.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add.Scalar", kernel_device);
+  return kernel(self, other, alpha);
+}
+
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::add_Scalar(self, other, alpha);
+  }
+  return ops::add_Scalar::call(self, other, alpha);
+}
+
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+static const Tensor& add_scalar_kernel_inplace(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out = self;
+  native::add_scalar_kernel(self, other, alpha, out);
+  return self;
+}
+
+ops::add__Scalar::Kernel* ops::add__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ add_scalar_kernel_inplace,
+    /* Meta */ add_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_add__Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::add__Scalar::call(self_r, other, alpha);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::add__Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_add__Scalar(self, other, alpha);
+  const Device kernel_device = dispatch_device("add_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("add_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other, alpha);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::add__Scalar(self, other, alpha);
+  }
+  return ops::add__Scalar::call(self, other, alpha);
+}
+
 // ============================================================================ addmm
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -89,11 +362,682 @@ const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat
   return copy_to_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm.out", native::OutDtype::Exact);
 }
 
+// ============================================================================ arctanh
+
+// arctanh(Tensor self) -> Tensor
+static Tensor math_bits_fallback_arctanh(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::arctanh(self_r);
+}
+
+Tensor arctanh(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_arctanh(self);
+  return native::arctanh_composite(self);
+}
+
+// arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& arctanh_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("arctanh.out", {&self}, {&out});
+  return atanh_out(out, self);
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& arctanh_(const Tensor& self) {
+  return native::arctanh__composite(self);
+}
+
+// ============================================================================ avg_pool2d
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+static Tensor avg_pool2d_kernel_functional(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  Tensor out;
+  native::avg_pool2d_kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+ops::avg_pool2d::Kernel* ops::avg_pool2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool2d_kernel_functional,
+    /* Meta */ avg_pool2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::avg_pool2d::call(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor ops::avg_pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const Device kernel_device = dispatch_device("avg_pool2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool2d", kernel_device);
+  return kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  return ops::avg_pool2d::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& avg_pool2d_kernel_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::avg_pool2d_kernel(self_in, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_handle);
+  return out;
+}
+
+ops::avg_pool2d_out::Kernel* ops::avg_pool2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ avg_pool2d_kernel_out,
+    /* Meta */ avg_pool2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_avg_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::avg_pool2d_out::call(self_r, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::avg_pool2d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  const Device kernel_device = dispatch_device("avg_pool2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("avg_pool2d.out", kernel_device);
+  decltype(auto) result = kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& avg_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  check_out_no_grad("avg_pool2d.out", {&self}, {&out});
+  return ops::avg_pool2d_out::call(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+// ============================================================================ ceil
+
+// ceil(Tensor self) -> Tensor
+static Tensor ceil_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::ceil_kernel(self, out);
+  return out;
+}
+
+ops::ceil::Kernel* ops::ceil::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_functional,
+    /* Meta */ ceil_kernel_functional,
+};
+
+static Tensor math_bits_fallback_ceil(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::ceil::call(self_r);
+}
+
+Tensor ops::ceil::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_ceil(self);
+  const Device kernel_device = dispatch_device("ceil", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil", kernel_device);
+  return kernel(self);
+}
+
+Tensor ceil(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::ceil(self);
+  }
+  return ops::ceil::call(self);
+}
+
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& ceil_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::ceil_kernel(self, out);
+  return self;
+}
+
+ops::ceil_::Kernel* ops::ceil_::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_inplace,
+    /* Meta */ ceil_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_ceil_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::ceil_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::ceil_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_ceil_(self);
+  const Device kernel_device = dispatch_device("ceil_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& ceil_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::ceil_(self);
+  }
+  return ops::ceil_::call(self);
+}
+
+// ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& ceil_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::ceil_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::ceil_out::Kernel* ops::ceil_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ ceil_kernel_out,
+    /* Meta */ ceil_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_ceil_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::ceil_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::ceil_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_ceil_out(self, out);
+  const Device kernel_device = dispatch_device("ceil.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("ceil.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& ceil_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("ceil.out", {&self}, {&out});
+  return ops::ceil_out::call(self, out);
+}
+
+// ============================================================================ clip
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+static Tensor clamp_tensor_kernel_functional(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip_Tensor::Kernel* ops::clip_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_functional,
+    /* Meta */ clamp_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  return ops::clip_Tensor::call(self_r, min_r, max_r);
+}
+
+Tensor ops::clip_Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max)) != 0, 0)) return math_bits_fallback_clip_Tensor(self, min, max);
+  const Device kernel_device = dispatch_device("clip.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip_Tensor(self, min, max);
+  }
+  return ops::clip_Tensor::call(self, min, max);
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_inplace(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor out = self;
+  native::clamp_tensor_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip__Tensor::Kernel* ops::clip__Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_inplace,
+    /* Meta */ clamp_tensor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_clip__Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  ops::clip__Tensor::call(self_r, min_r, max_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::clip__Tensor::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max)) != 0, 0)) return math_bits_fallback_clip__Tensor(self, min, max);
+  const Device kernel_device = dispatch_device("clip_.Tensor", {&self, opt_ptr(min), opt_ptr(max)});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_.Tensor", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  if (autograd::compute_requires_grad({&self, opt_ptr(min), opt_ptr(max)})) {
+    return autograd::wrappers::clip__Tensor(self, min, max);
+  }
+  return ops::clip__Tensor::call(self, min, max);
+}
+
+// clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_tensor_kernel_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_tensor_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_Tensor_out::Kernel* ops::clip_Tensor_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_tensor_kernel_out,
+    /* Meta */ clamp_tensor_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_clip_Tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto min_r = math_bits::resolved(min);
+  const auto max_r = math_bits::resolved(max);
+  const Tensor out_r = written.arg(out);
+  ops::clip_Tensor_out::call(self_r, min_r, max_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::clip_Tensor_out::call(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(min) | math_bits::of(max) | out.math_bits()) != 0, 0)) return math_bits_fallback_clip_Tensor_out(self, min, max, out);
+  const Device kernel_device = dispatch_device("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max), &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.Tensor_out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  check_out_no_grad("clip.Tensor_out", {&self, opt_ptr(min), opt_ptr(max)}, {&out});
+  return ops::clip_Tensor_out::call(self, min, max, out);
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static Tensor clamp_kernel_functional(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  native::clamp_kernel(self, min, max, out);
+  return out;
+}
+
+ops::clip::Kernel* ops::clip::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_functional,
+    /* Meta */ clamp_kernel_functional,
+};
+
+static Tensor math_bits_fallback_clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::clip::call(self_r, min, max);
+}
+
+Tensor ops::clip::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_clip(self, min, max);
+  const Device kernel_device = dispatch_device("clip", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip", kernel_device);
+  return kernel(self, min, max);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip(self, min, max);
+  }
+  return ops::clip::call(self, min, max);
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+static const Tensor& clamp_kernel_inplace(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out = self;
+  native::clamp_kernel(self, min, max, out);
+  return self;
+}
+
+ops::clip_::Kernel* ops::clip_::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_inplace,
+    /* Meta */ clamp_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::clip_::call(self_r, min, max);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::clip_::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_clip_(self, min, max);
+  const Device kernel_device = dispatch_device("clip_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip_", kernel_device);
+  decltype(auto) result = kernel(self, min, max);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::clip_(self, min, max);
+  }
+  return ops::clip_::call(self, min, max);
+}
+
+// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& clamp_kernel_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::clamp_kernel(self_in, min, max, out_handle);
+  return out;
+}
+
+ops::clip_out::Kernel* ops::clip_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ clamp_kernel_out,
+    /* Meta */ clamp_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_clip_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::clip_out::call(self_r, min, max, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::clip_out::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_clip_out(self, min, max, out);
+  const Device kernel_device = dispatch_device("clip.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("clip.out", kernel_device);
+  decltype(auto) result = kernel(self, min, max, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_out_no_grad("clip.out", {&self}, {&out});
+  return ops::clip_out::call(self, min, max, out);
+}
+
+// ============================================================================ corrcoef
+
+// corrcoef(Tensor self) -> Tensor
+static Tensor math_bits_fallback_corrcoef(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::corrcoef(self_r);
+}
+
+Tensor corrcoef(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_corrcoef(self);
+  return native::corrcoef_composite(self);
+}
+
+// ============================================================================ expand
+
+// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
+ops::expand::Kernel* ops::expand::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::expand_kernel,
+    /* Meta */ native::expand_kernel,
+};
+
+Tensor ops::expand::call(const Tensor& self, IntArrayRef size, bool implicit) {
+  const Device kernel_device = dispatch_device("expand", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("expand", kernel_device);
+  return kernel(self, size, implicit);
+}
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::expand(self, size, implicit);
+  }
+  return ops::expand::call(self, size, implicit);
+}
+
 // ============================================================================ flatten
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   return native::flatten_composite(self, start_dim, end_dim);
+}
+
+// ============================================================================ histogramdd
+
+// histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, bins, range, weight_r, density);
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArrayRef bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd(self, bins, range, weight, density);
+  return native::histogramdd_composite(self, bins, range, weight, density);
+}
+
+// histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd_int_bins(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, bins, range, weight_r, density);
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd_int_bins(self, bins, range, weight, density);
+  return native::histogramdd_int_bins_composite(self, bins, range, weight, density);
+}
+
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+static std::tuple<Tensor, std::vector<Tensor>> math_bits_fallback_histogramdd_TensorList_bins(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto bins_r = math_bits::resolved_differentiable(bins);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::histogramdd(self_r, TensorList(bins_r), range, weight_r, density);
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins, std::optional<ArrayRef<double>> range, const std::optional<Tensor>& weight, bool density) {
+  if (__builtin_expect((self.math_bits() | math_bits::of(bins) | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_histogramdd_TensorList_bins(self, bins, range, weight, density);
+  return native::histogramdd_TensorList_bins_composite(self, bins, range, weight, density);
+}
+
+// ============================================================================ index_fill
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+static Tensor index_fill_scalar_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Scalar::Kernel* ops::index_fill_int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_functional,
+    /* Meta */ index_fill_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_index_fill_int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  return ops::index_fill_int_Scalar::call(self_r, dim, index_r, value);
+}
+
+Tensor ops::index_fill_int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_index_fill_int_Scalar(self, dim, index, value);
+  const Device kernel_device = dispatch_device("index_fill.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Scalar", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill_int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill_int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+static const Tensor& index_fill_scalar_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self;
+  native::index_fill_scalar_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Scalar::Kernel* ops::index_fill__int_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_scalar_kernel_inplace,
+    /* Meta */ index_fill_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_index_fill__int_Scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  ops::index_fill__int_Scalar::call(self_r, dim, index_r, value);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::index_fill__int_Scalar::call(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits()) != 0, 0)) return math_bits_fallback_index_fill__int_Scalar(self, dim, index, value);
+  const Device kernel_device = dispatch_device("index_fill_.int_Scalar", {&self, &index});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Scalar", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::index_fill__int_Scalar(self, dim, index, value);
+  }
+  return ops::index_fill__int_Scalar::call(self, dim, index, value);
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+static Tensor index_fill_tensor_kernel_functional(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return out;
+}
+
+ops::index_fill_int_Tensor::Kernel* ops::index_fill_int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_functional,
+    /* Meta */ index_fill_tensor_kernel_functional,
+};
+
+static Tensor math_bits_fallback_index_fill_int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto value_r = math_bits::resolved(value);
+  return ops::index_fill_int_Tensor::call(self_r, dim, index_r, value_r);
+}
+
+Tensor ops::index_fill_int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | value.math_bits()) != 0, 0)) return math_bits_fallback_index_fill_int_Tensor(self, dim, index, value);
+  const Device kernel_device = dispatch_device("index_fill.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill.int_Tensor", kernel_device);
+  return kernel(self, dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill_int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill_int_Tensor::call(self, dim, index, value);
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+static const Tensor& index_fill_tensor_kernel_inplace(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out = self;
+  native::index_fill_tensor_kernel(self, dim, index, value, out);
+  return self;
+}
+
+ops::index_fill__int_Tensor::Kernel* ops::index_fill__int_Tensor::kernels[kNumDeviceTypes] = {
+    /* CPU */ index_fill_tensor_kernel_inplace,
+    /* Meta */ index_fill_tensor_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_index_fill__int_Tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto index_r = math_bits::resolved(index);
+  const auto value_r = math_bits::resolved(value);
+  ops::index_fill__int_Tensor::call(self_r, dim, index_r, value_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::index_fill__int_Tensor::call(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (__builtin_expect((self.math_bits() | index.math_bits() | value.math_bits()) != 0, 0)) return math_bits_fallback_index_fill__int_Tensor(self, dim, index, value);
+  const Device kernel_device = dispatch_device("index_fill_.int_Tensor", {&self, &index, &value});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("index_fill_.int_Tensor", kernel_device);
+  decltype(auto) result = kernel(self, dim, index, value);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  if (autograd::compute_requires_grad({&self, &value})) {
+    return autograd::wrappers::index_fill__int_Tensor(self, dim, index, value);
+  }
+  return ops::index_fill__int_Tensor::call(self, dim, index, value);
+}
+
+// ============================================================================ isreal
+
+// isreal(Tensor self) -> Tensor
+static Tensor math_bits_fallback_isreal(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::isreal(self_r);
+}
+
+Tensor isreal(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_isreal(self);
+  return native::isreal_composite(self);
 }
 
 // ============================================================================ linalg_eigh
@@ -173,6 +1117,82 @@ std::tuple<const Tensor&, const Tensor&> linalg_eigh_out(const Tensor& eigenvalu
   return ops::linalg_eigh_out::call(A, UPLO, eigenvalues, eigenvectors);
 }
 
+// ============================================================================ masked_select
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+static Tensor masked_select_kernel_functional(const Tensor& self, const Tensor& mask) {
+  Tensor out;
+  native::masked_select_kernel(self, mask, out);
+  return out;
+}
+
+ops::masked_select::Kernel* ops::masked_select::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_select_kernel_functional,
+    /* Meta */ nullptr,
+};
+
+static Tensor math_bits_fallback_masked_select(const Tensor& self, const Tensor& mask) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto mask_r = math_bits::resolved(mask);
+  return ops::masked_select::call(self_r, mask_r);
+}
+
+Tensor ops::masked_select::call(const Tensor& self, const Tensor& mask) {
+  if (__builtin_expect((self.math_bits() | mask.math_bits()) != 0, 0)) return math_bits_fallback_masked_select(self, mask);
+  const Device kernel_device = dispatch_device("masked_select", {&self, &mask});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_select", kernel_device);
+  return kernel(self, mask);
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::masked_select(self, mask);
+  }
+  return ops::masked_select::call(self, mask);
+}
+
+// masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& masked_select_kernel_out(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor mask_in = native::input_unaffected_by_resize(mask, out);
+  Tensor out_handle = out;
+  native::masked_select_kernel(self_in, mask_in, out_handle);
+  return out;
+}
+
+ops::masked_select_out::Kernel* ops::masked_select_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ masked_select_kernel_out,
+    /* Meta */ nullptr,
+};
+
+static const Tensor& math_bits_fallback_masked_select_out(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto mask_r = math_bits::resolved(mask);
+  const Tensor out_r = written.arg(out);
+  ops::masked_select_out::call(self_r, mask_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::masked_select_out::call(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | mask.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_masked_select_out(self, mask, out);
+  const Device kernel_device = dispatch_device("masked_select.out", {&self, &mask, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("masked_select.out", kernel_device);
+  decltype(auto) result = kernel(self, mask, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
+  check_out_no_grad("masked_select.out", {&self, &mask}, {&out});
+  return ops::masked_select_out::call(self, mask, out);
+}
+
 // ============================================================================ ones
 
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -185,6 +1205,137 @@ const Tensor& ones_out(const Tensor& out, IntArrayRef size, std::optional<Scalar
   check_out_no_grad("ones.out", {}, {&out});
   check_factory_out(out, dtype, device);
   return copy_to_out(out, ones(size, dtype ? dtype : std::optional<ScalarType>(out.dtype()), device ? device : std::optional<Device>(out.device())), "ones.out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ pinverse
+
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+static Tensor math_bits_fallback_pinverse(const Tensor& self, double rcond) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::pinverse(self_r, rcond);
+}
+
+Tensor pinverse(const Tensor& self, double rcond) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_pinverse(self, rcond);
+  return native::pinverse_composite(self, rcond);
+}
+
+// ============================================================================ ravel
+
+// ravel(Tensor(a) self) -> Tensor(a)
+Tensor ravel(const Tensor& self) {
+  return native::ravel_composite(self);
+}
+
+// ============================================================================ tan
+
+// tan(Tensor self) -> Tensor
+static Tensor tan_kernel_functional(const Tensor& self) {
+  Tensor out;
+  native::tan_kernel(self, out);
+  return out;
+}
+
+ops::tan::Kernel* ops::tan::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_functional,
+    /* Meta */ tan_kernel_functional,
+};
+
+static Tensor math_bits_fallback_tan(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::tan::call(self_r);
+}
+
+Tensor ops::tan::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_tan(self);
+  const Device kernel_device = dispatch_device("tan", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan", kernel_device);
+  return kernel(self);
+}
+
+Tensor tan(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tan(self);
+  }
+  return ops::tan::call(self);
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+static const Tensor& tan_kernel_inplace(const Tensor& self) {
+  Tensor out = self;
+  native::tan_kernel(self, out);
+  return self;
+}
+
+ops::tan_::Kernel* ops::tan_::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_inplace,
+    /* Meta */ tan_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_tan_(const Tensor& self) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::tan_::call(self_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::tan_::call(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_tan_(self);
+  const Device kernel_device = dispatch_device("tan_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& tan_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::tan_(self);
+  }
+  return ops::tan_::call(self);
+}
+
+// tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& tan_kernel_out(const Tensor& self, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::tan_kernel(self_in, out_handle);
+  return out;
+}
+
+ops::tan_out::Kernel* ops::tan_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ tan_kernel_out,
+    /* Meta */ tan_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_tan_out(const Tensor& self, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::tan_out::call(self_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::tan_out::call(const Tensor& self, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_tan_out(self, out);
+  const Device kernel_device = dispatch_device("tan.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("tan.out", kernel_device);
+  decltype(auto) result = kernel(self, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& tan_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("tan.out", {&self}, {&out});
+  return ops::tan_out::call(self, out);
 }
 
 }  // namespace tl

@@ -5,25 +5,147 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_neg_view.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/bitwise_not.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/div.h"
 #include "generated/ops/divide.h"
+#include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_eigvalsh.h"
+#include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/rnn_relu.h"
+#include "generated/ops/std.h"
+#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl {
+
+// ============================================================================ _neg_view
+
+// _neg_view(Tensor(a) self) -> Tensor(a)
+ops::_neg_view::Kernel* ops::_neg_view::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::neg_view_kernel,
+    /* Meta */ native::neg_view_kernel,
+};
+
+Tensor ops::_neg_view::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("_neg_view", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_neg_view", kernel_device);
+  return kernel(self);
+}
+
+Tensor _neg_view(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_neg_view(self);
+  }
+  return ops::_neg_view::call(self);
+}
+
+// ============================================================================ _upsample_nearest_exact3d
+
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor _upsample_nearest_exact3d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::_upsample_nearest_exact3d_kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact3d::Kernel* ops::_upsample_nearest_exact3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact3d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback__upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_upsample_nearest_exact3d::call(self_r, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor ops::_upsample_nearest_exact3d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d", kernel_device);
+  return kernel(self, output_size, scales_d, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact3d::call(self, output_size, scales_d, scales_h, scales_w);
+}
+
+// _upsample_nearest_exact3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact3d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact3d_kernel(self_in, output_size, scales_d, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact3d_out::Kernel* ops::_upsample_nearest_exact3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact3d_kernel_out,
+    /* Meta */ _upsample_nearest_exact3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback__upsample_nearest_exact3d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::_upsample_nearest_exact3d_out::call(self_r, output_size, scales_d, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::_upsample_nearest_exact3d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact3d_out(self, output_size, scales_d, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact3d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_d, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact3d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_nearest_exact3d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact3d_out::call(self, output_size, scales_d, scales_h, scales_w, out);
+}
+
+// _upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact3d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact3d(input_r, output_size, scale_factors);
+}
+
+Tensor _upsample_nearest_exact3d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact3d_vec(input, output_size, scale_factors);
+  return native::_upsample_nearest_exact3d_vec_composite(input, output_size, scale_factors);
+}
 
 // ============================================================================ arange
 
@@ -233,11 +355,124 @@ const Tensor& bitwise_not_out(const Tensor& out, const Tensor& self) {
   return ops::bitwise_not_out::call(self, out);
 }
 
+// ============================================================================ cat
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+static Tensor cat_kernel_functional(TensorList tensors, int64_t dim) {
+  Tensor out;
+  native::cat_kernel(tensors, dim, out);
+  return out;
+}
+
+ops::cat::Kernel* ops::cat::kernels[kNumDeviceTypes] = {
+    /* CPU */ cat_kernel_functional,
+    /* Meta */ cat_kernel_functional,
+};
+
+static Tensor math_bits_fallback_cat(TensorList tensors, int64_t dim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto tensors_r = math_bits::resolved(tensors);
+  return ops::cat::call(tensors_r, dim);
+}
+
+Tensor ops::cat::call(TensorList tensors, int64_t dim) {
+  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_cat(tensors, dim);
+  const Device kernel_device = dispatch_device("cat", tensors);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cat", kernel_device);
+  return kernel(tensors, dim);
+}
+
+Tensor cat(TensorList tensors, int64_t dim) {
+  if (autograd::compute_requires_grad(tensors)) {
+    return autograd::wrappers::cat(tensors, dim);
+  }
+  return ops::cat::call(tensors, dim);
+}
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cat_kernel_out(TensorList tensors, int64_t dim, const Tensor& out) {
+  Tensor out_handle = out;
+  native::cat_kernel(tensors, dim, out_handle);
+  return out;
+}
+
+ops::cat_out::Kernel* ops::cat_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cat_kernel_out,
+    /* Meta */ cat_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_cat_out(TensorList tensors, int64_t dim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto tensors_r = math_bits::resolved(tensors);
+  const Tensor out_r = written.arg(out);
+  ops::cat_out::call(tensors_r, dim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::cat_out::call(TensorList tensors, int64_t dim, const Tensor& out) {
+  if (__builtin_expect((math_bits::of(tensors) | out.math_bits()) != 0, 0)) return math_bits_fallback_cat_out(tensors, dim, out);
+  const Device kernel_device = dispatch_device("cat.out", tensors);
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cat.out", kernel_device);
+  decltype(auto) result = kernel(tensors, dim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  check_out_no_grad("cat.out", {}, {&out}, {tensors});
+  return ops::cat_out::call(tensors, dim, out);
+}
+
+// ============================================================================ combinations
+
+// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+static Tensor math_bits_fallback_combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::combinations(self_r, r, with_replacement);
+}
+
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_combinations(self, r, with_replacement);
+  return native::combinations_composite(self, r, with_replacement);
+}
+
 // ============================================================================ contiguous
 
 // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return native::contiguous_composite(self, memory_format);
+}
+
+// ============================================================================ conv3d
+
+// conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv3d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv3d(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv3d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv3d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv3d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv3d_padding(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv3d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
 }
 
 // ============================================================================ conv_transpose1d
@@ -364,6 +599,314 @@ Tensor divide(const Tensor& self, const Scalar& other, std::optional<std::string
 // divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 const Tensor& divide_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   return div_(self, other, rounding_mode);
+}
+
+// ============================================================================ floor_divide
+
+// floor_divide(Tensor self, Tensor other) -> Tensor
+static Tensor floor_divide_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::floor_divide_kernel(self, other, out);
+  return out;
+}
+
+ops::floor_divide::Kernel* ops::floor_divide::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_divide_kernel_functional,
+    /* Meta */ floor_divide_kernel_functional,
+};
+
+static Tensor math_bits_fallback_floor_divide(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::floor_divide::call(self_r, other_r);
+}
+
+Tensor ops::floor_divide::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_floor_divide(self, other);
+  const Device kernel_device = dispatch_device("floor_divide", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  return ops::floor_divide::call(self, other);
+}
+
+// floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+static const Tensor& floor_divide_kernel_inplace(const Tensor& self, const Tensor& other) {
+  Tensor out = self;
+  native::floor_divide_kernel(self, other, out);
+  return self;
+}
+
+ops::floor_divide_::Kernel* ops::floor_divide_::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_divide_kernel_inplace,
+    /* Meta */ floor_divide_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_floor_divide_(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  const auto other_r = math_bits::resolved(other);
+  ops::floor_divide_::call(self_r, other_r);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::floor_divide_::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_floor_divide_(self, other);
+  const Device kernel_device = dispatch_device("floor_divide_", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide_", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace_unrecorded(self, "floor_divide_");
+  ops::floor_divide_::call(self, other);
+  autograd::rebase_history_zero_grad(self, "FloorDivideBackward0");
+  return self;
+}
+
+// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& floor_divide_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::floor_divide_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::floor_divide_out::Kernel* ops::floor_divide_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_divide_kernel_out,
+    /* Meta */ floor_divide_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_floor_divide_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::floor_divide_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::floor_divide_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_floor_divide_out(self, other, out);
+  const Device kernel_device = dispatch_device("floor_divide.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("floor_divide.out", {&self, &other}, {&out});
+  return ops::floor_divide_out::call(self, other, out);
+}
+
+// floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+static Tensor floor_divide_scalar_kernel_functional(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  native::floor_divide_scalar_kernel(self, other, out);
+  return out;
+}
+
+ops::floor_divide_Scalar::Kernel* ops::floor_divide_Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_divide_scalar_kernel_functional,
+    /* Meta */ floor_divide_scalar_kernel_functional,
+};
+
+static Tensor math_bits_fallback_floor_divide_Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::floor_divide_Scalar::call(self_r, other);
+}
+
+Tensor ops::floor_divide_Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_floor_divide_Scalar(self, other);
+  const Device kernel_device = dispatch_device("floor_divide.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide.Scalar", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor floor_divide(const Tensor& self, const Scalar& other) {
+  return ops::floor_divide_Scalar::call(self, other);
+}
+
+// floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+static const Tensor& floor_divide_scalar_kernel_inplace(const Tensor& self, const Scalar& other) {
+  Tensor out = self;
+  native::floor_divide_scalar_kernel(self, other, out);
+  return self;
+}
+
+ops::floor_divide__Scalar::Kernel* ops::floor_divide__Scalar::kernels[kNumDeviceTypes] = {
+    /* CPU */ floor_divide_scalar_kernel_inplace,
+    /* Meta */ floor_divide_scalar_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_floor_divide__Scalar(const Tensor& self, const Scalar& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::floor_divide__Scalar::call(self_r, other);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::floor_divide__Scalar::call(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_floor_divide__Scalar(self, other);
+  const Device kernel_device = dispatch_device("floor_divide_.Scalar", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("floor_divide_.Scalar", kernel_device);
+  decltype(auto) result = kernel(self, other);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& floor_divide_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace_unrecorded(self, "floor_divide_.Scalar");
+  ops::floor_divide__Scalar::call(self, other);
+  autograd::rebase_history_zero_grad(self, "FloorDivideBackward1");
+  return self;
+}
+
+// ============================================================================ fractional_max_pool2d_backward
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+ops::fractional_max_pool2d_backward::Kernel* ops::fractional_max_pool2d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_backward_kernel,
+    /* Meta */ native::fractional_max_pool2d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  return ops::fractional_max_pool2d_backward::call(grad_output_r, self_r, kernel_size, output_size, indices_r);
+}
+
+Tensor ops::fractional_max_pool2d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices);
+  const Device kernel_device = dispatch_device("fractional_max_pool2d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, output_size, indices);
+}
+
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices);
+  }
+  return ops::fractional_max_pool2d_backward::call(grad_output, self, kernel_size, output_size, indices);
+}
+
+// fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::fractional_max_pool2d_backward_grad_input::Kernel* ops::fractional_max_pool2d_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool2d_backward_grad_input_kernel,
+    /* Meta */ native::fractional_max_pool2d_backward_grad_input_kernel,
+};
+
+static const Tensor& math_bits_fallback_fractional_max_pool2d_backward_grad_input(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  const Tensor grad_input_r = written.arg(grad_input);
+  ops::fractional_max_pool2d_backward_grad_input::call(grad_output_r, self_r, kernel_size, output_size, indices_r, grad_input_r);
+  written.finish();
+  return grad_input;
+}
+
+const Tensor& ops::fractional_max_pool2d_backward_grad_input::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | indices.math_bits() | grad_input.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool2d_backward_grad_input(grad_output, self, kernel_size, output_size, indices, grad_input);
+  const Device kernel_device = dispatch_device("fractional_max_pool2d_backward.grad_input", {&grad_output, &self, &indices, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool2d_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, self, kernel_size, output_size, indices, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& fractional_max_pool2d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  check_out_no_grad("fractional_max_pool2d_backward.grad_input", {&grad_output, &self, &indices}, {&grad_input});
+  return ops::fractional_max_pool2d_backward_grad_input::call(grad_output, self, kernel_size, output_size, indices, grad_input);
+}
+
+// ============================================================================ fractional_max_pool3d_backward
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+ops::fractional_max_pool3d_backward::Kernel* ops::fractional_max_pool3d_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_backward_kernel,
+    /* Meta */ native::fractional_max_pool3d_backward_kernel,
+};
+
+static Tensor math_bits_fallback_fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  return ops::fractional_max_pool3d_backward::call(grad_output_r, self_r, kernel_size, output_size, indices_r);
+}
+
+Tensor ops::fractional_max_pool3d_backward::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | indices.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices);
+  const Device kernel_device = dispatch_device("fractional_max_pool3d_backward", {&grad_output, &self, &indices});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d_backward", kernel_device);
+  return kernel(grad_output, self, kernel_size, output_size, indices);
+}
+
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    return autograd::wrappers::fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices);
+  }
+  return ops::fractional_max_pool3d_backward::call(grad_output, self, kernel_size, output_size, indices);
+}
+
+// fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::fractional_max_pool3d_backward_grad_input::Kernel* ops::fractional_max_pool3d_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::fractional_max_pool3d_backward_grad_input_kernel,
+    /* Meta */ native::fractional_max_pool3d_backward_grad_input_kernel,
+};
+
+static const Tensor& math_bits_fallback_fractional_max_pool3d_backward_grad_input(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const auto self_r = math_bits::resolved(self);
+  const auto indices_r = math_bits::resolved(indices);
+  const Tensor grad_input_r = written.arg(grad_input);
+  ops::fractional_max_pool3d_backward_grad_input::call(grad_output_r, self_r, kernel_size, output_size, indices_r, grad_input_r);
+  written.finish();
+  return grad_input;
+}
+
+const Tensor& ops::fractional_max_pool3d_backward_grad_input::call(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices, const Tensor& grad_input) {
+  if (__builtin_expect((grad_output.math_bits() | self.math_bits() | indices.math_bits() | grad_input.math_bits()) != 0, 0)) return math_bits_fallback_fractional_max_pool3d_backward_grad_input(grad_output, self, kernel_size, output_size, indices, grad_input);
+  const Device kernel_device = dispatch_device("fractional_max_pool3d_backward.grad_input", {&grad_output, &self, &indices, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("fractional_max_pool3d_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, self, kernel_size, output_size, indices, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& fractional_max_pool3d_backward_out(const Tensor& grad_input, const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& indices) {
+  check_out_no_grad("fractional_max_pool3d_backward.grad_input", {&grad_output, &self, &indices}, {&grad_input});
+  return ops::fractional_max_pool3d_backward_grad_input::call(grad_output, self, kernel_size, output_size, indices, grad_input);
 }
 
 // ============================================================================ ge
@@ -703,6 +1246,20 @@ const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, 
   return ops::index_add_out::call(self, dim, index, source, alpha, out);
 }
 
+// ============================================================================ l1_loss
+
+// l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+static Tensor math_bits_fallback_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  const auto target_r = math_bits::resolved_differentiable(target);
+  return ::tl::l1_loss(self_r, target_r, reduction);
+}
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_l1_loss(self, target, reduction);
+  return native::l1_loss_composite(self, target, reduction);
+}
+
 // ============================================================================ linalg_eigvalsh
 
 // linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
@@ -720,6 +1277,47 @@ Tensor linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
 const Tensor& linalg_eigvalsh_out(const Tensor& out, const Tensor& A, std::string_view UPLO) {
   check_out_no_grad("linalg_eigvalsh.out", {&A}, {&out});
   return copy_to_out(out, linalg_eigvalsh(A, UPLO), "linalg_eigvalsh.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_inv
+
+// linalg_inv(Tensor A) -> Tensor
+static Tensor math_bits_fallback_linalg_inv(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_inv(A_r);
+}
+
+Tensor linalg_inv(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_inv(A);
+  return native::linalg_inv_composite(A);
+}
+
+// linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& linalg_inv_out(const Tensor& out, const Tensor& A) {
+  check_out_no_grad("linalg_inv.out", {&A}, {&out});
+  return copy_to_out(out, linalg_inv(A), "linalg_inv.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ linalg_slogdet
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+static std::tuple<Tensor, Tensor> math_bits_fallback_linalg_slogdet(const Tensor& A) {
+  const auto A_r = math_bits::resolved_differentiable(A);
+  return ::tl::linalg_slogdet(A_r);
+}
+
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  if (__builtin_expect((A.math_bits()) != 0, 0)) return math_bits_fallback_linalg_slogdet(A);
+  return native::linalg_slogdet_composite(A);
+}
+
+// linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+std::tuple<const Tensor&, const Tensor&> linalg_slogdet_out(const Tensor& sign, const Tensor& logabsdet, const Tensor& A) {
+  check_out_no_grad("linalg_slogdet.out", {&A}, {&sign, &logabsdet});
+  auto computed = linalg_slogdet(A);
+  copy_to_out(sign, std::get<0>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  copy_to_out(logabsdet, std::get<1>(computed), "linalg_slogdet.out", native::OutDtype::Exact);
+  return std::forward_as_tuple(sign, logabsdet);
 }
 
 // ============================================================================ moveaxis
@@ -763,6 +1361,204 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   return ops::pixel_shuffle::call(self, upscale_factor);
 }
 
+// ============================================================================ reflection_pad3d
+
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+static Tensor reflection_pad3d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad3d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad3d::Kernel* ops::reflection_pad3d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad3d_kernel_functional,
+    /* Meta */ reflection_pad3d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad3d::call(self_r, padding);
+}
+
+Tensor ops::reflection_pad3d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad3d(self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad3d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad3d(self, padding);
+  }
+  return ops::reflection_pad3d::call(self, padding);
+}
+
+// reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad3d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad3d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad3d_out::Kernel* ops::reflection_pad3d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad3d_kernel_out,
+    /* Meta */ reflection_pad3d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_reflection_pad3d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::reflection_pad3d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::reflection_pad3d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad3d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("reflection_pad3d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad3d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad3d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad3d.out", {&self}, {&out});
+  return ops::reflection_pad3d_out::call(self, padding, out);
+}
+
+// ============================================================================ renorm
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+static Tensor renorm_kernel_functional(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return out;
+}
+
+ops::renorm::Kernel* ops::renorm::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_functional,
+    /* Meta */ renorm_kernel_functional,
+};
+
+static Tensor math_bits_fallback_renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::renorm::call(self_r, p, dim, maxnorm);
+}
+
+Tensor ops::renorm::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_renorm(self, p, dim, maxnorm);
+  const Device kernel_device = dispatch_device("renorm", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm", kernel_device);
+  return kernel(self, p, dim, maxnorm);
+}
+
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm(self, p, dim, maxnorm);
+  }
+  return ops::renorm::call(self, p, dim, maxnorm);
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+static const Tensor& renorm_kernel_inplace(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  Tensor out = self;
+  native::renorm_kernel(self, p, dim, maxnorm, out);
+  return self;
+}
+
+ops::renorm_::Kernel* ops::renorm_::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_inplace,
+    /* Meta */ renorm_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::renorm_::call(self_r, p, dim, maxnorm);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::renorm_::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_renorm_(self, p, dim, maxnorm);
+  const Device kernel_device = dispatch_device("renorm_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm_", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::renorm_(self, p, dim, maxnorm);
+  }
+  return ops::renorm_::call(self, p, dim, maxnorm);
+}
+
+// renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& renorm_kernel_out(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::renorm_kernel(self_in, p, dim, maxnorm, out_handle);
+  return out;
+}
+
+ops::renorm_out::Kernel* ops::renorm_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ renorm_kernel_out,
+    /* Meta */ renorm_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_renorm_out(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::renorm_out::call(self_r, p, dim, maxnorm, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::renorm_out::call(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_renorm_out(self, p, dim, maxnorm, out);
+  const Device kernel_device = dispatch_device("renorm.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("renorm.out", kernel_device);
+  decltype(auto) result = kernel(self, p, dim, maxnorm, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& renorm_out(const Tensor& out, const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  check_out_no_grad("renorm.out", {&self}, {&out});
+  return ops::renorm_out::call(self, p, dim, maxnorm, out);
+}
+
+// ============================================================================ rms_norm
+
+// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+static Tensor math_bits_fallback_rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  return ::tl::rms_norm(input_r, normalized_shape, weight_r, eps);
+}
+
+Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, std::optional<double> eps) {
+  if (__builtin_expect((input.math_bits() | math_bits::of(weight)) != 0, 0)) return math_bits_fallback_rms_norm(input, normalized_shape, weight, eps);
+  return native::rms_norm_composite(input, normalized_shape, weight, eps);
+}
+
 // ============================================================================ rnn_relu
 
 // rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
@@ -790,6 +1586,221 @@ static std::tuple<Tensor, Tensor> math_bits_fallback_rnn_relu_data(const Tensor&
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, TensorList params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
   if (__builtin_expect((data.math_bits() | batch_sizes.math_bits() | hx.math_bits() | math_bits::of(params)) != 0, 0)) return math_bits_fallback_rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
   return native::rnn_relu_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+}
+
+// ============================================================================ std
+
+// std(Tensor self, bool unbiased=True) -> Tensor
+ops::std_op::Kernel* ops::std_op::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::std_kernel,
+    /* Meta */ native::std_kernel,
+};
+
+static Tensor math_bits_fallback_std_op(const Tensor& self, bool unbiased) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::std_op::call(self_r, unbiased);
+}
+
+Tensor ops::std_op::call(const Tensor& self, bool unbiased) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_std_op(self, unbiased);
+  const Device kernel_device = dispatch_device("std", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std", kernel_device);
+  return kernel(self, unbiased);
+}
+
+Tensor std(const Tensor& self, bool unbiased) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_op(self, unbiased);
+  }
+  return ops::std_op::call(self, unbiased);
+}
+
+// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+static Tensor std_dim_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  Tensor out;
+  native::std_dim_kernel(self, dim, unbiased, keepdim, out);
+  return out;
+}
+
+ops::std_dim::Kernel* ops::std_dim::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_dim_kernel_functional,
+    /* Meta */ std_dim_kernel_functional,
+};
+
+static Tensor math_bits_fallback_std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::std_dim::call(self_r, dim, unbiased, keepdim);
+}
+
+Tensor ops::std_dim::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_std_dim(self, dim, unbiased, keepdim);
+  const Device kernel_device = dispatch_device("std.dim", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.dim", kernel_device);
+  return kernel(self, dim, unbiased, keepdim);
+}
+
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_dim(self, dim, unbiased, keepdim);
+  }
+  return ops::std_dim::call(self, dim, unbiased, keepdim);
+}
+
+// std.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& std_dim_kernel_out(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::std_dim_kernel(self_in, dim, unbiased, keepdim, out_handle);
+  return out;
+}
+
+ops::std_dim_out::Kernel* ops::std_dim_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_dim_kernel_out,
+    /* Meta */ std_dim_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_std_dim_out(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::std_dim_out::call(self_r, dim, unbiased, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::std_dim_out::call(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_std_dim_out(self, dim, unbiased, keepdim, out);
+  const Device kernel_device = dispatch_device("std.dim_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.dim_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, unbiased, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  check_out_no_grad("std.dim_out", {&self}, {&out});
+  return ops::std_dim_out::call(self, dim, unbiased, keepdim, out);
+}
+
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+static Tensor std_correction_kernel_functional(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out;
+  native::std_correction_kernel(self, dim, correction, keepdim, out);
+  return out;
+}
+
+ops::std_correction::Kernel* ops::std_correction::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_correction_kernel_functional,
+    /* Meta */ std_correction_kernel_functional,
+};
+
+static Tensor math_bits_fallback_std_correction(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::std_correction::call(self_r, dim, correction, keepdim);
+}
+
+Tensor ops::std_correction::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_std_correction(self, dim, correction, keepdim);
+  const Device kernel_device = dispatch_device("std.correction", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.correction", kernel_device);
+  return kernel(self, dim, correction, keepdim);
+}
+
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::std_correction(self, dim, correction, keepdim);
+  }
+  return ops::std_correction::call(self, dim, correction, keepdim);
+}
+
+// std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& std_correction_kernel_out(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::std_correction_kernel(self_in, dim, correction, keepdim, out_handle);
+  return out;
+}
+
+ops::std_correction_out::Kernel* ops::std_correction_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ std_correction_kernel_out,
+    /* Meta */ std_correction_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_std_correction_out(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::std_correction_out::call(self_r, dim, correction, keepdim, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::std_correction_out::call(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_std_correction_out(self, dim, correction, keepdim, out);
+  const Device kernel_device = dispatch_device("std.correction_out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("std.correction_out", kernel_device);
+  decltype(auto) result = kernel(self, dim, correction, keepdim, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  check_out_no_grad("std.correction_out", {&self}, {&out});
+  return ops::std_correction_out::call(self, dim, correction, keepdim, out);
+}
+
+// ============================================================================ t
+
+// t(Tensor(a) self) -> Tensor(a)
+ops::t::Kernel* ops::t::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::t_kernel,
+    /* Meta */ native::t_kernel,
+};
+
+Tensor ops::t::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("t", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("t", kernel_device);
+  return kernel(self);
+}
+
+Tensor t(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::t(self);
+  }
+  return ops::t::call(self);
+}
+
+// t_(Tensor(a!) self) -> Tensor(a!)
+ops::t_::Kernel* ops::t_::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::t__kernel,
+    /* Meta */ native::t__kernel,
+};
+
+const Tensor& ops::t_::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("t_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("t_", kernel_device);
+  decltype(auto) result = kernel(self);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& t_(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::t_(self);
+  }
+  return ops::t_::call(self);
 }
 
 // ============================================================================ true_divide

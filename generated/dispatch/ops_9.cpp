@@ -5,25 +5,55 @@
 #include "aten/core/MathBits.h"
 #include "aten/native/OutputUtils.h"
 #include "aten/native/Resize.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/acos.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/bilinear.h"
+#include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/conv2d.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/det.h"
 #include "generated/ops/div.h"
 #include "generated/ops/dropout.h"
+#include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
 #include "generated/ops/inner.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/isneginf.h"
+#include "generated/ops/logsumexp.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/subtract.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl {
+
+// ============================================================================ _lu_with_info
+
+// _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+static std::tuple<Tensor, Tensor, Tensor> math_bits_fallback__lu_with_info(const Tensor& self, bool pivot, bool check_errors) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::_lu_with_info(self_r, pivot, check_errors);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _lu_with_info(const Tensor& self, bool pivot, bool check_errors) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__lu_with_info(self, pivot, check_errors);
+  return native::_lu_with_info_composite(self, pivot, check_errors);
+}
 
 // ============================================================================ _softmax_backward_data
 
@@ -84,6 +114,150 @@ std::tuple<Tensor, Tensor> _test_mul_backward(const Tensor& grad_output, const T
     return autograd::wrappers::_test_mul_backward(grad_output, self, other, output_mask);
   }
   return ops::_test_mul_backward::call(grad_output, self, other, output_mask);
+}
+
+// ============================================================================ _upsample_bicubic2d_aa_backward
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ops::_upsample_bicubic2d_aa_backward::Kernel* ops::_upsample_bicubic2d_aa_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_bicubic2d_aa_backward_kernel,
+    /* Meta */ native::_upsample_bicubic2d_aa_backward_kernel,
+};
+
+static Tensor math_bits_fallback__upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  return ops::_upsample_bicubic2d_aa_backward::call(grad_output_r, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor ops::_upsample_bicubic2d_aa_backward::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((grad_output.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("_upsample_bicubic2d_aa_backward", {&grad_output});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bicubic2d_aa_backward", kernel_device);
+  return kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&grad_output})) {
+    return autograd::wrappers::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+  }
+  return ops::_upsample_bicubic2d_aa_backward::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+}
+
+// _upsample_bicubic2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+ops::_upsample_bicubic2d_aa_backward_grad_input::Kernel* ops::_upsample_bicubic2d_aa_backward_grad_input::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::_upsample_bicubic2d_aa_backward_grad_input_kernel,
+    /* Meta */ native::_upsample_bicubic2d_aa_backward_grad_input_kernel,
+};
+
+static const Tensor& math_bits_fallback__upsample_bicubic2d_aa_backward_grad_input(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& grad_input) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto grad_output_r = math_bits::resolved(grad_output);
+  const Tensor grad_input_r = written.arg(grad_input);
+  ops::_upsample_bicubic2d_aa_backward_grad_input::call(grad_output_r, output_size, input_size, align_corners, scales_h, scales_w, grad_input_r);
+  written.finish();
+  return grad_input;
+}
+
+const Tensor& ops::_upsample_bicubic2d_aa_backward_grad_input::call(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& grad_input) {
+  if (__builtin_expect((grad_output.math_bits() | grad_input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_bicubic2d_aa_backward_grad_input(grad_output, output_size, input_size, align_corners, scales_h, scales_w, grad_input);
+  const Device kernel_device = dispatch_device("_upsample_bicubic2d_aa_backward.grad_input", {&grad_output, &grad_input});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_bicubic2d_aa_backward.grad_input", kernel_device);
+  decltype(auto) result = kernel(grad_output, output_size, input_size, align_corners, scales_h, scales_w, grad_input);
+  grad_input.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_bicubic2d_aa_backward_out(const Tensor& grad_input, const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_bicubic2d_aa_backward.grad_input", {&grad_output}, {&grad_input});
+  return ops::_upsample_bicubic2d_aa_backward_grad_input::call(grad_output, output_size, input_size, align_corners, scales_h, scales_w, grad_input);
+}
+
+// ============================================================================ _upsample_nearest_exact2d
+
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+static Tensor _upsample_nearest_exact2d_kernel_functional(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  Tensor out;
+  native::_upsample_nearest_exact2d_kernel(self, output_size, scales_h, scales_w, out);
+  return out;
+}
+
+ops::_upsample_nearest_exact2d::Kernel* ops::_upsample_nearest_exact2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact2d_kernel_functional,
+    /* Meta */ _upsample_nearest_exact2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback__upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::_upsample_nearest_exact2d::call(self_r, output_size, scales_h, scales_w);
+}
+
+Tensor ops::_upsample_nearest_exact2d::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact2d(self, output_size, scales_h, scales_w);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d", kernel_device);
+  return kernel(self, output_size, scales_h, scales_w);
+}
+
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w);
+  }
+  return ops::_upsample_nearest_exact2d::call(self, output_size, scales_h, scales_w);
+}
+
+// _upsample_nearest_exact2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& _upsample_nearest_exact2d_kernel_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::_upsample_nearest_exact2d_kernel(self_in, output_size, scales_h, scales_w, out_handle);
+  return out;
+}
+
+ops::_upsample_nearest_exact2d_out::Kernel* ops::_upsample_nearest_exact2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ _upsample_nearest_exact2d_kernel_out,
+    /* Meta */ _upsample_nearest_exact2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback__upsample_nearest_exact2d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::_upsample_nearest_exact2d_out::call(self_r, output_size, scales_h, scales_w, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::_upsample_nearest_exact2d_out::call(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact2d_out(self, output_size, scales_h, scales_w, out);
+  const Device kernel_device = dispatch_device("_upsample_nearest_exact2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("_upsample_nearest_exact2d.out", kernel_device);
+  decltype(auto) result = kernel(self, output_size, scales_h, scales_w, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& _upsample_nearest_exact2d_out(const Tensor& out, const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_out_no_grad("_upsample_nearest_exact2d.out", {&self}, {&out});
+  return ops::_upsample_nearest_exact2d_out::call(self, output_size, scales_h, scales_w, out);
+}
+
+// _upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+static Tensor math_bits_fallback__upsample_nearest_exact2d_vec(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  return ::tl::_upsample_nearest_exact2d(input_r, output_size, scale_factors);
+}
+
+Tensor _upsample_nearest_exact2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
+  if (__builtin_expect((input.math_bits()) != 0, 0)) return math_bits_fallback__upsample_nearest_exact2d_vec(input, output_size, scale_factors);
+  return native::_upsample_nearest_exact2d_vec_composite(input, output_size, scale_factors);
 }
 
 // ============================================================================ angle
@@ -197,6 +371,231 @@ static Tensor math_bits_fallback_bilinear(const Tensor& input1, const Tensor& in
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
   if (__builtin_expect((input1.math_bits() | input2.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_bilinear(input1, input2, weight, bias);
   return native::bilinear_composite(input1, input2, weight, bias);
+}
+
+// ============================================================================ cholesky_inverse
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+static Tensor cholesky_inverse_kernel_functional(const Tensor& self, bool upper) {
+  Tensor out;
+  native::cholesky_inverse_kernel(self, upper, out);
+  return out;
+}
+
+ops::cholesky_inverse::Kernel* ops::cholesky_inverse::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_functional,
+    /* Meta */ cholesky_inverse_kernel_functional,
+};
+
+static Tensor math_bits_fallback_cholesky_inverse(const Tensor& self, bool upper) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::cholesky_inverse::call(self_r, upper);
+}
+
+Tensor ops::cholesky_inverse::call(const Tensor& self, bool upper) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cholesky_inverse(self, upper);
+  const Device kernel_device = dispatch_device("cholesky_inverse", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse", kernel_device);
+  return kernel(self, upper);
+}
+
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cholesky_inverse(self, upper);
+  }
+  return ops::cholesky_inverse::call(self, upper);
+}
+
+// cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cholesky_inverse_kernel_out(const Tensor& self, bool upper, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cholesky_inverse_kernel(self_in, upper, out_handle);
+  return out;
+}
+
+ops::cholesky_inverse_out::Kernel* ops::cholesky_inverse_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cholesky_inverse_kernel_out,
+    /* Meta */ cholesky_inverse_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_cholesky_inverse_out(const Tensor& self, bool upper, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::cholesky_inverse_out::call(self_r, upper, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::cholesky_inverse_out::call(const Tensor& self, bool upper, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_cholesky_inverse_out(self, upper, out);
+  const Device kernel_device = dispatch_device("cholesky_inverse.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cholesky_inverse.out", kernel_device);
+  decltype(auto) result = kernel(self, upper, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cholesky_inverse_out(const Tensor& out, const Tensor& self, bool upper) {
+  check_out_no_grad("cholesky_inverse.out", {&self}, {&out});
+  return ops::cholesky_inverse_out::call(self, upper, out);
+}
+
+// ============================================================================ conv2d
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv2d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv2d(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv2d_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
+static Tensor math_bits_fallback_conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  const auto input_r = math_bits::resolved_differentiable(input);
+  const auto weight_r = math_bits::resolved_differentiable(weight);
+  const auto bias_r = math_bits::resolved_differentiable(bias);
+  return ::tl::conv2d(input_r, weight_r, bias_r, stride, padding, dilation, groups);
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  if (__builtin_expect((input.math_bits() | weight.math_bits() | math_bits::of(bias)) != 0, 0)) return math_bits_fallback_conv2d_padding(input, weight, bias, stride, padding, dilation, groups);
+  return native::conv2d_padding_composite(input, weight, bias, stride, padding, dilation, groups);
+}
+
+// ============================================================================ cumsum
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+static Tensor cumsum_kernel_functional(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  native::cumsum_kernel(self, dim, dtype, out);
+  return out;
+}
+
+ops::cumsum::Kernel* ops::cumsum::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_functional,
+    /* Meta */ cumsum_kernel_functional,
+};
+
+static Tensor math_bits_fallback_cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::cumsum::call(self_r, dim, dtype);
+}
+
+Tensor ops::cumsum::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cumsum(self, dim, dtype);
+  const Device kernel_device = dispatch_device("cumsum", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum", kernel_device);
+  return kernel(self, dim, dtype);
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cumsum(self, dim, dtype);
+  }
+  return ops::cumsum::call(self, dim, dtype);
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+static const Tensor& cumsum_kernel_inplace(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor out = self;
+  native::cumsum_kernel(self, dim, dtype, out);
+  return self;
+}
+
+ops::cumsum_::Kernel* ops::cumsum_::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_inplace,
+    /* Meta */ cumsum_kernel_inplace,
+};
+
+static const Tensor& math_bits_fallback_cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const Tensor self_r = written.arg(self);
+  ops::cumsum_::call(self_r, dim, dtype);
+  written.finish();
+  return self;
+}
+
+const Tensor& ops::cumsum_::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_cumsum_(self, dim, dtype);
+  const Device kernel_device = dispatch_device("cumsum_", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum_", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype);
+  self.bump_version();
+  return result;
+}
+
+const Tensor& cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::cumsum_(self, dim, dtype);
+  }
+  return ops::cumsum_::call(self, dim, dtype);
+}
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& cumsum_kernel_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::cumsum_kernel(self_in, dim, dtype, out_handle);
+  return out;
+}
+
+ops::cumsum_out::Kernel* ops::cumsum_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ cumsum_kernel_out,
+    /* Meta */ cumsum_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::cumsum_out::call(self_r, dim, dtype, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::cumsum_out::call(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_cumsum_out(self, dim, dtype, out);
+  const Device kernel_device = dispatch_device("cumsum.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("cumsum.out", kernel_device);
+  decltype(auto) result = kernel(self, dim, dtype, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_out_no_grad("cumsum.out", {&self}, {&out});
+  return ops::cumsum_out::call(self, dim, dtype, out);
+}
+
+// ============================================================================ det
+
+// det(Tensor self) -> Tensor
+static Tensor math_bits_fallback_det(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::det(self_r);
+}
+
+Tensor det(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_det(self);
+  return native::det_composite(self);
 }
 
 // ============================================================================ div
@@ -587,6 +986,112 @@ const Tensor& dropout_(const Tensor& self, double p, bool train) {
   return native::dropout__composite(self, p, train);
 }
 
+// ============================================================================ hardshrink_backward
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+ops::hardshrink_backward::Kernel* ops::hardshrink_backward::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::hardshrink_backward_kernel,
+    /* Meta */ native::hardshrink_backward_kernel,
+};
+
+static Tensor math_bits_fallback_hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto grad_out_r = math_bits::resolved(grad_out);
+  const auto self_r = math_bits::resolved(self);
+  return ops::hardshrink_backward::call(grad_out_r, self_r, lambd);
+}
+
+Tensor ops::hardshrink_backward::call(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  if (__builtin_expect((grad_out.math_bits() | self.math_bits()) != 0, 0)) return math_bits_fallback_hardshrink_backward(grad_out, self, lambd);
+  const Device kernel_device = dispatch_device("hardshrink_backward", {&grad_out, &self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("hardshrink_backward", kernel_device);
+  return kernel(grad_out, self, lambd);
+}
+
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  if (autograd::compute_requires_grad({&grad_out, &self})) {
+    return autograd::wrappers::hardshrink_backward(grad_out, self, lambd);
+  }
+  return ops::hardshrink_backward::call(grad_out, self, lambd);
+}
+
+// ============================================================================ huber_loss
+
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
+static Tensor huber_loss_kernel_functional(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  Tensor out;
+  native::huber_loss_kernel(self, target, reduction, delta, out);
+  return out;
+}
+
+ops::huber_loss::Kernel* ops::huber_loss::kernels[kNumDeviceTypes] = {
+    /* CPU */ huber_loss_kernel_functional,
+    /* Meta */ huber_loss_kernel_functional,
+};
+
+static Tensor math_bits_fallback_huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  return ops::huber_loss::call(self_r, target_r, reduction, delta);
+}
+
+Tensor ops::huber_loss::call(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (__builtin_expect((self.math_bits() | target.math_bits()) != 0, 0)) return math_bits_fallback_huber_loss(self, target, reduction, delta);
+  const Device kernel_device = dispatch_device("huber_loss", {&self, &target});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss", kernel_device);
+  return kernel(self, target, reduction, delta);
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (autograd::compute_requires_grad({&self, &target})) {
+    return autograd::wrappers::huber_loss(self, target, reduction, delta);
+  }
+  return ops::huber_loss::call(self, target, reduction, delta);
+}
+
+// huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& huber_loss_kernel_out(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor target_in = native::input_unaffected_by_resize(target, out);
+  Tensor out_handle = out;
+  native::huber_loss_kernel(self_in, target_in, reduction, delta, out_handle);
+  return out;
+}
+
+ops::huber_loss_out::Kernel* ops::huber_loss_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ huber_loss_kernel_out,
+    /* Meta */ huber_loss_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_huber_loss_out(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto target_r = math_bits::resolved(target);
+  const Tensor out_r = written.arg(out);
+  ops::huber_loss_out::call(self_r, target_r, reduction, delta, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::huber_loss_out::call(const Tensor& self, const Tensor& target, int64_t reduction, double delta, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | target.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_huber_loss_out(self, target, reduction, delta, out);
+  const Device kernel_device = dispatch_device("huber_loss.out", {&self, &target, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("huber_loss.out", kernel_device);
+  decltype(auto) result = kernel(self, target, reduction, delta, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& huber_loss_out(const Tensor& out, const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  check_out_no_grad("huber_loss.out", {&self, &target}, {&out});
+  return ops::huber_loss_out::call(self, target, reduction, delta, out);
+}
+
 // ============================================================================ inner
 
 // inner(Tensor self, Tensor other) -> Tensor
@@ -604,6 +1109,13 @@ Tensor inner(const Tensor& self, const Tensor& other) {
 // inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& inner_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return copy_to_out(out, inner(self, other), "inner.out", native::OutDtype::Exact);
+}
+
+// ============================================================================ is_neg
+
+// is_neg(Tensor self) -> bool
+bool is_neg(const Tensor& self) {
+  return native::is_neg_composite(self);
 }
 
 // ============================================================================ isneginf
@@ -911,6 +1423,79 @@ const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& o
   return ops::minimum_out::call(self, other, out);
 }
 
+// ============================================================================ reflection_pad2d
+
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+static Tensor reflection_pad2d_kernel_functional(const Tensor& self, IntArrayRef padding) {
+  Tensor out;
+  native::reflection_pad2d_kernel(self, padding, out);
+  return out;
+}
+
+ops::reflection_pad2d::Kernel* ops::reflection_pad2d::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_functional,
+    /* Meta */ reflection_pad2d_kernel_functional,
+};
+
+static Tensor math_bits_fallback_reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  return ops::reflection_pad2d::call(self_r, padding);
+}
+
+Tensor ops::reflection_pad2d::call(const Tensor& self, IntArrayRef padding) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad2d(self, padding);
+  const Device kernel_device = dispatch_device("reflection_pad2d", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d", kernel_device);
+  return kernel(self, padding);
+}
+
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::reflection_pad2d(self, padding);
+  }
+  return ops::reflection_pad2d::call(self, padding);
+}
+
+// reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& reflection_pad2d_kernel_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  Tensor out_handle = out;
+  native::reflection_pad2d_kernel(self_in, padding, out_handle);
+  return out;
+}
+
+ops::reflection_pad2d_out::Kernel* ops::reflection_pad2d_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ reflection_pad2d_kernel_out,
+    /* Meta */ reflection_pad2d_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_reflection_pad2d_out(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const Tensor out_r = written.arg(out);
+  ops::reflection_pad2d_out::call(self_r, padding, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::reflection_pad2d_out::call(const Tensor& self, IntArrayRef padding, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_reflection_pad2d_out(self, padding, out);
+  const Device kernel_device = dispatch_device("reflection_pad2d.out", {&self, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("reflection_pad2d.out", kernel_device);
+  decltype(auto) result = kernel(self, padding, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& reflection_pad2d_out(const Tensor& out, const Tensor& self, IntArrayRef padding) {
+  check_out_no_grad("reflection_pad2d.out", {&self}, {&out});
+  return ops::reflection_pad2d_out::call(self, padding, out);
+}
+
 // ============================================================================ special_expit
 
 // special_expit(Tensor self) -> Tensor
@@ -928,6 +1513,181 @@ Tensor special_expit(const Tensor& self) {
 const Tensor& special_expit_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("special_expit.out", {&self}, {&out});
   return sigmoid_out(out, self);
+}
+
+// ============================================================================ special_logsumexp
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+static Tensor math_bits_fallback_special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_logsumexp(self_r, dim, keepdim);
+}
+
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_logsumexp(self, dim, keepdim);
+  return native::special_logsumexp_composite(self, dim, keepdim);
+}
+
+// special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_out_no_grad("special_logsumexp.out", {&self}, {&out});
+  return logsumexp_out(out, self, dim, keepdim);
+}
+
+// ============================================================================ special_xlog1py
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+static Tensor special_xlog1py_kernel_functional(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  native::special_xlog1py_kernel(self, other, out);
+  return out;
+}
+
+ops::special_xlog1py::Kernel* ops::special_xlog1py::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_functional,
+    /* Meta */ special_xlog1py_kernel_functional,
+};
+
+static Tensor math_bits_fallback_special_xlog1py(const Tensor& self, const Tensor& other) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  return ops::special_xlog1py::call(self_r, other_r);
+}
+
+Tensor ops::special_xlog1py::call(const Tensor& self, const Tensor& other) {
+  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py(self, other);
+  const Device kernel_device = dispatch_device("special_xlog1py", {&self, &other});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py", kernel_device);
+  return kernel(self, other);
+}
+
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  if (autograd::compute_requires_grad({&self, &other})) {
+    return autograd::wrappers::special_xlog1py(self, other);
+  }
+  return ops::special_xlog1py::call(self, other);
+}
+
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+static const Tensor& special_xlog1py_kernel_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  const Tensor self_in = native::input_unaffected_by_resize(self, out);
+  const Tensor other_in = native::input_unaffected_by_resize(other, out);
+  Tensor out_handle = out;
+  native::special_xlog1py_kernel(self_in, other_in, out_handle);
+  return out;
+}
+
+ops::special_xlog1py_out::Kernel* ops::special_xlog1py_out::kernels[kNumDeviceTypes] = {
+    /* CPU */ special_xlog1py_kernel_out,
+    /* Meta */ special_xlog1py_kernel_out,
+};
+
+static const Tensor& math_bits_fallback_special_xlog1py_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  math_bits::WriteBack written;
+  const auto self_r = math_bits::resolved(self);
+  const auto other_r = math_bits::resolved(other);
+  const Tensor out_r = written.arg(out);
+  ops::special_xlog1py_out::call(self_r, other_r, out_r);
+  written.finish();
+  return out;
+}
+
+const Tensor& ops::special_xlog1py_out::call(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (__builtin_expect((self.math_bits() | other.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py_out(self, other, out);
+  const Device kernel_device = dispatch_device("special_xlog1py.out", {&self, &other, &out});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("special_xlog1py.out", kernel_device);
+  decltype(auto) result = kernel(self, other, out);
+  out.bump_version();
+  return result;
+}
+
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.out", {&self, &other}, {&out});
+  return ops::special_xlog1py_out::call(self, other, out);
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+static Tensor math_bits_fallback_special_xlog1py_self_scalar(const Scalar& self, const Tensor& other) {
+  const auto other_r = math_bits::resolved_differentiable(other);
+  return ::tl::special_xlog1py(self, other_r);
+}
+
+Tensor special_xlog1py(const Scalar& self, const Tensor& other) {
+  if (__builtin_expect((other.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py_self_scalar(self, other);
+  return native::special_xlog1py_self_scalar_composite(self, other);
+}
+
+// special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Scalar& self, const Tensor& other) {
+  check_out_no_grad("special_xlog1py.self_scalar_out", {&other}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.self_scalar_out", native::OutDtype::CanCast);
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+static Tensor math_bits_fallback_special_xlog1py_other_scalar(const Tensor& self, const Scalar& other) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::special_xlog1py(self_r, other);
+}
+
+Tensor special_xlog1py(const Tensor& self, const Scalar& other) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_special_xlog1py_other_scalar(self, other);
+  return native::special_xlog1py_other_scalar_composite(self, other);
+}
+
+// special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& special_xlog1py_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  check_out_no_grad("special_xlog1py.other_scalar_out", {&self}, {&out});
+  return copy_to_out(out, special_xlog1py(self, other), "special_xlog1py.other_scalar_out", native::OutDtype::CanCast);
+}
+
+// ============================================================================ split_with_sizes
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+ops::split_with_sizes::Kernel* ops::split_with_sizes::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::split_with_sizes_kernel,
+    /* Meta */ native::split_with_sizes_kernel,
+};
+
+std::vector<Tensor> ops::split_with_sizes::call(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  const Device kernel_device = dispatch_device("split_with_sizes", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("split_with_sizes", kernel_device);
+  return kernel(self, split_sizes, dim);
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::mark_multi_output_views(autograd::wrappers::split_with_sizes(self, split_sizes, dim));
+  }
+  return autograd::mark_multi_output_views(ops::split_with_sizes::call(self, split_sizes, dim));
+}
+
+// ============================================================================ square
+
+// square(Tensor self) -> Tensor
+static Tensor math_bits_fallback_square(const Tensor& self) {
+  const auto self_r = math_bits::resolved_differentiable(self);
+  return ::tl::square(self_r);
+}
+
+Tensor square(const Tensor& self) {
+  if (__builtin_expect((self.math_bits()) != 0, 0)) return math_bits_fallback_square(self);
+  return native::square_composite(self);
+}
+
+// square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& square_out(const Tensor& out, const Tensor& self) {
+  check_out_no_grad("square.out", {&self}, {&out});
+  return copy_to_out(out, square(self), "square.out", native::OutDtype::CanCast);
+}
+
+// square_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& square_(const Tensor& self) {
+  return native::square__composite(self);
 }
 
 // ============================================================================ subtract
@@ -969,6 +1729,28 @@ Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 // subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 const Tensor& subtract_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub_(self, other, alpha);
+}
+
+// ============================================================================ view_as_real
+
+// view_as_real(Tensor(a) self) -> Tensor(a)
+ops::view_as_real::Kernel* ops::view_as_real::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::view_as_real_kernel,
+    /* Meta */ native::view_as_real_kernel,
+};
+
+Tensor ops::view_as_real::call(const Tensor& self) {
+  const Device kernel_device = dispatch_device("view_as_real", {&self});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("view_as_real", kernel_device);
+  return kernel(self);
+}
+
+Tensor view_as_real(const Tensor& self) {
+  if (autograd::compute_requires_grad({&self})) {
+    return autograd::wrappers::view_as_real(self);
+  }
+  return ops::view_as_real::call(self);
 }
 
 }  // namespace tl

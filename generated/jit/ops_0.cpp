@@ -2,25 +2,44 @@
 // Boxed ops for the JIT, shard 0: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_rmsprop.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/blackman_window.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/fix.h"
+#include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/linalg_pinv.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/nll_loss_nd.h"
+#include "generated/ops/norm.h"
+#include "generated/ops/quantile.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/special_ndtri.h"
 
 namespace tl::jit {
 namespace {
+
+// _fused_rmsprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] grad_avgs, Tensor(d!)[] momentum_buffer_list, Tensor(e!)[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> ()
+void boxed__fused_rmsprop_(Stack& s) {
+  IValue* a = args(s, 13);
+  tl::_fused_rmsprop_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), TensorList(a[5].toTensorVector()), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toDouble(), a[10].toDouble(), a[11].toBool(), a[12].toBool());
+  drop(s, 13);
+}
 
 // _histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
 void boxed__histogramdd_from_bin_tensors(Stack& s) {
@@ -56,6 +75,42 @@ void boxed_blackman_window(Stack& s) {
 void boxed_blackman_window_periodic(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::blackman_window(a[0].toInt(), a[1].toBool(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toLayout), a[4].opt(&IValue::toDevice), a[5].opt(&IValue::toBool)));
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_copysign_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::copysign(a[0].toTensor(), a[1].toTensor()));
+}
+
+// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_copysign__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::copysign_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_copysign_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::copysign_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// copysign.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_copysign_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::copysign(a[0].toTensor(), a[1].toScalar()));
+}
+
+// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_copysign__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::copysign_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_copysign_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::copysign_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
 // detach(Tensor(a) self) -> Tensor(a)
@@ -94,6 +149,42 @@ void boxed_feature_dropout_(Stack& s) {
   finish(s, 3, tl::feature_dropout_(a[0].toTensor(), a[1].toDouble(), a[2].toBool()));
 }
 
+// fix(Tensor self) -> Tensor
+void boxed_fix(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::fix(a[0].toTensor()));
+}
+
+// fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_fix_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::fix_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// fix_(Tensor(a!) self) -> Tensor(a!)
+void boxed_fix_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::fix_(a[0].toTensor()));
+}
+
+// full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_full(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::full(IntArrayRef(a[0].toIntVector(0)), a[1].toScalar(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
+// full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_full_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::full_out(a[4].toTensor(), IntArrayRef(a[0].toIntVector(0)), a[1].toScalar(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+void boxed_gelu_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::gelu_backward(a[0].toTensor(), a[1].toTensor(), std::string_view(a[2].toStringRef())));
+}
+
 // hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 void boxed_hann_window(Stack& s) {
   IValue* a = args(s, 5);
@@ -104,6 +195,18 @@ void boxed_hann_window(Stack& s) {
 void boxed_hann_window_periodic(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::hann_window(a[0].toInt(), a[1].toBool(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toLayout), a[4].opt(&IValue::toDevice), a[5].opt(&IValue::toBool)));
+}
+
+// inverse(Tensor self) -> Tensor
+void boxed_inverse(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::inverse(a[0].toTensor()));
+}
+
+// inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_inverse_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::inverse_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // isnan(Tensor self) -> Tensor
@@ -122,6 +225,54 @@ void boxed_linalg_householder_product(Stack& s) {
 void boxed_linalg_householder_product_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::linalg_householder_product_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
+void boxed_linalg_matrix_rank_atol_rtol_tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_matrix_rank(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toBool()));
+}
+
+// linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_rank_atol_rtol_tensor_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_matrix_rank_out(a[4].toTensor(), a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toBool()));
+}
+
+// linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor
+void boxed_linalg_matrix_rank_tol_tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_matrix_rank(a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
+// linalg_matrix_rank.tol_tensor_out(Tensor input, Tensor tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_rank_tol_tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_matrix_rank_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
+// linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+void boxed_linalg_matrix_rank(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_matrix_rank(a[0].toTensor(), a[1].toDouble(), a[2].toBool()));
+}
+
+// linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_rank_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_matrix_rank_out(a[3].toTensor(), a[0].toTensor(), a[1].toDouble(), a[2].toBool()));
+}
+
+// linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+void boxed_linalg_matrix_rank_atol_rtol_float(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_matrix_rank(a[0].toTensor(), a[1].opt(&IValue::toDouble), a[2].opt(&IValue::toDouble), a[3].toBool()));
+}
+
+// linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_rank_atol_rtol_float_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_matrix_rank_out(a[4].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toDouble), a[2].opt(&IValue::toDouble), a[3].toBool()));
 }
 
 // linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor
@@ -172,6 +323,18 @@ void boxed_linalg_pinv_atol_rtol_float_out(Stack& s) {
   finish(s, 5, tl::linalg_pinv_out(a[4].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toDouble), a[2].opt(&IValue::toDouble), a[3].toBool()));
 }
 
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+void boxed_logaddexp2(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logaddexp2(a[0].toTensor(), a[1].toTensor()));
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logaddexp2_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logaddexp2_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 // nextafter(Tensor self, Tensor other) -> Tensor
 void boxed_nextafter(Stack& s) {
   IValue* a = args(s, 2);
@@ -196,6 +359,72 @@ void boxed_nll_loss2d_backward(Stack& s) {
   finish(s, 7, tl::nll_loss2d_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toInt(), a[6].toTensor()));
 }
 
+// nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+void boxed_nll_loss_nd(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::nll_loss_nd(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt()));
+}
+
+// norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+void boxed_norm_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::norm(a[0].toTensor(), a[1].toScalar()));
+}
+
+// norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+void boxed_norm_ScalarOpt_dim(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::norm(a[0].toTensor(), a[1].opt(&IValue::toScalar), IntArrayRef(a[2].toIntVector(1)), a[3].toBool()));
+}
+
+// norm.ScalarOpt_dim_out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_norm_ScalarOpt_dim_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::norm_out(a[4].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalar), IntArrayRef(a[2].toIntVector(1)), a[3].toBool()));
+}
+
+// norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+void boxed_norm_ScalarOpt_dtype(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::norm(a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].toScalarType()));
+}
+
+// norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+void boxed_norm_ScalarOpt_dim_dtype(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::norm(a[0].toTensor(), a[1].opt(&IValue::toScalar), IntArrayRef(a[2].toIntVector(1)), a[3].toBool(), a[4].toScalarType()));
+}
+
+// norm.ScalarOpt_dim_dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)
+void boxed_norm_ScalarOpt_dim_dtype_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::norm_out(a[5].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalar), IntArrayRef(a[2].toIntVector(1)), a[3].toBool(), a[4].toScalarType()));
+}
+
+// quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+void boxed_quantile(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::quantile(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+void boxed_quantile_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::quantile_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+void boxed_quantile_scalar(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::quantile(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+void boxed_quantile_scalar_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::quantile_out(a[5].toTensor(), a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
 // repeat(Tensor self, int[] repeats) -> Tensor
 void boxed_repeat(Stack& s) {
   IValue* a = args(s, 2);
@@ -214,24 +443,59 @@ void boxed_softplus_backward(Stack& s) {
   finish(s, 4, tl::softplus_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar(), a[3].toScalar()));
 }
 
+// special_ndtri(Tensor self) -> Tensor
+void boxed_special_ndtri(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::special_ndtri(a[0].toTensor()));
+}
+
+// special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_ndtri_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_ndtri_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 const OpEntry entries[] = {
+    {"_fused_rmsprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] grad_avgs, Tensor(d!)[] momentum_buffer_list, Tensor(e!)[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> ()", boxed__fused_rmsprop_, 0},
     {"_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor", boxed__histogramdd_from_bin_tensors, 0},
     {"atleast_3d(Tensor self) -> Tensor", boxed_atleast_3d, 0},
     {"atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", boxed_atleast_3d_Sequence, 0},
     {"batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> (Tensor, Tensor)", boxed_batch_norm_gather_stats_with_counts, 0},
     {"blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_blackman_window, 0},
     {"blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_blackman_window_periodic, 0},
+    {"copysign.Tensor(Tensor self, Tensor other) -> Tensor", boxed_copysign_Tensor, kPointwise},
+    {"copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_copysign__Tensor, kPointwise},
+    {"copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_copysign_Tensor_out, kPointwise},
+    {"copysign.Scalar(Tensor self, Scalar other) -> Tensor", boxed_copysign_Scalar, kPointwise},
+    {"copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_copysign__Scalar, kPointwise},
+    {"copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_copysign_Scalar_out, kPointwise},
     {"detach(Tensor(a) self) -> Tensor(a)", boxed_detach, 0},
     {"erf(Tensor self) -> Tensor", boxed_erf, kPointwise},
     {"erf_(Tensor(a!) self) -> Tensor(a!)", boxed_erf_, kPointwise},
     {"erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_erf_out, kPointwise},
     {"feature_dropout(Tensor input, float p, bool train) -> Tensor", boxed_feature_dropout, kNondeterministic},
     {"feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", boxed_feature_dropout_, kNondeterministic},
+    {"fix(Tensor self) -> Tensor", boxed_fix, kPointwise},
+    {"fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_fix_out, kPointwise},
+    {"fix_(Tensor(a!) self) -> Tensor(a!)", boxed_fix_, 0},
+    {"full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_full, 0},
+    {"full.out(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)", boxed_full_out, 0},
+    {"gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", boxed_gelu_backward, kPointwise},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hann_window, 0},
     {"hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hann_window_periodic, 0},
+    {"inverse(Tensor self) -> Tensor", boxed_inverse, 0},
+    {"inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_inverse_out, 0},
     {"isnan(Tensor self) -> Tensor", boxed_isnan, kPointwise},
     {"linalg_householder_product(Tensor input, Tensor tau) -> Tensor", boxed_linalg_householder_product, 0},
     {"linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_householder_product_out, 0},
+    {"linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor", boxed_linalg_matrix_rank_atol_rtol_tensor, 0},
+    {"linalg_matrix_rank.atol_rtol_tensor_out(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_rank_atol_rtol_tensor_out, 0},
+    {"linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor", boxed_linalg_matrix_rank_tol_tensor, 0},
+    {"linalg_matrix_rank.tol_tensor_out(Tensor input, Tensor tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_rank_tol_tensor_out, 0},
+    {"linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor", boxed_linalg_matrix_rank, 0},
+    {"linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_rank_out, 0},
+    {"linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor", boxed_linalg_matrix_rank_atol_rtol_float, 0},
+    {"linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_rank_atol_rtol_float_out, 0},
     {"linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor", boxed_linalg_pinv_atol_rtol_tensor, 0},
     {"linalg_pinv.atol_rtol_tensor_out(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_pinv_atol_rtol_tensor_out, 0},
     {"linalg_pinv.rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False) -> Tensor", boxed_linalg_pinv_rcond_tensor, 0},
@@ -240,13 +504,28 @@ const OpEntry entries[] = {
     {"linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_pinv_out, 0},
     {"linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor", boxed_linalg_pinv_atol_rtol_float, 0},
     {"linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_pinv_atol_rtol_float_out, 0},
+    {"logaddexp2(Tensor self, Tensor other) -> Tensor", boxed_logaddexp2, kPointwise},
+    {"logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logaddexp2_out, kPointwise},
     {"nextafter(Tensor self, Tensor other) -> Tensor", boxed_nextafter, kPointwise},
     {"nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_nextafter_, kPointwise},
     {"nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_nextafter_out, kPointwise},
     {"nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", boxed_nll_loss2d_backward, 0},
+    {"nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor", boxed_nll_loss_nd, 0},
+    {"norm.Scalar(Tensor self, Scalar p=2) -> Tensor", boxed_norm_Scalar, 0},
+    {"norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", boxed_norm_ScalarOpt_dim, 0},
+    {"norm.ScalarOpt_dim_out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_norm_ScalarOpt_dim_out, 0},
+    {"norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor", boxed_norm_ScalarOpt_dtype, 0},
+    {"norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor", boxed_norm_ScalarOpt_dim_dtype, 0},
+    {"norm.ScalarOpt_dim_dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)", boxed_norm_ScalarOpt_dim_dtype_out, 0},
+    {"quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", boxed_quantile, 0},
+    {"quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", boxed_quantile_out, 0},
+    {"quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", boxed_quantile_scalar, 0},
+    {"quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", boxed_quantile_scalar_out, 0},
     {"repeat(Tensor self, int[] repeats) -> Tensor", boxed_repeat, 0},
     {"select.int(Tensor(a) self, int dim, int index) -> Tensor(a)", boxed_select_int, 0},
     {"softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor", boxed_softplus_backward, kPointwise},
+    {"special_ndtri(Tensor self) -> Tensor", boxed_special_ndtri, kPointwise},
+    {"special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_ndtri_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -4,20 +4,29 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
+#include "generated/ops/amax.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/block_diag.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
 #include "generated/ops/linalg_matrix_power.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/repeat_interleave.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
+#include "generated/ops/soft_margin_loss_backward.h"
+#include "generated/ops/trace.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::jit {
@@ -35,6 +44,18 @@ void boxed__embedding_bag_forward_only(Stack& s) {
   finish(s, 9, tl::_embedding_bag_forward_only(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toInt(), a[5].toBool(), a[6].toOptionalTensor(), a[7].toBool(), a[8].toInt()));
 }
 
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void boxed_amax(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::amax(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_amax_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::amax_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
 // atleast_2d(Tensor self) -> Tensor
 void boxed_atleast_2d(Stack& s) {
   IValue* a = args(s, 1);
@@ -45,6 +66,12 @@ void boxed_atleast_2d(Stack& s) {
 void boxed_atleast_2d_Sequence(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::atleast_2d(TensorList(a[0].toTensorVector())));
+}
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+void boxed_binary_cross_entropy_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::binary_cross_entropy_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt()));
 }
 
 // block_diag(Tensor[] tensors) -> Tensor
@@ -75,6 +102,12 @@ void boxed_concat(Stack& s) {
 void boxed_concat_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::concat_out(a[2].toTensor(), TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+void boxed_diag_embed(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::diag_embed(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
 }
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
@@ -149,6 +182,42 @@ void boxed_linalg_matrix_power_out(Stack& s) {
   finish(s, 3, tl::linalg_matrix_power_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
 }
 
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_mul_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mul(a[0].toTensor(), a[1].toTensor()));
+}
+
+// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_mul__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mul_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_mul_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::mul_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_mul_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mul(a[0].toTensor(), a[1].toScalar()));
+}
+
+// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_mul__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mul_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+void boxed_multilabel_margin_loss_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::multilabel_margin_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt(), a[4].toTensor()));
+}
+
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 void boxed_ne_Tensor(Stack& s) {
   IValue* a = args(s, 2);
@@ -183,6 +252,24 @@ void boxed_ne__Scalar(Stack& s) {
 void boxed_ne_Scalar_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::ne_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// neg(Tensor self) -> Tensor
+void boxed_neg(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::neg(a[0].toTensor()));
+}
+
+// neg_(Tensor(a!) self) -> Tensor(a!)
+void boxed_neg_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::neg_(a[0].toTensor()));
+}
+
+// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_neg_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::neg_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // rad2deg(Tensor self) -> Tensor
@@ -221,10 +308,40 @@ void boxed_reciprocal_out(Stack& s) {
   finish(s, 2, tl::reciprocal_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+void boxed_repeat_interleave_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::repeat_interleave(a[0].toTensor(), a[1].opt(&IValue::toInt)));
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+void boxed_repeat_interleave_self_Tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::repeat_interleave(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt), a[3].opt(&IValue::toInt)));
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+void boxed_repeat_interleave_self_int(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::repeat_interleave(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toInt), a[3].opt(&IValue::toInt)));
+}
+
 // smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
 void boxed_smooth_l1_loss_backward(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::smooth_l1_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt(), a[4].toDouble()));
+}
+
+// soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+void boxed_soft_margin_loss_backward(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::soft_margin_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt()));
+}
+
+// trace(Tensor self) -> Tensor
+void boxed_trace(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::trace(a[0].toTensor()));
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -242,13 +359,17 @@ void boxed_unsqueeze_(Stack& s) {
 const OpEntry entries[] = {
     {"_cross_entropy_fused_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse) -> Tensor", boxed__cross_entropy_fused_backward, 0},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", boxed__embedding_bag_forward_only, 0},
+    {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", boxed_amax, 0},
+    {"amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_amax_out, 0},
     {"atleast_2d(Tensor self) -> Tensor", boxed_atleast_2d, 0},
     {"atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", boxed_atleast_2d_Sequence, 0},
+    {"binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor", boxed_binary_cross_entropy_backward, 0},
     {"block_diag(Tensor[] tensors) -> Tensor", boxed_block_diag, 0},
     {"complex(Tensor real, Tensor imag) -> Tensor", boxed_complex, 0},
     {"complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)", boxed_complex_out, 0},
     {"concat(Tensor[] tensors, int dim=0) -> Tensor", boxed_concat, 0},
     {"concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_concat_out, 0},
+    {"diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", boxed_diag_embed, 0},
     {"elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", boxed_elu, kPointwise},
     {"elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", boxed_elu_, kPointwise},
     {"elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", boxed_elu_out, kPointwise},
@@ -261,19 +382,33 @@ const OpEntry entries[] = {
     {"index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", boxed_index_Tensor_out, 0},
     {"linalg_matrix_power(Tensor self, int n) -> Tensor", boxed_linalg_matrix_power, 0},
     {"linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_power_out, 0},
+    {"mul.Tensor(Tensor self, Tensor other) -> Tensor", boxed_mul_Tensor, kPointwise},
+    {"mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_mul__Tensor, kPointwise},
+    {"mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_mul_Tensor_out, kPointwise},
+    {"mul.Scalar(Tensor self, Scalar other) -> Tensor", boxed_mul_Scalar, kPointwise},
+    {"mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_mul__Scalar, kPointwise},
+    {"multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor", boxed_multilabel_margin_loss_backward, 0},
     {"ne.Tensor(Tensor self, Tensor other) -> Tensor", boxed_ne_Tensor, kPointwise},
     {"ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_ne__Tensor, kPointwise},
     {"ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_ne_Tensor_out, kPointwise},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", boxed_ne_Scalar, kPointwise},
     {"ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_ne__Scalar, kPointwise},
     {"ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_ne_Scalar_out, kPointwise},
+    {"neg(Tensor self) -> Tensor", boxed_neg, kPointwise},
+    {"neg_(Tensor(a!) self) -> Tensor(a!)", boxed_neg_, kPointwise},
+    {"neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_neg_out, kPointwise},
     {"rad2deg(Tensor self) -> Tensor", boxed_rad2deg, kPointwise},
     {"rad2deg_(Tensor(a!) self) -> Tensor(a!)", boxed_rad2deg_, kPointwise},
     {"rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_rad2deg_out, kPointwise},
     {"reciprocal(Tensor self) -> Tensor", boxed_reciprocal, kPointwise},
     {"reciprocal_(Tensor(a!) self) -> Tensor(a!)", boxed_reciprocal_, kPointwise},
     {"reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_reciprocal_out, kPointwise},
+    {"repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor", boxed_repeat_interleave_Tensor, 0},
+    {"repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor", boxed_repeat_interleave_self_Tensor, 0},
+    {"repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor", boxed_repeat_interleave_self_int, 0},
     {"smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor", boxed_smooth_l1_loss_backward, 0},
+    {"soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", boxed_soft_margin_loss_backward, 0},
+    {"trace(Tensor self) -> Tensor", boxed_trace, 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", boxed_unsqueeze, 0},
     {"unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", boxed_unsqueeze_, 0},
 };

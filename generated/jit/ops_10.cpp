@@ -5,15 +5,35 @@
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/conj_physical.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/linalg_lu.h"
+#include "generated/ops/linalg_lu_factor.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_unpool2d.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/stack.h"
+#include "generated/ops/svd.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl::jit {
 namespace {
@@ -37,6 +57,30 @@ void boxed__lstm_layer(Stack& s) {
   finish(s, 5, tl::_lstm_layer(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toBool()));
 }
 
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+void boxed__upsample_nearest_exact1d(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_upsample_nearest_exact1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed__upsample_nearest_exact1d_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_upsample_nearest_exact1d_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed__upsample_nearest_exact1d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_upsample_nearest_exact1d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
+// cartesian_prod(Tensor[] tensors) -> Tensor
+void boxed_cartesian_prod(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::cartesian_prod(TensorList(a[0].toTensorVector())));
+}
+
 // cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
 void boxed_cauchy_(Stack& s) {
   IValue* a = args(s, 4);
@@ -55,6 +99,36 @@ void boxed_column_stack_out(Stack& s) {
   finish(s, 2, tl::column_stack_out(a[1].toTensor(), TensorList(a[0].toTensorVector())));
 }
 
+// conj_physical(Tensor self) -> Tensor
+void boxed_conj_physical(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::conj_physical(a[0].toTensor()));
+}
+
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+void boxed_conj_physical_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::conj_physical_(a[0].toTensor()));
+}
+
+// conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_conj_physical_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::conj_physical_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+void boxed_conv1d(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv1d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(1)), IntArrayRef(a[4].toIntVector(1)), IntArrayRef(a[5].toIntVector(1)), a[6].toInt()));
+}
+
+// conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+void boxed_conv1d_padding(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv1d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(1)), std::string_view(a[4].toStringRef()), IntArrayRef(a[5].toIntVector(1)), a[6].toInt()));
+}
+
 // conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
 void boxed_conv_transpose3d_input(Stack& s) {
   IValue* a = args(s, 8);
@@ -67,10 +141,76 @@ void boxed_cov(Stack& s) {
   finish(s, 4, tl::cov(a[0].toTensor(), a[1].toInt(), a[2].toOptionalTensor(), a[3].toOptionalTensor()));
 }
 
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+void boxed_diagonal_copy(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::diagonal_copy(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
+}
+
+// diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_diagonal_copy_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::diagonal_copy_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
+}
+
 // fliplr(Tensor self) -> Tensor
 void boxed_fliplr(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::fliplr(a[0].toTensor()));
+}
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+void boxed_linalg_lu(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_lu(a[0].toTensor(), a[1].toBool()));
+}
+
+// linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+void boxed_linalg_lu_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_lu_out(a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].toBool()));
+}
+
+// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+void boxed_linalg_lu_factor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_lu_factor(a[0].toTensor(), a[1].toBool()));
+}
+
+// linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)
+void boxed_linalg_lu_factor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_lu_factor_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), a[1].toBool()));
+}
+
+// logit(Tensor self, float? eps=None) -> Tensor
+void boxed_logit(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logit(a[0].toTensor(), a[1].opt(&IValue::toDouble)));
+}
+
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+void boxed_logit_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logit_(a[0].toTensor(), a[1].opt(&IValue::toDouble)));
+}
+
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logit_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logit_out(a[2].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toDouble)));
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+void boxed_masked_scatter(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::masked_scatter(a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+void boxed_masked_scatter_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::masked_scatter_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
 }
 
 // max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
@@ -91,10 +231,76 @@ void boxed_max_unpool2d_out(Stack& s) {
   finish(s, 4, tl::max_unpool2d_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2))));
 }
 
+// narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+void boxed_narrow(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::narrow(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
+}
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+void boxed_native_batch_norm_backward(Stack& s) {
+  IValue* a = args(s, 10);
+  finish(s, 10, tl::native_batch_norm_backward(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toOptionalTensor(), a[5].toOptionalTensor(), a[6].toOptionalTensor(), a[7].toBool(), a[8].toDouble(), a[9].toBoolArray<3>()));
+}
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+void boxed_native_dropout(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::native_dropout(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toBool)));
+}
+
 // ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_ones_like(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::ones_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+void boxed_poisson(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::poisson(a[0].toTensor(), a[1].opt(&IValue::toGenerator)));
+}
+
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+void boxed_reflection_pad1d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::reflection_pad1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
+// reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_reflection_pad1d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad1d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void boxed_sigmoid_backward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::sigmoid_backward(a[0].toTensor(), a[1].toTensor()));
+}
+
+// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_sigmoid_backward_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::sigmoid_backward_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// sin(Tensor self) -> Tensor
+void boxed_sin(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sin(a[0].toTensor()));
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+void boxed_sin_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sin_(a[0].toTensor()));
+}
+
+// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_sin_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::sin_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // sinc(Tensor self) -> Tensor
@@ -115,23 +321,110 @@ void boxed_sinc_out(Stack& s) {
   finish(s, 2, tl::sinc_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+void boxed_softshrink_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::softshrink_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+void boxed_stack(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::stack(TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_stack_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::stack_out(a[2].toTensor(), TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+void boxed_svd(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::svd(a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
+
+// svd.out(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)
+void boxed_svd_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::svd_out(a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_trilinear3d(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::upsample_trilinear3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// upsample_trilinear3d.out(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_trilinear3d_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::upsample_trilinear3d_out(a[6].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+void boxed_upsample_trilinear3d_vec(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_trilinear3d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
+
 const OpEntry entries[] = {
     {"_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor", boxed__fft_c2c, 0},
     {"_fused_asgd_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] axs, Tensor(c!)[] mus, Tensor(d!)[] etas, Tensor(e!)[] state_steps, *, float lr, float lambd, float alpha, float t0, float weight_decay, bool maximize) -> ()", boxed__fused_asgd_, 0},
     {"_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> (Tensor output, Tensor cells, Tensor gates)", boxed__lstm_layer, 0},
+    {"_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor", boxed__upsample_nearest_exact1d, 0},
+    {"_upsample_nearest_exact1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact1d_out, 0},
+    {"_upsample_nearest_exact1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact1d_vec, 0},
+    {"cartesian_prod(Tensor[] tensors) -> Tensor", boxed_cartesian_prod, 0},
     {"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", boxed_cauchy_, kNondeterministic},
     {"column_stack(Tensor[] tensors) -> Tensor", boxed_column_stack, 0},
     {"column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_column_stack_out, 0},
+    {"conj_physical(Tensor self) -> Tensor", boxed_conj_physical, kPointwise},
+    {"conj_physical_(Tensor(a!) self) -> Tensor(a!)", boxed_conj_physical_, kPointwise},
+    {"conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_conj_physical_out, kPointwise},
+    {"conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", boxed_conv1d, 0},
+    {"conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", boxed_conv1d_padding, 0},
     {"conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor", boxed_conv_transpose3d_input, 0},
     {"cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor", boxed_cov, 0},
+    {"diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", boxed_diagonal_copy, 0},
+    {"diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", boxed_diagonal_copy_out, 0},
     {"fliplr(Tensor self) -> Tensor", boxed_fliplr, 0},
+    {"linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)", boxed_linalg_lu, 0},
+    {"linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)", boxed_linalg_lu_out, 0},
+    {"linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)", boxed_linalg_lu_factor, 0},
+    {"linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)", boxed_linalg_lu_factor_out, 0},
+    {"logit(Tensor self, float? eps=None) -> Tensor", boxed_logit, kPointwise},
+    {"logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", boxed_logit_, kPointwise},
+    {"logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_logit_out, kPointwise},
+    {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", boxed_masked_scatter, 0},
+    {"masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", boxed_masked_scatter_, 0},
     {"max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", boxed_max_pool1d_with_indices, 0},
     {"max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor", boxed_max_unpool2d, 0},
     {"max_unpool2d.out(Tensor self, Tensor indices, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", boxed_max_unpool2d_out, 0},
+    {"narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", boxed_narrow, 0},
+    {"native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_native_batch_norm_backward, 0},
+    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", boxed_native_dropout, kNondeterministic},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_ones_like, 0},
+    {"poisson(Tensor self, Generator? generator=None) -> Tensor", boxed_poisson, kNondeterministic},
+    {"reflection_pad1d(Tensor self, int[2] padding) -> Tensor", boxed_reflection_pad1d, 0},
+    {"reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad1d_out, 0},
+    {"sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", boxed_sigmoid_backward, kPointwise},
+    {"sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)", boxed_sigmoid_backward_out, kPointwise},
+    {"sin(Tensor self) -> Tensor", boxed_sin, kPointwise},
+    {"sin_(Tensor(a!) self) -> Tensor(a!)", boxed_sin_, kPointwise},
+    {"sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sin_out, kPointwise},
     {"sinc(Tensor self) -> Tensor", boxed_sinc, kPointwise},
     {"sinc_(Tensor(a!) self) -> Tensor(a!)", boxed_sinc_, kPointwise},
     {"sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sinc_out, kPointwise},
+    {"softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", boxed_softshrink_backward, kPointwise},
+    {"stack(Tensor[] tensors, int dim=0) -> Tensor", boxed_stack, 0},
+    {"stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_stack_out, 0},
+    {"svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)", boxed_svd, 0},
+    {"svd.out(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)", boxed_svd_out, 0},
+    {"upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_trilinear3d, 0},
+    {"upsample_trilinear3d.out(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_trilinear3d_out, 0},
+    {"upsample_trilinear3d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed_upsample_trilinear3d_vec, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

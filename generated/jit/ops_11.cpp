@@ -2,18 +2,75 @@
 // Boxed ops for the JIT, shard 11: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_unsafe_view.h"
+#include "generated/ops/addmv.h"
+#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/batch_norm_stats.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/diff.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/embedding_bag.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/linalg_cond.h"
+#include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/max_unpool3d.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/multiply.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/rnn_relu_cell.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl::jit {
 namespace {
+
+// _unsafe_view(Tensor self, int[] size) -> Tensor
+void boxed__unsafe_view(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_unsafe_view(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void boxed_addmv(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::addmv(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+void boxed_addmv_(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::addmv_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+void boxed_addmv_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::addmv_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// arctan(Tensor self) -> Tensor
+void boxed_arctan(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arctan(a[0].toTensor()));
+}
+
+// arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_arctan_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::arctan_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// arctan_(Tensor(a!) self) -> Tensor(a!)
+void boxed_arctan_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arctan_(a[0].toTensor()));
+}
 
 // argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 void boxed_argmin(Stack& s) {
@@ -33,16 +90,70 @@ void boxed_batch_norm_stats(Stack& s) {
   finish(s, 2, tl::batch_norm_stats(a[0].toTensor(), a[1].toDouble()));
 }
 
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+void boxed_bucketize_Tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::bucketize(a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toBool()));
+}
+
+// bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+void boxed_bucketize_Tensor_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::bucketize_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toBool()));
+}
+
+// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+void boxed_bucketize_Scalar(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::bucketize(a[0].toScalar(), a[1].toTensor(), a[2].toBool(), a[3].toBool()));
+}
+
+// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+void boxed_cdist(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cdist(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].opt(&IValue::toInt)));
+}
+
 // conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
 void boxed_conv_transpose2d_input(Stack& s) {
   IValue* a = args(s, 8);
   finish(s, 8, tl::conv_transpose2d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2)), IntArrayRef(a[5].toIntVector(2)), a[6].toInt(), IntArrayRef(a[7].toIntVector(2))));
 }
 
+// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+void boxed_diff(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::diff(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toOptionalTensor(), a[4].toOptionalTensor()));
+}
+
+// diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_diff_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::diff_out(a[5].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toOptionalTensor(), a[4].toOptionalTensor()));
+}
+
 // elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 void boxed_elu_backward(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::elu_backward(a[0].toTensor(), a[1].toScalar(), a[2].toScalar(), a[3].toScalar(), a[4].toBool(), a[5].toTensor()));
+}
+
+// embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+void boxed_embedding_bag(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::embedding_bag(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toInt(), a[5].toBool(), a[6].toOptionalTensor(), a[7].toBool()));
+}
+
+// embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+void boxed_embedding_bag_padding_idx(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::embedding_bag(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toInt(), a[5].toBool(), a[6].toOptionalTensor(), a[7].toBool(), a[8].opt(&IValue::toInt)));
+}
+
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+void boxed_instance_norm(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::instance_norm(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toOptionalTensor(), a[5].toBool(), a[6].toDouble(), a[7].toDouble(), a[8].toBool()));
 }
 
 // isposinf(Tensor self) -> Tensor
@@ -81,6 +192,30 @@ void boxed_linalg_cond_p_str_out(Stack& s) {
   finish(s, 3, tl::linalg_cond_out(a[2].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef())));
 }
 
+// linalg_multi_dot(Tensor[] tensors) -> Tensor
+void boxed_linalg_multi_dot(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_multi_dot(TensorList(a[0].toTensorVector())));
+}
+
+// linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_multi_dot_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_multi_dot_out(a[1].toTensor(), TensorList(a[0].toTensorVector())));
+}
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+void boxed_linalg_solve(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_solve(a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
+// linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_solve_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_solve_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
 // logical_not(Tensor self) -> Tensor
 void boxed_logical_not(Stack& s) {
   IValue* a = args(s, 1);
@@ -109,6 +244,18 @@ void boxed_max_unpool3d(Stack& s) {
 void boxed_max_unpool3d_out(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::max_unpool3d_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), IntArrayRef(a[4].toIntVector(3))));
+}
+
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+void boxed_mode(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::mode(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// mode.out(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_mode_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::mode_out(a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool()));
 }
 
 // multiply.Tensor(Tensor self, Tensor other) -> Tensor
@@ -141,28 +288,106 @@ void boxed_multiply__Scalar(Stack& s) {
   finish(s, 2, tl::multiply_(a[0].toTensor(), a[1].toScalar()));
 }
 
+// nonzero(Tensor self) -> Tensor
+void boxed_nonzero(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::nonzero(a[0].toTensor()));
+}
+
+// nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_nonzero_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::nonzero_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+void boxed_rnn_relu_cell(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::rnn_relu_cell(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toOptionalTensor()));
+}
+
+// sigmoid(Tensor self) -> Tensor
+void boxed_sigmoid(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sigmoid(a[0].toTensor()));
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+void boxed_sigmoid_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sigmoid_(a[0].toTensor()));
+}
+
+// sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_sigmoid_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::sigmoid_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// special_logit(Tensor self, float? eps=None) -> Tensor
+void boxed_special_logit(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_logit(a[0].toTensor(), a[1].opt(&IValue::toDouble)));
+}
+
+// special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_logit_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_logit_out(a[2].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toDouble)));
+}
+
 const OpEntry entries[] = {
+    {"_unsafe_view(Tensor self, int[] size) -> Tensor", boxed__unsafe_view, 0},
+    {"addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_addmv, 0},
+    {"addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_addmv_, 0},
+    {"addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_addmv_out, 0},
+    {"arctan(Tensor self) -> Tensor", boxed_arctan, kPointwise},
+    {"arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arctan_out, kPointwise},
+    {"arctan_(Tensor(a!) self) -> Tensor(a!)", boxed_arctan_, 0},
     {"argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", boxed_argmin, 0},
     {"argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_argmin_out, 0},
     {"batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)", boxed_batch_norm_stats, 0},
+    {"bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", boxed_bucketize_Tensor, 0},
+    {"bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)", boxed_bucketize_Tensor_out, 0},
+    {"bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", boxed_bucketize_Scalar, 0},
+    {"cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", boxed_cdist, 0},
     {"conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor", boxed_conv_transpose2d_input, 0},
+    {"diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor", boxed_diff, 0},
+    {"diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_diff_out, 0},
     {"elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor", boxed_elu_backward, kPointwise},
+    {"embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)", boxed_embedding_bag, 0},
+    {"embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)", boxed_embedding_bag_padding_idx, 0},
+    {"instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor", boxed_instance_norm, 0},
     {"isposinf(Tensor self) -> Tensor", boxed_isposinf, kPointwise},
     {"isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_isposinf_out, kPointwise},
     {"linalg_cond(Tensor self, Scalar? p=None) -> Tensor", boxed_linalg_cond, 0},
     {"linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_cond_out, 0},
     {"linalg_cond.p_str(Tensor self, str p) -> Tensor", boxed_linalg_cond_p_str, 0},
     {"linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_cond_p_str_out, 0},
+    {"linalg_multi_dot(Tensor[] tensors) -> Tensor", boxed_linalg_multi_dot, 0},
+    {"linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_multi_dot_out, 0},
+    {"linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", boxed_linalg_solve, 0},
+    {"linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_solve_out, 0},
     {"logical_not(Tensor self) -> Tensor", boxed_logical_not, kPointwise},
     {"logical_not_(Tensor(a!) self) -> Tensor(a!)", boxed_logical_not_, kPointwise},
     {"logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_not_out, kPointwise},
     {"max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor", boxed_max_unpool3d, 0},
     {"max_unpool3d.out(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_max_unpool3d_out, 0},
+    {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", boxed_mode, 0},
+    {"mode.out(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_mode_out, 0},
     {"multiply.Tensor(Tensor self, Tensor other) -> Tensor", boxed_multiply_Tensor, kPointwise},
     {"multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_multiply__Tensor, kPointwise},
     {"multiply.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_multiply_Tensor_out, kPointwise},
     {"multiply.Scalar(Tensor self, Scalar other) -> Tensor", boxed_multiply_Scalar, kPointwise},
     {"multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_multiply__Scalar, kPointwise},
+    {"nonzero(Tensor self) -> Tensor", boxed_nonzero, 0},
+    {"nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_nonzero_out, 0},
+    {"rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", boxed_rnn_relu_cell, 0},
+    {"sigmoid(Tensor self) -> Tensor", boxed_sigmoid, kPointwise},
+    {"sigmoid_(Tensor(a!) self) -> Tensor(a!)", boxed_sigmoid_, kPointwise},
+    {"sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sigmoid_out, kPointwise},
+    {"special_logit(Tensor self, float? eps=None) -> Tensor", boxed_special_logit, 0},
+    {"special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_logit_out, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

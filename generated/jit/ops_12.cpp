@@ -2,16 +2,28 @@
 // Boxed ops for the JIT, shard 12: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/bincount.h"
+#include "generated/ops/hardshrink.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/pad_sequence.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
+#include "generated/ops/topk.h"
 
 namespace tl::jit {
 namespace {
+
+// _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+void boxed__adaptive_avg_pool3d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_adaptive_avg_pool3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3))));
+}
 
 // _fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
 void boxed__fused_adagrad_(Stack& s) {
@@ -20,10 +32,40 @@ void boxed__fused_adagrad_(Stack& s) {
   drop(s, 11);
 }
 
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+void boxed_adaptive_max_pool2d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::adaptive_max_pool2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
+// adaptive_max_pool2d.out(Tensor self, int[2] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_adaptive_max_pool2d_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::adaptive_max_pool2d_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
+// binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+void boxed_binary_cross_entropy_with_logits(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::binary_cross_entropy_with_logits(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toInt()));
+}
+
 // bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
 void boxed_bincount(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::bincount(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toInt()));
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void boxed_hardshrink(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::hardshrink(a[0].toTensor(), a[1].toScalar()));
+}
+
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_hardshrink_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::hardshrink_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
 // ldexp.Tensor(Tensor self, Tensor other) -> Tensor
@@ -42,6 +84,12 @@ void boxed_ldexp__Tensor(Stack& s) {
 void boxed_ldexp_Tensor_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::ldexp_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+void boxed_nll_loss_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::nll_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toInt(), a[6].toTensor()));
 }
 
 // pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
@@ -104,12 +152,31 @@ void boxed_special_xlogy_other_scalar_out(Stack& s) {
   finish(s, 3, tl::special_xlogy_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+void boxed_topk(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::topk(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toBool(), a[4].toBool()));
+}
+
+// topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_topk_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::topk_out(a[5].toTensor(), a[6].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toBool(), a[4].toBool()));
+}
+
 const OpEntry entries[] = {
+    {"_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor", boxed__adaptive_avg_pool3d, 0},
     {"_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()", boxed__fused_adagrad_, 0},
+    {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", boxed_adaptive_max_pool2d, 0},
+    {"adaptive_max_pool2d.out(Tensor self, int[2] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_adaptive_max_pool2d_out, 0},
+    {"binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor", boxed_binary_cross_entropy_with_logits, 0},
     {"bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", boxed_bincount, 0},
+    {"hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", boxed_hardshrink, kPointwise},
+    {"hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)", boxed_hardshrink_out, kPointwise},
     {"ldexp.Tensor(Tensor self, Tensor other) -> Tensor", boxed_ldexp_Tensor, kPointwise},
     {"ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_ldexp__Tensor, kPointwise},
     {"ldexp.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_ldexp_Tensor_out, kPointwise},
+    {"nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", boxed_nll_loss_backward, 0},
     {"pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor", boxed_pad_sequence, 0},
     {"replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor", boxed_replication_pad1d_backward, 0},
     {"special_bessel_j0(Tensor self) -> Tensor", boxed_special_bessel_j0, kPointwise},
@@ -120,6 +187,8 @@ const OpEntry entries[] = {
     {"special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_xlogy_self_scalar_out, 0},
     {"special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor", boxed_special_xlogy_other_scalar, 0},
     {"special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_xlogy_other_scalar_out, 0},
+    {"topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", boxed_topk, 0},
+    {"topk.out(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_topk_out, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -2,23 +2,67 @@
 // Boxed ops for the JIT, shard 13: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/_fft_r2c.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/vdot.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::jit {
 namespace {
 
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+void boxed__adaptive_avg_pool2d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_adaptive_avg_pool2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
 // _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
 void boxed__fft_r2c(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::_fft_r2c(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toBool()));
+}
+
+// acos(Tensor self) -> Tensor
+void boxed_acos(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::acos(a[0].toTensor()));
+}
+
+// acos_(Tensor(a!) self) -> Tensor(a!)
+void boxed_acos_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::acos_(a[0].toTensor()));
+}
+
+// acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_acos_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::acos_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+void boxed_adaptive_max_pool3d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::adaptive_max_pool3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3))));
+}
+
+// adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_adaptive_max_pool3d_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::adaptive_max_pool3d_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3))));
 }
 
 // arctan2(Tensor self, Tensor other) -> Tensor
@@ -51,6 +95,30 @@ void boxed_chain_matmul_out(Stack& s) {
   finish(s, 2, tl::chain_matmul_out(a[1].toTensor(), TensorList(a[0].toTensorVector())));
 }
 
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+void boxed_cummax(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cummax(a[0].toTensor(), a[1].toInt()));
+}
+
+// cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_cummax_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cummax_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
+// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+void boxed_log_softmax_int(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::log_softmax(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_log_softmax_int_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::log_softmax_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
 // logaddexp(Tensor self, Tensor other) -> Tensor
 void boxed_logaddexp(Stack& s) {
   IValue* a = args(s, 2);
@@ -69,6 +137,18 @@ void boxed_nll_loss2d_forward(Stack& s) {
   finish(s, 5, tl::nll_loss2d_forward(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt()));
 }
 
+// relu6(Tensor self) -> Tensor
+void boxed_relu6(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::relu6(a[0].toTensor()));
+}
+
+// relu6_(Tensor(a!) self) -> Tensor(a!)
+void boxed_relu6_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::relu6_(a[0].toTensor()));
+}
+
 // replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
 void boxed_replication_pad2d_backward(Stack& s) {
   IValue* a = args(s, 3);
@@ -79,6 +159,12 @@ void boxed_replication_pad2d_backward(Stack& s) {
 void boxed_replication_pad3d_backward(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::replication_pad3d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(6))));
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void boxed_silu_backward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::silu_backward(a[0].toTensor(), a[1].toTensor()));
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -97,6 +183,18 @@ void boxed_sum_dim_IntList(Stack& s) {
 void boxed_sum_dim_IntList_out(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::sum_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
+}
+
+// vdot(Tensor self, Tensor other) -> Tensor
+void boxed_vdot(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::vdot(a[0].toTensor(), a[1].toTensor()));
+}
+
+// vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_vdot_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::vdot_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
 // xlogy.Tensor(Tensor self, Tensor other) -> Tensor
@@ -148,20 +246,35 @@ void boxed_xlogy_Scalar_Other_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", boxed__adaptive_avg_pool2d, 0},
     {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", boxed__fft_r2c, 0},
+    {"acos(Tensor self) -> Tensor", boxed_acos, kPointwise},
+    {"acos_(Tensor(a!) self) -> Tensor(a!)", boxed_acos_, kPointwise},
+    {"acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acos_out, kPointwise},
+    {"adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", boxed_adaptive_max_pool3d, 0},
+    {"adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_adaptive_max_pool3d_out, 0},
     {"arctan2(Tensor self, Tensor other) -> Tensor", boxed_arctan2, kPointwise},
     {"arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_arctan2_, kPointwise},
     {"arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_arctan2_out, kPointwise},
     {"chain_matmul(Tensor[] matrices) -> Tensor", boxed_chain_matmul, 0},
     {"chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)", boxed_chain_matmul_out, 0},
+    {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", boxed_cummax, 0},
+    {"cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_cummax_out, 0},
+    {"log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", boxed_log_softmax_int, 0},
+    {"log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_log_softmax_int_out, 0},
     {"logaddexp(Tensor self, Tensor other) -> Tensor", boxed_logaddexp, kPointwise},
     {"logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logaddexp_out, kPointwise},
     {"nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", boxed_nll_loss2d_forward, 0},
+    {"relu6(Tensor self) -> Tensor", boxed_relu6, 0},
+    {"relu6_(Tensor(a!) self) -> Tensor(a!)", boxed_relu6_, 0},
     {"replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor", boxed_replication_pad2d_backward, 0},
     {"replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", boxed_replication_pad3d_backward, 0},
+    {"silu_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_silu_backward, kPointwise},
     {"sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", boxed_sum, 0},
     {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_sum_dim_IntList, 0},
     {"sum.dim_IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_sum_dim_IntList_out, 0},
+    {"vdot(Tensor self, Tensor other) -> Tensor", boxed_vdot, 0},
+    {"vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_vdot_out, 0},
     {"xlogy.Tensor(Tensor self, Tensor other) -> Tensor", boxed_xlogy_Tensor, kPointwise},
     {"xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_xlogy__Tensor, kPointwise},
     {"xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_xlogy_Tensor_out, kPointwise},

@@ -2,19 +2,35 @@
 // Boxed ops for the JIT, shard 14: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/floor.h"
+#include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/view.h"
 
 namespace tl::jit {
 namespace {
+
+// _cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+void boxed__cross_entropy_fused_differentiable_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_cross_entropy_fused_differentiable_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toInt(), a[5].toInt(), a[6].toDouble()));
+}
 
 // _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 void boxed__upsample_bilinear2d_aa(Stack& s) {
@@ -32,6 +48,12 @@ void boxed__upsample_bilinear2d_aa_out(Stack& s) {
 void boxed__upsample_bilinear2d_aa_vec(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::_upsample_bilinear2d_aa(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
+
+// chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]
+void boxed_chunk(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::chunk(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
 }
 
 // clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
@@ -70,6 +92,60 @@ void boxed_clamp_max_out(Stack& s) {
   finish(s, 3, tl::clamp_max_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+void boxed_embedding(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::embedding(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toBool(), a[4].toBool()));
+}
+
+// floor(Tensor self) -> Tensor
+void boxed_floor(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::floor(a[0].toTensor()));
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+void boxed_floor_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::floor_(a[0].toTensor()));
+}
+
+// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_floor_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::floor_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+void boxed_frexp_Tensor(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::frexp(a[0].toTensor()));
+}
+
+// frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)
+void boxed_frexp_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::frexp_out(a[1].toTensor(), a[2].toTensor(), a[0].toTensor()));
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void boxed_hardtanh(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::hardtanh(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
+}
+
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+void boxed_hardtanh_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::hardtanh_(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
+}
+
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_hardtanh_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::hardtanh_out(a[3].toTensor(), a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
+}
+
 // isfinite(Tensor self) -> Tensor
 void boxed_isfinite(Stack& s) {
   IValue* a = args(s, 1);
@@ -92,6 +168,78 @@ void boxed_leaky_relu_out(Stack& s) {
 void boxed_leaky_relu_(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::leaky_relu_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_less_equal_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::less_equal(a[0].toTensor(), a[1].toTensor()));
+}
+
+// less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_less_equal__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::less_equal_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_less_equal_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::less_equal_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_less_equal_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::less_equal(a[0].toTensor(), a[1].toScalar()));
+}
+
+// less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_less_equal__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::less_equal_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_less_equal_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::less_equal_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// lgamma(Tensor self) -> Tensor
+void boxed_lgamma(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::lgamma(a[0].toTensor()));
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+void boxed_lgamma_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::lgamma_(a[0].toTensor()));
+}
+
+// lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_lgamma_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::lgamma_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+void boxed_logical_or(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logical_or(a[0].toTensor(), a[1].toTensor()));
+}
+
+// logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_logical_or_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logical_or_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logical_or_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logical_or_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
 // roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
@@ -154,6 +302,18 @@ void boxed_special_i1e_out(Stack& s) {
   finish(s, 2, tl::special_i1e_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// special_log1p(Tensor self) -> Tensor
+void boxed_special_log1p(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::special_log1p(a[0].toTensor()));
+}
+
+// special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_log1p_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_log1p_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 void boxed_view(Stack& s) {
   IValue* a = args(s, 2);
@@ -161,19 +321,42 @@ void boxed_view(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor", boxed__cross_entropy_fused_differentiable_backward, 0},
     {"_upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bilinear2d_aa, 0},
     {"_upsample_bilinear2d_aa.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_bilinear2d_aa_out, 0},
     {"_upsample_bilinear2d_aa.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed__upsample_bilinear2d_aa_vec, 0},
+    {"chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", boxed_chunk, 0},
     {"clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", boxed_clamp_max_Tensor, kPointwise},
     {"clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)", boxed_clamp_max__Tensor, kPointwise},
     {"clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_max_Tensor_out, kPointwise},
     {"clamp_max(Tensor self, Scalar max) -> Tensor", boxed_clamp_max, kPointwise},
     {"clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)", boxed_clamp_max_, kPointwise},
     {"clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_max_out, kPointwise},
+    {"embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", boxed_embedding, 0},
+    {"floor(Tensor self) -> Tensor", boxed_floor, kPointwise},
+    {"floor_(Tensor(a!) self) -> Tensor(a!)", boxed_floor_, kPointwise},
+    {"floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_floor_out, kPointwise},
+    {"frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", boxed_frexp_Tensor, kPointwise},
+    {"frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)", boxed_frexp_Tensor_out, kPointwise},
+    {"hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", boxed_hardtanh, kPointwise},
+    {"hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", boxed_hardtanh_, kPointwise},
+    {"hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", boxed_hardtanh_out, kPointwise},
     {"isfinite(Tensor self) -> Tensor", boxed_isfinite, kPointwise},
     {"leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", boxed_leaky_relu, kPointwise},
     {"leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", boxed_leaky_relu_out, kPointwise},
     {"leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", boxed_leaky_relu_, kPointwise},
+    {"less_equal.Tensor(Tensor self, Tensor other) -> Tensor", boxed_less_equal_Tensor, kPointwise},
+    {"less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_less_equal__Tensor, kPointwise},
+    {"less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_less_equal_Tensor_out, kPointwise},
+    {"less_equal.Scalar(Tensor self, Scalar other) -> Tensor", boxed_less_equal_Scalar, kPointwise},
+    {"less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_less_equal__Scalar, kPointwise},
+    {"less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_less_equal_Scalar_out, kPointwise},
+    {"lgamma(Tensor self) -> Tensor", boxed_lgamma, kPointwise},
+    {"lgamma_(Tensor(a!) self) -> Tensor(a!)", boxed_lgamma_, kPointwise},
+    {"lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_lgamma_out, kPointwise},
+    {"logical_or(Tensor self, Tensor other) -> Tensor", boxed_logical_or, kPointwise},
+    {"logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_logical_or_, kPointwise},
+    {"logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_or_out, kPointwise},
     {"roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", boxed_roll, 0},
     {"scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", boxed_scatter_reduce_two, 0},
     {"scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)", boxed_scatter_reduce__two, 0},
@@ -184,6 +367,8 @@ const OpEntry entries[] = {
     {"special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_erfcx_out, kPointwise},
     {"special_i1e(Tensor self) -> Tensor", boxed_special_i1e, kPointwise},
     {"special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i1e_out, kPointwise},
+    {"special_log1p(Tensor self) -> Tensor", boxed_special_log1p, 0},
+    {"special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_log1p_out, 0},
     {"view(Tensor(a) self, int[] size) -> Tensor(a)", boxed_view, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

@@ -3,10 +3,19 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/acosh.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/hinge_embedding_loss.h"
+#include "generated/ops/linalg_lstsq.h"
+#include "generated/ops/linalg_norm.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/special_softmax.h"
 #include "generated/ops/view_as_complex.h"
 
 namespace tl::jit {
@@ -30,6 +39,12 @@ void boxed_acosh_out(Stack& s) {
   finish(s, 2, tl::acosh_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+void boxed_adaptive_max_pool1d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::adaptive_max_pool1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1))));
+}
+
 // atan(Tensor self) -> Tensor
 void boxed_atan(Stack& s) {
   IValue* a = args(s, 1);
@@ -46,6 +61,12 @@ void boxed_atan_(Stack& s) {
 void boxed_atan_out(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::atan_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// broadcast_tensors(Tensor[] tensors) -> Tensor[]
+void boxed_broadcast_tensors(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::broadcast_tensors(TensorList(a[0].toTensorVector())));
 }
 
 // deg2rad(Tensor self) -> Tensor
@@ -66,10 +87,100 @@ void boxed_deg2rad_out(Stack& s) {
   finish(s, 2, tl::deg2rad_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// glu(Tensor self, int dim=-1) -> Tensor
+void boxed_glu(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::glu(a[0].toTensor(), a[1].toInt()));
+}
+
+// glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_glu_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::glu_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
 // hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 void boxed_hinge_embedding_loss(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::hinge_embedding_loss(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].toInt()));
+}
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+void boxed_linalg_lstsq(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_lstsq(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toDouble), as_arg(a[3].toOptionalString())));
+}
+
+// linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)
+void boxed_linalg_lstsq_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::linalg_lstsq_out(a[4].toTensor(), a[5].toTensor(), a[6].toTensor(), a[7].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toDouble), as_arg(a[3].toOptionalString())));
+}
+
+// linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_linalg_norm(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_norm(a[0].toTensor(), a[1].opt(&IValue::toScalar), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_norm_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_norm_out(a[5].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalar), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_linalg_norm_ord_str(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_norm(a[0].toTensor(), std::string_view(a[1].toStringRef()), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_norm_ord_str_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_norm_out(a[5].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef()), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// log1p(Tensor self) -> Tensor
+void boxed_log1p(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log1p(a[0].toTensor()));
+}
+
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+void boxed_log1p_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log1p_(a[0].toTensor()));
+}
+
+// log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_log1p_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::log1p_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor
+void boxed_multi_margin_loss(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::multi_margin_loss(a[0].toTensor(), a[1].toTensor(), a[2].toScalar(), a[3].toScalar(), a[4].toOptionalTensor(), a[5].toInt()));
+}
+
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_multi_margin_loss_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::multi_margin_loss_out(a[6].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toScalar(), a[3].toScalar(), a[4].toOptionalTensor(), a[5].toInt()));
+}
+
+// multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+void boxed_multilabel_margin_loss(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::multilabel_margin_loss(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_multilabel_margin_loss_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::multilabel_margin_loss_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
 }
 
 // special_i0e(Tensor self) -> Tensor
@@ -84,6 +195,12 @@ void boxed_special_i0e_out(Stack& s) {
   finish(s, 2, tl::special_i0e_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+void boxed_special_softmax(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_softmax(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
 // view_as_complex(Tensor(a) self) -> Tensor(a)
 void boxed_view_as_complex(Stack& s) {
   IValue* a = args(s, 1);
@@ -94,15 +211,33 @@ const OpEntry entries[] = {
     {"acosh(Tensor self) -> Tensor", boxed_acosh, kPointwise},
     {"acosh_(Tensor(a!) self) -> Tensor(a!)", boxed_acosh_, kPointwise},
     {"acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_acosh_out, kPointwise},
+    {"adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)", boxed_adaptive_max_pool1d, 0},
     {"atan(Tensor self) -> Tensor", boxed_atan, kPointwise},
     {"atan_(Tensor(a!) self) -> Tensor(a!)", boxed_atan_, kPointwise},
     {"atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_atan_out, kPointwise},
+    {"broadcast_tensors(Tensor[] tensors) -> Tensor[]", boxed_broadcast_tensors, 0},
     {"deg2rad(Tensor self) -> Tensor", boxed_deg2rad, kPointwise},
     {"deg2rad_(Tensor(a!) self) -> Tensor(a!)", boxed_deg2rad_, kPointwise},
     {"deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_deg2rad_out, kPointwise},
+    {"glu(Tensor self, int dim=-1) -> Tensor", boxed_glu, 0},
+    {"glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)", boxed_glu_out, 0},
     {"hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=0) -> Tensor", boxed_hinge_embedding_loss, 0},
+    {"linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)", boxed_linalg_lstsq, 0},
+    {"linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)", boxed_linalg_lstsq_out, 0},
+    {"linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_norm, 0},
+    {"linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_norm_out, 0},
+    {"linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_norm_ord_str, 0},
+    {"linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_norm_ord_str_out, 0},
+    {"log1p(Tensor self) -> Tensor", boxed_log1p, kPointwise},
+    {"log1p_(Tensor(a!) self) -> Tensor(a!)", boxed_log1p_, kPointwise},
+    {"log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log1p_out, kPointwise},
+    {"multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0) -> Tensor", boxed_multi_margin_loss, 0},
+    {"multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_multi_margin_loss_out, 0},
+    {"multilabel_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_multilabel_margin_loss, 0},
+    {"multilabel_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_multilabel_margin_loss_out, 0},
     {"special_i0e(Tensor self) -> Tensor", boxed_special_i0e, kPointwise},
     {"special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0e_out, kPointwise},
+    {"special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", boxed_special_softmax, 0},
     {"view_as_complex(Tensor(a) self) -> Tensor(a)", boxed_view_as_complex, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

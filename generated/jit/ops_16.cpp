@@ -2,20 +2,56 @@
 // Boxed ops for the JIT, shard 16: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/group_norm.h"
+#include "generated/ops/gru.h"
+#include "generated/ops/linalg_solve_ex.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/native_group_norm.h"
 #include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/pairwise_distance.h"
+#include "generated/ops/replication_pad1d.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl::jit {
 namespace {
+
+// _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed__to_copy(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_to_copy(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void boxed_addcmul(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::addcmul(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+void boxed_addcmul_(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::addcmul_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+void boxed_addcmul_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::addcmul_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar()));
+}
 
 // batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
 void boxed_batch_norm_backward_elemt(Stack& s) {
@@ -65,6 +101,12 @@ void boxed_bitwise_and_Scalar_Tensor(Stack& s) {
   finish(s, 2, tl::bitwise_and(a[0].toScalar(), a[1].toTensor()));
 }
 
+// channel_shuffle(Tensor self, int groups) -> Tensor
+void boxed_channel_shuffle(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::channel_shuffle(a[0].toTensor(), a[1].toInt()));
+}
+
 // erfc(Tensor self) -> Tensor
 void boxed_erfc(Stack& s) {
   IValue* a = args(s, 1);
@@ -95,6 +137,54 @@ void boxed_group_norm(Stack& s) {
   finish(s, 6, tl::group_norm(a[0].toTensor(), a[1].toInt(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toDouble(), a[5].toBool()));
 }
 
+// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+void boxed_gru_input(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::gru(a[0].toTensor(), a[1].toTensor(), TensorList(a[2].toTensorVector()), a[3].toBool(), a[4].toInt(), a[5].toDouble(), a[6].toBool(), a[7].toBool(), a[8].toBool()));
+}
+
+// gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+void boxed_gru_data(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::gru(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), TensorList(a[3].toTensorVector()), a[4].toBool(), a[5].toInt(), a[6].toDouble(), a[7].toBool(), a[8].toBool()));
+}
+
+// linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+void boxed_linalg_solve_ex(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_solve_ex(a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toBool()));
+}
+
+// linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info)
+void boxed_linalg_solve_ex_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_solve_ex_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toBool()));
+}
+
+// mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+void boxed_mean(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mean(a[0].toTensor(), a[1].opt(&IValue::toScalarType)));
+}
+
+// mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_mean_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::mean_out(a[2].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalarType)));
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_mean_dim(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::mean(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
+}
+
+// mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_mean_dim_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::mean_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
+}
+
 // min(Tensor self) -> Tensor
 void boxed_min(Stack& s) {
   IValue* a = args(s, 1);
@@ -119,6 +209,18 @@ void boxed_min_unary_out(Stack& s) {
   finish(s, 2, tl::min_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// mm(Tensor self, Tensor mat2) -> Tensor
+void boxed_mm(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mm(a[0].toTensor(), a[1].toTensor()));
+}
+
+// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_mm_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::mm_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
 void boxed_native_group_norm(Stack& s) {
   IValue* a = args(s, 8);
@@ -129,6 +231,24 @@ void boxed_native_group_norm(Stack& s) {
 void boxed_nll_loss_forward(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::nll_loss_forward(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt()));
+}
+
+// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+void boxed_pairwise_distance(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::pairwise_distance(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].toDouble(), a[4].toBool()));
+}
+
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+void boxed_replication_pad1d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::replication_pad1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
+}
+
+// replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_replication_pad1d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::replication_pad1d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2))));
 }
 
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
@@ -161,7 +281,53 @@ void boxed_take_along_dim_out(Stack& s) {
   finish(s, 4, tl::take_along_dim_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt)));
 }
 
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_bilinear2d(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_bilinear2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_bilinear2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_bilinear2d_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::upsample_bilinear2d_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+void boxed_upsample_bilinear2d_vec(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_bilinear2d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+void boxed_upsample_linear1d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_linear1d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), IntArrayRef(a[2].toIntVector(3)), a[3].toBool(), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_nearest2d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_nearest2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_nearest2d_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_nearest2d_out(a[4].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed_upsample_nearest2d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::upsample_nearest2d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
 const OpEntry entries[] = {
+    {"_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed__to_copy, 0},
+    {"addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", boxed_addcmul, kPointwise},
+    {"addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", boxed_addcmul_, kPointwise},
+    {"addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", boxed_addcmul_out, kPointwise},
     {"batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor", boxed_batch_norm_backward_elemt, 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", boxed_bitwise_and_Tensor, kPointwise},
     {"bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_bitwise_and__Tensor, kPointwise},
@@ -170,22 +336,43 @@ const OpEntry entries[] = {
     {"bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_bitwise_and__Scalar, kPointwise},
     {"bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_and_Scalar_out, kPointwise},
     {"bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", boxed_bitwise_and_Scalar_Tensor, kPointwise},
+    {"channel_shuffle(Tensor self, int groups) -> Tensor", boxed_channel_shuffle, 0},
     {"erfc(Tensor self) -> Tensor", boxed_erfc, kPointwise},
     {"erfc_(Tensor(a!) self) -> Tensor(a!)", boxed_erfc_, kPointwise},
     {"erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_erfc_out, kPointwise},
     {"geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", boxed_geometric_, kNondeterministic},
     {"group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor", boxed_group_norm, 0},
+    {"gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", boxed_gru_input, 0},
+    {"gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", boxed_gru_data, 0},
+    {"linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)", boxed_linalg_solve_ex, 0},
+    {"linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info)", boxed_linalg_solve_ex_out, 0},
+    {"mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", boxed_mean, 0},
+    {"mean.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_mean_out, 0},
+    {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_mean_dim, 0},
+    {"mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_mean_dim_out, 0},
     {"min(Tensor self) -> Tensor", boxed_min, 0},
     {"min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", boxed_min_dim, 0},
     {"min.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_min_dim_out, 0},
     {"min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_min_unary_out, 0},
+    {"mm(Tensor self, Tensor mat2) -> Tensor", boxed_mm, 0},
+    {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", boxed_mm_out, 0},
     {"native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", boxed_native_group_norm, 0},
     {"nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", boxed_nll_loss_forward, 0},
+    {"pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor", boxed_pairwise_distance, 0},
+    {"replication_pad1d(Tensor self, int[2] padding) -> Tensor", boxed_replication_pad1d, 0},
+    {"replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_replication_pad1d_out, 0},
     {"reshape(Tensor(a) self, int[] shape) -> Tensor(a)", boxed_reshape, 0},
     {"special_log_ndtr(Tensor self) -> Tensor", boxed_special_log_ndtr, kPointwise},
     {"special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_log_ndtr_out, kPointwise},
     {"take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", boxed_take_along_dim, 0},
     {"take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_take_along_dim_out, 0},
+    {"upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_bilinear2d, 0},
+    {"upsample_bilinear2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_bilinear2d_out, 0},
+    {"upsample_bilinear2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed_upsample_bilinear2d_vec, 0},
+    {"upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor", boxed_upsample_linear1d_backward, 0},
+    {"upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest2d, 0},
+    {"upsample_nearest2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_nearest2d_out, 0},
+    {"upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed_upsample_nearest2d_vec, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

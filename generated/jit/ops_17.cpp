@@ -2,14 +2,57 @@
 // Boxed ops for the JIT, shard 17: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/convolution_backward.h"
+#include "generated/ops/eye.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/multi_margin_loss_backward.h"
+#include "generated/ops/multinomial.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl::jit {
 namespace {
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+void boxed_convolution_backward(Stack& s) {
+  IValue* a = args(s, 11);
+  finish(s, 11, tl::convolution_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), as_arg(a[3].toOptionalIntVector(0)), IntArrayRef(a[4].toIntVector(0)), IntArrayRef(a[5].toIntVector(0)), IntArrayRef(a[6].toIntVector(0)), a[7].toBool(), IntArrayRef(a[8].toIntVector(0)), a[9].toInt(), a[10].toBoolArray<3>()));
+}
+
+// eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_eye(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::eye(a[0].toInt(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toLayout), a[3].opt(&IValue::toDevice), a[4].opt(&IValue::toBool)));
+}
+
+// eye.out(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_eye_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::eye_out(a[5].toTensor(), a[0].toInt(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toLayout), a[3].opt(&IValue::toDevice), a[4].opt(&IValue::toBool)));
+}
+
+// eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_eye_m(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::eye(a[0].toInt(), a[1].toInt(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toLayout), a[4].opt(&IValue::toDevice), a[5].opt(&IValue::toBool)));
+}
+
+// eye.m_out(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_eye_m_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::eye_out(a[6].toTensor(), a[0].toInt(), a[1].toInt(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toLayout), a[4].opt(&IValue::toDevice), a[5].opt(&IValue::toBool)));
+}
+
+// full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_full_like(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::full_like(a[0].toTensor(), a[1].toScalar(), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
 
 // index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 void boxed_index_copy(Stack& s) {
@@ -29,10 +72,70 @@ void boxed_index_copy_out(Stack& s) {
   finish(s, 5, tl::index_copy_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
 }
 
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+void boxed_index_select(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::index_select(a[0].toTensor(), a[1].toInt(), a[2].toTensor()));
+}
+
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_index_select_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_select_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor()));
+}
+
+// lt.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_lt_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::lt(a[0].toTensor(), a[1].toTensor()));
+}
+
+// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_lt__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::lt_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_lt_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lt_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_lt_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::lt(a[0].toTensor(), a[1].toScalar()));
+}
+
+// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_lt__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::lt_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_lt_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lt_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
 // multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 void boxed_multi_margin_loss_backward(Stack& s) {
   IValue* a = args(s, 7);
   finish(s, 7, tl::multi_margin_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar(), a[5].toOptionalTensor(), a[6].toInt()));
+}
+
+// multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+void boxed_multinomial(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::multinomial(a[0].toTensor(), a[1].toInt(), a[2].toBool(), a[3].opt(&IValue::toGenerator)));
+}
+
+// multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_multinomial_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::multinomial_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool(), a[3].opt(&IValue::toGenerator)));
 }
 
 // outer(Tensor self, Tensor vec2) -> Tensor
@@ -65,16 +168,53 @@ void boxed_upsample_bicubic2d_backward(Stack& s) {
   finish(s, 6, tl::upsample_bicubic2d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
 }
 
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_nearest3d(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_nearest3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_nearest3d_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::upsample_nearest3d_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed_upsample_nearest3d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::upsample_nearest3d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
 const OpEntry entries[] = {
+    {"convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_convolution_backward, 0},
+    {"eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_eye, 0},
+    {"eye.out(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_eye_out, 0},
+    {"eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_eye_m, 0},
+    {"eye.m_out(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_eye_m_out, 0},
+    {"full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_full_like, 0},
     {"index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", boxed_index_copy, 0},
     {"index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", boxed_index_copy_, 0},
     {"index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", boxed_index_copy_out, 0},
+    {"index_select(Tensor self, int dim, Tensor index) -> Tensor", boxed_index_select, 0},
+    {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", boxed_index_select_out, 0},
+    {"lt.Tensor(Tensor self, Tensor other) -> Tensor", boxed_lt_Tensor, kPointwise},
+    {"lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_lt__Tensor, kPointwise},
+    {"lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_lt_Tensor_out, kPointwise},
+    {"lt.Scalar(Tensor self, Scalar other) -> Tensor", boxed_lt_Scalar, kPointwise},
+    {"lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_lt__Scalar, kPointwise},
+    {"lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_lt_Scalar_out, kPointwise},
     {"multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor", boxed_multi_margin_loss_backward, 0},
+    {"multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", boxed_multinomial, kNondeterministic},
+    {"multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", boxed_multinomial_out, kNondeterministic},
     {"outer(Tensor self, Tensor vec2) -> Tensor", boxed_outer, 0},
     {"outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", boxed_outer_out, 0},
     {"split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]", boxed_split_Tensor, 0},
     {"split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]", boxed_split_sizes, 0},
     {"upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_bicubic2d_backward, 0},
+    {"upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest3d, 0},
+    {"upsample_nearest3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_nearest3d_out, 0},
+    {"upsample_nearest3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed_upsample_nearest3d_vec, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

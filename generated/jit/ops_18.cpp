@@ -5,12 +5,20 @@
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/_fused_rms_norm.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/ctc_loss.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
+#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -47,6 +55,18 @@ void boxed__fused_rms_norm(Stack& s) {
   finish(s, 4, tl::_fused_rms_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toOptionalTensor(), a[3].opt(&IValue::toDouble)));
 }
 
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+void boxed__fused_rms_norm_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_fused_rms_norm_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(0)), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toBoolArray<2>()));
+}
+
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+void boxed__pdist_forward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_pdist_forward(a[0].toTensor(), a[1].toDouble()));
+}
+
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 void boxed_argmax(Stack& s) {
   IValue* a = args(s, 3);
@@ -57,6 +77,18 @@ void boxed_argmax(Stack& s) {
 void boxed_argmax_out(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::argmax_out(a[3].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toInt), a[2].toBool()));
+}
+
+// ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+void boxed_ctc_loss_IntList(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::ctc_loss(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(0)), IntArrayRef(a[3].toIntVector(0)), a[4].toInt(), a[5].toInt(), a[6].toBool()));
+}
+
+// ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+void boxed_ctc_loss_Tensor(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::ctc_loss(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toInt(), a[5].toInt(), a[6].toBool()));
 }
 
 // gcd(Tensor self, Tensor other) -> Tensor
@@ -77,10 +109,58 @@ void boxed_gcd_out(Stack& s) {
   finish(s, 3, tl::gcd_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// mish(Tensor self) -> Tensor
+void boxed_mish(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::mish(a[0].toTensor()));
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+void boxed_mish_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::mish_(a[0].toTensor()));
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_mish_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::mish_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 void boxed_mish_backward(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::mish_backward(a[0].toTensor(), a[1].toTensor()));
+}
+
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+void boxed_reflection_pad1d_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad1d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2))));
+}
+
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+void boxed_replication_pad3d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::replication_pad3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(6))));
+}
+
+// replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_replication_pad3d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::replication_pad3d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(6))));
+}
+
+// signbit(Tensor self) -> Tensor
+void boxed_signbit(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::signbit(a[0].toTensor()));
+}
+
+// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_signbit_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::signbit_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // special_expm1(Tensor self) -> Tensor
@@ -119,6 +199,12 @@ void boxed_tanh_backward_out(Stack& s) {
   finish(s, 3, tl::tanh_backward_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+void boxed_unbind_int(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::unbind(a[0].toTensor(), a[1].toInt()));
+}
+
 // zero_(Tensor(a!) self) -> Tensor(a!)
 void boxed_zero_(Stack& s) {
   IValue* a = args(s, 1);
@@ -143,18 +229,31 @@ const OpEntry entries[] = {
     {"_ctc_loss_backward(Tensor grad_output, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor", boxed__ctc_loss_backward, 0},
     {"_ctc_loss_backward.Tensor(Tensor grad_output, Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor", boxed__ctc_loss_backward_Tensor, 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", boxed__fused_rms_norm, 0},
+    {"_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)", boxed__fused_rms_norm_backward, 0},
+    {"_pdist_forward(Tensor self, float p=2) -> Tensor", boxed__pdist_forward, 0},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", boxed_argmax, 0},
     {"argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_argmax_out, 0},
+    {"ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor", boxed_ctc_loss_IntList, 0},
+    {"ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor", boxed_ctc_loss_Tensor, 0},
     {"gcd(Tensor self, Tensor other) -> Tensor", boxed_gcd, kPointwise},
     {"gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_gcd_, kPointwise},
     {"gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_gcd_out, kPointwise},
+    {"mish(Tensor self) -> Tensor", boxed_mish, kPointwise},
+    {"mish_(Tensor(a!) self) -> Tensor(a!)", boxed_mish_, kPointwise},
+    {"mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_mish_out, kPointwise},
     {"mish_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_mish_backward, kPointwise},
+    {"reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor", boxed_reflection_pad1d_backward, 0},
+    {"replication_pad3d(Tensor self, int[6] padding) -> Tensor", boxed_replication_pad3d, 0},
+    {"replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_replication_pad3d_out, 0},
+    {"signbit(Tensor self) -> Tensor", boxed_signbit, kPointwise},
+    {"signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_signbit_out, kPointwise},
     {"special_expm1(Tensor self) -> Tensor", boxed_special_expm1, 0},
     {"special_expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_expm1_out, 0},
     {"special_i1(Tensor self) -> Tensor", boxed_special_i1, kPointwise},
     {"special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i1_out, kPointwise},
     {"tanh_backward(Tensor grad_output, Tensor output) -> Tensor", boxed_tanh_backward, kPointwise},
     {"tanh_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)", boxed_tanh_backward_out, kPointwise},
+    {"unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]", boxed_unbind_int, 0},
     {"zero_(Tensor(a!) self) -> Tensor(a!)", boxed_zero_, 0},
     {"zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_zeros, 0},
     {"zeros.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)", boxed_zeros_out, 0},

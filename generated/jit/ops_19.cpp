@@ -2,23 +2,46 @@
 // Boxed ops for the JIT, shard 19: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_pad_enum.h"
 #include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cosh.h"
+#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
 #include "generated/ops/is_set_to.h"
+#include "generated/ops/linalg_tensorsolve.h"
+#include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/rnn_tanh.h"
+#include "generated/ops/scaled_dot_product_attention.h"
+#include "generated/ops/softplus.h"
 #include "generated/ops/special_multigammaln.h"
+#include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/var_mean.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl::jit {
 namespace {
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+void boxed__log_softmax_backward_data(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_log_softmax_backward_data(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toScalarType()));
+}
 
 // _pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
 void boxed__pad_enum(Stack& s) {
@@ -50,6 +73,42 @@ void boxed_bmm_out(Stack& s) {
   finish(s, 3, tl::bmm_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// cosh(Tensor self) -> Tensor
+void boxed_cosh(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::cosh(a[0].toTensor()));
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+void boxed_cosh_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::cosh_(a[0].toTensor()));
+}
+
+// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cosh_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cosh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// exp2(Tensor self) -> Tensor
+void boxed_exp2(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::exp2(a[0].toTensor()));
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+void boxed_exp2_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::exp2_(a[0].toTensor()));
+}
+
+// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_exp2_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::exp2_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // expm1(Tensor self) -> Tensor
 void boxed_expm1(Stack& s) {
   IValue* a = args(s, 1);
@@ -68,10 +127,70 @@ void boxed_expm1_out(Stack& s) {
   finish(s, 2, tl::expm1_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void boxed_hardsigmoid_backward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::hardsigmoid_backward(a[0].toTensor(), a[1].toTensor()));
+}
+
+// hardswish(Tensor self) -> Tensor
+void boxed_hardswish(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::hardswish(a[0].toTensor()));
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+void boxed_hardswish_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::hardswish_(a[0].toTensor()));
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_hardswish_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::hardswish_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // is_set_to(Tensor self, Tensor tensor) -> bool
 void boxed_is_set_to(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::is_set_to(a[0].toTensor(), a[1].toTensor()));
+}
+
+// linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+void boxed_linalg_tensorsolve(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_tensorsolve(a[0].toTensor(), a[1].toTensor(), as_arg(a[2].toOptionalIntVector(0))));
+}
+
+// linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_tensorsolve_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_tensorsolve_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), as_arg(a[2].toOptionalIntVector(0))));
+}
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_linalg_vector_norm(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_vector_norm(a[0].toTensor(), a[1].toScalar(), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_vector_norm_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_vector_norm_out(a[5].toTensor(), a[0].toTensor(), a[1].toScalar(), as_arg(a[2].toOptionalIntVector(1)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+void boxed_linear(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linear(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor()));
+}
+
+// linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linear_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linear_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor()));
 }
 
 // logical_and(Tensor self, Tensor other) -> Tensor
@@ -90,6 +209,18 @@ void boxed_logical_and_(Stack& s) {
 void boxed_logical_and_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::logical_and_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+void boxed_max_pool2d_with_indices(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::max_pool2d_with_indices(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2)), a[5].toBool()));
+}
+
+// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_max_pool2d_with_indices_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::max_pool2d_with_indices_out(a[6].toTensor(), a[7].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2)), a[5].toBool()));
 }
 
 // mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
@@ -128,6 +259,30 @@ void boxed_permute(Stack& s) {
   finish(s, 2, tl::permute(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
 }
 
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+void boxed_reflection_pad2d_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad2d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(4))));
+}
+
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+void boxed_reflection_pad3d_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad3d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(6))));
+}
+
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+void boxed_replication_pad2d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::replication_pad2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(4))));
+}
+
+// replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_replication_pad2d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::replication_pad2d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(4))));
+}
+
 // rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
 void boxed_rnn_tanh_input(Stack& s) {
   IValue* a = args(s, 9);
@@ -138,6 +293,24 @@ void boxed_rnn_tanh_input(Stack& s) {
 void boxed_rnn_tanh_data(Stack& s) {
   IValue* a = args(s, 9);
   finish(s, 9, tl::rnn_tanh(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), TensorList(a[3].toTensorVector()), a[4].toBool(), a[5].toInt(), a[6].toDouble(), a[7].toBool(), a[8].toBool()));
+}
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+void boxed_scaled_dot_product_attention(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::scaled_dot_product_attention(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor(), a[4].toDouble(), a[5].toBool(), a[6].opt(&IValue::toDouble), a[7].toBool()));
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void boxed_softplus(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::softplus(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
+}
+
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_softplus_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::softplus_out(a[3].toTensor(), a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
 }
 
 // special_multigammaln(Tensor self, int p) -> Tensor
@@ -152,6 +325,30 @@ void boxed_special_multigammaln_out(Stack& s) {
   finish(s, 3, tl::special_multigammaln_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
 }
 
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_tril_indices(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::tril_indices(a[0].toInt(), a[1].toInt(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+void boxed_upsample_nearest1d(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::upsample_nearest1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_nearest1d_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_nearest1d_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed_upsample_nearest1d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::upsample_nearest1d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
+
 // var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 void boxed_var_mean_correction(Stack& s) {
   IValue* a = args(s, 4);
@@ -164,31 +361,75 @@ void boxed_var_mean_correction_out(Stack& s) {
   finish(s, 6, tl::var_mean_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].opt(&IValue::toScalar), a[3].toBool()));
 }
 
+// vsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+void boxed_vsplit_int(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::vsplit(a[0].toTensor(), a[1].toInt()));
+}
+
+// vsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+void boxed_vsplit_array(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::vsplit(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
 const OpEntry entries[] = {
+    {"_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", boxed__log_softmax_backward_data, 0},
     {"_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor", boxed__pad_enum, 0},
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", boxed__pdist_backward, 0},
     {"_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)", boxed__reshape_alias, 0},
     {"bmm(Tensor self, Tensor mat2) -> Tensor", boxed_bmm, 0},
     {"bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", boxed_bmm_out, 0},
+    {"cosh(Tensor self) -> Tensor", boxed_cosh, kPointwise},
+    {"cosh_(Tensor(a!) self) -> Tensor(a!)", boxed_cosh_, kPointwise},
+    {"cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_cosh_out, kPointwise},
+    {"exp2(Tensor self) -> Tensor", boxed_exp2, kPointwise},
+    {"exp2_(Tensor(a!) self) -> Tensor(a!)", boxed_exp2_, kPointwise},
+    {"exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_exp2_out, kPointwise},
     {"expm1(Tensor self) -> Tensor", boxed_expm1, kPointwise},
     {"expm1_(Tensor(a!) self) -> Tensor(a!)", boxed_expm1_, kPointwise},
     {"expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_expm1_out, kPointwise},
+    {"hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor", boxed_hardsigmoid_backward, kPointwise},
+    {"hardswish(Tensor self) -> Tensor", boxed_hardswish, kPointwise},
+    {"hardswish_(Tensor(a!) self) -> Tensor(a!)", boxed_hardswish_, kPointwise},
+    {"hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_hardswish_out, kPointwise},
     {"is_set_to(Tensor self, Tensor tensor) -> bool", boxed_is_set_to, 0},
+    {"linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor", boxed_linalg_tensorsolve, 0},
+    {"linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_tensorsolve_out, 0},
+    {"linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_vector_norm, 0},
+    {"linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_vector_norm_out, 0},
+    {"linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", boxed_linear, 0},
+    {"linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_linear_out, 0},
     {"logical_and(Tensor self, Tensor other) -> Tensor", boxed_logical_and, kPointwise},
     {"logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_logical_and_, kPointwise},
     {"logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_and_out, kPointwise},
+    {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", boxed_max_pool2d_with_indices, 0},
+    {"max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_max_pool2d_with_indices_out, 0},
     {"mse_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_mse_loss, 0},
     {"mse_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_mse_loss_out, 0},
     {"narrow_copy(Tensor self, int dim, int start, int length) -> Tensor", boxed_narrow_copy, 0},
     {"narrow_copy.out(Tensor self, int dim, int start, int length, *, Tensor(a!) out) -> Tensor(a!)", boxed_narrow_copy_out, 0},
     {"native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_native_layer_norm_backward, 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", boxed_permute, 0},
+    {"reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor", boxed_reflection_pad2d_backward, 0},
+    {"reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", boxed_reflection_pad3d_backward, 0},
+    {"replication_pad2d(Tensor self, int[4] padding) -> Tensor", boxed_replication_pad2d, 0},
+    {"replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_replication_pad2d_out, 0},
     {"rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", boxed_rnn_tanh_input, 0},
     {"rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", boxed_rnn_tanh_data, 0},
+    {"scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor", boxed_scaled_dot_product_attention, 0},
+    {"softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", boxed_softplus, kPointwise},
+    {"softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)", boxed_softplus_out, kPointwise},
     {"special_multigammaln(Tensor self, int p) -> Tensor", boxed_special_multigammaln, 0},
     {"special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_multigammaln_out, 0},
+    {"tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_tril_indices, 0},
+    {"upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor", boxed_upsample_nearest1d, 0},
+    {"upsample_nearest1d.out(Tensor self, int[1] output_size, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_nearest1d_out, 0},
+    {"upsample_nearest1d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed_upsample_nearest1d_vec, 0},
     {"var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", boxed_var_mean_correction, 0},
     {"var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", boxed_var_mean_correction_out, 0},
+    {"vsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]", boxed_vsplit_int, 0},
+    {"vsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]", boxed_vsplit_array, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

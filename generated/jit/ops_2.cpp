@@ -2,19 +2,33 @@
 // Boxed ops for the JIT, shard 2: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
+#include "generated/ops/celu.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/is_conj.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/resize.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 
 namespace tl::jit {
 namespace {
+
+// _histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]
+void boxed__histogramdd_bin_edges(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_histogramdd_bin_edges(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
 
 // _pad_circular(Tensor self, int[] pad) -> Tensor
 void boxed__pad_circular(Stack& s) {
@@ -118,16 +132,76 @@ void boxed_bitwise_or_Scalar_Tensor(Stack& s) {
   finish(s, 2, tl::bitwise_or(a[0].toScalar(), a[1].toTensor()));
 }
 
+// celu(Tensor self, Scalar alpha=1.0) -> Tensor
+void boxed_celu(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::celu(a[0].toTensor(), a[1].toScalar()));
+}
+
+// celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+void boxed_celu_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::celu_(a[0].toTensor(), a[1].toScalar()));
+}
+
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 void boxed_copy_(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::copy_(a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
 }
 
+// is_conj(Tensor self) -> bool
+void boxed_is_conj(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::is_conj(a[0].toTensor()));
+}
+
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+void boxed_kthvalue(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::kthvalue(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toBool()));
+}
+
+// kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_kthvalue_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::kthvalue_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toBool()));
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+void boxed_linalg_lu_solve(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_lu_solve(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toBool()));
+}
+
+// linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_lu_solve_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_lu_solve_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toBool()));
+}
+
+// matmul(Tensor self, Tensor other) -> Tensor
+void boxed_matmul(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::matmul(a[0].toTensor(), a[1].toTensor()));
+}
+
+// matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_matmul_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::matmul_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 // randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_randn(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::randn(IntArrayRef(a[0].toIntVector(0)), a[1].opt(&IValue::toGenerator), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
+// resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+void boxed_resize_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::resize_(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].opt(&IValue::toMemoryFormat)));
 }
 
 // sinh(Tensor self) -> Tensor
@@ -146,6 +220,30 @@ void boxed_sinh_(Stack& s) {
 void boxed_sinh_out(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::sinh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+void boxed_sort(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::sort(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// sort.out(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_sort_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::sort_out(a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+void boxed_sort_stable(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::sort(a[0].toTensor(), a[1].opt(&IValue::toBool), a[2].toInt(), a[3].toBool()));
+}
+
+// sort.stable_out(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_sort_stable_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::sort_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toBool), a[2].toInt(), a[3].toBool()));
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a)
@@ -185,6 +283,7 @@ void boxed_squeeze__dims(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[]", boxed__histogramdd_bin_edges, 0},
     {"_pad_circular(Tensor self, int[] pad) -> Tensor", boxed__pad_circular, 0},
     {"_test_scale_optional(Tensor self, Tensor? weight=None) -> Tensor", boxed__test_scale_optional, 0},
     {"_upsample_bicubic2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bicubic2d_aa, 0},
@@ -202,11 +301,25 @@ const OpEntry entries[] = {
     {"bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_bitwise_or__Scalar, kPointwise},
     {"bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_or_Scalar_out, kPointwise},
     {"bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", boxed_bitwise_or_Scalar_Tensor, kPointwise},
+    {"celu(Tensor self, Scalar alpha=1.0) -> Tensor", boxed_celu, 0},
+    {"celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)", boxed_celu_, 0},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", boxed_copy_, 0},
+    {"is_conj(Tensor self) -> bool", boxed_is_conj, 0},
+    {"kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", boxed_kthvalue, 0},
+    {"kthvalue.out(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_kthvalue_out, 0},
+    {"linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor", boxed_linalg_lu_solve, 0},
+    {"linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_lu_solve_out, 0},
+    {"matmul(Tensor self, Tensor other) -> Tensor", boxed_matmul, 0},
+    {"matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_matmul_out, 0},
     {"randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_randn, kNondeterministic},
+    {"resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", boxed_resize_, 0},
     {"sinh(Tensor self) -> Tensor", boxed_sinh, kPointwise},
     {"sinh_(Tensor(a!) self) -> Tensor(a!)", boxed_sinh_, kPointwise},
     {"sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sinh_out, kPointwise},
+    {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", boxed_sort, 0},
+    {"sort.out(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_sort_out, 0},
+    {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", boxed_sort_stable, 0},
+    {"sort.stable_out(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_sort_stable_out, 0},
     {"squeeze(Tensor(a) self) -> Tensor(a)", boxed_squeeze, 0},
     {"squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", boxed_squeeze_dim, 0},
     {"squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", boxed_squeeze_dims, 0},

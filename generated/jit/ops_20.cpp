@@ -2,23 +2,51 @@
 // Boxed ops for the JIT, shard 20: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/exponential.h"
+#include "generated/ops/fill.h"
 #include "generated/ops/hamming_window.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
 #include "generated/ops/orgqr.h"
 #include "generated/ops/put.h"
+#include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
+#include "generated/ops/randperm.h"
+#include "generated/ops/resize_as.h"
+#include "generated/ops/round.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/special_polygamma.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 
 namespace tl::jit {
 namespace {
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+void boxed__scaled_dot_product_flash_attention_for_cpu(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_scaled_dot_product_flash_attention_for_cpu(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toDouble(), a[4].toBool(), a[5].toOptionalTensor(), a[6].opt(&IValue::toDouble)));
+}
+
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+void boxed__unique(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_unique(a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
 
 // adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 void boxed_adaptive_max_pool2d_backward(Stack& s) {
@@ -38,6 +66,36 @@ void boxed_alias(Stack& s) {
   finish(s, 1, tl::alias(a[0].toTensor()));
 }
 
+// any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+void boxed_any_dim(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::any(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// any.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_any_dim_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::any_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+void boxed_any_dims(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::any(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool()));
+}
+
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_any_dims_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::any_out(a[3].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool()));
+}
+
+// broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+void boxed_broadcast_to(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::broadcast_to(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
 // cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
 void boxed_cosine_similarity(Stack& s) {
   IValue* a = args(s, 4);
@@ -50,10 +108,34 @@ void boxed_cross_entropy_loss(Stack& s) {
   finish(s, 6, tl::cross_entropy_loss(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt(), a[5].toDouble()));
 }
 
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+void boxed_cummin(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cummin(a[0].toTensor(), a[1].toInt()));
+}
+
+// cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_cummin_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cummin_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
 // embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
 void boxed_embedding_renorm_(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::embedding_renorm_(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].toDouble()));
+}
+
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+void boxed_exponential_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::exponential_(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toGenerator)));
+}
+
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+void boxed_fill__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::fill_(a[0].toTensor(), a[1].toScalar()));
 }
 
 // hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -164,10 +246,148 @@ void boxed_put_(Stack& s) {
   finish(s, 4, tl::put_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool()));
 }
 
+// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_rand(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::rand(IntArrayRef(a[0].toIntVector(0)), a[1].opt(&IValue::toGenerator), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
 // randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_randn_like(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::randn_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
+// randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_randperm(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::randperm(a[0].toInt(), a[1].opt(&IValue::toGenerator), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
+// resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+void boxed_resize_as_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::resize_as_(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toMemoryFormat)));
+}
+
+// round(Tensor self) -> Tensor
+void boxed_round(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::round(a[0].toTensor()));
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+void boxed_round_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::round_(a[0].toTensor()));
+}
+
+// round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_round_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::round_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+void boxed_round_decimals(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::round(a[0].toTensor(), a[1].toInt()));
+}
+
+// round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+void boxed_round__decimals(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::round_(a[0].toTensor(), a[1].toInt()));
+}
+
+// round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
+void boxed_round_decimals_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::round_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+void boxed_scatter_src(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::scatter(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
+}
+
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+void boxed_scatter__src(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::scatter_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_scatter_src_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
+}
+
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+void boxed_scatter_value(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::scatter(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+void boxed_scatter__value(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::scatter_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_scatter_value_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+void boxed_scatter_reduce(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef())));
+}
+
+// scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+void boxed_scatter__reduce(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef())));
+}
+
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+void boxed_scatter_reduce_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::scatter_out(a[5].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef())));
+}
+
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+void boxed_scatter_value_reduce(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar(), std::string_view(a[4].toStringRef())));
+}
+
+// scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+void boxed_scatter__value_reduce(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::scatter_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar(), std::string_view(a[4].toStringRef())));
+}
+
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+void boxed_scatter_value_reduce_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::scatter_out(a[5].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar(), std::string_view(a[4].toStringRef())));
+}
+
+// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+void boxed_slogdet(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::slogdet(a[0].toTensor()));
+}
+
+// slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+void boxed_slogdet_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::slogdet_out(a[1].toTensor(), a[2].toTensor(), a[0].toTensor()));
 }
 
 // special_polygamma(int n, Tensor self) -> Tensor
@@ -182,13 +402,66 @@ void boxed_special_polygamma_out(Stack& s) {
   finish(s, 3, tl::special_polygamma_out(a[2].toTensor(), a[0].toInt(), a[1].toTensor()));
 }
 
+// tril(Tensor self, int diagonal=0) -> Tensor
+void boxed_tril(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::tril(a[0].toTensor(), a[1].toInt()));
+}
+
+// tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+void boxed_tril_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::tril_(a[0].toTensor(), a[1].toInt()));
+}
+
+// tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_tril_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::tril_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
+// triu(Tensor self, int diagonal=0) -> Tensor
+void boxed_triu(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::triu(a[0].toTensor(), a[1].toInt()));
+}
+
+// triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+void boxed_triu_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::triu_(a[0].toTensor(), a[1].toInt()));
+}
+
+// triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_triu_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::triu_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+void boxed_unique_consecutive(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::unique_consecutive(a[0].toTensor(), a[1].toBool(), a[2].toBool(), a[3].opt(&IValue::toInt)));
+}
+
 const OpEntry entries[] = {
+    {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", boxed__scaled_dot_product_flash_attention_for_cpu, 0},
+    {"_unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)", boxed__unique, 0},
     {"adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", boxed_adaptive_max_pool2d_backward, 0},
     {"adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", boxed_adaptive_max_pool3d_backward, 0},
     {"alias(Tensor(a) self) -> Tensor(a)", boxed_alias, 0},
+    {"any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", boxed_any_dim, 0},
+    {"any.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_any_dim_out, 0},
+    {"any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", boxed_any_dims, 0},
+    {"any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_any_dims_out, 0},
+    {"broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", boxed_broadcast_to, 0},
     {"cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor", boxed_cosine_similarity, 0},
     {"cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor", boxed_cross_entropy_loss, 0},
+    {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", boxed_cummin, 0},
+    {"cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_cummin_out, 0},
     {"embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)", boxed_embedding_renorm_, 0},
+    {"exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", boxed_exponential_, kNondeterministic},
+    {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", boxed_fill__Scalar, 0},
     {"hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window, 0},
     {"hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window_periodic, 0},
     {"hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_hamming_window_periodic_alpha, 0},
@@ -207,9 +480,39 @@ const OpEntry entries[] = {
     {"orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)", boxed_orgqr_out, 0},
     {"put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", boxed_put, 0},
     {"put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)", boxed_put_, 0},
+    {"rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_rand, kNondeterministic},
     {"randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_randn_like, kNondeterministic},
+    {"randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_randperm, kNondeterministic},
+    {"resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", boxed_resize_as_, 0},
+    {"round(Tensor self) -> Tensor", boxed_round, kPointwise},
+    {"round_(Tensor(a!) self) -> Tensor(a!)", boxed_round_, kPointwise},
+    {"round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_round_out, kPointwise},
+    {"round.decimals(Tensor self, *, int decimals) -> Tensor", boxed_round_decimals, kPointwise},
+    {"round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)", boxed_round__decimals, kPointwise},
+    {"round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)", boxed_round_decimals_out, kPointwise},
+    {"scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", boxed_scatter_src, 0},
+    {"scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", boxed_scatter__src, 0},
+    {"scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", boxed_scatter_src_out, 0},
+    {"scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", boxed_scatter_value, 0},
+    {"scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", boxed_scatter__value, 0},
+    {"scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", boxed_scatter_value_out, 0},
+    {"scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", boxed_scatter_reduce, 0},
+    {"scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)", boxed_scatter__reduce, 0},
+    {"scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)", boxed_scatter_reduce_out, 0},
+    {"scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor", boxed_scatter_value_reduce, 0},
+    {"scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)", boxed_scatter__value_reduce, 0},
+    {"scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)", boxed_scatter_value_reduce_out, 0},
+    {"slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)", boxed_slogdet, 0},
+    {"slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)", boxed_slogdet_out, 0},
     {"special_polygamma(int n, Tensor self) -> Tensor", boxed_special_polygamma, 0},
     {"special_polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_polygamma_out, 0},
+    {"tril(Tensor self, int diagonal=0) -> Tensor", boxed_tril, 0},
+    {"tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", boxed_tril_, 0},
+    {"tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_tril_out, 0},
+    {"triu(Tensor self, int diagonal=0) -> Tensor", boxed_triu, 0},
+    {"triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", boxed_triu_, 0},
+    {"triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_triu_out, 0},
+    {"unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)", boxed_unique_consecutive, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -3,17 +3,26 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_embedding_bag_backward.h"
+#include "generated/ops/addr.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/baddbmm.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/gelu.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/lstm_cell.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
+#include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
 #include "generated/ops/real.h"
+#include "generated/ops/trunc.h"
 #include "generated/ops/unfold.h"
 
 namespace tl::jit {
@@ -23,6 +32,24 @@ namespace {
 void boxed__embedding_bag_backward(Stack& s) {
   IValue* a = args(s, 12);
   finish(s, 12, tl::_embedding_bag_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toInt(), a[7].toBool(), a[8].toInt(), a[9].toBool(), a[10].toOptionalTensor(), a[11].toInt()));
+}
+
+// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void boxed_addr(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::addr(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+void boxed_addr_(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::addr_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+void boxed_addr_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::addr_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
 }
 
 // atan2(Tensor self, Tensor other) -> Tensor
@@ -61,6 +88,24 @@ void boxed_baddbmm_out(Stack& s) {
   finish(s, 6, tl::baddbmm_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
 }
 
+// erfinv(Tensor self) -> Tensor
+void boxed_erfinv(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::erfinv(a[0].toTensor()));
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+void boxed_erfinv_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::erfinv_(a[0].toTensor()));
+}
+
+// erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_erfinv_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::erfinv_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 void boxed_feature_alpha_dropout(Stack& s) {
   IValue* a = args(s, 3);
@@ -77,6 +122,24 @@ void boxed_feature_alpha_dropout_(Stack& s) {
 void boxed_flip(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::flip(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+void boxed_gelu(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gelu(a[0].toTensor(), std::string_view(a[1].toStringRef())));
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+void boxed_gelu_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gelu_(a[0].toTensor(), std::string_view(a[1].toStringRef())));
+}
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+void boxed_gelu_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::gelu_out(a[2].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef())));
 }
 
 // heaviside(Tensor self, Tensor values) -> Tensor
@@ -121,6 +184,18 @@ void boxed_linalg_qr_out(Stack& s) {
   finish(s, 4, tl::linalg_qr_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef())));
 }
 
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+void boxed_log_sigmoid_forward(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log_sigmoid_forward(a[0].toTensor()));
+}
+
+// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+void boxed_lstm_cell(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::lstm_cell(a[0].toTensor(), TensorList(a[1].toTensorVector()), a[2].toTensor(), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toOptionalTensor()));
+}
+
 // lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
 void boxed_lu_unpack(Stack& s) {
   IValue* a = args(s, 4);
@@ -137,6 +212,66 @@ void boxed_lu_unpack_out(Stack& s) {
 void boxed_max_pool1d(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::max_pool1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), IntArrayRef(a[2].toIntVector(1)), IntArrayRef(a[3].toIntVector(1)), IntArrayRef(a[4].toIntVector(1)), a[5].toBool()));
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+void boxed_pixel_unshuffle(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pixel_unshuffle(a[0].toTensor(), a[1].toInt()));
+}
+
+// polar(Tensor abs, Tensor angle) -> Tensor
+void boxed_polar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::polar(a[0].toTensor(), a[1].toTensor()));
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void boxed_pow_Tensor_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pow(a[0].toTensor(), a[1].toTensor()));
+}
+
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+void boxed_pow__Tensor_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pow_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_pow_Tensor_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::pow_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+void boxed_pow_Tensor_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pow(a[0].toTensor(), a[1].toScalar()));
+}
+
+// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+void boxed_pow__Tensor_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pow_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_pow_Tensor_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::pow_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+void boxed_pow_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pow(a[0].toScalar(), a[1].toTensor()));
+}
+
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_pow_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::pow_out(a[2].toTensor(), a[0].toScalar(), a[1].toTensor()));
 }
 
 // random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
@@ -163,6 +298,24 @@ void boxed_real(Stack& s) {
   finish(s, 1, tl::real(a[0].toTensor()));
 }
 
+// trunc(Tensor self) -> Tensor
+void boxed_trunc(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::trunc(a[0].toTensor()));
+}
+
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+void boxed_trunc_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::trunc_(a[0].toTensor()));
+}
+
+// trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_trunc_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::trunc_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 void boxed_unfold(Stack& s) {
   IValue* a = args(s, 4);
@@ -171,15 +324,24 @@ void boxed_unfold(Stack& s) {
 
 const OpEntry entries[] = {
     {"_embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor", boxed__embedding_bag_backward, 0},
+    {"addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_addr, 0},
+    {"addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_addr_, 0},
+    {"addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_addr_out, 0},
     {"atan2(Tensor self, Tensor other) -> Tensor", boxed_atan2, kPointwise},
     {"atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_atan2_, kPointwise},
     {"atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_atan2_out, kPointwise},
     {"baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_baddbmm, 0},
     {"baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_baddbmm_, 0},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_baddbmm_out, 0},
+    {"erfinv(Tensor self) -> Tensor", boxed_erfinv, kPointwise},
+    {"erfinv_(Tensor(a!) self) -> Tensor(a!)", boxed_erfinv_, kPointwise},
+    {"erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_erfinv_out, kPointwise},
     {"feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", boxed_feature_alpha_dropout, kNondeterministic},
     {"feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", boxed_feature_alpha_dropout_, kNondeterministic},
     {"flip(Tensor self, int[] dims) -> Tensor", boxed_flip, 0},
+    {"gelu(Tensor self, *, str approximate='none') -> Tensor", boxed_gelu, kPointwise},
+    {"gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)", boxed_gelu_, kPointwise},
+    {"gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", boxed_gelu_out, kPointwise},
     {"heaviside(Tensor self, Tensor values) -> Tensor", boxed_heaviside, kPointwise},
     {"heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", boxed_heaviside_, kPointwise},
     {"heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)", boxed_heaviside_out, kPointwise},
@@ -187,13 +349,28 @@ const OpEntry entries[] = {
     {"linalg_eigvals.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_eigvals_out, 0},
     {"linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", boxed_linalg_qr, 0},
     {"linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)", boxed_linalg_qr_out, 0},
+    {"log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", boxed_log_sigmoid_forward, kPointwise},
+    {"lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)", boxed_lstm_cell, 0},
     {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", boxed_lu_unpack, 0},
     {"lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)", boxed_lu_unpack_out, 0},
     {"max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor", boxed_max_pool1d, 0},
+    {"pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", boxed_pixel_unshuffle, 0},
+    {"polar(Tensor abs, Tensor angle) -> Tensor", boxed_polar, 0},
+    {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", boxed_pow_Tensor_Tensor, kPointwise},
+    {"pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", boxed_pow__Tensor_Tensor, kPointwise},
+    {"pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_pow_Tensor_Tensor_out, kPointwise},
+    {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", boxed_pow_Tensor_Scalar, kPointwise},
+    {"pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", boxed_pow__Tensor_Scalar, kPointwise},
+    {"pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_pow_Tensor_Scalar_out, kPointwise},
+    {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", boxed_pow_Scalar, kPointwise},
+    {"pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_pow_Scalar_out, kPointwise},
     {"random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", boxed_random__from, kNondeterministic},
     {"random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", boxed_random__to, kNondeterministic},
     {"random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", boxed_random_, kNondeterministic},
     {"real(Tensor(a) self) -> Tensor(a)", boxed_real, 0},
+    {"trunc(Tensor self) -> Tensor", boxed_trunc, kPointwise},
+    {"trunc_(Tensor(a!) self) -> Tensor(a!)", boxed_trunc_, kPointwise},
+    {"trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_trunc_out, kPointwise},
     {"unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", boxed_unfold, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

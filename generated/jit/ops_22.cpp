@@ -8,10 +8,14 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
+#include "generated/ops/rrelu.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/tensor_split.h"
 #include "generated/ops/threshold.h"
 
 namespace tl::jit {
@@ -77,6 +81,24 @@ void boxed_diagonal(Stack& s) {
   finish(s, 4, tl::diagonal(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].toInt()));
 }
 
+// digamma(Tensor self) -> Tensor
+void boxed_digamma(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::digamma(a[0].toTensor()));
+}
+
+// digamma_(Tensor(a!) self) -> Tensor(a!)
+void boxed_digamma_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::digamma_(a[0].toTensor()));
+}
+
+// digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_digamma_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::digamma_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 void boxed_margin_ranking_loss(Stack& s) {
   IValue* a = args(s, 5);
@@ -95,6 +117,36 @@ void boxed_prelu(Stack& s) {
   finish(s, 2, tl::prelu(a[0].toTensor(), a[1].toTensor()));
 }
 
+// rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+void boxed_rrelu(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::rrelu(a[0].toTensor(), a[1].toScalar(), a[2].toScalar(), a[3].toBool(), a[4].opt(&IValue::toGenerator)));
+}
+
+// rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+void boxed_rrelu_(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::rrelu_(a[0].toTensor(), a[1].toScalar(), a[2].toScalar(), a[3].toBool(), a[4].opt(&IValue::toGenerator)));
+}
+
+// rsqrt(Tensor self) -> Tensor
+void boxed_rsqrt(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::rsqrt(a[0].toTensor()));
+}
+
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+void boxed_rsqrt_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::rsqrt_(a[0].toTensor()));
+}
+
+// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_rsqrt_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::rsqrt_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // special_erf(Tensor self) -> Tensor
 void boxed_special_erf(Stack& s) {
   IValue* a = args(s, 1);
@@ -105,6 +157,24 @@ void boxed_special_erf(Stack& s) {
 void boxed_special_erf_out(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::special_erf_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]
+void boxed_tensor_split_sections(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::tensor_split(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
+}
+
+// tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]
+void boxed_tensor_split_indices(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::tensor_split(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt()));
+}
+
+// tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+void boxed_tensor_split_tensor_indices_or_sections(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::tensor_split(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
 }
 
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
@@ -136,11 +206,22 @@ const OpEntry entries[] = {
     {"bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_bartlett_window, 0},
     {"bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_bartlett_window_periodic, 0},
     {"diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", boxed_diagonal, 0},
+    {"digamma(Tensor self) -> Tensor", boxed_digamma, kPointwise},
+    {"digamma_(Tensor(a!) self) -> Tensor(a!)", boxed_digamma_, kPointwise},
+    {"digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_digamma_out, kPointwise},
     {"margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor", boxed_margin_ranking_loss, 0},
     {"max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", boxed_max_pool2d, 0},
     {"prelu(Tensor self, Tensor weight) -> Tensor", boxed_prelu, 0},
+    {"rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor", boxed_rrelu, kNondeterministic},
+    {"rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)", boxed_rrelu_, kNondeterministic},
+    {"rsqrt(Tensor self) -> Tensor", boxed_rsqrt, kPointwise},
+    {"rsqrt_(Tensor(a!) self) -> Tensor(a!)", boxed_rsqrt_, kPointwise},
+    {"rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_rsqrt_out, kPointwise},
     {"special_erf(Tensor self) -> Tensor", boxed_special_erf, 0},
     {"special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_erf_out, 0},
+    {"tensor_split.sections(Tensor(a) self, int sections, int dim=0) -> Tensor(a)[]", boxed_tensor_split_sections, 0},
+    {"tensor_split.indices(Tensor(a) self, int[] indices, int dim=0) -> Tensor(a)[]", boxed_tensor_split_indices, 0},
+    {"tensor_split.tensor_indices_or_sections(Tensor(a) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", boxed_tensor_split_tensor_indices_or_sections, 0},
     {"threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", boxed_threshold, kPointwise},
     {"threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", boxed_threshold_out, kPointwise},
     {"threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", boxed_threshold_, kPointwise},

@@ -2,19 +2,43 @@
 // Boxed ops for the JIT, shard 23: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_rprop.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/arccosh.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
 #include "generated/ops/cosine_embedding_loss.h"
+#include "generated/ops/dist.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/rnn_tanh_cell.h"
+#include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::jit {
 namespace {
+
+// _fused_rprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] prevs, Tensor(c!)[] step_sizes, Tensor(d!)[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> ()
+void boxed__fused_rprop_(Stack& s) {
+  IValue* a = args(s, 10);
+  tl::_fused_rprop_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), a[5].toDouble(), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toBool());
+  drop(s, 10);
+}
+
+// _pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+void boxed__pad_packed_sequence(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_pad_packed_sequence(a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toScalar(), a[4].toInt()));
+}
 
 // arccosh(Tensor self) -> Tensor
 void boxed_arccosh(Stack& s) {
@@ -32,6 +56,12 @@ void boxed_arccosh_out(Stack& s) {
 void boxed_arccosh_(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::arccosh_(a[0].toTensor()));
+}
+
+// argwhere(Tensor self) -> Tensor
+void boxed_argwhere(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::argwhere(a[0].toTensor()));
 }
 
 // bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
@@ -118,6 +148,54 @@ void boxed_cosine_embedding_loss(Stack& s) {
   finish(s, 5, tl::cosine_embedding_loss(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toDouble(), a[4].toInt()));
 }
 
+// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+void boxed_dist(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::dist(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// eq.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_eq_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::eq(a[0].toTensor(), a[1].toTensor()));
+}
+
+// eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_eq__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::eq_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_eq_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::eq_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_eq_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::eq(a[0].toTensor(), a[1].toScalar()));
+}
+
+// eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_eq__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::eq_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_eq_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::eq_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// equal(Tensor self, Tensor other) -> bool
+void boxed_equal(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::equal(a[0].toTensor(), a[1].toTensor()));
+}
+
 // greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
 void boxed_greater_equal_Tensor(Stack& s) {
   IValue* a = args(s, 2);
@@ -184,6 +262,12 @@ void boxed_lcm_out(Stack& s) {
   finish(s, 3, tl::lcm_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+void boxed_leaky_relu_backward(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::leaky_relu_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar(), a[3].toBool()));
+}
+
 // max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
 void boxed_max_pool3d(Stack& s) {
   IValue* a = args(s, 6);
@@ -208,6 +292,24 @@ void boxed_prod_dim_int_out(Stack& s) {
   finish(s, 5, tl::prod_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
 }
 
+// rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+void boxed_rnn_tanh_cell(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::rnn_tanh_cell(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toOptionalTensor()));
+}
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+void boxed_uniform_(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::uniform_(a[0].toTensor(), a[1].toDouble(), a[2].toDouble(), a[3].opt(&IValue::toGenerator)));
+}
+
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+void boxed_unique_dim_consecutive(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::unique_dim_consecutive(a[0].toTensor(), a[1].toInt(), a[2].toBool(), a[3].toBool()));
+}
+
 // upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
 void boxed_upsample_linear1d(Stack& s) {
   IValue* a = args(s, 4);
@@ -226,10 +328,19 @@ void boxed_upsample_linear1d_vec(Stack& s) {
   finish(s, 4, tl::upsample_linear1d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
 }
 
+// zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_zeros_like(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::zeros_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
 const OpEntry entries[] = {
+    {"_fused_rprop_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] prevs, Tensor(c!)[] step_sizes, Tensor(d!)[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> ()", boxed__fused_rprop_, 0},
+    {"_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)", boxed__pad_packed_sequence, 0},
     {"arccosh(Tensor self) -> Tensor", boxed_arccosh, kPointwise},
     {"arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arccosh_out, kPointwise},
     {"arccosh_(Tensor(a!) self) -> Tensor(a!)", boxed_arccosh_, 0},
+    {"argwhere(Tensor self) -> Tensor", boxed_argwhere, 0},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", boxed_bitwise_left_shift_Tensor, kPointwise},
     {"bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_bitwise_left_shift__Tensor, kPointwise},
     {"bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_left_shift_Tensor_out, kPointwise},
@@ -244,6 +355,14 @@ const OpEntry entries[] = {
     {"clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", boxed_clamp_min_, kPointwise},
     {"clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_min_out, kPointwise},
     {"cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor", boxed_cosine_embedding_loss, 0},
+    {"dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", boxed_dist, 0},
+    {"eq.Tensor(Tensor self, Tensor other) -> Tensor", boxed_eq_Tensor, kPointwise},
+    {"eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_eq__Tensor, kPointwise},
+    {"eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_eq_Tensor_out, kPointwise},
+    {"eq.Scalar(Tensor self, Scalar other) -> Tensor", boxed_eq_Scalar, kPointwise},
+    {"eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_eq__Scalar, kPointwise},
+    {"eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_eq_Scalar_out, kPointwise},
+    {"equal(Tensor self, Tensor other) -> bool", boxed_equal, 0},
     {"greater_equal.Tensor(Tensor self, Tensor other) -> Tensor", boxed_greater_equal_Tensor, kPointwise},
     {"greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_greater_equal__Tensor, kPointwise},
     {"greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_greater_equal_Tensor_out, kPointwise},
@@ -255,13 +374,18 @@ const OpEntry entries[] = {
     {"lcm(Tensor self, Tensor other) -> Tensor", boxed_lcm, kPointwise},
     {"lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_lcm_, kPointwise},
     {"lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_lcm_out, kPointwise},
+    {"leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor", boxed_leaky_relu_backward, kPointwise},
     {"max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor", boxed_max_pool3d, 0},
     {"prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", boxed_prod, 0},
     {"prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_prod_dim_int, 0},
     {"prod.dim_int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_prod_dim_int_out, 0},
+    {"rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", boxed_rnn_tanh_cell, 0},
+    {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", boxed_uniform_, kNondeterministic},
+    {"unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", boxed_unique_dim_consecutive, 0},
     {"upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor", boxed_upsample_linear1d, 0},
     {"upsample_linear1d.out(Tensor self, int[1] output_size, bool align_corners, float? scales=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_linear1d_out, 0},
     {"upsample_linear1d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed_upsample_linear1d_vec, 0},
+    {"zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_zeros_like, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -3,13 +3,19 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_fused_radam.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/isinf.h"
 #include "generated/ops/kaiser_window.h"
 #include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
@@ -17,6 +23,7 @@
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
@@ -30,11 +37,23 @@ void boxed__conj(Stack& s) {
   finish(s, 1, tl::_conj(a[0].toTensor()));
 }
 
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+void boxed__fft_c2r(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_fft_c2r(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toInt()));
+}
+
 // _fused_radam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> ()
 void boxed__fused_radam_(Stack& s) {
   IValue* a = args(s, 12);
   tl::_fused_radam_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), a[5].toDouble(), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toDouble(), a[10].toBool(), a[11].toBool());
   drop(s, 12);
+}
+
+// _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+void boxed__scaled_dot_product_flash_attention_for_cpu_backward(Stack& s) {
+  IValue* a = args(s, 10);
+  finish(s, 10, tl::_scaled_dot_product_flash_attention_for_cpu_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toDouble(), a[7].toBool(), a[8].toOptionalTensor(), a[9].opt(&IValue::toDouble)));
 }
 
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
@@ -55,10 +74,28 @@ void boxed_addcdiv_out(Stack& s) {
   finish(s, 5, tl::addcdiv_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar()));
 }
 
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void boxed_amin(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::amin(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_amin_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::amin_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 void boxed_clone(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::clone(a[0].toTensor(), a[1].opt(&IValue::toMemoryFormat)));
+}
+
+// constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+void boxed_constant_pad_nd(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::constant_pad_nd(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toScalar()));
 }
 
 // dstack(Tensor[] tensors) -> Tensor
@@ -103,6 +140,30 @@ void boxed_hardsigmoid_out(Stack& s) {
   finish(s, 2, tl::hardsigmoid_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+void boxed_histogram_bins_tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::histogram(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toBool()));
+}
+
+// histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+void boxed_histogram_bins_tensor_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::histogram_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toBool()));
+}
+
+// histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+void boxed_histogram_bin_ct(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::histogram(a[0].toTensor(), a[1].toInt(), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
+// histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)
+void boxed_histogram_bin_ct_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::histogram_out(a[5].toTensor(), a[6].toTensor(), a[0].toTensor(), a[1].toInt(), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
 // hsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
 void boxed_hsplit_int(Stack& s) {
   IValue* a = args(s, 2);
@@ -113,6 +174,12 @@ void boxed_hsplit_int(Stack& s) {
 void boxed_hsplit_array(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::hsplit(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
+// isinf(Tensor self) -> Tensor
+void boxed_isinf(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::isinf(a[0].toTensor()));
 }
 
 // kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -211,6 +278,42 @@ void boxed_special_exp2_out(Stack& s) {
   finish(s, 2, tl::special_exp2_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// special_zeta(Tensor self, Tensor other) -> Tensor
+void boxed_special_zeta(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_zeta(a[0].toTensor(), a[1].toTensor()));
+}
+
+// special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_zeta_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_zeta_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+void boxed_special_zeta_self_scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_zeta(a[0].toScalar(), a[1].toTensor()));
+}
+
+// special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_zeta_self_scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_zeta_out(a[2].toTensor(), a[0].toScalar(), a[1].toTensor()));
+}
+
+// special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+void boxed_special_zeta_other_scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_zeta(a[0].toTensor(), a[1].toScalar()));
+}
+
+// special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_zeta_other_scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_zeta_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
 // sqrt(Tensor self) -> Tensor
 void boxed_sqrt(Stack& s) {
   IValue* a = args(s, 1);
@@ -255,11 +358,16 @@ void boxed_swapdims_(Stack& s) {
 
 const OpEntry entries[] = {
     {"_conj(Tensor(a) self) -> Tensor(a)", boxed__conj, 0},
+    {"_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor", boxed__fft_c2r, 0},
     {"_fused_radam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> ()", boxed__fused_radam_, 0},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", boxed__scaled_dot_product_flash_attention_for_cpu_backward, 0},
     {"addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", boxed_addcdiv, kPointwise},
     {"addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", boxed_addcdiv_, kPointwise},
     {"addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", boxed_addcdiv_out, kPointwise},
+    {"amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", boxed_amin, 0},
+    {"amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_amin_out, 0},
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", boxed_clone, 0},
+    {"constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", boxed_constant_pad_nd, 0},
     {"dstack(Tensor[] tensors) -> Tensor", boxed_dstack, 0},
     {"dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_dstack_out, 0},
     {"fmax(Tensor self, Tensor other) -> Tensor", boxed_fmax, kPointwise},
@@ -267,8 +375,13 @@ const OpEntry entries[] = {
     {"hardsigmoid(Tensor self) -> Tensor", boxed_hardsigmoid, kPointwise},
     {"hardsigmoid_(Tensor(a!) self) -> Tensor(a!)", boxed_hardsigmoid_, kPointwise},
     {"hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_hardsigmoid_out, kPointwise},
+    {"histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)", boxed_histogram_bins_tensor, 0},
+    {"histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)", boxed_histogram_bins_tensor_out, 0},
+    {"histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)", boxed_histogram_bin_ct, 0},
+    {"histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)", boxed_histogram_bin_ct_out, 0},
     {"hsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]", boxed_hsplit_int, 0},
     {"hsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]", boxed_hsplit_array, 0},
+    {"isinf(Tensor self) -> Tensor", boxed_isinf, kPointwise},
     {"kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_kaiser_window, 0},
     {"kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_kaiser_window_periodic, 0},
     {"kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_kaiser_window_beta, 0},
@@ -285,6 +398,12 @@ const OpEntry entries[] = {
     {"relu_(Tensor(a!) self) -> Tensor(a!)", boxed_relu_, kPointwise},
     {"special_exp2(Tensor self) -> Tensor", boxed_special_exp2, 0},
     {"special_exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_exp2_out, 0},
+    {"special_zeta(Tensor self, Tensor other) -> Tensor", boxed_special_zeta, kPointwise},
+    {"special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_out, kPointwise},
+    {"special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", boxed_special_zeta_self_scalar, kPointwise},
+    {"special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_self_scalar_out, kPointwise},
+    {"special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", boxed_special_zeta_other_scalar, kPointwise},
+    {"special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_zeta_other_scalar_out, kPointwise},
     {"sqrt(Tensor self) -> Tensor", boxed_sqrt, kPointwise},
     {"sqrt_(Tensor(a!) self) -> Tensor(a!)", boxed_sqrt_, kPointwise},
     {"sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sqrt_out, kPointwise},

@@ -3,15 +3,26 @@
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_lstm_layer_backward.h"
+#include "generated/ops/_unique2.h"
+#include "generated/ops/adjoint.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/kl_div.h"
+#include "generated/ops/linalg_eig.h"
+#include "generated/ops/lstm.h"
+#include "generated/ops/nanmean.h"
 #include "generated/ops/nll_loss2d.h"
+#include "generated/ops/pdist.h"
+#include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::jit {
 namespace {
@@ -20,6 +31,30 @@ namespace {
 void boxed__lstm_layer_backward(Stack& s) {
   IValue* a = args(s, 10);
   finish(s, 10, tl::_lstm_layer_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toTensor(), a[7].toTensor(), a[8].toBool(), a[9].toBoolArray<4>()));
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+void boxed__unique2(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_unique2(a[0].toTensor(), a[1].toBool(), a[2].toBool(), a[3].toBool()));
+}
+
+// adjoint(Tensor(a) self) -> Tensor(a)
+void boxed_adjoint(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::adjoint(a[0].toTensor()));
+}
+
+// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+void boxed_cross(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cross(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt)));
+}
+
+// cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cross_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cross_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt)));
 }
 
 // einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
@@ -64,10 +99,82 @@ void boxed_fmod_Scalar_out(Stack& s) {
   finish(s, 3, tl::fmod_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
+// frac(Tensor self) -> Tensor
+void boxed_frac(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::frac(a[0].toTensor()));
+}
+
+// frac_(Tensor(a!) self) -> Tensor(a!)
+void boxed_frac_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::frac_(a[0].toTensor()));
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_frac_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::frac_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+void boxed_index_reduce(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::index_reduce(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef()), a[5].toBool()));
+}
+
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)
+void boxed_index_reduce_(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::index_reduce_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef()), a[5].toBool()));
+}
+
+// index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+void boxed_index_reduce_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::index_reduce_out(a[6].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), std::string_view(a[4].toStringRef()), a[5].toBool()));
+}
+
 // kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 void boxed_kl_div(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::kl_div(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toBool()));
+}
+
+// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+void boxed_linalg_eig(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_eig(a[0].toTensor()));
+}
+
+// linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+void boxed_linalg_eig_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_eig_out(a[1].toTensor(), a[2].toTensor(), a[0].toTensor()));
+}
+
+// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+void boxed_lstm_input(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::lstm(a[0].toTensor(), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), a[3].toBool(), a[4].toInt(), a[5].toDouble(), a[6].toBool(), a[7].toBool(), a[8].toBool()));
+}
+
+// lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+void boxed_lstm_data(Stack& s) {
+  IValue* a = args(s, 9);
+  finish(s, 9, tl::lstm(a[0].toTensor(), a[1].toTensor(), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), a[4].toBool(), a[5].toInt(), a[6].toDouble(), a[7].toBool(), a[8].toBool()));
+}
+
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_nanmean(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::nanmean(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
+}
+
+// nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_nanmean_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::nanmean_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
 }
 
 // nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
@@ -80,6 +187,18 @@ void boxed_nll_loss2d(Stack& s) {
 void boxed_nll_loss2d_out(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::nll_loss2d_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt()));
+}
+
+// pdist(Tensor input, float p=2) -> Tensor
+void boxed_pdist(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pdist(a[0].toTensor(), a[1].toDouble()));
+}
+
+// poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+void boxed_poisson_nll_loss(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::poisson_nll_loss(a[0].toTensor(), a[1].toTensor(), a[2].toBool(), a[3].toBool(), a[4].toDouble(), a[5].toInt()));
 }
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -130,8 +249,18 @@ void boxed_triu_indices(Stack& s) {
   finish(s, 7, tl::triu_indices(a[0].toInt(), a[1].toInt(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
 }
 
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+void boxed_unfold_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::unfold_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toInt(), a[4].toInt()));
+}
+
 const OpEntry entries[] = {
     {"_lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)", boxed__lstm_layer_backward, 0},
+    {"_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", boxed__unique2, 0},
+    {"adjoint(Tensor(a) self) -> Tensor(a)", boxed_adjoint, 0},
+    {"cross(Tensor self, Tensor other, int? dim=None) -> Tensor", boxed_cross, 0},
+    {"cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_cross_out, 0},
     {"einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", boxed_einsum, 0},
     {"fmod.Tensor(Tensor self, Tensor other) -> Tensor", boxed_fmod_Tensor, kPointwise},
     {"fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_fmod__Tensor, kPointwise},
@@ -139,9 +268,23 @@ const OpEntry entries[] = {
     {"fmod.Scalar(Tensor self, Scalar other) -> Tensor", boxed_fmod_Scalar, kPointwise},
     {"fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_fmod__Scalar, kPointwise},
     {"fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_fmod_Scalar_out, kPointwise},
+    {"frac(Tensor self) -> Tensor", boxed_frac, kPointwise},
+    {"frac_(Tensor(a!) self) -> Tensor(a!)", boxed_frac_, kPointwise},
+    {"frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_frac_out, kPointwise},
+    {"index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", boxed_index_reduce, 0},
+    {"index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)", boxed_index_reduce_, 0},
+    {"index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", boxed_index_reduce_out, 0},
     {"kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor", boxed_kl_div, 0},
+    {"linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)", boxed_linalg_eig, 0},
+    {"linalg_eig.out(Tensor A, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)", boxed_linalg_eig_out, 0},
+    {"lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)", boxed_lstm_input, 0},
+    {"lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)", boxed_lstm_data, 0},
+    {"nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_nanmean, 0},
+    {"nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_nanmean_out, 0},
     {"nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor", boxed_nll_loss2d, 0},
     {"nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", boxed_nll_loss2d_out, 0},
+    {"pdist(Tensor input, float p=2) -> Tensor", boxed_pdist, 0},
+    {"poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor", boxed_poisson_nll_loss, 0},
     {"rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_rand_like, kNondeterministic},
     {"resolve_conj(Tensor(a) self) -> Tensor(a)", boxed_resolve_conj, 0},
     {"silu(Tensor self) -> Tensor", boxed_silu, kPointwise},
@@ -150,6 +293,7 @@ const OpEntry entries[] = {
     {"special_ndtr(Tensor self) -> Tensor", boxed_special_ndtr, kPointwise},
     {"special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_ndtr_out, kPointwise},
     {"triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_triu_indices, 0},
+    {"unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor", boxed_unfold_backward, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

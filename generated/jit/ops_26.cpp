@@ -4,11 +4,20 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
+#include "generated/ops/greater.h"
+#include "generated/ops/gt.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
+#include "generated/ops/softmax.h"
 #include "generated/ops/special_bessel_j1.h"
 
 namespace tl::jit {
@@ -56,6 +65,138 @@ void boxed_bernoulli_p(Stack& s) {
   finish(s, 3, tl::bernoulli(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toGenerator)));
 }
 
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+void boxed_cholesky_solve(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cholesky_solve(a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
+// cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cholesky_solve_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cholesky_solve_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toBool()));
+}
+
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+void boxed_clamp_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clamp(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+void boxed_clamp__Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clamp_(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_clamp_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::clamp_out(a[3].toTensor(), a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+void boxed_clamp(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clamp(a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+void boxed_clamp_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clamp_(a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_clamp_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::clamp_out(a[3].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+void boxed_diag(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::diag(a[0].toTensor(), a[1].toInt()));
+}
+
+// diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_diag_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::diag_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
+}
+
+// greater.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_greater_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::greater(a[0].toTensor(), a[1].toTensor()));
+}
+
+// greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_greater__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::greater_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_greater_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::greater_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// greater.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_greater_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::greater(a[0].toTensor(), a[1].toScalar()));
+}
+
+// greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_greater__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::greater_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_greater_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::greater_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// gt.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_gt_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gt(a[0].toTensor(), a[1].toTensor()));
+}
+
+// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_gt__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gt_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_gt_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::gt_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// gt.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_gt_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gt(a[0].toTensor(), a[1].toScalar()));
+}
+
+// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_gt__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::gt_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_gt_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::gt_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
 // hypot(Tensor self, Tensor other) -> Tensor
 void boxed_hypot(Stack& s) {
   IValue* a = args(s, 2);
@@ -72,6 +213,12 @@ void boxed_hypot_(Stack& s) {
 void boxed_hypot_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::hypot_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+void boxed_layer_norm(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::layer_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toDouble(), a[5].toBool()));
 }
 
 // log2(Tensor self) -> Tensor
@@ -104,6 +251,54 @@ void boxed_lu_solve_out(Stack& s) {
   finish(s, 4, tl::lu_solve_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
 }
 
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+void boxed_native_layer_norm(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::native_layer_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toDouble()));
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_remainder_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::remainder(a[0].toTensor(), a[1].toTensor()));
+}
+
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_remainder__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::remainder_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_remainder_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::remainder_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_remainder_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::remainder(a[0].toTensor(), a[1].toScalar()));
+}
+
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_remainder__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::remainder_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_remainder_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::remainder_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+void boxed_remainder_Scalar_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::remainder(a[0].toScalar(), a[1].toTensor()));
+}
+
 // resolve_neg(Tensor(a) self) -> Tensor(a)
 void boxed_resolve_neg(Stack& s) {
   IValue* a = args(s, 1);
@@ -120,6 +315,18 @@ void boxed_row_stack(Stack& s) {
 void boxed_row_stack_out(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::row_stack_out(a[1].toTensor(), TensorList(a[0].toTensorVector())));
+}
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+void boxed_softmax_int(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::softmax(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_softmax_int_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::softmax_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
 }
 
 // special_bessel_j1(Tensor self) -> Tensor
@@ -142,17 +349,50 @@ const OpEntry entries[] = {
     {"bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", boxed_bernoulli__Tensor, kNondeterministic},
     {"bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", boxed_bernoulli__float, kNondeterministic},
     {"bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", boxed_bernoulli_p, kNondeterministic},
+    {"cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor", boxed_cholesky_solve, 0},
+    {"cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_cholesky_solve_out, 0},
+    {"clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", boxed_clamp_Tensor, kPointwise},
+    {"clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", boxed_clamp__Tensor, kPointwise},
+    {"clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_Tensor_out, kPointwise},
+    {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", boxed_clamp, kPointwise},
+    {"clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", boxed_clamp_, kPointwise},
+    {"clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_clamp_out, kPointwise},
+    {"diag(Tensor self, int diagonal=0) -> Tensor", boxed_diag, 0},
+    {"diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_diag_out, 0},
+    {"greater.Tensor(Tensor self, Tensor other) -> Tensor", boxed_greater_Tensor, kPointwise},
+    {"greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_greater__Tensor, kPointwise},
+    {"greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_greater_Tensor_out, kPointwise},
+    {"greater.Scalar(Tensor self, Scalar other) -> Tensor", boxed_greater_Scalar, kPointwise},
+    {"greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_greater__Scalar, kPointwise},
+    {"greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_greater_Scalar_out, kPointwise},
+    {"gt.Tensor(Tensor self, Tensor other) -> Tensor", boxed_gt_Tensor, kPointwise},
+    {"gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_gt__Tensor, kPointwise},
+    {"gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_gt_Tensor_out, kPointwise},
+    {"gt.Scalar(Tensor self, Scalar other) -> Tensor", boxed_gt_Scalar, kPointwise},
+    {"gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_gt__Scalar, kPointwise},
+    {"gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_gt_Scalar_out, kPointwise},
     {"hypot(Tensor self, Tensor other) -> Tensor", boxed_hypot, kPointwise},
     {"hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_hypot_, kPointwise},
     {"hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_hypot_out, kPointwise},
+    {"layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", boxed_layer_norm, 0},
     {"log2(Tensor self) -> Tensor", boxed_log2, kPointwise},
     {"log2_(Tensor(a!) self) -> Tensor(a!)", boxed_log2_, kPointwise},
     {"log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log2_out, kPointwise},
     {"lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor", boxed_lu_solve, 0},
     {"lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)", boxed_lu_solve_out, 0},
+    {"native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", boxed_native_layer_norm, 0},
+    {"remainder.Tensor(Tensor self, Tensor other) -> Tensor", boxed_remainder_Tensor, kPointwise},
+    {"remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_remainder__Tensor, kPointwise},
+    {"remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_remainder_Tensor_out, kPointwise},
+    {"remainder.Scalar(Tensor self, Scalar other) -> Tensor", boxed_remainder_Scalar, kPointwise},
+    {"remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_remainder__Scalar, kPointwise},
+    {"remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_remainder_Scalar_out, kPointwise},
+    {"remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", boxed_remainder_Scalar_Tensor, kPointwise},
     {"resolve_neg(Tensor(a) self) -> Tensor(a)", boxed_resolve_neg, 0},
     {"row_stack(Tensor[] tensors) -> Tensor", boxed_row_stack, 0},
     {"row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_row_stack_out, 0},
+    {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", boxed_softmax_int, 0},
+    {"softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_softmax_int_out, 0},
     {"special_bessel_j1(Tensor self) -> Tensor", boxed_special_bessel_j1, kPointwise},
     {"special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_bessel_j1_out, kPointwise},
 };

@@ -2,13 +2,25 @@
 // Boxed ops for the JIT, shard 27: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/special_erfc.h"
+#include "generated/ops/take.h"
 
 namespace tl::jit {
 namespace {
+
+// _fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()
+void boxed__fused_adadelta_(Stack& s) {
+  IValue* a = args(s, 10);
+  tl::_fused_adadelta_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), a[5].toDouble(), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toBool());
+  drop(s, 10);
+}
 
 // _fused_nadam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] mu_products, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> ()
 void boxed__fused_nadam_(Stack& s) {
@@ -35,6 +47,24 @@ void boxed_exp_out(Stack& s) {
   finish(s, 2, tl::exp_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// imag(Tensor(a) self) -> Tensor(a)
+void boxed_imag(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::imag(a[0].toTensor()));
+}
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+void boxed_index_put(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_put(a[0].toTensor(), a[1].toOptionalTensorVector(), a[2].toTensor(), a[3].toBool()));
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+void boxed_index_put_(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_put_(a[0].toTensor(), a[1].toOptionalTensorVector(), a[2].toTensor(), a[3].toBool()));
+}
+
 // max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 void boxed_max_pool3d_with_indices(Stack& s) {
   IValue* a = args(s, 6);
@@ -59,15 +89,47 @@ void boxed_nansum_out(Stack& s) {
   finish(s, 5, tl::nansum_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].opt(&IValue::toScalarType)));
 }
 
+// special_erfc(Tensor self) -> Tensor
+void boxed_special_erfc(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::special_erfc(a[0].toTensor()));
+}
+
+// special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_erfc_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_erfc_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// take(Tensor self, Tensor index) -> Tensor
+void boxed_take(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::take(a[0].toTensor(), a[1].toTensor()));
+}
+
+// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_take_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::take_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 const OpEntry entries[] = {
+    {"_fused_adadelta_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] square_avgs, Tensor(c!)[] acc_deltas, Tensor(d!)[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> ()", boxed__fused_adadelta_, 0},
     {"_fused_nadam_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, Tensor(d!)[] mu_products, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> ()", boxed__fused_nadam_, 0},
     {"exp(Tensor self) -> Tensor", boxed_exp, kPointwise},
     {"exp_(Tensor(a!) self) -> Tensor(a!)", boxed_exp_, kPointwise},
     {"exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_exp_out, kPointwise},
+    {"imag(Tensor(a) self) -> Tensor(a)", boxed_imag, 0},
+    {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", boxed_index_put, 0},
+    {"index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", boxed_index_put_, 0},
     {"max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", boxed_max_pool3d_with_indices, 0},
     {"max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_max_pool3d_with_indices_out, 0},
     {"nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_nansum, 0},
     {"nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_nansum_out, 0},
+    {"special_erfc(Tensor self) -> Tensor", boxed_special_erfc, 0},
+    {"special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_erfc_out, 0},
+    {"take(Tensor self, Tensor index) -> Tensor", boxed_take, 0},
+    {"take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", boxed_take_out, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -4,14 +4,21 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
+#include "generated/ops/aminmax.h"
 #include "generated/ops/binary_cross_entropy.h"
+#include "generated/ops/cholesky.h"
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_matrix_exp.h"
+#include "generated/ops/log_sigmoid.h"
+#include "generated/ops/logical_xor.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl::jit {
 namespace {
@@ -34,6 +41,18 @@ void boxed_adaptive_avg_pool3d_out(Stack& s) {
   finish(s, 3, tl::adaptive_avg_pool3d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3))));
 }
 
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+void boxed_aminmax(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::aminmax(a[0].toTensor(), a[1].opt(&IValue::toInt), a[2].toBool()));
+}
+
+// aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
+void boxed_aminmax_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::aminmax_out(a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toInt), a[2].toBool()));
+}
+
 // binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor
 void boxed_binary_cross_entropy(Stack& s) {
   IValue* a = args(s, 4);
@@ -44,6 +63,18 @@ void boxed_binary_cross_entropy(Stack& s) {
 void boxed_binary_cross_entropy_out(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::binary_cross_entropy_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt()));
+}
+
+// cholesky(Tensor self, bool upper=False) -> Tensor
+void boxed_cholesky(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cholesky(a[0].toTensor(), a[1].toBool()));
+}
+
+// cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cholesky_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cholesky_out(a[2].toTensor(), a[0].toTensor(), a[1].toBool()));
 }
 
 // linalg_det(Tensor A) -> Tensor
@@ -62,6 +93,36 @@ void boxed_linalg_det_out(Stack& s) {
 void boxed_linalg_matrix_exp(Stack& s) {
   IValue* a = args(s, 1);
   finish(s, 1, tl::linalg_matrix_exp(a[0].toTensor()));
+}
+
+// log_sigmoid(Tensor self) -> Tensor
+void boxed_log_sigmoid(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log_sigmoid(a[0].toTensor()));
+}
+
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_log_sigmoid_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::log_sigmoid_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+void boxed_logical_xor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logical_xor(a[0].toTensor(), a[1].toTensor()));
+}
+
+// logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_logical_xor_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logical_xor_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logical_xor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logical_xor_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
@@ -160,15 +221,42 @@ void boxed_sub__Scalar(Stack& s) {
   finish(s, 3, tl::sub_(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
 }
 
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_nearest2d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_nearest2d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_nearest3d_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::upsample_nearest3d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(5)), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+void boxed_vander(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::vander(a[0].toTensor(), a[1].opt(&IValue::toInt), a[2].toBool()));
+}
+
 const OpEntry entries[] = {
     {"_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor", boxed__upsample_nearest_exact1d_backward, 0},
     {"adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor", boxed_adaptive_avg_pool3d, 0},
     {"adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", boxed_adaptive_avg_pool3d_out, 0},
+    {"aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", boxed_aminmax, 0},
+    {"aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)", boxed_aminmax_out, 0},
     {"binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=0) -> Tensor", boxed_binary_cross_entropy, 0},
     {"binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_binary_cross_entropy_out, 0},
+    {"cholesky(Tensor self, bool upper=False) -> Tensor", boxed_cholesky, 0},
+    {"cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_cholesky_out, 0},
     {"linalg_det(Tensor A) -> Tensor", boxed_linalg_det, 0},
     {"linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_det_out, 0},
     {"linalg_matrix_exp(Tensor self) -> Tensor", boxed_linalg_matrix_exp, 0},
+    {"log_sigmoid(Tensor self) -> Tensor", boxed_log_sigmoid, 0},
+    {"log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log_sigmoid_out, 0},
+    {"logical_xor(Tensor self, Tensor other) -> Tensor", boxed_logical_xor, kPointwise},
+    {"logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_logical_xor_, kPointwise},
+    {"logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_logical_xor_out, kPointwise},
     {"masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", boxed_masked_fill_Scalar, 0},
     {"masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)", boxed_masked_fill__Scalar, 0},
     {"masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", boxed_masked_fill_Tensor, 0},
@@ -185,6 +273,9 @@ const OpEntry entries[] = {
     {"sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_sub_Tensor_out, kPointwise},
     {"sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_sub_Scalar, kPointwise},
     {"sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", boxed_sub__Scalar, kPointwise},
+    {"upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest2d_backward, 0},
+    {"upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_nearest3d_backward, 0},
+    {"vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", boxed_vander, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

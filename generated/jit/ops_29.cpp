@@ -9,14 +9,21 @@
 #include "generated/ops/all.h"
 #include "generated/ops/alpha_dropout.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/grid_sampler.h"
 #include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/i0.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_vander.h"
+#include "generated/ops/movedim.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/searchsorted.h"
+#include "generated/ops/selu.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/trapezoid.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::jit {
 namespace {
@@ -100,10 +107,34 @@ void boxed_gather_out(Stack& s) {
   finish(s, 5, tl::gather_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toBool()));
 }
 
+// grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+void boxed_grid_sampler(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::grid_sampler(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt(), a[4].toBool()));
+}
+
 // huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
 void boxed_huber_loss_backward(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::huber_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt(), a[4].toDouble()));
+}
+
+// i0(Tensor self) -> Tensor
+void boxed_i0(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::i0(a[0].toTensor()));
+}
+
+// i0_(Tensor(a!) self) -> Tensor(a!)
+void boxed_i0_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::i0_(a[0].toTensor()));
+}
+
+// i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_i0_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::i0_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
@@ -124,6 +155,18 @@ void boxed_linalg_vander(Stack& s) {
   finish(s, 2, tl::linalg_vander(a[0].toTensor(), a[1].opt(&IValue::toInt)));
 }
 
+// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+void boxed_movedim_intlist(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::movedim(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), IntArrayRef(a[2].toIntVector(0))));
+}
+
+// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+void boxed_movedim_int(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::movedim(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
+}
+
 // randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_randint_like(Stack& s) {
   IValue* a = args(s, 4);
@@ -134,6 +177,12 @@ void boxed_randint_like(Stack& s) {
 void boxed_randint_like_low_dtype(Stack& s) {
   IValue* a = args(s, 5);
   finish(s, 5, tl::randint_like(a[0].toTensor(), a[1].toInt(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toDevice)));
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+void boxed_rot90(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::rot90(a[0].toTensor(), a[1].toInt(), IntArrayRef(a[2].toIntVector(0))));
 }
 
 // searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
@@ -158,6 +207,18 @@ void boxed_searchsorted_Scalar(Stack& s) {
 void boxed_searchsorted_Scalar_out(Stack& s) {
   IValue* a = args(s, 7);
   finish(s, 7, tl::searchsorted_out(a[6].toTensor(), a[0].toTensor(), a[1].toScalar(), a[2].toBool(), a[3].toBool(), as_arg(a[4].toOptionalString()), a[5].toOptionalTensor()));
+}
+
+// selu(Tensor self) -> Tensor
+void boxed_selu(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::selu(a[0].toTensor()));
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+void boxed_selu_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::selu_(a[0].toTensor()));
 }
 
 // special_erfinv(Tensor self) -> Tensor
@@ -196,6 +257,24 @@ void boxed_transpose_(Stack& s) {
   finish(s, 3, tl::transpose_(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
 }
 
+// trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+void boxed_trapezoid_x(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapezoid(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+void boxed_trapezoid_dx(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::trapezoid(a[0].toTensor(), a[1].toScalar(), a[2].toInt()));
+}
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+void boxed_upsample_nearest1d_backward(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_nearest1d_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), IntArrayRef(a[2].toIntVector(3)), a[3].opt(&IValue::toDouble)));
+}
+
 const OpEntry entries[] = {
     {"_fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()", boxed__fused_adam_, 0},
     {"_upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_nearest_exact2d_backward, 0},
@@ -210,22 +289,34 @@ const OpEntry entries[] = {
     {"alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", boxed_alpha_dropout_, kNondeterministic},
     {"gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", boxed_gather, 0},
     {"gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", boxed_gather_out, 0},
+    {"grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", boxed_grid_sampler, 0},
     {"huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor", boxed_huber_loss_backward, 0},
+    {"i0(Tensor self) -> Tensor", boxed_i0, kPointwise},
+    {"i0_(Tensor(a!) self) -> Tensor(a!)", boxed_i0_, kPointwise},
+    {"i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_i0_out, kPointwise},
     {"linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)", boxed_linalg_inv_ex, 0},
     {"linalg_inv_ex.out(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info)", boxed_linalg_inv_ex_out, 0},
     {"linalg_vander(Tensor x, *, int? N=None) -> Tensor", boxed_linalg_vander, 0},
+    {"movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", boxed_movedim_intlist, 0},
+    {"movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", boxed_movedim_int, 0},
     {"randint_like(Tensor self, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_randint_like, kNondeterministic},
     {"randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_randint_like_low_dtype, kNondeterministic},
+    {"rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor", boxed_rot90, 0},
     {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", boxed_searchsorted_Tensor, 0},
     {"searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)", boxed_searchsorted_Tensor_out, 0},
     {"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", boxed_searchsorted_Scalar, 0},
     {"searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)", boxed_searchsorted_Scalar_out, 0},
+    {"selu(Tensor self) -> Tensor", boxed_selu, 0},
+    {"selu_(Tensor(a!) self) -> Tensor(a!)", boxed_selu_, 0},
     {"special_erfinv(Tensor self) -> Tensor", boxed_special_erfinv, 0},
     {"special_erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_erfinv_out, 0},
     {"special_psi(Tensor self) -> Tensor", boxed_special_psi, 0},
     {"special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_psi_out, 0},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", boxed_transpose_int, 0},
     {"transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", boxed_transpose_, 0},
+    {"trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", boxed_trapezoid_x, 0},
+    {"trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", boxed_trapezoid_dx, 0},
+    {"upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor", boxed_upsample_nearest1d_backward, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -2,18 +2,35 @@
 // Boxed ops for the JIT, shard 3: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/dot.h"
+#include "generated/ops/dsplit.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
+#include "generated/ops/hstack.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matrix_power.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/nanquantile.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/special_digamma.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::jit {
 namespace {
+
+// _test_sum_defined(Tensor?[] tensors) -> Tensor
+void boxed__test_sum_defined(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::_test_sum_defined(a[0].toOptionalTensorVector()));
+}
 
 // conj(Tensor(a) self) -> Tensor(a)
 void boxed_conj(Stack& s) {
@@ -39,6 +56,36 @@ void boxed_cumprod_out(Stack& s) {
   finish(s, 4, tl::cumprod_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
 }
 
+// diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+void boxed_diagonal_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::diagonal_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt(), a[3].toInt(), a[4].toInt()));
+}
+
+// dot(Tensor self, Tensor tensor) -> Tensor
+void boxed_dot(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::dot(a[0].toTensor(), a[1].toTensor()));
+}
+
+// dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_dot_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::dot_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// dsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]
+void boxed_dsplit_int(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::dsplit(a[0].toTensor(), a[1].toInt()));
+}
+
+// dsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]
+void boxed_dsplit_array(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::dsplit(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
 // flipud(Tensor self) -> Tensor
 void boxed_flipud(Stack& s) {
   IValue* a = args(s, 1);
@@ -55,6 +102,24 @@ void boxed_grid_sampler_2d_backward(Stack& s) {
 void boxed_grid_sampler_3d_backward(Stack& s) {
   IValue* a = args(s, 7);
   finish(s, 7, tl::grid_sampler_3d_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt(), a[4].toInt(), a[5].toBool(), a[6].toBoolArray<2>()));
+}
+
+// hstack(Tensor[] tensors) -> Tensor
+void boxed_hstack(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::hstack(TensorList(a[0].toTensorVector())));
+}
+
+// hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_hstack_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::hstack_out(a[1].toTensor(), TensorList(a[0].toTensorVector())));
+}
+
+// is_nonzero(Tensor self) -> bool
+void boxed_is_nonzero(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::is_nonzero(a[0].toTensor()));
 }
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -117,6 +182,66 @@ void boxed_matrix_power_out(Stack& s) {
   finish(s, 3, tl::matrix_power_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
 }
 
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+void boxed_max_pool3d_with_indices_backward(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::max_pool3d_with_indices_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), IntArrayRef(a[4].toIntVector(3)), IntArrayRef(a[5].toIntVector(3)), a[6].toBool(), a[7].toTensor()));
+}
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+void boxed_mse_loss_backward(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::mse_loss_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toInt()));
+}
+
+// nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+void boxed_nanquantile(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::nanquantile(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+void boxed_nanquantile_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::nanquantile_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+void boxed_nanquantile_scalar(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::nanquantile(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
+void boxed_nanquantile_scalar_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::nanquantile_out(a[5].toTensor(), a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toInt), a[3].toBool(), std::string_view(a[4].toStringRef())));
+}
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+void boxed_soft_margin_loss(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::soft_margin_loss(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_soft_margin_loss_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::soft_margin_loss_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// special_digamma(Tensor self) -> Tensor
+void boxed_special_digamma(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::special_digamma(a[0].toTensor()));
+}
+
+// special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_digamma_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_digamma_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // tanh(Tensor self) -> Tensor
 void boxed_tanh(Stack& s) {
   IValue* a = args(s, 1);
@@ -136,13 +261,22 @@ void boxed_tanh_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_test_sum_defined(Tensor?[] tensors) -> Tensor", boxed__test_sum_defined, 0},
     {"conj(Tensor(a) self) -> Tensor(a)", boxed_conj, 0},
     {"cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", boxed_cumprod, 0},
     {"cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", boxed_cumprod_, 0},
     {"cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_cumprod_out, 0},
+    {"diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor", boxed_diagonal_backward, 0},
+    {"dot(Tensor self, Tensor tensor) -> Tensor", boxed_dot, 0},
+    {"dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)", boxed_dot_out, 0},
+    {"dsplit.int(Tensor(a) self, int sections) -> Tensor(a)[]", boxed_dsplit_int, 0},
+    {"dsplit.array(Tensor(a) self, int[] indices) -> Tensor(a)[]", boxed_dsplit_array, 0},
     {"flipud(Tensor self) -> Tensor", boxed_flipud, 0},
     {"grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", boxed_grid_sampler_2d_backward, 0},
     {"grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", boxed_grid_sampler_3d_backward, 0},
+    {"hstack(Tensor[] tensors) -> Tensor", boxed_hstack, 0},
+    {"hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", boxed_hstack_out, 0},
+    {"is_nonzero(Tensor self) -> bool", boxed_is_nonzero, 0},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", boxed_le_Tensor, kPointwise},
     {"le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_le__Tensor, kPointwise},
     {"le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_le_Tensor_out, kPointwise},
@@ -153,6 +287,16 @@ const OpEntry entries[] = {
     {"linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matmul_out, 0},
     {"matrix_power(Tensor self, int n) -> Tensor", boxed_matrix_power, 0},
     {"matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)", boxed_matrix_power_out, 0},
+    {"max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor", boxed_max_pool3d_with_indices_backward, 0},
+    {"mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", boxed_mse_loss_backward, 0},
+    {"nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", boxed_nanquantile, 0},
+    {"nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", boxed_nanquantile_out, 0},
+    {"nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", boxed_nanquantile_scalar, 0},
+    {"nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", boxed_nanquantile_scalar_out, 0},
+    {"soft_margin_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_soft_margin_loss, 0},
+    {"soft_margin_loss.out(Tensor self, Tensor target, int reduction=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_soft_margin_loss_out, 0},
+    {"special_digamma(Tensor self) -> Tensor", boxed_special_digamma, 0},
+    {"special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_digamma_out, 0},
     {"tanh(Tensor self) -> Tensor", boxed_tanh, kPointwise},
     {"tanh_(Tensor(a!) self) -> Tensor(a!)", boxed_tanh_, kPointwise},
     {"tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_tanh_out, kPointwise},

@@ -4,11 +4,20 @@
 #include "aten/jit/BoxedSupport.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/affine_grid_generator.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/grid_sampler_2d.h"
+#include "generated/ops/isclose.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/nanmedian.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
+#include "generated/ops/special_gammaln.h"
 #include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::jit {
@@ -24,6 +33,36 @@ void boxed_adaptive_avg_pool1d(Stack& s) {
 void boxed_affine_grid_generator(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::affine_grid_generator(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toBool()));
+}
+
+// asinh(Tensor self) -> Tensor
+void boxed_asinh(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::asinh(a[0].toTensor()));
+}
+
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+void boxed_asinh_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::asinh_(a[0].toTensor()));
+}
+
+// asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_asinh_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::asinh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+void boxed_batch_norm_elemt(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::batch_norm_elemt(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toDouble()));
+}
+
+// batch_norm_elemt.out(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_batch_norm_elemt_out(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::batch_norm_elemt_out(a[6].toTensor(), a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toDouble()));
 }
 
 // float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -80,6 +119,12 @@ void boxed_grid_sampler_2d(Stack& s) {
   finish(s, 5, tl::grid_sampler_2d(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toInt(), a[4].toBool()));
 }
 
+// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+void boxed_isclose(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::isclose(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].toDouble(), a[4].toBool()));
+}
+
 // linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
 void boxed_linalg_lu_factor_ex(Stack& s) {
   IValue* a = args(s, 3);
@@ -104,6 +149,90 @@ void boxed_multilabel_margin_loss_forward(Stack& s) {
   finish(s, 3, tl::multilabel_margin_loss_forward(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
 }
 
+// nanmedian(Tensor self) -> Tensor
+void boxed_nanmedian(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::nanmedian(a[0].toTensor()));
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+void boxed_nanmedian_dim(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::nanmedian(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// nanmedian.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+void boxed_nanmedian_dim_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::nanmedian_out(a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+void boxed_native_dropout_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::native_dropout_backward(a[0].toTensor(), a[1].toTensor(), a[2].toDouble()));
+}
+
+// negative(Tensor self) -> Tensor
+void boxed_negative(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::negative(a[0].toTensor()));
+}
+
+// negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_negative_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::negative_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// negative_(Tensor(a!) self) -> Tensor(a!)
+void boxed_negative_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::negative_(a[0].toTensor()));
+}
+
+// sign(Tensor self) -> Tensor
+void boxed_sign(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sign(a[0].toTensor()));
+}
+
+// sign_(Tensor(a!) self) -> Tensor(a!)
+void boxed_sign_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sign_(a[0].toTensor()));
+}
+
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_sign_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::sign_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void boxed_softshrink(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::softshrink(a[0].toTensor(), a[1].toScalar()));
+}
+
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_softshrink_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::softshrink_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// special_gammaln(Tensor self) -> Tensor
+void boxed_special_gammaln(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::special_gammaln(a[0].toTensor()));
+}
+
+// special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_gammaln_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_gammaln_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 void boxed_upsample_trilinear3d_backward(Stack& s) {
   IValue* a = args(s, 7);
@@ -113,6 +242,11 @@ void boxed_upsample_trilinear3d_backward(Stack& s) {
 const OpEntry entries[] = {
     {"adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", boxed_adaptive_avg_pool1d, 0},
     {"affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor", boxed_affine_grid_generator, 0},
+    {"asinh(Tensor self) -> Tensor", boxed_asinh, kPointwise},
+    {"asinh_(Tensor(a!) self) -> Tensor(a!)", boxed_asinh_, kPointwise},
+    {"asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_asinh_out, kPointwise},
+    {"batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor", boxed_batch_norm_elemt, 0},
+    {"batch_norm_elemt.out(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor(a!) out) -> Tensor(a!)", boxed_batch_norm_elemt_out, 0},
     {"float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", boxed_float_power_Tensor_Tensor, kPointwise},
     {"float_power_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", boxed_float_power__Tensor_Tensor, kPointwise},
     {"float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_float_power_Tensor_Tensor_out, kPointwise},
@@ -122,10 +256,25 @@ const OpEntry entries[] = {
     {"float_power.Scalar(Scalar self, Tensor exponent) -> Tensor", boxed_float_power_Scalar, kPointwise},
     {"float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", boxed_float_power_Scalar_out, kPointwise},
     {"grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", boxed_grid_sampler_2d, 0},
+    {"isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", boxed_isclose, kPointwise},
     {"linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)", boxed_linalg_lu_factor_ex, 0},
     {"linalg_lu_factor_ex.out(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info)", boxed_linalg_lu_factor_ex_out, 0},
     {"log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", boxed_log_sigmoid_backward, kPointwise},
     {"multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)", boxed_multilabel_margin_loss_forward, 0},
+    {"nanmedian(Tensor self) -> Tensor", boxed_nanmedian, 0},
+    {"nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", boxed_nanmedian_dim, 0},
+    {"nanmedian.dim_out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", boxed_nanmedian_dim_out, 0},
+    {"native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", boxed_native_dropout_backward, 0},
+    {"negative(Tensor self) -> Tensor", boxed_negative, kPointwise},
+    {"negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_negative_out, kPointwise},
+    {"negative_(Tensor(a!) self) -> Tensor(a!)", boxed_negative_, 0},
+    {"sign(Tensor self) -> Tensor", boxed_sign, kPointwise},
+    {"sign_(Tensor(a!) self) -> Tensor(a!)", boxed_sign_, kPointwise},
+    {"sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sign_out, kPointwise},
+    {"softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", boxed_softshrink, kPointwise},
+    {"softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)", boxed_softshrink_out, kPointwise},
+    {"special_gammaln(Tensor self) -> Tensor", boxed_special_gammaln, 0},
+    {"special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_gammaln_out, 0},
     {"upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_trilinear3d_backward, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

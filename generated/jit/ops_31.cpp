@@ -2,26 +2,140 @@
 // Boxed ops for the JIT, shard 31: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_adamax.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/batch_norm.h"
+#include "generated/ops/bitwise_xor.h"
+#include "generated/ops/concatenate.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
+#include "generated/ops/linalg_svdvals.h"
+#include "generated/ops/linalg_vecdot.h"
+#include "generated/ops/log10.h"
 #include "generated/ops/logdet.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/nll_loss.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/threshold_backward.h"
 #include "generated/ops/unique_dim.h"
 
 namespace tl::jit {
 namespace {
 
+// _fused_adamax_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_infs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> ()
+void boxed__fused_adamax_(Stack& s) {
+  IValue* a = args(s, 11);
+  tl::_fused_adamax_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), a[5].toDouble(), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toDouble(), a[10].toBool());
+  drop(s, 11);
+}
+
+// atanh(Tensor self) -> Tensor
+void boxed_atanh(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::atanh(a[0].toTensor()));
+}
+
+// atanh_(Tensor(a!) self) -> Tensor(a!)
+void boxed_atanh_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::atanh_(a[0].toTensor()));
+}
+
+// atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_atanh_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::atanh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 void boxed_batch_norm(Stack& s) {
   IValue* a = args(s, 9);
   finish(s, 9, tl::batch_norm(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toOptionalTensor(), a[5].toBool(), a[6].toDouble(), a[7].toDouble(), a[8].toBool()));
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_bitwise_xor_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::bitwise_xor(a[0].toTensor(), a[1].toTensor()));
+}
+
+// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_bitwise_xor__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::bitwise_xor_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_bitwise_xor_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::bitwise_xor_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_bitwise_xor_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::bitwise_xor(a[0].toTensor(), a[1].toScalar()));
+}
+
+// bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_bitwise_xor__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::bitwise_xor_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_bitwise_xor_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::bitwise_xor_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+void boxed_bitwise_xor_Scalar_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::bitwise_xor(a[0].toScalar(), a[1].toTensor()));
+}
+
+// concatenate(Tensor[] tensors, int dim=0) -> Tensor
+void boxed_concatenate(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::concatenate(TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_concatenate_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::concatenate_out(a[2].toTensor(), TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// count_nonzero(Tensor self, int? dim=None) -> Tensor
+void boxed_count_nonzero(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::count_nonzero(a[0].toTensor(), a[1].opt(&IValue::toInt)));
+}
+
+// count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_count_nonzero_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::count_nonzero_out(a[2].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toInt)));
+}
+
+// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+void boxed_count_nonzero_dim_IntList(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::count_nonzero(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
+}
+
+// count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_count_nonzero_dim_IntList_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::count_nonzero_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(0))));
 }
 
 // grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
@@ -84,6 +198,48 @@ void boxed_linalg_svd_out(Stack& s) {
   finish(s, 6, tl::linalg_svd_out(a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), a[1].toBool(), as_arg(a[2].toOptionalString())));
 }
 
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+void boxed_linalg_svdvals(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_svdvals(a[0].toTensor(), as_arg(a[1].toOptionalString())));
+}
+
+// linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_svdvals_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_svdvals_out(a[2].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalString())));
+}
+
+// linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+void boxed_linalg_vecdot(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_vecdot(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_vecdot_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_vecdot_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// log10(Tensor self) -> Tensor
+void boxed_log10(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log10(a[0].toTensor()));
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+void boxed_log10_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::log10_(a[0].toTensor()));
+}
+
+// log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_log10_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::log10_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 // logdet(Tensor self) -> Tensor
 void boxed_logdet(Stack& s) {
   IValue* a = args(s, 1);
@@ -126,6 +282,12 @@ void boxed_native_batch_norm(Stack& s) {
   finish(s, 8, tl::native_batch_norm(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor(), a[3].toOptionalTensor(), a[4].toOptionalTensor(), a[5].toBool(), a[6].toDouble(), a[7].toDouble()));
 }
 
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+void boxed_native_group_norm_backward(Stack& s) {
+  IValue* a = args(s, 10);
+  finish(s, 10, tl::native_group_norm_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toOptionalTensor(), a[5].toInt(), a[6].toInt(), a[7].toInt(), a[8].toInt(), a[9].toBoolArray<3>()));
+}
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
 void boxed_nll_loss(Stack& s) {
   IValue* a = args(s, 5);
@@ -136,6 +298,42 @@ void boxed_nll_loss(Stack& s) {
 void boxed_nll_loss_out(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::nll_loss_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), a[3].toInt(), a[4].toInt()));
+}
+
+// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+void boxed_not_equal_Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::not_equal(a[0].toTensor(), a[1].toTensor()));
+}
+
+// not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_not_equal__Tensor(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::not_equal_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_not_equal_Tensor_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::not_equal_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_not_equal_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::not_equal(a[0].toTensor(), a[1].toScalar()));
+}
+
+// not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_not_equal__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::not_equal_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_not_equal_Scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::not_equal_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
 }
 
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -156,6 +354,12 @@ void boxed_scatter_add_out(Stack& s) {
   finish(s, 5, tl::scatter_add_out(a[4].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
 }
 
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+void boxed_threshold_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::threshold_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
 // unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 void boxed_unique_dim(Stack& s) {
   IValue* a = args(s, 5);
@@ -163,7 +367,24 @@ void boxed_unique_dim(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_fused_adamax_(Tensor(a!)[] self, Tensor[] grad_list, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_infs, Tensor(d!)[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> ()", boxed__fused_adamax_, 0},
+    {"atanh(Tensor self) -> Tensor", boxed_atanh, kPointwise},
+    {"atanh_(Tensor(a!) self) -> Tensor(a!)", boxed_atanh_, kPointwise},
+    {"atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_atanh_out, kPointwise},
     {"batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", boxed_batch_norm, 0},
+    {"bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", boxed_bitwise_xor_Tensor, kPointwise},
+    {"bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_bitwise_xor__Tensor, kPointwise},
+    {"bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_xor_Tensor_out, kPointwise},
+    {"bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor", boxed_bitwise_xor_Scalar, kPointwise},
+    {"bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_bitwise_xor__Scalar, kPointwise},
+    {"bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_xor_Scalar_out, kPointwise},
+    {"bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", boxed_bitwise_xor_Scalar_Tensor, kPointwise},
+    {"concatenate(Tensor[] tensors, int dim=0) -> Tensor", boxed_concatenate, 0},
+    {"concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_concatenate_out, 0},
+    {"count_nonzero(Tensor self, int? dim=None) -> Tensor", boxed_count_nonzero, 0},
+    {"count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_count_nonzero_out, 0},
+    {"count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", boxed_count_nonzero_dim_IntList, 0},
+    {"count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", boxed_count_nonzero_dim_IntList_out, 0},
     {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", boxed_grid_sampler_3d, 0},
     {"gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", boxed_gru_cell, 0},
     {"less.Tensor(Tensor self, Tensor other) -> Tensor", boxed_less_Tensor, kPointwise},
@@ -174,6 +395,13 @@ const OpEntry entries[] = {
     {"less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_less_Scalar_out, kPointwise},
     {"linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)", boxed_linalg_svd, 0},
     {"linalg_svd.out(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)", boxed_linalg_svd_out, 0},
+    {"linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", boxed_linalg_svdvals, 0},
+    {"linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_svdvals_out, 0},
+    {"linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor", boxed_linalg_vecdot, 0},
+    {"linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_vecdot_out, 0},
+    {"log10(Tensor self) -> Tensor", boxed_log10, kPointwise},
+    {"log10_(Tensor(a!) self) -> Tensor(a!)", boxed_log10_, kPointwise},
+    {"log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log10_out, kPointwise},
     {"logdet(Tensor self) -> Tensor", boxed_logdet, 0},
     {"msort(Tensor self) -> Tensor", boxed_msort, 0},
     {"msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_msort_out, 0},
@@ -181,11 +409,19 @@ const OpEntry entries[] = {
     {"mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)", boxed_mvlgamma_, kPointwise},
     {"mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)", boxed_mvlgamma_out, kPointwise},
     {"native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", boxed_native_batch_norm, 0},
+    {"native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", boxed_native_group_norm_backward, 0},
     {"nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor", boxed_nll_loss, 0},
     {"nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", boxed_nll_loss_out, 0},
+    {"not_equal.Tensor(Tensor self, Tensor other) -> Tensor", boxed_not_equal_Tensor, kPointwise},
+    {"not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_not_equal__Tensor, kPointwise},
+    {"not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_not_equal_Tensor_out, kPointwise},
+    {"not_equal.Scalar(Tensor self, Scalar other) -> Tensor", boxed_not_equal_Scalar, kPointwise},
+    {"not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_not_equal__Scalar, kPointwise},
+    {"not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_not_equal_Scalar_out, kPointwise},
     {"scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", boxed_scatter_add, 0},
     {"scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", boxed_scatter_add_, 0},
     {"scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", boxed_scatter_add_out, 0},
+    {"threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", boxed_threshold_backward, kPointwise},
     {"unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", boxed_unique_dim, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));

@@ -2,24 +2,39 @@
 // Boxed ops for the JIT, shard 4: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/addbmm.h"
+#include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/fractional_max_pool2d.h"
+#include "generated/ops/hardtanh_backward.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
 #include "generated/ops/unflatten.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl::jit {
 namespace {
+
+// _fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)
+void boxed__fused_rms_norm_differentiable_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_fused_rms_norm_differentiable_backward(a[0].toOptionalTensor(), a[1].toOptionalTensor(), a[2].toTensor(), IntArrayRef(a[3].toIntVector(0)), a[4].toOptionalTensor(), a[5].opt(&IValue::toDouble), a[6].toBoolArray<2>()));
+}
 
 // _grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor, Tensor, Tensor)
 void boxed__grid_sampler_double_backward(Stack& s) {
@@ -43,6 +58,12 @@ void boxed_addbmm_(Stack& s) {
 void boxed_addbmm_out(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::addbmm_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
+}
+
+// avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+void boxed_avg_pool1d(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::avg_pool1d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), IntArrayRef(a[2].toIntVector(1)), IntArrayRef(a[3].toIntVector(1)), a[4].toBool(), a[5].toBool()));
 }
 
 // avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
@@ -99,6 +120,12 @@ void boxed_bitwise_right_shift_Scalar_Tensor(Stack& s) {
   finish(s, 2, tl::bitwise_right_shift(a[0].toScalar(), a[1].toTensor()));
 }
 
+// diagflat(Tensor self, int offset=0) -> Tensor
+void boxed_diagflat(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::diagflat(a[0].toTensor(), a[1].toInt()));
+}
+
 // embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
 void boxed_embedding_dense_backward(Stack& s) {
   IValue* a = args(s, 5);
@@ -115,6 +142,60 @@ void boxed_empty(Stack& s) {
 void boxed_empty_strided(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::empty_strided(IntArrayRef(a[0].toIntVector(0)), IntArrayRef(a[1].toIntVector(0)), a[2].opt(&IValue::toScalarType), a[3].opt(&IValue::toDevice)));
+}
+
+// fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+void boxed_fractional_max_pool2d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::fractional_max_pool2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), a[3].toTensor()));
+}
+
+// fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_fractional_max_pool2d_output(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool2d_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), a[3].toTensor()));
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void boxed_hardtanh_backward(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::hardtanh_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar(), a[3].toScalar()));
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void boxed_lerp_Scalar(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lerp(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+void boxed_lerp__Scalar(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lerp_(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_lerp_Scalar_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::lerp_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void boxed_lerp_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lerp(a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+void boxed_lerp__Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::lerp_(a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
+}
+
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_lerp_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::lerp_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor()));
 }
 
 // linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
@@ -135,10 +216,76 @@ void boxed_max_pool2d_with_indices_backward(Stack& s) {
   finish(s, 8, tl::max_pool2d_with_indices_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2)), IntArrayRef(a[5].toIntVector(2)), a[6].toBool(), a[7].toTensor()));
 }
 
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+void boxed_normal_(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::normal_(a[0].toTensor(), a[1].toDouble(), a[2].toDouble(), a[3].opt(&IValue::toGenerator)));
+}
+
+// normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+void boxed_normal_Tensor_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::normal(a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_normal_Tensor_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::normal_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+void boxed_normal_Tensor_float(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::normal(a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_normal_Tensor_float_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::normal_out(a[3].toTensor(), a[0].toTensor(), a[1].toDouble(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+void boxed_normal_float_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::normal(a[0].toDouble(), a[1].toTensor(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_normal_float_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::normal_out(a[3].toTensor(), a[0].toDouble(), a[1].toTensor(), a[2].opt(&IValue::toGenerator)));
+}
+
+// normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_normal_float_float(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::normal(a[0].toDouble(), a[1].toDouble(), IntArrayRef(a[2].toIntVector(0)), a[3].opt(&IValue::toGenerator), a[4].opt(&IValue::toScalarType), a[5].opt(&IValue::toDevice)));
+}
+
 // one_hot(Tensor self, int num_classes=-1) -> Tensor
 void boxed_one_hot(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::one_hot(a[0].toTensor(), a[1].toInt()));
+}
+
+// sgn(Tensor self) -> Tensor
+void boxed_sgn(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sgn(a[0].toTensor()));
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+void boxed_sgn_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::sgn_(a[0].toTensor()));
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_sgn_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::sgn_out(a[1].toTensor(), a[0].toTensor()));
 }
 
 // special_i0(Tensor self) -> Tensor
@@ -189,11 +336,31 @@ void boxed_unflatten_int(Stack& s) {
   finish(s, 3, tl::unflatten(a[0].toTensor(), a[1].toInt(), IntArrayRef(a[2].toIntVector(0))));
 }
 
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed_upsample_bicubic2d(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::upsample_bicubic2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_bicubic2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_upsample_bicubic2d_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::upsample_bicubic2d_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].toBool(), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+void boxed_upsample_bicubic2d_vec(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::upsample_bicubic2d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), a[2].toBool(), as_arg(a[3].toOptionalDoubleVector())));
+}
+
 const OpEntry entries[] = {
+    {"_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> (Tensor, Tensor)", boxed__fused_rms_norm_differentiable_backward, 0},
     {"_grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor, Tensor, Tensor)", boxed__grid_sampler_double_backward, 0},
     {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_addbmm, 0},
     {"addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_addbmm_, 0},
     {"addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_addbmm_out, 0},
+    {"avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", boxed_avg_pool1d, 0},
     {"avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", boxed_avg_pool2d_backward, 0},
     {"avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", boxed_avg_pool3d_backward, 0},
     {"bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", boxed_bitwise_right_shift_Tensor, kPointwise},
@@ -203,13 +370,34 @@ const OpEntry entries[] = {
     {"bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_bitwise_right_shift__Tensor_Scalar, kPointwise},
     {"bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_right_shift_Tensor_Scalar_out, kPointwise},
     {"bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", boxed_bitwise_right_shift_Scalar_Tensor, kPointwise},
+    {"diagflat(Tensor self, int offset=0) -> Tensor", boxed_diagflat, 0},
     {"embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor", boxed_embedding_dense_backward, 0},
     {"empty(int[] size, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, MemoryFormat? memory_format=None) -> Tensor", boxed_empty, 0},
     {"empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_empty_strided, 0},
+    {"fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)", boxed_fractional_max_pool2d, 0},
+    {"fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_fractional_max_pool2d_output, 0},
+    {"hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor", boxed_hardtanh_backward, kPointwise},
+    {"lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", boxed_lerp_Scalar, kPointwise},
+    {"lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", boxed_lerp__Scalar, kPointwise},
+    {"lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)", boxed_lerp_Scalar_out, kPointwise},
+    {"lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", boxed_lerp_Tensor, kPointwise},
+    {"lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)", boxed_lerp__Tensor, kPointwise},
+    {"lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)", boxed_lerp_Tensor_out, kPointwise},
     {"linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", boxed_linalg_cholesky, 0},
     {"linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_cholesky_out, 0},
     {"max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", boxed_max_pool2d_with_indices_backward, 0},
+    {"normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", boxed_normal_, kNondeterministic},
+    {"normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor", boxed_normal_Tensor_Tensor, kNondeterministic},
+    {"normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", boxed_normal_Tensor_Tensor_out, kNondeterministic},
+    {"normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor", boxed_normal_Tensor_float, kNondeterministic},
+    {"normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", boxed_normal_Tensor_float_out, kNondeterministic},
+    {"normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor", boxed_normal_float_Tensor, kNondeterministic},
+    {"normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", boxed_normal_float_Tensor_out, kNondeterministic},
+    {"normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_normal_float_float, kNondeterministic},
     {"one_hot(Tensor self, int num_classes=-1) -> Tensor", boxed_one_hot, 0},
+    {"sgn(Tensor self) -> Tensor", boxed_sgn, kPointwise},
+    {"sgn_(Tensor(a!) self) -> Tensor(a!)", boxed_sgn_, kPointwise},
+    {"sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_sgn_out, kPointwise},
     {"special_i0(Tensor self) -> Tensor", boxed_special_i0, 0},
     {"special_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_i0_out, 0},
     {"tile(Tensor self, int[] dims) -> Tensor", boxed_tile, 0},
@@ -218,6 +406,9 @@ const OpEntry entries[] = {
     {"to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False) -> Tensor(a)", boxed_to_other, 0},
     {"to(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(a)", boxed_to, 0},
     {"unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", boxed_unflatten_int, 0},
+    {"upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed_upsample_bicubic2d, 0},
+    {"upsample_bicubic2d.out(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_upsample_bicubic2d_out, 0},
+    {"upsample_bicubic2d.vec(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", boxed_upsample_bicubic2d_vec, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -2,28 +2,59 @@
 // Boxed ops for the JIT, shard 5: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/affine_grid_generator_backward.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/col2im.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/swapaxes.h"
 #include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
 namespace tl::jit {
 namespace {
 
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+void boxed__adaptive_avg_pool2d_backward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_adaptive_avg_pool2d_backward(a[0].toTensor(), a[1].toTensor()));
+}
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+void boxed__adaptive_avg_pool3d_backward(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::_adaptive_avg_pool3d_backward(a[0].toTensor(), a[1].toTensor()));
+}
+
 // _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
 void boxed__embedding_bag(Stack& s) {
   IValue* a = args(s, 9);
   finish(s, 9, tl::_embedding_bag(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBool(), a[4].toInt(), a[5].toBool(), a[6].toOptionalTensor(), a[7].toBool(), a[8].toInt()));
+}
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+void boxed__fused_adamw_(Stack& s) {
+  IValue* a = args(s, 15);
+  tl::_fused_adamw_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), TensorList(a[3].toTensorVector()), TensorList(a[4].toTensorVector()), TensorList(a[5].toTensorVector()), a[6].toDouble(), a[7].toDouble(), a[8].toDouble(), a[9].toDouble(), a[10].toDouble(), a[11].toBool(), a[12].toBool(), a[13].toOptionalTensor(), a[14].toOptionalTensor());
+  drop(s, 15);
 }
 
 // _pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
@@ -48,6 +79,12 @@ void boxed__test_mul_add_out(Stack& s) {
 void boxed_affine_grid_generator_backward(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::affine_grid_generator_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toBool()));
+}
+
+// allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+void boxed_allclose(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::allclose(a[0].toTensor(), a[1].toTensor(), a[2].toDouble(), a[3].toDouble(), a[4].toBool()));
 }
 
 // col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
@@ -80,6 +117,24 @@ void boxed_cos_out(Stack& s) {
   finish(s, 2, tl::cos_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+void boxed_empty_like(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::empty_like(a[0].toTensor(), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
+}
+
+// fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+void boxed_fractional_max_pool3d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::fractional_max_pool3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), a[3].toTensor()));
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+void boxed_fractional_max_pool3d_output(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool3d_out(a[4].toTensor(), a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), a[3].toTensor()));
+}
+
 // ger(Tensor self, Tensor vec2) -> Tensor
 void boxed_ger(Stack& s) {
   IValue* a = args(s, 2);
@@ -102,6 +157,30 @@ void boxed_im2col(Stack& s) {
 void boxed_im2col_out(Stack& s) {
   IValue* a = args(s, 6);
   finish(s, 6, tl::im2col_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2))));
+}
+
+// linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_linalg_matrix_norm(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_matrix_norm(a[0].toTensor(), a[1].toScalar(), IntArrayRef(a[2].toIntVector(0)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_norm_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_matrix_norm_out(a[5].toTensor(), a[0].toTensor(), a[1].toScalar(), IntArrayRef(a[2].toIntVector(0)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void boxed_linalg_matrix_norm_str_ord(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_matrix_norm(a[0].toTensor(), std::string_view(a[1].toStringRef()), IntArrayRef(a[2].toIntVector(0)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
+}
+
+// linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_matrix_norm_str_ord_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::linalg_matrix_norm_out(a[5].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef()), IntArrayRef(a[2].toIntVector(0)), a[3].toBool(), a[4].opt(&IValue::toScalarType)));
 }
 
 // linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
@@ -134,6 +213,30 @@ void boxed_log_out(Stack& s) {
   finish(s, 2, tl::log_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+void boxed_logsumexp(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logsumexp(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logsumexp_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::logsumexp_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor
+void boxed_pad(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::pad(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), std::string_view(a[2].toStringRef()), a[3].opt(&IValue::toDouble)));
+}
+
+// positive(Tensor(a) self) -> Tensor(a)
+void boxed_positive(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::positive(a[0].toTensor()));
+}
+
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void boxed_rsub_Tensor(Stack& s) {
   IValue* a = args(s, 3);
@@ -146,10 +249,28 @@ void boxed_rsub_Scalar(Stack& s) {
   finish(s, 3, tl::rsub(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
 }
 
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+void boxed_slice_Tensor(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::slice(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toInt), a[3].opt(&IValue::toInt), a[4].toInt()));
+}
+
 // special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 void boxed_special_log_softmax(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::special_log_softmax(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+void boxed_swapaxes(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::swapaxes(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
+}
+
+// swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+void boxed_swapaxes_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::swapaxes_(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
 }
 
 // tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
@@ -171,28 +292,46 @@ void boxed_triplet_margin_loss(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", boxed__adaptive_avg_pool2d_backward, 0},
+    {"_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor", boxed__adaptive_avg_pool3d_backward, 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", boxed__embedding_bag, 0},
+    {"_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()", boxed__fused_adamw_, 0},
     {"_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)", boxed__pack_padded_sequence, 0},
     {"_test_mul_add(Tensor self, Tensor other) -> (Tensor product, Tensor total)", boxed__test_mul_add, 0},
     {"_test_mul_add.out(Tensor self, Tensor other, *, Tensor(a!) product, Tensor(b!) total) -> (Tensor(a!) product, Tensor(b!) total)", boxed__test_mul_add_out, 0},
     {"affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor", boxed_affine_grid_generator_backward, 0},
+    {"allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", boxed_allclose, 0},
     {"col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", boxed_col2im, 0},
     {"col2im.out(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", boxed_col2im_out, 0},
     {"cos(Tensor self) -> Tensor", boxed_cos, kPointwise},
     {"cos_(Tensor(a!) self) -> Tensor(a!)", boxed_cos_, kPointwise},
     {"cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_cos_out, kPointwise},
+    {"empty_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_empty_like, 0},
+    {"fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)", boxed_fractional_max_pool3d, 0},
+    {"fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", boxed_fractional_max_pool3d_output, 0},
     {"ger(Tensor self, Tensor vec2) -> Tensor", boxed_ger, 0},
     {"ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", boxed_ger_out, 0},
     {"im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", boxed_im2col, 0},
     {"im2col.out(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", boxed_im2col_out, 0},
+    {"linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_matrix_norm, 0},
+    {"linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_norm_out, 0},
+    {"linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", boxed_linalg_matrix_norm_str_ord, 0},
+    {"linalg_matrix_norm.str_ord_out(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_matrix_norm_str_ord_out, 0},
     {"linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor", boxed_linalg_solve_triangular, 0},
     {"linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_solve_triangular_out, 0},
     {"log(Tensor self) -> Tensor", boxed_log, kPointwise},
     {"log_(Tensor(a!) self) -> Tensor(a!)", boxed_log_, kPointwise},
     {"log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_log_out, kPointwise},
+    {"logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", boxed_logsumexp, 0},
+    {"logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_logsumexp_out, 0},
+    {"pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor", boxed_pad, 0},
+    {"positive(Tensor(a) self) -> Tensor(a)", boxed_positive, 0},
     {"rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", boxed_rsub_Tensor, kPointwise},
     {"rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_rsub_Scalar, kPointwise},
+    {"slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)", boxed_slice_Tensor, 0},
     {"special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", boxed_special_log_softmax, 0},
+    {"swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", boxed_swapaxes, 0},
+    {"swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", boxed_swapaxes_, 0},
     {"tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor", boxed_tensordot, 0},
     {"tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)", boxed_tensordot_out, 0},
     {"triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor", boxed_triplet_margin_loss, 0},

@@ -2,11 +2,20 @@
 // Boxed ops for the JIT, shard 6: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/avg_pool3d.h"
 #include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/cumulative_trapezoid.h"
+#include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linalg_tensorinv.h"
+#include "generated/ops/linspace.h"
 #include "generated/ops/log_normal.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/trapz.h"
@@ -15,6 +24,66 @@
 
 namespace tl::jit {
 namespace {
+
+// _clone_contiguous(Tensor self) -> Tensor
+void boxed__clone_contiguous(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::_clone_contiguous(a[0].toTensor()));
+}
+
+// abs(Tensor self) -> Tensor
+void boxed_abs(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::abs(a[0].toTensor()));
+}
+
+// abs_(Tensor(a!) self) -> Tensor(a!)
+void boxed_abs_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::abs_(a[0].toTensor()));
+}
+
+// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_abs_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::abs_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// arcsin(Tensor self) -> Tensor
+void boxed_arcsin(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arcsin(a[0].toTensor()));
+}
+
+// arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_arcsin_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::arcsin_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// arcsin_(Tensor(a!) self) -> Tensor(a!)
+void boxed_arcsin_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arcsin_(a[0].toTensor()));
+}
+
+// arcsinh(Tensor self) -> Tensor
+void boxed_arcsinh(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arcsinh(a[0].toTensor()));
+}
+
+// arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_arcsinh_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::arcsinh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+void boxed_arcsinh_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arcsinh_(a[0].toTensor()));
+}
 
 // argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 void boxed_argsort(Stack& s) {
@@ -26,6 +95,18 @@ void boxed_argsort(Stack& s) {
 void boxed_argsort_stable(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::argsort(a[0].toTensor(), a[1].toBool(), a[2].toInt(), a[3].toBool()));
+}
+
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+void boxed_avg_pool3d(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::avg_pool3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toBool(), a[5].toBool(), a[6].opt(&IValue::toInt)));
+}
+
+// avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_avg_pool3d_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::avg_pool3d_out(a[7].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toBool(), a[5].toBool(), a[6].opt(&IValue::toInt)));
 }
 
 // batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)
@@ -46,6 +127,30 @@ void boxed_cumulative_trapezoid_dx(Stack& s) {
   finish(s, 3, tl::cumulative_trapezoid(a[0].toTensor(), a[1].toScalar(), a[2].toInt()));
 }
 
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+void boxed_linalg_cholesky_ex(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_cholesky_ex(a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
+
+// linalg_cholesky_ex.out(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)
+void boxed_linalg_cholesky_ex_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::linalg_cholesky_ex_out(a[3].toTensor(), a[4].toTensor(), a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+void boxed_linalg_cross(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_cross(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_cross_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::linalg_cross_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
 // linalg_tensorinv(Tensor self, int ind=2) -> Tensor
 void boxed_linalg_tensorinv(Stack& s) {
   IValue* a = args(s, 2);
@@ -58,10 +163,70 @@ void boxed_linalg_tensorinv_out(Stack& s) {
   finish(s, 3, tl::linalg_tensorinv_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
 }
 
+// linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_linspace_Tensor_Tensor(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::linspace(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linspace_Tensor_Tensor_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::linspace_out(a[7].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_linspace_Tensor_Scalar(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::linspace(a[0].toTensor(), a[1].toScalar(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linspace_Tensor_Scalar_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::linspace_out(a[7].toTensor(), a[0].toTensor(), a[1].toScalar(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_linspace_Scalar_Tensor(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::linspace(a[0].toScalar(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linspace_Scalar_Tensor_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::linspace_out(a[7].toTensor(), a[0].toScalar(), a[1].toTensor(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+void boxed_linspace(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::linspace(a[0].toScalar(), a[1].toScalar(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
+// linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_linspace_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::linspace_out(a[7].toTensor(), a[0].toScalar(), a[1].toScalar(), a[2].toInt(), a[3].opt(&IValue::toScalarType), a[4].opt(&IValue::toLayout), a[5].opt(&IValue::toDevice), a[6].opt(&IValue::toBool)));
+}
+
 // log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
 void boxed_log_normal_(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::log_normal_(a[0].toTensor(), a[1].toDouble(), a[2].toDouble(), a[3].opt(&IValue::toGenerator)));
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+void boxed_logcumsumexp(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::logcumsumexp(a[0].toTensor(), a[1].toInt()));
+}
+
+// logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_logcumsumexp_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::logcumsumexp_out(a[2].toTensor(), a[0].toTensor(), a[1].toInt()));
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
@@ -173,14 +338,40 @@ void boxed_where_Scalar(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_clone_contiguous(Tensor self) -> Tensor", boxed__clone_contiguous, 0},
+    {"abs(Tensor self) -> Tensor", boxed_abs, kPointwise},
+    {"abs_(Tensor(a!) self) -> Tensor(a!)", boxed_abs_, kPointwise},
+    {"abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_abs_out, kPointwise},
+    {"arcsin(Tensor self) -> Tensor", boxed_arcsin, kPointwise},
+    {"arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arcsin_out, kPointwise},
+    {"arcsin_(Tensor(a!) self) -> Tensor(a!)", boxed_arcsin_, 0},
+    {"arcsinh(Tensor self) -> Tensor", boxed_arcsinh, kPointwise},
+    {"arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arcsinh_out, kPointwise},
+    {"arcsinh_(Tensor(a!) self) -> Tensor(a!)", boxed_arcsinh_, 0},
     {"argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", boxed_argsort, 0},
     {"argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", boxed_argsort_stable, 0},
+    {"avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", boxed_avg_pool3d, 0},
+    {"avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_avg_pool3d_out, 0},
     {"batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> (Tensor, Tensor)", boxed_batch_norm_gather_stats, 0},
     {"cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", boxed_cumulative_trapezoid_x, 0},
     {"cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", boxed_cumulative_trapezoid_dx, 0},
+    {"linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)", boxed_linalg_cholesky_ex, 0},
+    {"linalg_cholesky_ex.out(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)", boxed_linalg_cholesky_ex_out, 0},
+    {"linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", boxed_linalg_cross, 0},
+    {"linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_cross_out, 0},
     {"linalg_tensorinv(Tensor self, int ind=2) -> Tensor", boxed_linalg_tensorinv, 0},
     {"linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_tensorinv_out, 0},
+    {"linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_linspace_Tensor_Tensor, 0},
+    {"linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_linspace_Tensor_Tensor_out, 0},
+    {"linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_linspace_Tensor_Scalar, 0},
+    {"linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_linspace_Tensor_Scalar_out, 0},
+    {"linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_linspace_Scalar_Tensor, 0},
+    {"linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_linspace_Scalar_Tensor_out, 0},
+    {"linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", boxed_linspace, 0},
+    {"linspace.out(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)", boxed_linspace_out, 0},
     {"log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)", boxed_log_normal_, kNondeterministic},
+    {"logcumsumexp(Tensor self, int dim) -> Tensor", boxed_logcumsumexp, 0},
+    {"logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", boxed_logcumsumexp_out, 0},
     {"maximum(Tensor self, Tensor other) -> Tensor", boxed_maximum, kPointwise},
     {"maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_maximum_out, kPointwise},
     {"nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", boxed_nan_to_num, kPointwise},

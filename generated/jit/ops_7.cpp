@@ -2,15 +2,44 @@
 // Boxed ops for the JIT, shard 7: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_lstm_layer_differentiable_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/addmm.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/ceil.h"
+#include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
+#include "generated/ops/expand.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/linalg_eigh.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/pinverse.h"
+#include "generated/ops/ravel.h"
+#include "generated/ops/tan.h"
 
 namespace tl::jit {
 namespace {
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+void boxed__embedding_bag_per_sample_weights_backward(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_embedding_bag_per_sample_weights_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toInt(), a[6].toInt()));
+}
+
+// _fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+void boxed__fused_sgd_(Stack& s) {
+  IValue* a = args(s, 12);
+  tl::_fused_sgd_(TensorList(a[0].toTensorVector()), TensorList(a[1].toTensorVector()), TensorList(a[2].toTensorVector()), a[3].toDouble(), a[4].toDouble(), a[5].toDouble(), a[6].toDouble(), a[7].toBool(), a[8].toBool(), a[9].toBool(), a[10].toOptionalTensor(), a[11].toOptionalTensor());
+  drop(s, 12);
+}
 
 // _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 void boxed__histogramdd_from_bin_cts(Stack& s) {
@@ -22,6 +51,36 @@ void boxed__histogramdd_from_bin_cts(Stack& s) {
 void boxed__lstm_layer_differentiable_backward(Stack& s) {
   IValue* a = args(s, 8);
   finish(s, 8, tl::_lstm_layer_differentiable_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toTensor(), a[4].toTensor(), a[5].toTensor(), a[6].toBool(), a[7].toBoolArray<4>()));
+}
+
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void boxed_add_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::add(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+void boxed_add__Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::add_(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+void boxed_add_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::add_out(a[3].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void boxed_add_Scalar(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::add(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
+}
+
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+void boxed_add__Scalar(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::add_(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -42,10 +101,154 @@ void boxed_addmm_out(Stack& s) {
   finish(s, 6, tl::addmm_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toScalar(), a[4].toScalar()));
 }
 
+// arctanh(Tensor self) -> Tensor
+void boxed_arctanh(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arctanh(a[0].toTensor()));
+}
+
+// arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_arctanh_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::arctanh_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// arctanh_(Tensor(a!) self) -> Tensor(a!)
+void boxed_arctanh_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::arctanh_(a[0].toTensor()));
+}
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+void boxed_avg_pool2d(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::avg_pool2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toBool(), a[5].toBool(), a[6].opt(&IValue::toInt)));
+}
+
+// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_avg_pool2d_out(Stack& s) {
+  IValue* a = args(s, 8);
+  finish(s, 8, tl::avg_pool2d_out(a[7].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toBool(), a[5].toBool(), a[6].opt(&IValue::toInt)));
+}
+
+// ceil(Tensor self) -> Tensor
+void boxed_ceil(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::ceil(a[0].toTensor()));
+}
+
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+void boxed_ceil_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::ceil_(a[0].toTensor()));
+}
+
+// ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_ceil_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::ceil_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+void boxed_clip_Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clip(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+void boxed_clip__Tensor(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clip_(a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_clip_Tensor_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::clip_out(a[3].toTensor(), a[0].toTensor(), a[1].toOptionalTensor(), a[2].toOptionalTensor()));
+}
+
+// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+void boxed_clip(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clip(a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+void boxed_clip_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::clip_(a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_clip_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::clip_out(a[3].toTensor(), a[0].toTensor(), a[1].opt(&IValue::toScalar), a[2].opt(&IValue::toScalar)));
+}
+
+// corrcoef(Tensor self) -> Tensor
+void boxed_corrcoef(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::corrcoef(a[0].toTensor()));
+}
+
+// expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
+void boxed_expand(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::expand(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toBool()));
+}
+
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 void boxed_flatten_using_ints(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::flatten(a[0].toTensor(), a[1].toInt(), a[2].toInt()));
+}
+
+// histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+void boxed_histogramdd(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::histogramdd(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
+// histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+void boxed_histogramdd_int_bins(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::histogramdd(a[0].toTensor(), a[1].toInt(), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
+// histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+void boxed_histogramdd_TensorList_bins(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::histogramdd(a[0].toTensor(), TensorList(a[1].toTensorVector()), as_arg(a[2].toOptionalDoubleVector()), a[3].toOptionalTensor(), a[4].toBool()));
+}
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+void boxed_index_fill_int_Scalar(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_fill(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+void boxed_index_fill__int_Scalar(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_fill_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toScalar()));
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+void boxed_index_fill_int_Tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_fill(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
+}
+
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+void boxed_index_fill__int_Tensor(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::index_fill_(a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor()));
+}
+
+// isreal(Tensor self) -> Tensor
+void boxed_isreal(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::isreal(a[0].toTensor()));
 }
 
 // linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
@@ -60,6 +263,18 @@ void boxed_linalg_eigh_out(Stack& s) {
   finish(s, 4, tl::linalg_eigh_out(a[2].toTensor(), a[3].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef())));
 }
 
+// masked_select(Tensor self, Tensor mask) -> Tensor
+void boxed_masked_select(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::masked_select(a[0].toTensor(), a[1].toTensor()));
+}
+
+// masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_masked_select_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::masked_select_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
 // ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_ones(Stack& s) {
   IValue* a = args(s, 3);
@@ -72,17 +287,85 @@ void boxed_ones_out(Stack& s) {
   finish(s, 4, tl::ones_out(a[3].toTensor(), IntArrayRef(a[0].toIntVector(0)), a[1].opt(&IValue::toScalarType), a[2].opt(&IValue::toDevice)));
 }
 
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+void boxed_pinverse(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::pinverse(a[0].toTensor(), a[1].toDouble()));
+}
+
+// ravel(Tensor(a) self) -> Tensor(a)
+void boxed_ravel(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::ravel(a[0].toTensor()));
+}
+
+// tan(Tensor self) -> Tensor
+void boxed_tan(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::tan(a[0].toTensor()));
+}
+
+// tan_(Tensor(a!) self) -> Tensor(a!)
+void boxed_tan_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::tan_(a[0].toTensor()));
+}
+
+// tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_tan_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::tan_out(a[1].toTensor(), a[0].toTensor()));
+}
+
 const OpEntry entries[] = {
+    {"_embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor", boxed__embedding_bag_per_sample_weights_backward, 0},
+    {"_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grad_list, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()", boxed__fused_sgd_, 0},
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", boxed__histogramdd_from_bin_cts, 0},
     {"_lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor)", boxed__lstm_layer_differentiable_backward, 0},
+    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", boxed_add_Tensor, kPointwise},
+    {"add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", boxed_add__Tensor, kPointwise},
+    {"add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_add_Tensor_out, kPointwise},
+    {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_add_Scalar, kPointwise},
+    {"add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", boxed_add__Scalar, kPointwise},
     {"addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", boxed_addmm, 0},
     {"addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", boxed_addmm_, 0},
     {"addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_addmm_out, 0},
+    {"arctanh(Tensor self) -> Tensor", boxed_arctanh, kPointwise},
+    {"arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arctanh_out, kPointwise},
+    {"arctanh_(Tensor(a!) self) -> Tensor(a!)", boxed_arctanh_, 0},
+    {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", boxed_avg_pool2d, 0},
+    {"avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_avg_pool2d_out, 0},
+    {"ceil(Tensor self) -> Tensor", boxed_ceil, kPointwise},
+    {"ceil_(Tensor(a!) self) -> Tensor(a!)", boxed_ceil_, kPointwise},
+    {"ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_ceil_out, kPointwise},
+    {"clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", boxed_clip_Tensor, kPointwise},
+    {"clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", boxed_clip__Tensor, kPointwise},
+    {"clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_clip_Tensor_out, kPointwise},
+    {"clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", boxed_clip, kPointwise},
+    {"clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", boxed_clip_, kPointwise},
+    {"clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", boxed_clip_out, kPointwise},
+    {"corrcoef(Tensor self) -> Tensor", boxed_corrcoef, 0},
+    {"expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", boxed_expand, 0},
     {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", boxed_flatten_using_ints, 0},
+    {"histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)", boxed_histogramdd, 0},
+    {"histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)", boxed_histogramdd_int_bins, 0},
+    {"histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)", boxed_histogramdd_TensorList_bins, 0},
+    {"index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", boxed_index_fill_int_Scalar, 0},
+    {"index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", boxed_index_fill__int_Scalar, 0},
+    {"index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", boxed_index_fill_int_Tensor, 0},
+    {"index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)", boxed_index_fill__int_Tensor, 0},
+    {"isreal(Tensor self) -> Tensor", boxed_isreal, 0},
     {"linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)", boxed_linalg_eigh, 0},
     {"linalg_eigh.out(Tensor A, str UPLO='L', *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)", boxed_linalg_eigh_out, 0},
+    {"masked_select(Tensor self, Tensor mask) -> Tensor", boxed_masked_select, 0},
+    {"masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)", boxed_masked_select_out, 0},
     {"ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_ones, 0},
     {"ones.out(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)", boxed_ones_out, 0},
+    {"pinverse(Tensor self, float rcond=1e-15) -> Tensor", boxed_pinverse, 0},
+    {"ravel(Tensor(a) self) -> Tensor(a)", boxed_ravel, 0},
+    {"tan(Tensor self) -> Tensor", boxed_tan, kPointwise},
+    {"tan_(Tensor(a!) self) -> Tensor(a!)", boxed_tan_, kPointwise},
+    {"tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_tan_out, kPointwise},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -2,25 +2,65 @@
 // Boxed ops for the JIT, shard 8: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_neg_view.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/bitwise_not.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/divide.h"
+#include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_eigvalsh.h"
+#include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/rnn_relu.h"
+#include "generated/ops/std.h"
+#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl::jit {
 namespace {
+
+// _neg_view(Tensor(a) self) -> Tensor(a)
+void boxed__neg_view(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::_neg_view(a[0].toTensor()));
+}
+
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_nearest_exact3d(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_upsample_nearest_exact3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed__upsample_nearest_exact3d_out(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_nearest_exact3d_out(a[5].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(3)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble), a[4].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed__upsample_nearest_exact3d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_upsample_nearest_exact3d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
+}
 
 // arange(Scalar end, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 void boxed_arange(Stack& s) {
@@ -64,10 +104,40 @@ void boxed_bitwise_not_out(Stack& s) {
   finish(s, 2, tl::bitwise_not_out(a[1].toTensor(), a[0].toTensor()));
 }
 
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+void boxed_cat(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cat(TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cat_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cat_out(a[2].toTensor(), TensorList(a[0].toTensorVector()), a[1].toInt()));
+}
+
+// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+void boxed_combinations(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::combinations(a[0].toTensor(), a[1].toInt(), a[2].toBool()));
+}
+
 // contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 void boxed_contiguous(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::contiguous(a[0].toTensor(), a[1].toMemoryFormat()));
+}
+
+// conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+void boxed_conv3d(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv3d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(3)), IntArrayRef(a[4].toIntVector(3)), IntArrayRef(a[5].toIntVector(3)), a[6].toInt()));
+}
+
+// conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+void boxed_conv3d_padding(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv3d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(3)), std::string_view(a[4].toStringRef()), IntArrayRef(a[5].toIntVector(3)), a[6].toInt()));
 }
 
 // conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
@@ -142,6 +212,60 @@ void boxed_divide__Scalar_mode(Stack& s) {
   finish(s, 3, tl::divide_(a[0].toTensor(), a[1].toScalar(), as_arg(a[2].toOptionalString())));
 }
 
+// floor_divide(Tensor self, Tensor other) -> Tensor
+void boxed_floor_divide(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::floor_divide(a[0].toTensor(), a[1].toTensor()));
+}
+
+// floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void boxed_floor_divide_(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::floor_divide_(a[0].toTensor(), a[1].toTensor()));
+}
+
+// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_floor_divide_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::floor_divide_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+void boxed_floor_divide_Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::floor_divide(a[0].toTensor(), a[1].toScalar()));
+}
+
+// floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void boxed_floor_divide__Scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::floor_divide_(a[0].toTensor(), a[1].toScalar()));
+}
+
+// fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+void boxed_fractional_max_pool2d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::fractional_max_pool2d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toTensor()));
+}
+
+// fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed_fractional_max_pool2d_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool2d_backward_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(2)), IntArrayRef(a[3].toIntVector(2)), a[4].toTensor()));
+}
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+void boxed_fractional_max_pool3d_backward(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::fractional_max_pool3d_backward(a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toTensor()));
+}
+
+// fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed_fractional_max_pool3d_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::fractional_max_pool3d_backward_out(a[5].toTensor(), a[0].toTensor(), a[1].toTensor(), IntArrayRef(a[2].toIntVector(3)), IntArrayRef(a[3].toIntVector(3)), a[4].toTensor()));
+}
+
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 void boxed_ge_Tensor(Stack& s) {
   IValue* a = args(s, 2);
@@ -196,6 +320,12 @@ void boxed_index_add_out(Stack& s) {
   finish(s, 6, tl::index_add_out(a[5].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].toTensor(), a[3].toTensor(), a[4].toScalar()));
 }
 
+// l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor
+void boxed_l1_loss(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::l1_loss(a[0].toTensor(), a[1].toTensor(), a[2].toInt()));
+}
+
 // linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
 void boxed_linalg_eigvalsh(Stack& s) {
   IValue* a = args(s, 2);
@@ -206,6 +336,30 @@ void boxed_linalg_eigvalsh(Stack& s) {
 void boxed_linalg_eigvalsh_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::linalg_eigvalsh_out(a[2].toTensor(), a[0].toTensor(), std::string_view(a[1].toStringRef())));
+}
+
+// linalg_inv(Tensor A) -> Tensor
+void boxed_linalg_inv(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_inv(a[0].toTensor()));
+}
+
+// linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_linalg_inv_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::linalg_inv_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+void boxed_linalg_slogdet(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::linalg_slogdet(a[0].toTensor()));
+}
+
+// linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)
+void boxed_linalg_slogdet_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::linalg_slogdet_out(a[1].toTensor(), a[2].toTensor(), a[0].toTensor()));
 }
 
 // moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -226,6 +380,42 @@ void boxed_pixel_shuffle(Stack& s) {
   finish(s, 2, tl::pixel_shuffle(a[0].toTensor(), a[1].toInt()));
 }
 
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+void boxed_reflection_pad3d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::reflection_pad3d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(6))));
+}
+
+// reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_reflection_pad3d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad3d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(6))));
+}
+
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+void boxed_renorm(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::renorm(a[0].toTensor(), a[1].toScalar(), a[2].toInt(), a[3].toScalar()));
+}
+
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+void boxed_renorm_(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::renorm_(a[0].toTensor(), a[1].toScalar(), a[2].toInt(), a[3].toScalar()));
+}
+
+// renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_renorm_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::renorm_out(a[4].toTensor(), a[0].toTensor(), a[1].toScalar(), a[2].toInt(), a[3].toScalar()));
+}
+
+// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+void boxed_rms_norm(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::rms_norm(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toOptionalTensor(), a[3].opt(&IValue::toDouble)));
+}
+
 // rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
 void boxed_rnn_relu_input(Stack& s) {
   IValue* a = args(s, 9);
@@ -236,6 +426,48 @@ void boxed_rnn_relu_input(Stack& s) {
 void boxed_rnn_relu_data(Stack& s) {
   IValue* a = args(s, 9);
   finish(s, 9, tl::rnn_relu(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), TensorList(a[3].toTensorVector()), a[4].toBool(), a[5].toInt(), a[6].toDouble(), a[7].toBool(), a[8].toBool()));
+}
+
+// std(Tensor self, bool unbiased=True) -> Tensor
+void boxed_std_op(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::std(a[0].toTensor(), a[1].toBool()));
+}
+
+// std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+void boxed_std_dim(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::std(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].toBool()));
+}
+
+// std.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_std_dim_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::std_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].toBool(), a[3].toBool()));
+}
+
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+void boxed_std_correction(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::std(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].opt(&IValue::toScalar), a[3].toBool()));
+}
+
+// std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+void boxed_std_correction_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::std_out(a[4].toTensor(), a[0].toTensor(), as_arg(a[1].toOptionalIntVector(1)), a[2].opt(&IValue::toScalar), a[3].toBool()));
+}
+
+// t(Tensor(a) self) -> Tensor(a)
+void boxed_t(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::t(a[0].toTensor()));
+}
+
+// t_(Tensor(a!) self) -> Tensor(a!)
+void boxed_t_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::t_(a[0].toTensor()));
 }
 
 // true_divide.Tensor(Tensor self, Tensor other) -> Tensor
@@ -287,6 +519,10 @@ void boxed_vstack_out(Stack& s) {
 }
 
 const OpEntry entries[] = {
+    {"_neg_view(Tensor(a) self) -> Tensor(a)", boxed__neg_view, 0},
+    {"_upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_nearest_exact3d, 0},
+    {"_upsample_nearest_exact3d.out(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact3d_out, 0},
+    {"_upsample_nearest_exact3d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact3d_vec, 0},
     {"arange(Scalar end, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_arange, 0},
     {"arange.start(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor", boxed_arange_start, 0},
     {"arange.start_out(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, Tensor(a!) out) -> Tensor(a!)", boxed_arange_start_out, 0},
@@ -294,7 +530,12 @@ const OpEntry entries[] = {
     {"bitwise_not(Tensor self) -> Tensor", boxed_bitwise_not, kPointwise},
     {"bitwise_not_(Tensor(a!) self) -> Tensor(a!)", boxed_bitwise_not_, kPointwise},
     {"bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_bitwise_not_out, kPointwise},
+    {"cat(Tensor[] tensors, int dim=0) -> Tensor", boxed_cat, 0},
+    {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", boxed_cat_out, 0},
+    {"combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", boxed_combinations, 0},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", boxed_contiguous, 0},
+    {"conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor", boxed_conv3d, 0},
+    {"conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor", boxed_conv3d_padding, 0},
     {"conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor", boxed_conv_transpose1d, 0},
     {"convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor", boxed_convolution, 0},
     {"divide.Tensor(Tensor self, Tensor other) -> Tensor", boxed_divide_Tensor, kPointwise},
@@ -307,6 +548,15 @@ const OpEntry entries[] = {
     {"divide.Tensor_mode_out(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", boxed_divide_Tensor_mode_out, kPointwise},
     {"divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", boxed_divide_Scalar_mode, kPointwise},
     {"divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", boxed_divide__Scalar_mode, kPointwise},
+    {"floor_divide(Tensor self, Tensor other) -> Tensor", boxed_floor_divide, kPointwise},
+    {"floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_floor_divide_, kPointwise},
+    {"floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_floor_divide_out, kPointwise},
+    {"floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", boxed_floor_divide_Scalar, kPointwise},
+    {"floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", boxed_floor_divide__Scalar, kPointwise},
+    {"fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor", boxed_fractional_max_pool2d_backward, 0},
+    {"fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed_fractional_max_pool2d_backward_grad_input, 0},
+    {"fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor", boxed_fractional_max_pool3d_backward, 0},
+    {"fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed_fractional_max_pool3d_backward_grad_input, 0},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", boxed_ge_Tensor, kPointwise},
     {"ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_ge__Tensor, kPointwise},
     {"ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_ge_Tensor_out, kPointwise},
@@ -316,13 +566,31 @@ const OpEntry entries[] = {
     {"index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor", boxed_index_add, 0},
     {"index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)", boxed_index_add_, 0},
     {"index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_index_add_out, 0},
+    {"l1_loss(Tensor self, Tensor target, int reduction=0) -> Tensor", boxed_l1_loss, 0},
     {"linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor", boxed_linalg_eigvalsh, 0},
     {"linalg_eigvalsh.out(Tensor A, str UPLO='L', *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_eigvalsh_out, 0},
+    {"linalg_inv(Tensor A) -> Tensor", boxed_linalg_inv, 0},
+    {"linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)", boxed_linalg_inv_out, 0},
+    {"linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", boxed_linalg_slogdet, 0},
+    {"linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)", boxed_linalg_slogdet_out, 0},
     {"moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", boxed_moveaxis_intlist, 0},
     {"moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)", boxed_moveaxis_int, 0},
     {"pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", boxed_pixel_shuffle, 0},
+    {"reflection_pad3d(Tensor self, int[6] padding) -> Tensor", boxed_reflection_pad3d, 0},
+    {"reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad3d_out, 0},
+    {"renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", boxed_renorm, 0},
+    {"renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)", boxed_renorm_, 0},
+    {"renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)", boxed_renorm_out, 0},
+    {"rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor", boxed_rms_norm, 0},
     {"rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", boxed_rnn_relu_input, 0},
     {"rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", boxed_rnn_relu_data, 0},
+    {"std(Tensor self, bool unbiased=True) -> Tensor", boxed_std_op, 0},
+    {"std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", boxed_std_dim, 0},
+    {"std.dim_out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_std_dim_out, 0},
+    {"std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", boxed_std_correction, 0},
+    {"std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", boxed_std_correction_out, 0},
+    {"t(Tensor(a) self) -> Tensor(a)", boxed_t, 0},
+    {"t_(Tensor(a!) self) -> Tensor(a!)", boxed_t_, 0},
     {"true_divide.Tensor(Tensor self, Tensor other) -> Tensor", boxed_true_divide_Tensor, kPointwise},
     {"true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_true_divide__Tensor, kPointwise},
     {"true_divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_true_divide_Tensor_out, kPointwise},

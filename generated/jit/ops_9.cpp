@@ -2,23 +2,45 @@
 // Boxed ops for the JIT, shard 9: each wrapper takes its schema's arguments from the top of
 // the stack (schema order), calls the public C++ API and leaves the results in their place.
 #include "aten/jit/BoxedSupport.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/bilinear.h"
+#include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/conv2d.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/det.h"
 #include "generated/ops/div.h"
 #include "generated/ops/dropout.h"
+#include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
 #include "generated/ops/inner.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 #include "generated/ops/subtract.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::jit {
 namespace {
+
+// _lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)
+void boxed__lu_with_info(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_lu_with_info(a[0].toTensor(), a[1].toBool(), a[2].toBool()));
+}
 
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 void boxed__softmax_backward_data(Stack& s) {
@@ -30,6 +52,36 @@ void boxed__softmax_backward_data(Stack& s) {
 void boxed__test_mul_backward(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::_test_mul_backward(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toBoolArray<2>()));
+}
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_bicubic2d_aa_backward(Stack& s) {
+  IValue* a = args(s, 6);
+  finish(s, 6, tl::_upsample_bicubic2d_aa_backward(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// _upsample_bicubic2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+void boxed__upsample_bicubic2d_aa_backward_grad_input(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::_upsample_bicubic2d_aa_backward_out(a[6].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), IntArrayRef(a[2].toIntVector(4)), a[3].toBool(), a[4].opt(&IValue::toDouble), a[5].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+void boxed__upsample_nearest_exact2d(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::_upsample_nearest_exact2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+void boxed__upsample_nearest_exact2d_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::_upsample_nearest_exact2d_out(a[4].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(2)), a[2].opt(&IValue::toDouble), a[3].opt(&IValue::toDouble)));
+}
+
+// _upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+void boxed__upsample_nearest_exact2d_vec(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::_upsample_nearest_exact2d(a[0].toTensor(), as_arg(a[1].toOptionalIntVector(0)), as_arg(a[2].toOptionalDoubleVector())));
 }
 
 // angle(Tensor self) -> Tensor
@@ -66,6 +118,54 @@ void boxed_arccos_(Stack& s) {
 void boxed_bilinear(Stack& s) {
   IValue* a = args(s, 4);
   finish(s, 4, tl::bilinear(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(), a[3].toOptionalTensor()));
+}
+
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+void boxed_cholesky_inverse(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::cholesky_inverse(a[0].toTensor(), a[1].toBool()));
+}
+
+// cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_cholesky_inverse_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cholesky_inverse_out(a[2].toTensor(), a[0].toTensor(), a[1].toBool()));
+}
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+void boxed_conv2d(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv2d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(2)), IntArrayRef(a[4].toIntVector(2)), IntArrayRef(a[5].toIntVector(2)), a[6].toInt()));
+}
+
+// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
+void boxed_conv2d_padding(Stack& s) {
+  IValue* a = args(s, 7);
+  finish(s, 7, tl::conv2d(a[0].toTensor(), a[1].toTensor(), a[2].toOptionalTensor(), IntArrayRef(a[3].toIntVector(2)), std::string_view(a[4].toStringRef()), IntArrayRef(a[5].toIntVector(2)), a[6].toInt()));
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+void boxed_cumsum(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cumsum(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+void boxed_cumsum_(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::cumsum_(a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+void boxed_cumsum_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::cumsum_out(a[3].toTensor(), a[0].toTensor(), a[1].toInt(), a[2].opt(&IValue::toScalarType)));
+}
+
+// det(Tensor self) -> Tensor
+void boxed_det(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::det(a[0].toTensor()));
 }
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -140,6 +240,24 @@ void boxed_dropout_(Stack& s) {
   finish(s, 3, tl::dropout_(a[0].toTensor(), a[1].toDouble(), a[2].toBool()));
 }
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+void boxed_hardshrink_backward(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::hardshrink_backward(a[0].toTensor(), a[1].toTensor(), a[2].toScalar()));
+}
+
+// huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor
+void boxed_huber_loss(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::huber_loss(a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toDouble()));
+}
+
+// huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_huber_loss_out(Stack& s) {
+  IValue* a = args(s, 5);
+  finish(s, 5, tl::huber_loss_out(a[4].toTensor(), a[0].toTensor(), a[1].toTensor(), a[2].toInt(), a[3].toDouble()));
+}
+
 // inner(Tensor self, Tensor other) -> Tensor
 void boxed_inner(Stack& s) {
   IValue* a = args(s, 2);
@@ -150,6 +268,12 @@ void boxed_inner(Stack& s) {
 void boxed_inner_out(Stack& s) {
   IValue* a = args(s, 3);
   finish(s, 3, tl::inner_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// is_neg(Tensor self) -> bool
+void boxed_is_neg(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::is_neg(a[0].toTensor()));
 }
 
 // isneginf(Tensor self) -> Tensor
@@ -212,6 +336,18 @@ void boxed_minimum_out(Stack& s) {
   finish(s, 3, tl::minimum_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
 }
 
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+void boxed_reflection_pad2d(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::reflection_pad2d(a[0].toTensor(), IntArrayRef(a[1].toIntVector(4))));
+}
+
+// reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_reflection_pad2d_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::reflection_pad2d_out(a[2].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(4))));
+}
+
 // special_expit(Tensor self) -> Tensor
 void boxed_special_expit(Stack& s) {
   IValue* a = args(s, 1);
@@ -222,6 +358,78 @@ void boxed_special_expit(Stack& s) {
 void boxed_special_expit_out(Stack& s) {
   IValue* a = args(s, 2);
   finish(s, 2, tl::special_expit_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+void boxed_special_logsumexp(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_logsumexp(a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_logsumexp_out(Stack& s) {
+  IValue* a = args(s, 4);
+  finish(s, 4, tl::special_logsumexp_out(a[3].toTensor(), a[0].toTensor(), IntArrayRef(a[1].toIntVector(1)), a[2].toBool()));
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+void boxed_special_xlog1py(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_xlog1py(a[0].toTensor(), a[1].toTensor()));
+}
+
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_xlog1py_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_xlog1py_out(a[2].toTensor(), a[0].toTensor(), a[1].toTensor()));
+}
+
+// special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+void boxed_special_xlog1py_self_scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_xlog1py(a[0].toScalar(), a[1].toTensor()));
+}
+
+// special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_xlog1py_self_scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_xlog1py_out(a[2].toTensor(), a[0].toScalar(), a[1].toTensor()));
+}
+
+// special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+void boxed_special_xlog1py_other_scalar(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::special_xlog1py(a[0].toTensor(), a[1].toScalar()));
+}
+
+// special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_special_xlog1py_other_scalar_out(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::special_xlog1py_out(a[2].toTensor(), a[0].toTensor(), a[1].toScalar()));
+}
+
+// split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+void boxed_split_with_sizes(Stack& s) {
+  IValue* a = args(s, 3);
+  finish(s, 3, tl::split_with_sizes(a[0].toTensor(), IntArrayRef(a[1].toIntVector(0)), a[2].toInt()));
+}
+
+// square(Tensor self) -> Tensor
+void boxed_square(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::square(a[0].toTensor()));
+}
+
+// square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+void boxed_square_out(Stack& s) {
+  IValue* a = args(s, 2);
+  finish(s, 2, tl::square_out(a[1].toTensor(), a[0].toTensor()));
+}
+
+// square_(Tensor(a!) self) -> Tensor(a!)
+void boxed_square_(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::square_(a[0].toTensor()));
 }
 
 // subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -254,15 +462,35 @@ void boxed_subtract__Scalar(Stack& s) {
   finish(s, 3, tl::subtract_(a[0].toTensor(), a[1].toScalar(), a[2].toScalar()));
 }
 
+// view_as_real(Tensor(a) self) -> Tensor(a)
+void boxed_view_as_real(Stack& s) {
+  IValue* a = args(s, 1);
+  finish(s, 1, tl::view_as_real(a[0].toTensor()));
+}
+
 const OpEntry entries[] = {
+    {"_lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> (Tensor LU, Tensor pivots, Tensor info)", boxed__lu_with_info, 0},
     {"_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", boxed__softmax_backward_data, 0},
     {"_test_mul_backward(Tensor grad_output, Tensor self, Tensor other, bool[2] output_mask) -> (Tensor grad_self, Tensor grad_other)", boxed__test_mul_backward, 0},
+    {"_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_bicubic2d_aa_backward, 0},
+    {"_upsample_bicubic2d_aa_backward.grad_input(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)", boxed__upsample_bicubic2d_aa_backward_grad_input, 0},
+    {"_upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor", boxed__upsample_nearest_exact2d, 0},
+    {"_upsample_nearest_exact2d.out(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)", boxed__upsample_nearest_exact2d_out, 0},
+    {"_upsample_nearest_exact2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor", boxed__upsample_nearest_exact2d_vec, 0},
     {"angle(Tensor self) -> Tensor", boxed_angle, kPointwise},
     {"angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_angle_out, kPointwise},
     {"arccos(Tensor self) -> Tensor", boxed_arccos, kPointwise},
     {"arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_arccos_out, kPointwise},
     {"arccos_(Tensor(a!) self) -> Tensor(a!)", boxed_arccos_, 0},
     {"bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor", boxed_bilinear, 0},
+    {"cholesky_inverse(Tensor self, bool upper=False) -> Tensor", boxed_cholesky_inverse, 0},
+    {"cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_cholesky_inverse_out, 0},
+    {"conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", boxed_conv2d, 0},
+    {"conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", boxed_conv2d_padding, 0},
+    {"cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", boxed_cumsum, 0},
+    {"cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", boxed_cumsum_, 0},
+    {"cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", boxed_cumsum_out, 0},
+    {"det(Tensor self) -> Tensor", boxed_det, 0},
     {"div.Tensor(Tensor self, Tensor other) -> Tensor", boxed_div_Tensor, kPointwise},
     {"div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", boxed_div__Tensor, kPointwise},
     {"div.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_div_Tensor_out, kPointwise},
@@ -275,8 +503,12 @@ const OpEntry entries[] = {
     {"div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", boxed_div__Scalar_mode, kPointwise},
     {"dropout(Tensor input, float p, bool train) -> Tensor", boxed_dropout, kNondeterministic},
     {"dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", boxed_dropout_, kNondeterministic},
+    {"hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", boxed_hardshrink_backward, kPointwise},
+    {"huber_loss(Tensor self, Tensor target, int reduction=0, float delta=1.0) -> Tensor", boxed_huber_loss, 0},
+    {"huber_loss.out(Tensor self, Tensor target, int reduction=0, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)", boxed_huber_loss_out, 0},
     {"inner(Tensor self, Tensor other) -> Tensor", boxed_inner, 0},
     {"inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_inner_out, 0},
+    {"is_neg(Tensor self) -> bool", boxed_is_neg, 0},
     {"isneginf(Tensor self) -> Tensor", boxed_isneginf, kPointwise},
     {"isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_isneginf_out, kPointwise},
     {"max(Tensor self) -> Tensor", boxed_max, 0},
@@ -287,13 +519,28 @@ const OpEntry entries[] = {
     {"meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", boxed_meshgrid_indexing, 0},
     {"minimum(Tensor self, Tensor other) -> Tensor", boxed_minimum, kPointwise},
     {"minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_minimum_out, kPointwise},
+    {"reflection_pad2d(Tensor self, int[4] padding) -> Tensor", boxed_reflection_pad2d, 0},
+    {"reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)", boxed_reflection_pad2d_out, 0},
     {"special_expit(Tensor self) -> Tensor", boxed_special_expit, 0},
     {"special_expit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_expit_out, 0},
+    {"special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", boxed_special_logsumexp, 0},
+    {"special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_logsumexp_out, 0},
+    {"special_xlog1py(Tensor self, Tensor other) -> Tensor", boxed_special_xlog1py, kPointwise},
+    {"special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_xlog1py_out, kPointwise},
+    {"special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor", boxed_special_xlog1py_self_scalar, kPointwise},
+    {"special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_xlog1py_self_scalar_out, kPointwise},
+    {"special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor", boxed_special_xlog1py_other_scalar, kPointwise},
+    {"special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", boxed_special_xlog1py_other_scalar_out, kPointwise},
+    {"split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]", boxed_split_with_sizes, 0},
+    {"square(Tensor self) -> Tensor", boxed_square, kPointwise},
+    {"square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", boxed_square_out, kPointwise},
+    {"square_(Tensor(a!) self) -> Tensor(a!)", boxed_square_, 0},
     {"subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", boxed_subtract_Tensor, kPointwise},
     {"subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", boxed_subtract__Tensor, kPointwise},
     {"subtract.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", boxed_subtract_Tensor_out, kPointwise},
     {"subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", boxed_subtract_Scalar, kPointwise},
     {"subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", boxed_subtract__Scalar, kPointwise},
+    {"view_as_real(Tensor(a) self) -> Tensor(a)", boxed_view_as_real, 0},
 };
 const bool registered = register_ops(entries, std::size(entries));
 

@@ -2,29 +2,70 @@
 // Python bindings, shard 0: module functions and Tensor methods.
 #include "aten/core/OwnedArgs.h"
 #include "aten/jit/TraceScope.h"
+#include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rmsprop.h"
 #include "generated/ops/_histogramdd_from_bin_tensors.h"
 #include "generated/ops/atleast_3d.h"
 #include "generated/ops/batch_norm_gather_stats_with_counts.h"
 #include "generated/ops/blackman_window.h"
+#include "generated/ops/copysign.h"
 #include "generated/ops/detach.h"
 #include "generated/ops/erf.h"
 #include "generated/ops/feature_dropout.h"
+#include "generated/ops/fix.h"
+#include "generated/ops/full.h"
+#include "generated/ops/gelu_backward.h"
 #include "generated/ops/hann_window.h"
+#include "generated/ops/inverse.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/linalg_householder_product.h"
+#include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/linalg_pinv.h"
+#include "generated/ops/logaddexp2.h"
 #include "generated/ops/nextafter.h"
 #include "generated/ops/nll_loss2d_backward.h"
+#include "generated/ops/nll_loss_nd.h"
+#include "generated/ops/norm.h"
+#include "generated/ops/quantile.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/select.h"
 #include "generated/ops/softplus_backward.h"
+#include "generated/ops/special_ndtri.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_rmsprop_
+PyObject* fn_internal__fused_rmsprop_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rmsprop_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] grad_avgs, Tensor[] momentum_buffer_list, Tensor[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto square_avgs = r.tensorlist(2);
+  auto grad_avgs = r.tensorlist(3);
+  auto momentum_buffer_list = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto alpha = r.toDouble(7);
+  auto eps = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto momentum = r.toDouble(10);
+  auto centered = r.toBool(11);
+  auto maximize = r.toBool(12);
+  jit::tracer::TraceScope jit_trace("_fused_rmsprop_", TensorList(self), TensorList(grad_list), TensorList(square_avgs), TensorList(grad_avgs), TensorList(momentum_buffer_list), TensorList(state_steps), lr, alpha, eps, weight_decay, momentum, centered, maximize);
+  [&] { GilRelease no_gil; tl::_fused_rmsprop_(self, grad_list, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr, alpha, eps, weight_decay, momentum, centered, maximize); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // _histogramdd_from_bin_tensors
 PyObject* fn__histogramdd_from_bin_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -139,6 +180,51 @@ PyObject* fn_blackman_window(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// copysign
+PyObject* fn_copysign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign(Tensor input, Tensor other, *, Tensor? out=None)",
+      "copysign(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("copysign.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("copysign.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("copysign.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::copysign_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("copysign.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // detach
 PyObject* fn_detach(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -230,6 +316,93 @@ PyObject* fn_feature_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// fix
+PyObject* fn_fix(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("fix.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::fix_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fix", self);
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fix_
+PyObject* fn_fix_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("fix_", self);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// full
+PyObject* fn_full(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto size = r.intlist(0);
+  auto fill_value = r.scalar(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(7);
+  native::check_pin_memory(r.toBool_optional(6));
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("full.out", IntArrayRef(size), fill_value, dtype, device, out);
+    auto result = [&] { GilRelease no_gil; return tl::full_out(out, size, fill_value, dtype, device); }();
+    jit_trace.done(result);
+    if (requires_grad) result.set_requires_grad(true);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("full", IntArrayRef(size), fill_value, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::full(size, fill_value, dtype, device); }();
+  jit_trace.done(result);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_backward
+PyObject* fn_internal_gelu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto approximate = r.string(2);
+  jit::tracer::TraceScope jit_trace("gelu_backward", grad_output, self, approximate);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_backward(grad_output, self, approximate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // hann_window
 PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -272,6 +445,29 @@ PyObject* fn_hann_window(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// inverse
+PyObject* fn_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("inverse.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::inverse_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("inverse", self);
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // isnan
 PyObject* fn_isnan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -309,6 +505,89 @@ PyObject* fn_linalg_linalg_householder_product(PyObject* /*module*/, PyObject* c
   auto result = [&] { GilRelease no_gil; return tl::linalg_householder_product(input, tau); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_rank
+PyObject* fn_linalg_linalg_matrix_rank(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None)",
+      "linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_rank.atol_rtol_tensor
+      auto input = r.tensor(0);
+      auto atol = r.optional_tensor(1);
+      auto rtol = r.optional_tensor(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_rank.atol_rtol_tensor_out", input, atol, rtol, hermitian, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, atol, rtol, hermitian); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_rank.atol_rtol_tensor", input, atol, rtol, hermitian);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, atol, rtol, hermitian); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_rank.tol_tensor
+      auto input = r.tensor(0);
+      auto tol = r.tensor(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_rank.tol_tensor_out", input, tol, hermitian, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, input, tol, hermitian); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_rank.tol_tensor", input, tol, hermitian);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(input, tol, hermitian); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // linalg_matrix_rank
+      auto self = r.tensor(0);
+      auto tol = r.toDouble(1);
+      auto hermitian = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_rank.out", self, tol, hermitian, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, tol, hermitian); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_rank", self, tol, hermitian);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, tol, hermitian); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // linalg_matrix_rank.atol_rtol_float
+      auto self = r.tensor(0);
+      auto atol = r.toDouble_optional(1);
+      auto rtol = r.toDouble_optional(2);
+      auto hermitian = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_rank.atol_rtol_float_out", self, atol, rtol, hermitian, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank_out(out, self, atol, rtol, hermitian); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_rank.atol_rtol_float", self, atol, rtol, hermitian);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_rank(self, atol, rtol, hermitian); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -395,6 +674,30 @@ PyObject* fn_linalg_linalg_pinv(PyObject* /*module*/, PyObject* const* args, Py_
   TL_PY_CATCH
 }
 
+// logaddexp2
+PyObject* fn_logaddexp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("logaddexp2.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::logaddexp2_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logaddexp2", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // nextafter
 PyObject* fn_nextafter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -441,6 +744,146 @@ PyObject* fn_internal_nll_loss2d_backward(PyObject* /*module*/, PyObject* const*
   TL_PY_CATCH
 }
 
+// nll_loss_nd
+PyObject* fn_nn_nll_loss_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto reduction = r.toInt64(3);
+  auto ignore_index = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("nll_loss_nd", self, target, weight, reduction, ignore_index);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_nd(self, target, weight, reduction, ignore_index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// norm
+PyObject* fn_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "norm(Tensor input, Scalar p=2)",
+      "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+      "norm(Tensor input, Scalar? p, *, ScalarType dtype)",
+      "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // norm.Scalar
+      auto self = r.tensor(0);
+      auto p = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("norm.Scalar", self, p);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // norm.ScalarOpt_dim
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim_out", self, p, IntArrayRef(dim), keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::norm_out(out, self, p, dim, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim", self, p, IntArrayRef(dim), keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // norm.ScalarOpt_dtype
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dtype = r.scalartype(2);
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dtype", self, p, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // norm.ScalarOpt_dim_dtype
+      auto self = r.tensor(0);
+      auto p = r.scalar_optional(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim_dtype_out", self, p, IntArrayRef(dim), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::norm_out(out, self, p, dim, keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim_dtype", self, p, IntArrayRef(dim), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// quantile
+PyObject* fn_quantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+      "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // quantile
+      auto self = r.tensor(0);
+      auto q = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("quantile.out", self, q, dim, keepdim, interpolation, out);
+        auto result = [&] { GilRelease no_gil; return tl::quantile_out(out, self, q, dim, keepdim, interpolation); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("quantile", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // quantile.scalar
+      auto self = r.tensor(0);
+      auto q = r.toDouble(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("quantile.scalar_out", self, q, dim, keepdim, interpolation, out);
+        auto result = [&] { GilRelease no_gil; return tl::quantile_out(out, self, q, dim, keepdim, interpolation); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("quantile.scalar", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // select
 PyObject* fn_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -475,6 +918,91 @@ PyObject* fn_internal_softplus_backward(PyObject* /*module*/, PyObject* const* a
   auto result = [&] { GilRelease no_gil; return tl::softplus_backward(grad_output, self, beta, threshold); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_ndtri
+PyObject* fn_special_special_ndtri(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_ndtri(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("special_ndtri.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_ndtri_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_ndtri", self);
+  auto result = [&] { GilRelease no_gil; return tl::special_ndtri(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.copysign
+PyObject* method_copysign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign(Tensor other)",
+      "copysign(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("copysign.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("copysign.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.copysign_
+PyObject* method_copysign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "copysign_(Tensor other)",
+      "copysign_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // copysign_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("copysign_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // copysign_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("copysign_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::copysign_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -526,6 +1054,54 @@ PyObject* method_erf_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.fix
+PyObject* method_fix(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("fix", self);
+  auto result = [&] { GilRelease no_gil; return tl::fix(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.fix_
+PyObject* method_fix_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fix_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("fix_", self);
+  auto result = [&] { GilRelease no_gil; return tl::fix_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.inverse
+PyObject* method_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "inverse()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("inverse", self);
+  auto result = [&] { GilRelease no_gil; return tl::inverse(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isnan
 PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -537,6 +1113,23 @@ PyObject* method_isnan(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("isnan", self);
   auto result = [&] { GilRelease no_gil; return tl::isnan(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logaddexp2
+PyObject* method_logaddexp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logaddexp2(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("logaddexp2", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logaddexp2(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -573,6 +1166,98 @@ PyObject* method_nextafter_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   auto result = [&] { GilRelease no_gil; return tl::nextafter_(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.norm
+PyObject* method_norm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "norm(Scalar p=2)",
+      "norm(Scalar? p, int[1] dim, bool keepdim=False)",
+      "norm(Scalar? p, *, ScalarType dtype)",
+      "norm(Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // norm.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("norm.Scalar", self, p);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // norm.ScalarOpt_dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dim = r.intlist(1);
+      auto keepdim = r.toBool(2);
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim", self, p, IntArrayRef(dim), keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // norm.ScalarOpt_dtype
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dtype = r.scalartype(1);
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dtype", self, p, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // norm.ScalarOpt_dim_dtype
+      const Tensor& self = unpack_tensor(py_self);
+      auto p = r.scalar_optional(0);
+      auto dim = r.intlist(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype(3);
+      jit::tracer::TraceScope jit_trace("norm.ScalarOpt_dim_dtype", self, p, IntArrayRef(dim), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::norm(self, p, dim, keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.quantile
+PyObject* method_quantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+      "quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // quantile
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      jit::tracer::TraceScope jit_trace("quantile", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // quantile.scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.toDouble(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      jit::tracer::TraceScope jit_trace("quantile.scalar", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::quantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -614,6 +1299,10 @@ PyObject* method_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_0(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rmsprop_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rmsprop_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rmsprop_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] grad_avgs, Tensor[] momentum_buffer_list, Tensor[] state_steps, *, float lr, float alpha, float eps, float weight_decay, float momentum, bool centered, bool maximize) -> None
+
+One RMSprop step for every parameter of `self`: L2 weight decay, the moving average of squared gradients, centered (`grad_avgs`, empty otherwise), momentum (`momentum_buffer_list` when `momentum` > 0, empty otherwise), maximize; each `state_steps` value incremented.)doc"});
   functions["_ops"].push_back({"_histogramdd_from_bin_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_tensors)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_tensors(Tensor input, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor
 
@@ -638,6 +1327,14 @@ The periodic Blackman window of `window_length` points (`blackman_window.periodi
 blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Blackman window `0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))`, N as `hann_window.periodic`; length 1 gives [1].)doc"});
+  functions["_ops"].push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_copysign)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   functions["_ops"].push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_detach)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(detach(Tensor input) -> Tensor
 
@@ -658,6 +1355,22 @@ Zeroes each (sample, channel) slice of an input of rank >= 2 with probability `p
       METH_FASTCALL | METH_KEYWORDS, R"doc(feature_dropout_(Tensor input, float p, bool train) -> Tensor
 
 In-place feature_dropout.)doc"});
+  functions["_ops"].push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `trunc`.)doc"});
+  functions["_ops"].push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fix_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fix_(Tensor input) -> Tensor
+
+Alias of `trunc_`.)doc"});
+  functions["_ops"].push_back({"full", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+
+A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given.)doc"});
+  functions["_internal"].push_back({"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_gelu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_backward(Tensor grad_output, Tensor input, *, str approximate='none') -> Tensor
+
+The gradient of gelu: `grad_output * (Phi(x) + x * phi(x))`, or the derivative of the tanh form.)doc"});
   functions["_ops"].push_back({"hann_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hann_window)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
@@ -666,6 +1379,10 @@ The periodic Hann window of `window_length` points, `0.5 - 0.5 cos(2 pi i / N)` 
 hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The Hann window `0.5 - 0.5 cos(2 pi i / (N - 1))`, i < `window_length`: N = `window_length` + 1 when `periodic` (a period of an (N)-point window, for spectral analysis), N = `window_length` (symmetric) otherwise; length 1 gives [1].)doc"});
+  functions["_ops"].push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(inverse(Tensor input, *, Tensor? out=None) -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   functions["_ops"].push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isnan)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isnan(Tensor input) -> Tensor
 
@@ -674,6 +1391,22 @@ True where an element of `self` is NaN.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None) -> Tensor
 
 The first n columns of the product `H_1 ... H_k` of Householder reflectors `H_i = I - tau_i v_i v_i^H`, `v_i` the i-th column of `input` below the diagonal with 1 on it (geqrf's representation; `torchlite.linalg.householder_product`).)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_rank", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_rank)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` with tensor tolerances: the number of singular values (absolute eigenvalues when `hermitian`) above max(atol, rtol * largest), `atol` and `rtol` broadcast against the batch; defaults as `linalg.pinv`.
+
+linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`, a tensor of absolute tolerances broadcast against the batch.
+
+linalg_matrix_rank(Tensor input, float tol, bool hermitian=False, *, Tensor? out=None) -> Tensor
+
+`linalg.matrix_rank` counting the singular values above `tol`.
+
+linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
+
+The number of singular values (absolute eigenvalues when `hermitian`) of each matrix of `self` above max(atol, rtol * largest), as int64; tolerances as `linalg.pinv` (`torchlite.linalg.matrix_rank`).)doc"});
   functions["_linalg"].push_back({"linalg_pinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_pinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
@@ -690,6 +1423,10 @@ linalg_pinv(Tensor input, float rcond, bool hermitian=False, *, Tensor? out=None
 linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor? out=None) -> Tensor
 
 The Moore-Penrose pseudo-inverse of each matrix of `self` from its SVD (its eigendecomposition when `hermitian`), singular values at or below max(atol, rtol * largest) treated as zero; rtol defaults to eps * max(m, n) unless a positive atol is given (`torchlite.linalg.pinv`).)doc"});
+  functions["_ops"].push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   functions["_ops"].push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nextafter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -698,6 +1435,34 @@ The next floating-point value after `self` in the direction of `other`, with bro
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
 
 The gradient of nll_loss2d_forward with respect to `self`.)doc"});
+  functions["_nn"].push_back({"nll_loss_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100) -> Tensor
+
+nll_loss for inputs of any rank: (C,), (N, C) or (N, C, d1, ..., dk) with targets (N, d1, ..., dk); the K-dimensional case runs as nll_loss2d on an (N, C, 1, d1*...*dk) view.)doc"});
+  functions["_ops"].push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Tensor input, Scalar p=2) -> Tensor
+
+The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`).
+
+norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty).
+
+norm(Tensor input, Scalar? p, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing).
+
+norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`.)doc"});
+  functions["_ops"].push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_quantile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only.
+
+quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`quantile` of one `q` given as a number.)doc"});
   functions["_ops"].push_back({"select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_select)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(select(Tensor input, int dim, int index) -> Tensor
 
@@ -706,6 +1471,26 @@ A view of `self` at position `index` of dimension `dim`, which is removed.)doc"}
       METH_FASTCALL | METH_KEYWORDS, R"doc(softplus_backward(Tensor grad_output, Tensor input, Scalar beta, Scalar threshold) -> Tensor
 
 The gradient of softplus: `grad_output * sigmoid(beta * x)`, and grad_output where `beta * x > threshold`.)doc"});
+  functions["_special"].push_back({"special_ndtri", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_ndtri)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_ndtri(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse of the standard normal cumulative distribution function of every element of `self` (nan outside [0, 1], ±inf at 1 and 0); integer inputs give the default float dtype (`torchlite.special.ndtri`).)doc"});
+  methods.push_back({"copysign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign(Tensor other) -> Tensor
+
+The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign(Scalar other) -> Tensor
+
+The magnitude of each element of `self` with the sign of the number `other`.)doc"});
+  methods.push_back({"copysign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copysign_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(copysign_(Tensor other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of `self` with the sign of `other` (signed zeros included), with broadcasting; integer inputs give the default float dtype.
+
+copysign_(Scalar other) -> Tensor
+
+In-place version of copysign(): writes the result into self. The magnitude of each element of `self` with the sign of the number `other`.)doc"});
   methods.push_back({"detach", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_detach)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(detach() -> Tensor
 
@@ -718,10 +1503,26 @@ The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x o
                      METH_FASTCALL | METH_KEYWORDS, R"doc(erf_() -> Tensor
 
 In-place version of erf(): writes the result into self. The error function `2/sqrt(pi) * integral(exp(-t^2), 0, x)` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"fix", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix() -> Tensor
+
+Alias of `trunc`.)doc"});
+  methods.push_back({"fix_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fix_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fix_() -> Tensor
+
+Alias of `trunc_`.)doc"});
+  methods.push_back({"inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(inverse() -> Tensor
+
+`linalg.inv` under its older name.)doc"});
   methods.push_back({"isnan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isnan)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isnan() -> Tensor
 
 True where an element of `self` is NaN.)doc"});
+  methods.push_back({"logaddexp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp2(Tensor other) -> Tensor
+
+`log2(2**self + 2**other)` without overflow, with broadcasting; floating dtypes only.)doc"});
   methods.push_back({"nextafter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nextafter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter(Tensor other) -> Tensor
 
@@ -730,6 +1531,30 @@ The next floating-point value after `self` in the direction of `other`, with bro
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nextafter_(Tensor other) -> Tensor
 
 In-place version of nextafter(): writes the result into self. The next floating-point value after `self` in the direction of `other`, with broadcasting; floating dtypes only.)doc"});
+  methods.push_back({"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_norm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(norm(Scalar p=2) -> Tensor
+
+The `p`-norm of all elements of `self` (`linalg_vector_norm(self, p)`). `torchlite.norm` and `Tensor.norm` are PyTorch's Python function over these overloads (`p='fro'`, `'nuc'`, `dim`, `dtype`, `out`).
+
+norm(Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim` (all of them when empty).
+
+norm(Scalar? p, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of all elements of `self`, computed and returned in `dtype` (which `self`'s dtype must convert to without narrowing).
+
+norm(Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+
+The `p`-norm (2 when None) of `self` over the dimensions in `dim`, computed and returned in `dtype`.)doc"});
+  methods.push_back({"quantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_quantile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+The `q`-th quantiles (q in [0, 1], a 0-d or 1-D tensor of self's dtype) of `self` along `dim` (of all elements when None), interpolating between neighbouring ranks as `interpolation` says (linear, lower, higher, midpoint, nearest); a slice holding NaN gives NaN. float32 and float64 only.
+
+quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`quantile` of one `q` given as a number.)doc"});
   methods.push_back({"repeat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(repeat(int[] repeats) -> Tensor
 

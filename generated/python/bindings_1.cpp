@@ -8,20 +8,29 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_cross_entropy_fused_backward.h"
 #include "generated/ops/_embedding_bag_forward_only.h"
+#include "generated/ops/amax.h"
 #include "generated/ops/atleast_2d.h"
+#include "generated/ops/binary_cross_entropy_backward.h"
 #include "generated/ops/block_diag.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/concat.h"
+#include "generated/ops/diag_embed.h"
 #include "generated/ops/elu.h"
 #include "generated/ops/fill_diagonal.h"
 #include "generated/ops/fmin.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/index.h"
 #include "generated/ops/linalg_matrix_power.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/multilabel_margin_loss_backward.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/rad2deg.h"
 #include "generated/ops/reciprocal.h"
+#include "generated/ops/repeat_interleave.h"
 #include "generated/ops/smooth_l1_loss_backward.h"
+#include "generated/ops/soft_margin_loss_backward.h"
+#include "generated/ops/trace.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::python {
@@ -74,6 +83,31 @@ PyObject* fn__embedding_bag_forward_only(PyObject* /*module*/, PyObject* const* 
   TL_PY_CATCH
 }
 
+// amax
+PyObject* fn_amax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("amax.out", self, IntArrayRef(dim), keepdim, out);
+    auto result = [&] { GilRelease no_gil; return tl::amax_out(out, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("amax", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // atleast_2d
 PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -100,6 +134,26 @@ PyObject* fn_atleast_2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// binary_cross_entropy_backward
+PyObject* fn_internal_binary_cross_entropy_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("binary_cross_entropy_backward", grad_output, self, target, weight, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_backward(grad_output, self, target, weight, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -162,6 +216,25 @@ PyObject* fn_concat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   }
   jit::tracer::TraceScope jit_trace("concat", TensorList(tensors), dim);
   auto result = [&] { GilRelease no_gil; return tl::concat(tensors, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diag_embed
+PyObject* fn_diag_embed(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("diag_embed", self, offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -310,6 +383,64 @@ PyObject* fn_linalg_linalg_matrix_power(PyObject* /*module*/, PyObject* const* a
   TL_PY_CATCH
 }
 
+// mul
+PyObject* fn_mul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mul(Tensor input, Tensor other, *, Tensor? out=None)",
+      "mul(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("mul.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::mul_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("mul.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("mul.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// multilabel_margin_loss_backward
+PyObject* fn_internal_multilabel_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  auto is_target = r.tensor(4);
+  jit::tracer::TraceScope jit_trace("multilabel_margin_loss_backward", grad_output, self, target, reduction, is_target);
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ne
 PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -352,6 +483,45 @@ PyObject* fn_ne(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, P
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// neg
+PyObject* fn_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("neg.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::neg_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// neg_
+PyObject* fn_neg_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("neg_", self);
+  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -433,6 +603,50 @@ PyObject* fn_reciprocal_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// repeat_interleave
+PyObject* fn_repeat_interleave(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.Tensor
+      auto repeats = r.tensor(0);
+      auto output_size = r.toInt64_optional(1);
+      jit::tracer::TraceScope jit_trace("repeat_interleave.Tensor", repeats, output_size);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(repeats, output_size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_Tensor
+      auto self = r.tensor(0);
+      auto repeats = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      jit::tracer::TraceScope jit_trace("repeat_interleave.self_Tensor", self, repeats, dim, output_size);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // repeat_interleave.self_int
+      auto self = r.tensor(0);
+      auto repeats = r.toInt64(1);
+      auto dim = r.toInt64_optional(2);
+      auto output_size = r.toInt64_optional(3);
+      jit::tracer::TraceScope jit_trace("repeat_interleave.self_int", self, repeats, dim, output_size);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // smooth_l1_loss_backward
 PyObject* fn_internal_smooth_l1_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -453,6 +667,41 @@ PyObject* fn_internal_smooth_l1_loss_backward(PyObject* /*module*/, PyObject* co
   TL_PY_CATCH
 }
 
+// soft_margin_loss_backward
+PyObject* fn_internal_soft_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("soft_margin_loss_backward", grad_output, self, target, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss_backward(grad_output, self, target, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trace
+PyObject* fn_trace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trace(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("trace", self);
+  auto result = [&] { GilRelease no_gil; return tl::trace(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // unsqueeze
 PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -468,6 +717,68 @@ PyObject* fn_unsqueeze(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
+}
+
+// Tensor.__imul__
+PyObject* operator__imul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__imul__(Tensor other)",
+      "__imul__(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("mul_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("mul_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__mul__
+PyObject* operator__mul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__mul__(Tensor other)",
+      "__mul__(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("mul.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("mul.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__ne__
@@ -499,6 +810,90 @@ PyObject* operator__ne__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__neg__
+PyObject* operator__neg__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__neg__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rmul__
+PyObject* operator__rmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rmul__(Tensor other)",
+      "__rmul__(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("mul.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("mul.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.amax
+PyObject* method_amax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amax(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("amax", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::amax(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.diag_embed
+PyObject* method_diag_embed(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag_embed(int offset=0, int dim1=-2, int dim2=-1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  auto dim1 = r.toInt64(1);
+  auto dim2 = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("diag_embed", self, offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diag_embed(self, offset, dim1, dim2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.fill_diagonal_
@@ -552,6 +947,68 @@ PyObject* method_histc(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto result = [&] { GilRelease no_gil; return tl::histc(self, bins, min, max); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.mul
+PyObject* method_mul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mul(Tensor other)",
+      "mul(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("mul.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("mul.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.mul_
+PyObject* method_mul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mul_(Tensor other)",
+      "mul_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mul_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("mul_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mul_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("mul_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::mul_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -614,6 +1071,38 @@ PyObject* method_ne_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.neg
+PyObject* method_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.neg_
+PyObject* method_neg_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "neg_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("neg_", self);
+  auto result = [&] { GilRelease no_gil; return tl::neg_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -681,6 +1170,57 @@ PyObject* method_reciprocal_(PyObject* py_self, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// Tensor.repeat_interleave
+PyObject* method_repeat_interleave(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None)",
+      "repeat_interleave(int repeats, int? dim=None, *, int? output_size=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // repeat_interleave.self_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      jit::tracer::TraceScope jit_trace("repeat_interleave.self_Tensor", self, repeats, dim, output_size);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // repeat_interleave.self_int
+      const Tensor& self = unpack_tensor(py_self);
+      auto repeats = r.toInt64(0);
+      auto dim = r.toInt64_optional(1);
+      auto output_size = r.toInt64_optional(2);
+      jit::tracer::TraceScope jit_trace("repeat_interleave.self_int", self, repeats, dim, output_size);
+      auto result = [&] { GilRelease no_gil; return tl::repeat_interleave(self, repeats, dim, output_size); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.trace
+PyObject* method_trace(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trace()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("trace", self);
+  auto result = [&] { GilRelease no_gil; return tl::trace(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.unsqueeze
 PyObject* method_unsqueeze(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -726,6 +1266,10 @@ The gradient of `_cross_entropy_fused` with respect to `self`, in one pass per r
       METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> tuple[Tensor, Tensor, Tensor, Tensor]
 
 `_embedding_bag` for inference: the same results, no gradient (PyTorch's `embedding_bag` runs it when the weight does not require grad).)doc"});
+  functions["_ops"].push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
   functions["_ops"].push_back({"atleast_2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atleast_2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atleast_2d(Tensor input) -> Tensor
 
@@ -734,6 +1278,10 @@ The gradient of `_cross_entropy_fused` with respect to `self`, in one pass per r
 atleast_2d(Tensor[] tensors) -> Sequence[Tensor]
 
 `atleast_2d` of each of `tensors`.)doc"});
+  functions["_internal"].push_back({"binary_cross_entropy_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_binary_cross_entropy_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+
+The gradient of binary_cross_entropy with respect to `self`: `grad_output * (self - target) / max(self * (1 - self), 1e-12)`, times `weight`, divided by `self.numel()` for mean.)doc"});
   functions["_ops"].push_back({"block_diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_block_diag)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(block_diag(Tensor[] tensors) -> Tensor
 
@@ -746,6 +1294,10 @@ The complex tensor `real + i imag` (both float32 or both float64, broadcast).)do
       METH_FASTCALL | METH_KEYWORDS, R"doc(concat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
 
 Alias of `cat`.)doc"});
+  functions["_ops"].push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag_embed)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   functions["_nn"].push_back({"elu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_elu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None) -> Tensor
 
@@ -770,6 +1322,18 @@ A histogram of the elements of `self` in `bins` equal bins between `min` and `ma
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
 
 The n-th power of each square matrix of `self` by repeated squaring; n = 0 gives the identity, a negative n powers the inverse (`torchlite.linalg.matrix_power`).)doc"});
+  functions["_ops"].push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+mul(Tensor input, Scalar other) -> Tensor
+
+Multiplies every element of `self` by the number `other`.)doc"});
+  functions["_internal"].push_back({"multilabel_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_multilabel_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target) -> Tensor
+
+The gradient of multilabel_margin_loss_forward with respect to `self` (PyTorch has no derivative for it).)doc"});
   functions["_ops"].push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ne)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -778,6 +1342,14 @@ True where `self != other`, element by element, with broadcasting.
 ne(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
+  functions["_ops"].push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(neg(Tensor input, *, Tensor? out=None) -> Tensor
+
+Negates every element of `self`.)doc"});
+  functions["_ops"].push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_neg_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(neg_(Tensor input) -> Tensor
+
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   functions["_ops"].push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rad2deg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -794,14 +1366,50 @@ In-place version of rad2deg(): writes the result into self. Every element of `se
       METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_(Tensor input) -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_repeat_interleave)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, *, int? output_size=None) -> Tensor
+
+The indices 0, 1, ... each repeated `repeats[i]` times (`repeats` a 1-D int32/int64 tensor); `output_size`, when given, must be their sum.
+
+repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
   functions["_internal"].push_back({"smooth_l1_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_smooth_l1_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(smooth_l1_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float beta) -> Tensor
 
 The gradient of smooth_l1_loss with respect to `self`: `(self - target) / beta` inside (-beta, beta), its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});
+  functions["_internal"].push_back({"soft_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_soft_margin_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of soft_margin_loss with respect to `self`: `-target * exp(-target * self) / (1 + exp(-target * self)) * grad_output`, divided by `self.numel()` for mean.)doc"});
+  functions["_ops"].push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trace)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trace(Tensor input) -> Tensor
+
+The sum of the main diagonal of the matrix `self` (integers summed in int64).)doc"});
   functions["_ops"].push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unsqueeze)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(Tensor input, int dim) -> Tensor
 
 A view of `self` with a new dimension of size 1 inserted at `dim`.)doc"});
+  methods.push_back({"__imul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imul__(Tensor other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+__imul__(Scalar other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"__mul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mul__(Tensor other) -> Tensor
+
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+__mul__(Scalar other) -> Tensor
+
+Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"__ne__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ne__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ne__(Tensor other) -> Tensor
 
@@ -810,6 +1418,26 @@ True where `self != other`, element by element, with broadcasting.
 __ne__(Scalar other) -> Tensor
 
 True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"__neg__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__neg__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__neg__() -> Tensor
+
+Negates every element of `self`.)doc"});
+  methods.push_back({"__rmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rmul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rmul__(Tensor other) -> Tensor
+
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+__rmul__(Scalar other) -> Tensor
+
+Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amax(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The largest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied maxima.)doc"});
+  methods.push_back({"diag_embed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag_embed)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag_embed(int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+A tensor whose diagonals over `dim1` and `dim2` (shifted by `offset`) hold the last dimension of `self`; zeros elsewhere.)doc"});
   methods.push_back({"fill_diagonal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_diagonal_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_diagonal_(Scalar fill_value, bool wrap=False) -> Tensor
 
@@ -822,6 +1450,22 @@ The smaller of `self` and `other` element by element, ignoring a NaN on one side
                      METH_FASTCALL | METH_KEYWORDS, R"doc(histc(int bins=100, Scalar min=0, Scalar max=0) -> Tensor
 
 A histogram of the elements of `self` in `bins` equal bins between `min` and `max` (the smallest and largest element when both are equal); elements outside are ignored, the last bin includes `max`. The result has `self`'s floating dtype.)doc"});
+  methods.push_back({"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul(Tensor other) -> Tensor
+
+Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+mul(Scalar other) -> Tensor
+
+Multiplies every element of `self` by the number `other`.)doc"});
+  methods.push_back({"mul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mul_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mul_(Tensor other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies `self` by `other` element by element, with broadcasting and type promotion.
+
+mul_(Scalar other) -> Tensor
+
+In-place version of mul(): writes the result into self. Multiplies every element of `self` by the number `other`.)doc"});
   methods.push_back({"ne", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ne)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ne(Tensor other) -> Tensor
 
@@ -838,6 +1482,14 @@ In-place version of ne(): writes the result into self. True where `self != other
 ne_(Scalar other) -> Tensor
 
 In-place version of ne(): writes the result into self. True where an element of `self` differs from the number `other`.)doc"});
+  methods.push_back({"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg() -> Tensor
+
+Negates every element of `self`.)doc"});
+  methods.push_back({"neg_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_neg_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(neg_() -> Tensor
+
+In-place version of neg(): writes the result into self. Negates every element of `self`.)doc"});
   methods.push_back({"rad2deg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rad2deg)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(rad2deg() -> Tensor
 
@@ -854,6 +1506,18 @@ In-place version of rad2deg(): writes the result into self. Every element of `se
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reciprocal_() -> Tensor
 
 In-place version of reciprocal(): writes the result into self. 1 / x for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"repeat_interleave", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_repeat_interleave)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats[i]` times; a 0-d or 1-element `repeats` applies to all.
+
+repeat_interleave(int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+
+Each element of `self` (flattened when `dim` is None) or each slice along `dim` repeated `repeats` times.)doc"});
+  methods.push_back({"trace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trace)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trace() -> Tensor
+
+The sum of the main diagonal of the matrix `self` (integers summed in int64).)doc"});
   methods.push_back({"unsqueeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unsqueeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unsqueeze(int dim) -> Tensor
 

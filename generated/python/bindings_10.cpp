@@ -6,23 +6,52 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fused_asgd.h"
 #include "generated/ops/_lstm_layer.h"
+#include "generated/ops/_upsample_nearest_exact1d.h"
+#include "generated/ops/cartesian_prod.h"
 #include "generated/ops/cauchy.h"
 #include "generated/ops/column_stack.h"
+#include "generated/ops/conj_physical.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv1d.h"
 #include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/cov.h"
+#include "generated/ops/diagonal_copy.h"
 #include "generated/ops/fliplr.h"
+#include "generated/ops/linalg_lu.h"
+#include "generated/ops/linalg_lu_factor.h"
+#include "generated/ops/logit.h"
+#include "generated/ops/masked_scatter.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_unpool2d.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_dropout.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/poisson.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/sigmoid_backward.h"
+#include "generated/ops/sin.h"
 #include "generated/ops/sinc.h"
+#include "generated/ops/softshrink_backward.h"
+#include "generated/ops/stack.h"
+#include "generated/ops/svd.h"
+#include "generated/ops/upsample_trilinear3d.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_lu_type = nullptr;
+PyTypeObject* linalg_lu_factor_type = nullptr;
+PyTypeObject* linalg_lu_factor_out_type = nullptr;
+PyTypeObject* linalg_lu_out_type = nullptr;
+PyTypeObject* svd_type = nullptr;
+PyTypeObject* svd_out_type = nullptr;
 
 // _fft_c2c
 PyObject* fn__fft_c2c(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -90,6 +119,62 @@ PyObject* fn_internal__lstm_layer(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// _upsample_nearest_exact1d
+PyObject* fn_nn__upsample_nearest_exact1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("_upsample_nearest_exact1d.out", self, IntArrayRef(output_size), scales, out);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d_out(out, self, output_size, scales); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact1d", self, IntArrayRef(output_size), scales);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(self, output_size, scales); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact1d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cartesian_prod
+PyObject* fn_cartesian_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cartesian_prod(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  jit::tracer::TraceScope jit_trace("cartesian_prod", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::cartesian_prod(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // column_stack
 PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -110,6 +195,86 @@ PyObject* fn_column_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   auto result = [&] { GilRelease no_gil; return tl::column_stack(tensors); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conj_physical
+PyObject* fn_conj_physical(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("conj_physical.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::conj_physical_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("conj_physical", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conj_physical_
+PyObject* fn_conj_physical_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("conj_physical_", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv1d
+PyObject* fn_conv1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)",
+      "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv1d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv1d", input, weight, bias, IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv1d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv1d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv1d.padding", input, weight, bias, IntArrayRef(stride), std::string_view(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv1d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -155,6 +320,32 @@ PyObject* fn_cov(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// diagonal_copy
+PyObject* fn_diagonal_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  auto dim1 = r.toInt64(2);
+  auto dim2 = r.toInt64(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("diagonal_copy.out", self, offset, dim1, dim2, out);
+    auto result = [&] { GilRelease no_gil; return tl::diagonal_copy_out(out, self, offset, dim1, dim2); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("diagonal_copy", self, offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_copy(self, offset, dim1, dim2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // fliplr
 PyObject* fn_fliplr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -166,6 +357,120 @@ PyObject* fn_fliplr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("fliplr", self);
   auto result = [&] { GilRelease no_gil; return tl::fliplr(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu
+PyObject* fn_linalg_linalg_lu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto pivot = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 3);
+    const Tensor& P = outs[0];
+    const Tensor& L = outs[1];
+    const Tensor& U = outs[2];
+    jit::tracer::TraceScope jit_trace("linalg_lu.out", A, pivot, P, L, U);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_out(P, L, U, A, pivot); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_lu_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_lu", A, pivot);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu(A, pivot); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_lu_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu_factor
+PyObject* fn_linalg_linalg_lu_factor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto pivot = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& LU = outs[0];
+    const Tensor& pivots = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_lu_factor.out", A, pivot, LU, pivots);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor_out(LU, pivots, A, pivot); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_lu_factor_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_lu_factor", A, pivot);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu_factor(A, pivot); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_lu_factor_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// logit
+PyObject* fn_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(Tensor input, float? eps=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("logit.out", self, eps, out);
+    auto result = [&] { GilRelease no_gil; return tl::logit_out(out, self, eps); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logit", self, eps);
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logit_
+PyObject* fn_logit_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(Tensor input, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  jit::tracer::TraceScope jit_trace("logit_", self, eps);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// masked_scatter
+PyObject* fn_masked_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor input, Tensor mask, Tensor source)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto source = r.tensor(2);
+  jit::tracer::TraceScope jit_trace("masked_scatter", self, mask, source);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -217,6 +522,68 @@ PyObject* fn_nn_max_unpool2d(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// narrow
+PyObject* fn_narrow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow(Tensor input, int dim, int start, int length)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64(2);
+  auto length = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("narrow", self, dim, start, length);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_batch_norm_backward
+PyObject* fn_internal_native_batch_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto save_mean = r.optional_tensor(5);
+  auto save_invstd = r.optional_tensor(6);
+  auto train = r.toBool(7);
+  auto eps = r.toDouble(8);
+  auto output_mask = r.boollist<3>(9);
+  jit::tracer::TraceScope jit_trace("native_batch_norm_backward", grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// native_dropout
+PyObject* fn_native_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout(Tensor input, float p, bool? train)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  auto train = r.toBool_optional(2);
+  jit::tracer::TraceScope jit_trace("native_dropout", input, p, train);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout(input, p, train); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ones_like
 PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -236,6 +603,110 @@ PyObject* fn_ones_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   if (auto format = r.memory_format_optional(5); format && *format != MemoryFormat::Preserve)
     result = tl::contiguous(result, *format);
   if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// poisson
+PyObject* fn_poisson(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "poisson(Tensor input, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto generator = r.generator_optional(1);
+  jit::tracer::TraceScope jit_trace("poisson", self, generator);
+  auto result = [&] { GilRelease no_gil; return tl::poisson(self, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad1d
+PyObject* fn_nn_reflection_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("reflection_pad1d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("reflection_pad1d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d(self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_backward
+PyObject* fn_internal_sigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("sigmoid_backward.out", grad_output, output, out);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward_out(out, grad_output, output); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("sigmoid_backward", grad_output, output);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_backward(grad_output, output); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sin
+PyObject* fn_sin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("sin.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::sin_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("sin", self);
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sin_
+PyObject* fn_sin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("sin_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
+  jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
 }
@@ -279,6 +750,121 @@ PyObject* fn_sinc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// softshrink_backward
+PyObject* fn_internal_softshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("softshrink_backward", grad_output, self, lambd);
+  auto result = [&] { GilRelease no_gil; return tl::softshrink_backward(grad_output, self, lambd); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// stack
+PyObject* fn_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("stack.out", TensorList(tensors), dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::stack_out(out, tensors, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("stack", TensorList(tensors), dim);
+  auto result = [&] { GilRelease no_gil; return tl::stack(tensors, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// svd
+PyObject* fn_svd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto some = r.toBool(1);
+  auto compute_uv = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 3);
+    const Tensor& U = outs[0];
+    const Tensor& S = outs[1];
+    const Tensor& V = outs[2];
+    jit::tracer::TraceScope jit_trace("svd.out", self, some, compute_uv, U, S, V);
+    auto result = [&] { GilRelease no_gil; return tl::svd_out(U, S, V, self, some, compute_uv); }();
+    jit_trace.done(result);
+    return wrap_named(svd_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("svd", self, some, compute_uv);
+  auto result = [&] { GilRelease no_gil; return tl::svd(self, some, compute_uv); }();
+  jit_trace.done(result);
+  return wrap_named(svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// upsample_trilinear3d
+PyObject* fn_nn_upsample_trilinear3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_trilinear3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_d = r.toDouble_optional(3);
+      auto scales_h = r.toDouble_optional(4);
+      auto scales_w = r.toDouble_optional(5);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        jit::tracer::TraceScope jit_trace("upsample_trilinear3d.out", self, IntArrayRef(output_size), align_corners, scales_d, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_out(out, self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_trilinear3d", self, IntArrayRef(output_size), align_corners, scales_d, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_trilinear3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      jit::tracer::TraceScope jit_trace("upsample_trilinear3d.vec", input, OptionalIntArrayRef(as_arg(output_size)), align_corners, std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.cauchy_
 PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -293,6 +879,38 @@ PyObject* method_cauchy_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   auto generator = r.generator_optional(2);
   jit::tracer::TraceScope jit_trace("cauchy_", self, median, sigma, generator);
   auto result = [&] { GilRelease no_gil; return tl::cauchy_(self, median, sigma, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.conj_physical
+PyObject* method_conj_physical(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("conj_physical", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.conj_physical_
+PyObject* method_conj_physical_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conj_physical_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("conj_physical_", self);
+  auto result = [&] { GilRelease no_gil; return tl::conj_physical_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -333,6 +951,127 @@ PyObject* method_fliplr(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.logit
+PyObject* method_logit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  jit::tracer::TraceScope jit_trace("logit", self, eps);
+  auto result = [&] { GilRelease no_gil; return tl::logit(self, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logit_
+PyObject* method_logit_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logit_(float? eps=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto eps = r.toDouble_optional(0);
+  jit::tracer::TraceScope jit_trace("logit_", self, eps);
+  auto result = [&] { GilRelease no_gil; return tl::logit_(self, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_scatter
+PyObject* method_masked_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("masked_scatter", self, mask, source);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter(self, mask, source); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_scatter_
+PyObject* method_masked_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_scatter_(Tensor mask, Tensor source)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  auto source = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("masked_scatter_", self, mask, source);
+  auto result = [&] { GilRelease no_gil; return tl::masked_scatter_(self, mask, source); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.narrow
+PyObject* method_narrow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "narrow(int dim, int start, int length)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto start = r.toInt64(1);
+  auto length = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("narrow", self, dim, start, length);
+  auto result = [&] { GilRelease no_gil; return tl::narrow(self, dim, start, length); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin
+PyObject* method_sin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sin", self);
+  auto result = [&] { GilRelease no_gil; return tl::sin(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sin_
+PyObject* method_sin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sin_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sin_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sinc
 PyObject* method_sinc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -365,9 +1104,33 @@ PyObject* method_sinc_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.svd
+PyObject* method_svd(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "svd(bool some=True, bool compute_uv=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto some = r.toBool(0);
+  auto compute_uv = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("svd", self, some, compute_uv);
+  auto result = [&] { GilRelease no_gil; return tl::svd(self, some, compute_uv); }();
+  jit_trace.done(result);
+  return wrap_named(svd_type, wrap(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_10(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_lu_type = return_type("linalg_lu", {"P", "L", "U"});
+  linalg_lu_factor_type = return_type("linalg_lu_factor", {"LU", "pivots"});
+  linalg_lu_factor_out_type = return_type("linalg_lu_factor_out", {"LU", "pivots"});
+  linalg_lu_out_type = return_type("linalg_lu_out", {"P", "L", "U"});
+  svd_type = return_type("svd", {"U", "S", "V"});
+  svd_out_type = return_type("svd_out", {"U", "S", "V"});
   functions["_ops"].push_back({"_fft_c2c", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_c2c)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_c2c(Tensor input, int[] dim, int normalization, bool forward) -> Tensor
 
@@ -380,10 +1143,38 @@ One ASGD step for every parameter of `self`: L2 weight decay, the decay and grad
       METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) -> tuple[Tensor, Tensor, Tensor]
 
 One LSTM layer and direction over precomputed input gates `input_gates` (T, N, 4H: x @ w_ih^T plus both biases), from state h0, c0 (N, H), with recurrent weight w_hh (4H, H); `reverse` runs the steps from T-1 down to 0. Returns the hidden states `output` (T, N, H), the cell states `cells` (T, N, H) and the activated gates `gates` (T, N, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)), which its backward reads. One fused kernel: the batch rows are split across threads, each running the whole sequence (one h @ w_hh^T product and the gate arithmetic per step). float32/float64; `lstm` calls it.)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"cartesian_prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cartesian_prod)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cartesian_prod(Tensor[] tensors) -> Tensor
+
+The Cartesian product of 1-D `tensors` (one row per tuple, the last tensor varying fastest), as `itertools.product`; one tensor is returned as it is. From Python `torchlite.cartesian_prod(a, b, ...)`.)doc"});
   functions["_ops"].push_back({"column_stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_column_stack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(column_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tensors become single columns.)doc"});
+  functions["_ops"].push_back({"conj_physical", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj_physical)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical(Tensor input, *, Tensor? out=None) -> Tensor
+
+The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
+  functions["_ops"].push_back({"conj_physical_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj_physical_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical_(Tensor input) -> Tensor
+
+In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
+  functions["_ops"].push_back({"conv1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+
+1-D convolution of `(N, C, L)` or unbatched `(C, L)` input with `weight` `(out, C/groups, k)`.
+
+conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor
+
+1-D convolution with `padding='valid'` (none) or `'same'` (the output as long as the input; an odd total padding puts the extra element at the end).)doc"});
   functions["_ops"].push_back({"conv_transpose3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
 
@@ -392,10 +1183,34 @@ Joins `tensors` as the columns of a matrix (along dimension 1); 0-d and 1-D tens
       METH_FASTCALL | METH_KEYWORDS, R"doc(cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 
 The covariance matrix of the variables in the rows of `self` (observations in the columns; a 1-D `self` is one variable), with `correction` subtracted from the number of observations, integer frequency weights `fweights` and floating observation weights `aweights`.)doc"});
+  functions["_ops"].push_back({"diagonal_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagonal_copy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None) -> Tensor
+
+A contiguous copy of `diagonal(self, offset, dim1, dim2)`.)doc"});
   functions["_ops"].push_back({"fliplr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fliplr)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr(Tensor input) -> Tensor
 
 `flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
+  functions["_linalg"].push_back({"linalg_lu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu(Tensor A, *, bool pivot=True, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The LU factorization with partial pivoting unpacked: `A = P @ L @ U` (`torchlite.linalg.lu`).)doc"});
+  functions["_linalg"].push_back({"linalg_lu_factor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg_lu_factor_ex` that raises when a matrix is singular, naming the batch element (`torchlite.linalg.lu_factor`).)doc"});
+  functions["_ops"].push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logit_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(Tensor input, float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor input, Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
   functions["_ops"].push_back({"max_pool1d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool1d_with_indices)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> tuple[Tensor, Tensor]
 
@@ -404,10 +1219,42 @@ The maximum of each window of every row of a (C, L) or (N, C, L) input and its i
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool2d(Tensor input, Tensor indices, int[2] output_size, *, Tensor? out=None) -> Tensor
 
 The partial inverse of max_pool2d_with_indices: a zero (N, C, oH, oW) or (C, oH, oW) result with each element of `self` written at its `indices` entry (h * oW + w) in its plane.)doc"});
+  functions["_ops"].push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_narrow)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(Tensor input, int dim, int start, int length) -> Tensor
+
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
+  functions["_internal"].push_back({"native_batch_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_batch_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_batch_norm` for input, weight and bias (those `output_mask` asks for) from the saved batch statistics (`train`) or the running ones, with per-channel sums in one pass.)doc"});
+  functions["_ops"].push_back({"native_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_dropout)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout(Tensor input, float p, bool? train) -> tuple[Tensor, Tensor]
+
+Dropout with its mask, in one pass drawing from the generator. In training (`train` True or None) each element is kept with probability 1-p and scaled by 1/(1-p), the bool mask says which were kept (p=1 gives zeros); with `train` False, a copy of `input` and an all-True mask.)doc"});
   functions["_ops"].push_back({"ones_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ones_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Ones with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_ops"].push_back({"poisson", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(poisson(Tensor input, Generator? generator=None) -> Tensor
+
+A sample of the Poisson distribution of rate `self` per element (in self's dtype), PyTorch's sampler on the same float64 uniforms (so its numbers for the same seed); its gradient is zero, as PyTorch's.)doc"});
+  functions["_nn"].push_back({"reflection_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W with the reflection of its elements (the edge not repeated); each pad must be less than W.)doc"});
+  functions["_internal"].push_back({"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_sigmoid_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
+
+The gradient of sigmoid from its result: `grad_output * (1 - output) * output`.)doc"});
+  functions["_ops"].push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sin(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sin_(Tensor input) -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sinc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -416,10 +1263,38 @@ The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_(Tensor input) -> Tensor
 
 In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
+  functions["_internal"].push_back({"softshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_softshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink_backward(Tensor grad_output, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of softshrink: grad_output where |self| > lambd, else 0.)doc"});
+  functions["_ops"].push_back({"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_stack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Joins `tensors`, which must all have the same shape, along a new dimension `dim`.)doc"});
+  functions["_ops"].push_back({"svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_svd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V).)doc"});
+  functions["_nn"].push_back({"upsample_trilinear3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_trilinear3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d(Tensor input, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by trilinear interpolation; `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_trilinear3d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_trilinear3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"cauchy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cauchy_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cauchy_(float median=0, float sigma=1, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the Cauchy distribution of location `median` and scale `sigma`.)doc"});
+  methods.push_back({"conj_physical", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj_physical)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical() -> Tensor
+
+The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
+  methods.push_back({"conj_physical_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_conj_physical_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(conj_physical_() -> Tensor
+
+In-place version of conj_physical(): writes the result into self. The complex conjugate of every element of `self`, computed (a copy for real tensors).)doc"});
   methods.push_back({"cov", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cov)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 
@@ -428,6 +1303,34 @@ The covariance matrix of the variables in the rows of `self` (observations in th
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fliplr() -> Tensor
 
 `flip(self, [1])` (at least 2-D): reverses the order of the columns.)doc"});
+  methods.push_back({"logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit(float? eps=None) -> Tensor
+
+`log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logit_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logit_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logit_(float? eps=None) -> Tensor
+
+In-place version of logit(): writes the result into self. `log(z / (1 - z))` of every element of `self`, with z the element clamped to [eps, 1 - eps] when `eps` is given; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"masked_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter(Tensor mask, Tensor source) -> Tensor
+
+A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  methods.push_back({"masked_scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_scatter_(Tensor mask, Tensor source) -> Tensor
+
+In-place version of masked_scatter(): writes the result into self. A copy of `self` with the leading elements of `source`, in row-major order, written where the bool `mask` (broadcast to `self`) is true.)doc"});
+  methods.push_back({"narrow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_narrow)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(narrow(int dim, int start, int length) -> Tensor
+
+A view of `self` keeping `length` indices of dimension `dim` from `start` (which may be negative).)doc"});
+  methods.push_back({"sin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin() -> Tensor
+
+The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sin_() -> Tensor
+
+In-place version of sin(): writes the result into self. The sine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   methods.push_back({"sinc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinc)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc() -> Tensor
 
@@ -436,6 +1339,10 @@ The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinc_() -> Tensor
 
 In-place version of sinc(): writes the result into self. The normalized sinc function `sin(pi x) / (pi x)` (1 at 0) of every element x of `self`, complex ones included; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"svd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_svd)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(svd(bool some=True, bool compute_uv=True) -> tuple[Tensor, Tensor, Tensor]
+
+The singular value decomposition `self = U diag(S) V^H` (PyTorch's older form: V, not Vh; `some=False` for square U and V; `compute_uv=False` gives zero-filled U and V).)doc"});
   (void)functions;
   (void)methods;
 }

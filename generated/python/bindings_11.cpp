@@ -5,19 +5,142 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_unsafe_view.h"
+#include "generated/ops/addmv.h"
+#include "generated/ops/arctan.h"
 #include "generated/ops/argmin.h"
 #include "generated/ops/batch_norm_stats.h"
+#include "generated/ops/bucketize.h"
+#include "generated/ops/cdist.h"
 #include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/diff.h"
 #include "generated/ops/elu_backward.h"
+#include "generated/ops/embedding_bag.h"
+#include "generated/ops/instance_norm.h"
 #include "generated/ops/isposinf.h"
 #include "generated/ops/linalg_cond.h"
+#include "generated/ops/linalg_multi_dot.h"
+#include "generated/ops/linalg_solve.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/max_unpool3d.h"
+#include "generated/ops/mode.h"
 #include "generated/ops/multiply.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/rnn_relu_cell.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/special_logit.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* mode_type = nullptr;
+PyTypeObject* mode_out_type = nullptr;
+
+// _unsafe_view
+PyObject* fn_internal__unsafe_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unsafe_view(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("_unsafe_view", self, IntArrayRef(size));
+  auto result = [&] { GilRelease no_gil; return tl::_unsafe_view(self, size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addmv
+PyObject* fn_addmv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat = r.tensor(1);
+  auto vec = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("addmv.out", self, mat, vec, beta, alpha, out);
+    auto result = [&] { GilRelease no_gil; return tl::addmv_out(out, self, mat, vec, beta, alpha); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("addmv", self, mat, vec, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addmv(self, mat, vec, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addmv_
+PyObject* fn_addmv_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat = r.tensor(1);
+  auto vec = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  jit::tracer::TraceScope jit_trace("addmv_", self, mat, vec, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addmv_(self, mat, vec, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctan
+PyObject* fn_arctan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("arctan.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::arctan_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("arctan", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctan(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctan_
+PyObject* fn_arctan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("arctan_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // argmin
 PyObject* fn_argmin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -61,6 +184,67 @@ PyObject* fn_batch_norm_stats(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// bucketize
+PyObject* fn_bucketize(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)",
+      "bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bucketize.Tensor
+      auto self = r.tensor(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("bucketize.Tensor_out", self, boundaries, out_int32, right, out);
+        auto result = [&] { GilRelease no_gil; return tl::bucketize_out(out, self, boundaries, out_int32, right); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("bucketize.Tensor", self, boundaries, out_int32, right);
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bucketize.Scalar
+      auto self = r.scalar(0);
+      auto boundaries = r.tensor(1);
+      auto out_int32 = r.toBool(2);
+      auto right = r.toBool(3);
+      jit::tracer::TraceScope jit_trace("bucketize.Scalar", self, boundaries, out_int32, right);
+      auto result = [&] { GilRelease no_gil; return tl::bucketize(self, boundaries, out_int32, right); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cdist
+PyObject* fn_cdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto compute_mode = r.toInt64_optional(3);
+  jit::tracer::TraceScope jit_trace("cdist", x1, x2, p, compute_mode);
+  auto result = [&] { GilRelease no_gil; return tl::cdist(x1, x2, p, compute_mode); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // conv_transpose2d
 PyObject* fn_conv_transpose2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -84,6 +268,33 @@ PyObject* fn_conv_transpose2d(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// diff
+PyObject* fn_diff(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto n = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto prepend = r.optional_tensor(3);
+  auto append = r.optional_tensor(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("diff.out", self, n, dim, prepend, append, out);
+    auto result = [&] { GilRelease no_gil; return tl::diff_out(out, self, n, dim, prepend, append); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("diff", self, n, dim, prepend, append);
+  auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // elu_backward
 PyObject* fn_internal_elu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -100,6 +311,74 @@ PyObject* fn_internal_elu_backward(PyObject* /*module*/, PyObject* const* args, 
   auto self_or_result = r.tensor(5);
   jit::tracer::TraceScope jit_trace("elu_backward", grad_output, alpha, scale, input_scale, is_result, self_or_result);
   auto result = [&] { GilRelease no_gil; return tl::elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// embedding_bag
+PyObject* fn_embedding_bag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)",
+      "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // embedding_bag
+      auto weight = r.tensor(0);
+      auto indices = r.tensor(1);
+      auto offsets = r.tensor(2);
+      auto scale_grad_by_freq = r.toBool(3);
+      auto mode = r.toInt64(4);
+      auto sparse = r.toBool(5);
+      auto per_sample_weights = r.optional_tensor(6);
+      auto include_last_offset = r.toBool(7);
+      jit::tracer::TraceScope jit_trace("embedding_bag", weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset);
+      auto result = [&] { GilRelease no_gil; return tl::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // embedding_bag.padding_idx
+      auto weight = r.tensor(0);
+      auto indices = r.tensor(1);
+      auto offsets = r.tensor(2);
+      auto scale_grad_by_freq = r.toBool(3);
+      auto mode = r.toInt64(4);
+      auto sparse = r.toBool(5);
+      auto per_sample_weights = r.optional_tensor(6);
+      auto include_last_offset = r.toBool(7);
+      auto padding_idx = r.toInt64_optional(8);
+      jit::tracer::TraceScope jit_trace("embedding_bag.padding_idx", weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+      auto result = [&] { GilRelease no_gil; return tl::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// instance_norm
+PyObject* fn_instance_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto running_mean = r.optional_tensor(3);
+  auto running_var = r.optional_tensor(4);
+  auto use_input_stats = r.toBool(5);
+  auto momentum = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto cudnn_enabled = r.toBool(8);
+  jit::tracer::TraceScope jit_trace("instance_norm", input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled);
+  auto result = [&] { GilRelease no_gil; return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -173,6 +452,54 @@ PyObject* fn_linalg_linalg_cond(PyObject* /*module*/, PyObject* const* args, Py_
   TL_PY_CATCH
 }
 
+// linalg_multi_dot
+PyObject* fn_linalg_linalg_multi_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("linalg_multi_dot.out", TensorList(tensors), out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot_out(out, tensors); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_multi_dot", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::linalg_multi_dot(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_solve
+PyObject* fn_linalg_linalg_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("linalg_solve.out", A, B, left, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_out(out, A, B, left); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_solve", A, B, left);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve(A, B, left); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logical_not
 PyObject* fn_logical_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -223,6 +550,34 @@ PyObject* fn_nn_max_unpool3d(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// mode
+PyObject* fn_mode(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("mode.out", self, dim, keepdim, values, indices);
+    auto result = [&] { GilRelease no_gil; return tl::mode_out(values, indices, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap_named(mode_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("mode", self, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::mode(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(mode_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // multiply
 PyObject* fn_multiply(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -261,6 +616,185 @@ PyObject* fn_multiply(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// nonzero
+PyObject* fn_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("nonzero.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::nonzero_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("nonzero", self);
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rnn_relu_cell
+PyObject* fn_rnn_relu_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  jit::tracer::TraceScope jit_trace("rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid
+PyObject* fn_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("sigmoid.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::sigmoid_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("sigmoid", self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sigmoid_
+PyObject* fn_sigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("sigmoid_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_logit
+PyObject* fn_special_special_logit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_logit(Tensor input, float? eps=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto eps = r.toDouble_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("special_logit.out", self, eps, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_logit_out(out, self, eps); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_logit", self, eps);
+  auto result = [&] { GilRelease no_gil; return tl::special_logit(self, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addmv
+PyObject* method_addmv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat = r.tensor(0);
+  auto vec = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  jit::tracer::TraceScope jit_trace("addmv", self, mat, vec, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addmv(self, mat, vec, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addmv_
+PyObject* method_addmv_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat = r.tensor(0);
+  auto vec = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  jit::tracer::TraceScope jit_trace("addmv_", self, mat, vec, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addmv_(self, mat, vec, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctan
+PyObject* method_arctan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arctan", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctan(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctan_
+PyObject* method_arctan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arctan_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctan_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.argmin
 PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -274,6 +808,26 @@ PyObject* method_argmin(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   auto keepdim = r.toBool(1);
   jit::tracer::TraceScope jit_trace("argmin", self, dim, keepdim);
   auto result = [&] { GilRelease no_gil; return tl::argmin(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.diff
+PyObject* method_diff(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto n = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto prepend = r.optional_tensor(2);
+  auto append = r.optional_tensor(3);
+  jit::tracer::TraceScope jit_trace("diff", self, n, dim, prepend, append);
+  auto result = [&] { GilRelease no_gil; return tl::diff(self, n, dim, prepend, append); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -324,6 +878,24 @@ PyObject* method_logical_not_(PyObject* py_self, PyObject* const* args, Py_ssize
   auto result = [&] { GilRelease no_gil; return tl::logical_not_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.mode
+PyObject* method_mode(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mode(int dim=-1, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto keepdim = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("mode", self, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::mode(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(mode_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -389,9 +961,79 @@ PyObject* method_multiply_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.nonzero
+PyObject* method_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nonzero()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("nonzero", self);
+  auto result = [&] { GilRelease no_gil; return tl::nonzero(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid
+PyObject* method_sigmoid(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sigmoid", self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sigmoid_
+PyObject* method_sigmoid_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sigmoid_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sigmoid_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sigmoid_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_11(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  mode_type = return_type("mode", {"values", "indices"});
+  mode_out_type = return_type("mode_out", {"values", "indices"});
+  functions["_internal"].push_back({"_unsafe_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__unsafe_view)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unsafe_view(Tensor input, int[] size) -> Tensor
+
+`self` with another shape over the same storage, but not a view of it (no base): what `reshape` returns when it had to copy, as the copy is its own (PyTorch's `_unsafe_view`). The strides must allow it, as for `view`.)doc"});
+  functions["_ops"].push_back({"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  functions["_ops"].push_back({"addmv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmv_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  functions["_ops"].push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `atan`.)doc"});
+  functions["_ops"].push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_(Tensor input) -> Tensor
+
+Alias of `atan_`.)doc"});
   functions["_ops"].push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmin)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
@@ -400,14 +1042,42 @@ The index of the smallest value of `self` along `dim` (of the flattened tensor w
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_stats(Tensor input, float eps) -> tuple[Tensor, Tensor]
 
 The per-channel mean and 1/sqrt(var + eps) (biased variance; 0 for a zero variance without eps) of an input of rank >= 2 over every dim but 1; float32 for float16/bfloat16 input. CPU here; PyTorch has it on CUDA only.)doc"});
+  functions["_ops"].push_back({"bucketize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bucketize)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None) -> Tensor
+
+The index of the bucket of each element of `self` between the sorted 1-D `boundaries` (`searchsorted(boundaries, self)`); with `right=True` a value equal to a boundary goes to the bucket after it.
+
+bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+
+`bucketize` of one number (promoted as a Python number): a 0-d index.)doc"});
+  functions["_ops"].push_back({"cdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cdist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+
+The `p`-norm distance between each row of `x1` (.., r1, m) and each row of `x2` (.., r2, m), batch dims broadcast: a (.., r1, r2) tensor. For p = 2, `compute_mode` 1 (or None/0 with more than 25 rows on a side) uses a matrix product, 2 never; `torchlite.cdist` takes PyTorch's names for the modes.)doc"});
   functions["_ops"].push_back({"conv_transpose2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
 
 2-D transposed convolution (the gradient of conv2d with respect to its input) of `(N, C, H, W)` or `(C, H, W)` input with `weight` `(C, out/groups, kh, kw)`.)doc"});
+  functions["_ops"].push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diff)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None) -> Tensor
+
+The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
   functions["_internal"].push_back({"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_elu_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 
 The gradient of elu, from its input (`is_result` false) or its result (true): `grad_output * scale` where positive, else `grad_output * input_scale * alpha * scale * exp(x * input_scale)` (from the result y: `grad_output * input_scale * (y + alpha * scale)`).)doc"});
+  functions["_ops"].push_back({"embedding_bag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding_bag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+`_embedding_bag` with no padding row (F.embedding_bag's op).
+
+embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+`_embedding_bag` with `padding_idx` None (no padding row) or in [-num_embeddings, num_embeddings) (negative ones count from the end).)doc"});
+  functions["_ops"].push_back({"instance_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_instance_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+
+Instance normalization: each (sample, channel) plane normalized by its own statistics (`use_input_stats`) or by the running ones; composed as PyTorch's, a batch_norm of the input seen as one sample of N * C channels, whose running statistics are averaged back into the C given ones in place.)doc"});
   functions["_ops"].push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isposinf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -420,6 +1090,14 @@ The condition number of each matrix of `self` in the `p`-norm: the ratio of the 
 linalg_cond(Tensor input, str p, *, Tensor? out=None) -> Tensor
 
 `linalg.cond` in the 'fro' or 'nuc' norm.)doc"});
+  functions["_linalg"].push_back({"linalg_multi_dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_multi_dot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+The product of a chain of matrices (the first may be a row vector, the last a column vector, each 1-D), multiplied in the order that needs the fewest scalar multiplications (`torchlite.linalg.multi_dot`).)doc"});
+  functions["_linalg"].push_back({"linalg_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None) -> Tensor
+
+The solution X of `A X = B` (`X A = B` when not `left`) for square A, through A's LU factorization; B may be a batch of vectors; batch dims broadcast. A singular A raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.solve`).)doc"});
   functions["_ops"].push_back({"logical_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_not)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -428,6 +1106,10 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_unpool3d(Tensor input, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor? out=None) -> Tensor
 
 The partial inverse of max_pool3d_with_indices: a zero result of `output_size` volumes with each element of `self` written at its `indices` entry (d * oH * oW + h * oW + w). `stride` and `padding` are only checked.)doc"});
+  functions["_ops"].push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mode)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
   functions["_ops"].push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multiply)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -436,10 +1118,50 @@ Alias of `mul`.
 multiply(Tensor input, Scalar other) -> Tensor
 
 Alias of `mul` by a number.)doc"});
+  functions["_ops"].push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero(Tensor input, *, Tensor? out=None) -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
+  functions["_ops"].push_back({"rnn_relu_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One Elman RNN step with ReLU: `relu(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)`.)doc"});
+  functions["_ops"].push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sigmoid_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_(Tensor input) -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_special"].push_back({"special_logit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_logit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_logit(Tensor input, float? eps=None, *, Tensor? out=None) -> Tensor
+
+Alias of `logit` (`torchlite.special.logit`).)doc"});
+  methods.push_back({"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  methods.push_back({"addmv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmv_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addmv(): writes the result into self. `beta * self + alpha * (mat @ vec)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored (NaN and inf in it do not propagate).)doc"});
+  methods.push_back({"arctan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan() -> Tensor
+
+Alias of `atan`.)doc"});
+  methods.push_back({"arctan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctan_() -> Tensor
+
+Alias of `atan_`.)doc"});
   methods.push_back({"argmin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argmin)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argmin(int? dim=None, bool keepdim=False) -> Tensor
 
 The index of the smallest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the smallest.)doc"});
+  methods.push_back({"diff", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diff)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+
+The `n`-th forward difference of `self` along `dim` (`x[i+1] - x[i]`, `logical_xor` for bool), after joining `prepend` before and `append` after it along `dim`.)doc"});
   methods.push_back({"isposinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isposinf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isposinf() -> Tensor
 
@@ -452,6 +1174,10 @@ True where an element of `self` is zero; in-place and out= write 1/0 in their ow
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_not_() -> Tensor
 
 In-place version of logical_not(): writes the result into self. True where an element of `self` is zero; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mode)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mode(int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The most frequent value of `self` along `dim` (the smallest of equally frequent ones; each NaN counts apart) and an index where it occurs, as PyTorch's CPU kernel picks it.)doc"});
   methods.push_back({"multiply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multiply)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(multiply(Tensor other) -> Tensor
 
@@ -468,6 +1194,18 @@ In-place version of multiply(): writes the result into self. Alias of `mul`.
 multiply_(Scalar other) -> Tensor
 
 In-place version of multiply(): writes the result into self. Alias of `mul` by a number.)doc"});
+  methods.push_back({"nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nonzero() -> Tensor
+
+The indices of the nonzero elements of `self` as an int64 tensor of shape (count, self.dim()), in row-major order.)doc"});
+  methods.push_back({"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid() -> Tensor
+
+The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sigmoid_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sigmoid_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sigmoid_() -> Tensor
+
+In-place version of sigmoid(): writes the result into self. The logistic function `1 / (1 + exp(-x))` of every element x of `self`; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

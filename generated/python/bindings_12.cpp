@@ -5,17 +5,45 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
 #include "generated/ops/_fused_adagrad.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/binary_cross_entropy_with_logits.h"
 #include "generated/ops/bincount.h"
+#include "generated/ops/hardshrink.h"
 #include "generated/ops/ldexp.h"
+#include "generated/ops/nll_loss_backward.h"
 #include "generated/ops/pad_sequence.h"
 #include "generated/ops/replication_pad1d_backward.h"
 #include "generated/ops/special_bessel_j0.h"
 #include "generated/ops/special_xlogy.h"
+#include "generated/ops/topk.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* topk_type = nullptr;
+PyTypeObject* topk_out_type = nullptr;
+
+// _adaptive_avg_pool3d
+PyObject* fn__adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool3d(Tensor input, int[3] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("_adaptive_avg_pool3d", self, IntArrayRef(output_size));
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool3d(self, output_size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fused_adagrad_
 PyObject* fn__fused_adagrad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -43,6 +71,53 @@ PyObject* fn__fused_adagrad_(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// adaptive_max_pool2d
+PyObject* fn_nn_adaptive_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("adaptive_max_pool2d.out", self, IntArrayRef(output_size), out, indices);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool2d_out(out, indices, self, output_size); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("adaptive_max_pool2d", self, IntArrayRef(output_size));
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool2d(self, output_size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// binary_cross_entropy_with_logits
+PyObject* fn_binary_cross_entropy_with_logits(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto weight = r.optional_tensor(2);
+  auto pos_weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("binary_cross_entropy_with_logits", self, target, weight, pos_weight, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // bincount
 PyObject* fn_bincount(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -56,6 +131,30 @@ PyObject* fn_bincount(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto minlength = r.toInt64(2);
   jit::tracer::TraceScope jit_trace("bincount", self, weights, minlength);
   auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardshrink
+PyObject* fn_hardshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lambd = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("hardshrink.out", self, lambd, out);
+    auto result = [&] { GilRelease no_gil; return tl::hardshrink_out(out, self, lambd); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("hardshrink", self, lambd);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink(self, lambd); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -97,6 +196,28 @@ PyObject* fn_ldexp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto other = r.tensor(1);
   jit::tracer::TraceScope jit_trace("ldexp_.Tensor", self, other);
   auto result = [&] { GilRelease no_gil; return tl::ldexp_(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nll_loss_backward
+PyObject* fn_internal_nll_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto total_weight = r.tensor(6);
+  jit::tracer::TraceScope jit_trace("nll_loss_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  auto result = [&] { GilRelease no_gil; return tl::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -223,6 +344,36 @@ PyObject* fn_special_special_xlogy(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// topk
+PyObject* fn_topk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto largest = r.toBool(3);
+  auto sorted = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto outs = r.tensorlist(5);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("topk.out", self, k, dim, largest, sorted, values, indices);
+    auto result = [&] { GilRelease no_gil; return tl::topk_out(values, indices, self, k, dim, largest, sorted); }();
+    jit_trace.done(result);
+    return wrap_named(topk_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("topk", self, k, dim, largest, sorted);
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  jit_trace.done(result);
+  return wrap_named(topk_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.bincount
 PyObject* method_bincount(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -236,6 +387,23 @@ PyObject* method_bincount(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto minlength = r.toInt64(1);
   jit::tracer::TraceScope jit_trace("bincount", self, weights, minlength);
   auto result = [&] { GilRelease no_gil; return tl::bincount(self, weights, minlength); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.hardshrink
+PyObject* method_hardshrink(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink(Scalar lambd=0.5)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto lambd = r.scalar(0);
+  jit::tracer::TraceScope jit_trace("hardshrink", self, lambd);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink(self, lambd); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -275,17 +443,55 @@ PyObject* method_ldexp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.topk
+PyObject* method_topk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "topk(int k, int dim=-1, bool largest=True, bool sorted=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto largest = r.toBool(2);
+  auto sorted = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("topk", self, k, dim, largest, sorted);
+  auto result = [&] { GilRelease no_gil; return tl::topk(self, k, dim, largest, sorted); }();
+  jit_trace.done(result);
+  return wrap_named(topk_type, wrap(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_12(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  topk_type = return_type("topk", {"values", "indices"});
+  topk_out_type = return_type("topk_out", {"values", "indices"});
+  functions["_ops"].push_back({"_adaptive_avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d(Tensor input, int[3] output_size) -> Tensor
+
+The mean of each of the `output_size` windows that tile every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as _adaptive_avg_pool2d.)doc"});
   functions["_ops"].push_back({"_fused_adagrad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adagrad_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adagrad_(Tensor[] self, Tensor[] grad_list, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
 
 One Adagrad step for every parameter of `self` (PyTorch's `_fused_adagrad_`): weight decay, the learning rate decayed by each parameter's `state_steps` value (already incremented), the accumulated squares, maximize, `grad_scale`/`found_inf` as `_fused_sgd_`.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d(Tensor input, int[2] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each of the `output_size` windows that tile every (H, W) plane (as _adaptive_avg_pool2d's) and its index in the plane. NaN wins.)doc"});
+  functions["_ops"].push_back({"binary_cross_entropy_with_logits", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_binary_cross_entropy_with_logits)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=0) -> Tensor
+
+binary_cross_entropy of `sigmoid(self)`, computed stably from the logits: `(1 - target) * self - (1 + (pos_weight - 1) * target) * log_sigmoid(self)`, times `weight`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bincount)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor input, Tensor? weights=None, int minlength=0) -> Tensor
 
 The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
+  functions["_ops"].push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hardshrink)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
+
+The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
   functions["_ops"].push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ldexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -294,6 +500,10 @@ The number of occurrences of each value in the 1-D non-negative integer tensor `
       METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor input, Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  functions["_internal"].push_back({"nll_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_nll_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+
+The gradient of nll_loss_forward with respect to `self`: zero except `-weight[t] * grad_output` (divided by `total_weight` for mean) at each counted sample's target class.)doc"});
   functions["_nn"].push_back({"pad_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_pad_sequence)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side='right') -> Tensor
 
@@ -318,10 +528,18 @@ Alias of `xlogy` (`torchlite.special.xlogy`).
 special_xlogy(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 Alias of `xlogy` (`torchlite.special.xlogy`).)doc"});
+  functions["_ops"].push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_topk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   methods.push_back({"bincount", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bincount)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bincount(Tensor? weights=None, int minlength=0) -> Tensor
 
 The number of occurrences of each value in the 1-D non-negative integer tensor `self` (int64), or the sum of `weights` at each value (float32 weights give float32, any other dtype float64); at least `minlength` bins.)doc"});
+  methods.push_back({"hardshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hardshrink)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink(Scalar lambd=0.5) -> Tensor
+
+The hard shrinkage of every element x: x where |x| > lambd, else 0.)doc"});
   methods.push_back({"ldexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ldexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp(Tensor other) -> Tensor
 
@@ -330,6 +548,10 @@ The number of occurrences of each value in the 1-D non-negative integer tensor `
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ldexp_(Tensor other) -> Tensor
 
 In-place version of ldexp(): writes the result into self. `self * 2**other`, with broadcasting and type promotion (integer inputs give the default float dtype).)doc"});
+  methods.push_back({"topk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_topk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(topk(int k, int dim=-1, bool largest=True, bool sorted=True) -> tuple[Tensor, Tensor]
+
+The `k` largest (or smallest, unless `largest`) values of `self` along `dim` and their indices, in order if `sorted`.)doc"});
   (void)functions;
   (void)methods;
 }

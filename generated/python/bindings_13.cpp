@@ -5,19 +5,49 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/_fft_r2c.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/adaptive_max_pool3d.h"
 #include "generated/ops/arctan2.h"
 #include "generated/ops/chain_matmul.h"
+#include "generated/ops/cummax.h"
+#include "generated/ops/log_softmax.h"
 #include "generated/ops/logaddexp.h"
 #include "generated/ops/nll_loss2d_forward.h"
+#include "generated/ops/relu6.h"
 #include "generated/ops/replication_pad2d_backward.h"
 #include "generated/ops/replication_pad3d_backward.h"
+#include "generated/ops/silu_backward.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/vdot.h"
 #include "generated/ops/xlogy.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* cummax_type = nullptr;
+PyTypeObject* cummax_out_type = nullptr;
+
+// _adaptive_avg_pool2d
+PyObject* fn__adaptive_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d(Tensor input, int[2] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("_adaptive_avg_pool2d", self, IntArrayRef(output_size));
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d(self, output_size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _fft_r2c
 PyObject* fn__fft_r2c(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -33,6 +63,72 @@ PyObject* fn__fft_r2c(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto onesided = r.toBool(3);
   jit::tracer::TraceScope jit_trace("_fft_r2c", self, IntArrayRef(dim), normalization, onesided);
   auto result = [&] { GilRelease no_gil; return tl::_fft_r2c(self, dim, normalization, onesided); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos
+PyObject* fn_acos(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("acos.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::acos_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("acos", self);
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// acos_
+PyObject* fn_acos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("acos_", self);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_max_pool3d
+PyObject* fn_nn_adaptive_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("adaptive_max_pool3d.out", self, IntArrayRef(output_size), out, indices);
+    auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d_out(out, indices, self, output_size); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("adaptive_max_pool3d", self, IntArrayRef(output_size));
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool3d(self, output_size); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -85,6 +181,58 @@ PyObject* fn_chain_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// cummax
+PyObject* fn_cummax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(Tensor input, int dim, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("cummax.out", self, dim, values, indices);
+    auto result = [&] { GilRelease no_gil; return tl::cummax_out(values, indices, self, dim); }();
+    jit_trace.done(result);
+    return wrap_named(cummax_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("cummax", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  jit_trace.done(result);
+  return wrap_named(cummax_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// log_softmax
+PyObject* fn_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("log_softmax.int_out", self, dim, dtype, out);
+    auto result = [&] { GilRelease no_gil; return tl::log_softmax_out(out, self, dim, dtype); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("log_softmax.int", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logaddexp
 PyObject* fn_logaddexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -129,6 +277,38 @@ PyObject* fn_internal_nll_loss2d_forward(PyObject* /*module*/, PyObject* const* 
   TL_PY_CATCH
 }
 
+// relu6
+PyObject* fn_nn_relu6(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("relu6", self);
+  auto result = [&] { GilRelease no_gil; return tl::relu6(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// relu6_
+PyObject* fn_nn_relu6_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "relu6_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("relu6_", self);
+  auto result = [&] { GilRelease no_gil; return tl::relu6_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // replication_pad2d_backward
 PyObject* fn_internal_replication_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -160,6 +340,23 @@ PyObject* fn_internal_replication_pad3d_backward(PyObject* /*module*/, PyObject*
   auto padding = r.intlist(2);
   jit::tracer::TraceScope jit_trace("replication_pad3d_backward", grad_output, self, IntArrayRef(padding));
   auto result = [&] { GilRelease no_gil; return tl::replication_pad3d_backward(grad_output, self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// silu_backward
+PyObject* fn_internal_silu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "silu_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("silu_backward", grad_output, self);
+  auto result = [&] { GilRelease no_gil; return tl::silu_backward(grad_output, self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -202,6 +399,30 @@ PyObject* fn_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// vdot
+PyObject* fn_vdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("vdot.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::vdot_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("vdot", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -297,6 +518,38 @@ PyObject* fn_xlogy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.acos
+PyObject* method_acos(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("acos", self);
+  auto result = [&] { GilRelease no_gil; return tl::acos(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.acos_
+PyObject* method_acos_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "acos_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("acos_", self);
+  auto result = [&] { GilRelease no_gil; return tl::acos_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.arctan2
 PyObject* method_arctan2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -326,6 +579,41 @@ PyObject* method_arctan2_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   auto other = r.tensor(0);
   jit::tracer::TraceScope jit_trace("arctan2_", self, other);
   auto result = [&] { GilRelease no_gil; return tl::arctan2_(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cummax
+PyObject* method_cummax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummax(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("cummax", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cummax(self, dim); }();
+  jit_trace.done(result);
+  return wrap_named(cummax_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log_softmax
+PyObject* method_log_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  jit::tracer::TraceScope jit_trace("log_softmax.int", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::log_softmax(self, dim, dtype); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -378,6 +666,23 @@ PyObject* method_sum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.vdot
+PyObject* method_vdot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vdot(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("vdot", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::vdot(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -446,10 +751,28 @@ PyObject* method_xlogy_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void add_bindings_13(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  cummax_type = return_type("cummax", {"values", "indices"});
+  cummax_out_type = return_type("cummax_out", {"values", "indices"});
+  functions["_ops"].push_back({"_adaptive_avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__adaptive_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor
+
+The mean of each of the `output_size` windows that tile every (H, W) plane of a (C, H, W) or (N, C, H, W) input: output row i covers input rows floor(i * H / oH) to ceil((i + 1) * H / oH).)doc"});
   functions["_ops"].push_back({"_fft_r2c", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_r2c)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided) -> Tensor
 
 The forward DFT of the real tensor `self` over `dim`, complex; `onesided`: only the n//2 + 1 non-redundant values of the last dim in `dim`.)doc"});
+  functions["_ops"].push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos(Tensor input, *, Tensor? out=None) -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acos_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(acos_(Tensor input) -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"adaptive_max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_adaptive_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool3d(Tensor input, int[3] output_size, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each of the `output_size` windows that tile every (D, H, W) volume and its index in the volume; as adaptive_max_pool2d.)doc"});
   functions["_ops"].push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -458,6 +781,14 @@ Alias of `atan2`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(chain_matmul(Tensor[] matrices, *, Tensor? out=None) -> Tensor
 
 The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTorch for `linalg.multi_dot`).)doc"});
+  functions["_ops"].push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  functions["_ops"].push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   functions["_ops"].push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logaddexp)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -466,6 +797,14 @@ The product of a chain of 2-D matrices in the cheapest order (deprecated by PyTo
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 
 nll_loss_forward over images: `self` of shape (N, C, H, W) and `target` (N, H, W), one class index per pixel.)doc"});
+  functions["_nn"].push_back({"relu6", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6(Tensor input) -> Tensor
+
+Clamps every element of `self` to [0, 6] (hardtanh(self, 0, 6)).)doc"});
+  functions["_nn"].push_back({"relu6_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_relu6_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(relu6_(Tensor input) -> Tensor
+
+In-place relu6.)doc"});
   functions["_internal"].push_back({"replication_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_replication_pad2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
 
@@ -474,6 +813,10 @@ The gradient of replication_pad2d: each element of `grad_output` added to the in
       METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
 
 The gradient of replication_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_internal"].push_back({"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_silu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(silu_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of silu: `grad_output * s * (1 + x * (1 - s))` with s = sigmoid(x).)doc"});
   functions["_ops"].push_back({"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sum(Tensor input, *, ScalarType? dtype=None) -> Tensor
 
@@ -482,6 +825,10 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  functions["_ops"].push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   functions["_ops"].push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -502,6 +849,14 @@ In-place version of xlogy(): writes the result into self. `self * log(other)`, 0
 xlogy_(Tensor input, Scalar other) -> Tensor
 
 In-place version of xlogy(): writes the result into self. `self * log(other)` for the number `other`, 0 where `self` is 0 (unless `other` is nan).)doc"});
+  methods.push_back({"acos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos() -> Tensor
+
+The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"acos_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_acos_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(acos_() -> Tensor
+
+In-place version of acos(): writes the result into self. The arccosine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   methods.push_back({"arctan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2(Tensor other) -> Tensor
 
@@ -510,6 +865,14 @@ Alias of `atan2`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arctan2_(Tensor other) -> Tensor
 
 In-place version of arctan2(): writes the result into self. Alias of `atan2`.)doc"});
+  methods.push_back({"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummax(int dim) -> tuple[Tensor, Tensor]
+
+The running maximum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log_softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`log(softmax(self, dim))`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   methods.push_back({"logaddexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logaddexp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logaddexp(Tensor other) -> Tensor
 
@@ -522,6 +885,10 @@ Sums all elements of `self` into a 0-d tensor; integer and bool inputs sum as in
 sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
+  methods.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vdot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor other) -> Tensor
+
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
   methods.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor other) -> Tensor
 

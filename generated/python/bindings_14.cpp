@@ -5,20 +5,57 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_cross_entropy_fused_differentiable_backward.h"
 #include "generated/ops/_upsample_bilinear2d_aa.h"
+#include "generated/ops/chunk.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/floor.h"
+#include "generated/ops/frexp.h"
+#include "generated/ops/hardtanh.h"
 #include "generated/ops/isfinite.h"
 #include "generated/ops/leaky_relu.h"
+#include "generated/ops/less_equal.h"
+#include "generated/ops/lgamma.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/roll.h"
 #include "generated/ops/scatter_reduce.h"
 #include "generated/ops/special_entr.h"
 #include "generated/ops/special_erfcx.h"
 #include "generated/ops/special_i1e.h"
+#include "generated/ops/special_log1p.h"
 #include "generated/ops/view.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* frexp_type = nullptr;
+PyTypeObject* frexp_out_type = nullptr;
+
+// _cross_entropy_fused_differentiable_backward
+PyObject* fn_internal__cross_entropy_fused_differentiable_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto weight = r.optional_tensor(3);
+  auto reduction = r.toInt64(4);
+  auto ignore_index = r.toInt64(5);
+  auto label_smoothing = r.toDouble(6);
+  jit::tracer::TraceScope jit_trace("_cross_entropy_fused_differentiable_backward", grad_output, self, target, weight, reduction, ignore_index, label_smoothing);
+  auto result = [&] { GilRelease no_gil; return tl::_cross_entropy_fused_differentiable_backward(grad_output, self, target, weight, reduction, ignore_index, label_smoothing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _upsample_bilinear2d_aa
 PyObject* fn_nn__upsample_bilinear2d_aa(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -60,6 +97,24 @@ PyObject* fn_nn__upsample_bilinear2d_aa(PyObject* /*module*/, PyObject* const* a
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// chunk
+PyObject* fn_chunk(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "chunk(Tensor input, int chunks, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto chunks = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("chunk", self, chunks, dim);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -139,6 +194,134 @@ PyObject* fn_clamp_max_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// embedding
+PyObject* fn_embedding(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto weight = r.tensor(0);
+  auto indices = r.tensor(1);
+  auto padding_idx = r.toInt64(2);
+  auto scale_grad_by_freq = r.toBool(3);
+  auto sparse = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("embedding", weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  auto result = [&] { GilRelease no_gil; return tl::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// floor
+PyObject* fn_floor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("floor.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::floor_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("floor", self);
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// floor_
+PyObject* fn_floor_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("floor_", self);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frexp
+PyObject* fn_frexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& mantissa = outs[0];
+    const Tensor& exponent = outs[1];
+    jit::tracer::TraceScope jit_trace("frexp.Tensor_out", self, mantissa, exponent);
+    auto result = [&] { GilRelease no_gil; return tl::frexp_out(mantissa, exponent, self); }();
+    jit_trace.done(result);
+    return wrap_named(frexp_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("frexp.Tensor", self);
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
+  jit_trace.done(result);
+  return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// hardtanh
+PyObject* fn_nn_hardtanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("hardtanh.out", self, min_val, max_val, out);
+    auto result = [&] { GilRelease no_gil; return tl::hardtanh_out(out, self, min_val, max_val); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("hardtanh", self, min_val, max_val);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh(self, min_val, max_val); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_
+PyObject* fn_nn_hardtanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto min_val = r.scalar(1);
+  auto max_val = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("hardtanh_", self, min_val, max_val);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_(self, min_val, max_val); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // isfinite
 PyObject* fn_isfinite(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -191,6 +374,98 @@ PyObject* fn_nn_leaky_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   auto negative_slope = r.scalar(1);
   jit::tracer::TraceScope jit_trace("leaky_relu_", self, negative_slope);
   auto result = [&] { GilRelease no_gil; return tl::leaky_relu_(self, negative_slope); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// less_equal
+PyObject* fn_less_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "less_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("less_equal.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("less_equal.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("less_equal.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::less_equal_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("less_equal.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// lgamma
+PyObject* fn_lgamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("lgamma.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::lgamma_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("lgamma", self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_or
+PyObject* fn_logical_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("logical_or.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::logical_or_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logical_or", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -311,6 +586,47 @@ PyObject* fn_special_special_i1e(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// special_log1p
+PyObject* fn_special_special_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("special_log1p.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_log1p_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_log1p", self);
+  auto result = [&] { GilRelease no_gil; return tl::special_log1p(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.chunk
+PyObject* method_chunk(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "chunk(int chunks, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto chunks = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("chunk", self, chunks, dim);
+  auto result = [&] { GilRelease no_gil; return tl::chunk(self, chunks, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.clamp_max
 PyObject* method_clamp_max(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -373,6 +689,54 @@ PyObject* method_clamp_max_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.floor
+PyObject* method_floor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("floor", self);
+  auto result = [&] { GilRelease no_gil; return tl::floor(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.floor_
+PyObject* method_floor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("floor_", self);
+  auto result = [&] { GilRelease no_gil; return tl::floor_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frexp
+PyObject* method_frexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frexp()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("frexp.Tensor", self);
+  auto result = [&] { GilRelease no_gil; return tl::frexp(self); }();
+  jit_trace.done(result);
+  return wrap_named(frexp_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isfinite
 PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -384,6 +748,134 @@ PyObject* method_isfinite(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("isfinite", self);
   auto result = [&] { GilRelease no_gil; return tl::isfinite(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal
+PyObject* method_less_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal(Tensor other)",
+      "less_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("less_equal.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("less_equal.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.less_equal_
+PyObject* method_less_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "less_equal_(Tensor other)",
+      "less_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // less_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("less_equal_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // less_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("less_equal_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::less_equal_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma
+PyObject* method_lgamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("lgamma", self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lgamma_
+PyObject* method_lgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lgamma_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("lgamma_", self);
+  auto result = [&] { GilRelease no_gil; return tl::lgamma_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_or
+PyObject* method_logical_or(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("logical_or", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_or_
+PyObject* method_logical_or_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_or_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("logical_or_", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_or_(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -469,6 +961,12 @@ PyObject* method_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_14(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  frexp_type = return_type("frexp", {"mantissa", "exponent"});
+  frexp_out_type = return_type("frexp_out", {"mantissa", "exponent"});
+  functions["_internal"].push_back({"_cross_entropy_fused_differentiable_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__cross_entropy_fused_differentiable_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_cross_entropy_fused_differentiable_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing) -> Tensor
+
+The gradient of `_cross_entropy_fused` (as `_cross_entropy_fused_backward`) written with differentiable ops, `grad * (Q * softmax(self) - q)`: what `_cross_entropy_fused`'s formula uses when grad mode is on (a backward with create_graph), so that every order of derivative works.)doc"});
   functions["_nn"].push_back({"_upsample_bilinear2d_aa", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_bilinear2d_aa)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bilinear2d_aa(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
 
@@ -477,6 +975,10 @@ void add_bindings_14(FunctionTables& functions, std::vector<PyMethodDef>& method
 _upsample_bilinear2d_aa(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 _upsample_bilinear2d_aa with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   functions["_ops"].push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_max)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor input, Tensor max, *, Tensor? out=None) -> Tensor
 
@@ -493,6 +995,30 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Tensor input, Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  functions["_ops"].push_back({"embedding", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+
+The rows of `weight` (num_embeddings, dim) at `indices` (int64 or int32, any shape): shape indices.shape + (dim,). `padding_idx` rows get no gradient; `scale_grad_by_freq` divides each row's gradient by its index's count; `sparse` gradients are not supported (dense ones are computed).)doc"});
+  functions["_ops"].push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor(Tensor input, *, Tensor? out=None) -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_(Tensor input) -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frexp(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
+  functions["_nn"].push_back({"hardtanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None) -> Tensor
+
+Clamps every element of `self` to [min_val, max_val].)doc"});
+  functions["_nn"].push_back({"hardtanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardtanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+
+In-place version of hardtanh(): writes the result into self. Clamps every element of `self` to [min_val, max_val].)doc"});
   functions["_ops"].push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isfinite)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite(Tensor input) -> Tensor
 
@@ -505,6 +1031,22 @@ The leaky ReLU of every element x: x for x > 0, else `negative_slope * x`.)doc"}
       METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
 In-place leaky_relu. Its gradient is computed from the result, so a negative slope is refused at backward, as PyTorch.)doc"});
+  functions["_ops"].push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_less_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.
+
+less_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `le`.)doc"});
+  functions["_ops"].push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lgamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_or)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions["_ops"].push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_roll)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(roll(Tensor input, int[1] shifts, int[1] dims=[]) -> Tensor
 
@@ -525,6 +1067,14 @@ The scaled complementary error function `exp(x**2) * erfc(x)` of every element x
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i1e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i1(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i1e`).)doc"});
+  functions["_special"].push_back({"special_log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_log1p)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `log1p` (`torchlite.special.log1p`).)doc"});
+  methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into at most `chunks` pieces of equal size (the last may be smaller).)doc"});
   methods.push_back({"clamp_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_max)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_max(Tensor max) -> Tensor
 
@@ -541,10 +1091,54 @@ In-place version of clamp_max(): writes the result into self. Limits every eleme
 clamp_max_(Scalar max) -> Tensor
 
 In-place version of clamp_max(): writes the result into self. Limits every element of `self` to at most the number `max` (NaN propagates).)doc"});
+  methods.push_back({"floor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor() -> Tensor
+
+The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"floor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_() -> Tensor
+
+In-place version of floor(): writes the result into self. The largest integer not above every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"frexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frexp() -> tuple[Tensor, Tensor]
+
+Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass.)doc"});
   methods.push_back({"isfinite", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isfinite)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isfinite() -> Tensor
 
 True where an element of `self` is neither infinite nor NaN.)doc"});
+  methods.push_back({"less_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal(Tensor other) -> Tensor
+
+Alias of `le`.
+
+less_equal(Scalar other) -> Tensor
+
+Alias of `le`.)doc"});
+  methods.push_back({"less_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(less_equal_(Tensor other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.
+
+less_equal_(Scalar other) -> Tensor
+
+In-place version of less_equal(): writes the result into self. Alias of `le`.)doc"});
+  methods.push_back({"lgamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma() -> Tensor
+
+The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"lgamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lgamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lgamma_() -> Tensor
+
+In-place version of lgamma(): writes the result into self. The natural logarithm of the absolute value of the gamma function of every element of `self` (inf at the poles); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logical_or", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or(Tensor other) -> Tensor
+
+True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_or_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_or_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_or_(Tensor other) -> Tensor
+
+In-place version of logical_or(): writes the result into self. True where `self` or `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"roll", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_roll)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(roll(int[1] shifts, int[1] dims=[]) -> Tensor
 

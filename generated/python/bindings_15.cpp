@@ -5,16 +5,30 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/acosh.h"
+#include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/atan.h"
+#include "generated/ops/broadcast_tensors.h"
 #include "generated/ops/deg2rad.h"
+#include "generated/ops/glu.h"
 #include "generated/ops/hinge_embedding_loss.h"
+#include "generated/ops/linalg_lstsq.h"
+#include "generated/ops/linalg_norm.h"
+#include "generated/ops/log1p.h"
+#include "generated/ops/multi_margin_loss.h"
+#include "generated/ops/multilabel_margin_loss.h"
 #include "generated/ops/special_i0e.h"
+#include "generated/ops/special_softmax.h"
 #include "generated/ops/view_as_complex.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_lstsq_type = nullptr;
+PyTypeObject* linalg_lstsq_out_type = nullptr;
 
 // acosh
 PyObject* fn_acosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,6 +64,23 @@ PyObject* fn_acosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("acosh_", self);
   auto result = [&] { GilRelease no_gil; return tl::acosh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adaptive_max_pool1d
+PyObject* fn_adaptive_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adaptive_max_pool1d(Tensor input, int[1] output_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto output_size = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("adaptive_max_pool1d", self, IntArrayRef(output_size));
+  auto result = [&] { GilRelease no_gil; return tl::adaptive_max_pool1d(self, output_size); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -94,6 +125,22 @@ PyObject* fn_atan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// broadcast_tensors
+PyObject* fn_broadcast_tensors(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_tensors(Tensor[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  jit::tracer::TraceScope jit_trace("broadcast_tensors", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_tensors(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // deg2rad
 PyObject* fn_deg2rad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -133,6 +180,30 @@ PyObject* fn_deg2rad_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// glu
+PyObject* fn_nn_glu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "glu(Tensor input, int dim=-1, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("glu.out", self, dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::glu_out(out, self, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("glu", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::glu(self, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // hinge_embedding_loss
 PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -147,6 +218,180 @@ PyObject* fn_hinge_embedding_loss(PyObject* /*module*/, PyObject* const* args, P
   auto reduction = r.toInt64(3);
   jit::tracer::TraceScope jit_trace("hinge_embedding_loss", self, target, margin, reduction);
   auto result = [&] { GilRelease no_gil; return tl::hinge_embedding_loss(self, target, margin, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_lstsq
+PyObject* fn_linalg_linalg_lstsq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto b = r.tensor(1);
+  auto rcond = r.toDouble_optional(2);
+  auto driver = r.string_optional(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 4);
+    const Tensor& solution = outs[0];
+    const Tensor& residuals = outs[1];
+    const Tensor& rank = outs[2];
+    const Tensor& singular_values = outs[3];
+    jit::tracer::TraceScope jit_trace("linalg_lstsq.out", self, b, rcond, as_arg(driver), solution, residuals, rank, singular_values);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lstsq_out(solution, residuals, rank, singular_values, self, b, rcond, as_arg(driver)); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_lstsq_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_lstsq", self, b, rcond, as_arg(driver));
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lstsq(self, b, rcond, as_arg(driver)); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_lstsq_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_norm
+PyObject* fn_linalg_linalg_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar_optional(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("linalg_norm.out", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_norm", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_norm.ord_str
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist_optional(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("linalg_norm.ord_str_out", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_norm.ord_str", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// log1p
+PyObject* fn_log1p(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("log1p.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::log1p_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("log1p", self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log1p_
+PyObject* fn_log1p_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("log1p_", self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multi_margin_loss
+PyObject* fn_nn_multi_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto p = r.scalar(2);
+  auto margin = r.scalar(3);
+  auto weight = r.optional_tensor(4);
+  auto reduction = r.toInt64(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("multi_margin_loss.out", self, target, p, margin, weight, reduction, out);
+    auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_out(out, self, target, p, margin, weight, reduction); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("multi_margin_loss", self, target, p, margin, weight, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss(self, target, p, margin, weight, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multilabel_margin_loss
+PyObject* fn_nn_multilabel_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("multilabel_margin_loss.out", self, target, reduction, out);
+    auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss_out(out, self, target, reduction); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("multilabel_margin_loss", self, target, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::multilabel_margin_loss(self, target, reduction); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -170,6 +415,24 @@ PyObject* fn_special_special_i0e(PyObject* /*module*/, PyObject* const* args, Py
   }
   jit::tracer::TraceScope jit_trace("special_i0e", self);
   auto result = [&] { GilRelease no_gil; return tl::special_i0e(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_softmax
+PyObject* fn_special_special_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  jit::tracer::TraceScope jit_trace("special_softmax", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::special_softmax(self, dim, dtype); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -287,9 +550,43 @@ PyObject* method_deg2rad_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.log1p
+PyObject* method_log1p(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("log1p", self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log1p_
+PyObject* method_log1p_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log1p_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("log1p_", self);
+  auto result = [&] { GilRelease no_gil; return tl::log1p_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_15(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_lstsq_type = return_type("linalg_lstsq", {"solution", "residuals", "rank", "singular_values"});
+  linalg_lstsq_out_type = return_type("linalg_lstsq_out", {"solution", "residuals", "rank", "singular_values"});
   functions["_ops"].push_back({"acosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_acosh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -298,6 +595,10 @@ The inverse hyperbolic cosine of every element of `self` (nan below 1); integer 
       METH_FASTCALL | METH_KEYWORDS, R"doc(acosh_(Tensor input) -> Tensor
 
 In-place version of acosh(): writes the result into self. The inverse hyperbolic cosine of every element of `self` (nan below 1); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"adaptive_max_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_max_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool1d(Tensor input, int[1] output_size) -> tuple[Tensor, Tensor]
+
+adaptive_max_pool2d of every row of a (C, L) or (N, C, L) input over a unit height: the maxima and their indices in the row.)doc"});
   functions["_ops"].push_back({"atan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -306,6 +607,10 @@ The arctangent of every element of `self`; integer inputs give the default float
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan_(Tensor input) -> Tensor
 
 In-place version of atan(): writes the result into self. The arctangent of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"broadcast_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_tensors)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_tensors(Tensor[] tensors) -> Sequence[Tensor]
+
+Views of `tensors` broadcast to their common shape. From Python `torchlite.broadcast_tensors(*tensors)`, as PyTorch (a single list is a TypeError there too).)doc"});
   functions["_ops"].push_back({"deg2rad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_deg2rad)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -314,14 +619,50 @@ Every element of `self` converted from degrees to radians; integer inputs give t
       METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_(Tensor input) -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"glu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_glu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(glu(Tensor input, int dim=-1, *, Tensor? out=None) -> Tensor
+
+The gated linear unit: `a * sigmoid(b)` where a and b are the halves of `self` along `dim` (whose size must be even).)doc"});
   functions["_ops"].push_back({"hinge_embedding_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hinge_embedding_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=0) -> Tensor
 
 `self` where target is 1, `max(0, margin - self)` where target is -1, reduced as `reduction` says.)doc"});
+  functions["_linalg"].push_back({"linalg_lstsq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lstsq)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor, Tensor]
+
+The least-squares solution X of `self @ X = b` (minimizing the Frobenius norm of `b - self @ X`; the minimum-norm one when `self` is rank-deficient, except with `gels`) by LAPACK's `driver`: 'gels' (QR, full-rank input), 'gelsy' (the default: pivoted QR), 'gelsd' or 'gelss' (SVD). `b` is a batch of vectors when it has `self`'s shape without its last dim; batch dims broadcast. `rank` (not 'gels') counts the singular values above `rcond` (default eps * max(m, n)) times the largest, `singular_values` ('gelsd', 'gelss'), and `residuals` (squared residual norms per column) only when m > n with 'gels', or 'gelsd'/'gelss' and every matrix of full rank; empty otherwise. The solution and the residuals have gradients (`torchlite.linalg.lstsq`). The samples avoid the default 'gelsy', whose MKL results in PyTorch vary by an ulp from call to call (tests/test_linalg_lstsq.py covers it).)doc"});
+  functions["_linalg"].push_back({"linalg_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_norm(Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector norm (`dim` of one dim, or all elements when `dim` and `ord` are None) or matrix norm (`dim` of two dims, or a 2-D input with `ord`) of `self` (`torchlite.linalg.norm`).
+
+linalg_norm(Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+`linalg.norm` with ord 'fro' or 'nuc' (a matrix norm).)doc"});
+  functions["_ops"].push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log1p_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_(Tensor input) -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"multi_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multi_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The multi-class hinge loss of scores `self` ((C,) or (N, C)) for class indices `target`: per sample, the sum over classes i other than y of `weight[y] * max(0, margin - self[y] + self[i]) ** p` (p 1 or 2), divided by C.)doc"});
+  functions["_nn"].push_back({"multilabel_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_multilabel_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The loss of multilabel_margin_loss_forward.)doc"});
   functions["_special"].push_back({"special_i0e", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0e)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0e(Tensor input, *, Tensor? out=None) -> Tensor
 
 The exponentially scaled modified Bessel function `exp(-|x|) * i0(x)` of every element x of `self`; integer inputs give the default float dtype (`torchlite.special.i0e`).)doc"});
+  functions["_special"].push_back({"special_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor
+
+Alias of `softmax` (`torchlite.special.softmax`).)doc"});
   functions["_ops"].push_back({"view_as_complex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_view_as_complex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(view_as_complex(Tensor input) -> Tensor
 
@@ -350,6 +691,14 @@ Every element of `self` converted from degrees to radians; integer inputs give t
                      METH_FASTCALL | METH_KEYWORDS, R"doc(deg2rad_() -> Tensor
 
 In-place version of deg2rad(): writes the result into self. Every element of `self` converted from degrees to radians; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p() -> Tensor
+
+`log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log1p_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log1p_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log1p_() -> Tensor
+
+In-place version of log1p(): writes the result into self. `log(1 + x)` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

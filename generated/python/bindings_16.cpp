@@ -7,24 +7,82 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_to_copy.h"
+#include "generated/ops/addcmul.h"
 #include "generated/ops/batch_norm_backward_elemt.h"
 #include "generated/ops/bitwise_and.h"
+#include "generated/ops/channel_shuffle.h"
 #include "generated/ops/erfc.h"
 #include "generated/ops/geometric.h"
 #include "generated/ops/group_norm.h"
+#include "generated/ops/gru.h"
+#include "generated/ops/linalg_solve_ex.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/min.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/native_group_norm.h"
 #include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/pairwise_distance.h"
+#include "generated/ops/replication_pad1d.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/special_log_ndtr.h"
 #include "generated/ops/take_along_dim.h"
+#include "generated/ops/upsample_bilinear2d.h"
+#include "generated/ops/upsample_linear1d_backward.h"
+#include "generated/ops/upsample_nearest2d.h"
 
 namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_solve_ex_type = nullptr;
+PyTypeObject* linalg_solve_ex_out_type = nullptr;
 PyTypeObject* min_type = nullptr;
 PyTypeObject* min_out_type = nullptr;
+
+// _to_copy
+PyObject* fn_internal__to_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dtype = r.scalartype_optional(1);
+  auto device = r.device_optional(2);
+  jit::tracer::TraceScope jit_trace("_to_copy", self, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::_to_copy(self, dtype, device); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addcmul
+PyObject* fn_addcmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor1 = r.tensor(1);
+  auto tensor2 = r.tensor(2);
+  auto value = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("addcmul.out", self, tensor1, tensor2, value, out);
+    auto result = [&] { GilRelease no_gil; return tl::addcmul_out(out, self, tensor1, tensor2, value); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("addcmul", self, tensor1, tensor2, value);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // batch_norm_backward_elemt
 PyObject* fn_batch_norm_backward_elemt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -103,6 +161,23 @@ PyObject* fn_bitwise_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// channel_shuffle
+PyObject* fn_channel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "channel_shuffle(Tensor input, int groups)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto groups = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("channel_shuffle", self, groups);
+  auto result = [&] { GilRelease no_gil; return tl::channel_shuffle(self, groups); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // erfc
 PyObject* fn_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -163,6 +238,127 @@ PyObject* fn_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// gru
+PyObject* fn_gru(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+      "gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // gru.input
+      auto input = r.tensor(0);
+      auto hx = r.tensor(1);
+      auto params = r.tensorlist(2);
+      auto has_biases = r.toBool(3);
+      auto num_layers = r.toInt64(4);
+      auto dropout = r.toDouble(5);
+      auto train = r.toBool(6);
+      auto bidirectional = r.toBool(7);
+      auto batch_first = r.toBool(8);
+      jit::tracer::TraceScope jit_trace("gru.input", input, hx, TensorList(params), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+      auto result = [&] { GilRelease no_gil; return tl::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // gru.data
+      auto data = r.tensor(0);
+      auto batch_sizes = r.tensor(1);
+      auto hx = r.tensor(2);
+      auto params = r.tensorlist(3);
+      auto has_biases = r.toBool(4);
+      auto num_layers = r.toInt64(5);
+      auto dropout = r.toDouble(6);
+      auto train = r.toBool(7);
+      auto bidirectional = r.toBool(8);
+      jit::tracer::TraceScope jit_trace("gru.data", data, batch_sizes, hx, TensorList(params), has_biases, num_layers, dropout, train, bidirectional);
+      auto result = [&] { GilRelease no_gil; return tl::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// linalg_solve_ex
+PyObject* fn_linalg_linalg_solve_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto B = r.tensor(1);
+  auto left = r.toBool(2);
+  auto check_errors = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& result_ = outs[0];
+    const Tensor& info = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_solve_ex.out", A, B, left, check_errors, result_, info);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_solve_ex_out(result_, info, A, B, left, check_errors); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_solve_ex_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_solve_ex", A, B, left, check_errors);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_solve_ex(A, B, left, check_errors); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_solve_ex_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// mean
+PyObject* fn_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)",
+      "mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mean
+      auto self = r.tensor(0);
+      auto dtype = r.scalartype_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("mean.out", self, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("mean", self, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mean.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      auto dtype = r.scalartype_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("mean.dim_out", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::mean_out(out, self, as_arg(dim), keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("mean.dim", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // min
 PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -211,6 +407,30 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// mm
+PyObject* fn_mm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mat2 = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("mm.out", self, mat2, out);
+    auto result = [&] { GilRelease no_gil; return tl::mm_out(out, self, mat2); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("mm", self, mat2);
+  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // native_group_norm
 PyObject* fn_native_group_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -249,6 +469,50 @@ PyObject* fn_internal_nll_loss_forward(PyObject* /*module*/, PyObject* const* ar
   auto ignore_index = r.toInt64(4);
   jit::tracer::TraceScope jit_trace("nll_loss_forward", self, target, weight, reduction, ignore_index);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss_forward(self, target, weight, reduction, ignore_index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pairwise_distance
+PyObject* fn_pairwise_distance(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x1 = r.tensor(0);
+  auto x2 = r.tensor(1);
+  auto p = r.toDouble(2);
+  auto eps = r.toDouble(3);
+  auto keepdim = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("pairwise_distance", x1, x2, p, eps, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::pairwise_distance(x1, x2, p, eps, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad1d
+PyObject* fn_nn_replication_pad1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("replication_pad1d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad1d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("replication_pad1d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad1d(self, padding); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -316,6 +580,110 @@ PyObject* fn_take_along_dim(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   auto result = [&] { GilRelease no_gil; return tl::take_along_dim(self, indices, dim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_bilinear2d
+PyObject* fn_nn_upsample_bilinear2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bilinear2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_bilinear2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_bilinear2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("upsample_bilinear2d.out", self, IntArrayRef(output_size), align_corners, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d_out(out, self, output_size, align_corners, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_bilinear2d", self, IntArrayRef(output_size), align_corners, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_bilinear2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      jit::tracer::TraceScope jit_trace("upsample_bilinear2d.vec", input, OptionalIntArrayRef(as_arg(output_size)), align_corners, std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bilinear2d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_linear1d_backward
+PyObject* fn_internal_upsample_linear1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales = r.toDouble_optional(4);
+  jit::tracer::TraceScope jit_trace("upsample_linear1d_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest2d
+PyObject* fn_nn_upsample_nearest2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_nearest2d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_h = r.toDouble_optional(2);
+      auto scales_w = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("upsample_nearest2d.out", self, IntArrayRef(output_size), scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d_out(out, self, output_size, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_nearest2d", self, IntArrayRef(output_size), scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d(self, output_size, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("upsample_nearest2d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -410,6 +778,44 @@ PyObject* operator__rand__(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.addcmul
+PyObject* method_addcmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("addcmul", self, tensor1, tensor2, value);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul(self, tensor1, tensor2, value); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addcmul_
+PyObject* method_addcmul_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor1 = r.tensor(0);
+  auto tensor2 = r.tensor(1);
+  auto value = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("addcmul_", self, tensor1, tensor2, value);
+  auto result = [&] { GilRelease no_gil; return tl::addcmul_(self, tensor1, tensor2, value); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.bitwise_and
@@ -524,6 +930,39 @@ PyObject* method_geometric_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.mean
+PyObject* method_mean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mean(*, ScalarType? dtype=None)",
+      "mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // mean
+      const Tensor& self = unpack_tensor(py_self);
+      auto dtype = r.scalartype_optional(0);
+      jit::tracer::TraceScope jit_trace("mean", self, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::mean(self, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // mean.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      auto dtype = r.scalartype_optional(2);
+      jit::tracer::TraceScope jit_trace("mean.dim", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::mean(self, as_arg(dim), keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.min
 PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -552,6 +991,23 @@ PyObject* method_min(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.mm
+PyObject* method_mm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mm(Tensor mat2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mat2 = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("mm", self, mat2);
+  auto result = [&] { GilRelease no_gil; return tl::mm(self, mat2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -593,8 +1049,18 @@ PyObject* method_take_along_dim(PyObject* py_self, PyObject* const* args, Py_ssi
 }  // namespace
 
 void add_bindings_16(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_solve_ex_type = return_type("linalg_solve_ex", {"result", "info"});
+  linalg_solve_ex_out_type = return_type("linalg_solve_ex_out", {"result", "info"});
   min_type = return_type("min", {"values", "indices"});
   min_out_type = return_type("min_out", {"values", "indices"});
+  functions["_internal"].push_back({"_to_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__to_copy)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_to_copy(Tensor input, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+
+A copy of `self` converted to `dtype` and moved to `device` (the current ones when None).)doc"});
+  functions["_ops"].push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcmul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
+
+`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   functions["_ops"].push_back({"batch_norm_backward_elemt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_backward_elemt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
 
@@ -611,6 +1077,10 @@ The bitwise AND of `self` and the number `other`.
 bitwise_and(Scalar self, Tensor other) -> Tensor
 
 The bitwise AND of the number `self` and `other`.)doc"});
+  functions["_ops"].push_back({"channel_shuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_channel_shuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(channel_shuffle(Tensor input, int groups) -> Tensor
+
+`self` (N, C, *) with its channels seen as (groups, C / groups) and transposed to (C / groups, groups), as ShuffleNet mixes groups.)doc"});
   functions["_ops"].push_back({"erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfc)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(erfc(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -623,6 +1093,26 @@ In-place version of erfc(): writes the result into self. The complementary error
       METH_FASTCALL | METH_KEYWORDS, R"doc(group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
 
 Group normalization over channel dim 1 split into `num_groups` groups (`native_group_norm` of the contiguous input). `cudnn_enabled` is ignored.)doc"});
+  functions["_ops"].push_back({"gru", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gru)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
+
+A multi-layer GRU over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx (layers * directions, N, H), params per layer and direction w_ih, w_hh[, b_ih, b_hh]; dropout between layers when `train`. Returns (output, h_n).
+
+gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor]
+
+`gru.input` over a packed sequence (as `lstm.data`): hx (layers * directions, batch_sizes[0], H). Returns (output data, h_n).)doc"});
+  functions["_linalg"].push_back({"linalg_solve_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg_solve` that reports singular matrices in `info` (per batch element: k > 0 when U[k-1, k-1] of A's LU factorization is zero) instead of raising, unless `check_errors` (`torchlite.linalg.solve_ex`).)doc"});
+  functions["_ops"].push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mean)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
+
+mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
   functions["_ops"].push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_min)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(min(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -631,6 +1121,10 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
+  functions["_ops"].push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_mm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
+
+Matrix product of two 2-D tensors.)doc"});
   functions["_ops"].push_back({"native_group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_group_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> tuple[Tensor, Tensor, Tensor]
 
@@ -639,6 +1133,14 @@ Group normalization of a contiguous input of N * C * HxW elements: the channels 
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> tuple[Tensor, Tensor]
 
 The negative log likelihood of class indices `target` (int64 or uint8) under the log-probabilities `self` of shape (C,) or (N, C): `-weight[t] * self[n, t]` per sample (0 where `t == ignore_index`), summed, averaged over the total weight of the targets counted (mean), or per sample (none); also returns that total weight.)doc"});
+  functions["_ops"].push_back({"pairwise_distance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pairwise_distance)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+
+The p-norm of `x1 - x2 + eps` (broadcast) along the last dim.)doc"});
+  functions["_nn"].push_back({"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad1d(Tensor input, int[2] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, W) or (N, C, W) padded along W by repeating its edge elements.)doc"});
   functions["_ops"].push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_reshape)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(Tensor input, int[] shape) -> Tensor
 
@@ -651,6 +1153,26 @@ The logarithm of the standard normal cumulative distribution function of every e
       METH_FASTCALL | METH_KEYWORDS, R"doc(take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None) -> Tensor
 
 The elements of `self` at `indices` along `dim` (both broadcast apart from `dim`), or of the flattened `self` when `dim` is None.)doc"});
+  functions["_nn"].push_back({"upsample_bilinear2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bilinear2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bilinear2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by bilinear interpolation; `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_bilinear2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_bilinear2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_internal"].push_back({"upsample_linear1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_linear1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+
+The gradient of upsample_linear1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"upsample_nearest2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"__and__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__and__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__and__(Tensor other) -> Tensor
 
@@ -675,6 +1197,14 @@ The bitwise AND of `self` and `other` (logical AND for bool), with broadcasting 
 __rand__(Scalar other) -> Tensor
 
 The bitwise AND of `self` and the number `other`.)doc"});
+  methods.push_back({"addcmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+`self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
+  methods.push_back({"addcmul_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addcmul_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+In-place version of addcmul(): writes the result into self. `self + value * tensor1 * tensor2`, with broadcasting and type promotion across the three.)doc"});
   methods.push_back({"bitwise_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_and)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_and(Tensor other) -> Tensor
 
@@ -703,6 +1233,14 @@ In-place version of erfc(): writes the result into self. The complementary error
                      METH_FASTCALL | METH_KEYWORDS, R"doc(geometric_(float p, *, Generator? generator=None) -> Tensor
 
 Fills `self` with samples of the geometric distribution (trials up to the first success of probability `p`).)doc"});
+  methods.push_back({"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mean)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mean(*, ScalarType? dtype=None) -> Tensor
+
+The mean of all elements of `self` (floating-point inputs, or a floating `dtype`).
+
+mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+The mean of `self` over the dimensions in `dim` (all of them when None), keeping them as size 1 if `keepdim`.)doc"});
   methods.push_back({"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(min() -> Tensor
 
@@ -711,6 +1249,10 @@ The smallest element of `self` as a 0-d tensor (NaN if any element is NaN). The 
 min(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The smallest values of `self` along `dim` and their indices (the first of ties; NaN counts as the smallest).)doc"});
+  methods.push_back({"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_mm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(mm(Tensor mat2) -> Tensor
+
+Matrix product of two 2-D tensors.)doc"});
   methods.push_back({"reshape", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_reshape)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(reshape(int[] shape) -> Tensor
 

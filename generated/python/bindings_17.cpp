@@ -2,18 +2,135 @@
 // Python bindings, shard 17: module functions and Tensor methods.
 #include "aten/core/OwnedArgs.h"
 #include "aten/jit/TraceScope.h"
+#include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/convolution_backward.h"
+#include "generated/ops/eye.h"
+#include "generated/ops/full_like.h"
 #include "generated/ops/index_copy.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/multi_margin_loss_backward.h"
+#include "generated/ops/multinomial.h"
 #include "generated/ops/outer.h"
 #include "generated/ops/split.h"
 #include "generated/ops/upsample_bicubic2d_backward.h"
+#include "generated/ops/upsample_nearest3d.h"
 
 namespace tl::python {
 namespace {
+
+// convolution_backward
+PyObject* fn_internal_convolution_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input = r.tensor(1);
+  auto weight = r.tensor(2);
+  auto bias_sizes = r.intlist_optional(3);
+  auto stride = r.intlist(4);
+  auto padding = r.intlist(5);
+  auto dilation = r.intlist(6);
+  auto transposed = r.toBool(7);
+  auto output_padding = r.intlist(8);
+  auto groups = r.toInt64(9);
+  auto output_mask = r.boollist<3>(10);
+  jit::tracer::TraceScope jit_trace("convolution_backward", grad_output, input, weight, OptionalIntArrayRef(as_arg(bias_sizes)), IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), transposed, IntArrayRef(output_padding), groups, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::convolution_backward(grad_output, input, weight, as_arg(bias_sizes), stride, padding, dilation, transposed, output_padding, groups, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// eye
+PyObject* fn_eye(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eye
+      auto n = r.toInt64(0);
+      auto dtype = r.scalartype_optional(1);
+      auto layout = r.layout_optional(2);
+      auto device = r.device_optional(3);
+      auto pin_memory = r.toBool_optional(4);
+      bool requires_grad = r.toBool(6);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("eye.out", n, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::eye_out(out, n, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("eye", n, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::eye(n, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eye.m
+      auto n = r.toInt64(0);
+      auto m = r.toInt64(1);
+      auto dtype = r.scalartype_optional(2);
+      auto layout = r.layout_optional(3);
+      auto device = r.device_optional(4);
+      auto pin_memory = r.toBool_optional(5);
+      bool requires_grad = r.toBool(7);
+      if (!r.is_none(6)) {
+        auto out = r.tensor(6);
+        jit::tracer::TraceScope jit_trace("eye.m_out", n, m, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::eye_out(out, n, m, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("eye.m", n, m, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::eye(n, m, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// full_like
+PyObject* fn_full_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto fill_value = r.scalar(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(7);
+  native::check_pin_memory(r.toBool_optional(5));
+  jit::tracer::TraceScope jit_trace("full_like", self, fill_value, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::full_like(self, fill_value, dtype, device); }();
+  jit_trace.done(result);
+  if (auto format = r.memory_format_optional(6); format && *format != MemoryFormat::Preserve)
+    result = tl::contiguous(result, *format);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // index_copy
 PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -41,6 +158,76 @@ PyObject* fn_index_copy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// index_select
+PyObject* fn_index_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("index_select.out", self, dim, index, out);
+    auto result = [&] { GilRelease no_gil; return tl::index_select_out(out, self, dim, index); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("index_select", self, dim, index);
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lt
+PyObject* fn_lt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lt(Tensor input, Tensor other, *, Tensor? out=None)",
+      "lt(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lt.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("lt.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("lt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lt.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("lt.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::lt_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("lt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // multi_margin_loss_backward
 PyObject* fn_internal_multi_margin_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -58,6 +245,32 @@ PyObject* fn_internal_multi_margin_loss_backward(PyObject* /*module*/, PyObject*
   auto reduction = r.toInt64(6);
   jit::tracer::TraceScope jit_trace("multi_margin_loss_backward", grad_output, self, target, p, margin, weight, reduction);
   auto result = [&] { GilRelease no_gil; return tl::multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// multinomial
+PyObject* fn_multinomial(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto num_samples = r.toInt64(1);
+  auto replacement = r.toBool(2);
+  auto generator = r.generator_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("multinomial.out", self, num_samples, replacement, generator, out);
+    auto result = [&] { GilRelease no_gil; return tl::multinomial_out(out, self, num_samples, replacement, generator); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("multinomial", self, num_samples, replacement, generator);
+  auto result = [&] { GilRelease no_gil; return tl::multinomial(self, num_samples, replacement, generator); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -141,6 +354,79 @@ PyObject* fn_internal_upsample_bicubic2d_backward(PyObject* /*module*/, PyObject
   TL_PY_CATCH
 }
 
+// upsample_nearest3d
+PyObject* fn_nn_upsample_nearest3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_nearest3d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_d = r.toDouble_optional(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("upsample_nearest3d.out", self, IntArrayRef(output_size), scales_d, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d_out(out, self, output_size, scales_d, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_nearest3d", self, IntArrayRef(output_size), scales_d, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("upsample_nearest3d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.__lt__
+PyObject* operator__lt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__lt__(Tensor other)",
+      "__lt__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lt.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("lt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lt.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("lt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.index_copy
 PyObject* method_index_copy(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -174,6 +460,105 @@ PyObject* method_index_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_
   auto source = r.tensor(2);
   jit::tracer::TraceScope jit_trace("index_copy_", self, dim, index, source);
   auto result = [&] { GilRelease no_gil; return tl::index_copy_(self, dim, index, source); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_select
+PyObject* method_index_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_select(int dim, Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("index_select", self, dim, index);
+  auto result = [&] { GilRelease no_gil; return tl::index_select(self, dim, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lt
+PyObject* method_lt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lt(Tensor other)",
+      "lt(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lt.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("lt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lt.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("lt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.lt_
+PyObject* method_lt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lt_(Tensor other)",
+      "lt_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lt_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("lt_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lt_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("lt_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::lt_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.multinomial
+PyObject* method_multinomial(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "multinomial(int num_samples, bool replacement=False, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto num_samples = r.toInt64(0);
+  auto replacement = r.toBool(1);
+  auto generator = r.generator_optional(2);
+  jit::tracer::TraceScope jit_trace("multinomial", self, num_samples, replacement, generator);
+  auto result = [&] { GilRelease no_gil; return tl::multinomial(self, num_samples, replacement, generator); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -232,14 +617,46 @@ PyObject* method_split(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_17(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"convolution_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_convolution_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `convolution` with respect to its input, weight and bias, each only where `output_mask` asks for it (undefined otherwise): the input's by the transposed product and col2im, the weight's by a product with the im2col columns, the bias's by a sum.)doc"});
+  functions["_ops"].push_back({"eye", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eye)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The `n` x `n` identity matrix (default float dtype unless `dtype`).
+
+eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+The `n` x `m` matrix with ones on its main diagonal and zeros elsewhere (default float dtype unless `dtype`).)doc"});
+  functions["_ops"].push_back({"full_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_full_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+
+A tensor with the shape of `self` filled with `fill_value`; dtype and device of `self` unless given.)doc"});
   functions["_ops"].push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_copy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  functions["_ops"].push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
+  functions["_ops"].push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self < other`, element by element, with broadcasting.
+
+lt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is less than the number `other`.)doc"});
   functions["_internal"].push_back({"multi_margin_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_multi_margin_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=1) -> Tensor
 
 The gradient of multi_margin_loss with respect to `self` (PyTorch has no derivative for it).)doc"});
+  functions["_ops"].push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_multinomial)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
   functions["_ops"].push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_outer)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 
@@ -256,6 +673,22 @@ Views of `self` cut along `dim` into pieces of the sizes in `split_size`, which 
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_bicubic2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"upsample_nearest3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest3d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  methods.push_back({"__lt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__lt__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__lt__(Tensor other) -> Tensor
+
+True where `self < other`, element by element, with broadcasting.
+
+__lt__(Scalar other) -> Tensor
+
+True where an element of `self` is less than the number `other`.)doc"});
   methods.push_back({"index_copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_copy)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy(int dim, Tensor index, Tensor source) -> Tensor
 
@@ -264,6 +697,30 @@ A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)do
                      METH_FASTCALL | METH_KEYWORDS, R"doc(index_copy_(int dim, Tensor index, Tensor source) -> Tensor
 
 In-place version of index_copy(): writes the result into self. A copy of `self` with `source[i]` written at position `index[i]` along `dim`.)doc"});
+  methods.push_back({"index_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_select(int dim, Tensor index) -> Tensor
+
+The entries of `self` at the positions of the 1-D `index` along `dim`.)doc"});
+  methods.push_back({"lt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt(Tensor other) -> Tensor
+
+True where `self < other`, element by element, with broadcasting.
+
+lt(Scalar other) -> Tensor
+
+True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"lt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lt_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lt_(Tensor other) -> Tensor
+
+In-place version of lt(): writes the result into self. True where `self < other`, element by element, with broadcasting.
+
+lt_(Scalar other) -> Tensor
+
+In-place version of lt(): writes the result into self. True where an element of `self` is less than the number `other`.)doc"});
+  methods.push_back({"multinomial", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_multinomial)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(multinomial(int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+
+`num_samples` indices drawn from the categories of each row of `self` (1-D or 2-D; nonnegative weights, not necessarily normalised), with or without replacement, as int64. PyTorch's CPU numbers for the same seed: without replacement (or one sample) the argmax / top-k of `self / q` with `q` exponential draws; with replacement a binary search of one float64 uniform per sample in the normalised cumulative sum.)doc"});
   methods.push_back({"outer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_outer)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(outer(Tensor vec2) -> Tensor
 

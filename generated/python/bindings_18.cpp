@@ -10,12 +10,20 @@
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward.h"
 #include "generated/ops/_fused_rms_norm.h"
+#include "generated/ops/_fused_rms_norm_backward.h"
+#include "generated/ops/_pdist_forward.h"
 #include "generated/ops/argmax.h"
+#include "generated/ops/ctc_loss.h"
 #include "generated/ops/gcd.h"
+#include "generated/ops/mish.h"
 #include "generated/ops/mish_backward.h"
+#include "generated/ops/reflection_pad1d_backward.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/signbit.h"
 #include "generated/ops/special_expm1.h"
 #include "generated/ops/special_i1.h"
 #include "generated/ops/tanh_backward.h"
+#include "generated/ops/unbind.h"
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
@@ -125,6 +133,44 @@ PyObject* fn__fused_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// _fused_rms_norm_backward
+PyObject* fn_internal__fused_rms_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto normalized_shape = r.intlist(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto output_mask = r.boollist<2>(5);
+  jit::tracer::TraceScope jit_trace("_fused_rms_norm_backward", grad_out, input, IntArrayRef(normalized_shape), rstd, weight, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _pdist_forward
+PyObject* fn_internal__pdist_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pdist_forward(Tensor input, float p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.toDouble(1);
+  jit::tracer::TraceScope jit_trace("_pdist_forward", self, p);
+  auto result = [&] { GilRelease no_gil; return tl::_pdist_forward(self, p); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // argmax
 PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -147,6 +193,47 @@ PyObject* fn_argmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto result = [&] { GilRelease no_gil; return tl::argmax(self, dim, keepdim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ctc_loss
+PyObject* fn_ctc_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
+      "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // ctc_loss.IntList
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.intlist(2);
+      auto target_lengths = r.intlist(3);
+      auto blank = r.toInt64(4);
+      auto reduction = r.toInt64(5);
+      auto zero_infinity = r.toBool(6);
+      jit::tracer::TraceScope jit_trace("ctc_loss.IntList", log_probs, targets, IntArrayRef(input_lengths), IntArrayRef(target_lengths), blank, reduction, zero_infinity);
+      auto result = [&] { GilRelease no_gil; return tl::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // ctc_loss.Tensor
+      auto log_probs = r.tensor(0);
+      auto targets = r.tensor(1);
+      auto input_lengths = r.tensor(2);
+      auto target_lengths = r.tensor(3);
+      auto blank = r.toInt64(4);
+      auto reduction = r.toInt64(5);
+      auto zero_infinity = r.toBool(6);
+      jit::tracer::TraceScope jit_trace("ctc_loss.Tensor", log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+      auto result = [&] { GilRelease no_gil; return tl::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -191,6 +278,45 @@ PyObject* fn_gcd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// mish
+PyObject* fn_nn_mish(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("mish.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::mish_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("mish", self);
+  auto result = [&] { GilRelease no_gil; return tl::mish(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mish_
+PyObject* fn_nn_mish_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mish_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("mish_", self);
+  auto result = [&] { GilRelease no_gil; return tl::mish_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // mish_backward
 PyObject* fn_internal_mish_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -203,6 +329,71 @@ PyObject* fn_internal_mish_backward(PyObject* /*module*/, PyObject* const* args,
   auto self = r.tensor(1);
   jit::tracer::TraceScope jit_trace("mish_backward", grad_output, self);
   auto result = [&] { GilRelease no_gil; return tl::mish_backward(grad_output, self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad1d_backward
+PyObject* fn_internal_reflection_pad1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  jit::tracer::TraceScope jit_trace("reflection_pad1d_backward", grad_output, self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad1d_backward(grad_output, self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad3d
+PyObject* fn_nn_replication_pad3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad3d(Tensor input, int[6] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("replication_pad3d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad3d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("replication_pad3d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad3d(self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// signbit
+PyObject* fn_signbit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("signbit.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::signbit_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("signbit", self);
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -273,6 +464,23 @@ PyObject* fn_internal_tanh_backward(PyObject* /*module*/, PyObject* const* args,
   }
   jit::tracer::TraceScope jit_trace("tanh_backward", grad_output, output);
   auto result = [&] { GilRelease no_gil; return tl::tanh_backward(grad_output, output); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// unbind
+PyObject* fn_unbind(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unbind(Tensor input, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("unbind.int", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -375,6 +583,39 @@ PyObject* method_gcd_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.signbit
+PyObject* method_signbit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "signbit()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("signbit", self);
+  auto result = [&] { GilRelease no_gil; return tl::signbit(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.unbind
+PyObject* method_unbind(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unbind(int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("unbind.int", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::unbind(self, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.zero_
 PyObject* method_zero_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -414,10 +655,26 @@ _ctc_loss_backward with the lengths as integer tensors (N,).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> tuple[Tensor, Tensor]
 
 rms_norm in one fused pass per row, also returning `rstd = rsqrt(mean(x**2) + eps)` (opmath dtype, shaped for broadcasting): what `rms_norm` records when autograd needs its gradient, so the backward is one fused kernel (`_fused_rms_norm_backward`) instead of the composite's ops.)doc"});
+  functions["_internal"].push_back({"_fused_rms_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rms_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of `_fused_rms_norm` for input and weight (those `output_mask` asks for; undefined otherwise) from its saved `rstd`, in one fused pass per row (the weight's gradient summed per fixed block of rows, so results do not depend on the thread count). Not differentiable: with create_graph, `_fused_rms_norm`'s formula uses `_fused_rms_norm_differentiable_backward`.)doc"});
+  functions["_internal"].push_back({"_pdist_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__pdist_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pdist_forward(Tensor input, float p=2) -> Tensor
+
+pdist's kernel: for rows i < j (row-major pairs) the p-norm of row i - row j; p = 0 counts the differing elements, p = inf takes the largest difference.)doc"});
   functions["_ops"].push_back({"argmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
 
 The index of the largest value of `self` along `dim` (of the flattened tensor when None); ties give the first, NaN counts as the largest.)doc"});
+  functions["_ops"].push_back({"ctc_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ctc_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+
+The Connectionist Temporal Classification loss of log-probabilities `log_probs` (T, N, C) or (T, C) against `targets` (N, S) padded or 1-D concatenated: `_ctc_loss`'s negative log-likelihood per sample (0 where infinite with `zero_infinity`), reduced by `reduction` (0 none, the default of torch.ctc_loss's Python binding, whose schema says Mean; 1 mean: each divided by its target length clamped to at least 1, then averaged; 2 sum).
+
+ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False) -> Tensor
+
+ctc_loss with `input_lengths` and `target_lengths` as integer tensors (N,) (or 0-d for unbatched input).)doc"});
   functions["_ops"].push_back({"gcd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gcd)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -426,10 +683,30 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
       METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor input, Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_nn"].push_back({"mish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish(Tensor input, *, Tensor? out=None) -> Tensor
+
+The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
+  functions["_nn"].push_back({"mish_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mish_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mish_(Tensor input) -> Tensor
+
+In-place version of mish(): writes the result into self. The Mish of every element x: `x * tanh(softplus(x))`.)doc"});
   functions["_internal"].push_back({"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_mish_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mish_backward(Tensor grad_output, Tensor input) -> Tensor
 
 The gradient of mish: `grad_output * (t + x * s * (1 - t^2))` with t = tanh(softplus(x)), s = sigmoid(x).)doc"});
+  functions["_internal"].push_back({"reflection_pad1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad1d_backward(Tensor grad_output, Tensor input, int[2] padding) -> Tensor
+
+The gradient of reflection_pad1d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, D, H, W) or (N, C, D, H, W) padded along W, H and D by repeating its edge elements; `padding` is (left, right, top, bottom, front, back).)doc"});
+  functions["_ops"].push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_signbit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(signbit(Tensor input, *, Tensor? out=None) -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
   functions["_special"].push_back({"special_expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_expm1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -442,6 +719,10 @@ The modified Bessel function of the first kind of order 1 of every element of `s
       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh_backward(Tensor grad_output, Tensor output, *, Tensor? out=None) -> Tensor
 
 The gradient of tanh from its result: `grad_output * (1 - output**2)`.)doc"});
+  functions["_ops"].push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unbind)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(Tensor input, int dim=0) -> Sequence[Tensor]
+
+Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   functions["_ops"].push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zero_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(zero_(Tensor input) -> Tensor
 
@@ -462,6 +743,14 @@ The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gcd_(Tensor other) -> Tensor
 
 In-place version of gcd(): writes the result into self. The greatest common divisor of `self` and `other` (non-negative; gcd(0, 0) = 0), with broadcasting; integer dtypes only.)doc"});
+  methods.push_back({"signbit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_signbit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(signbit() -> Tensor
+
+True for every element of `self` whose sign bit is set (negative numbers, -0.0, nans with the sign bit).)doc"});
+  methods.push_back({"unbind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unbind)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(unbind(int dim=0) -> Sequence[Tensor]
+
+Views of every index of dimension `dim` of `self`, with that dimension removed.)doc"});
   methods.push_back({"zero_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_zero_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(zero_() -> Tensor
 

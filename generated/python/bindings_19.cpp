@@ -5,24 +5,61 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_log_softmax_backward_data.h"
 #include "generated/ops/_pad_enum.h"
 #include "generated/ops/_pdist_backward.h"
 #include "generated/ops/_reshape_alias.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/cosh.h"
+#include "generated/ops/exp2.h"
 #include "generated/ops/expm1.h"
+#include "generated/ops/hardsigmoid_backward.h"
+#include "generated/ops/hardswish.h"
 #include "generated/ops/is_set_to.h"
+#include "generated/ops/linalg_tensorsolve.h"
+#include "generated/ops/linalg_vector_norm.h"
+#include "generated/ops/linear.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/narrow_copy.h"
 #include "generated/ops/native_layer_norm_backward.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/reflection_pad2d_backward.h"
+#include "generated/ops/reflection_pad3d_backward.h"
+#include "generated/ops/replication_pad2d.h"
 #include "generated/ops/rnn_tanh.h"
+#include "generated/ops/scaled_dot_product_attention.h"
+#include "generated/ops/softplus.h"
 #include "generated/ops/special_multigammaln.h"
+#include "generated/ops/tril_indices.h"
+#include "generated/ops/upsample_nearest1d.h"
 #include "generated/ops/var_mean.h"
+#include "generated/ops/vsplit.h"
 
 namespace tl::python {
 namespace {
+
+// _log_softmax_backward_data
+PyObject* fn__log_softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output = r.tensor(1);
+  auto dim = r.toInt64(2);
+  auto input_dtype = r.scalartype(3);
+  jit::tracer::TraceScope jit_trace("_log_softmax_backward_data", grad_output, output, dim, input_dtype);
+  auto result = [&] { GilRelease no_gil; return tl::_log_softmax_backward_data(grad_output, output, dim, input_dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _pad_enum
 PyObject* fn_nn__pad_enum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -104,6 +141,84 @@ PyObject* fn_bmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// cosh
+PyObject* fn_cosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("cosh.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::cosh_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cosh", self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cosh_
+PyObject* fn_cosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("cosh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// exp2
+PyObject* fn_exp2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("exp2.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::exp2_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("exp2", self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// exp2_
+PyObject* fn_exp2_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("exp2_", self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // expm1
 PyObject* fn_expm1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -143,6 +258,139 @@ PyObject* fn_expm1_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// hardsigmoid_backward
+PyObject* fn_internal_hardsigmoid_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardsigmoid_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("hardsigmoid_backward", grad_output, self);
+  auto result = [&] { GilRelease no_gil; return tl::hardsigmoid_backward(grad_output, self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardswish
+PyObject* fn_nn_hardswish(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardswish(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("hardswish.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::hardswish_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("hardswish", self);
+  auto result = [&] { GilRelease no_gil; return tl::hardswish(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardswish_
+PyObject* fn_nn_hardswish_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardswish_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("hardswish_", self);
+  auto result = [&] { GilRelease no_gil; return tl::hardswish_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_tensorsolve
+PyObject* fn_linalg_linalg_tensorsolve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dims = r.intlist_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("linalg_tensorsolve.out", self, other, OptionalIntArrayRef(as_arg(dims)), out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve_out(out, self, other, as_arg(dims)); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_tensorsolve", self, other, OptionalIntArrayRef(as_arg(dims)));
+  auto result = [&] { GilRelease no_gil; return tl::linalg_tensorsolve(self, other, as_arg(dims)); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_vector_norm
+PyObject* fn_linalg_linalg_vector_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto ord = r.scalar(1);
+  auto dim = r.intlist_optional(2);
+  auto keepdim = r.toBool(3);
+  auto dtype = r.scalartype_optional(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("linalg_vector_norm.out", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm_out(out, self, ord, as_arg(dim), keepdim, dtype); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_vector_norm", self, ord, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vector_norm(self, ord, as_arg(dim), keepdim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linear
+PyObject* fn_nn_linear(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto bias = r.optional_tensor(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("linear.out", input, weight, bias, out);
+    auto result = [&] { GilRelease no_gil; return tl::linear_out(out, input, weight, bias); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linear", input, weight, bias);
+  auto result = [&] { GilRelease no_gil; return tl::linear(input, weight, bias); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logical_and
 PyObject* fn_logical_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -162,6 +410,37 @@ PyObject* fn_logical_and(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   }
   jit::tracer::TraceScope jit_trace("logical_and", self, other);
   auto result = [&] { GilRelease no_gil; return tl::logical_and(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool2d_with_indices
+PyObject* fn_nn_max_pool2d_with_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto dilation = r.intlist(4);
+  auto ceil_mode = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto outs = r.tensorlist(6);
+    check_out_tuple(outs, 2);
+    const Tensor& out = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("max_pool2d_with_indices.out", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), ceil_mode, out, indices);
+    auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices_out(out, indices, self, kernel_size, stride, padding, dilation, ceil_mode); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("max_pool2d_with_indices", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), ceil_mode);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -258,6 +537,66 @@ PyObject* fn_permute(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// reflection_pad2d_backward
+PyObject* fn_internal_reflection_pad2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  jit::tracer::TraceScope jit_trace("reflection_pad2d_backward", grad_output, self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_backward(grad_output, self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// reflection_pad3d_backward
+PyObject* fn_internal_reflection_pad3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto padding = r.intlist(2);
+  jit::tracer::TraceScope jit_trace("reflection_pad3d_backward", grad_output, self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_backward(grad_output, self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// replication_pad2d
+PyObject* fn_nn_replication_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("replication_pad2d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::replication_pad2d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("replication_pad2d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::replication_pad2d(self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rnn_tanh
 PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -303,6 +642,54 @@ PyObject* fn_rnn_tanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// scaled_dot_product_attention
+PyObject* fn_nn_scaled_dot_product_attention(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto attn_mask = r.optional_tensor(3);
+  auto dropout_p = r.toDouble(4);
+  auto is_causal = r.toBool(5);
+  auto scale = r.toDouble_optional(6);
+  auto enable_gqa = r.toBool(7);
+  jit::tracer::TraceScope jit_trace("scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+  auto result = [&] { GilRelease no_gil; return tl::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// softplus
+PyObject* fn_nn_softplus(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto beta = r.scalar(1);
+  auto threshold = r.scalar(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("softplus.out", self, beta, threshold, out);
+    auto result = [&] { GilRelease no_gil; return tl::softplus_out(out, self, beta, threshold); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("softplus", self, beta, threshold);
+  auto result = [&] { GilRelease no_gil; return tl::softplus(self, beta, threshold); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_multigammaln
 PyObject* fn_special_special_multigammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -327,6 +714,70 @@ PyObject* fn_special_special_multigammaln(PyObject* /*module*/, PyObject* const*
   TL_PY_CATCH
 }
 
+// tril_indices
+PyObject* fn_tril_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto row = r.toInt64(0);
+  auto col = r.toInt64(1);
+  auto offset = r.toInt64(2);
+  auto dtype = r.scalartype_optional(3);
+  auto layout = r.layout_optional(4);
+  auto device = r.device_optional(5);
+  auto pin_memory = r.toBool_optional(6);
+  bool requires_grad = r.toBool(7);
+  jit::tracer::TraceScope jit_trace("tril_indices", row, col, offset, dtype, layout, device, pin_memory);
+  auto result = [&] { GilRelease no_gil; return tl::tril_indices(row, col, offset, dtype, layout, device, pin_memory); }();
+  jit_trace.done(result);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest1d
+PyObject* fn_nn_upsample_nearest1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None)",
+      "upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_nearest1d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales = r.toDouble_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("upsample_nearest1d.out", self, IntArrayRef(output_size), scales, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_out(out, self, output_size, scales); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_nearest1d", self, IntArrayRef(output_size), scales);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(self, output_size, scales); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_nearest1d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("upsample_nearest1d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // var_mean
 PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -346,6 +797,37 @@ PyObject* fn_var_mean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// vsplit
+PyObject* fn_vsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(Tensor input, int sections)",
+      "vsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("vsplit.int", self, sections);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      jit::tracer::TraceScope jit_trace("vsplit.array", self, IntArrayRef(indices));
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.bmm
 PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -358,6 +840,70 @@ PyObject* method_bmm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs,
   auto mat2 = r.tensor(0);
   jit::tracer::TraceScope jit_trace("bmm", self, mat2);
   auto result = [&] { GilRelease no_gil; return tl::bmm(self, mat2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cosh
+PyObject* method_cosh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("cosh", self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cosh_
+PyObject* method_cosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cosh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("cosh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::cosh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exp2
+PyObject* method_exp2(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("exp2", self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exp2_
+PyObject* method_exp2_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exp2_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("exp2_", self);
+  auto result = [&] { GilRelease no_gil; return tl::exp2_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -482,9 +1028,44 @@ PyObject* method_permute(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.vsplit
+PyObject* method_vsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vsplit(int sections)",
+      "vsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // vsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      jit::tracer::TraceScope jit_trace("vsplit.int", self, sections);
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, sections); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // vsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      jit::tracer::TraceScope jit_trace("vsplit.array", self, IntArrayRef(indices));
+      auto result = [&] { GilRelease no_gil; return tl::vsplit(self, indices); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_19(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_log_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__log_softmax_backward_data)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+
+The gradient of log_softmax: `grad_output - exp(output) * sum(grad_output, dim)`, in grad_output's dtype (PyTorch's CPU rule).)doc"});
   functions["_nn"].push_back({"_pad_enum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_enum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_enum(Tensor input, int[] pad, int mode, float? value=None) -> Tensor
 
@@ -501,6 +1082,22 @@ A view of `self` with the given sizes and strides, which `reshape` computes for 
       METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor input, Tensor mat2, *, Tensor? out=None) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  functions["_ops"].push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_(Tensor input) -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2(Tensor input, *, Tensor? out=None) -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_exp2_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_(Tensor input) -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_expm1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -509,10 +1106,38 @@ Batched matrix product of two 3-D tensors with the same batch size.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(expm1_(Tensor input) -> Tensor
 
 In-place version of expm1(): writes the result into self. `exp(x) - 1` for every element x of `self`, accurate near zero; integer inputs give the default float dtype.)doc"});
+  functions["_internal"].push_back({"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardsigmoid_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of hardsigmoid: `grad_output / 6` where -3 < self < 3, else 0.)doc"});
+  functions["_nn"].push_back({"hardswish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish(Tensor input, *, Tensor? out=None) -> Tensor
+
+The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
+  functions["_nn"].push_back({"hardswish_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_hardswish_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardswish_(Tensor input) -> Tensor
+
+In-place version of hardswish(): writes the result into self. The hard swish of every element x: `x * clamp(x + 3, 0, 6) / 6`.)doc"});
+  functions["_linalg"].push_back({"linalg_tensorsolve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorsolve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None, *, Tensor? out=None) -> Tensor
+
+The X with `tensordot(self, X, X.ndim) == other`, `self`'s dims in `dims` moved to the end first (`torchlite.linalg.tensorsolve`).)doc"});
+  functions["_linalg"].push_back({"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_vector_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The vector `ord`-norm of `self` over the dimensions in `dim` (all of them when None): `sum(abs(x)**ord)**(1/ord)`; `inf`/`-inf` the largest/smallest absolute value, 0 the number of non-zero elements (`torchlite.linalg.vector_norm`).)doc"});
+  functions["_nn"].push_back({"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_linear)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None) -> Tensor
+
+`input @ weight.T + bias` over the last dimension of `input` (`(*, in)` with `weight` `(out, in)`, or a 1-D `weight` `(in)`): one matrix product with the bias folded in as its initial value.)doc"});
   functions["_ops"].push_back({"logical_and", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_and)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logical_and(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 True where both `self` and `other` are nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  functions["_nn"].push_back({"max_pool2d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool2d_with_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The maximum of each `kernel_size` window (spaced by `stride`, its elements `dilation` apart, over the input padded with -inf by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input, and its index in the plane (h * W + w). NaN wins; `ceil_mode` rounds the output size up.)doc"});
   functions["_nn"].push_back({"mse_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_mse_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
 
@@ -529,6 +1154,18 @@ The gradients of `native_layer_norm` for input, weight and bias (those `output_m
       METH_FASTCALL | METH_KEYWORDS, R"doc(permute(Tensor input, int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  functions["_internal"].push_back({"reflection_pad2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d_backward(Tensor grad_output, Tensor input, int[4] padding) -> Tensor
+
+The gradient of reflection_pad2d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_internal"].push_back({"reflection_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_reflection_pad3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d_backward(Tensor grad_output, Tensor input, int[6] padding) -> Tensor
+
+The gradient of reflection_pad3d: each element of `grad_output` added to the input element it was read from.)doc"});
+  functions["_nn"].push_back({"replication_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_replication_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(replication_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H by repeating its edge elements; `padding` is (left, right, top, bottom).)doc"});
   functions["_ops"].push_back({"rnn_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
@@ -537,18 +1174,62 @@ A multi-layer Elman RNN with tanh over a sequence, as `gru.input` with one gate.
 rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor]
 
 `rnn_tanh.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n).)doc"});
+  functions["_nn"].push_back({"scaled_dot_product_attention", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_scaled_dot_product_attention)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+
+Attention `softmax(query @ key^T * scale + mask) @ value` over query (..., L, E), key (..., S, E), value (..., S, Ev): `attn_mask` bool (True takes part) or additive, `is_causal` masks above the diagonal (top-left aligned), `scale` defaults to 1/sqrt(E), `dropout_p` drops attention weights, `enable_gqa` lets key/value heads divide query heads. As PyTorch on CPU, 4-D inputs with unit last strides and no dropout run the fused blockwise kernel (`_scaled_dot_product_flash_attention_for_cpu`), the rest the composite math path; fully masked rows give zeros.)doc"});
+  functions["_nn"].push_back({"softplus", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softplus)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None) -> Tensor
+
+The softplus of every element x: `log(1 + exp(beta * x)) / beta`, and x itself where `beta * x > threshold`.)doc"});
   functions["_special"].push_back({"special_multigammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_multigammaln)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_multigammaln(Tensor input, int p, *, Tensor? out=None) -> Tensor
 
 Alias of `mvlgamma` (`torchlite.special.multigammaln`).)doc"});
+  functions["_ops"].push_back({"tril_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril_indices)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
+
+The (row, column) coordinates of the lower triangle of a `row` x `col` matrix (on and below the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
+  functions["_nn"].push_back({"upsample_nearest1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_nearest1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d(Tensor input, int[1] output_size, float? scales=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, W) resampled to `output_size` by nearest neighbour (the input element at floor(o * scale)); `scales` (1 / the scale used to map output to input positions) default to output / input size.
+
+upsample_nearest1d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+upsample_nearest1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_var_mean)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> tuple[Tensor, Tensor]
 
 The variance and the mean of `self` over the dimensions in `dim` (all when None), from one pass.)doc"});
+  functions["_ops"].push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   methods.push_back({"bmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bmm(Tensor mat2) -> Tensor
 
 Batched matrix product of two 3-D tensors with the same batch size.)doc"});
+  methods.push_back({"cosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh() -> Tensor
+
+The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"cosh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cosh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cosh_() -> Tensor
+
+In-place version of cosh(): writes the result into self. The hyperbolic cosine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"exp2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2() -> Tensor
+
+2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"exp2_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp2_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exp2_() -> Tensor
+
+In-place version of exp2(): writes the result into self. 2 raised to the power of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"expm1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expm1)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(expm1() -> Tensor
 
@@ -577,6 +1258,14 @@ A contiguous copy of `self.narrow(dim, start, length)` (a negative `start` count
                      METH_FASTCALL | METH_KEYWORDS, R"doc(permute(int[] dims) -> Tensor
 
 A view of `self` with its dimensions reordered as `dims` says.)doc"});
+  methods.push_back({"vsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(vsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut into `sections` equal views along dimension 0.
+
+vsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 2-D) cut along dimension 0 before each index in `indices`.)doc"});
   (void)functions;
   (void)methods;
 }

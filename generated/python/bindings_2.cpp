@@ -6,20 +6,55 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_histogramdd_bin_edges.h"
 #include "generated/ops/_pad_circular.h"
 #include "generated/ops/_test_scale_optional.h"
 #include "generated/ops/_upsample_bicubic2d_aa.h"
 #include "generated/ops/asin.h"
 #include "generated/ops/atleast_1d.h"
 #include "generated/ops/bitwise_or.h"
+#include "generated/ops/celu.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/is_conj.h"
+#include "generated/ops/kthvalue.h"
+#include "generated/ops/linalg_lu_solve.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/randn.h"
+#include "generated/ops/resize.h"
 #include "generated/ops/sinh.h"
+#include "generated/ops/sort.h"
 #include "generated/ops/squeeze.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* kthvalue_type = nullptr;
+PyTypeObject* kthvalue_out_type = nullptr;
+PyTypeObject* sort_type = nullptr;
+PyTypeObject* sort_out_type = nullptr;
+
+// _histogramdd_bin_edges
+PyObject* fn__histogramdd_bin_edges(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto bins = r.intlist(1);
+  auto range = r.doublelist_optional(2);
+  auto weight = r.optional_tensor(3);
+  auto density = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("_histogramdd_bin_edges", self, IntArrayRef(bins), std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+  auto result = [&] { GilRelease no_gil; return tl::_histogramdd_bin_edges(self, bins, as_arg(range), weight, density); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _pad_circular
 PyObject* fn_nn__pad_circular(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -220,6 +255,136 @@ PyObject* fn_bitwise_or(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// celu
+PyObject* fn_celu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "celu(Tensor input, Scalar alpha=1.0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  jit::tracer::TraceScope jit_trace("celu", self, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::celu(self, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// celu_
+PyObject* fn_celu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "celu_(Tensor input, Scalar alpha=1.0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto alpha = r.scalar(1);
+  jit::tracer::TraceScope jit_trace("celu_", self, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::celu_(self, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// is_conj
+PyObject* fn_is_conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_conj(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("is_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// kthvalue
+PyObject* fn_kthvalue(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dim = r.toInt64(2);
+  auto keepdim = r.toBool(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("kthvalue.out", self, k, dim, keepdim, values, indices);
+    auto result = [&] { GilRelease no_gil; return tl::kthvalue_out(values, indices, self, k, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap_named(kthvalue_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("kthvalue", self, k, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(kthvalue_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_lu_solve
+PyObject* fn_linalg_linalg_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto LU = r.tensor(0);
+  auto pivots = r.tensor(1);
+  auto B = r.tensor(2);
+  auto left = r.toBool(3);
+  auto adjoint = r.toBool(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("linalg_lu_solve.out", LU, pivots, B, left, adjoint, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_lu_solve_out(out, LU, pivots, B, left, adjoint); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_lu_solve", LU, pivots, B, left, adjoint);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_lu_solve(LU, pivots, B, left, adjoint); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// matmul
+PyObject* fn_matmul(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matmul(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("matmul.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::matmul_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("matmul", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // randn
 PyObject* fn_randn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -278,6 +443,60 @@ PyObject* fn_sinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sort
+PyObject* fn_sort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None)",
+      "sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto outs = r.tensorlist(3);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
+        jit::tracer::TraceScope jit_trace("sort.out", self, dim, descending, values, indices);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, dim, descending); }();
+        jit_trace.done(result);
+        return wrap_named(sort_out_type, wrap(result));
+      }
+      jit::tracer::TraceScope jit_trace("sort", self, dim, descending);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      jit_trace.done(result);
+      return wrap_named(sort_type, wrap(result));
+    }
+    case 1: {  // sort.stable
+      auto self = r.tensor(0);
+      auto stable = r.toBool_optional(1);
+      auto dim = r.toInt64(2);
+      auto descending = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto outs = r.tensorlist(4);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
+        jit::tracer::TraceScope jit_trace("sort.stable_out", self, stable, dim, descending, values, indices);
+        auto result = [&] { GilRelease no_gil; return tl::sort_out(values, indices, self, stable, dim, descending); }();
+        jit_trace.done(result);
+        return wrap_named(sort_out_type, wrap(result));
+      }
+      jit::tracer::TraceScope jit_trace("sort.stable", self, stable, dim, descending);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      jit_trace.done(result);
+      return wrap_named(sort_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -348,6 +567,23 @@ PyObject* operator__ior__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__matmul__
+PyObject* operator__matmul__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__matmul__(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("matmul", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH_OPERATOR
 }
 
@@ -525,6 +761,76 @@ PyObject* method_copy_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.is_conj
+PyObject* method_is_conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_conj()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("is_conj", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.kthvalue
+PyObject* method_kthvalue(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "kthvalue(int k, int dim=-1, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dim = r.toInt64(1);
+  auto keepdim = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("kthvalue", self, k, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::kthvalue(self, k, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(kthvalue_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.matmul
+PyObject* method_matmul(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "matmul(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("matmul", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::matmul(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.resize_
+PyObject* method_resize_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_(int[] size, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto memory_format = r.memory_format_optional(1);
+  jit::tracer::TraceScope jit_trace("resize_", self, IntArrayRef(size), memory_format);
+  auto result = [&] { GilRelease no_gil; return tl::resize_(self, size, memory_format); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.sinh
 PyObject* method_sinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -554,6 +860,40 @@ PyObject* method_sinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto result = [&] { GilRelease no_gil; return tl::sinh_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sort
+PyObject* method_sort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sort(int dim=-1, bool descending=False)",
+      "sort(*, bool? stable, int dim=-1, bool descending=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // sort
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto descending = r.toBool(1);
+      jit::tracer::TraceScope jit_trace("sort", self, dim, descending);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, dim, descending); }();
+      jit_trace.done(result);
+      return wrap_named(sort_type, wrap(result));
+    }
+    case 1: {  // sort.stable
+      const Tensor& self = unpack_tensor(py_self);
+      auto stable = r.toBool_optional(0);
+      auto dim = r.toInt64(1);
+      auto descending = r.toBool(2);
+      jit::tracer::TraceScope jit_trace("sort.stable", self, stable, dim, descending);
+      auto result = [&] { GilRelease no_gil; return tl::sort(self, stable, dim, descending); }();
+      jit_trace.done(result);
+      return wrap_named(sort_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -638,6 +978,14 @@ PyObject* method_squeeze_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
 }  // namespace
 
 void add_bindings_2(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  kthvalue_type = return_type("kthvalue", {"values", "indices"});
+  kthvalue_out_type = return_type("kthvalue_out", {"values", "indices"});
+  sort_type = return_type("sort", {"values", "indices"});
+  sort_out_type = return_type("sort_out", {"values", "indices"});
+  functions["_ops"].push_back({"_histogramdd_bin_edges", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_bin_edges)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_bin_edges(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Sequence[Tensor]
+
+The bin edges of `histogramdd(self, bins, range)`: for each of the N coordinates (the last dim of `self`), PyTorch's linspace of `bins[d] + 1` edges between the ends of its `range` pair (the data's extremes when None).)doc"});
   functions["_nn"].push_back({"_pad_circular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__pad_circular)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_circular(Tensor input, int[] pad) -> Tensor
 
@@ -682,6 +1030,30 @@ The bitwise OR of `self` and the number `other`.
 bitwise_or(Scalar self, Tensor other) -> Tensor
 
 The bitwise OR of the number `self` and `other`.)doc"});
+  functions["_ops"].push_back({"celu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_celu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(celu(Tensor input, Scalar alpha=1.0) -> Tensor
+
+The CELU of every element x: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu with input_scale 1/alpha); alpha 0 is an error.)doc"});
+  functions["_ops"].push_back({"celu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_celu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(celu_(Tensor input, Scalar alpha=1.0) -> Tensor
+
+In-place celu.)doc"});
+  functions["_ops"].push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_conj)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj(Tensor input) -> bool
+
+Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor).)doc"});
+  functions["_ops"].push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kthvalue)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
+  functions["_linalg"].push_back({"linalg_lu_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None) -> Tensor
+
+Solves `A X = B` (`X A = B` when not `left`; with `A^H` when `adjoint`) from the LU factorization of A given by `linalg_lu_factor` (LAPACK's getrs); batch dims broadcast (`torchlite.linalg.lu_solve`).)doc"});
+  functions["_ops"].push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_matmul)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   functions["_ops"].push_back({"randn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
@@ -694,6 +1066,14 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
       METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_(Tensor input) -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sort)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   functions["_ops"].push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_squeeze)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze(Tensor input) -> Tensor
 
@@ -714,6 +1094,10 @@ In-place version of bitwise_or(): writes the result into self. The bitwise OR of
 __ior__(Scalar other) -> Tensor
 
 In-place version of bitwise_or(): writes the result into self. The bitwise OR of `self` and the number `other`.)doc"});
+  methods.push_back({"__matmul__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__matmul__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__matmul__(Tensor other) -> Tensor
+
+Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
   methods.push_back({"__or__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__or__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__or__(Tensor other) -> Tensor
 
@@ -758,6 +1142,22 @@ In-place version of bitwise_or(): writes the result into self. The bitwise OR of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(copy_(Tensor src, bool non_blocking=False) -> Tensor
 
 Copies `src` into `self` in place, broadcasting `src` and converting its dtype to that of `self`.)doc"});
+  methods.push_back({"is_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_conj)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_conj() -> bool
+
+Whether `self` carries the lazy conjugate bit (a `conj()` view of a complex tensor).)doc"});
+  methods.push_back({"kthvalue", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_kthvalue)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(kthvalue(int k, int dim=-1, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The `k`-th smallest value of `self` along `dim` and its index, the dim removed unless `keepdim`.)doc"});
+  methods.push_back({"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matmul)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(matmul(Tensor other) -> Tensor
+
+Matrix product with NumPy semantics for 1-D to batched N-D operands (batch dimensions broadcast).)doc"});
+  methods.push_back({"resize_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resize_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resize_(int[] size, *, MemoryFormat? memory_format=None) -> Tensor
+
+Gives `self` the sizes `size` (contiguous strides, or those of `memory_format`), growing its storage when needed; new elements are uninitialised. Refuses tensors that require grad.)doc"});
   methods.push_back({"sinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sinh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh() -> Tensor
 
@@ -766,6 +1166,14 @@ The hyperbolic sine of every element of `self`; integer inputs give the default 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(sinh_() -> Tensor
 
 In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"sort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sort)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sort(int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+The values of `self` sorted along `dim` (ascending unless `descending`; NaN is largest) and their indices in `self`; ties keep their order.
+
+sort(*, bool? stable, int dim=-1, bool descending=False) -> tuple[Tensor, Tensor]
+
+`sort` with an explicit `stable` flag; the sort is stable either way.)doc"});
   methods.push_back({"squeeze", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_squeeze)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(squeeze() -> Tensor
 

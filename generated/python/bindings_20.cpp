@@ -6,25 +6,89 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu.h"
+#include "generated/ops/_unique.h"
 #include "generated/ops/adaptive_max_pool2d_backward.h"
 #include "generated/ops/adaptive_max_pool3d_backward.h"
 #include "generated/ops/alias.h"
+#include "generated/ops/any.h"
+#include "generated/ops/broadcast_to.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/cosine_similarity.h"
 #include "generated/ops/cross_entropy_loss.h"
+#include "generated/ops/cummin.h"
 #include "generated/ops/embedding_renorm.h"
+#include "generated/ops/exponential.h"
+#include "generated/ops/fill.h"
 #include "generated/ops/hamming_window.h"
 #include "generated/ops/hardswish_backward.h"
 #include "generated/ops/is_same_size.h"
 #include "generated/ops/logspace.h"
 #include "generated/ops/orgqr.h"
 #include "generated/ops/put.h"
+#include "generated/ops/rand.h"
 #include "generated/ops/randn_like.h"
+#include "generated/ops/randperm.h"
+#include "generated/ops/resize_as.h"
+#include "generated/ops/round.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/slogdet.h"
 #include "generated/ops/special_polygamma.h"
+#include "generated/ops/tril.h"
+#include "generated/ops/triu.h"
+#include "generated/ops/unique_consecutive.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _scaled_dot_product_flash_attention_for_cpu_type = nullptr;
+PyTypeObject* cummin_type = nullptr;
+PyTypeObject* cummin_out_type = nullptr;
+PyTypeObject* slogdet_type = nullptr;
+PyTypeObject* slogdet_out_type = nullptr;
+
+// _scaled_dot_product_flash_attention_for_cpu
+PyObject* fn__scaled_dot_product_flash_attention_for_cpu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto query = r.tensor(0);
+  auto key = r.tensor(1);
+  auto value = r.tensor(2);
+  auto dropout_p = r.toDouble(3);
+  auto is_causal = r.toBool(4);
+  auto attn_mask = r.optional_tensor(5);
+  auto scale = r.toDouble_optional(6);
+  jit::tracer::TraceScope jit_trace("_scaled_dot_product_flash_attention_for_cpu", query, key, value, dropout_p, is_causal, attn_mask, scale);
+  auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale); }();
+  jit_trace.done(result);
+  return wrap_named(_scaled_dot_product_flash_attention_for_cpu_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// _unique
+PyObject* fn__unique(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unique(Tensor input, bool sorted=True, bool return_inverse=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto sorted = r.toBool(1);
+  auto return_inverse = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("_unique", self, sorted, return_inverse);
+  auto result = [&] { GilRelease no_gil; return tl::_unique(self, sorted, return_inverse); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // adaptive_max_pool2d_backward
 PyObject* fn_internal_adaptive_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -78,6 +142,70 @@ PyObject* fn_internal_alias(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   TL_PY_CATCH
 }
 
+// any
+PyObject* fn_any(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+      "any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("any.dim_out", self, dim, keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, dim, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("any.dim", self, dim, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dims
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("any.dims_out", self, OptionalIntArrayRef(as_arg(dim)), keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::any_out(out, self, as_arg(dim), keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("any.dims", self, OptionalIntArrayRef(as_arg(dim)), keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// broadcast_to
+PyObject* fn_broadcast_to(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(Tensor input, int[] size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto size = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("broadcast_to", self, IntArrayRef(size));
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // cosine_similarity
 PyObject* fn_cosine_similarity(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -118,6 +246,33 @@ PyObject* fn_nn_cross_entropy_loss(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// cummin
+PyObject* fn_cummin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(Tensor input, int dim, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto outs = r.tensorlist(2);
+    check_out_tuple(outs, 2);
+    const Tensor& values = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("cummin.out", self, dim, values, indices);
+    auto result = [&] { GilRelease no_gil; return tl::cummin_out(values, indices, self, dim); }();
+    jit_trace.done(result);
+    return wrap_named(cummin_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("cummin", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  jit_trace.done(result);
+  return wrap_named(cummin_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // embedding_renorm_
 PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -132,6 +287,23 @@ PyObject* fn_embedding_renorm_(PyObject* /*module*/, PyObject* const* args, Py_s
   auto norm_type = r.toDouble(3);
   jit::tracer::TraceScope jit_trace("embedding_renorm_", self, indices, max_norm, norm_type);
   auto result = [&] { GilRelease no_gil; return tl::embedding_renorm_(self, indices, max_norm, norm_type); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fill_
+PyObject* fn_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fill_(Tensor input, Scalar value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto value = r.scalar(1);
+  jit::tracer::TraceScope jit_trace("fill_.Scalar", self, value);
+  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -402,6 +574,28 @@ PyObject* fn_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// rand
+PyObject* fn_rand(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto size = r.intlist(0);
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(6);
+  native::check_pin_memory(r.toBool_optional(5));
+  jit::tracer::TraceScope jit_trace("rand", IntArrayRef(size), generator, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::rand(size, generator, dtype, device); }();
+  jit_trace.done(result);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // randn_like
 PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -425,6 +619,233 @@ PyObject* fn_randn_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// randperm
+PyObject* fn_randperm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto n = r.toInt64(0);
+  auto generator = r.generator_optional(1);
+  auto dtype = r.scalartype_optional(2);
+  auto device = r.device_optional(3);
+  bool requires_grad = r.toBool(6);
+  native::check_pin_memory(r.toBool_optional(5));
+  jit::tracer::TraceScope jit_trace("randperm", n, generator, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::randperm(n, generator, dtype, device); }();
+  jit_trace.done(result);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// resize_as_
+PyObject* fn_resize_as_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto the_template = r.tensor(1);
+  auto memory_format = r.memory_format_optional(2);
+  jit::tracer::TraceScope jit_trace("resize_as_", self, the_template, memory_format);
+  auto result = [&] { GilRelease no_gil; return tl::resize_as_(self, the_template, memory_format); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// round
+PyObject* fn_round(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round(Tensor input, *, Tensor? out=None)",
+      "round(Tensor input, *, int decimals, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      auto self = r.tensor(0);
+      if (!r.is_none(1)) {
+        auto out = r.tensor(1);
+        jit::tracer::TraceScope jit_trace("round.out", self, out);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("round", self);
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("round.decimals_out", self, decimals, out);
+        auto result = [&] { GilRelease no_gil; return tl::round_out(out, self, decimals); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("round.decimals", self, decimals);
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// round_
+PyObject* fn_round_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_(Tensor input)",
+      "round_(Tensor input, *, int decimals)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      auto self = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("round_", self);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      auto self = r.tensor(0);
+      auto decimals = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("round_.decimals", self, decimals);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// scatter
+PyObject* fn_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)",
+      "scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("scatter.src_out", self, dim, index, src, out);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("scatter.src", self, dim, index, src);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("scatter.value_out", self, dim, index, value, out);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("scatter.value", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter.reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto src = r.tensor(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("scatter.reduce_out", self, dim, index, src, reduce, out);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, src, reduce); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("scatter.reduce", self, dim, index, src, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      auto reduce = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("scatter.value_reduce_out", self, dim, index, value, reduce, out);
+        auto result = [&] { GilRelease no_gil; return tl::scatter_out(out, self, dim, index, value, reduce); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("scatter.value_reduce", self, dim, index, value, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// slogdet
+PyObject* fn_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet(Tensor input, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    jit::tracer::TraceScope jit_trace("slogdet.out", self, sign, logabsdet);
+    auto result = [&] { GilRelease no_gil; return tl::slogdet_out(sign, logabsdet, self); }();
+    jit_trace.done(result);
+    return wrap_named(slogdet_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("slogdet", self);
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  jit_trace.done(result);
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // special_polygamma
 PyObject* fn_special_special_polygamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -444,6 +865,175 @@ PyObject* fn_special_special_polygamma(PyObject* /*module*/, PyObject* const* ar
   }
   jit::tracer::TraceScope jit_trace("special_polygamma", n, self);
   auto result = [&] { GilRelease no_gil; return tl::special_polygamma(n, self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tril
+PyObject* fn_tril(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("tril.out", self, diagonal, out);
+    auto result = [&] { GilRelease no_gil; return tl::tril_out(out, self, diagonal); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("tril", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// triu
+PyObject* fn_triu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("triu.out", self, diagonal, out);
+    auto result = [&] { GilRelease no_gil; return tl::triu_out(out, self, diagonal); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("triu", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::triu(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// unique_consecutive
+PyObject* fn_unique_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto return_inverse = r.toBool(1);
+  auto return_counts = r.toBool(2);
+  auto dim = r.toInt64_optional(3);
+  jit::tracer::TraceScope jit_trace("unique_consecutive", self, return_inverse, return_counts, dim);
+  auto result = [&] { GilRelease no_gil; return tl::unique_consecutive(self, return_inverse, return_counts, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.any
+PyObject* method_any(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "any(int dim, bool keepdim=False)",
+      "any(int[]? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // any.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      jit::tracer::TraceScope jit_trace("any.dim", self, dim, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // any.dims
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto keepdim = r.toBool(1);
+      jit::tracer::TraceScope jit_trace("any.dims", self, OptionalIntArrayRef(as_arg(dim)), keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::any(self, as_arg(dim), keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.broadcast_to
+PyObject* method_broadcast_to(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "broadcast_to(int[] size)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  jit::tracer::TraceScope jit_trace("broadcast_to", self, IntArrayRef(size));
+  auto result = [&] { GilRelease no_gil; return tl::broadcast_to(self, size); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cummin
+PyObject* method_cummin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cummin(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("cummin", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cummin(self, dim); }();
+  jit_trace.done(result);
+  return wrap_named(cummin_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.exponential_
+PyObject* method_exponential_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "exponential_(float lambd=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto lambd = r.toDouble(0);
+  auto generator = r.generator_optional(1);
+  jit::tracer::TraceScope jit_trace("exponential_", self, lambd, generator);
+  auto result = [&] { GilRelease no_gil; return tl::exponential_(self, lambd, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.fill_
+PyObject* method_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fill_(Scalar value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto value = r.scalar(0);
+  jit::tracer::TraceScope jit_trace("fill_.Scalar", self, value);
+  auto result = [&] { GilRelease no_gil; return tl::fill_(self, value); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -521,9 +1111,302 @@ PyObject* method_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.resize_as_
+PyObject* method_resize_as_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto the_template = r.tensor(0);
+  auto memory_format = r.memory_format_optional(1);
+  jit::tracer::TraceScope jit_trace("resize_as_", self, the_template, memory_format);
+  auto result = [&] { GilRelease no_gil; return tl::resize_as_(self, the_template, memory_format); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.round
+PyObject* method_round(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round()",
+      "round(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round
+      const Tensor& self = unpack_tensor(py_self);
+      jit::tracer::TraceScope jit_trace("round", self);
+      auto result = [&] { GilRelease no_gil; return tl::round(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // round.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      jit::tracer::TraceScope jit_trace("round.decimals", self, decimals);
+      auto result = [&] { GilRelease no_gil; return tl::round(self, decimals); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.round_
+PyObject* method_round_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "round_()",
+      "round_(*, int decimals)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // round_
+      const Tensor& self = unpack_tensor(py_self);
+      jit::tracer::TraceScope jit_trace("round_", self);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // round_.decimals
+      const Tensor& self = unpack_tensor(py_self);
+      auto decimals = r.toInt64(0);
+      jit::tracer::TraceScope jit_trace("round_.decimals", self, decimals);
+      auto result = [&] { GilRelease no_gil; return tl::round_(self, decimals); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter
+PyObject* method_scatter(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter(int dim, Tensor index, Tensor src)",
+      "scatter(int dim, Tensor index, Scalar value)",
+      "scatter(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter(int dim, Tensor index, Scalar value, *, str reduce)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      jit::tracer::TraceScope jit_trace("scatter.src", self, dim, index, src);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      jit::tracer::TraceScope jit_trace("scatter.value", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      jit::tracer::TraceScope jit_trace("scatter.reduce", self, dim, index, src, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, src, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      jit::tracer::TraceScope jit_trace("scatter.value_reduce", self, dim, index, value, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter(self, dim, index, value, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.scatter_
+PyObject* method_scatter_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "scatter_(int dim, Tensor index, Tensor src)",
+      "scatter_(int dim, Tensor index, Scalar value)",
+      "scatter_(int dim, Tensor index, Tensor src, *, str reduce)",
+      "scatter_(int dim, Tensor index, Scalar value, *, str reduce)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // scatter_.src
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      jit::tracer::TraceScope jit_trace("scatter_.src", self, dim, index, src);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // scatter_.value
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      jit::tracer::TraceScope jit_trace("scatter_.value", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // scatter_.reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto src = r.tensor(2);
+      auto reduce = r.string(3);
+      jit::tracer::TraceScope jit_trace("scatter_.reduce", self, dim, index, src, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, src, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // scatter_.value_reduce
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      auto reduce = r.string(3);
+      jit::tracer::TraceScope jit_trace("scatter_.value_reduce", self, dim, index, value, reduce);
+      auto result = [&] { GilRelease no_gil; return tl::scatter_(self, dim, index, value, reduce); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.slogdet
+PyObject* method_slogdet(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slogdet()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("slogdet", self);
+  auto result = [&] { GilRelease no_gil; return tl::slogdet(self); }();
+  jit_trace.done(result);
+  return wrap_named(slogdet_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tril
+PyObject* method_tril(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("tril", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::tril(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tril_
+PyObject* method_tril_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tril_(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("tril_", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::tril_(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.triu
+PyObject* method_triu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("triu", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::triu(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.triu_
+PyObject* method_triu_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "triu_(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("triu_", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::triu_(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_20(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _scaled_dot_product_flash_attention_for_cpu_type = return_type("_scaled_dot_product_flash_attention_for_cpu", {"output", "logsumexp"});
+  cummin_type = return_type("cummin", {"values", "indices"});
+  cummin_out_type = return_type("cummin_out", {"values", "indices"});
+  slogdet_type = return_type("slogdet", {"sign", "logabsdet"});
+  slogdet_out_type = return_type("slogdet_out", {"sign", "logabsdet"});
+  functions["_ops"].push_back({"_scaled_dot_product_flash_attention_for_cpu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__scaled_dot_product_flash_attention_for_cpu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor]
+
+The fused CPU attention kernel behind scaled_dot_product_attention for 4-D query (B, H, L, E), key/value (B, Hk, S, E) with Hk dividing H: per block of query rows it streams key/value blocks with an online softmax (running max and sum), so memory is O(L * block), never L x S; returns the output and the row logsumexp (B, H, L) in float32 (float64 for float64 inputs) for the backward. `attn_mask` is additive (2-D or 4-D, broadcast). No dropout, as PyTorch's.)doc"});
+  functions["_ops"].push_back({"_unique", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unique(Tensor input, bool sorted=True, bool return_inverse=False) -> tuple[Tensor, Tensor]
+
+The distinct values of `self`, sorted (whatever `sorted` says, as PyTorch's CPU kernel), and with `return_inverse` the index of each element's value among them (else an empty tensor). Each NaN is distinct.)doc"});
   functions["_internal"].push_back({"adaptive_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_adaptive_max_pool2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_max_pool2d_backward(Tensor grad_output, Tensor input, Tensor indices) -> Tensor
 
@@ -536,6 +1419,18 @@ The gradient of adaptive_max_pool3d: each element of `grad_output` added to the 
       METH_FASTCALL | METH_KEYWORDS, R"doc(alias(Tensor input) -> Tensor
 
 A view of `self` with the same geometry (a new tensor object sharing everything).)doc"});
+  functions["_ops"].push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_any)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  functions["_ops"].push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_broadcast_to)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(Tensor input, int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
   functions["_ops"].push_back({"cosine_similarity", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cosine_similarity)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
 
@@ -544,10 +1439,18 @@ The cosine of the angle between `x1` and `x2` (broadcast) along `dim`: each divi
       METH_FASTCALL | METH_KEYWORDS, R"doc(cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 
 The cross entropy of logits `self` ((C,), (N, C) or (N, C, d1, ..., dk)) against class indices (`nll_loss_nd(log_softmax(self, 1))`, with `label_smoothing` mixing in the mean over classes) or against class probabilities of `self`'s shape.)doc"});
+  functions["_ops"].push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cummin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(Tensor input, int dim, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
   functions["_ops"].push_back({"embedding_renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_embedding_renorm_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type) -> Tensor
 
 Scales in place each row of `self` named in `indices` whose `norm_type`-norm exceeds `max_norm` to norm `max_norm` (F.embedding's max_norm, run without autograd).)doc"});
+  functions["_ops"].push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_fill_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Tensor input, Scalar value) -> Tensor
+
+Sets every element of `self` to `value`.)doc"});
   functions["_ops"].push_back({"hamming_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hamming_window)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
@@ -596,14 +1499,98 @@ logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dt
       METH_FASTCALL | METH_KEYWORDS, R"doc(put(Tensor input, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
 A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
+  functions["_ops"].push_back({"rand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+
+Uniform random numbers in [0, 1) of shape `size` (PyTorch's numbers for the same seed; see `manual_seed`).)doc"});
   functions["_ops"].push_back({"randn_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randn_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randn_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Standard normal random numbers with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_ops"].push_back({"randperm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randperm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+
+A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise).)doc"});
+  functions["_ops"].push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resize_as_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
+
+Resizes `self` (as `resize_`) to the sizes of `the_template`.)doc"});
+  functions["_ops"].push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(round(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(Tensor input, *, int decimals, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_round_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(round_(Tensor input) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(Tensor input, *, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  functions["_ops"].push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet(Tensor input, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
   functions["_special"].push_back({"special_polygamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_polygamma)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_polygamma(int n, Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `polygamma` (`torchlite.special.polygamma`).)doc"});
+  functions["_ops"].push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tril)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tril(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions["_ops"].push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_triu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(triu(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  functions["_ops"].push_back({"unique_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_unique_consecutive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None) -> tuple[Tensor, Tensor, Tensor]
+
+`self` (flattened when `dim` is None) with every run of equal consecutive values (or slices along `dim`) kept once, with the inverse indices and run lengths when asked (empty tensors otherwise; along a dim both are always computed). `torchlite.unique_consecutive` returns only the asked ones.)doc"});
+  methods.push_back({"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_any)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(any(int dim, bool keepdim=False) -> Tensor
+
+Whether any element of `self` along `dim` is non-zero (uint8 inputs give uint8).
+
+any(int[]? dim=None, bool keepdim=False) -> Tensor
+
+Whether any element of `self` over the dimensions in `dim` (all of them when None) is non-zero (uint8 inputs give uint8).)doc"});
+  methods.push_back({"broadcast_to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_broadcast_to)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(broadcast_to(int[] size) -> Tensor
+
+A view of `self` broadcast to `size` (`expand`: -1 keeps a size, new leading dimensions may be added).)doc"});
+  methods.push_back({"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cummin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cummin(int dim) -> tuple[Tensor, Tensor]
+
+The running minimum of `self` along `dim` and the index where it was (last) reached; NaN propagates.)doc"});
+  methods.push_back({"exponential_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exponential_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(exponential_(float lambd=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with samples of the exponential distribution of rate `lambd`.)doc"});
+  methods.push_back({"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(fill_(Scalar value) -> Tensor
+
+Sets every element of `self` to `value`.)doc"});
   methods.push_back({"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_same_size)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(is_same_size(Tensor other) -> bool
 
@@ -620,6 +1607,78 @@ A copy of `self` with `source` written at the flat (row-major) positions `index`
                      METH_FASTCALL | METH_KEYWORDS, R"doc(put_(Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
 In-place version of put(): writes the result into self. A copy of `self` with `source` written at the flat (row-major) positions `index`, negative ones counting from the end; added there when `accumulate`.)doc"});
+  methods.push_back({"resize_as_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resize_as_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
+
+Resizes `self` (as `resize_`) to the sizes of `the_template`.)doc"});
+  methods.push_back({"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round() -> Tensor
+
+Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round(*, int decimals) -> Tensor
+
+Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  methods.push_back({"round_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_round_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(round_() -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to the nearest integer, half-way cases to the even one, in `self`'s dtype; integer tensors are returned unchanged.
+
+round_(*, int decimals) -> Tensor
+
+In-place version of round(): writes the result into self. Every element of `self` rounded to `decimals` decimal digits (to tens, hundreds... when negative), half-way cases to even; floating dtypes only.)doc"});
+  methods.push_back({"scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter(int dim, Tensor index, Tensor src) -> Tensor
+
+A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"scatter_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_(int dim, Tensor index, Tensor src) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `out[index[i][j]][j] = src[i][j]` for dim 0 (and likewise for other dims).
+
+scatter_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` with `value` written at the positions `index` gives along `dim`.
+
+scatter_(int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where each `src[i][j]` is added to (`reduce='add'`) or multiplies (`'multiply'`) `out[index[i][j]][j]` for dim 0 (and likewise for other dims), in index order. Like PyTorch, it has no derivative (backward raises).
+
+scatter_(int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+
+In-place version of scatter(): writes the result into self. A copy of `self` where `value` is added to (`reduce='add'`) or multiplies (`'multiply'`) the elements at the positions `index` gives along `dim`, once per occurrence. Like PyTorch, it has no derivative (backward raises).)doc"});
+  methods.push_back({"slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slogdet)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(slogdet() -> tuple[Tensor, Tensor]
+
+`linalg.slogdet` under its older name.)doc"});
+  methods.push_back({"tril", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril(int diagonal=0) -> Tensor
+
+The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"tril_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tril_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tril_(int diagonal=0) -> Tensor
+
+In-place version of tril(): writes the result into self. The lower triangle of the last two dimensions of `self` (elements on and below the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"triu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_triu)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(triu(int diagonal=0) -> Tensor
+
+The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
+  methods.push_back({"triu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_triu_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(triu_(int diagonal=0) -> Tensor
+
+In-place version of triu(): writes the result into self. The upper triangle of the last two dimensions of `self` (elements on and above the `diagonal`-th diagonal); zeros elsewhere.)doc"});
   (void)functions;
   (void)methods;
 }

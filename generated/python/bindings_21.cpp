@@ -8,17 +8,26 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_embedding_bag_backward.h"
+#include "generated/ops/addr.h"
 #include "generated/ops/atan2.h"
 #include "generated/ops/baddbmm.h"
+#include "generated/ops/erfinv.h"
 #include "generated/ops/feature_alpha_dropout.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/gelu.h"
 #include "generated/ops/heaviside.h"
 #include "generated/ops/linalg_eigvals.h"
 #include "generated/ops/linalg_qr.h"
+#include "generated/ops/log_sigmoid_forward.h"
+#include "generated/ops/lstm_cell.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/max_pool1d.h"
+#include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/polar.h"
+#include "generated/ops/pow.h"
 #include "generated/ops/random.h"
 #include "generated/ops/real.h"
+#include "generated/ops/trunc.h"
 #include "generated/ops/unfold.h"
 
 namespace tl::python {
@@ -52,6 +61,33 @@ PyObject* fn_internal__embedding_bag_backward(PyObject* /*module*/, PyObject* co
   auto padding_idx = r.toInt64(11);
   jit::tracer::TraceScope jit_trace("_embedding_bag_backward", grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
   auto result = [&] { GilRelease no_gil; return tl::_embedding_bag_backward(grad_output, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// addr
+PyObject* fn_addr(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto vec1 = r.tensor(1);
+  auto vec2 = r.tensor(2);
+  auto beta = r.scalar(3);
+  auto alpha = r.scalar(4);
+  if (!r.is_none(5)) {
+    auto out = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("addr.out", self, vec1, vec2, beta, alpha, out);
+    auto result = [&] { GilRelease no_gil; return tl::addr_out(out, self, vec1, vec2, beta, alpha); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("addr", self, vec1, vec2, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addr(self, vec1, vec2, beta, alpha); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -108,6 +144,29 @@ PyObject* fn_baddbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// erfinv
+PyObject* fn_erfinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("erfinv.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::erfinv_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("erfinv", self);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // feature_alpha_dropout
 PyObject* fn_feature_alpha_dropout(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -156,6 +215,47 @@ PyObject* fn_flip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto dims = r.intlist(1);
   jit::tracer::TraceScope jit_trace("flip", self, IntArrayRef(dims));
   auto result = [&] { GilRelease no_gil; return tl::flip(self, dims); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu
+PyObject* fn_nn_gelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu(Tensor input, *, str approximate='none', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("gelu.out", self, approximate, out);
+    auto result = [&] { GilRelease no_gil; return tl::gelu_out(out, self, approximate); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("gelu", self, approximate);
+  auto result = [&] { GilRelease no_gil; return tl::gelu(self, approximate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// gelu_
+PyObject* fn_nn_gelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gelu_(Tensor input, *, str approximate='none')",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto approximate = r.string(1);
+  jit::tracer::TraceScope jit_trace("gelu_", self, approximate);
+  auto result = [&] { GilRelease no_gil; return tl::gelu_(self, approximate); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -235,6 +335,43 @@ PyObject* fn_linalg_linalg_qr(PyObject* /*module*/, PyObject* const* args, Py_ss
   TL_PY_CATCH
 }
 
+// log_sigmoid_forward
+PyObject* fn_internal_log_sigmoid_forward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid_forward(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("log_sigmoid_forward", self);
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_forward(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lstm_cell
+PyObject* fn_lstm_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensorlist(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  jit::tracer::TraceScope jit_trace("lstm_cell", input, TensorList(hx), w_ih, w_hh, b_ih, b_hh);
+  auto result = [&] { GilRelease no_gil; return tl::lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // lu_unpack
 PyObject* fn_lu_unpack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -286,6 +423,101 @@ PyObject* fn_max_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// pixel_unshuffle
+PyObject* fn_pixel_unshuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pixel_unshuffle(Tensor input, int downscale_factor)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto downscale_factor = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("pixel_unshuffle", self, downscale_factor);
+  auto result = [&] { GilRelease no_gil; return tl::pixel_unshuffle(self, downscale_factor); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// polar
+PyObject* fn_polar(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "polar(Tensor abs, Tensor angle)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto abs = r.tensor(0);
+  auto angle = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("polar", abs, angle);
+  auto result = [&] { GilRelease no_gil; return tl::polar(abs, angle); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pow
+PyObject* fn_pow(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
+      "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
+      "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // pow.Tensor_Tensor
+      auto self = r.tensor(0);
+      auto exponent = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("pow.Tensor_Tensor_out", self, exponent, out);
+        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Tensor", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // pow.Tensor_Scalar
+      auto self = r.tensor(0);
+      auto exponent = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("pow.Tensor_Scalar_out", self, exponent, out);
+        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // pow.Scalar
+      auto self = r.scalar(0);
+      auto exponent = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("pow.Scalar_out", self, exponent, out);
+        auto result = [&] { GilRelease no_gil; return tl::pow_out(out, self, exponent); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("pow.Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // real
 PyObject* fn_real(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -297,6 +529,147 @@ PyObject* fn_real(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("real", self);
   auto result = [&] { GilRelease no_gil; return tl::real(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trunc
+PyObject* fn_trunc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("trunc.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::trunc_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("trunc", self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// trunc_
+PyObject* fn_trunc_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("trunc_", self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__ipow__
+PyObject* operator__ipow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ipow__(Tensor exponent)",
+      "__ipow__(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // pow_.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("pow_.Tensor_Tensor", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // pow_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("pow_.Tensor_Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__pow__
+PyObject* operator__pow__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__pow__(Tensor exponent)",
+      "__pow__(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // pow.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Tensor", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // pow.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.addr
+PyObject* method_addr(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec1 = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  jit::tracer::TraceScope jit_trace("addr", self, vec1, vec2, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addr(self, vec1, vec2, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.addr_
+PyObject* method_addr_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto vec1 = r.tensor(0);
+  auto vec2 = r.tensor(1);
+  auto beta = r.scalar(2);
+  auto alpha = r.scalar(3);
+  jit::tracer::TraceScope jit_trace("addr_", self, vec1, vec2, beta, alpha);
+  auto result = [&] { GilRelease no_gil; return tl::addr_(self, vec1, vec2, beta, alpha); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -376,6 +749,38 @@ PyObject* method_baddbmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.erfinv
+PyObject* method_erfinv(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("erfinv", self);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.erfinv_
+PyObject* method_erfinv_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "erfinv_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("erfinv_", self);
+  auto result = [&] { GilRelease no_gil; return tl::erfinv_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.flip
 PyObject* method_flip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -427,6 +832,68 @@ PyObject* method_heaviside_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.pow
+PyObject* method_pow(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pow(Tensor exponent)",
+      "pow(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // pow.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Tensor", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // pow.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("pow.Tensor_Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.pow_
+PyObject* method_pow_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pow_(Tensor exponent)",
+      "pow_(Scalar exponent)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // pow_.Tensor_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("pow_.Tensor_Tensor", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // pow_.Tensor_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto exponent = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("pow_.Tensor_Scalar", self, exponent);
+      auto result = [&] { GilRelease no_gil; return tl::pow_(self, exponent); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.random_
 PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -470,6 +937,38 @@ PyObject* method_random_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.trunc
+PyObject* method_trunc(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("trunc", self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.trunc_
+PyObject* method_trunc_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trunc_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("trunc_", self);
+  auto result = [&] { GilRelease no_gil; return tl::trunc_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.unfold
 PyObject* method_unfold(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -500,6 +999,10 @@ void add_bindings_21(FunctionTables& functions, std::vector<PyMethodDef>& method
       METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_backward(Tensor grad_output, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
 
 The gradient of `_embedding_bag`'s weight (num_weights, dim): each index's row gets its bag's gradient (times its per-sample weight for sum, over the bag's size for mean, over its count with `scale_grad_by_freq`); for max each maximum's row and column get it. The bags come from `offsets` and grad_output's rows. Like PyTorch's, it has no derivative. No samples: PyTorch's kernel reads past an empty grad_output (the suites' empty layout), so the generated suites reach it through `_embedding_bag`'s gradients.)doc"});
+  functions["_ops"].push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addr)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
   functions["_ops"].push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atan2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -508,6 +1011,10 @@ The angle of the point (other, self), that is atan(self / other) in the right qu
       METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_erfinv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"feature_alpha_dropout", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_feature_alpha_dropout)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 
@@ -520,6 +1027,14 @@ In-place feature_alpha_dropout.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(flip(Tensor input, int[] dims) -> Tensor
 
 A copy of `self` with the order of elements reversed along each dim in `dims`.)doc"});
+  functions["_nn"].push_back({"gelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu(Tensor input, *, str approximate='none', Tensor? out=None) -> Tensor
+
+The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
+  functions["_nn"].push_back({"gelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_gelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gelu_(Tensor input, *, str approximate='none') -> Tensor
+
+In-place version of gelu(): writes the result into self. The GELU of every element x: `x * Phi(x)` with the normal CDF Phi (`approximate='none'`), or `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))` (`'tanh'`).)doc"});
   functions["_ops"].push_back({"heaviside", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_heaviside)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside(Tensor input, Tensor values, *, Tensor? out=None) -> Tensor
 
@@ -532,6 +1047,14 @@ The complex eigenvalues of each square matrix of `A` (geev without vectors; thro
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_qr(Tensor A, str mode='reduced', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The QR factorization of each matrix of `A` (LAPACK's geqrf and orgqr): `mode` 'reduced' (Q m x k, R k x n, k = min(m, n)), 'complete' (Q m x m, R m x n) or 'r' (R only; Q empty) (`torchlite.linalg.qr`).)doc"});
+  functions["_internal"].push_back({"log_sigmoid_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_log_sigmoid_forward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid_forward(Tensor input) -> tuple[Tensor, Tensor]
+
+`log(sigmoid(x))` of every element x, computed as `min(x, 0) - log1p(exp(-|x|))`, and the buffer PyTorch's CPU kernel returns beside it (`exp(-|x|)`).)doc"});
+  functions["_ops"].push_back({"lstm_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> tuple[Tensor, Tensor]
+
+One LSTM step for input (N, I) and hx = [h (N, H), c (N, H)]: gates `input @ w_ih^T + b_ih + h @ w_hh^T + b_hh` split as input, forget, cell, output; returns (h', c') with c' = sigmoid(f) c + sigmoid(i) tanh(g), h' = sigmoid(o) tanh(c').)doc"});
   functions["_ops"].push_back({"lu_unpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lu_unpack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
@@ -540,10 +1063,62 @@ The permutation `P`, unit lower-trapezoidal `L` and upper-trapezoidal `U` of an 
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
 
 The maximum of each window of every row of a (C, L) or (N, C, L) input (max_pool1d_with_indices without the indices).)doc"});
+  functions["_ops"].push_back({"pixel_unshuffle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pixel_unshuffle)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_unshuffle(Tensor input, int downscale_factor) -> Tensor
+
+The inverse of pixel_shuffle: `self` (*, C, H * r, W * r) into (*, C * r * r, H, W), r = `downscale_factor`.)doc"});
+  functions["_ops"].push_back({"polar", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_polar)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(polar(Tensor abs, Tensor angle) -> Tensor
+
+The complex tensor `abs * (cos(angle) + i sin(angle))` (both float32 or both float64, broadcast).)doc"});
+  functions["_ops"].push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pow)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
+
+Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+
+pow(Tensor input, Scalar exponent, *, Tensor? out=None) -> Tensor
+
+Raises each element of `self` to the number `exponent`.
+
+pow(Scalar self, Tensor exponent, *, Tensor? out=None) -> Tensor
+
+Raises the number `self` to each power in `exponent`; backs the reflected `number ** tensor`.)doc"});
   functions["_ops"].push_back({"real", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_real)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(real(Tensor input) -> Tensor
 
 The real parts of a complex tensor, as a view (`self` itself for real tensors).)doc"});
+  functions["_ops"].push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc(Tensor input, *, Tensor? out=None) -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trunc_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_(Tensor input) -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"__ipow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ipow__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ipow__(Tensor exponent) -> Tensor
+
+In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+
+__ipow__(Scalar exponent) -> Tensor
+
+In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"__pow__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pow__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pow__(Tensor exponent) -> Tensor
+
+Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+
+__pow__(Scalar exponent) -> Tensor
+
+Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"addr", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addr)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+`beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
+  methods.push_back({"addr_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addr_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+In-place version of addr(): writes the result into self. `beta * self + alpha * outer(vec1, vec2)`, `self` broadcast to the outer product's shape (for bool: `beta and self or alpha and outer`).)doc"});
   methods.push_back({"atan2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atan2)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(atan2(Tensor other) -> Tensor
 
@@ -560,6 +1135,14 @@ In-place version of atan2(): writes the result into self. The angle of the point
                      METH_FASTCALL | METH_KEYWORDS, R"doc(baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of baddbmm(): writes the result into self. `beta * self + alpha * bmm(batch1, batch2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfinv)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv() -> Tensor
+
+The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"erfinv_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_erfinv_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(erfinv_() -> Tensor
+
+In-place version of erfinv(): writes the result into self. The inverse error function of every element of `self` (nan outside [-1, 1], ±inf at ±1); integer inputs give the default float dtype.)doc"});
   methods.push_back({"flip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flip)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flip(int[] dims) -> Tensor
 
@@ -572,6 +1155,22 @@ The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where
                      METH_FASTCALL | METH_KEYWORDS, R"doc(heaviside_(Tensor values) -> Tensor
 
 In-place version of heaviside(): writes the result into self. The Heaviside step: 0 where `self` < 0 (or NaN), 1 where > 0, and `values` where it is 0; both must have the same dtype.)doc"});
+  methods.push_back({"pow", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow(Tensor exponent) -> Tensor
+
+Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+
+pow(Scalar exponent) -> Tensor
+
+Raises each element of `self` to the number `exponent`.)doc"});
+  methods.push_back({"pow_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pow_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pow_(Tensor exponent) -> Tensor
+
+In-place version of pow(): writes the result into self. Raises each element of `self` to the power in `exponent`, with broadcasting and type promotion.
+
+pow_(Scalar exponent) -> Tensor
+
+In-place version of pow(): writes the result into self. Raises each element of `self` to the number `exponent`.)doc"});
   methods.push_back({"random_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_random_)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(random_(int from, int? to, *, Generator? generator=None) -> Tensor
 
@@ -584,6 +1183,14 @@ Fills `self` with random integers in [0, to).
 random_(*, Generator? generator=None) -> Tensor
 
 Fills `self` with random integers in [0, the dtype's largest integer] ([0, 2^mantissa bits] for floating dtypes).)doc"});
+  methods.push_back({"trunc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc() -> Tensor
+
+Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"trunc_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_trunc_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(trunc_() -> Tensor
+
+In-place version of trunc(): writes the result into self. Every element of `self` rounded towards zero, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
   methods.push_back({"unfold", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_unfold)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(unfold(int dimension, int size, int step) -> Tensor
 

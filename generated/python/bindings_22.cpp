@@ -12,10 +12,14 @@
 #include "generated/ops/absolute.h"
 #include "generated/ops/bartlett_window.h"
 #include "generated/ops/diagonal.h"
+#include "generated/ops/digamma.h"
 #include "generated/ops/margin_ranking_loss.h"
 #include "generated/ops/max_pool2d.h"
 #include "generated/ops/prelu.h"
+#include "generated/ops/rrelu.h"
+#include "generated/ops/rsqrt.h"
 #include "generated/ops/special_erf.h"
+#include "generated/ops/tensor_split.h"
 #include "generated/ops/threshold.h"
 
 namespace tl::python {
@@ -173,6 +177,29 @@ PyObject* fn_diagonal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// digamma
+PyObject* fn_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("digamma.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::digamma_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("digamma", self);
+  auto result = [&] { GilRelease no_gil; return tl::digamma(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // margin_ranking_loss
 PyObject* fn_margin_ranking_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -231,6 +258,85 @@ PyObject* fn_prelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// rrelu
+PyObject* fn_rrelu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  jit::tracer::TraceScope jit_trace("rrelu", self, lower, upper, training, generator);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu(self, lower, upper, training, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rrelu_
+PyObject* fn_rrelu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lower = r.scalar(1);
+  auto upper = r.scalar(2);
+  auto training = r.toBool(3);
+  auto generator = r.generator_optional(4);
+  jit::tracer::TraceScope jit_trace("rrelu_", self, lower, upper, training, generator);
+  auto result = [&] { GilRelease no_gil; return tl::rrelu_(self, lower, upper, training, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rsqrt
+PyObject* fn_rsqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("rsqrt.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::rsqrt_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("rsqrt", self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rsqrt_
+PyObject* fn_rsqrt_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("rsqrt_", self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_erf
 PyObject* fn_special_special_erf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -251,6 +357,49 @@ PyObject* fn_special_special_erf(PyObject* /*module*/, PyObject* const* args, Py
   auto result = [&] { GilRelease no_gil; return tl::special_erf(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tensor_split
+PyObject* fn_tensor_split(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensor_split(Tensor input, int sections, int dim=0)",
+      "tensor_split(Tensor input, int[] indices, int dim=0)",
+      "tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // tensor_split.sections
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("tensor_split.sections", self, sections, dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // tensor_split.indices
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("tensor_split.indices", self, IntArrayRef(indices), dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // tensor_split.tensor_indices_or_sections
+      auto self = r.tensor(0);
+      auto tensor_indices_or_sections = r.tensor(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("tensor_split.tensor_indices_or_sections", self, tensor_indices_or_sections, dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -348,6 +497,38 @@ PyObject* method_diagonal(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.digamma
+PyObject* method_digamma(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("digamma", self);
+  auto result = [&] { GilRelease no_gil; return tl::digamma(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.digamma_
+PyObject* method_digamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "digamma_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("digamma_", self);
+  auto result = [&] { GilRelease no_gil; return tl::digamma_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.prelu
 PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -362,6 +543,81 @@ PyObject* method_prelu(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   auto result = [&] { GilRelease no_gil; return tl::prelu(self, weight); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.rsqrt
+PyObject* method_rsqrt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("rsqrt", self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.rsqrt_
+PyObject* method_rsqrt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rsqrt_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("rsqrt_", self);
+  auto result = [&] { GilRelease no_gil; return tl::rsqrt_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tensor_split
+PyObject* method_tensor_split(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tensor_split(int sections, int dim=0)",
+      "tensor_split(int[] indices, int dim=0)",
+      "tensor_split(Tensor tensor_indices_or_sections, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // tensor_split.sections
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      auto dim = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("tensor_split.sections", self, sections, dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, sections, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // tensor_split.indices
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      auto dim = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("tensor_split.indices", self, IntArrayRef(indices), dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, indices, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // tensor_split.tensor_indices_or_sections
+      const Tensor& self = unpack_tensor(py_self);
+      auto tensor_indices_or_sections = r.tensor(0);
+      auto dim = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("tensor_split.tensor_indices_or_sections", self, tensor_indices_or_sections, dim);
+      auto result = [&] { GilRelease no_gil; return tl::tensor_split(self, tensor_indices_or_sections, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -396,6 +652,10 @@ The Bartlett window `2 i / (N - 1)` rising to 1 and falling back, N as `hann_win
       METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
+  functions["_ops"].push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(digamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"margin_ranking_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_margin_ranking_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 
@@ -408,10 +668,38 @@ The maximum of each window of every (H, W) plane (max_pool2d_with_indices withou
       METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor input, Tensor weight) -> Tensor
 
 The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
+  functions["_ops"].push_back({"rrelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+The randomized leaky ReLU: x where x > 0, else `a * x` with a drawn uniformly from [lower, upper] per element when `training`, and `(lower + upper) / 2` otherwise. The draws are not PyTorch's stream (PyTorch draws for the non-positive elements only).)doc"});
+  functions["_ops"].push_back({"rrelu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rrelu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+
+In-place rrelu.)doc"});
+  functions["_ops"].push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt(Tensor input, *, Tensor? out=None) -> Tensor
+
+`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsqrt_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_(Tensor input) -> Tensor
+
+In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
   functions["_special"].push_back({"special_erf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erf(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `erf` (`torchlite.special.erf`).)doc"});
+  functions["_ops"].push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensor_split)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(Tensor input, int sections, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
+
+tensor_split(Tensor input, int[] indices, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
+
+tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
+
+`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
   functions["_ops"].push_back({"threshold", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_threshold)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None) -> Tensor
 
@@ -432,10 +720,38 @@ Alias of `abs_`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal(int offset=0, int dim1=0, int dim2=1) -> Tensor
 
 A view of the diagonal of `self` over dimensions `dim1` and `dim2` (above it for a positive `offset`, below for a negative one), appended as the last dimension.)doc"});
+  methods.push_back({"digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_digamma)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(digamma() -> Tensor
+
+The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"digamma_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_digamma_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(digamma_() -> Tensor
+
+In-place version of digamma(): writes the result into self. The logarithmic derivative of the gamma function of every element of `self` (-inf at +0, +inf at -0, nan at negative integers); integer inputs give the default float dtype.)doc"});
   methods.push_back({"prelu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_prelu)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(prelu(Tensor weight) -> Tensor
 
 The parametric ReLU: x where x > 0, else `weight * x`, with `weight` one value or one per channel (dim 1 of `self`, dim 0 of a 1-D self).)doc"});
+  methods.push_back({"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt() -> Tensor
+
+`1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"rsqrt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rsqrt_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rsqrt_() -> Tensor
+
+In-place version of rsqrt(): writes the result into self. `1 / sqrt(x)` for every element x of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"tensor_split", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tensor_split)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tensor_split(int sections, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into `sections` pieces as equal as possible (the first ones one longer).
+
+tensor_split(int[] indices, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` before each index in `indices` (out-of-range pieces are empty).
+
+tensor_split(Tensor tensor_indices_or_sections, int dim=0) -> Sequence[Tensor]
+
+`tensor_split` by an int64 tensor on the CPU: a 0-d one is the number of sections, a 1-D one the indices to cut before.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -2,23 +2,81 @@
 // Python bindings, shard 23: module functions and Tensor methods.
 #include "aten/core/OwnedArgs.h"
 #include "aten/jit/TraceScope.h"
+#include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rprop.h"
+#include "generated/ops/_pad_packed_sequence.h"
 #include "generated/ops/arccosh.h"
+#include "generated/ops/argwhere.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/clamp_min.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/cosine_embedding_loss.h"
+#include "generated/ops/dist.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/equal.h"
 #include "generated/ops/greater_equal.h"
 #include "generated/ops/kron.h"
 #include "generated/ops/lcm.h"
+#include "generated/ops/leaky_relu_backward.h"
 #include "generated/ops/max_pool3d.h"
 #include "generated/ops/prod.h"
+#include "generated/ops/rnn_tanh_cell.h"
+#include "generated/ops/uniform.h"
+#include "generated/ops/unique_dim_consecutive.h"
 #include "generated/ops/upsample_linear1d.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_rprop_
+PyObject* fn_internal__fused_rprop_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rprop_(Tensor[] self, Tensor[] grad_list, Tensor[] prevs, Tensor[] step_sizes, Tensor[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto prevs = r.tensorlist(2);
+  auto step_sizes = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto etaminus = r.toDouble(5);
+  auto etaplus = r.toDouble(6);
+  auto step_size_min = r.toDouble(7);
+  auto step_size_max = r.toDouble(8);
+  auto maximize = r.toBool(9);
+  jit::tracer::TraceScope jit_trace("_fused_rprop_", TensorList(self), TensorList(grad_list), TensorList(prevs), TensorList(step_sizes), TensorList(state_steps), etaminus, etaplus, step_size_min, step_size_max, maximize);
+  [&] { GilRelease no_gil; tl::_fused_rprop_(self, grad_list, prevs, step_sizes, state_steps, etaminus, etaplus, step_size_min, step_size_max, maximize); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// _pad_packed_sequence
+PyObject* fn__pad_packed_sequence(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto data = r.tensor(0);
+  auto batch_sizes = r.tensor(1);
+  auto batch_first = r.toBool(2);
+  auto padding_value = r.scalar(3);
+  auto total_length = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("_pad_packed_sequence", data, batch_sizes, batch_first, padding_value, total_length);
+  auto result = [&] { GilRelease no_gil; return tl::_pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // arccosh
 PyObject* fn_arccosh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -54,6 +112,22 @@ PyObject* fn_arccosh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("arccosh_", self);
   auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// argwhere
+PyObject* fn_argwhere(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argwhere(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("argwhere", self);
+  auto result = [&] { GilRelease no_gil; return tl::argwhere(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -209,6 +283,86 @@ PyObject* fn_cosine_embedding_loss(PyObject* /*module*/, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// dist
+PyObject* fn_dist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dist(Tensor input, Tensor other, Scalar p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto p = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("dist", self, other, p);
+  auto result = [&] { GilRelease no_gil; return tl::dist(self, other, p); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// eq
+PyObject* fn_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "eq(Tensor input, Tensor other, *, Tensor? out=None)",
+      "eq(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eq.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("eq.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("eq.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eq.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("eq.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::eq_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("eq.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// equal
+PyObject* fn_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "equal(Tensor input, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("equal", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // greater_equal
 PyObject* fn_greater_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -319,6 +473,25 @@ PyObject* fn_lcm_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// leaky_relu_backward
+PyObject* fn_internal_leaky_relu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto negative_slope = r.scalar(2);
+  auto self_is_result = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("leaky_relu_backward", grad_output, self, negative_slope, self_is_result);
+  auto result = [&] { GilRelease no_gil; return tl::leaky_relu_backward(grad_output, self, negative_slope, self_is_result); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // max_pool3d
 PyObject* fn_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -380,6 +553,46 @@ PyObject* fn_prod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// rnn_tanh_cell
+PyObject* fn_rnn_tanh_cell(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto hx = r.tensor(1);
+  auto w_ih = r.tensor(2);
+  auto w_hh = r.tensor(3);
+  auto b_ih = r.optional_tensor(4);
+  auto b_hh = r.optional_tensor(5);
+  jit::tracer::TraceScope jit_trace("rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+  auto result = [&] { GilRelease no_gil; return tl::rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// unique_dim_consecutive
+PyObject* fn_internal_unique_dim_consecutive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto return_inverse = r.toBool(2);
+  auto return_counts = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("unique_dim_consecutive", self, dim, return_inverse, return_counts);
+  auto result = [&] { GilRelease no_gil; return tl::unique_dim_consecutive(self, dim, return_inverse, return_counts); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // upsample_linear1d
 PyObject* fn_nn_upsample_linear1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -420,6 +633,60 @@ PyObject* fn_nn_upsample_linear1d(PyObject* /*module*/, PyObject* const* args, P
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
+}
+
+// zeros_like
+PyObject* fn_zeros_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dtype = r.scalartype_optional(1);
+  auto device = r.device_optional(2);
+  bool requires_grad = r.toBool(6);
+  native::check_pin_memory(r.toBool_optional(4));
+  jit::tracer::TraceScope jit_trace("zeros_like", self, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::zeros_like(self, dtype, device); }();
+  jit_trace.done(result);
+  if (auto format = r.memory_format_optional(5); format && *format != MemoryFormat::Preserve)
+    result = tl::contiguous(result, *format);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__eq__
+PyObject* operator__eq__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__eq__(Tensor other)",
+      "__eq__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eq.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("eq.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eq.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("eq.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.__ilshift__
@@ -511,6 +778,22 @@ PyObject* method_arccosh_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("arccosh_", self);
   auto result = [&] { GilRelease no_gil; return tl::arccosh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.argwhere
+PyObject* method_argwhere(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "argwhere()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("argwhere", self);
+  auto result = [&] { GilRelease no_gil; return tl::argwhere(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -637,6 +920,103 @@ PyObject* method_clamp_min_(PyObject* py_self, PyObject* const* args, Py_ssize_t
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.dist
+PyObject* method_dist(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dist(Tensor other, Scalar p=2)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto p = r.scalar(1);
+  jit::tracer::TraceScope jit_trace("dist", self, other, p);
+  auto result = [&] { GilRelease no_gil; return tl::dist(self, other, p); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.eq
+PyObject* method_eq(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "eq(Tensor other)",
+      "eq(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eq.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("eq.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eq.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("eq.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.eq_
+PyObject* method_eq_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "eq_(Tensor other)",
+      "eq_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // eq_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("eq_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // eq_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("eq_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::eq_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.equal
+PyObject* method_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "equal(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("equal", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::equal(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -786,9 +1166,36 @@ PyObject* method_prod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.uniform_
+PyObject* method_uniform_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "uniform_(float from=0, float to=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto from = r.toDouble(0);
+  auto to = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  jit::tracer::TraceScope jit_trace("uniform_", self, from, to, generator);
+  auto result = [&] { GilRelease no_gil; return tl::uniform_(self, from, to, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_23(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rprop_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rprop_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rprop_(Tensor[] self, Tensor[] grad_list, Tensor[] prevs, Tensor[] step_sizes, Tensor[] state_steps, *, float etaminus, float etaplus, float step_size_min, float step_size_max, bool maximize) -> None
+
+One Rprop step for every parameter of `self`: each element's step size multiplied by `etaplus` where the gradient kept its sign (against `prevs`), by `etaminus` where it flipped (no step there, and a zero gradient remembered), clamped to [`step_size_min`, `step_size_max`]; the parameter moved by the gradient's sign times its step size; maximize; each `state_steps` value incremented.)doc"});
+  functions["_ops"].push_back({"_pad_packed_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__pad_packed_sequence)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> tuple[Tensor, Tensor]
+
+Unpacks packed `data` (sum(batch_sizes), *) into a (T, B, *) batch ((B, T, *) with `batch_first`) filled with `padding_value` where sequences have ended, T = max(len(batch_sizes), total_length) and B = batch_sizes[0]; also returns the sequences' lengths (int64).)doc"});
   functions["_ops"].push_back({"arccosh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arccosh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -797,6 +1204,10 @@ Alias of `acosh`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_(Tensor input) -> Tensor
 
 Alias of `acosh_`.)doc"});
+  functions["_ops"].push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argwhere)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere(Tensor input) -> Tensor
+
+`nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
   functions["_ops"].push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_left_shift)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -829,6 +1240,22 @@ In-place version of clamp_min(): writes the result into self. Limits every eleme
       METH_FASTCALL | METH_KEYWORDS, R"doc(cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=0) -> Tensor
 
 `1 - cos(input1, input2)` where target is 1, `max(0, cos - margin)` where it is -1 (cosine along the last dim), reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"dist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dist(Tensor input, Tensor other, Scalar p=2) -> Tensor
+
+The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite.)doc"});
+  functions["_ops"].push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_eq)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self == other`, element by element, with broadcasting.
+
+eq(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` equals the number `other`.)doc"});
+  functions["_ops"].push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor input, Tensor other) -> bool
+
+Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
   functions["_ops"].push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater_equal)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -849,6 +1276,10 @@ The least common multiple of `self` and `other` (non-negative; 0 when either is 
       METH_FASTCALL | METH_KEYWORDS, R"doc(lcm_(Tensor input, Tensor other) -> Tensor
 
 In-place version of lcm(): writes the result into self. The least common multiple of `self` and `other` (non-negative; 0 when either is 0), with broadcasting; integer dtypes only.)doc"});
+  functions["_internal"].push_back({"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_leaky_relu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(leaky_relu_backward(Tensor grad_output, Tensor input, Scalar negative_slope, bool self_is_result) -> Tensor
+
+The gradient of leaky_relu: grad_output where self > 0, else `grad_output * negative_slope`.)doc"});
   functions["_ops"].push_back({"max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_max_pool3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
 
@@ -861,6 +1292,14 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  functions["_ops"].push_back({"rnn_tanh_cell", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_tanh_cell)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+
+One Elman RNN step: `tanh(input @ w_ih^T + b_ih + hx @ w_hh^T + b_hh)` for input (N, I) and hx (N, H).)doc"});
+  functions["_internal"].push_back({"unique_dim_consecutive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unique_dim_consecutive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim_consecutive(Tensor input, int dim, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+`unique_consecutive` along `dim`: runs of equal consecutive slices kept once, with inverse indices and run lengths (always computed).)doc"});
   functions["_nn"].push_back({"upsample_linear1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_linear1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_linear1d(Tensor input, int[1] output_size, bool align_corners, float? scales=None, *, Tensor? out=None) -> Tensor
 
@@ -869,6 +1308,18 @@ The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
 upsample_linear1d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 
 upsample_linear1d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
+  functions["_ops"].push_back({"zeros_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_zeros_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(zeros_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+
+Zeros with the shape of `self` and its dtype and device unless given.)doc"});
+  methods.push_back({"__eq__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__eq__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__eq__(Tensor other) -> Tensor
+
+True where `self == other`, element by element, with broadcasting.
+
+__eq__(Scalar other) -> Tensor
+
+True where an element of `self` equals the number `other`.)doc"});
   methods.push_back({"__ilshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ilshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ilshift__(Tensor other) -> Tensor
 
@@ -893,6 +1344,10 @@ Alias of `acosh`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arccosh_() -> Tensor
 
 Alias of `acosh_`.)doc"});
+  methods.push_back({"argwhere", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argwhere)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(argwhere() -> Tensor
+
+`nonzero(self)`: the indices of the nonzero elements, one row per element.)doc"});
   methods.push_back({"bitwise_left_shift", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_left_shift)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_left_shift(Tensor other) -> Tensor
 
@@ -925,6 +1380,30 @@ In-place version of clamp_min(): writes the result into self. Limits every eleme
 clamp_min_(Scalar min) -> Tensor
 
 In-place version of clamp_min(): writes the result into self. Limits every element of `self` to at least the number `min` (NaN propagates).)doc"});
+  methods.push_back({"dist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dist)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dist(Tensor other, Scalar p=2) -> Tensor
+
+The `p`-norm of `self - other` (broadcast) over all elements: `p` may be any real number, `inf`, `-inf` (the largest or smallest |difference|) or 0 (the count of nonzero differences); complex inputs give a real result. PyTorch binds no out= for it in Python, and neither does torchlite.)doc"});
+  methods.push_back({"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq(Tensor other) -> Tensor
+
+True where `self == other`, element by element, with broadcasting.
+
+eq(Scalar other) -> Tensor
+
+True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"eq_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_eq_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(eq_(Tensor other) -> Tensor
+
+In-place version of eq(): writes the result into self. True where `self == other`, element by element, with broadcasting.
+
+eq_(Scalar other) -> Tensor
+
+In-place version of eq(): writes the result into self. True where an element of `self` equals the number `other`.)doc"});
+  methods.push_back({"equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(equal(Tensor other) -> bool
+
+Whether `self` and `other` have the same size and equal elements (compared after type promotion; NaN never equals).)doc"});
   methods.push_back({"greater_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_equal)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(greater_equal(Tensor other) -> Tensor
 
@@ -961,6 +1440,10 @@ The product of all elements of `self` (1 for an empty tensor); integer and bool 
 prod(int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 The product of `self` along `dim`, keeping it as size 1 if `keepdim`.)doc"});
+  methods.push_back({"uniform_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_uniform_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(uniform_(float from=0, float to=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with uniform random numbers in [from, to) (`from` and `to` rounded to its dtype first).)doc"});
   (void)functions;
   (void)methods;
 }

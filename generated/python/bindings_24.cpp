@@ -9,13 +9,19 @@
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_conj.h"
+#include "generated/ops/_fft_c2r.h"
 #include "generated/ops/_fused_radam.h"
+#include "generated/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h"
 #include "generated/ops/addcdiv.h"
+#include "generated/ops/amin.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/dstack.h"
 #include "generated/ops/fmax.h"
 #include "generated/ops/hardsigmoid.h"
+#include "generated/ops/histogram.h"
 #include "generated/ops/hsplit.h"
+#include "generated/ops/isinf.h"
 #include "generated/ops/kaiser_window.h"
 #include "generated/ops/matrix_exp.h"
 #include "generated/ops/median.h"
@@ -23,6 +29,7 @@
 #include "generated/ops/randint.h"
 #include "generated/ops/relu.h"
 #include "generated/ops/special_exp2.h"
+#include "generated/ops/special_zeta.h"
 #include "generated/ops/sqrt.h"
 #include "generated/ops/std_mean.h"
 #include "generated/ops/swapdims.h"
@@ -31,6 +38,8 @@ namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* histogram_type = nullptr;
+PyTypeObject* histogram_out_type = nullptr;
 PyTypeObject* median_type = nullptr;
 PyTypeObject* median_out_type = nullptr;
 
@@ -45,6 +54,25 @@ PyObject* fn__conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("_conj", self);
   auto result = [&] { GilRelease no_gil; return tl::_conj(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _fft_c2r
+PyObject* fn__fft_c2r(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fft_c2r(Tensor input, int[] dim, int normalization, int last_dim_size)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto normalization = r.toInt64(2);
+  auto last_dim_size = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("_fft_c2r", self, IntArrayRef(dim), normalization, last_dim_size);
+  auto result = [&] { GilRelease no_gil; return tl::_fft_c2r(self, dim, normalization, last_dim_size); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -77,6 +105,31 @@ PyObject* fn_internal__fused_radam_(PyObject* /*module*/, PyObject* const* args,
   TL_PY_CATCH
 }
 
+// _scaled_dot_product_flash_attention_for_cpu_backward
+PyObject* fn_internal__scaled_dot_product_flash_attention_for_cpu_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto query = r.tensor(1);
+  auto key = r.tensor(2);
+  auto value = r.tensor(3);
+  auto out = r.tensor(4);
+  auto logsumexp = r.tensor(5);
+  auto dropout_p = r.toDouble(6);
+  auto is_causal = r.toBool(7);
+  auto attn_mask = r.optional_tensor(8);
+  auto scale = r.toDouble_optional(9);
+  jit::tracer::TraceScope jit_trace("_scaled_dot_product_flash_attention_for_cpu_backward", grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale);
+  auto result = [&] { GilRelease no_gil; return tl::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // addcdiv
 PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -103,6 +156,31 @@ PyObject* fn_addcdiv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// amin
+PyObject* fn_amin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("amin.out", self, IntArrayRef(dim), keepdim, out);
+    auto result = [&] { GilRelease no_gil; return tl::amin_out(out, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("amin", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // clone
 PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -115,6 +193,24 @@ PyObject* fn_clone(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   auto memory_format = r.memory_format_optional(1);
   jit::tracer::TraceScope jit_trace("clone", self, memory_format);
   auto result = [&] { GilRelease no_gil; return tl::clone(self, memory_format); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// constant_pad_nd
+PyObject* fn_constant_pad_nd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "constant_pad_nd(Tensor input, int[] pad, Scalar value=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto value = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("constant_pad_nd", self, IntArrayRef(pad), value);
+  auto result = [&] { GilRelease no_gil; return tl::constant_pad_nd(self, pad, value); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -206,6 +302,62 @@ PyObject* fn_nn_hardsigmoid_(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// histogram
+PyObject* fn_histogram(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None)",
+      "histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogram.bins_tensor
+      auto self = r.tensor(0);
+      auto bins = r.tensor(1);
+      auto weight = r.optional_tensor(2);
+      auto density = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto outs = r.tensorlist(4);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
+        jit::tracer::TraceScope jit_trace("histogram.bins_tensor_out", self, bins, weight, density, hist, bin_edges);
+        auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, weight, density); }();
+        jit_trace.done(result);
+        return wrap_named(histogram_out_type, wrap(result));
+      }
+      jit::tracer::TraceScope jit_trace("histogram.bins_tensor", self, bins, weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogram_type, wrap(result));
+    }
+    case 1: {  // histogram.bin_ct
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      if (!r.is_none(5)) {
+        auto outs = r.tensorlist(5);
+        check_out_tuple(outs, 2);
+        const Tensor& hist = outs[0];
+        const Tensor& bin_edges = outs[1];
+        jit::tracer::TraceScope jit_trace("histogram.bin_ct_out", self, bins, std::optional<ArrayRef<double>>(as_arg(range)), weight, density, hist, bin_edges);
+        auto result = [&] { GilRelease no_gil; return tl::histogram_out(hist, bin_edges, self, bins, as_arg(range), weight, density); }();
+        jit_trace.done(result);
+        return wrap_named(histogram_out_type, wrap(result));
+      }
+      jit::tracer::TraceScope jit_trace("histogram.bin_ct", self, bins, std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, as_arg(range), weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogram_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // hsplit
 PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -234,6 +386,22 @@ PyObject* fn_hsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// isinf
+PyObject* fn_isinf(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isinf(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("isinf", self);
+  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -475,6 +643,67 @@ PyObject* fn_special_special_exp2(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// special_zeta
+PyObject* fn_special_special_zeta(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_zeta(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_zeta(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_zeta(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_zeta
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_zeta.out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_zeta", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_zeta.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_zeta.self_scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_zeta.self_scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_zeta.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_zeta.other_scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_zeta_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_zeta.other_scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_zeta(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // sqrt
 PyObject* fn_sqrt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -605,6 +834,24 @@ PyObject* method_addcdiv_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.amin
+PyObject* method_amin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "amin(int[1] dim=[], bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("amin", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::amin(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.clone
 PyObject* method_clone(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -639,6 +886,42 @@ PyObject* method_fmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.histogram
+PyObject* method_histogram(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogram(Tensor bins, *, Tensor? weight=None, bool density=False)",
+      "histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogram.bins_tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto bins = r.tensor(0);
+      auto weight = r.optional_tensor(1);
+      auto density = r.toBool(2);
+      jit::tracer::TraceScope jit_trace("histogram.bins_tensor", self, bins, weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogram_type, wrap(result));
+    }
+    case 1: {  // histogram.bin_ct
+      const Tensor& self = unpack_tensor(py_self);
+      auto bins = r.toInt64(0);
+      auto range = r.doublelist_optional(1);
+      auto weight = r.optional_tensor(2);
+      auto density = r.toBool(3);
+      jit::tracer::TraceScope jit_trace("histogram.bin_ct", self, bins, std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogram(self, bins, as_arg(range), weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogram_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.hsplit
 PyObject* method_hsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -667,6 +950,22 @@ PyObject* method_hsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.isinf
+PyObject* method_isinf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isinf()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("isinf", self);
+  auto result = [&] { GilRelease no_gil; return tl::isinf(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -854,24 +1153,42 @@ PyObject* method_swapdims_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_24(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  histogram_type = return_type("histogram", {"hist", "bin_edges"});
+  histogram_out_type = return_type("histogram_out", {"hist", "bin_edges"});
   median_type = return_type("median", {"values", "indices"});
   median_out_type = return_type("median_out", {"values", "indices"});
   functions["_ops"].push_back({"_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__conj)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_conj(Tensor input) -> Tensor
 
 A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the public form, which also takes real tensors).)doc"});
+  functions["_ops"].push_back({"_fft_c2r", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fft_c2r)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fft_c2r(Tensor input, int[] dim, int normalization, int last_dim_size) -> Tensor
+
+The inverse DFT of the Hermitian-symmetric complex tensor `self` (the onesided half of the last dim in `dim`) over `dim`, real, with `last_dim_size` values in that dim.)doc"});
   functions["_internal"].push_back({"_fused_radam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_radam_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_radam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool maximize) -> None
 
 One RAdam step for every parameter of `self`: L2 or decoupled weight decay, the moments, the rectified adaptive step where the variance is tractable (rho_t > 5 for each `state_steps` value, incremented first) and the bias-corrected momentum step before, maximize.)doc"});
+  functions["_internal"].push_back({"_scaled_dot_product_flash_attention_for_cpu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__scaled_dot_product_flash_attention_for_cpu_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> tuple[Tensor, Tensor, Tensor]
+
+The fused backward of `_scaled_dot_product_flash_attention_for_cpu`: recomputes the attention probabilities blockwise from query, key and the saved logsumexp (never an L x S tensor) and accumulates the gradients of query, key and value. Not differentiable, as PyTorch's.)doc"});
   functions["_ops"].push_back({"addcdiv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addcdiv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None) -> Tensor
 
 `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
+  functions["_ops"].push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_amin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   functions["_ops"].push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clone)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(clone(Tensor input, *, MemoryFormat? memory_format=None) -> Tensor
 
 A copy of `self` with its own (contiguous) storage.)doc"});
+  functions["_ops"].push_back({"constant_pad_nd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_constant_pad_nd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(constant_pad_nd(Tensor input, int[] pad, Scalar value=0) -> Tensor
+
+`self` padded with `value` on both sides of its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards); a negative pad crops.)doc"});
   functions["_ops"].push_back({"dstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dstack)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(dstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
@@ -888,6 +1205,14 @@ The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(hardsigmoid_(Tensor input) -> Tensor
 
 In-place version of hardsigmoid(): writes the result into self. The hard sigmoid of every element x: `clamp(x / 6 + 1 / 2, 0, 1)`.)doc"});
+  functions["_ops"].push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogram)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges.
+
+histogram(Tensor input, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload.)doc"});
   functions["_ops"].push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hsplit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(Tensor input, int sections) -> Sequence[Tensor]
 
@@ -896,6 +1221,10 @@ In-place version of hardsigmoid(): writes the result into self. The hard sigmoid
 hsplit(Tensor input, int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  functions["_ops"].push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isinf)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isinf(Tensor input) -> Tensor
+
+True where an element of `self` is positive or negative infinity.)doc"});
   functions["_ops"].push_back({"kaiser_window", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kaiser_window)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
@@ -944,6 +1273,18 @@ In-place version of relu(): writes the result into self. Replaces every negative
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_exp2(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `exp2` (`torchlite.special.exp2`).)doc"});
+  functions["_special"].push_back({"special_zeta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_zeta)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_zeta(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function `sum((k + other) ** -self for k >= 0)`, with broadcasting; integer inputs give the default float dtype (`torchlite.special.zeta`).
+
+special_zeta(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function for the number `self` (`torchlite.special.zeta`).
+
+special_zeta(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The Hurwitz zeta function for the number `other` (`torchlite.special.zeta`).)doc"});
   functions["_ops"].push_back({"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sqrt)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(sqrt(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -972,6 +1313,10 @@ A view of a complex `self` with its lazy conjugate bit flipped (`conj` is the pu
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
 In-place version of addcdiv(): writes the result into self. `self + value * tensor1 / tensor2`, with broadcasting and type promotion; integer `tensor1` and `tensor2` are refused.)doc"});
+  methods.push_back({"amin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_amin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(amin(int[1] dim=[], bool keepdim=False) -> Tensor
+
+The smallest value of `self` over the dimensions in `dim` (all of them when empty); NaN propagates. The gradient is shared evenly between tied minima.)doc"});
   methods.push_back({"clone", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clone)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(clone(*, MemoryFormat? memory_format=None) -> Tensor
 
@@ -980,6 +1325,14 @@ A copy of `self` with its own (contiguous) storage.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmax(Tensor other) -> Tensor
 
 The larger of `self` and `other` element by element, ignoring a NaN on one side, with broadcasting and type promotion.)doc"});
+  methods.push_back({"histogram", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_histogram)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(histogram(Tensor bins, *, Tensor? weight=None, bool density=False) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` between the increasing edges `bins` (each bin holds its left edge, the last both), summing `weight` (same number of elements) instead of counting, divided by the total and the bin widths with `density`; returns it and a copy of the edges.
+
+histogram(int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Tensor]
+
+A histogram of the elements of `self` in `bins` equal bins between the ends of `range` (the smallest and largest element when None), with their edges (PyTorch's linspace); `weight` and `density` as for the edges overload.)doc"});
   methods.push_back({"hsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hsplit)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hsplit(int sections) -> Sequence[Tensor]
 
@@ -988,6 +1341,10 @@ The larger of `self` and `other` element by element, ignoring a NaN on one side,
 hsplit(int[] indices) -> Sequence[Tensor]
 
 `self` cut along dimension 1 (0 for a 1-D tensor) before each index in `indices`.)doc"});
+  methods.push_back({"isinf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isinf)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isinf() -> Tensor
+
+True where an element of `self` is positive or negative infinity.)doc"});
   methods.push_back({"matrix_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_matrix_exp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_exp() -> Tensor
 

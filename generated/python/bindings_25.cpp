@@ -6,21 +6,37 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_lstm_layer_backward.h"
+#include "generated/ops/_unique2.h"
+#include "generated/ops/adjoint.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/einsum.h"
 #include "generated/ops/fmod.h"
+#include "generated/ops/frac.h"
+#include "generated/ops/index_reduce.h"
 #include "generated/ops/kl_div.h"
+#include "generated/ops/linalg_eig.h"
+#include "generated/ops/lstm.h"
+#include "generated/ops/nanmean.h"
 #include "generated/ops/nll_loss2d.h"
+#include "generated/ops/pdist.h"
+#include "generated/ops/poisson_nll_loss.h"
 #include "generated/ops/rand_like.h"
 #include "generated/ops/resolve_conj.h"
 #include "generated/ops/silu.h"
 #include "generated/ops/special_ndtr.h"
 #include "generated/ops/triu_indices.h"
+#include "generated/ops/unfold_backward.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_eig_type = nullptr;
+PyTypeObject* linalg_eig_out_type = nullptr;
 
 // _lstm_layer_backward
 PyObject* fn_internal__lstm_layer_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -42,6 +58,66 @@ PyObject* fn_internal__lstm_layer_backward(PyObject* /*module*/, PyObject* const
   auto output_mask = r.boollist<4>(9);
   jit::tracer::TraceScope jit_trace("_lstm_layer_backward", grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask);
   auto result = [&] { GilRelease no_gil; return tl::_lstm_layer_backward(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _unique2
+PyObject* fn__unique2(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto sorted = r.toBool(1);
+  auto return_inverse = r.toBool(2);
+  auto return_counts = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("_unique2", self, sorted, return_inverse, return_counts);
+  auto result = [&] { GilRelease no_gil; return tl::_unique2(self, sorted, return_inverse, return_counts); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// adjoint
+PyObject* fn_adjoint(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("adjoint", self);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cross
+PyObject* fn_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dim = r.toInt64_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("cross.out", self, other, dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::cross_out(out, self, other, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cross", self, other, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -110,6 +186,73 @@ PyObject* fn_fmod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// frac
+PyObject* fn_frac(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("frac.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::frac_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("frac", self);
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// frac_
+PyObject* fn_frac_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("frac_", self);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_reduce
+PyObject* fn_index_reduce(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto index = r.tensor(2);
+  auto source = r.tensor(3);
+  auto reduce = r.string(4);
+  auto include_self = r.toBool(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("index_reduce.out", self, dim, index, source, reduce, include_self, out);
+    auto result = [&] { GilRelease no_gil; return tl::index_reduce_out(out, self, dim, index, source, reduce, include_self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("index_reduce", self, dim, index, source, reduce, include_self);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // kl_div
 PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -124,6 +267,103 @@ PyObject* fn_kl_div(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   auto log_target = r.toBool(3);
   jit::tracer::TraceScope jit_trace("kl_div", self, target, reduction, log_target);
   auto result = [&] { GilRelease no_gil; return tl::kl_div(self, target, reduction, log_target); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_eig
+PyObject* fn_linalg_linalg_eig(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_eig(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& eigenvalues = outs[0];
+    const Tensor& eigenvectors = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_eig.out", A, eigenvalues, eigenvectors);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_eig_out(eigenvalues, eigenvectors, A); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_eig_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_eig", A);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_eig(A); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_eig_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// lstm
+PyObject* fn_lstm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)",
+      "lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lstm.input
+      auto input = r.tensor(0);
+      auto hx = r.tensorlist(1);
+      auto params = r.tensorlist(2);
+      auto has_biases = r.toBool(3);
+      auto num_layers = r.toInt64(4);
+      auto dropout = r.toDouble(5);
+      auto train = r.toBool(6);
+      auto bidirectional = r.toBool(7);
+      auto batch_first = r.toBool(8);
+      jit::tracer::TraceScope jit_trace("lstm.input", input, TensorList(hx), TensorList(params), has_biases, num_layers, dropout, train, bidirectional, batch_first);
+      auto result = [&] { GilRelease no_gil; return tl::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lstm.data
+      auto data = r.tensor(0);
+      auto batch_sizes = r.tensor(1);
+      auto hx = r.tensorlist(2);
+      auto params = r.tensorlist(3);
+      auto has_biases = r.toBool(4);
+      auto num_layers = r.toInt64(5);
+      auto dropout = r.toDouble(6);
+      auto train = r.toBool(7);
+      auto bidirectional = r.toBool(8);
+      jit::tracer::TraceScope jit_trace("lstm.data", data, batch_sizes, TensorList(hx), TensorList(params), has_biases, num_layers, dropout, train, bidirectional);
+      auto result = [&] { GilRelease no_gil; return tl::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// nanmean
+PyObject* fn_nanmean(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist_optional(1);
+  auto keepdim = r.toBool(2);
+  auto dtype = r.scalartype_optional(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("nanmean.out", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype, out);
+    auto result = [&] { GilRelease no_gil; return tl::nanmean_out(out, self, as_arg(dim), keepdim, dtype); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("nanmean", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -151,6 +391,44 @@ PyObject* fn_nn_nll_loss2d(PyObject* /*module*/, PyObject* const* args, Py_ssize
   }
   jit::tracer::TraceScope jit_trace("nll_loss2d", self, target, weight, reduction, ignore_index);
   auto result = [&] { GilRelease no_gil; return tl::nll_loss2d(self, target, weight, reduction, ignore_index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pdist
+PyObject* fn_pdist(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pdist(Tensor input, float p=2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto p = r.toDouble(1);
+  jit::tracer::TraceScope jit_trace("pdist", input, p);
+  auto result = [&] { GilRelease no_gil; return tl::pdist(input, p); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// poisson_nll_loss
+PyObject* fn_poisson_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto target = r.tensor(1);
+  auto log_input = r.toBool(2);
+  auto full = r.toBool(3);
+  auto eps = r.toDouble(4);
+  auto reduction = r.toInt64(5);
+  jit::tracer::TraceScope jit_trace("poisson_nll_loss", input, target, log_input, full, eps, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::poisson_nll_loss(input, target, log_input, full, eps, reduction); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -281,6 +559,60 @@ PyObject* fn_triu_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   TL_PY_CATCH
 }
 
+// unfold_backward
+PyObject* fn_internal_unfold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_in = r.tensor(0);
+  auto input_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  auto size = r.toInt64(3);
+  auto step = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("unfold_backward", grad_in, IntArrayRef(input_sizes), dim, size, step);
+  auto result = [&] { GilRelease no_gil; return tl::unfold_backward(grad_in, input_sizes, dim, size, step); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.adjoint
+PyObject* method_adjoint(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "adjoint()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("adjoint", self);
+  auto result = [&] { GilRelease no_gil; return tl::adjoint(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cross
+PyObject* method_cross(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cross(Tensor other, int? dim=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  jit::tracer::TraceScope jit_trace("cross", self, other, dim);
+  auto result = [&] { GilRelease no_gil; return tl::cross(self, other, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.fmod
 PyObject* method_fmod(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -343,6 +675,99 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.frac
+PyObject* method_frac(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("frac", self);
+  auto result = [&] { GilRelease no_gil; return tl::frac(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.frac_
+PyObject* method_frac_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "frac_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("frac_", self);
+  auto result = [&] { GilRelease no_gil; return tl::frac_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_reduce
+PyObject* method_index_reduce(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("index_reduce", self, dim, index, source, reduce, include_self);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce(self, dim, index, source, reduce, include_self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_reduce_
+PyObject* method_index_reduce_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto index = r.tensor(1);
+  auto source = r.tensor(2);
+  auto reduce = r.string(3);
+  auto include_self = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("index_reduce_", self, dim, index, source, reduce, include_self);
+  auto result = [&] { GilRelease no_gil; return tl::index_reduce_(self, dim, index, source, reduce, include_self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nanmean
+PyObject* method_nanmean(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist_optional(0);
+  auto keepdim = r.toBool(1);
+  auto dtype = r.scalartype_optional(2);
+  jit::tracer::TraceScope jit_trace("nanmean", self, OptionalIntArrayRef(as_arg(dim)), keepdim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::nanmean(self, as_arg(dim), keepdim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.resolve_conj
 PyObject* method_resolve_conj(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -362,10 +787,24 @@ PyObject* method_resolve_conj(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_25(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_eig_type = return_type("linalg_eig", {"eigenvalues", "eigenvectors"});
+  linalg_eig_out_type = return_type("linalg_eig_out", {"eigenvalues", "eigenvectors"});
   functions["_internal"].push_back({"_lstm_layer_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__lstm_layer_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer_backward(Tensor grad_output, Tensor grad_cells, Tensor h0, Tensor c0, Tensor w_hh, Tensor output, Tensor cells, Tensor gates, bool reverse, bool[4] output_mask) -> tuple[Tensor, Tensor, Tensor, Tensor]
 
 The gradients of `_lstm_layer` with respect to input_gates, h0, c0 and w_hh (each where `output_mask` asks; undefined otherwise) from the gradients of its `output` and `cells` and its saved results: one pass back through the steps per batch row block (threads split the rows), then w_hh's gradient as one product over all steps. Not differentiable: with create_graph, `_lstm_layer`'s formula uses `_lstm_layer_differentiable_backward`.)doc"});
+  functions["_ops"].push_back({"_unique2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__unique2)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
+
+`_unique` with the count of each distinct value when `return_counts` (else an empty tensor): what `torchlite.unique` calls without `dim`.)doc"});
+  functions["_ops"].push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adjoint)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint(Tensor input) -> Tensor
+
+The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
+  functions["_ops"].push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cross)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None) -> Tensor
+
+`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
   functions["_ops"].push_back({"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_einsum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 
@@ -378,14 +817,50 @@ The remainder of `self / other` with the sign of `self` (C's fmod), with broadca
 fmod(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
 
 The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  functions["_ops"].push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frac(Tensor input, *, Tensor? out=None) -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_frac_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(frac_(Tensor input) -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_reduce)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor? out=None) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
   functions["_ops"].push_back({"kl_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_kl_div)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(kl_div(Tensor input, Tensor target, int reduction=0, *, bool log_target=False) -> Tensor
 
 The Kullback-Leibler divergence of log-probabilities `self` from `target` (probabilities, or log-probabilities with `log_target`): `target * (log(target) - self)` (0 where target is 0), reduced as `reduction` says.)doc"});
+  functions["_linalg"].push_back({"linalg_eig", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eig)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eig(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The complex eigenvalues and right eigenvectors (columns, each of unit norm) of each square matrix of `A` (LAPACK's geev), complex for real input too (`torchlite.linalg.eig`).)doc"});
+  functions["_ops"].push_back({"lstm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lstm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor, Tensor]
+
+A multi-layer LSTM over a sequence (T, N, I), or (N, T, I) with `batch_first`: hx = [h0, c0] of (layers * directions, N, H) (h0 of the projection size with projections), params per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]; dropout between layers when `train`. Returns (output, h_n, c_n).
+
+lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor, Tensor]
+
+`lstm.input` over a packed sequence: `data` (sum(batch_sizes), I) holds the steps' rows one after another and step t runs the batch_sizes[t] (non-increasing, 1-D int64) longest sequences; h_n and c_n hold each sequence's state after its last step (hx = [h0, c0] of (layers * directions, batch_sizes[0], H)). Returns (output data, h_n, c_n).)doc"});
+  functions["_ops"].push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmean)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
   functions["_nn"].push_back({"nll_loss2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss2d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
 
 The loss of nll_loss2d_forward (inputs of shape (N, C, H, W)).)doc"});
+  functions["_ops"].push_back({"pdist", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pdist)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pdist(Tensor input, float p=2) -> Tensor
+
+The `p`-norm distance between each pair of rows of the 2-D `input` (n, m), the upper triangle of the distance matrix row by row: n (n - 1) / 2 values (`_pdist_forward` of the contiguous input).)doc"});
+  functions["_ops"].push_back({"poisson_nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_poisson_nll_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+
+The negative log likelihood of `target` under a Poisson distribution of rate `exp(input)` (`log_input`) or `input`: `exp(input) - target * input` or `input - target * log(input + eps)`, plus Stirling's approximation of `log(target!)` where target > 1 when `full`.)doc"});
   functions["_ops"].push_back({"rand_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rand_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rand_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
@@ -410,6 +885,18 @@ The standard normal cumulative distribution function `(1 + erf(x / sqrt(2))) / 2
       METH_FASTCALL | METH_KEYWORDS, R"doc(triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False) -> Tensor
 
 The (row, column) coordinates of the upper triangle of a `row` x `col` matrix (on and above the `offset`-th diagonal), as a 2 x N tensor in row-major order; int64 unless `dtype`.)doc"});
+  functions["_internal"].push_back({"unfold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unfold_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+
+The gradient of `unfold`: a tensor of `input_sizes` where each element sums the entries of `grad_in` of the windows it fell into.)doc"});
+  methods.push_back({"adjoint", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_adjoint)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(adjoint() -> Tensor
+
+The conjugate transpose of the last two dimensions (`mH`), a view of `self` (with the lazy conjugate bit for complex tensors, as `conj`). A 0-d tensor gives its conjugate, with PyTorch's deprecation warning.)doc"});
+  methods.push_back({"cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cross)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cross(Tensor other, int? dim=None) -> Tensor
+
+`linalg.cross` along `dim`; when None, along the first dimension of size 3 (a legacy default PyTorch deprecates).)doc"});
   methods.push_back({"fmod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fmod)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(fmod(Tensor other) -> Tensor
 
@@ -426,6 +913,26 @@ In-place version of fmod(): writes the result into self. The remainder of `self 
 fmod_(Scalar other) -> Tensor
 
 In-place version of fmod(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `self`.)doc"});
+  methods.push_back({"frac", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac() -> Tensor
+
+The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"frac_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_frac_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(frac_() -> Tensor
+
+In-place version of frac(): writes the result into self. The fractional part `x - trunc(x)` of every element x of `self`, with x's sign; floating dtypes only.)doc"});
+  methods.push_back({"index_reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  methods.push_back({"index_reduce_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_reduce_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+
+In-place version of index_reduce(): writes the result into self. A copy of `self` where slice `i` of `source` along `dim` is reduced into slice `index[i]` by `reduce` ('prod', 'mean', 'amax' or 'amin'), in index order; with `include_self=False` the slices of `self` that are indexed take no part. Mean floors for integer dtypes; a NaN in `source` wins amax/amin.)doc"});
+  methods.push_back({"nanmean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmean)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+The mean of the elements of `self` that are not NaN, over the dimensions in `dim` (all of them when None); floating-point inputs only.)doc"});
   methods.push_back({"resolve_conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_conj)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_conj() -> Tensor
 

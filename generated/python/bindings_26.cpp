@@ -8,11 +8,20 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/bernoulli.h"
+#include "generated/ops/cholesky_solve.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/diag.h"
+#include "generated/ops/greater.h"
+#include "generated/ops/gt.h"
 #include "generated/ops/hypot.h"
+#include "generated/ops/layer_norm.h"
 #include "generated/ops/log2.h"
 #include "generated/ops/lu_solve.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/remainder.h"
 #include "generated/ops/resolve_neg.h"
 #include "generated/ops/row_stack.h"
+#include "generated/ops/softmax.h"
 #include "generated/ops/special_bessel_j1.h"
 
 namespace tl::python {
@@ -95,6 +104,225 @@ PyObject* fn_bernoulli(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// cholesky_solve
+PyObject* fn_cholesky_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto input2 = r.tensor(1);
+  auto upper = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("cholesky_solve.out", self, input2, upper, out);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_solve_out(out, self, input2, upper); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cholesky_solve", self, input2, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// clamp
+PyObject* fn_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("clamp.Tensor_out", self, min, max, out);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("clamp.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("clamp.out", self, min, max, out);
+        auto result = [&] { GilRelease no_gil; return tl::clamp_out(out, self, min, max); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("clamp", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clamp_
+PyObject* fn_clamp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      jit::tracer::TraceScope jit_trace("clamp_.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      jit::tracer::TraceScope jit_trace("clamp_", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// diag
+PyObject* fn_diag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto diagonal = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("diag.out", self, diagonal, out);
+    auto result = [&] { GilRelease no_gil; return tl::diag_out(out, self, diagonal); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("diag", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// greater
+PyObject* fn_greater(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor input, Tensor other, *, Tensor? out=None)",
+      "greater(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("greater.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("greater.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("greater.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::greater_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("greater.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// gt
+PyObject* fn_gt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gt(Tensor input, Tensor other, *, Tensor? out=None)",
+      "gt(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // gt.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("gt.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("gt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // gt.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("gt.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::gt_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("gt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // hypot
 PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -114,6 +342,27 @@ PyObject* fn_hypot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   jit::tracer::TraceScope jit_trace("hypot", self, other);
   auto result = [&] { GilRelease no_gil; return tl::hypot(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// layer_norm
+PyObject* fn_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  auto cudnn_enable = r.toBool(5);
+  jit::tracer::TraceScope jit_trace("layer_norm", input, IntArrayRef(normalized_shape), weight, bias, eps, cudnn_enable);
+  auto result = [&] { GilRelease no_gil; return tl::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -183,6 +432,80 @@ PyObject* fn_lu_solve(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// native_layer_norm
+PyObject* fn_native_layer_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto bias = r.optional_tensor(3);
+  auto eps = r.toDouble(4);
+  jit::tracer::TraceScope jit_trace("native_layer_norm", input, IntArrayRef(normalized_shape), weight, bias, eps);
+  auto result = [&] { GilRelease no_gil; return tl::native_layer_norm(input, normalized_shape, weight, bias, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// remainder
+PyObject* fn_remainder(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
+      "remainder(Tensor input, Scalar other, *, Tensor? out=None)",
+      "remainder(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("remainder.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("remainder.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("remainder.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::remainder_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("remainder.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // remainder.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      jit::tracer::TraceScope jit_trace("remainder.Scalar_Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // resolve_neg
 PyObject* fn_resolve_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -222,6 +545,31 @@ PyObject* fn_row_stack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// softmax
+PyObject* fn_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("softmax.int_out", self, dim, dtype, out);
+    auto result = [&] { GilRelease no_gil; return tl::softmax_out(out, self, dim, dtype); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("softmax.int", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_bessel_j1
 PyObject* fn_special_special_bessel_j1(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -243,6 +591,99 @@ PyObject* fn_special_special_bessel_j1(PyObject* /*module*/, PyObject* const* ar
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
+}
+
+// Tensor.__gt__
+PyObject* operator__gt__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__gt__(Tensor other)",
+      "__gt__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // gt.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("gt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // gt.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("gt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__imod__
+PyObject* operator__imod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__imod__(Tensor other)",
+      "__imod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("remainder_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("remainder_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__mod__
+PyObject* operator__mod__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__mod__(Tensor other)",
+      "__mod__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("remainder.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("remainder.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
 }
 
 // Tensor.as_strided
@@ -348,6 +789,231 @@ PyObject* method_bernoulli_(PyObject* py_self, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// Tensor.cholesky_solve
+PyObject* method_cholesky_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_solve(Tensor input2, bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto input2 = r.tensor(0);
+  auto upper = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("cholesky_solve", self, input2, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_solve(self, input2, upper); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.clamp
+PyObject* method_clamp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp(Tensor? min=None, Tensor? max=None)",
+      "clamp(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      jit::tracer::TraceScope jit_trace("clamp.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      jit::tracer::TraceScope jit_trace("clamp", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clamp_
+PyObject* method_clamp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clamp_(Tensor? min=None, Tensor? max=None)",
+      "clamp_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clamp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      jit::tracer::TraceScope jit_trace("clamp_.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clamp_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      jit::tracer::TraceScope jit_trace("clamp_", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clamp_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.diag
+PyObject* method_diag(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diag(int diagonal=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto diagonal = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("diag", self, diagonal);
+  auto result = [&] { GilRelease no_gil; return tl::diag(self, diagonal); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.greater
+PyObject* method_greater(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater(Tensor other)",
+      "greater(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("greater.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("greater.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.greater_
+PyObject* method_greater_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "greater_(Tensor other)",
+      "greater_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // greater_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("greater_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // greater_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("greater_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::greater_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.gt
+PyObject* method_gt(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gt(Tensor other)",
+      "gt(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // gt.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("gt.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // gt.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("gt.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.gt_
+PyObject* method_gt_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "gt_(Tensor other)",
+      "gt_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // gt_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("gt_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // gt_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("gt_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::gt_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.hypot
 PyObject* method_hypot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -432,6 +1098,68 @@ PyObject* method_lu_solve(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.remainder
+PyObject* method_remainder(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder(Tensor other)",
+      "remainder(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("remainder.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("remainder.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.remainder_
+PyObject* method_remainder_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "remainder_(Tensor other)",
+      "remainder_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // remainder_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("remainder_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // remainder_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("remainder_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::remainder_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.resolve_neg
 PyObject* method_resolve_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -443,6 +1171,24 @@ PyObject* method_resolve_neg(PyObject* py_self, PyObject* const* args, Py_ssize_
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("resolve_neg", self);
   auto result = [&] { GilRelease no_gil; return tl::resolve_neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.softmax
+PyObject* method_softmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softmax(int dim, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  jit::tracer::TraceScope jit_trace("softmax.int", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::softmax(self, dim, dtype); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -467,10 +1213,54 @@ Gives `self` the sizes, strides and offset (in elements; `self`'s own when None)
 bernoulli(Tensor input, float p, *, Generator? generator=None) -> Tensor
 
 A tensor shaped like `self` holding 1 with probability `p`, else 0.)doc"});
+  functions["_ops"].push_back({"cholesky_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky_solve)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None) -> Tensor
+
+The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
+  functions["_ops"].push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions["_ops"].push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clamp_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  functions["_ops"].push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diag(Tensor input, int diagonal=0, *, Tensor? out=None) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
+  functions["_ops"].push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_greater)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.
+
+greater(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `gt`.)doc"});
+  functions["_ops"].push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_gt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where `self > other`, element by element, with broadcasting.
+
+gt(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+True where an element of `self` is greater than the number `other`.)doc"});
   functions["_ops"].push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hypot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 `sqrt(self**2 + other**2)` without intermediate overflow, with broadcasting; floating dtypes only.)doc"});
+  functions["_ops"].push_back({"layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_layer_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+
+Layer normalization over the trailing dims `normalized_shape`: `native_layer_norm`'s output (`cudnn_enable` is ignored, as on PyTorch's CPU).)doc"});
   functions["_ops"].push_back({"log2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log2)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(log2(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -483,6 +1273,22 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
       METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None) -> Tensor
 
 `linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
+  functions["_ops"].push_back({"native_layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_native_layer_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> tuple[Tensor, Tensor, Tensor]
+
+Layer normalization over the trailing dims `normalized_shape`, in one fused pass per row: `(x - mean) * rstd * weight + bias`; also returns the row means and `rstd = 1 / sqrt(var + eps)` (biased variance), shaped for broadcasting (float32 for float16/bfloat16 inputs with float32 parameters).)doc"});
+  functions["_ops"].push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_remainder)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.
+
+remainder(Scalar self, Tensor other) -> Tensor
+
+The remainder of dividing the number `self` by each element of `other`, with the sign of `other`; backs the reflected `number % tensor`.)doc"});
   functions["_ops"].push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_resolve_neg)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg(Tensor input) -> Tensor
 
@@ -491,10 +1297,38 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
       METH_FASTCALL | METH_KEYWORDS, R"doc(row_stack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Alias of `vstack` (deprecated in PyTorch).)doc"});
+  functions["_ops"].push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_softmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   functions["_special"].push_back({"special_bessel_j1", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_bessel_j1)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_bessel_j1(Tensor input, *, Tensor? out=None) -> Tensor
 
 The Bessel function of the first kind of order 1 of every element of `self`; integer inputs give the default float dtype (`torchlite.special.bessel_j1`).)doc"});
+  methods.push_back({"__gt__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__gt__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__gt__(Tensor other) -> Tensor
+
+True where `self > other`, element by element, with broadcasting.
+
+__gt__(Scalar other) -> Tensor
+
+True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"__imod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__imod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__imod__(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__imod__(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"__mod__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__mod__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__mod__(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+__mod__(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"as_strided", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided(int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
@@ -519,6 +1353,62 @@ Fills `self` with 1 with probability `p` (broadcast to `self`), else 0.
 bernoulli_(float p=0.5, *, Generator? generator=None) -> Tensor
 
 Fills `self` with 1 with probability `p`, else 0.)doc"});
+  methods.push_back({"cholesky_solve", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_solve)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_solve(Tensor input2, bool upper=False) -> Tensor
+
+The solution X of `A X = self` from A's Cholesky factor `input2` (lower, or upper when `upper`): two triangular solves; batch dims broadcast.)doc"});
+  methods.push_back({"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"clamp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clamp_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] with tensor bounds (broadcast; either may be None, not both).
+
+clamp_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clamp(): writes the result into self. Limits every element of `self` to [min, max] (either bound may be None, not both; max wins when min > max; NaN propagates).)doc"});
+  methods.push_back({"diag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diag)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diag(int diagonal=0) -> Tensor
+
+For a 1-D `self`, the square matrix with `self` on its `diagonal`-th diagonal; for a 2-D `self`, a copy of that diagonal.)doc"});
+  methods.push_back({"greater", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater(Tensor other) -> Tensor
+
+Alias of `gt`.
+
+greater(Scalar other) -> Tensor
+
+Alias of `gt`.)doc"});
+  methods.push_back({"greater_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_greater_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(greater_(Tensor other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.
+
+greater_(Scalar other) -> Tensor
+
+In-place version of greater(): writes the result into self. Alias of `gt`.)doc"});
+  methods.push_back({"gt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt(Tensor other) -> Tensor
+
+True where `self > other`, element by element, with broadcasting.
+
+gt(Scalar other) -> Tensor
+
+True where an element of `self` is greater than the number `other`.)doc"});
+  methods.push_back({"gt_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_gt_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(gt_(Tensor other) -> Tensor
+
+In-place version of gt(): writes the result into self. True where `self > other`, element by element, with broadcasting.
+
+gt_(Scalar other) -> Tensor
+
+In-place version of gt(): writes the result into self. True where an element of `self` is greater than the number `other`.)doc"});
   methods.push_back({"hypot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_hypot)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(hypot(Tensor other) -> Tensor
 
@@ -539,10 +1429,30 @@ In-place version of log2(): writes the result into self. The base-2 logarithm of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(lu_solve(Tensor LU_data, Tensor LU_pivots) -> Tensor
 
 `linalg.lu_solve(LU_data, LU_pivots, self)`: the solution of `A X = self` from A's LU factorization (PyTorch's older argument order).)doc"});
+  methods.push_back({"remainder", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder(Tensor other) -> Tensor
+
+The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder(Scalar other) -> Tensor
+
+The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
+  methods.push_back({"remainder_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_remainder_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(remainder_(Tensor other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of `self / other` with the sign of `other` (Python's `%`), with broadcasting and type promotion; integer division by zero raises.
+
+remainder_(Scalar other) -> Tensor
+
+In-place version of remainder(): writes the result into self. The remainder of dividing every element of `self` by the number `other`, with the sign of `other`.)doc"});
   methods.push_back({"resolve_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_resolve_neg)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(resolve_neg() -> Tensor
 
 `self` when its negative bit is not set, otherwise a new tensor holding the negated values (no bit).)doc"});
+  methods.push_back({"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_softmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(softmax(int dim, ScalarType? dtype=None) -> Tensor
+
+`exp(self) / sum(exp(self), dim)`, computed stably; with `dtype`, `self` is converted to it first.)doc"});
   (void)functions;
   (void)methods;
 }

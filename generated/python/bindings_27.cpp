@@ -7,13 +7,43 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adadelta.h"
 #include "generated/ops/_fused_nadam.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/imag.h"
+#include "generated/ops/index_put.h"
 #include "generated/ops/max_pool3d_with_indices.h"
 #include "generated/ops/nansum.h"
+#include "generated/ops/special_erfc.h"
+#include "generated/ops/take.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_adadelta_
+PyObject* fn_internal__fused_adadelta_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto square_avgs = r.tensorlist(2);
+  auto acc_deltas = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto lr = r.toDouble(5);
+  auto rho = r.toDouble(6);
+  auto eps = r.toDouble(7);
+  auto weight_decay = r.toDouble(8);
+  auto maximize = r.toBool(9);
+  jit::tracer::TraceScope jit_trace("_fused_adadelta_", TensorList(self), TensorList(grad_list), TensorList(square_avgs), TensorList(acc_deltas), TensorList(state_steps), lr, rho, eps, weight_decay, maximize);
+  [&] { GilRelease no_gil; tl::_fused_adadelta_(self, grad_list, square_avgs, acc_deltas, state_steps, lr, rho, eps, weight_decay, maximize); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // _fused_nadam_
 PyObject* fn_internal__fused_nadam_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -83,6 +113,60 @@ PyObject* fn_exp_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// imag
+PyObject* fn_imag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "imag(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("imag", self);
+  auto result = [&] { GilRelease no_gil; return tl::imag(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_put
+PyObject* fn_index_put(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto values = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("index_put", self, indices, values, accumulate);
+  auto result = [&] { GilRelease no_gil; return tl::index_put(self, indices, values, accumulate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// index_put_
+PyObject* fn_index_put_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto indices = r.list_of_optional_tensors(1);
+  auto values = r.tensor(2);
+  auto accumulate = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("index_put_", self, indices, values, accumulate);
+  auto result = [&] { GilRelease no_gil; return tl::index_put_(self, indices, values, accumulate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // max_pool3d_with_indices
 PyObject* fn_nn_max_pool3d_with_indices(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -140,6 +224,53 @@ PyObject* fn_nansum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// special_erfc
+PyObject* fn_special_special_erfc(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_erfc(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("special_erfc.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_erfc_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_erfc", self);
+  auto result = [&] { GilRelease no_gil; return tl::special_erfc(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// take
+PyObject* fn_take(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor input, Tensor index, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto index = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("take.out", self, index, out);
+    auto result = [&] { GilRelease no_gil; return tl::take_out(out, self, index); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("take", self, index);
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.exp
 PyObject* method_exp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -172,6 +303,44 @@ PyObject* method_exp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.index_put
+PyObject* method_index_put(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put(Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.list_of_optional_tensors(0);
+  auto values = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("index_put", self, indices, values, accumulate);
+  auto result = [&] { GilRelease no_gil; return tl::index_put(self, indices, values, accumulate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.index_put_
+PyObject* method_index_put_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto indices = r.list_of_optional_tensors(0);
+  auto values = r.tensor(1);
+  auto accumulate = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("index_put_", self, indices, values, accumulate);
+  auto result = [&] { GilRelease no_gil; return tl::index_put_(self, indices, values, accumulate); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.nansum
 PyObject* method_nansum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -191,9 +360,30 @@ PyObject* method_nansum(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.take
+PyObject* method_take(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "take(Tensor index)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto index = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("take", self, index);
+  auto result = [&] { GilRelease no_gil; return tl::take(self, index); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_27(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_adadelta_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_adadelta_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adadelta_(Tensor[] self, Tensor[] grad_list, Tensor[] square_avgs, Tensor[] acc_deltas, Tensor[] state_steps, *, float lr, float rho, float eps, float weight_decay, bool maximize) -> None
+
+One Adadelta step for every parameter of `self`: L2 weight decay, the moving averages of squared gradients and squared updates, maximize; each `state_steps` value incremented.)doc"});
   functions["_internal"].push_back({"_fused_nadam_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_nadam_)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_nadam_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] mu_products, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, float momentum_decay, bool decoupled_weight_decay, bool maximize) -> None
 
@@ -206,6 +396,18 @@ The exponential of every element of `self`; integer inputs give the default floa
       METH_FASTCALL | METH_KEYWORDS, R"doc(exp_(Tensor input) -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"imag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_imag)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(imag(Tensor input) -> Tensor
+
+The imaginary parts of a complex tensor, as a view; real tensors raise.)doc"});
+  functions["_ops"].push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
+  functions["_ops"].push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_put_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
   functions["_nn"].push_back({"max_pool3d_with_indices", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_max_pool3d_with_indices)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -214,6 +416,14 @@ The maximum of each `kernel_size` window of every (D, H, W) volume of a (C, D, H
       METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
+  functions["_special"].push_back({"special_erfc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erfc)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfc(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `erfc` (`torchlite.special.erfc`).)doc"});
+  functions["_ops"].push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_take)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor input, Tensor index, *, Tensor? out=None) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   methods.push_back({"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_exp)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp() -> Tensor
 
@@ -222,10 +432,22 @@ The exponential of every element of `self`; integer inputs give the default floa
                      METH_FASTCALL | METH_KEYWORDS, R"doc(exp_() -> Tensor
 
 In-place version of exp(): writes the result into self. The exponential of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"index_put", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_put)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_put(Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
+  methods.push_back({"index_put_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_put_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_put_(Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+
+In-place version of index_put(): writes the result into self. A copy of `self` with `values` (broadcast to `self[indices]`'s shape) written at `indices`, or added there when `accumulate` (duplicates then add up, in index order).)doc"});
   methods.push_back({"nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nansum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
 Sums `self` over the dimensions in `dim` (all of them when None) treating NaN as zero, with the accuracy and dtype rules of `sum`.)doc"});
+  methods.push_back({"take", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_take)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(take(Tensor index) -> Tensor
+
+The elements of `self`, read as a flat row-major list, at the positions `index` (negative ones count from the end); shaped like `index`.)doc"});
   (void)functions;
   (void)methods;
 }

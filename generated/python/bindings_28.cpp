@@ -5,20 +5,32 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/_upsample_nearest_exact1d_backward.h"
 #include "generated/ops/adaptive_avg_pool3d.h"
+#include "generated/ops/aminmax.h"
 #include "generated/ops/binary_cross_entropy.h"
+#include "generated/ops/cholesky.h"
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_matrix_exp.h"
+#include "generated/ops/log_sigmoid.h"
+#include "generated/ops/logical_xor.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/mv.h"
 #include "generated/ops/set.h"
 #include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/sub.h"
+#include "generated/ops/upsample_nearest2d_backward.h"
+#include "generated/ops/upsample_nearest3d_backward.h"
+#include "generated/ops/vander.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* aminmax_type = nullptr;
+PyTypeObject* aminmax_out_type = nullptr;
 
 // _upsample_nearest_exact1d_backward
 PyObject* fn_internal__upsample_nearest_exact1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -63,6 +75,34 @@ PyObject* fn_nn_adaptive_avg_pool3d(PyObject* /*module*/, PyObject* const* args,
   TL_PY_CATCH
 }
 
+// aminmax
+PyObject* fn_aminmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64_optional(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& min = outs[0];
+    const Tensor& max = outs[1];
+    jit::tracer::TraceScope jit_trace("aminmax.out", self, dim, keepdim, min, max);
+    auto result = [&] { GilRelease no_gil; return tl::aminmax_out(min, max, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap_named(aminmax_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("aminmax", self, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(aminmax_type, wrap(result));
+  TL_PY_CATCH
+}
+
 // binary_cross_entropy
 PyObject* fn_nn_binary_cross_entropy(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -84,6 +124,30 @@ PyObject* fn_nn_binary_cross_entropy(PyObject* /*module*/, PyObject* const* args
   }
   jit::tracer::TraceScope jit_trace("binary_cross_entropy", self, target, weight, reduction);
   auto result = [&] { GilRelease no_gil; return tl::binary_cross_entropy(self, target, weight, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cholesky
+PyObject* fn_cholesky(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky(Tensor input, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("cholesky.out", self, upper, out);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_out(out, self, upper); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cholesky", self, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky(self, upper); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -123,6 +187,53 @@ PyObject* fn_linalg_linalg_matrix_exp(PyObject* /*module*/, PyObject* const* arg
   auto self = r.tensor(0);
   jit::tracer::TraceScope jit_trace("linalg_matrix_exp", self);
   auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_exp(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log_sigmoid
+PyObject* fn_nn_log_sigmoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log_sigmoid(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("log_sigmoid.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::log_sigmoid_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("log_sigmoid", self);
+  auto result = [&] { GilRelease no_gil; return tl::log_sigmoid(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// logical_xor
+PyObject* fn_logical_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_xor(Tensor input, Tensor other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("logical_xor.out", self, other, out);
+    auto result = [&] { GilRelease no_gil; return tl::logical_xor_out(out, self, other); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logical_xor", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_xor(self, other); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -251,6 +362,65 @@ PyObject* fn_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
   TL_PY_CATCH
 }
 
+// upsample_nearest2d_backward
+PyObject* fn_internal_upsample_nearest2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_h = r.toDouble_optional(3);
+  auto scales_w = r.toDouble_optional(4);
+  jit::tracer::TraceScope jit_trace("upsample_nearest2d_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), scales_h, scales_w);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_nearest3d_backward
+PyObject* fn_internal_upsample_nearest3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales_d = r.toDouble_optional(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  jit::tracer::TraceScope jit_trace("upsample_nearest3d_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), scales_d, scales_h, scales_w);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// vander
+PyObject* fn_vander(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "vander(Tensor x, int? N=None, bool increasing=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x = r.tensor(0);
+  auto N = r.toInt64_optional(1);
+  auto increasing = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("vander", x, N, increasing);
+  auto result = [&] { GilRelease no_gil; return tl::vander(x, N, increasing); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.__isub__
 PyObject* operator__isub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -315,6 +485,75 @@ PyObject* operator__sub__(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.aminmax
+PyObject* method_aminmax(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "aminmax(*, int? dim=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64_optional(0);
+  auto keepdim = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("aminmax", self, dim, keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::aminmax(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap_named(aminmax_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cholesky
+PyObject* method_cholesky(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky(bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto upper = r.toBool(0);
+  jit::tracer::TraceScope jit_trace("cholesky", self, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky(self, upper); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_xor
+PyObject* method_logical_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_xor(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("logical_xor", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_xor(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logical_xor_
+PyObject* method_logical_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logical_xor_(Tensor other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("logical_xor_", self, other);
+  auto result = [&] { GilRelease no_gil; return tl::logical_xor_(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.masked_fill
@@ -511,6 +750,8 @@ PyObject* method_sub_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
 }  // namespace
 
 void add_bindings_28(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  aminmax_type = return_type("aminmax", {"min", "max"});
+  aminmax_out_type = return_type("aminmax_out", {"min", "max"});
   functions["_internal"].push_back({"_upsample_nearest_exact1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_nearest_exact1d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 
@@ -519,10 +760,18 @@ The gradient of _upsample_nearest_exact1d: each element of `grad_output` added, 
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool3d(Tensor input, int[3] output_size, *, Tensor? out=None) -> Tensor
 
 _adaptive_avg_pool3d, or the mean over the last three dims (kept) when `output_size` is (1, 1, 1), as PyTorch.)doc"});
+  functions["_ops"].push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_aminmax)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
   functions["_nn"].push_back({"binary_cross_entropy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_binary_cross_entropy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, *, Tensor? out=None) -> Tensor
 
 The binary cross entropy of probabilities `self` (in [0, 1]) against `target`: `-(target * log(self) + (1 - target) * log(1 - self))`, the logs clamped at -100, times `weight`, reduced as `reduction` says.)doc"});
+  functions["_ops"].push_back({"cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
+
+`linalg.cholesky` under its older name (deprecated by PyTorch).)doc"});
   functions["_linalg"].push_back({"linalg_det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_det)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_det(Tensor A, *, Tensor? out=None) -> Tensor
 
@@ -531,6 +780,14 @@ The determinant of each square matrix of `A`, from its LU factorization (`torchl
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_exp(Tensor input) -> Tensor
 
 The matrix exponential of each square matrix of `self` by scaling and squaring with a degree-18 Taylor series (16-bit floats computed in float32) (`torchlite.linalg.matrix_exp`).)doc"});
+  functions["_nn"].push_back({"log_sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_log_sigmoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log_sigmoid(Tensor input, *, Tensor? out=None) -> Tensor
+
+`log(sigmoid(x))` of every element x, without overflow (log_sigmoid_forward's output).)doc"});
+  functions["_ops"].push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logical_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   functions["_ops"].push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_fill)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor input, Tensor mask, Scalar value) -> Tensor
 
@@ -555,6 +812,18 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 sub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  functions["_internal"].push_back({"upsample_nearest2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_nearest2d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_internal"].push_back({"upsample_nearest3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+
+The gradient of upsample_nearest3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  functions["_ops"].push_back({"vander", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vander)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+
+The Vandermonde matrix of the 1-D `x` with `N` columns (default len(x)): decreasing powers `x**(N-1), ..., x, 1` (NumPy's order), increasing with `increasing=True` (the order of `linalg.vander`, which batches and has no `increasing`). Integer and bool inputs give int64.)doc"});
   methods.push_back({"__isub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__isub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__isub__(Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -571,6 +840,22 @@ Subtracts `other`, scaled by `alpha`, from `self`, with broadcasting and type pr
 __sub__(Scalar other, Scalar alpha=1) -> Tensor
 
 Subtracts the number `other`, scaled by `alpha`, from every element of `self`.)doc"});
+  methods.push_back({"aminmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_aminmax)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(aminmax(*, int? dim=None, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+The smallest and the largest values of `self` along `dim` (over all elements when None), in one pass.)doc"});
+  methods.push_back({"cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky(bool upper=False) -> Tensor
+
+`linalg.cholesky` under its older name (deprecated by PyTorch).)doc"});
+  methods.push_back({"logical_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_xor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor(Tensor other) -> Tensor
+
+True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
+  methods.push_back({"logical_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logical_xor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logical_xor_(Tensor other) -> Tensor
+
+In-place version of logical_xor(): writes the result into self. True where exactly one of `self` and `other` is nonzero, element by element with broadcasting; in-place and out= write 1/0 in their own dtype.)doc"});
   methods.push_back({"masked_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_fill)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_fill(Tensor mask, Scalar value) -> Tensor
 

@@ -16,14 +16,21 @@
 #include "generated/ops/alpha_dropout.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/grid_sampler.h"
 #include "generated/ops/huber_loss_backward.h"
+#include "generated/ops/i0.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_vander.h"
+#include "generated/ops/movedim.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/rot90.h"
 #include "generated/ops/searchsorted.h"
+#include "generated/ops/selu.h"
 #include "generated/ops/special_erfinv.h"
 #include "generated/ops/special_psi.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/trapezoid.h"
+#include "generated/ops/upsample_nearest1d_backward.h"
 
 namespace tl::python {
 namespace {
@@ -236,6 +243,26 @@ PyObject* fn_gather(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// grid_sampler
+PyObject* fn_grid_sampler(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto grid = r.tensor(1);
+  auto interpolation_mode = r.toInt64(2);
+  auto padding_mode = r.toInt64(3);
+  auto align_corners = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("grid_sampler", input, grid, interpolation_mode, padding_mode, align_corners);
+  auto result = [&] { GilRelease no_gil; return tl::grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // huber_loss_backward
 PyObject* fn_internal_huber_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -251,6 +278,45 @@ PyObject* fn_internal_huber_loss_backward(PyObject* /*module*/, PyObject* const*
   auto delta = r.toDouble(4);
   jit::tracer::TraceScope jit_trace("huber_loss_backward", grad_output, self, target, reduction, delta);
   auto result = [&] { GilRelease no_gil; return tl::huber_loss_backward(grad_output, self, target, reduction, delta); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// i0
+PyObject* fn_i0(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("i0.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::i0_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("i0", self);
+  auto result = [&] { GilRelease no_gil; return tl::i0(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// i0_
+PyObject* fn_i0_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("i0_", self);
+  auto result = [&] { GilRelease no_gil; return tl::i0_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -300,6 +366,39 @@ PyObject* fn_linalg_linalg_vander(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// movedim
+PyObject* fn_movedim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "movedim(Tensor input, int[] source, int[] destination)",
+      "movedim(Tensor input, int source, int destination)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // movedim.intlist
+      auto self = r.tensor(0);
+      auto source = r.intlist(1);
+      auto destination = r.intlist(2);
+      jit::tracer::TraceScope jit_trace("movedim.intlist", self, IntArrayRef(source), IntArrayRef(destination));
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // movedim.int
+      auto self = r.tensor(0);
+      auto source = r.toInt64(1);
+      auto destination = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("movedim.int", self, source, destination);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // randint_like
 PyObject* fn_randint_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -343,6 +442,24 @@ PyObject* fn_randint_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// rot90
+PyObject* fn_rot90(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rot90(Tensor input, int k=1, int[] dims=[0, 1])",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto k = r.toInt64(1);
+  auto dims = r.intlist(2);
+  jit::tracer::TraceScope jit_trace("rot90", self, k, IntArrayRef(dims));
+  auto result = [&] { GilRelease no_gil; return tl::rot90(self, k, dims); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -396,6 +513,38 @@ PyObject* fn_searchsorted(PyObject* /*module*/, PyObject* const* args, Py_ssize_
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// selu
+PyObject* fn_selu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("selu", self);
+  auto result = [&] { GilRelease no_gil; return tl::selu(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// selu_
+PyObject* fn_selu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "selu_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("selu_", self);
+  auto result = [&] { GilRelease no_gil; return tl::selu_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -463,6 +612,58 @@ PyObject* fn_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// trapezoid
+PyObject* fn_trapezoid(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "trapezoid(Tensor y, Tensor x, *, int dim=-1)",
+      "trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // trapezoid.x
+      auto y = r.tensor(0);
+      auto x = r.tensor(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapezoid.x", y, x, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapezoid(y, x, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // trapezoid.dx
+      auto y = r.tensor(0);
+      auto dx = r.scalar(1);
+      auto dim = r.toInt64(2);
+      jit::tracer::TraceScope jit_trace("trapezoid.dx", y, dx, dim);
+      auto result = [&] { GilRelease no_gil; return tl::trapezoid(y, dx, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// upsample_nearest1d_backward
+PyObject* fn_internal_upsample_nearest1d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto scales = r.toDouble_optional(3);
+  jit::tracer::TraceScope jit_trace("upsample_nearest1d_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), scales);
+  auto result = [&] { GilRelease no_gil; return tl::upsample_nearest1d_backward(grad_output, output_size, input_size, scales); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.all
 PyObject* method_all(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -510,6 +711,89 @@ PyObject* method_gather(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   auto sparse_grad = r.toBool(2);
   jit::tracer::TraceScope jit_trace("gather", self, dim, index, sparse_grad);
   auto result = [&] { GilRelease no_gil; return tl::gather(self, dim, index, sparse_grad); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.i0
+PyObject* method_i0(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("i0", self);
+  auto result = [&] { GilRelease no_gil; return tl::i0(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.i0_
+PyObject* method_i0_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "i0_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("i0_", self);
+  auto result = [&] { GilRelease no_gil; return tl::i0_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.movedim
+PyObject* method_movedim(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "movedim(int[] source, int[] destination)",
+      "movedim(int source, int destination)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // movedim.intlist
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.intlist(0);
+      auto destination = r.intlist(1);
+      jit::tracer::TraceScope jit_trace("movedim.intlist", self, IntArrayRef(source), IntArrayRef(destination));
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // movedim.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto source = r.toInt64(0);
+      auto destination = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("movedim.int", self, source, destination);
+      auto result = [&] { GilRelease no_gil; return tl::movedim(self, source, destination); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.rot90
+PyObject* method_rot90(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rot90(int k=1, int[] dims=[0, 1])",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto k = r.toInt64(0);
+  auto dims = r.intlist(1);
+  jit::tracer::TraceScope jit_trace("rot90", self, k, IntArrayRef(dims));
+  auto result = [&] { GilRelease no_gil; return tl::rot90(self, k, dims); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -592,10 +876,22 @@ In-place alpha_dropout.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  functions["_ops"].push_back({"grid_sampler", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_grid_sampler)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+
+`input` (N, C, H, W) or (N, C, D, H, W) sampled at the normalized points of `grid` (N, H', W', 2) or (N, D', H', W', 3): grid_sampler_2d or grid_sampler_3d by the rank. `interpolation_mode` 0 bilinear, 1 nearest, 2 bicubic (2-D only); `padding_mode` 0 zeros, 1 border, 2 reflection.)doc"});
   functions["_internal"].push_back({"huber_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_huber_loss_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, float delta) -> Tensor
 
 The gradient of huber_loss with respect to `self`: `self - target` inside (-delta, delta), `delta` times its sign outside, times `grad_output` (divided by `self.numel()` for mean).)doc"});
+  functions["_ops"].push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0(Tensor input, *, Tensor? out=None) -> Tensor
+
+The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_i0_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(i0_(Tensor input) -> Tensor
+
+In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions["_linalg"].push_back({"linalg_inv_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv_ex(Tensor A, *, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
@@ -604,6 +900,14 @@ The gradient of huber_loss with respect to `self`: `self - target` inside (-delt
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vander(Tensor x, *, int? N=None) -> Tensor
 
 The Vandermonde matrix of `x` (batched over leading dims): columns `x**0, x**1, ..., x**(N-1)` (N defaults to x's last size) (`torchlite.linalg.vander`).)doc"});
+  functions["_ops"].push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_movedim)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(Tensor input, int[] source, int[] destination) -> Tensor
+
+A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
+
+movedim(Tensor input, int source, int destination) -> Tensor
+
+A view of `self` with dimension `source` moved to position `destination`.)doc"});
   functions["_ops"].push_back({"randint_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_randint_like)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(randint_like(Tensor input, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
@@ -612,6 +916,10 @@ Random integers in [0, high) with the shape of `self` and its dtype and device u
 randint_like(Tensor input, int low, int high, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
 
 Random integers in [low, high) with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_ops"].push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rot90)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(Tensor input, int k=1, int[] dims=[0, 1]) -> Tensor
+
+`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
   functions["_ops"].push_back({"searchsorted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_searchsorted)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 
@@ -620,6 +928,14 @@ For each value of `self`, the index in the innermost dimension of `sorted_sequen
 searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None) -> Tensor
 
 `searchsorted` of one number (promoted as a Python number) in the 1-D `sorted_sequence`: a 0-d index.)doc"});
+  functions["_ops"].push_back({"selu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu(Tensor input) -> Tensor
+
+The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`.)doc"});
+  functions["_ops"].push_back({"selu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_selu_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(selu_(Tensor input) -> Tensor
+
+In-place selu.)doc"});
   functions["_special"].push_back({"special_erfinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_erfinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_erfinv(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -632,6 +948,18 @@ Alias of `digamma` (`torchlite.special.psi`).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(Tensor input, int dim0, int dim1) -> Tensor
 
 A view of `self` with dimensions `dim0` and `dim1` swapped.)doc"});
+  functions["_ops"].push_back({"trapezoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_trapezoid)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(trapezoid(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+
+The integral of `y` along `dim` by the trapezoidal rule at sample points `x` (1-D along `dim`, or broadcast against `y` after its differences are taken, as NumPy); zero samples give zeros of y's dtype. Integer inputs give the default float dtype; bool is refused.
+
+trapezoid(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+
+The integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number): `(sum(y) - (y[0] + y[-1]) / 2) * dx`.)doc"});
+  functions["_internal"].push_back({"upsample_nearest1d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_nearest1d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+
+The gradient of upsample_nearest1d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
   methods.push_back({"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_all)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(all(int dim, bool keepdim=False) -> Tensor
 
@@ -644,6 +972,26 @@ Whether every element of `self` over the dimensions in `dim` (all of them when N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(gather(int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 
 `out[i][j] = self[index[i][j]][j]` for dim 0 (and likewise for other dims); `index` has the rank of `self`.)doc"});
+  methods.push_back({"i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(i0() -> Tensor
+
+The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"i0_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_i0_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(i0_() -> Tensor
+
+In-place version of i0(): writes the result into self. The modified Bessel function of the first kind of order 0 of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"movedim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_movedim)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(movedim(int[] source, int[] destination) -> Tensor
+
+A view of `self` with the dimensions `source` moved to the positions `destination`, the others keeping their order.
+
+movedim(int source, int destination) -> Tensor
+
+A view of `self` with dimension `source` moved to position `destination`.)doc"});
+  methods.push_back({"rot90", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_rot90)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(rot90(int k=1, int[] dims=[0, 1]) -> Tensor
+
+`self` rotated by 90 degrees `k` times in the plane of `dims`, from the first towards the second dimension.)doc"});
   methods.push_back({"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(transpose(int dim0, int dim1) -> Tensor
 

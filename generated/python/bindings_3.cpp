@@ -6,18 +6,45 @@
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_test_sum_defined.h"
 #include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/dot.h"
+#include "generated/ops/dsplit.h"
 #include "generated/ops/flipud.h"
 #include "generated/ops/grid_sampler_2d_backward.h"
 #include "generated/ops/grid_sampler_3d_backward.h"
+#include "generated/ops/hstack.h"
+#include "generated/ops/is_nonzero.h"
 #include "generated/ops/le.h"
 #include "generated/ops/linalg_matmul.h"
 #include "generated/ops/matrix_power.h"
+#include "generated/ops/max_pool3d_with_indices_backward.h"
+#include "generated/ops/mse_loss_backward.h"
+#include "generated/ops/nanquantile.h"
+#include "generated/ops/soft_margin_loss.h"
+#include "generated/ops/special_digamma.h"
 #include "generated/ops/tanh.h"
 
 namespace tl::python {
 namespace {
+
+// _test_sum_defined
+PyObject* fn__test_sum_defined(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_test_sum_defined(Tensor?[] tensors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.list_of_optional_tensors(0);
+  jit::tracer::TraceScope jit_trace("_test_sum_defined", tensors);
+  auto result = [&] { GilRelease no_gil; return tl::_test_sum_defined(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // conj
 PyObject* fn_conj(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -57,6 +84,81 @@ PyObject* fn_cumprod(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto result = [&] { GilRelease no_gil; return tl::cumprod(self, dim, dtype); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// diagonal_backward
+PyObject* fn_internal_diagonal_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto input_sizes = r.intlist(1);
+  auto offset = r.toInt64(2);
+  auto dim1 = r.toInt64(3);
+  auto dim2 = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("diagonal_backward", grad_output, IntArrayRef(input_sizes), offset, dim1, dim2);
+  auto result = [&] { GilRelease no_gil; return tl::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dot
+PyObject* fn_dot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dot(Tensor input, Tensor tensor, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto tensor = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("dot.out", self, tensor, out);
+    auto result = [&] { GilRelease no_gil; return tl::dot_out(out, self, tensor); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("dot", self, tensor);
+  auto result = [&] { GilRelease no_gil; return tl::dot(self, tensor); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// dsplit
+PyObject* fn_dsplit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(Tensor input, int sections)",
+      "dsplit(Tensor input, int[] indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      auto self = r.tensor(0);
+      auto sections = r.toInt64(1);
+      jit::tracer::TraceScope jit_trace("dsplit.int", self, sections);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      auto self = r.tensor(0);
+      auto indices = r.intlist(1);
+      jit::tracer::TraceScope jit_trace("dsplit.array", self, IntArrayRef(indices));
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -115,6 +217,45 @@ PyObject* fn_internal_grid_sampler_3d_backward(PyObject* /*module*/, PyObject* c
   auto output_mask = r.boollist<2>(6);
   jit::tracer::TraceScope jit_trace("grid_sampler_3d_backward", grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask);
   auto result = [&] { GilRelease no_gil; return tl::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hstack
+PyObject* fn_hstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hstack(Tensor[] tensors, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("hstack.out", TensorList(tensors), out);
+    auto result = [&] { GilRelease no_gil; return tl::hstack_out(out, tensors); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("hstack", TensorList(tensors));
+  auto result = [&] { GilRelease no_gil; return tl::hstack(tensors); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// is_nonzero
+PyObject* fn_is_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_nonzero(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("is_nonzero", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -208,6 +349,147 @@ PyObject* fn_matrix_power(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   }
   jit::tracer::TraceScope jit_trace("matrix_power", self, n);
   auto result = [&] { GilRelease no_gil; return tl::matrix_power(self, n); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// max_pool3d_with_indices_backward
+PyObject* fn_internal_max_pool3d_with_indices_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto stride = r.intlist(3);
+  auto padding = r.intlist(4);
+  auto dilation = r.intlist(5);
+  auto ceil_mode = r.toBool(6);
+  auto indices = r.tensor(7);
+  jit::tracer::TraceScope jit_trace("max_pool3d_with_indices_backward", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), ceil_mode, indices);
+  auto result = [&] { GilRelease no_gil; return tl::max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// mse_loss_backward
+PyObject* fn_internal_mse_loss_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto target = r.tensor(2);
+  auto reduction = r.toInt64(3);
+  jit::tracer::TraceScope jit_trace("mse_loss_backward", grad_output, self, target, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::mse_loss_backward(grad_output, self, target, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// nanquantile
+PyObject* fn_nanquantile(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+      "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      auto self = r.tensor(0);
+      auto q = r.tensor(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("nanquantile.out", self, q, dim, keepdim, interpolation, out);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("nanquantile", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      auto self = r.tensor(0);
+      auto q = r.toDouble(1);
+      auto dim = r.toInt64_optional(2);
+      auto keepdim = r.toBool(3);
+      auto interpolation = r.string(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("nanquantile.scalar_out", self, q, dim, keepdim, interpolation, out);
+        auto result = [&] { GilRelease no_gil; return tl::nanquantile_out(out, self, q, dim, keepdim, interpolation); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("nanquantile.scalar", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// soft_margin_loss
+PyObject* fn_nn_soft_margin_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("soft_margin_loss.out", self, target, reduction, out);
+    auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss_out(out, self, target, reduction); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("soft_margin_loss", self, target, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::soft_margin_loss(self, target, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_digamma
+PyObject* fn_special_special_digamma(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_digamma(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("special_digamma.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_digamma_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_digamma", self);
+  auto result = [&] { GilRelease no_gil; return tl::special_digamma(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -335,6 +617,54 @@ PyObject* method_cumprod_(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.dot
+PyObject* method_dot(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dot(Tensor tensor)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto tensor = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("dot", self, tensor);
+  auto result = [&] { GilRelease no_gil; return tl::dot(self, tensor); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.dsplit
+PyObject* method_dsplit(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "dsplit(int sections)",
+      "dsplit(int[] indices)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // dsplit.int
+      const Tensor& self = unpack_tensor(py_self);
+      auto sections = r.toInt64(0);
+      jit::tracer::TraceScope jit_trace("dsplit.int", self, sections);
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, sections); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // dsplit.array
+      const Tensor& self = unpack_tensor(py_self);
+      auto indices = r.intlist(0);
+      jit::tracer::TraceScope jit_trace("dsplit.array", self, IntArrayRef(indices));
+      auto result = [&] { GilRelease no_gil; return tl::dsplit(self, indices); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.flipud
 PyObject* method_flipud(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -346,6 +676,22 @@ PyObject* method_flipud(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("flipud", self);
   auto result = [&] { GilRelease no_gil; return tl::flipud(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.is_nonzero
+PyObject* method_is_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_nonzero()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("is_nonzero", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_nonzero(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -430,6 +776,43 @@ PyObject* method_matrix_power(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.nanquantile
+PyObject* method_nanquantile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+      "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanquantile
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      jit::tracer::TraceScope jit_trace("nanquantile", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanquantile.scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto q = r.toDouble(0);
+      auto dim = r.toInt64_optional(1);
+      auto keepdim = r.toBool(2);
+      auto interpolation = r.string(3);
+      jit::tracer::TraceScope jit_trace("nanquantile.scalar", self, q, dim, keepdim, interpolation);
+      auto result = [&] { GilRelease no_gil; return tl::nanquantile(self, q, dim, keepdim, interpolation); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.tanh
 PyObject* method_tanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -465,6 +848,10 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_3(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_ops"].push_back({"_test_sum_defined", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__test_sum_defined)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_sum_defined(Tensor?[] tensors) -> Tensor
+
+Test op: the sum of the tensors in `tensors` that are not None (a `Tensor?[]` input).)doc"});
   functions["_ops"].push_back({"conj", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conj)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conj(Tensor input) -> Tensor
 
@@ -473,6 +860,22 @@ The complex conjugate of `self` as a view with the lazy conjugate bit (`is_conj(
       METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
 
 Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  functions["_internal"].push_back({"diagonal_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_diagonal_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+
+Zeros of shape `input_sizes` with `grad_output` written on the diagonal `diagonal(offset, dim1, dim2)` selects; the gradient of `diagonal`.)doc"});
+  functions["_ops"].push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor input, Tensor tensor, *, Tensor? out=None) -> Tensor
+
+The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
+  functions["_ops"].push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_dsplit)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(Tensor input, int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(Tensor input, int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
   functions["_ops"].push_back({"flipud", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flipud)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flipud(Tensor input) -> Tensor
 
@@ -485,6 +888,14 @@ The gradients of grid_sampler_2d for `input` (when `output_mask[0]`; undefined o
       METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
 The gradients of grid_sampler_3d for `input` (when `output_mask[0]`; undefined otherwise) and `grid`. Differentiable once more, as PyTorch's.)doc"});
+  functions["_ops"].push_back({"hstack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_hstack)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` column-wise, each made at least 1-D (along dimension 0 for 1-D tensors, 1 otherwise).)doc"});
+  functions["_ops"].push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero(Tensor input) -> bool
+
+Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
   functions["_ops"].push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_le)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -501,6 +912,30 @@ Alias of `matmul` (`torchlite.linalg.matmul`).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(Tensor input, int n, *, Tensor? out=None) -> Tensor
 
 `linalg.matrix_power` under its older name.)doc"});
+  functions["_internal"].push_back({"max_pool3d_with_indices_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_max_pool3d_with_indices_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool3d_with_indices_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+
+The gradient of max_pool3d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its volume.)doc"});
+  functions["_internal"].push_back({"mse_loss_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_mse_loss_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(mse_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction) -> Tensor
+
+The gradient of mse_loss with respect to `self`: `2 * (self - target) * grad_output`, divided by `self.numel()` for mean.)doc"});
+  functions["_ops"].push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanquantile)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor? out=None) -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
+  functions["_nn"].push_back({"soft_margin_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_soft_margin_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(soft_margin_loss(Tensor input, Tensor target, int reduction=0, *, Tensor? out=None) -> Tensor
+
+The two-class logistic loss `log(1 + exp(-target * self))` (targets 1 or -1), reduced as `reduction` says.)doc"});
+  functions["_special"].push_back({"special_digamma", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_digamma)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_digamma(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `digamma` (`torchlite.special.digamma`).)doc"});
   functions["_ops"].push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tanh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tanh(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -529,10 +964,26 @@ Cumulative product of `self` along `dim`; integer and bool inputs multiply as in
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cumprod_(int dim, *, ScalarType? dtype=None) -> Tensor
 
 In-place version of cumprod(): writes the result into self. Cumulative product of `self` along `dim`; integer and bool inputs multiply as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dot)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dot(Tensor tensor) -> Tensor
+
+The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor).)doc"});
+  methods.push_back({"dsplit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_dsplit)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(dsplit(int sections) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut into `sections` equal views along dimension 2.
+
+dsplit(int[] indices) -> Sequence[Tensor]
+
+`self` (at least 3-D) cut along dimension 2 before each index in `indices`.)doc"});
   methods.push_back({"flipud", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flipud)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flipud() -> Tensor
 
 `flip(self, [0])` (at least 1-D): reverses the order of the rows.)doc"});
+  methods.push_back({"is_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_nonzero() -> bool
+
+Whether the single element of `self` is nonzero (RuntimeError for no or several elements, as `bool(tensor)`).)doc"});
   methods.push_back({"le", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_le)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(le(Tensor other) -> Tensor
 
@@ -553,6 +1004,14 @@ In-place version of le(): writes the result into self. True where an element of 
                      METH_FASTCALL | METH_KEYWORDS, R"doc(matrix_power(int n) -> Tensor
 
 `linalg.matrix_power` under its older name.)doc"});
+  methods.push_back({"nanquantile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanquantile)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`quantile` of the values that are not NaN (NaN for a slice that is all NaN).
+
+nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+
+`nanquantile` of one `q` given as a number.)doc"});
   methods.push_back({"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tanh)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tanh() -> Tensor
 

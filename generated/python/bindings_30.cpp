@@ -9,11 +9,20 @@
 #include "torchlite/csrc/tensor.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/affine_grid_generator.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/batch_norm_elemt.h"
 #include "generated/ops/float_power.h"
 #include "generated/ops/grid_sampler_2d.h"
+#include "generated/ops/isclose.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
 #include "generated/ops/log_sigmoid_backward.h"
 #include "generated/ops/multilabel_margin_loss_forward.h"
+#include "generated/ops/nanmedian.h"
+#include "generated/ops/native_dropout_backward.h"
+#include "generated/ops/negative.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/softshrink.h"
+#include "generated/ops/special_gammaln.h"
 #include "generated/ops/upsample_trilinear3d_backward.h"
 
 namespace tl::python {
@@ -22,6 +31,8 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_lu_factor_ex_type = nullptr;
 PyTypeObject* linalg_lu_factor_ex_out_type = nullptr;
+PyTypeObject* nanmedian_type = nullptr;
+PyTypeObject* nanmedian_out_type = nullptr;
 
 // adaptive_avg_pool1d
 PyObject* fn_adaptive_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -53,6 +64,73 @@ PyObject* fn_affine_grid_generator(PyObject* /*module*/, PyObject* const* args, 
   auto align_corners = r.toBool(2);
   jit::tracer::TraceScope jit_trace("affine_grid_generator", theta, IntArrayRef(size), align_corners);
   auto result = [&] { GilRelease no_gil; return tl::affine_grid_generator(theta, size, align_corners); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh
+PyObject* fn_asinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("asinh.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::asinh_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("asinh", self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// asinh_
+PyObject* fn_asinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("asinh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// batch_norm_elemt
+PyObject* fn_batch_norm_elemt(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto weight = r.optional_tensor(1);
+  auto bias = r.optional_tensor(2);
+  auto mean = r.tensor(3);
+  auto invstd = r.tensor(4);
+  auto eps = r.toDouble(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("batch_norm_elemt.out", input, weight, bias, mean, invstd, eps, out);
+    auto result = [&] { GilRelease no_gil; return tl::batch_norm_elemt_out(out, input, weight, bias, mean, invstd, eps); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("batch_norm_elemt", input, weight, bias, mean, invstd, eps);
+  auto result = [&] { GilRelease no_gil; return tl::batch_norm_elemt(input, weight, bias, mean, invstd, eps); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -139,6 +217,26 @@ PyObject* fn_grid_sampler_2d(PyObject* /*module*/, PyObject* const* args, Py_ssi
   TL_PY_CATCH
 }
 
+// isclose
+PyObject* fn_isclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto rtol = r.toDouble(2);
+  auto atol = r.toDouble(3);
+  auto equal_nan = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("isclose", self, other, rtol, atol, equal_nan);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_lu_factor_ex
 PyObject* fn_linalg_linalg_lu_factor_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -204,6 +302,174 @@ PyObject* fn_internal_multilabel_margin_loss_forward(PyObject* /*module*/, PyObj
   TL_PY_CATCH
 }
 
+// nanmedian
+PyObject* fn_nanmedian(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian(Tensor input)",
+      "nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      auto self = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("nanmedian", self);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto keepdim = r.toBool(2);
+      if (!r.is_none(3)) {
+        auto outs = r.tensorlist(3);
+        check_out_tuple(outs, 2);
+        const Tensor& values = outs[0];
+        const Tensor& indices = outs[1];
+        jit::tracer::TraceScope jit_trace("nanmedian.dim_out", self, dim, keepdim, values, indices);
+        auto result = [&] { GilRelease no_gil; return tl::nanmedian_out(values, indices, self, dim, keepdim); }();
+        jit_trace.done(result);
+        return wrap_named(nanmedian_out_type, wrap(result));
+      }
+      jit::tracer::TraceScope jit_trace("nanmedian.dim", self, dim, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// native_dropout_backward
+PyObject* fn_internal_native_dropout_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto mask = r.tensor(1);
+  auto scale = r.toDouble(2);
+  jit::tracer::TraceScope jit_trace("native_dropout_backward", grad_output, mask, scale);
+  auto result = [&] { GilRelease no_gil; return tl::native_dropout_backward(grad_output, mask, scale); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative
+PyObject* fn_negative(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("negative.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::negative_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("negative", self);
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// negative_
+PyObject* fn_negative_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("negative_", self);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sign
+PyObject* fn_sign(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("sign.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::sign_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("sign", self);
+  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// softshrink
+PyObject* fn_nn_softshrink(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto lambd = r.scalar(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("softshrink.out", self, lambd, out);
+    auto result = [&] { GilRelease no_gil; return tl::softshrink_out(out, self, lambd); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("softshrink", self, lambd);
+  auto result = [&] { GilRelease no_gil; return tl::softshrink(self, lambd); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_gammaln
+PyObject* fn_special_special_gammaln(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_gammaln(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("special_gammaln.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_gammaln_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_gammaln", self);
+  auto result = [&] { GilRelease no_gil; return tl::special_gammaln(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // upsample_trilinear3d_backward
 PyObject* fn_internal_upsample_trilinear3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -221,6 +487,38 @@ PyObject* fn_internal_upsample_trilinear3d_backward(PyObject* /*module*/, PyObje
   auto scales_w = r.toDouble_optional(6);
   jit::tracer::TraceScope jit_trace("upsample_trilinear3d_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_d, scales_h, scales_w);
   auto result = [&] { GilRelease no_gil; return tl::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh
+PyObject* method_asinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("asinh", self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.asinh_
+PyObject* method_asinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "asinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("asinh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::asinh_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -288,11 +586,128 @@ PyObject* method_float_power_(PyObject* py_self, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// Tensor.isclose
+PyObject* method_isclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto rtol = r.toDouble(1);
+  auto atol = r.toDouble(2);
+  auto equal_nan = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("isclose", self, other, rtol, atol, equal_nan);
+  auto result = [&] { GilRelease no_gil; return tl::isclose(self, other, rtol, atol, equal_nan); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.nanmedian
+PyObject* method_nanmedian(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "nanmedian()",
+      "nanmedian(int dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // nanmedian
+      const Tensor& self = unpack_tensor(py_self);
+      jit::tracer::TraceScope jit_trace("nanmedian", self);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // nanmedian.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto keepdim = r.toBool(1);
+      jit::tracer::TraceScope jit_trace("nanmedian.dim", self, dim, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::nanmedian(self, dim, keepdim); }();
+      jit_trace.done(result);
+      return wrap_named(nanmedian_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.negative
+PyObject* method_negative(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("negative", self);
+  auto result = [&] { GilRelease no_gil; return tl::negative(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.negative_
+PyObject* method_negative_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "negative_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("negative_", self);
+  auto result = [&] { GilRelease no_gil; return tl::negative_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sign
+PyObject* method_sign(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sign", self);
+  auto result = [&] { GilRelease no_gil; return tl::sign(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sign_
+PyObject* method_sign_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sign_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sign_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sign_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_30(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_lu_factor_ex_type = return_type("linalg_lu_factor_ex", {"LU", "pivots", "info"});
   linalg_lu_factor_ex_out_type = return_type("linalg_lu_factor_ex_out", {"LU", "pivots", "info"});
+  nanmedian_type = return_type("nanmedian", {"values", "indices"});
+  nanmedian_out_type = return_type("nanmedian_out", {"values", "indices"});
   functions["_ops"].push_back({"adaptive_avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_adaptive_avg_pool1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(adaptive_avg_pool1d(Tensor input, int[1] output_size) -> Tensor
 
@@ -301,6 +716,18 @@ adaptive_avg_pool2d of every row of a (C, L) or (N, C, L) input over a unit heig
       METH_FASTCALL | METH_KEYWORDS, R"doc(affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
 
 The sampling grid of an affine transform: for `size` (N, C, H, W) the (N, H, W, 2) points `theta` (N, 2, 3) maps the normalized output coordinates (x, y, 1) to, in [-1, 1] pixel-center (or, with `align_corners`, corner) units; for (N, C, D, H, W) the (N, D, H, W, 3) points of `theta` (N, 3, 4). Computed as PyTorch's: a base grid built with linspace in theta's dtype, times theta transposed.)doc"});
+  functions["_ops"].push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_asinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_(Tensor input) -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"batch_norm_elemt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_elemt)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps, *, Tensor? out=None) -> Tensor
+
+Normalizes `input` per channel (dim 1) with the given statistics: `weight * (input - mean) * invstd + bias` (`eps` is unused: invstd holds it).)doc"});
   functions["_ops"].push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_float_power)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor input, Tensor exponent, *, Tensor? out=None) -> Tensor
 
@@ -317,6 +744,10 @@ The number `self` raised to each power in `exponent`, computed in float64 (the r
       METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 
 `input` (N, C, H, W) sampled at the points of `grid` (N, H', W', 2), (x, y) in [-1, 1] (the centers, or with `align_corners` the corners, of the extreme pixels): (N, C, H', W'). Modes 0 bilinear, 1 nearest (half to even), 2 bicubic (A = -0.75); points outside read 0 (padding 0), the nearest border value (1) or the reflected position (2).)doc"});
+  functions["_ops"].push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isclose)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
   functions["_linalg"].push_back({"linalg_lu_factor_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_lu_factor_ex)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
@@ -329,10 +760,50 @@ The gradient of log_sigmoid: `grad_output * sigmoid(-x)` (the buffer is accepted
       METH_FASTCALL | METH_KEYWORDS, R"doc(multilabel_margin_loss_forward(Tensor input, Tensor target, int reduction) -> tuple[Tensor, Tensor]
 
 The multi-label hinge loss of scores `self` ((C,) or (N, C)) for `target`, each sample's class indices up to its first negative one: the sum over target classes j and other classes i of `max(0, 1 - (self[j] - self[i]))`, divided by C; also returns the mask of target classes.)doc"});
+  functions["_ops"].push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nanmedian)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian(Tensor input) -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
+  functions["_internal"].push_back({"native_dropout_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_dropout_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+
+The gradient of `native_dropout`, (grad_output * mask) * scale with the usual type promotion.)doc"});
+  functions["_ops"].push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `neg`.)doc"});
+  functions["_ops"].push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_negative_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(negative_(Tensor input) -> Tensor
+
+Alias of `neg_`.)doc"});
+  functions["_ops"].push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sign)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sign(Tensor input, *, Tensor? out=None) -> Tensor
+
+-1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  functions["_nn"].push_back({"softshrink", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_softshrink)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(softshrink(Tensor input, Scalar lambd=0.5, *, Tensor? out=None) -> Tensor
+
+The soft shrinkage of every element x: `x - lambd` above lambd, `x + lambd` below -lambd, else 0; lambd must be >= 0.)doc"});
+  functions["_special"].push_back({"special_gammaln", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_gammaln)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_gammaln(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `lgamma` (`torchlite.special.gammaln`).)doc"});
   functions["_internal"].push_back({"upsample_trilinear3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_upsample_trilinear3d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 
 The gradient of upsample_trilinear3d: each element of `grad_output` added, with its interpolation weights, to the input elements it was computed from.)doc"});
+  methods.push_back({"asinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh() -> Tensor
+
+The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"asinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_asinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(asinh_() -> Tensor
+
+In-place version of asinh(): writes the result into self. The inverse hyperbolic sine of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"float_power", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_float_power)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(float_power(Tensor exponent) -> Tensor
 
@@ -349,6 +820,34 @@ In-place version of float_power(): writes the result into self. `self ** exponen
 float_power_(Scalar exponent) -> Tensor
 
 In-place version of float_power(): writes the result into self. `self ** exponent` for a number `exponent`, computed in float64 (the result is always float64).)doc"});
+  methods.push_back({"isclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isclose)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+
+True where `|self - other| <= atol + rtol * |other|` (or both are equal, or both NaN when `equal_nan`), element by element with broadcasting; `self` and `other` must have the same dtype.)doc"});
+  methods.push_back({"nanmedian", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_nanmedian)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(nanmedian() -> Tensor
+
+`median` of the elements of `self` that are not NaN (NaN when all are, or `self` is empty).
+
+nanmedian(int dim, bool keepdim=False) -> tuple[Tensor, Tensor]
+
+`median.dim` ignoring NaN: the lower median of each slice's non-NaN values and its index (NaN and PyTorch's index when the slice is all NaN).)doc"});
+  methods.push_back({"negative", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative() -> Tensor
+
+Alias of `neg`.)doc"});
+  methods.push_back({"negative_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_negative_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(negative_() -> Tensor
+
+Alias of `neg_`.)doc"});
+  methods.push_back({"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign() -> Tensor
+
+-1, 0 or 1 for every element of `self` according to its sign.)doc"});
+  methods.push_back({"sign_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sign_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sign_() -> Tensor
+
+In-place version of sign(): writes the result into self. -1, 0 or 1 for every element of `self` according to its sign.)doc"});
   (void)functions;
   (void)methods;
 }

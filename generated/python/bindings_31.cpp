@@ -7,17 +7,28 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_adamax.h"
+#include "generated/ops/atanh.h"
 #include "generated/ops/batch_norm.h"
+#include "generated/ops/bitwise_xor.h"
+#include "generated/ops/concatenate.h"
+#include "generated/ops/count_nonzero.h"
 #include "generated/ops/grid_sampler_3d.h"
 #include "generated/ops/gru_cell.h"
 #include "generated/ops/less.h"
 #include "generated/ops/linalg_svd.h"
+#include "generated/ops/linalg_svdvals.h"
+#include "generated/ops/linalg_vecdot.h"
+#include "generated/ops/log10.h"
 #include "generated/ops/logdet.h"
 #include "generated/ops/msort.h"
 #include "generated/ops/mvlgamma.h"
 #include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_group_norm_backward.h"
 #include "generated/ops/nll_loss.h"
+#include "generated/ops/not_equal.h"
 #include "generated/ops/scatter_add.h"
+#include "generated/ops/threshold_backward.h"
 #include "generated/ops/unique_dim.h"
 
 namespace tl::python {
@@ -26,6 +37,71 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* linalg_svd_type = nullptr;
 PyTypeObject* linalg_svd_out_type = nullptr;
+
+// _fused_adamax_
+PyObject* fn_internal__fused_adamax_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adamax_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_infs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_infs = r.tensorlist(3);
+  auto state_steps = r.tensorlist(4);
+  auto lr = r.toDouble(5);
+  auto beta1 = r.toDouble(6);
+  auto beta2 = r.toDouble(7);
+  auto eps = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto maximize = r.toBool(10);
+  jit::tracer::TraceScope jit_trace("_fused_adamax_", TensorList(self), TensorList(grad_list), TensorList(exp_avgs), TensorList(exp_infs), TensorList(state_steps), lr, beta1, beta2, eps, weight_decay, maximize);
+  [&] { GilRelease no_gil; tl::_fused_adamax_(self, grad_list, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
+
+// atanh
+PyObject* fn_atanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("atanh.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::atanh_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("atanh", self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// atanh_
+PyObject* fn_atanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("atanh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // batch_norm
 PyObject* fn_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -48,6 +124,129 @@ PyObject* fn_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto result = [&] { GilRelease no_gil; return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// bitwise_xor
+PyObject* fn_bitwise_xor(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)",
+      "bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)",
+      "bitwise_xor(Scalar self, Tensor other)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("bitwise_xor.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // bitwise_xor.Scalar_Tensor
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar_Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// concatenate
+PyObject* fn_concatenate(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("concatenate.out", TensorList(tensors), dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::concatenate_out(out, tensors, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("concatenate", TensorList(tensors), dim);
+  auto result = [&] { GilRelease no_gil; return tl::concatenate(tensors, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// count_nonzero
+PyObject* fn_count_nonzero(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None)",
+      "count_nonzero(Tensor input, int[] dim, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // count_nonzero
+      auto self = r.tensor(0);
+      auto dim = r.toInt64_optional(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("count_nonzero.out", self, dim, out);
+        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("count_nonzero", self, dim);
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // count_nonzero.dim_IntList
+      auto self = r.tensor(0);
+      auto dim = r.intlist(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("count_nonzero.dim_IntList_out", self, IntArrayRef(dim), out);
+        auto result = [&] { GilRelease no_gil; return tl::count_nonzero_out(out, self, dim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("count_nonzero.dim_IntList", self, IntArrayRef(dim));
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -166,6 +365,94 @@ PyObject* fn_linalg_linalg_svd(PyObject* /*module*/, PyObject* const* args, Py_s
   TL_PY_CATCH
 }
 
+// linalg_svdvals
+PyObject* fn_linalg_linalg_svdvals(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  auto driver = r.string_optional(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("linalg_svdvals.out", A, as_arg(driver), out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals_out(out, A, as_arg(driver)); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_svdvals", A, as_arg(driver));
+  auto result = [&] { GilRelease no_gil; return tl::linalg_svdvals(A, as_arg(driver)); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_vecdot
+PyObject* fn_linalg_linalg_vecdot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto x = r.tensor(0);
+  auto y = r.tensor(1);
+  auto dim = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("linalg_vecdot.out", x, y, dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_vecdot_out(out, x, y, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_vecdot", x, y, dim);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_vecdot(x, y, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log10
+PyObject* fn_log10(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("log10.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::log10_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("log10", self);
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// log10_
+PyObject* fn_log10_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("log10_", self);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // logdet
 PyObject* fn_logdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -252,6 +539,31 @@ PyObject* fn_native_batch_norm(PyObject* /*module*/, PyObject* const* args, Py_s
   TL_PY_CATCH
 }
 
+// native_group_norm_backward
+PyObject* fn_internal_native_group_norm_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto input = r.tensor(1);
+  auto mean = r.tensor(2);
+  auto rstd = r.tensor(3);
+  auto weight = r.optional_tensor(4);
+  auto N = r.toInt64(5);
+  auto C = r.toInt64(6);
+  auto HxW = r.toInt64(7);
+  auto group = r.toInt64(8);
+  auto output_mask = r.boollist<3>(9);
+  jit::tracer::TraceScope jit_trace("native_group_norm_backward", grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // nll_loss
 PyObject* fn_nn_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -276,6 +588,51 @@ PyObject* fn_nn_nll_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto result = [&] { GilRelease no_gil; return tl::nll_loss(self, target, weight, reduction, ignore_index); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// not_equal
+PyObject* fn_not_equal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor input, Tensor other, *, Tensor? out=None)",
+      "not_equal(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("not_equal.Tensor_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("not_equal.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("not_equal.Scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::not_equal_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("not_equal.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -305,6 +662,24 @@ PyObject* fn_scatter_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   TL_PY_CATCH
 }
 
+// threshold_backward
+PyObject* fn_internal_threshold_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "threshold_backward(Tensor grad_output, Tensor input, Scalar threshold)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto threshold = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("threshold_backward", grad_output, self, threshold);
+  auto result = [&] { GilRelease no_gil; return tl::threshold_backward(grad_output, self, threshold); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // unique_dim
 PyObject* fn_internal_unique_dim(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -322,6 +697,224 @@ PyObject* fn_internal_unique_dim(PyObject* /*module*/, PyObject* const* args, Py
   auto result = [&] { GilRelease no_gil; return tl::unique_dim(self, dim, sorted, return_inverse, return_counts); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__ixor__
+PyObject* operator__ixor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ixor__(Tensor other)",
+      "__ixor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__rxor__
+PyObject* operator__rxor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__rxor__(Tensor other)",
+      "__rxor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__xor__
+PyObject* operator__xor__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__xor__(Tensor other)",
+      "__xor__(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.atanh
+PyObject* method_atanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("atanh", self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.atanh_
+PyObject* method_atanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "atanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("atanh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::atanh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_xor
+PyObject* method_bitwise_xor(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor(Tensor other)",
+      "bitwise_xor(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.bitwise_xor_
+PyObject* method_bitwise_xor_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "bitwise_xor_(Tensor other)",
+      "bitwise_xor_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // bitwise_xor_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // bitwise_xor_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("bitwise_xor_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::bitwise_xor_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.count_nonzero
+PyObject* method_count_nonzero(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "count_nonzero(int? dim=None)",
+      "count_nonzero(int[] dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // count_nonzero
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64_optional(0);
+      jit::tracer::TraceScope jit_trace("count_nonzero", self, dim);
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // count_nonzero.dim_IntList
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist(0);
+      jit::tracer::TraceScope jit_trace("count_nonzero.dim_IntList", self, IntArrayRef(dim));
+      auto result = [&] { GilRelease no_gil; return tl::count_nonzero(self, dim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -384,6 +977,38 @@ PyObject* method_less_(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.log10
+PyObject* method_log10(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("log10", self);
+  auto result = [&] { GilRelease no_gil; return tl::log10(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.log10_
+PyObject* method_log10_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "log10_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("log10_", self);
+  auto result = [&] { GilRelease no_gil; return tl::log10_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -453,6 +1078,68 @@ PyObject* method_mvlgamma_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
   TL_PY_CATCH
 }
 
+// Tensor.not_equal
+PyObject* method_not_equal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal(Tensor other)",
+      "not_equal(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("not_equal.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("not_equal.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.not_equal_
+PyObject* method_not_equal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "not_equal_(Tensor other)",
+      "not_equal_(Scalar other)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // not_equal_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("not_equal_.Tensor", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // not_equal_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("not_equal_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::not_equal_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.scatter_add
 PyObject* method_scatter_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -496,10 +1183,46 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* const* args, Py_ssize
 void add_bindings_31(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   linalg_svd_type = return_type("linalg_svd", {"U", "S", "Vh"});
   linalg_svd_out_type = return_type("linalg_svd_out", {"U", "S", "Vh"});
+  functions["_internal"].push_back({"_fused_adamax_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_adamax_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamax_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_infs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float eps, float weight_decay, bool maximize) -> None
+
+One Adamax step for every parameter of `self`: L2 weight decay, the first moment, the exponentially weighted infinity norm, the bias correction from each `state_steps` value (incremented first), maximize.)doc"});
+  functions["_ops"].push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_atanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_(Tensor input) -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 
 Batch normalization (`native_batch_norm`'s output); an empty input gives a copy scaled and shifted by the first weight and bias, as PyTorch. `cudnn_enabled` is ignored.)doc"});
+  functions["_ops"].push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_bitwise_xor)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.
+
+bitwise_xor(Scalar self, Tensor other) -> Tensor
+
+The bitwise XOR of the number `self` and `other`.)doc"});
+  functions["_ops"].push_back({"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_concatenate)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Alias of `cat`.)doc"});
+  functions["_ops"].push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_count_nonzero)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(Tensor input, int? dim=None, *, Tensor? out=None) -> Tensor
+
+The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
+
+count_nonzero(Tensor input, int[] dim, *, Tensor? out=None) -> Tensor
+
+The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   functions["_ops"].push_back({"grid_sampler_3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_grid_sampler_3d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 
@@ -520,6 +1243,22 @@ Alias of `lt`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None) -> tuple[Tensor, Tensor, Tensor]
 
 The singular value decomposition `A = U diag(S) Vh` of each matrix of `A` (LAPACK's gesdd), singular values descending; `full_matrices` gives square U and Vh. `driver` is CUDA-only, as in PyTorch (`torchlite.linalg.svd`).)doc"});
+  functions["_linalg"].push_back({"linalg_svdvals", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_svdvals)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None) -> Tensor
+
+The singular values (descending) of each matrix of `A` (`torchlite.linalg.svdvals`).)doc"});
+  functions["_linalg"].push_back({"linalg_vecdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_vecdot)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None) -> Tensor
+
+The dot product of `x` and `y` along `dim`, other dims broadcast (`sum(x * y, dim)`; `torchlite.linalg.vecdot`).)doc"});
+  functions["_ops"].push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log10(Tensor input, *, Tensor? out=None) -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_log10_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(log10_(Tensor input) -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   functions["_ops"].push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logdet)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(logdet(Tensor input) -> Tensor
 
@@ -536,18 +1275,90 @@ The multivariate log-gamma function of dimension `p` of every element x of `self
       METH_FASTCALL | METH_KEYWORDS, R"doc(native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> tuple[Tensor, Tensor, Tensor]
 
 Batch normalization over channel dim 1 of an input of rank >= 2: in training the batch statistics (biased variance) normalize, and the running statistics, when given, are updated in place (`(1 - momentum) * running + momentum * batch`, the variance unbiased); in evaluation the running statistics normalize. Returns the output and the saved mean and 1/sqrt(var + eps) (empty in evaluation).)doc"});
+  functions["_internal"].push_back({"native_group_norm_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_native_group_norm_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> tuple[Tensor, Tensor, Tensor]
+
+The gradients of `native_group_norm` for input, weight and bias (those `output_mask` asks for) from the saved statistics. Not differentiable, as PyTorch's: under create_graph native_group_norm's gradient is computed with differentiable ops instead.)doc"});
   functions["_nn"].push_back({"nll_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_nll_loss)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=0, int ignore_index=-100, *, Tensor? out=None) -> Tensor
 
 The loss of nll_loss_forward (inputs of shape (C,) or (N, C)).)doc"});
+  functions["_ops"].push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_not_equal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+Alias of `ne`.)doc"});
   functions["_ops"].push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_scatter_add)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None) -> Tensor
 
 A copy of `self` with `out[index[i][j]][j] += src[i][j]` for dim 0 (and likewise for other dims), summed in index order.)doc"});
+  functions["_internal"].push_back({"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_threshold_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(threshold_backward(Tensor grad_output, Tensor input, Scalar threshold) -> Tensor
+
+The gradient of threshold: grad_output where self > threshold, else 0.)doc"});
   functions["_internal"].push_back({"unique_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_unique_dim)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> tuple[Tensor, Tensor, Tensor]
 
 The distinct slices of `self` along `dim` in lexicographic order, the index of each slice among them and their counts (both always computed): what `torchlite.unique` calls with `dim`.)doc"});
+  methods.push_back({"__ixor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ixor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ixor__(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__ixor__(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__rxor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rxor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__rxor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__rxor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"__xor__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__xor__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__xor__(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+__xor__(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"atanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh() -> Tensor
+
+The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"atanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_atanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(atanh_() -> Tensor
+
+In-place version of atanh(): writes the result into self. The inverse hyperbolic tangent of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"bitwise_xor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor(Tensor other) -> Tensor
+
+The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor(Scalar other) -> Tensor
+
+The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"bitwise_xor_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_xor_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_xor_(Tensor other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and `other` (logical XOR for bool), with broadcasting and type promotion; integer and bool dtypes only.
+
+bitwise_xor_(Scalar other) -> Tensor
+
+In-place version of bitwise_xor(): writes the result into self. The bitwise XOR of `self` and the number `other`.)doc"});
+  methods.push_back({"count_nonzero", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_count_nonzero)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(count_nonzero(int? dim=None) -> Tensor
+
+The number of non-zero elements of `self` along `dim` (of all elements when None), as int64.
+
+count_nonzero(int[] dim) -> Tensor
+
+The number of non-zero elements of `self` over the dimensions in `dim`, as int64.)doc"});
   methods.push_back({"less", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_less)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(less(Tensor other) -> Tensor
 
@@ -564,6 +1375,14 @@ In-place version of less(): writes the result into self. Alias of `lt`.
 less_(Scalar other) -> Tensor
 
 In-place version of less(): writes the result into self. Alias of `lt`.)doc"});
+  methods.push_back({"log10", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10() -> Tensor
+
+The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"log10_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_log10_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(log10_() -> Tensor
+
+In-place version of log10(): writes the result into self. The base-10 logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
   methods.push_back({"logdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logdet)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(logdet() -> Tensor
 
@@ -580,6 +1399,22 @@ The multivariate log-gamma function of dimension `p` of every element x of `self
                      METH_FASTCALL | METH_KEYWORDS, R"doc(mvlgamma_(int p) -> Tensor
 
 In-place version of mvlgamma(): writes the result into self. The multivariate log-gamma function of dimension `p` of every element x of `self`: `p (p - 1) / 4 log(pi) + sum(lgamma(x - j / 2) for j in 0..p-1)`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"not_equal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal(Tensor other) -> Tensor
+
+Alias of `ne`.
+
+not_equal(Scalar other) -> Tensor
+
+Alias of `ne`.)doc"});
+  methods.push_back({"not_equal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_not_equal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(not_equal_(Tensor other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.
+
+not_equal_(Scalar other) -> Tensor
+
+In-place version of not_equal(): writes the result into self. Alias of `ne`.)doc"});
   methods.push_back({"scatter_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_scatter_add)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(scatter_add(int dim, Tensor index, Tensor src) -> Tensor
 

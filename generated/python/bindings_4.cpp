@@ -6,25 +6,57 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_fused_rms_norm_differentiable_backward.h"
 #include "generated/ops/_grid_sampler_double_backward.h"
 #include "generated/ops/addbmm.h"
+#include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool2d_backward.h"
 #include "generated/ops/avg_pool3d_backward.h"
 #include "generated/ops/bitwise_right_shift.h"
+#include "generated/ops/diagflat.h"
 #include "generated/ops/embedding_dense_backward.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_strided.h"
+#include "generated/ops/fractional_max_pool2d.h"
+#include "generated/ops/hardtanh_backward.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/max_pool2d_with_indices_backward.h"
+#include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
 #include "generated/ops/unflatten.h"
+#include "generated/ops/upsample_bicubic2d.h"
 
 namespace tl::python {
 namespace {
+
+// _fused_rms_norm_differentiable_backward
+PyObject* fn_internal__fused_rms_norm_differentiable_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.optional_tensor(0);
+  auto grad_rstd = r.optional_tensor(1);
+  auto input = r.tensor(2);
+  auto normalized_shape = r.intlist(3);
+  auto weight = r.optional_tensor(4);
+  auto eps = r.toDouble_optional(5);
+  auto output_mask = r.boollist<2>(6);
+  jit::tracer::TraceScope jit_trace("_fused_rms_norm_differentiable_backward", grad_out, grad_rstd, input, IntArrayRef(normalized_shape), weight, eps, output_mask);
+  auto result = [&] { GilRelease no_gil; return tl::_fused_rms_norm_differentiable_backward(grad_out, grad_rstd, input, normalized_shape, weight, eps, output_mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _grid_sampler_double_backward
 PyObject* fn_internal__grid_sampler_double_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -70,6 +102,27 @@ PyObject* fn_addbmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   }
   jit::tracer::TraceScope jit_trace("addbmm", self, batch1, batch2, beta, alpha);
   auto result = [&] { GilRelease no_gil; return tl::addbmm(self, batch1, batch2, beta, alpha); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool1d
+PyObject* fn_avg_pool1d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  jit::tracer::TraceScope jit_trace("avg_pool1d", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), ceil_mode, count_include_pad);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -175,6 +228,23 @@ PyObject* fn_bitwise_right_shift(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// diagflat
+PyObject* fn_diagflat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagflat(Tensor input, int offset=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto offset = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("diagflat", self, offset);
+  auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // embedding_dense_backward
 PyObject* fn_internal_embedding_dense_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -240,6 +310,101 @@ PyObject* fn_empty_strided(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// fractional_max_pool2d
+PyObject* fn_nn_fractional_max_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto output_size = r.intlist(2);
+  auto random_samples = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& output = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("fractional_max_pool2d.output", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples, output, indices);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_out(output, indices, self, kernel_size, output_size, random_samples); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool2d", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d(self, kernel_size, output_size, random_samples); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// hardtanh_backward
+PyObject* fn_internal_hardtanh_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto min_val = r.scalar(2);
+  auto max_val = r.scalar(3);
+  jit::tracer::TraceScope jit_trace("hardtanh_backward", grad_output, self, min_val, max_val);
+  auto result = [&] { GilRelease no_gil; return tl::hardtanh_backward(grad_output, self, min_val, max_val); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// lerp
+PyObject* fn_lerp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)",
+      "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp.Scalar
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("lerp.Scalar_out", self, end, weight, out);
+        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("lerp.Scalar", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp.Tensor
+      auto self = r.tensor(0);
+      auto end = r.tensor(1);
+      auto weight = r.tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("lerp.Tensor_out", self, end, weight, out);
+        auto result = [&] { GilRelease no_gil; return tl::lerp_out(out, self, end, weight); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("lerp.Tensor", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // linalg_cholesky
 PyObject* fn_linalg_linalg_cholesky(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -287,6 +452,86 @@ PyObject* fn_internal_max_pool2d_with_indices_backward(PyObject* /*module*/, PyO
   TL_PY_CATCH
 }
 
+// normal
+PyObject* fn_normal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+      "normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None)",
+      "normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+      "normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // normal.Tensor_Tensor
+      auto mean = r.tensor(0);
+      auto std = r.tensor(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("normal.Tensor_Tensor_out", mean, std, generator, out);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("normal.Tensor_Tensor", mean, std, generator);
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // normal.Tensor_float
+      auto mean = r.tensor(0);
+      auto std = r.toDouble(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("normal.Tensor_float_out", mean, std, generator, out);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("normal.Tensor_float", mean, std, generator);
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // normal.float_Tensor
+      auto mean = r.toDouble(0);
+      auto std = r.tensor(1);
+      auto generator = r.generator_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("normal.float_Tensor_out", mean, std, generator, out);
+        auto result = [&] { GilRelease no_gil; return tl::normal_out(out, mean, std, generator); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("normal.float_Tensor", mean, std, generator);
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, generator); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 3: {  // normal.float_float
+      auto mean = r.toDouble(0);
+      auto std = r.toDouble(1);
+      auto size = r.intlist(2);
+      auto generator = r.generator_optional(3);
+      auto dtype = r.scalartype_optional(4);
+      auto device = r.device_optional(5);
+      bool requires_grad = r.toBool(8);
+      native::check_pin_memory(r.toBool_optional(7));
+      jit::tracer::TraceScope jit_trace("normal.float_float", mean, std, IntArrayRef(size), generator, dtype, device);
+      auto result = [&] { GilRelease no_gil; return tl::normal(mean, std, size, generator, dtype, device); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // one_hot
 PyObject* fn_nn_one_hot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -299,6 +544,29 @@ PyObject* fn_nn_one_hot(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   auto num_classes = r.toInt64(1);
   jit::tracer::TraceScope jit_trace("one_hot", self, num_classes);
   auto result = [&] { GilRelease no_gil; return tl::one_hot(self, num_classes); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// sgn
+PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("sgn.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::sgn_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("sgn", self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -359,6 +627,49 @@ PyObject* fn_unflatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto result = [&] { GilRelease no_gil; return tl::unflatten(self, dim, sizes); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// upsample_bicubic2d
+PyObject* fn_nn_upsample_bicubic2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "upsample_bicubic2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "upsample_bicubic2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // upsample_bicubic2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto align_corners = r.toBool(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("upsample_bicubic2d.out", self, IntArrayRef(output_size), align_corners, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d_out(out, self, output_size, align_corners, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("upsample_bicubic2d", self, IntArrayRef(output_size), align_corners, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // upsample_bicubic2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto align_corners = r.toBool(2);
+      auto scale_factors = r.doublelist_optional(3);
+      jit::tracer::TraceScope jit_trace("upsample_bicubic2d.vec", input, OptionalIntArrayRef(as_arg(output_size)), align_corners, std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::upsample_bicubic2d(input, as_arg(output_size), align_corners, as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -526,6 +837,140 @@ PyObject* method_bitwise_right_shift_(PyObject* py_self, PyObject* const* args, 
   TL_PY_CATCH
 }
 
+// Tensor.diagflat
+PyObject* method_diagflat(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "diagflat(int offset=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto offset = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("diagflat", self, offset);
+  auto result = [&] { GilRelease no_gil; return tl::diagflat(self, offset); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.lerp
+PyObject* method_lerp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp(Tensor end, Scalar weight)",
+      "lerp(Tensor end, Tensor weight)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("lerp.Scalar", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.tensor(1);
+      jit::tracer::TraceScope jit_trace("lerp.Tensor", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.lerp_
+PyObject* method_lerp_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "lerp_(Tensor end, Scalar weight)",
+      "lerp_(Tensor end, Tensor weight)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // lerp_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("lerp_.Scalar", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // lerp_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto end = r.tensor(0);
+      auto weight = r.tensor(1);
+      jit::tracer::TraceScope jit_trace("lerp_.Tensor", self, end, weight);
+      auto result = [&] { GilRelease no_gil; return tl::lerp_(self, end, weight); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.normal_
+PyObject* method_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "normal_(float mean=0, float std=1, *, Generator? generator=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mean = r.toDouble(0);
+  auto std = r.toDouble(1);
+  auto generator = r.generator_optional(2);
+  jit::tracer::TraceScope jit_trace("normal_", self, mean, std, generator);
+  auto result = [&] { GilRelease no_gil; return tl::normal_(self, mean, std, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sgn
+PyObject* method_sgn(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sgn", self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.sgn_
+PyObject* method_sgn_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "sgn_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("sgn_", self);
+  auto result = [&] { GilRelease no_gil; return tl::sgn_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.tile
 PyObject* method_tile(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -621,6 +1066,10 @@ PyObject* method_unflatten(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_4(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  functions["_internal"].push_back({"_fused_rms_norm_differentiable_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__fused_rms_norm_differentiable_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_rms_norm_differentiable_backward(Tensor? grad_out, Tensor? grad_rstd, Tensor input, int[] normalized_shape, Tensor? weight, float? eps, bool[2] output_mask) -> tuple[Tensor, Tensor]
+
+The gradients of `_fused_rms_norm` for input and weight from the gradients of both its outputs, written with differentiable ops (rstd recomputed from the input): what its formula uses when grad mode is on (a backward with create_graph) or rstd's gradient flows, so that every order of derivative works.)doc"});
   functions["_internal"].push_back({"_grid_sampler_double_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__grid_sampler_double_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_grid_sampler_double_backward(Tensor grad_grad_grid, Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> tuple[Tensor, Tensor, Tensor]
 
@@ -629,6 +1078,10 @@ torchlite's helper for the derivative of grid_sampler_{2d,3d}_backward: the grad
       METH_FASTCALL | METH_KEYWORDS, R"doc(addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * sum(bmm(batch1, batch2), 0)` (one matrix product over the batch), `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"avg_pool1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_avg_pool1d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+
+The mean of each window of every row of a (C, L) or (N, C, L) input: avg_pool2d over a unit height.)doc"});
   functions["_internal"].push_back({"avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_avg_pool2d_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
@@ -649,6 +1102,10 @@ Shifts the bits of `self` right by the number `other`.
 bitwise_right_shift(Scalar self, Tensor other) -> Tensor
 
 Shifts the bits of the number `self` right by `other`; backs the reflected `number >> tensor`.)doc"});
+  functions["_ops"].push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_diagflat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(Tensor input, int offset=0) -> Tensor
+
+The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
   functions["_internal"].push_back({"embedding_dense_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_embedding_dense_backward)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
 
@@ -661,6 +1118,22 @@ A tensor of shape `size` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
+  functions["_nn"].push_back({"fractional_max_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_fractional_max_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d(Tensor input, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Fractional max pooling of every (H, W) plane of a (C, H, W) or (N, C, H, W) input to `output_size` with `kernel_size` windows whose starts are drawn from `random_samples` (N, C, 2), one sample in [0, 1) per plane for W then H (Graham's pseudo-random sequence, PyTorch's formula and rounding); the maxima and their indices in the plane (h * W + w). NaN wins.)doc"});
+  functions["_internal"].push_back({"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardtanh_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardtanh_backward(Tensor grad_output, Tensor input, Scalar min_val, Scalar max_val) -> Tensor
+
+The gradient of hardtanh: grad_output where `min_val < self < max_val`, else 0.)doc"});
+  functions["_ops"].push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_lerp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None) -> Tensor
+
+`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None) -> Tensor
+
+`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
   functions["_linalg"].push_back({"linalg_cholesky", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cholesky)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None) -> Tensor
 
@@ -669,10 +1142,30 @@ A tensor of shape `size` and strides `stride` with uninitialised data.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 
 The gradient of max_pool2d_with_indices: each element of `grad_output` added to the input element its `indices` entry names, in its plane.)doc"});
+  functions["_ops"].push_back({"normal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_normal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with element-wise means `mean` and standard deviations `std` (broadcast together).
+
+normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with element-wise means `mean` and standard deviation `std`.
+
+normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None) -> Tensor
+
+Normal samples with mean `mean` and element-wise standard deviations `std`.
+
+normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
+
+Normal samples of shape `size` with mean `mean` and standard deviation `std`.)doc"});
   functions["_nn"].push_back({"one_hot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_one_hot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(one_hot(Tensor input, int num_classes=-1) -> Tensor
 
 The int64 one-hot encoding of the class indices `self`: a new last dim of `num_classes` entries (-1: the largest index + 1), 1 at each index and 0 elsewhere.)doc"});
+  functions["_ops"].push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_sgn)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(sgn(Tensor input, *, Tensor? out=None) -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   functions["_special"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -685,6 +1178,14 @@ Alias of `i0` (`torchlite.special.i0`).)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(unflatten(Tensor input, int dim, int[] sizes) -> Tensor
 
 A view of `self` with dimension `dim` split into `sizes` (one of them may be -1).)doc"});
+  functions["_nn"].push_back({"upsample_bicubic2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_upsample_bicubic2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(upsample_bicubic2d(Tensor input, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by bicubic interpolation (cubic convolution, A = -0.75, edges clamped); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size; `align_corners` maps the corner pixels onto each other.
+
+upsample_bicubic2d(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+
+upsample_bicubic2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   methods.push_back({"__irshift__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__irshift__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__irshift__(Tensor other) -> Tensor
 
@@ -725,6 +1226,38 @@ In-place version of bitwise_right_shift(): writes the result into self. Shifts t
 bitwise_right_shift_(Scalar other) -> Tensor
 
 In-place version of bitwise_right_shift(): writes the result into self. Shifts the bits of `self` right by the number `other`.)doc"});
+  methods.push_back({"diagflat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_diagflat)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(diagflat(int offset=0) -> Tensor
+
+The square matrix with the flattened `self` on its `offset`-th diagonal.)doc"});
+  methods.push_back({"lerp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp(Tensor end, Scalar weight) -> Tensor
+
+`self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp(Tensor end, Tensor weight) -> Tensor
+
+`self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
+  methods.push_back({"lerp_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_lerp_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(lerp_(Tensor end, Scalar weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` for a number `weight`, with broadcasting; `self` and `end` must have the same floating dtype.
+
+lerp_(Tensor end, Tensor weight) -> Tensor
+
+In-place version of lerp(): writes the result into self. `self + weight * (end - self)` with a tensor `weight`, with broadcasting; the three must have the same floating dtype (a 0-d weight may have any).)doc"});
+  methods.push_back({"normal_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_normal_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(normal_(float mean=0, float std=1, *, Generator? generator=None) -> Tensor
+
+Fills `self` with normal random numbers of mean `mean` and standard deviation `std`.)doc"});
+  methods.push_back({"sgn", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn() -> Tensor
+
+The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
+  methods.push_back({"sgn_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sgn_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(sgn_() -> Tensor
+
+In-place version of sgn(): writes the result into self. The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   methods.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tile)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tile(int[] dims) -> Tensor
 

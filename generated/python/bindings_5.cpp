@@ -2,23 +2,37 @@
 // Python bindings, shard 5: module functions and Tensor methods.
 #include "aten/core/OwnedArgs.h"
 #include "aten/jit/TraceScope.h"
+#include "aten/native/FactoryOptions.h"
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_adaptive_avg_pool2d_backward.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward.h"
 #include "generated/ops/_embedding_bag.h"
+#include "generated/ops/_fused_adamw.h"
 #include "generated/ops/_pack_padded_sequence.h"
 #include "generated/ops/_test_mul_add.h"
 #include "generated/ops/affine_grid_generator_backward.h"
+#include "generated/ops/allclose.h"
 #include "generated/ops/col2im.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/cos.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/fractional_max_pool3d.h"
 #include "generated/ops/ger.h"
 #include "generated/ops/im2col.h"
+#include "generated/ops/linalg_matrix_norm.h"
 #include "generated/ops/linalg_solve_triangular.h"
 #include "generated/ops/log.h"
+#include "generated/ops/logsumexp.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/positive.h"
 #include "generated/ops/rsub.h"
+#include "generated/ops/slice.h"
 #include "generated/ops/special_log_softmax.h"
+#include "generated/ops/swapaxes.h"
 #include "generated/ops/tensordot.h"
 #include "generated/ops/triplet_margin_loss.h"
 
@@ -28,6 +42,40 @@ namespace {
 // Named tuples (torchlite.return_types), made when the module is imported.
 PyTypeObject* _test_mul_add_type = nullptr;
 PyTypeObject* _test_mul_add_out_type = nullptr;
+
+// _adaptive_avg_pool2d_backward
+PyObject* fn_internal__adaptive_avg_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("_adaptive_avg_pool2d_backward", grad_output, self);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool2d_backward(grad_output, self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _adaptive_avg_pool3d_backward
+PyObject* fn_internal__adaptive_avg_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  jit::tracer::TraceScope jit_trace("_adaptive_avg_pool3d_backward", grad_output, self);
+  auto result = [&] { GilRelease no_gil; return tl::_adaptive_avg_pool3d_backward(grad_output, self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // _embedding_bag
 PyObject* fn__embedding_bag(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -50,6 +98,36 @@ PyObject* fn__embedding_bag(PyObject* /*module*/, PyObject* const* args, Py_ssiz
   auto result = [&] { GilRelease no_gil; return tl::_embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _fused_adamw_
+PyObject* fn__fused_adamw_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto exp_avgs = r.tensorlist(2);
+  auto exp_avg_sqs = r.tensorlist(3);
+  auto max_exp_avg_sqs = r.tensorlist(4);
+  auto state_steps = r.tensorlist(5);
+  auto lr = r.toDouble(6);
+  auto beta1 = r.toDouble(7);
+  auto beta2 = r.toDouble(8);
+  auto weight_decay = r.toDouble(9);
+  auto eps = r.toDouble(10);
+  auto amsgrad = r.toBool(11);
+  auto maximize = r.toBool(12);
+  auto grad_scale = r.optional_tensor(13);
+  auto found_inf = r.optional_tensor(14);
+  jit::tracer::TraceScope jit_trace("_fused_adamw_", TensorList(self), TensorList(grad_list), TensorList(exp_avgs), TensorList(exp_avg_sqs), TensorList(max_exp_avg_sqs), TensorList(state_steps), lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  [&] { GilRelease no_gil; tl::_fused_adamw_(self, grad_list, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
   TL_PY_CATCH
 }
 
@@ -111,6 +189,26 @@ PyObject* fn_internal_affine_grid_generator_backward(PyObject* /*module*/, PyObj
   auto align_corners = r.toBool(2);
   jit::tracer::TraceScope jit_trace("affine_grid_generator_backward", grad_grid, IntArrayRef(size), align_corners);
   auto result = [&] { GilRelease no_gil; return tl::affine_grid_generator_backward(grad_grid, size, align_corners); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// allclose
+PyObject* fn_allclose(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto rtol = r.toDouble(2);
+  auto atol = r.toDouble(3);
+  auto equal_nan = r.toBool(4);
+  jit::tracer::TraceScope jit_trace("allclose", self, other, rtol, atol, equal_nan);
+  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -183,6 +281,58 @@ PyObject* fn_cos_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// empty_like
+PyObject* fn_empty_like(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dtype = r.scalartype_optional(1);
+  auto device = r.device_optional(2);
+  bool requires_grad = r.toBool(6);
+  native::check_pin_memory(r.toBool_optional(4));
+  jit::tracer::TraceScope jit_trace("empty_like", self, dtype, device);
+  auto result = [&] { GilRelease no_gil; return tl::empty_like(self, dtype, device); }();
+  jit_trace.done(result);
+  if (auto format = r.memory_format_optional(5); format && *format != MemoryFormat::Preserve)
+    result = tl::contiguous(result, *format);
+  if (requires_grad) result.set_requires_grad(true);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fractional_max_pool3d
+PyObject* fn_nn_fractional_max_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto output_size = r.intlist(2);
+  auto random_samples = r.tensor(3);
+  if (!r.is_none(4)) {
+    auto outs = r.tensorlist(4);
+    check_out_tuple(outs, 2);
+    const Tensor& output = outs[0];
+    const Tensor& indices = outs[1];
+    jit::tracer::TraceScope jit_trace("fractional_max_pool3d.output", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples, output, indices);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_out(output, indices, self, kernel_size, output_size, random_samples); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool3d", self, IntArrayRef(kernel_size), IntArrayRef(output_size), random_samples);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d(self, kernel_size, output_size, random_samples); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ger
 PyObject* fn_ger(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -231,6 +381,57 @@ PyObject* fn_nn_im2col(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   auto result = [&] { GilRelease no_gil; return tl::im2col(self, kernel_size, dilation, padding, stride); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_matrix_norm
+PyObject* fn_linalg_linalg_matrix_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+      "linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linalg_matrix_norm
+      auto self = r.tensor(0);
+      auto ord = r.scalar(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_norm.out", self, ord, IntArrayRef(dim), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_norm", self, ord, IntArrayRef(dim), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // linalg_matrix_norm.str_ord
+      auto self = r.tensor(0);
+      auto ord = r.string(1);
+      auto dim = r.intlist(2);
+      auto keepdim = r.toBool(3);
+      auto dtype = r.scalartype_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("linalg_matrix_norm.str_ord_out", self, ord, IntArrayRef(dim), keepdim, dtype, out);
+        auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm_out(out, self, ord, dim, keepdim, dtype); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linalg_matrix_norm.str_ord", self, ord, IntArrayRef(dim), keepdim, dtype);
+      auto result = [&] { GilRelease no_gil; return tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -300,6 +501,66 @@ PyObject* fn_log_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// logsumexp
+PyObject* fn_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("logsumexp.out", self, IntArrayRef(dim), keepdim, out);
+    auto result = [&] { GilRelease no_gil; return tl::logsumexp_out(out, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logsumexp", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pad
+PyObject* fn_nn_pad(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pad(Tensor input, int[] pad, str mode='constant', float? value=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pad = r.intlist(1);
+  auto mode = r.string(2);
+  auto value = r.toDouble_optional(3);
+  jit::tracer::TraceScope jit_trace("pad", self, IntArrayRef(pad), mode, value);
+  auto result = [&] { GilRelease no_gil; return tl::pad(self, pad, mode, value); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// positive
+PyObject* fn_positive(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("positive", self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rsub
 PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -333,6 +594,26 @@ PyObject* fn_rsub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   TL_PY_CATCH
 }
 
+// slice
+PyObject* fn_internal_slice(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto start = r.toInt64_optional(2);
+  auto end = r.toInt64_optional(3);
+  auto step = r.toInt64(4);
+  jit::tracer::TraceScope jit_trace("slice.Tensor", self, dim, start, end, step);
+  auto result = [&] { GilRelease no_gil; return tl::slice(self, dim, start, end, step); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_log_softmax
 PyObject* fn_special_special_log_softmax(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -346,6 +627,24 @@ PyObject* fn_special_special_log_softmax(PyObject* /*module*/, PyObject* const* 
   auto dtype = r.scalartype_optional(2);
   jit::tracer::TraceScope jit_trace("special_log_softmax", self, dim, dtype);
   auto result = [&] { GilRelease no_gil; return tl::special_log_softmax(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// swapaxes
+PyObject* fn_swapaxes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(Tensor input, int axis0, int axis1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto axis0 = r.toInt64(1);
+  auto axis1 = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("swapaxes", self, axis0, axis1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -400,6 +699,22 @@ PyObject* fn_triplet_margin_loss(PyObject* /*module*/, PyObject* const* args, Py
   TL_PY_CATCH
 }
 
+// Tensor.__pos__
+PyObject* operator__pos__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__pos__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("positive", self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.__rsub__
 PyObject* operator__rsub__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -432,6 +747,26 @@ PyObject* method__test_mul_add(PyObject* py_self, PyObject* const* args, Py_ssiz
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_add(self, other); }();
   jit_trace.done(result);
   return wrap_named(_test_mul_add_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// Tensor.allclose
+PyObject* method_allclose(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto other = r.tensor(0);
+  auto rtol = r.toDouble(1);
+  auto atol = r.toDouble(2);
+  auto equal_nan = r.toBool(3);
+  jit::tracer::TraceScope jit_trace("allclose", self, other, rtol, atol, equal_nan);
+  auto result = [&] { GilRelease no_gil; return tl::allclose(self, other, rtol, atol, equal_nan); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -516,15 +851,97 @@ PyObject* method_log_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.logsumexp
+PyObject* method_logsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logsumexp(int[1] dim, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.intlist(0);
+  auto keepdim = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("logsumexp", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::logsumexp(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.positive
+PyObject* method_positive(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "positive()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("positive", self);
+  auto result = [&] { GilRelease no_gil; return tl::positive(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.swapaxes
+PyObject* method_swapaxes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("swapaxes", self, axis0, axis1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes(self, axis0, axis1); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.swapaxes_
+PyObject* method_swapaxes_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "swapaxes_(int axis0, int axis1)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto axis0 = r.toInt64(0);
+  auto axis1 = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("swapaxes_", self, axis0, axis1);
+  auto result = [&] { GilRelease no_gil; return tl::swapaxes_(self, axis0, axis1); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_5(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
   _test_mul_add_type = return_type("_test_mul_add", {"product", "total"});
   _test_mul_add_out_type = return_type("_test_mul_add_out", {"product", "total"});
+  functions["_internal"].push_back({"_adaptive_avg_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__adaptive_avg_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of _adaptive_avg_pool2d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
+  functions["_internal"].push_back({"_adaptive_avg_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__adaptive_avg_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor input) -> Tensor
+
+The gradient of _adaptive_avg_pool3d: each element of `grad_output` divided by its window's size and added to the window's input elements.)doc"});
   functions["_ops"].push_back({"_embedding_bag", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__embedding_bag)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> tuple[Tensor, Tensor, Tensor, Tensor]
 
 Reduces bags of rows of `weight` (num_embeddings, dim): bag b holds `indices[offsets[b]:offsets[b + 1]]` (the last bag runs to the end; with `include_last_offset` offsets has one entry more than there are bags), reduced by `mode` 0 sum (each row scaled by its `per_sample_weights`), 1 mean or 2 max; rows at `padding_idx` are skipped, empty bags give zeros. Returns (output (bags, dim), offset2bag (each index's bag; empty on the sum fast path, as PyTorch's), bag_size (rows per bag; zeros for sum), max_indices (the row of each maximum for max, bag_size for mean, zeros for sum)). `sparse` gradients are refused: torchlite has no sparse tensors.)doc"});
+  functions["_ops"].push_back({"_fused_adamw_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_adamw_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_adamw_(Tensor[] self, Tensor[] grad_list, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+`_fused_adam_` with decoupled weight decay (the parameters scaled by 1 - lr * weight_decay first), AdamW's rule.)doc"});
   functions["_ops"].push_back({"_pack_padded_sequence", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__pack_padded_sequence)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> tuple[Tensor, Tensor]
 
@@ -537,6 +954,10 @@ Test op: `(self * other, self + other)`, named returns; `total` is declared not 
       METH_FASTCALL | METH_KEYWORDS, R"doc(affine_grid_generator_backward(Tensor grad_grid, int[] size, bool align_corners) -> Tensor
 
 The gradient of affine_grid_generator with respect to theta: the base grid transposed times `grad_grid` (named `grad` in PyTorch), as a (N, 2, 3) or (N, 3, 4) tensor.)doc"});
+  functions["_ops"].push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_allclose)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+
+Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   functions["_nn"].push_back({"col2im", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_col2im)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(col2im(Tensor input, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
 
@@ -549,6 +970,14 @@ The cosine of every element of `self` (radians); integer inputs give the default
       METH_FASTCALL | METH_KEYWORDS, R"doc(cos_(Tensor input) -> Tensor
 
 In-place version of cos(): writes the result into self. The cosine of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_empty_like)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(empty_like(Tensor input, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, MemoryFormat? memory_format=None, bool requires_grad=False) -> Tensor
+
+An uninitialised tensor with the shape of `self` and its dtype and device unless given.)doc"});
+  functions["_nn"].push_back({"fractional_max_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_fractional_max_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d(Tensor input, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+Fractional max pooling of every (T, H, W) volume of a (C, T, H, W) or (N, C, T, H, W) input, as fractional_max_pool2d with `random_samples` (N, C, 3) holding the samples for T, H and W; indices count in the volume (t * H * W + h * W + w). The output plus the kernel must stay strictly inside the input along each dim, as PyTorch's check.)doc"});
   functions["_ops"].push_back({"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ger)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ger(Tensor input, Tensor vec2, *, Tensor? out=None) -> Tensor
 
@@ -557,6 +986,14 @@ Alias of `outer`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(im2col(Tensor input, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor? out=None) -> Tensor
 
 The sliding blocks of a `(N, C, H, W)` or `(C, H, W)` input as columns `(N, C * kh * kw, L)` (`torch.nn.functional.unfold`).)doc"});
+  functions["_linalg"].push_back({"linalg_matrix_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_matrix_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_matrix_norm(Tensor input, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The matrix `ord`-norm over the two dims `dim`: 1/-1 the largest/smallest column sum of absolute values, inf/-inf of row sums, 2/-2 the largest/smallest singular value (`torchlite.linalg.matrix_norm`).
+
+linalg_matrix_norm(Tensor input, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+The Frobenius ('fro') or nuclear ('nuc': the sum of the singular values) norm over the two dims `dim`.)doc"});
   functions["_linalg"].push_back({"linalg_solve_triangular", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_solve_triangular)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None) -> Tensor
 
@@ -569,6 +1006,18 @@ The natural logarithm of every element of `self`; integer inputs give the defaul
       METH_FASTCALL | METH_KEYWORDS, R"doc(log_(Tensor input) -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  functions["_nn"].push_back({"pad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_pad)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pad(Tensor input, int[] pad, str mode='constant', float? value=None) -> Tensor
+
+`self` padded along its last `len(pad) // 2` dims (`pad` lists (before, after) pairs from the last dim backwards): mode 'constant' (with `value`, any number of dims; negative pads crop), 'reflect', 'replicate' or 'circular' (1 to 3 trailing dims of a batched or unbatched input).)doc"});
+  functions["_ops"].push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_positive)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(positive(Tensor input) -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   functions["_ops"].push_back({"rsub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rsub)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rsub(Tensor input, Tensor other, *, Scalar alpha=1) -> Tensor
 
@@ -577,10 +1026,18 @@ Computes `other - alpha * self` (subtraction with the operands reversed).
 rsub(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Computes `other - alpha * self` for a number `other`; backs the reflected `number - tensor`.)doc"});
+  functions["_internal"].push_back({"slice", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_slice)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+
+A view of `self` taking every `step`-th index in `[start, end)` of dimension `dim`; out-of-range bounds are clamped.)doc"});
   functions["_special"].push_back({"special_log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_log_softmax)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor
 
 Alias of `log_softmax` (`torchlite.special.log_softmax`).)doc"});
+  functions["_ops"].push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_swapaxes)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(Tensor input, int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
   functions["_ops"].push_back({"tensordot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tensordot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None) -> Tensor
 
@@ -589,6 +1046,10 @@ The contraction of `self` and `other` over the paired dimensions `dims_self[i]`,
       METH_FASTCALL | METH_KEYWORDS, R"doc(triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=0) -> Tensor
 
 `max(0, margin + d(anchor, positive) - d(anchor, negative))` with d the p-norm distance along the last dim (pairwise_distance, with `eps`); `swap` uses the smaller of d(anchor, negative) and d(positive, negative).)doc"});
+  methods.push_back({"__pos__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__pos__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__pos__() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
   methods.push_back({"__rsub__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__rsub__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__rsub__(Scalar other, Scalar alpha=1) -> Tensor
 
@@ -597,6 +1058,10 @@ Computes `other - alpha * self` for a number `other`; backs the reflected `numbe
                      METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_add(Tensor other) -> tuple[Tensor, Tensor]
 
 Test op: `(self * other, self + other)`, named returns; `total` is declared not differentiable.)doc"});
+  methods.push_back({"allclose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_allclose)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+
+Whether `isclose(self, other, rtol, atol, equal_nan)` holds for every element.)doc"});
   methods.push_back({"cos", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cos)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(cos() -> Tensor
 
@@ -617,6 +1082,22 @@ The natural logarithm of every element of `self`; integer inputs give the defaul
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_() -> Tensor
 
 In-place version of log(): writes the result into self. The natural logarithm of every element of `self`; integer inputs give the default float dtype.)doc"});
+  methods.push_back({"logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logsumexp(int[1] dim, bool keepdim=False) -> Tensor
+
+log(sum(exp(self))) over the dimensions in `dim`, computed stably (the maximum is subtracted first; +-inf inputs give +-inf); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"positive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_positive)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(positive() -> Tensor
+
+`self` itself (`+self`); bool tensors are refused, as for `-`.)doc"});
+  methods.push_back({"swapaxes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes(int axis0, int axis1) -> Tensor
+
+`transpose(self, axis0, axis1)` (NumPy's name).)doc"});
+  methods.push_back({"swapaxes_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_swapaxes_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(swapaxes_(int axis0, int axis1) -> Tensor
+
+`transpose_(self, axis0, axis1)`: swaps two dimensions of `self` in place.)doc"});
   (void)functions;
   (void)methods;
 }

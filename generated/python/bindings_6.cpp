@@ -5,12 +5,22 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_clone_contiguous.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/arcsin.h"
+#include "generated/ops/arcsinh.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/avg_pool3d.h"
 #include "generated/ops/batch_norm_gather_stats.h"
 #include "generated/ops/cumulative_trapezoid.h"
+#include "generated/ops/linalg_cholesky_ex.h"
+#include "generated/ops/linalg_cross.h"
 #include "generated/ops/linalg_tensorinv.h"
+#include "generated/ops/linspace.h"
 #include "generated/ops/log_normal.h"
+#include "generated/ops/logcumsumexp.h"
 #include "generated/ops/maximum.h"
 #include "generated/ops/nan_to_num.h"
 #include "generated/ops/trapz.h"
@@ -19,6 +29,143 @@
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_cholesky_ex_type = nullptr;
+PyTypeObject* linalg_cholesky_ex_out_type = nullptr;
+
+// _clone_contiguous
+PyObject* fn_internal__clone_contiguous(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_clone_contiguous(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("_clone_contiguous", self);
+  auto result = [&] { GilRelease no_gil; return tl::_clone_contiguous(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// abs
+PyObject* fn_abs(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "abs(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("abs.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::abs_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("abs", self);
+  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// abs_
+PyObject* fn_abs_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "abs_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("abs_", self);
+  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsin
+PyObject* fn_arcsin(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("arcsin.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::arcsin_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("arcsin", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsin_
+PyObject* fn_arcsin_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("arcsin_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsinh
+PyObject* fn_arcsinh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("arcsinh.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::arcsinh_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("arcsinh", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arcsinh_
+PyObject* fn_arcsinh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("arcsinh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
 
 // argsort
 PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -51,6 +198,35 @@ PyObject* fn_argsort(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// avg_pool3d
+PyObject* fn_nn_avg_pool3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto divisor_override = r.toInt64_optional(6);
+  if (!r.is_none(7)) {
+    auto out = r.tensor(7);
+    jit::tracer::TraceScope jit_trace("avg_pool3d.out", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), ceil_mode, count_include_pad, divisor_override, out);
+    auto result = [&] { GilRelease no_gil; return tl::avg_pool3d_out(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("avg_pool3d", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), ceil_mode, count_include_pad, divisor_override);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -110,6 +286,59 @@ PyObject* fn_cumulative_trapezoid(PyObject* /*module*/, PyObject* const* args, P
   TL_PY_CATCH
 }
 
+// linalg_cholesky_ex
+PyObject* fn_linalg_linalg_cholesky_ex(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto outs = r.tensorlist(3);
+    check_out_tuple(outs, 2);
+    const Tensor& L = outs[0];
+    const Tensor& info = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_cholesky_ex.out", self, upper, check_errors, L, info);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex_out(L, info, self, upper, check_errors); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_cholesky_ex_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_cholesky_ex", self, upper, check_errors);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cholesky_ex(self, upper, check_errors); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_cholesky_ex_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// linalg_cross
+PyObject* fn_linalg_linalg_cross(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto other = r.tensor(1);
+  auto dim = r.toInt64(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("linalg_cross.out", self, other, dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_cross_out(out, self, other, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_cross", self, other, dim);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_cross(self, other, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_tensorinv
 PyObject* fn_linalg_linalg_tensorinv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -129,6 +358,139 @@ PyObject* fn_linalg_linalg_tensorinv(PyObject* /*module*/, PyObject* const* args
   }
   jit::tracer::TraceScope jit_trace("linalg_tensorinv", self, ind);
   auto result = [&] { GilRelease no_gil; return tl::linalg_tensorinv(self, ind); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linspace
+PyObject* fn_linspace(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+      "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // linspace.Tensor_Tensor
+      auto start = r.tensor(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        jit::tracer::TraceScope jit_trace("linspace.Tensor_Tensor_out", start, end, steps, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linspace.Tensor_Tensor", start, end, steps, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 1: {  // linspace.Tensor_Scalar
+      auto start = r.tensor(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        jit::tracer::TraceScope jit_trace("linspace.Tensor_Scalar_out", start, end, steps, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linspace.Tensor_Scalar", start, end, steps, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 2: {  // linspace.Scalar_Tensor
+      auto start = r.scalar(0);
+      auto end = r.tensor(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        jit::tracer::TraceScope jit_trace("linspace.Scalar_Tensor_out", start, end, steps, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linspace.Scalar_Tensor", start, end, steps, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+    case 3: {  // linspace
+      auto start = r.scalar(0);
+      auto end = r.scalar(1);
+      auto steps = r.toInt64(2);
+      auto dtype = r.scalartype_optional(3);
+      auto layout = r.layout_optional(4);
+      auto device = r.device_optional(5);
+      auto pin_memory = r.toBool_optional(6);
+      bool requires_grad = r.toBool(8);
+      if (!r.is_none(7)) {
+        auto out = r.tensor(7);
+        jit::tracer::TraceScope jit_trace("linspace.out", start, end, steps, dtype, layout, device, pin_memory, out);
+        auto result = [&] { GilRelease no_gil; return tl::linspace_out(out, start, end, steps, dtype, layout, device, pin_memory); }();
+        jit_trace.done(result);
+        if (requires_grad) result.set_requires_grad(true);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("linspace", start, end, steps, dtype, layout, device, pin_memory);
+      auto result = [&] { GilRelease no_gil; return tl::linspace(start, end, steps, dtype, layout, device, pin_memory); }();
+      jit_trace.done(result);
+      if (requires_grad) result.set_requires_grad(true);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// logcumsumexp
+PyObject* fn_logcumsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(Tensor input, int dim, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("logcumsumexp.out", self, dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::logcumsumexp_out(out, self, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("logcumsumexp", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -362,6 +724,118 @@ PyObject* fn_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// Tensor.__abs__
+PyObject* operator__abs__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__abs__()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("abs", self);
+  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.abs
+PyObject* method_abs(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "abs()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("abs", self);
+  auto result = [&] { GilRelease no_gil; return tl::abs(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.abs_
+PyObject* method_abs_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "abs_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("abs_", self);
+  auto result = [&] { GilRelease no_gil; return tl::abs_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsin
+PyObject* method_arcsin(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arcsin", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsin_
+PyObject* method_arcsin_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsin_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arcsin_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsin_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsinh
+PyObject* method_arcsinh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arcsinh", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arcsinh_
+PyObject* method_arcsinh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arcsinh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arcsinh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arcsinh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.argsort
 PyObject* method_argsort(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -410,6 +884,23 @@ PyObject* method_log_normal_(PyObject* py_self, PyObject* const* args, Py_ssize_
   auto generator = r.generator_optional(2);
   jit::tracer::TraceScope jit_trace("log_normal_", self, mean, std, generator);
   auto result = [&] { GilRelease no_gil; return tl::log_normal_(self, mean, std, generator); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.logcumsumexp
+PyObject* method_logcumsumexp(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "logcumsumexp(int dim)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  jit::tracer::TraceScope jit_trace("logcumsumexp", self, dim);
+  auto result = [&] { GilRelease no_gil; return tl::logcumsumexp(self, dim); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -550,6 +1041,36 @@ PyObject* method_where(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
 }  // namespace
 
 void add_bindings_6(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_cholesky_ex_type = return_type("linalg_cholesky_ex", {"L", "info"});
+  linalg_cholesky_ex_out_type = return_type("linalg_cholesky_ex_out", {"L", "info"});
+  functions["_internal"].push_back({"_clone_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__clone_contiguous)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_clone_contiguous(Tensor input) -> Tensor
+
+A copy of `self` in contiguous (row-major) layout, whatever the layout of `self`; what `contiguous()` makes.)doc"});
+  functions["_ops"].push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(abs(Tensor input, *, Tensor? out=None) -> Tensor
+
+Absolute value of every element of `self`.)doc"});
+  functions["_ops"].push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_abs_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(abs_(Tensor input) -> Tensor
+
+In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  functions["_ops"].push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `asin`.)doc"});
+  functions["_ops"].push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsin_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_(Tensor input) -> Tensor
+
+Alias of `asin_`.)doc"});
+  functions["_ops"].push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `asinh`.)doc"});
+  functions["_ops"].push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arcsinh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_(Tensor input) -> Tensor
+
+Alias of `asinh_`.)doc"});
   functions["_ops"].push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_argsort)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(Tensor input, int dim=-1, bool descending=False) -> Tensor
 
@@ -558,6 +1079,10 @@ The indices that sort `self` along `dim` (the `indices` of `sort`).
 argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 
 `argsort` with an explicit `stable` flag; the sort is stable either way.)doc"});
+  functions["_nn"].push_back({"avg_pool3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
+
+The mean of each `kernel_size` window of every (D, H, W) volume of a (C, D, H, W) or (N, C, D, H, W) input; as avg_pool2d.)doc"});
   functions["_ops"].push_back({"batch_norm_gather_stats", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_batch_norm_gather_stats)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, int count) -> tuple[Tensor, Tensor]
 
@@ -570,10 +1095,38 @@ The running integral of `y` along `dim` by the trapezoidal rule at sample points
 cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
 
 The running integral of `y` along `dim` by the trapezoidal rule with equal spacing `dx` (a real number).)doc"});
+  functions["_linalg"].push_back({"linalg_cholesky_ex", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cholesky_ex)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The Cholesky factor of each symmetric positive-definite matrix of `self` (LAPACK's potrf, reading its lower triangle, or its upper one when `upper`): `A = L L^H` (`A = U^H U`); `info` per matrix (k > 0: the leading minor of order k is not positive-definite). Raises only with `check_errors` (`torchlite.linalg.cholesky_ex`).)doc"});
+  functions["_linalg"].push_back({"linalg_cross", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_cross)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None) -> Tensor
+
+The cross product of 3-vectors along `dim` (size 3 in both), batch dims broadcast (`torchlite.linalg.cross`).)doc"});
   functions["_linalg"].push_back({"linalg_tensorinv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_tensorinv)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_tensorinv(Tensor input, int ind=2, *, Tensor? out=None) -> Tensor
 
 The inverse of `self` read as a matrix of its first `ind` dims by the rest, shaped `self.shape[ind:] + self.shape[:ind]` (`torchlite.linalg.tensorinv`).)doc"});
+  functions["_ops"].push_back({"linspace", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linspace)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linspace(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with 0-d tensors for `start` and `end` (their values are used; the result does not depend on them for autograd).
+
+linspace(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with a 0-d tensor for `start`.
+
+linspace(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`linspace` with a 0-d tensor for `end`.
+
+linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor? out=None, bool requires_grad=False) -> Tensor
+
+`steps` evenly spaced values from `start` to `end` included (default float dtype unless `dtype`); integer dtypes truncate each value as PyTorch does.)doc"});
+  functions["_ops"].push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_logcumsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(Tensor input, int dim, *, Tensor? out=None) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   functions["_ops"].push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_maximum)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -626,6 +1179,34 @@ where(Tensor condition, Tensor input, Scalar other) -> Tensor
 where(Tensor condition, Scalar self, Scalar other) -> Tensor
 
 `where` picking between two numbers; the result has the default dtype of their kind.)doc"});
+  methods.push_back({"__abs__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__abs__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__abs__() -> Tensor
+
+Absolute value of every element of `self`.)doc"});
+  methods.push_back({"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs() -> Tensor
+
+Absolute value of every element of `self`.)doc"});
+  methods.push_back({"abs_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_abs_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(abs_() -> Tensor
+
+In-place version of abs(): writes the result into self. Absolute value of every element of `self`.)doc"});
+  methods.push_back({"arcsin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin() -> Tensor
+
+Alias of `asin`.)doc"});
+  methods.push_back({"arcsin_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsin_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsin_() -> Tensor
+
+Alias of `asin_`.)doc"});
+  methods.push_back({"arcsinh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh() -> Tensor
+
+Alias of `asinh`.)doc"});
+  methods.push_back({"arcsinh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arcsinh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arcsinh_() -> Tensor
+
+Alias of `asinh_`.)doc"});
   methods.push_back({"argsort", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_argsort)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(argsort(int dim=-1, bool descending=False) -> Tensor
 
@@ -638,6 +1219,10 @@ argsort(*, bool stable, int dim=-1, bool descending=False) -> Tensor
                      METH_FASTCALL | METH_KEYWORDS, R"doc(log_normal_(float mean=1, float std=2, *, Generator? generator=None) -> Tensor
 
 Fills `self` with exp of normal samples of mean `mean` and standard deviation `std`.)doc"});
+  methods.push_back({"logcumsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_logcumsumexp)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(logcumsumexp(int dim) -> Tensor
+
+`log(cumsum(exp(self), dim))`, computed without overflow.)doc"});
   methods.push_back({"maximum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_maximum)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(maximum(Tensor other) -> Tensor
 

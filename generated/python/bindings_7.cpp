@@ -8,19 +8,85 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_embedding_bag_per_sample_weights_backward.h"
+#include "generated/ops/_fused_sgd.h"
 #include "generated/ops/_histogramdd_from_bin_cts.h"
 #include "generated/ops/_lstm_layer_differentiable_backward.h"
+#include "generated/ops/add.h"
 #include "generated/ops/addmm.h"
+#include "generated/ops/arctanh.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/ceil.h"
+#include "generated/ops/clip.h"
+#include "generated/ops/corrcoef.h"
+#include "generated/ops/expand.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/histogramdd.h"
+#include "generated/ops/index_fill.h"
+#include "generated/ops/isreal.h"
 #include "generated/ops/linalg_eigh.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/pinverse.h"
+#include "generated/ops/ravel.h"
+#include "generated/ops/tan.h"
 
 namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* histogramdd_type = nullptr;
 PyTypeObject* linalg_eigh_type = nullptr;
 PyTypeObject* linalg_eigh_out_type = nullptr;
+
+// _embedding_bag_per_sample_weights_backward
+PyObject* fn_internal__embedding_bag_per_sample_weights_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto weight = r.tensor(1);
+  auto indices = r.tensor(2);
+  auto offsets = r.tensor(3);
+  auto offset2bag = r.tensor(4);
+  auto mode = r.toInt64(5);
+  auto padding_idx = r.toInt64(6);
+  jit::tracer::TraceScope jit_trace("_embedding_bag_per_sample_weights_backward", grad_output, weight, indices, offsets, offset2bag, mode, padding_idx);
+  auto result = [&] { GilRelease no_gil; return tl::_embedding_bag_per_sample_weights_backward(grad_output, weight, indices, offsets, offset2bag, mode, padding_idx); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _fused_sgd_
+PyObject* fn__fused_sgd_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensorlist(0);
+  auto grad_list = r.tensorlist(1);
+  auto momentum_buffer_list = r.tensorlist(2);
+  auto weight_decay = r.toDouble(3);
+  auto momentum = r.toDouble(4);
+  auto lr = r.toDouble(5);
+  auto dampening = r.toDouble(6);
+  auto nesterov = r.toBool(7);
+  auto maximize = r.toBool(8);
+  auto is_first_step = r.toBool(9);
+  auto grad_scale = r.optional_tensor(10);
+  auto found_inf = r.optional_tensor(11);
+  jit::tracer::TraceScope jit_trace("_fused_sgd_", TensorList(self), TensorList(grad_list), TensorList(momentum_buffer_list), weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+  [&] { GilRelease no_gil; tl::_fused_sgd_(self, grad_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf); }();
+  jit_trace.done();
+  Py_RETURN_NONE;
+  TL_PY_CATCH
+}
 
 // _histogramdd_from_bin_cts
 PyObject* fn__histogramdd_from_bin_cts(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -65,6 +131,46 @@ PyObject* fn_internal__lstm_layer_differentiable_backward(PyObject* /*module*/, 
   TL_PY_CATCH
 }
 
+// add
+PyObject* fn_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",
+      "add(Tensor input, Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      auto alpha = r.scalar(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("add.Tensor_out", self, other, alpha, out);
+        auto result = [&] { GilRelease no_gil; return tl::add_out(out, self, other, alpha); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("add.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      auto alpha = r.scalar(2);
+      jit::tracer::TraceScope jit_trace("add.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // addmm
 PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -92,6 +198,209 @@ PyObject* fn_addmm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   TL_PY_CATCH
 }
 
+// arctanh
+PyObject* fn_arctanh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("arctanh.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::arctanh_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("arctanh", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// arctanh_
+PyObject* fn_arctanh_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("arctanh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// avg_pool2d
+PyObject* fn_nn_avg_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto kernel_size = r.intlist(1);
+  auto stride = r.intlist(2);
+  auto padding = r.intlist(3);
+  auto ceil_mode = r.toBool(4);
+  auto count_include_pad = r.toBool(5);
+  auto divisor_override = r.toInt64_optional(6);
+  if (!r.is_none(7)) {
+    auto out = r.tensor(7);
+    jit::tracer::TraceScope jit_trace("avg_pool2d.out", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), ceil_mode, count_include_pad, divisor_override, out);
+    auto result = [&] { GilRelease no_gil; return tl::avg_pool2d_out(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("avg_pool2d", self, IntArrayRef(kernel_size), IntArrayRef(stride), IntArrayRef(padding), ceil_mode, count_include_pad, divisor_override);
+  auto result = [&] { GilRelease no_gil; return tl::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ceil
+PyObject* fn_ceil(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("ceil.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::ceil_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("ceil", self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ceil_
+PyObject* fn_ceil_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("ceil_", self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// clip
+PyObject* fn_clip(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+      "clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("clip.Tensor_out", self, min, max, out);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("clip.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      if (!r.is_none(3)) {
+        auto out = r.tensor(3);
+        jit::tracer::TraceScope jit_trace("clip.out", self, min, max, out);
+        auto result = [&] { GilRelease no_gil; return tl::clip_out(out, self, min, max); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("clip", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// clip_
+PyObject* fn_clip_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clip_(Tensor input, Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      auto self = r.tensor(0);
+      auto min = r.optional_tensor(1);
+      auto max = r.optional_tensor(2);
+      jit::tracer::TraceScope jit_trace("clip_.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      auto self = r.tensor(0);
+      auto min = r.scalar_optional(1);
+      auto max = r.scalar_optional(2);
+      jit::tracer::TraceScope jit_trace("clip_", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// corrcoef
+PyObject* fn_corrcoef(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("corrcoef", self);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // flatten
 PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -105,6 +414,106 @@ PyObject* fn_flatten(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   auto end_dim = r.toInt64(2);
   jit::tracer::TraceScope jit_trace("flatten.using_ints", self, start_dim, end_dim);
   auto result = [&] { GilRelease no_gil; return tl::flatten(self, start_dim, end_dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// histogramdd
+PyObject* fn_histogramdd(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+      "histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // histogramdd
+      auto self = r.tensor(0);
+      auto bins = r.intlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      jit::tracer::TraceScope jit_trace("histogramdd", self, IntArrayRef(bins), std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, IntArrayRef(bins), as_arg(range), weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 1: {  // histogramdd.int_bins
+      auto self = r.tensor(0);
+      auto bins = r.toInt64(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      jit::tracer::TraceScope jit_trace("histogramdd.int_bins", self, bins, std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, bins, as_arg(range), weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+    case 2: {  // histogramdd.TensorList_bins
+      auto self = r.tensor(0);
+      auto bins = r.tensorlist(1);
+      auto range = r.doublelist_optional(2);
+      auto weight = r.optional_tensor(3);
+      auto density = r.toBool(4);
+      jit::tracer::TraceScope jit_trace("histogramdd.TensorList_bins", self, TensorList(bins), std::optional<ArrayRef<double>>(as_arg(range)), weight, density);
+      auto result = [&] { GilRelease no_gil; return tl::histogramdd(self, TensorList(bins), as_arg(range), weight, density); }();
+      jit_trace.done(result);
+      return wrap_named(histogramdd_type, wrap(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// index_fill
+PyObject* fn_index_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(Tensor input, int dim, Tensor index, Scalar value)",
+      "index_fill(Tensor input, int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.scalar(3);
+      jit::tracer::TraceScope jit_trace("index_fill.int_Scalar", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      auto self = r.tensor(0);
+      auto dim = r.toInt64(1);
+      auto index = r.tensor(2);
+      auto value = r.tensor(3);
+      jit::tracer::TraceScope jit_trace("index_fill.int_Tensor", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// isreal
+PyObject* fn_isreal(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("isreal", self);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -137,6 +546,30 @@ PyObject* fn_linalg_linalg_eigh(PyObject* /*module*/, PyObject* const* args, Py_
   TL_PY_CATCH
 }
 
+// masked_select
+PyObject* fn_masked_select(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto mask = r.tensor(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("masked_select.out", self, mask, out);
+    auto result = [&] { GilRelease no_gil; return tl::masked_select_out(out, self, mask); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("masked_select", self, mask);
+  auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ones
 PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -163,6 +596,243 @@ PyObject* fn_ones(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs,
   jit_trace.done(result);
   if (requires_grad) result.set_requires_grad(true);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// pinverse
+PyObject* fn_pinverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(Tensor input, float rcond=1e-15)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto rcond = r.toDouble(1);
+  jit::tracer::TraceScope jit_trace("pinverse", self, rcond);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// ravel
+PyObject* fn_ravel(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ravel(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("ravel", self);
+  auto result = [&] { GilRelease no_gil; return tl::ravel(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tan
+PyObject* fn_tan(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("tan.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::tan_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("tan", self);
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// tan_
+PyObject* fn_tan_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("tan_", self);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.__add__
+PyObject* operator__add__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__add__(Tensor other, *, Scalar alpha=1)",
+      "__add__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__iadd__
+PyObject* operator__iadd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__iadd__(Tensor other, *, Scalar alpha=1)",
+      "__iadd__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add_.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add_.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.__radd__
+PyObject* operator__radd__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__radd__(Tensor other, *, Scalar alpha=1)",
+      "__radd__(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
+// Tensor.add
+PyObject* method_add(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add(Tensor other, *, Scalar alpha=1)",
+      "add(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.add_
+PyObject* method_add_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "add_(Tensor other, *, Scalar alpha=1)",
+      "add_(Scalar other, Scalar alpha=1)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // add_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add_.Tensor", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // add_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      auto alpha = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("add_.Scalar", self, other, alpha);
+      auto result = [&] { GilRelease no_gil; return tl::add_(self, other, alpha); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -206,6 +876,170 @@ PyObject* method_addmm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// Tensor.arctanh
+PyObject* method_arctanh(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arctanh", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.arctanh_
+PyObject* method_arctanh_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "arctanh_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("arctanh_", self);
+  auto result = [&] { GilRelease no_gil; return tl::arctanh_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ceil
+PyObject* method_ceil(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("ceil", self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ceil_
+PyObject* method_ceil_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ceil_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("ceil_", self);
+  auto result = [&] { GilRelease no_gil; return tl::ceil_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.clip
+PyObject* method_clip(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip(Tensor? min=None, Tensor? max=None)",
+      "clip(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      jit::tracer::TraceScope jit_trace("clip.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      jit::tracer::TraceScope jit_trace("clip", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.clip_
+PyObject* method_clip_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "clip_(Tensor? min=None, Tensor? max=None)",
+      "clip_(Scalar? min=None, Scalar? max=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // clip_.Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.optional_tensor(0);
+      auto max = r.optional_tensor(1);
+      jit::tracer::TraceScope jit_trace("clip_.Tensor", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // clip_
+      const Tensor& self = unpack_tensor(py_self);
+      auto min = r.scalar_optional(0);
+      auto max = r.scalar_optional(1);
+      jit::tracer::TraceScope jit_trace("clip_", self, min, max);
+      auto result = [&] { GilRelease no_gil; return tl::clip_(self, min, max); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.corrcoef
+PyObject* method_corrcoef(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "corrcoef()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("corrcoef", self);
+  auto result = [&] { GilRelease no_gil; return tl::corrcoef(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.expand
+PyObject* method_expand(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "expand(int[] size, *, bool implicit=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto size = r.intlist(0);
+  auto implicit = r.toBool(1);
+  jit::tracer::TraceScope jit_trace("expand", self, IntArrayRef(size), implicit);
+  auto result = [&] { GilRelease no_gil; return tl::expand(self, size, implicit); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.flatten
 PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -224,11 +1058,188 @@ PyObject* method_flatten(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.index_fill
+PyObject* method_index_fill(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill(int dim, Tensor index, Scalar value)",
+      "index_fill(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      jit::tracer::TraceScope jit_trace("index_fill.int_Scalar", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      jit::tracer::TraceScope jit_trace("index_fill.int_Tensor", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.index_fill_
+PyObject* method_index_fill_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "index_fill_(int dim, Tensor index, Scalar value)",
+      "index_fill_(int dim, Tensor index, Tensor value)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // index_fill_.int_Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.scalar(2);
+      jit::tracer::TraceScope jit_trace("index_fill_.int_Scalar", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // index_fill_.int_Tensor
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.toInt64(0);
+      auto index = r.tensor(1);
+      auto value = r.tensor(2);
+      jit::tracer::TraceScope jit_trace("index_fill_.int_Tensor", self, dim, index, value);
+      auto result = [&] { GilRelease no_gil; return tl::index_fill_(self, dim, index, value); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.isreal
+PyObject* method_isreal(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "isreal()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("isreal", self);
+  auto result = [&] { GilRelease no_gil; return tl::isreal(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.masked_select
+PyObject* method_masked_select(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "masked_select(Tensor mask)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto mask = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("masked_select", self, mask);
+  auto result = [&] { GilRelease no_gil; return tl::masked_select(self, mask); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.pinverse
+PyObject* method_pinverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "pinverse(float rcond=1e-15)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto rcond = r.toDouble(0);
+  jit::tracer::TraceScope jit_trace("pinverse", self, rcond);
+  auto result = [&] { GilRelease no_gil; return tl::pinverse(self, rcond); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.ravel
+PyObject* method_ravel(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "ravel()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("ravel", self);
+  auto result = [&] { GilRelease no_gil; return tl::ravel(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tan
+PyObject* method_tan(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("tan", self);
+  auto result = [&] { GilRelease no_gil; return tl::tan(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.tan_
+PyObject* method_tan_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "tan_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("tan_", self);
+  auto result = [&] { GilRelease no_gil; return tl::tan_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 }  // namespace
 
 void add_bindings_7(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  histogramdd_type = return_type("histogramdd", {"hist", "bin_edges"});
   linalg_eigh_type = return_type("linalg_eigh", {"eigenvalues", "eigenvectors"});
   linalg_eigh_out_type = return_type("linalg_eigh_out", {"eigenvalues", "eigenvectors"});
+  functions["_internal"].push_back({"_embedding_bag_per_sample_weights_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__embedding_bag_per_sample_weights_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_embedding_bag_per_sample_weights_backward(Tensor grad_output, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+
+The gradient of `_embedding_bag`'s per_sample_weights (mode sum only): for each index, the dot product of its bag's gradient with its row of `weight` (0 at `padding_idx`). No samples, as `_embedding_bag_backward`.)doc"});
+  functions["_ops"].push_back({"_fused_sgd_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__fused_sgd_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_fused_sgd_(Tensor[] self, Tensor[] grad_list, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> None
+
+One SGD step for every parameter of `self` (PyTorch's `_fused_sgd_`; its `grads` is named `grad_list` here): weight decay, momentum (the buffers are set to the gradient when `is_first_step`), Nesterov, maximize. `grad_scale` divides the gradients first (written back), a `found_inf` of 1 skips the step.)doc"});
   functions["_ops"].push_back({"_histogramdd_from_bin_cts", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__histogramdd_from_bin_cts)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_histogramdd_from_bin_cts(Tensor input, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
 
@@ -237,22 +1248,154 @@ The histogram of `histogramdd(self, bins, range, weight, density)` (its bins fro
       METH_FASTCALL | METH_KEYWORDS, R"doc(_lstm_layer_differentiable_backward(Tensor grad_output, Tensor grad_cells, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, bool reverse, bool[4] output_mask) -> tuple[Tensor, Tensor, Tensor, Tensor]
 
 The gradients of `_lstm_layer` (as `_lstm_layer_backward`) written with differentiable ops, recomputing the steps from the inputs: what `_lstm_layer`'s formula uses when grad mode is on (a backward with create_graph), so that every order of derivative works.)doc"});
+  functions["_ops"].push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_add)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   functions["_ops"].push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_addmm)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  functions["_ops"].push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh(Tensor input, *, Tensor? out=None) -> Tensor
+
+Alias of `atanh`.)doc"});
+  functions["_ops"].push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arctanh_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_(Tensor input) -> Tensor
+
+Alias of `atanh_`.)doc"});
+  functions["_nn"].push_back({"avg_pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_avg_pool2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None) -> Tensor
+
+The mean of each `kernel_size` window (spaced by `stride`, over the input zero-padded by `padding`) of every (H, W) plane of a (C, H, W) or (N, C, H, W) input: divided by the window's size with the padding (`count_include_pad`), without it, or by `divisor_override`. int64 means truncate.)doc"});
+  functions["_ops"].push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil(Tensor input, *, Tensor? out=None) -> Tensor
+
+The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ceil_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_(Tensor input) -> Tensor
+
+In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  functions["_ops"].push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  functions["_ops"].push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_clip_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor input, Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Tensor input, Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  functions["_ops"].push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_corrcoef)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef(Tensor input) -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
   functions["_ops"].push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_flatten)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(Tensor input, int start_dim=0, int end_dim=-1) -> Tensor
 
 `self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one.)doc"});
+  functions["_ops"].push_back({"histogramdd", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_histogramdd)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(histogramdd(Tensor input, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+A histogram of the N-dimensional points in the last dim of `self` (the other dims flattened), with `bins[d]` equal bins along coordinate d between the ends of its `range` pair (the data's extremes when None); `weight` (one per point) and `density` as for `histogram`. Returns the N-dimensional histogram and the N edge tensors.
+
+histogramdd(Tensor input, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with `bins` equal bins along every coordinate.
+
+histogramdd(Tensor input, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> tuple[Tensor, Sequence[Tensor]]
+
+`histogramdd` with the increasing edges of each coordinate given (`bins[d]`, of `self`'s dtype); `range` is then unused, and the edges returned are the tensors given.)doc"});
+  functions["_ops"].push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_index_fill)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(Tensor input, int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(Tensor input, int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  functions["_ops"].push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isreal)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(isreal(Tensor input) -> Tensor
+
+True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor.)doc"});
   functions["_linalg"].push_back({"linalg_eigh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigh(Tensor A, str UPLO='L', *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
 
 The eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric matrix of `A`, reading its lower triangle (`UPLO='U'`: upper) (LAPACK's syevd; `torchlite.linalg.eigh`).)doc"});
+  functions["_ops"].push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_masked_select)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor input, Tensor mask, *, Tensor? out=None) -> Tensor
+
+The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
   functions["_ops"].push_back({"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ones)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ones(int[] size, *, ScalarType? dtype=None, Device? device=None, Tensor? out=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
 A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)doc"});
+  functions["_ops"].push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_pinverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(Tensor input, float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
+  functions["_ops"].push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ravel)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(ravel(Tensor input) -> Tensor
+
+`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise.)doc"});
+  functions["_ops"].push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tan(Tensor input, *, Tensor? out=None) -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  functions["_ops"].push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_tan_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(tan_(Tensor input) -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"__add__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__add__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__add__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__add__(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"__iadd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__iadd__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__iadd__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__iadd__(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"__radd__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__radd__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__radd__(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+__radd__(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(add(Tensor other, *, Scalar alpha=1) -> Tensor
+
+Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add(Scalar other, Scalar alpha=1) -> Tensor
+
+Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
+  methods.push_back({"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(add_(Tensor other, *, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds `other`, scaled by `alpha`, to `self`, broadcasting both and promoting their dtypes.
+
+add_(Scalar other, Scalar alpha=1) -> Tensor
+
+In-place version of add(): writes the result into self. Adds the number `other`, scaled by `alpha`, to every element of `self`.)doc"});
   methods.push_back({"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_addmm)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
@@ -261,10 +1404,90 @@ A tensor of shape `size` filled with ones (default float dtype unless `dtype`).)
                      METH_FASTCALL | METH_KEYWORDS, R"doc(addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
 In-place version of addmm(): writes the result into self. `beta * self + alpha * (mat1 @ mat2)`, `self` broadcast to the product's shape; when `beta` is 0, `self` is ignored.)doc"});
+  methods.push_back({"arctanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh() -> Tensor
+
+Alias of `atanh`.)doc"});
+  methods.push_back({"arctanh_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_arctanh_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(arctanh_() -> Tensor
+
+Alias of `atanh_`.)doc"});
+  methods.push_back({"ceil", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ceil)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ceil() -> Tensor
+
+The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"ceil_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ceil_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ceil_() -> Tensor
+
+In-place version of ceil(): writes the result into self. The smallest integer not below every element of `self`, in `self`'s dtype; integer tensors are returned unchanged.)doc"});
+  methods.push_back({"clip", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip(Tensor? min=None, Tensor? max=None) -> Tensor
+
+Alias of `clamp.Tensor`.
+
+clip(Scalar? min=None, Scalar? max=None) -> Tensor
+
+Alias of `clamp`.)doc"});
+  methods.push_back({"clip_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clip_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(clip_(Tensor? min=None, Tensor? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp.Tensor`.
+
+clip_(Scalar? min=None, Scalar? max=None) -> Tensor
+
+In-place version of clip(): writes the result into self. Alias of `clamp`.)doc"});
+  methods.push_back({"corrcoef", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_corrcoef)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(corrcoef() -> Tensor
+
+The Pearson correlation coefficients of the variables in the rows of `self` (`cov` normalized by the standard deviations, clipped to [-1, 1]).)doc"});
+  methods.push_back({"expand", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_expand)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(expand(int[] size, *, bool implicit=False) -> Tensor
+
+A view of `self` with size-1 dimensions repeated (stride 0) to `size`; -1 keeps a size; new leading dimensions may be added.)doc"});
   methods.push_back({"flatten", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_flatten)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(flatten(int start_dim=0, int end_dim=-1) -> Tensor
 
 `self` with dimensions `start_dim` to `end_dim` merged into one: a view when the strides allow it, `self` itself when there is nothing to merge, a 1-element 1-D tensor for a 0-d one.)doc"});
+  methods.push_back({"index_fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill(int dim, Tensor index, Scalar value) -> Tensor
+
+A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill(int dim, Tensor index, Tensor value) -> Tensor
+
+`index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"index_fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_index_fill_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(index_fill_(int dim, Tensor index, Scalar value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. A copy of `self` with `value` at the positions of the 1-D `index` along `dim` (negative indices count from the end).
+
+index_fill_(int dim, Tensor index, Tensor value) -> Tensor
+
+In-place version of index_fill(): writes the result into self. `index_fill` with the value given as a 0-d tensor.)doc"});
+  methods.push_back({"isreal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isreal)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(isreal() -> Tensor
+
+True where an element of `self` has no imaginary part (a zero one), which is every element of a real tensor.)doc"});
+  methods.push_back({"masked_select", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_masked_select)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(masked_select(Tensor mask) -> Tensor
+
+The elements of `self` where the bool `mask` is true (both broadcast), as a 1-D tensor in row-major order.)doc"});
+  methods.push_back({"pinverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_pinverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(pinverse(float rcond=1e-15) -> Tensor
+
+`linalg.pinv(self, rcond)` under its older name.)doc"});
+  methods.push_back({"ravel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ravel)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(ravel() -> Tensor
+
+`self` as a 1-D tensor in row-major order: a view of `self` when it is contiguous, of a contiguous copy otherwise.)doc"});
+  methods.push_back({"tan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan() -> Tensor
+
+The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
+  methods.push_back({"tan_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tan_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(tan_() -> Tensor
+
+In-place version of tan(): writes the result into self. The tangent of every element of `self` (radians); integer inputs give the default float dtype.)doc"});
   (void)functions;
   (void)methods;
 }

@@ -6,26 +6,105 @@
 #include "torchlite/csrc/errors.h"
 #include "torchlite/csrc/python_arg_parser.h"
 #include "torchlite/csrc/python_modules.h"
+#include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_neg_view.h"
+#include "generated/ops/_upsample_nearest_exact3d.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/batch_norm_backward_reduce.h"
 #include "generated/ops/bitwise_not.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/combinations.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/conv3d.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/divide.h"
+#include "generated/ops/floor_divide.h"
+#include "generated/ops/fractional_max_pool2d_backward.h"
+#include "generated/ops/fractional_max_pool3d_backward.h"
 #include "generated/ops/ge.h"
 #include "generated/ops/index_add.h"
+#include "generated/ops/l1_loss.h"
 #include "generated/ops/linalg_eigvalsh.h"
+#include "generated/ops/linalg_inv.h"
+#include "generated/ops/linalg_slogdet.h"
 #include "generated/ops/moveaxis.h"
 #include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/renorm.h"
+#include "generated/ops/rms_norm.h"
 #include "generated/ops/rnn_relu.h"
+#include "generated/ops/std.h"
+#include "generated/ops/t.h"
 #include "generated/ops/true_divide.h"
 #include "generated/ops/upsample_bilinear2d_backward.h"
 #include "generated/ops/vstack.h"
 
 namespace tl::python {
 namespace {
+
+// Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* linalg_slogdet_type = nullptr;
+PyTypeObject* linalg_slogdet_out_type = nullptr;
+
+// _neg_view
+PyObject* fn__neg_view(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_neg_view(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("_neg_view", self);
+  auto result = [&] { GilRelease no_gil; return tl::_neg_view(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_nearest_exact3d
+PyObject* fn_nn__upsample_nearest_exact3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact3d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact3d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_d = r.toDouble_optional(2);
+      auto scales_h = r.toDouble_optional(3);
+      auto scales_w = r.toDouble_optional(4);
+      if (!r.is_none(5)) {
+        auto out = r.tensor(5);
+        jit::tracer::TraceScope jit_trace("_upsample_nearest_exact3d.out", self, IntArrayRef(output_size), scales_d, scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d_out(out, self, output_size, scales_d, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact3d", self, IntArrayRef(output_size), scales_d, scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact3d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact3d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact3d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
 
 // arange
 PyObject* fn_arange(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -119,6 +198,89 @@ PyObject* fn_bitwise_not(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   auto result = [&] { GilRelease no_gil; return tl::bitwise_not(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cat
+PyObject* fn_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto tensors = r.tensorlist(0);
+  auto dim = r.toInt64(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("cat.out", TensorList(tensors), dim, out);
+    auto result = [&] { GilRelease no_gil; return tl::cat_out(out, tensors, dim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cat", TensorList(tensors), dim);
+  auto result = [&] { GilRelease no_gil; return tl::cat(tensors, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// combinations
+PyObject* fn_combinations(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "combinations(Tensor input, int r=2, bool with_replacement=False)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto r_ = r.toInt64(1);
+  auto with_replacement = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("combinations", self, r_, with_replacement);
+  auto result = [&] { GilRelease no_gil; return tl::combinations(self, r_, with_replacement); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv3d
+PyObject* fn_conv3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1)",
+      "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv3d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv3d", input, weight, bias, IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv3d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv3d.padding", input, weight, bias, IntArrayRef(stride), std::string_view(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv3d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -234,6 +396,98 @@ PyObject* fn_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// floor_divide
+PyObject* fn_floor_divide(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      "floor_divide(Tensor input, Scalar other)",
+  }, /*is_method=*/false, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // floor_divide
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("floor_divide.out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::floor_divide_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("floor_divide", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // floor_divide.Scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      jit::tracer::TraceScope jit_trace("floor_divide.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// fractional_max_pool2d_backward
+PyObject* fn_internal_fractional_max_pool2d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto output_size = r.intlist(3);
+  auto indices = r.tensor(4);
+  if (!r.is_none(5)) {
+    auto grad_input = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("fractional_max_pool2d_backward.grad_input", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_backward_out(grad_input, grad_output, self, kernel_size, output_size, indices); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool2d_backward", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// fractional_max_pool3d_backward
+PyObject* fn_internal_fractional_max_pool3d_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto self = r.tensor(1);
+  auto kernel_size = r.intlist(2);
+  auto output_size = r.intlist(3);
+  auto indices = r.tensor(4);
+  if (!r.is_none(5)) {
+    auto grad_input = r.tensor(5);
+    jit::tracer::TraceScope jit_trace("fractional_max_pool3d_backward.grad_input", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_backward_out(grad_input, grad_output, self, kernel_size, output_size, indices); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("fractional_max_pool3d_backward", grad_output, self, IntArrayRef(kernel_size), IntArrayRef(output_size), indices);
+  auto result = [&] { GilRelease no_gil; return tl::fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // ge
 PyObject* fn_ge(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -306,6 +560,24 @@ PyObject* fn_index_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// l1_loss
+PyObject* fn_nn_l1_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "l1_loss(Tensor input, Tensor target, int reduction=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("l1_loss", self, target, reduction);
+  auto result = [&] { GilRelease no_gil; return tl::l1_loss(self, target, reduction); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // linalg_eigvalsh
 PyObject* fn_linalg_linalg_eigvalsh(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -327,6 +599,55 @@ PyObject* fn_linalg_linalg_eigvalsh(PyObject* /*module*/, PyObject* const* args,
   auto result = [&] { GilRelease no_gil; return tl::linalg_eigvalsh(A, UPLO); }();
   jit_trace.done(result);
   return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_inv
+PyObject* fn_linalg_linalg_inv(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_inv(Tensor A, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("linalg_inv.out", A, out);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_inv_out(out, A); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_inv", A);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_inv(A); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// linalg_slogdet
+PyObject* fn_linalg_linalg_slogdet(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "linalg_slogdet(Tensor A, *, Tensor[]? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto A = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto outs = r.tensorlist(1);
+    check_out_tuple(outs, 2);
+    const Tensor& sign = outs[0];
+    const Tensor& logabsdet = outs[1];
+    jit::tracer::TraceScope jit_trace("linalg_slogdet.out", A, sign, logabsdet);
+    auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet_out(sign, logabsdet, A); }();
+    jit_trace.done(result);
+    return wrap_named(linalg_slogdet_out_type, wrap(result));
+  }
+  jit::tracer::TraceScope jit_trace("linalg_slogdet", A);
+  auto result = [&] { GilRelease no_gil; return tl::linalg_slogdet(A); }();
+  jit_trace.done(result);
+  return wrap_named(linalg_slogdet_type, wrap(result));
   TL_PY_CATCH
 }
 
@@ -380,6 +701,75 @@ PyObject* fn_pixel_shuffle(PyObject* /*module*/, PyObject* const* args, Py_ssize
   TL_PY_CATCH
 }
 
+// reflection_pad3d
+PyObject* fn_nn_reflection_pad3d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("reflection_pad3d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("reflection_pad3d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad3d(self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// renorm
+PyObject* fn_renorm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto p = r.scalar(1);
+  auto dim = r.toInt64(2);
+  auto maxnorm = r.scalar(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("renorm.out", self, p, dim, maxnorm, out);
+    auto result = [&] { GilRelease no_gil; return tl::renorm_out(out, self, p, dim, maxnorm); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("renorm", self, p, dim, maxnorm);
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// rms_norm
+PyObject* fn_rms_norm(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto input = r.tensor(0);
+  auto normalized_shape = r.intlist(1);
+  auto weight = r.optional_tensor(2);
+  auto eps = r.toDouble_optional(3);
+  jit::tracer::TraceScope jit_trace("rms_norm", input, IntArrayRef(normalized_shape), weight, eps);
+  auto result = [&] { GilRelease no_gil; return tl::rms_norm(input, normalized_shape, weight, eps); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // rnn_relu
 PyObject* fn_rnn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -422,6 +812,80 @@ PyObject* fn_rnn_relu(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// std
+PyObject* fn_std(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(Tensor input, bool unbiased=True)",
+      "std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+      "std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      auto self = r.tensor(0);
+      auto unbiased = r.toBool(1);
+      jit::tracer::TraceScope jit_trace("std", self, unbiased);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto unbiased = r.toBool(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("std.dim_out", self, OptionalIntArrayRef(as_arg(dim)), unbiased, keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), unbiased, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("std.dim", self, OptionalIntArrayRef(as_arg(dim)), unbiased, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      auto self = r.tensor(0);
+      auto dim = r.intlist_optional(1);
+      auto correction = r.scalar_optional(2);
+      auto keepdim = r.toBool(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("std.correction_out", self, OptionalIntArrayRef(as_arg(dim)), correction, keepdim, out);
+        auto result = [&] { GilRelease no_gil; return tl::std_out(out, self, as_arg(dim), correction, keepdim); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("std.correction", self, OptionalIntArrayRef(as_arg(dim)), correction, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// t
+PyObject* fn_t(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "t(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("t", self);
+  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -507,6 +971,37 @@ PyObject* fn_vstack(PyObject* /*module*/, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.__floordiv__
+PyObject* operator__floordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__floordiv__(Tensor other)",
+      "__floordiv__(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // floor_divide
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("floor_divide", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // floor_divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("floor_divide.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.__ge__
 PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -538,6 +1033,37 @@ PyObject* operator__ge__(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH_OPERATOR
 }
 
+// Tensor.__ifloordiv__
+PyObject* operator__ifloordiv__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "__ifloordiv__(Tensor other)",
+      "__ifloordiv__(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // floor_divide_
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("floor_divide_", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // floor_divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("floor_divide_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH_OPERATOR
+}
+
 // Tensor.__invert__
 PyObject* operator__invert__(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -552,6 +1078,22 @@ PyObject* operator__invert__(PyObject* py_self, PyObject* const* args, Py_ssize_
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH_OPERATOR
+}
+
+// Tensor._neg_view
+PyObject* method__neg_view(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_neg_view()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("_neg_view", self);
+  auto result = [&] { GilRelease no_gil; return tl::_neg_view(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
 }
 
 // Tensor.bitwise_not
@@ -705,6 +1247,68 @@ PyObject* method_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// Tensor.floor_divide
+PyObject* method_floor_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_divide(Tensor other)",
+      "floor_divide(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // floor_divide
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("floor_divide", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // floor_divide.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("floor_divide.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.floor_divide_
+PyObject* method_floor_divide_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "floor_divide_(Tensor other)",
+      "floor_divide_(Scalar other)",
+  }, /*is_method=*/true, /*numbers_as_tensors=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // floor_divide_
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.tensor(0);
+      jit::tracer::TraceScope jit_trace("floor_divide_", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // floor_divide_.Scalar
+      const Tensor& self = unpack_tensor(py_self);
+      auto other = r.scalar(0);
+      jit::tracer::TraceScope jit_trace("floor_divide_.Scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::floor_divide_(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
 // Tensor.ge
 PyObject* method_ge(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -840,6 +1444,120 @@ PyObject* method_moveaxis(PyObject* py_self, PyObject* const* args, Py_ssize_t n
   TL_PY_CATCH
 }
 
+// Tensor.renorm
+PyObject* method_renorm(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("renorm", self, p, dim, maxnorm);
+  auto result = [&] { GilRelease no_gil; return tl::renorm(self, p, dim, maxnorm); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.renorm_
+PyObject* method_renorm_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "renorm_(Scalar p, int dim, Scalar maxnorm)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto p = r.scalar(0);
+  auto dim = r.toInt64(1);
+  auto maxnorm = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("renorm_", self, p, dim, maxnorm);
+  auto result = [&] { GilRelease no_gil; return tl::renorm_(self, p, dim, maxnorm); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.std
+PyObject* method_std(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "std(bool unbiased=True)",
+      "std(int[1]? dim, bool unbiased=True, bool keepdim=False)",
+      "std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // std
+      const Tensor& self = unpack_tensor(py_self);
+      auto unbiased = r.toBool(0);
+      jit::tracer::TraceScope jit_trace("std", self, unbiased);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, unbiased); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // std.dim
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto unbiased = r.toBool(1);
+      auto keepdim = r.toBool(2);
+      jit::tracer::TraceScope jit_trace("std.dim", self, OptionalIntArrayRef(as_arg(dim)), unbiased, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), unbiased, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // std.correction
+      const Tensor& self = unpack_tensor(py_self);
+      auto dim = r.intlist_optional(0);
+      auto correction = r.scalar_optional(1);
+      auto keepdim = r.toBool(2);
+      jit::tracer::TraceScope jit_trace("std.correction", self, OptionalIntArrayRef(as_arg(dim)), correction, keepdim);
+      auto result = [&] { GilRelease no_gil; return tl::std(self, as_arg(dim), correction, keepdim); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// Tensor.t
+PyObject* method_t(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "t()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("t", self);
+  auto result = [&] { GilRelease no_gil; return tl::t(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.t_
+PyObject* method_t_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "t_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("t_", self);
+  auto result = [&] { GilRelease no_gil; return tl::t_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.true_divide
 PyObject* method_true_divide(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -905,6 +1623,20 @@ PyObject* method_true_divide_(PyObject* py_self, PyObject* const* args, Py_ssize
 }  // namespace
 
 void add_bindings_8(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  linalg_slogdet_type = return_type("linalg_slogdet", {"sign", "logabsdet"});
+  linalg_slogdet_out_type = return_type("linalg_slogdet_out", {"sign", "logabsdet"});
+  functions["_ops"].push_back({"_neg_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__neg_view)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_neg_view(Tensor input) -> Tensor
+
+A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns).)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact3d(Tensor input, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, D, H, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales_d`, `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact3d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact3d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"arange", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_arange)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, Layout? layout=None, bool? pin_memory=False, bool requires_grad=False) -> Tensor
 
@@ -921,6 +1653,22 @@ The per-channel sums of a replica's batch-norm backward: sum(grad_out) and sum(g
       METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not(Tensor input, *, Tensor? out=None) -> Tensor
 
 The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  functions["_ops"].push_back({"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cat)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cat(Tensor[] tensors, int dim=0, *, Tensor? out=None) -> Tensor
+
+Joins `tensors` along the existing dimension `dim`, promoting their dtypes; 1-D empty tensors are skipped whatever their shape (PyTorch's legacy rule).)doc"});
+  functions["_ops"].push_back({"combinations", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_combinations)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(combinations(Tensor input, int r=2, bool with_replacement=False) -> Tensor
+
+The length-`r` combinations of the elements of the 1-D `self` as rows, in lexicographic order of positions, as `itertools.combinations` (`with_replacement`: `combinations_with_replacement`); r = 0 gives an empty 1-D tensor.)doc"});
+  functions["_ops"].push_back({"conv3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution of `(N, C, D, H, W)` or unbatched `(C, D, H, W)` input with `weight` `(out, C/groups, kd, kh, kw)`.
+
+conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding='valid', int[3] dilation=1, int groups=1) -> Tensor
+
+3-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input).)doc"});
   functions["_ops"].push_back({"conv_transpose1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv_transpose1d)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
 
@@ -945,6 +1693,22 @@ Alias of `div` with a `rounding_mode`.
 divide(Tensor input, Scalar other, *, str? rounding_mode) -> Tensor
 
 Alias of `div` by a number with a `rounding_mode`.)doc"});
+  functions["_ops"].push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_floor_divide)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+
+floor_divide(Tensor input, Scalar other) -> Tensor
+
+Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  functions["_internal"].push_back({"fractional_max_pool2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool2d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
+
+The gradient of fractional_max_pool2d: each element of `grad_output` added to the input element its `indices` entry names, in its plane (`kernel_size` is unused).)doc"});
+  functions["_internal"].push_back({"fractional_max_pool3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_fractional_max_pool3d_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(fractional_max_pool3d_backward(Tensor grad_output, Tensor input, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor? out=None) -> Tensor
+
+The gradient of fractional_max_pool3d: each element of `grad_output` added to the input element its `indices` entry names, in its volume (`kernel_size` is unused).)doc"});
   functions["_ops"].push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_ge)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -957,10 +1721,22 @@ True where an element of `self` is at least the number `other`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
 A copy of `self` with `alpha * source[i]` added at position `index[i]` along `dim`, in index order.)doc"});
+  functions["_nn"].push_back({"l1_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_l1_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(l1_loss(Tensor input, Tensor target, int reduction=0) -> Tensor
+
+The absolute error `|self - target|` (broadcast), averaged (mean), summed (sum) or per element (none).)doc"});
   functions["_linalg"].push_back({"linalg_eigvalsh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_eigvalsh)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None) -> Tensor
 
 The eigenvalues (ascending) of each symmetric matrix of `A` (`torchlite.linalg.eigvalsh`).)doc"});
+  functions["_linalg"].push_back({"linalg_inv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_inv)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_inv(Tensor A, *, Tensor? out=None) -> Tensor
+
+The inverse of each square matrix of `A` (solving `A X = I` through A's LU factorization); a singular matrix raises `torchlite.linalg.LinAlgError` naming the batch element (`torchlite.linalg.inv`).)doc"});
+  functions["_linalg"].push_back({"linalg_slogdet", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_linalg_linalg_slogdet)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(linalg_slogdet(Tensor A, *, Tensor[]? out=None) -> tuple[Tensor, Tensor]
+
+The sign and the log of the absolute value of the determinant of each square matrix of `A` (`torchlite.linalg.slogdet`); a singular matrix gives sign 0 and `-inf`.)doc"});
   functions["_ops"].push_back({"moveaxis", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_moveaxis)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(moveaxis(Tensor input, int[] source, int[] destination) -> Tensor
 
@@ -973,6 +1749,18 @@ Alias of `movedim`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(pixel_shuffle(Tensor input, int upscale_factor) -> Tensor
 
 Rearranges `self` (*, C * r * r, H, W) into (*, C, H * r, W * r), r = `upscale_factor`: each r x r block of the output comes from r * r channels.)doc"});
+  functions["_nn"].push_back({"reflection_pad3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad3d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad3d(Tensor input, int[6] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, D, H, W) or (N, C, D, H, W) padded along W, H and D with the reflection of its elements; `padding` is (left, right, top, bottom, front, back).)doc"});
+  functions["_ops"].push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_renorm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor? out=None) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  functions["_ops"].push_back({"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rms_norm)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+Root-mean-square normalization over the trailing dims `normalized_shape`: `x * rsqrt(mean(x**2) + eps) * weight`, computed in float32 for float16/bfloat16; `eps` None is the epsilon of the computing dtype. One fused pass per row (recorded as `_fused_rms_norm`, whose backward is one fused kernel) where the weight is absent or of the input's dtype or its opmath dtype; otherwise composed of ops as PyTorch's CPU path.)doc"});
   functions["_ops"].push_back({"rnn_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_rnn_relu)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> tuple[Tensor, Tensor]
 
@@ -981,6 +1769,22 @@ A multi-layer Elman RNN with ReLU over a sequence, as `rnn_tanh.input`. Returns 
 rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> tuple[Tensor, Tensor]
 
 `rnn_relu.input` over a packed sequence (as `lstm.data`). Returns (output data, h_n).)doc"});
+  functions["_ops"].push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_std)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(std(Tensor input, bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
+  functions["_ops"].push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_t)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(t(Tensor input) -> Tensor
+
+Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
   functions["_ops"].push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_true_divide)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -997,6 +1801,14 @@ The gradient of upsample_bilinear2d: each element of `grad_output` added, with i
       METH_FASTCALL | METH_KEYWORDS, R"doc(vstack(Tensor[] tensors, *, Tensor? out=None) -> Tensor
 
 Joins `tensors` row-wise (along dimension 0), each made at least 2-D.)doc"});
+  methods.push_back({"__floordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__floordiv__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__floordiv__(Tensor other) -> Tensor
+
+Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+
+__floordiv__(Scalar other) -> Tensor
+
+Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"__ge__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ge__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__ge__(Tensor other) -> Tensor
 
@@ -1005,10 +1817,22 @@ True where `self >= other`, element by element, with broadcasting.
 __ge__(Scalar other) -> Tensor
 
 True where an element of `self` is at least the number `other`.)doc"});
+  methods.push_back({"__ifloordiv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__ifloordiv__)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(__ifloordiv__(Tensor other) -> Tensor
+
+In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+
+__ifloordiv__(Scalar other) -> Tensor
+
+In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"__invert__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__invert__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__invert__() -> Tensor
 
 The bitwise NOT of every element of `self` (logical NOT for bool); integer and bool dtypes only.)doc"});
+  methods.push_back({"_neg_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__neg_view)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(_neg_view() -> Tensor
+
+A view of `self` with its lazy negative bit flipped (its elements read negated; what `x.conj().imag` returns).)doc"});
   methods.push_back({"bitwise_not", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_bitwise_not)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(bitwise_not() -> Tensor
 
@@ -1053,6 +1877,22 @@ In-place version of divide(): writes the result into self. Alias of `div` with a
 divide_(Scalar other, *, str? rounding_mode) -> Tensor
 
 In-place version of divide(): writes the result into self. Alias of `div` by a number with a `rounding_mode`.)doc"});
+  methods.push_back({"floor_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide(Tensor other) -> Tensor
+
+Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+
+floor_divide(Scalar other) -> Tensor
+
+Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
+  methods.push_back({"floor_divide_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_floor_divide_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(floor_divide_(Tensor other) -> Tensor
+
+In-place version of floor_divide(): writes the result into self. Divides `self` by `other` and rounds the quotient toward negative infinity (Python's `//`).
+
+floor_divide_(Scalar other) -> Tensor
+
+In-place version of floor_divide(): writes the result into self. Divides every element of `self` by the number `other`, rounding toward negative infinity.)doc"});
   methods.push_back({"ge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_ge)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(ge(Tensor other) -> Tensor
 
@@ -1085,6 +1925,34 @@ Alias of `movedim`.
 moveaxis(int source, int destination) -> Tensor
 
 Alias of `movedim`.)doc"});
+  methods.push_back({"renorm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+`self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  methods.push_back({"renorm_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_renorm_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(renorm_(Scalar p, int dim, Scalar maxnorm) -> Tensor
+
+In-place version of renorm(): writes the result into self. `self` with each sub-tensor along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm` (by `maxnorm / (norm + 1e-7)`).)doc"});
+  methods.push_back({"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_std)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(std(bool unbiased=True) -> Tensor
+
+The standard deviation of all elements of `self`, from the variance divided by N - 1 (`unbiased`) or N.
+
+std(int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None).
+
+std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+The standard deviation of `self` over the dimensions in `dim` (all when None), from the variance divided by max(0, N - correction).)doc"});
+  methods.push_back({"t", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(t() -> Tensor
+
+Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).)doc"});
+  methods.push_back({"t_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_t_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(t_() -> Tensor
+
+Transposes `self` (at most 2-D) in place.)doc"});
   methods.push_back({"true_divide", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_true_divide)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(true_divide(Tensor other) -> Tensor
 

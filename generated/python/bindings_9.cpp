@@ -7,28 +7,63 @@
 #include "torchlite/csrc/python_modules.h"
 #include "torchlite/csrc/return_types.h"
 #include "torchlite/csrc/tensor.h"
+#include "generated/ops/_lu_with_info.h"
 #include "generated/ops/_softmax_backward_data.h"
 #include "generated/ops/_test_mul_backward.h"
+#include "generated/ops/_upsample_bicubic2d_aa_backward.h"
+#include "generated/ops/_upsample_nearest_exact2d.h"
 #include "generated/ops/angle.h"
 #include "generated/ops/arccos.h"
 #include "generated/ops/bilinear.h"
+#include "generated/ops/cholesky_inverse.h"
+#include "generated/ops/conv2d.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/det.h"
 #include "generated/ops/div.h"
 #include "generated/ops/dropout.h"
+#include "generated/ops/hardshrink_backward.h"
+#include "generated/ops/huber_loss.h"
 #include "generated/ops/inner.h"
+#include "generated/ops/is_neg.h"
 #include "generated/ops/isneginf.h"
 #include "generated/ops/max.h"
 #include "generated/ops/meshgrid.h"
 #include "generated/ops/minimum.h"
+#include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/special_expit.h"
+#include "generated/ops/special_logsumexp.h"
+#include "generated/ops/special_xlog1py.h"
+#include "generated/ops/split_with_sizes.h"
+#include "generated/ops/square.h"
 #include "generated/ops/subtract.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::python {
 namespace {
 
 // Named tuples (torchlite.return_types), made when the module is imported.
+PyTypeObject* _lu_with_info_type = nullptr;
 PyTypeObject* _test_mul_backward_type = nullptr;
 PyTypeObject* max_type = nullptr;
 PyTypeObject* max_out_type = nullptr;
+
+// _lu_with_info
+PyObject* fn__lu_with_info(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto pivot = r.toBool(1);
+  auto check_errors = r.toBool(2);
+  jit::tracer::TraceScope jit_trace("_lu_with_info", self, pivot, check_errors);
+  auto result = [&] { GilRelease no_gil; return tl::_lu_with_info(self, pivot, check_errors); }();
+  jit_trace.done(result);
+  return wrap_named(_lu_with_info_type, wrap(result));
+  TL_PY_CATCH
+}
 
 // _softmax_backward_data
 PyObject* fn__softmax_backward_data(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -65,6 +100,75 @@ PyObject* fn__test_mul_backward(PyObject* /*module*/, PyObject* const* args, Py_
   auto result = [&] { GilRelease no_gil; return tl::_test_mul_backward(grad_output, self, other, output_mask); }();
   jit_trace.done(result);
   return wrap_named(_test_mul_backward_type, wrap(result));
+  TL_PY_CATCH
+}
+
+// _upsample_bicubic2d_aa_backward
+PyObject* fn_internal__upsample_bicubic2d_aa_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_output = r.tensor(0);
+  auto output_size = r.intlist(1);
+  auto input_size = r.intlist(2);
+  auto align_corners = r.toBool(3);
+  auto scales_h = r.toDouble_optional(4);
+  auto scales_w = r.toDouble_optional(5);
+  if (!r.is_none(6)) {
+    auto grad_input = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa_backward.grad_input", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w, grad_input);
+    auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa_backward_out(grad_input, grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("_upsample_bicubic2d_aa_backward", grad_output, IntArrayRef(output_size), IntArrayRef(input_size), align_corners, scales_h, scales_w);
+  auto result = [&] { GilRelease no_gil; return tl::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// _upsample_nearest_exact2d
+PyObject* fn_nn__upsample_nearest_exact2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None)",
+      "_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // _upsample_nearest_exact2d
+      auto self = r.tensor(0);
+      auto output_size = r.intlist(1);
+      auto scales_h = r.toDouble_optional(2);
+      auto scales_w = r.toDouble_optional(3);
+      if (!r.is_none(4)) {
+        auto out = r.tensor(4);
+        jit::tracer::TraceScope jit_trace("_upsample_nearest_exact2d.out", self, IntArrayRef(output_size), scales_h, scales_w, out);
+        auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d_out(out, self, output_size, scales_h, scales_w); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact2d", self, IntArrayRef(output_size), scales_h, scales_w);
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // _upsample_nearest_exact2d.vec
+      auto input = r.tensor(0);
+      auto output_size = r.intlist_optional(1);
+      auto scale_factors = r.doublelist_optional(2);
+      jit::tracer::TraceScope jit_trace("_upsample_nearest_exact2d.vec", input, OptionalIntArrayRef(as_arg(output_size)), std::optional<ArrayRef<double>>(as_arg(scale_factors)));
+      auto result = [&] { GilRelease no_gil; return tl::_upsample_nearest_exact2d(input, as_arg(output_size), as_arg(scale_factors)); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
   TL_PY_CATCH
 }
 
@@ -144,6 +248,112 @@ PyObject* fn_bilinear(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   auto bias = r.optional_tensor(3);
   jit::tracer::TraceScope jit_trace("bilinear", input1, input2, weight, bias);
   auto result = [&] { GilRelease no_gil; return tl::bilinear(input1, input2, weight, bias); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// cholesky_inverse
+PyObject* fn_cholesky_inverse(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto upper = r.toBool(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("cholesky_inverse.out", self, upper, out);
+    auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse_out(out, self, upper); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cholesky_inverse", self, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// conv2d
+PyObject* fn_conv2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1)",
+      "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // conv2d
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.intlist(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv2d", input, weight, bias, IntArrayRef(stride), IntArrayRef(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv2d(input, weight, bias, stride, IntArrayRef(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // conv2d.padding
+      auto input = r.tensor(0);
+      auto weight = r.tensor(1);
+      auto bias = r.optional_tensor(2);
+      auto stride = r.intlist(3);
+      auto padding = r.string(4);
+      auto dilation = r.intlist(5);
+      auto groups = r.toInt64(6);
+      jit::tracer::TraceScope jit_trace("conv2d.padding", input, weight, bias, IntArrayRef(stride), std::string_view(padding), IntArrayRef(dilation), groups);
+      auto result = [&] { GilRelease no_gil; return tl::conv2d(input, weight, bias, stride, std::string_view(padding), dilation, groups); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// cumsum
+PyObject* fn_cumsum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.toInt64(1);
+  auto dtype = r.scalartype_optional(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("cumsum.out", self, dim, dtype, out);
+    auto result = [&] { GilRelease no_gil; return tl::cumsum_out(out, self, dim, dtype); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("cumsum", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// det
+PyObject* fn_det(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("det", self);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -250,6 +460,50 @@ PyObject* fn_dropout_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   TL_PY_CATCH
 }
 
+// hardshrink_backward
+PyObject* fn_internal_hardshrink_backward(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto grad_out = r.tensor(0);
+  auto self = r.tensor(1);
+  auto lambd = r.scalar(2);
+  jit::tracer::TraceScope jit_trace("hardshrink_backward", grad_out, self, lambd);
+  auto result = [&] { GilRelease no_gil; return tl::hardshrink_backward(grad_out, self, lambd); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// huber_loss
+PyObject* fn_nn_huber_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto target = r.tensor(1);
+  auto reduction = r.toInt64(2);
+  auto delta = r.toDouble(3);
+  if (!r.is_none(4)) {
+    auto out = r.tensor(4);
+    jit::tracer::TraceScope jit_trace("huber_loss.out", self, target, reduction, delta, out);
+    auto result = [&] { GilRelease no_gil; return tl::huber_loss_out(out, self, target, reduction, delta); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("huber_loss", self, target, reduction, delta);
+  auto result = [&] { GilRelease no_gil; return tl::huber_loss(self, target, reduction, delta); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // inner
 PyObject* fn_inner(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -269,6 +523,22 @@ PyObject* fn_inner(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs
   }
   jit::tracer::TraceScope jit_trace("inner", self, other);
   auto result = [&] { GilRelease no_gil; return tl::inner(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// is_neg
+PyObject* fn_is_neg(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_neg(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("is_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_neg(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -399,6 +669,30 @@ PyObject* fn_minimum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nar
   TL_PY_CATCH
 }
 
+// reflection_pad2d
+PyObject* fn_nn_reflection_pad2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto padding = r.intlist(1);
+  if (!r.is_none(2)) {
+    auto out = r.tensor(2);
+    jit::tracer::TraceScope jit_trace("reflection_pad2d.out", self, IntArrayRef(padding), out);
+    auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d_out(out, self, padding); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("reflection_pad2d", self, IntArrayRef(padding));
+  auto result = [&] { GilRelease no_gil; return tl::reflection_pad2d(self, padding); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // special_expit
 PyObject* fn_special_special_expit(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -417,6 +711,149 @@ PyObject* fn_special_special_expit(PyObject* /*module*/, PyObject* const* args, 
   }
   jit::tracer::TraceScope jit_trace("special_expit", self);
   auto result = [&] { GilRelease no_gil; return tl::special_expit(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_logsumexp
+PyObject* fn_special_special_logsumexp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto dim = r.intlist(1);
+  auto keepdim = r.toBool(2);
+  if (!r.is_none(3)) {
+    auto out = r.tensor(3);
+    jit::tracer::TraceScope jit_trace("special_logsumexp.out", self, IntArrayRef(dim), keepdim, out);
+    auto result = [&] { GilRelease no_gil; return tl::special_logsumexp_out(out, self, dim, keepdim); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("special_logsumexp", self, IntArrayRef(dim), keepdim);
+  auto result = [&] { GilRelease no_gil; return tl::special_logsumexp(self, dim, keepdim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// special_xlog1py
+PyObject* fn_special_special_xlog1py(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None)",
+      "special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  switch (r.idx) {
+    case 0: {  // special_xlog1py
+      auto self = r.tensor(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_xlog1py.out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_xlog1py", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 1: {  // special_xlog1py.self_scalar
+      auto self = r.scalar(0);
+      auto other = r.tensor(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_xlog1py.self_scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_xlog1py.self_scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+    case 2: {  // special_xlog1py.other_scalar
+      auto self = r.tensor(0);
+      auto other = r.scalar(1);
+      if (!r.is_none(2)) {
+        auto out = r.tensor(2);
+        jit::tracer::TraceScope jit_trace("special_xlog1py.other_scalar_out", self, other, out);
+        auto result = [&] { GilRelease no_gil; return tl::special_xlog1py_out(out, self, other); }();
+        jit_trace.done(result);
+        return wrap(std::move(result));
+      }
+      jit::tracer::TraceScope jit_trace("special_xlog1py.other_scalar", self, other);
+      auto result = [&] { GilRelease no_gil; return tl::special_xlog1py(self, other); }();
+      jit_trace.done(result);
+      return wrap(std::move(result));
+    }
+  }
+  Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// split_with_sizes
+PyObject* fn_split_with_sizes(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  auto split_sizes = r.intlist(1);
+  auto dim = r.toInt64(2);
+  jit::tracer::TraceScope jit_trace("split_with_sizes", self, IntArrayRef(split_sizes), dim);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// square
+PyObject* fn_square(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square(Tensor input, *, Tensor? out=None)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  if (!r.is_none(1)) {
+    auto out = r.tensor(1);
+    jit::tracer::TraceScope jit_trace("square.out", self, out);
+    auto result = [&] { GilRelease no_gil; return tl::square_out(out, self); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
+  jit::tracer::TraceScope jit_trace("square", self);
+  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// square_
+PyObject* fn_square_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square_(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("square_", self);
+  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -459,6 +896,22 @@ PyObject* fn_subtract(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
     }
   }
   Py_RETURN_NONE;  // not reached: parse() raises when nothing matches
+  TL_PY_CATCH
+}
+
+// view_as_real
+PyObject* fn_view_as_real(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "view_as_real(Tensor input)",
+  }, /*is_method=*/false);
+  ParsedArgs parsed;
+  auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
+  auto self = r.tensor(0);
+  jit::tracer::TraceScope jit_trace("view_as_real", self);
+  auto result = [&] { GilRelease no_gil; return tl::view_as_real(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
   TL_PY_CATCH
 }
 
@@ -567,6 +1020,75 @@ PyObject* method_arccos_(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   const Tensor& self = unpack_tensor(py_self);
   jit::tracer::TraceScope jit_trace("arccos_", self);
   auto result = [&] { GilRelease no_gil; return tl::arccos_(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cholesky_inverse
+PyObject* method_cholesky_inverse(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cholesky_inverse(bool upper=False)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto upper = r.toBool(0);
+  jit::tracer::TraceScope jit_trace("cholesky_inverse", self, upper);
+  auto result = [&] { GilRelease no_gil; return tl::cholesky_inverse(self, upper); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum
+PyObject* method_cumsum(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  jit::tracer::TraceScope jit_trace("cumsum", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.cumsum_
+PyObject* method_cumsum_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "cumsum_(int dim, *, ScalarType? dtype=None)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto dim = r.toInt64(0);
+  auto dtype = r.scalartype_optional(1);
+  jit::tracer::TraceScope jit_trace("cumsum_", self, dim, dtype);
+  auto result = [&] { GilRelease no_gil; return tl::cumsum_(self, dim, dtype); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.det
+PyObject* method_det(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "det()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("det", self);
+  auto result = [&] { GilRelease no_gil; return tl::det(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -691,6 +1213,22 @@ PyObject* method_inner(PyObject* py_self, PyObject* const* args, Py_ssize_t narg
   TL_PY_CATCH
 }
 
+// Tensor.is_neg
+PyObject* method_is_neg(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "is_neg()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("is_neg", self);
+  auto result = [&] { GilRelease no_gil; return tl::is_neg(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
 // Tensor.isneginf
 PyObject* method_isneginf(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
@@ -750,6 +1288,56 @@ PyObject* method_minimum(PyObject* py_self, PyObject* const* args, Py_ssize_t na
   auto other = r.tensor(0);
   jit::tracer::TraceScope jit_trace("minimum", self, other);
   auto result = [&] { GilRelease no_gil; return tl::minimum(self, other); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.split_with_sizes
+PyObject* method_split_with_sizes(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "split_with_sizes(int[] split_sizes, int dim=0)",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  auto r = parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  auto split_sizes = r.intlist(0);
+  auto dim = r.toInt64(1);
+  jit::tracer::TraceScope jit_trace("split_with_sizes", self, IntArrayRef(split_sizes), dim);
+  auto result = [&] { GilRelease no_gil; return tl::split_with_sizes(self, split_sizes, dim); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.square
+PyObject* method_square(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("square", self);
+  auto result = [&] { GilRelease no_gil; return tl::square(self); }();
+  jit_trace.done(result);
+  return wrap(std::move(result));
+  TL_PY_CATCH
+}
+
+// Tensor.square_
+PyObject* method_square_(PyObject* py_self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_TRY
+  static PythonArgParser parser({
+      "square_()",
+  }, /*is_method=*/true);
+  ParsedArgs parsed;
+  parser.parse(py_self, args, nargs, kwnames, parsed);
+  const Tensor& self = unpack_tensor(py_self);
+  jit::tracer::TraceScope jit_trace("square_", self);
+  auto result = [&] { GilRelease no_gil; return tl::square_(self); }();
   jit_trace.done(result);
   return wrap(std::move(result));
   TL_PY_CATCH
@@ -824,9 +1412,14 @@ PyObject* method_subtract_(PyObject* py_self, PyObject* const* args, Py_ssize_t 
 }  // namespace
 
 void add_bindings_9(FunctionTables& functions, std::vector<PyMethodDef>& methods) {
+  _lu_with_info_type = return_type("_lu_with_info", {"LU", "pivots", "info"});
   _test_mul_backward_type = return_type("_test_mul_backward", {"grad_self", "grad_other"});
   max_type = return_type("max", {"values", "indices"});
   max_out_type = return_type("max_out", {"values", "indices"});
+  functions["_ops"].push_back({"_lu_with_info", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__lu_with_info)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True) -> tuple[Tensor, Tensor, Tensor]
+
+`linalg_lu_factor_ex(self, pivot=pivot)`, never raising (PyTorch ignores `check_errors`): the op under the legacy `torchlite.lu` and `Tensor.lu` (torchlite/functional.py).)doc"});
   functions["_ops"].push_back({"_softmax_backward_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn__softmax_backward_data)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 
@@ -835,6 +1428,18 @@ The gradient of softmax: `output * (grad_output - sum(grad_output * output, dim)
       METH_FASTCALL | METH_KEYWORDS, R"doc(_test_mul_backward(Tensor grad_output, Tensor input, Tensor other, bool[2] output_mask) -> tuple[Tensor, Tensor]
 
 Test op: the gradients of `self * other` for the inputs `output_mask` asks for (undefined otherwise); a backward op with its own derivative.)doc"});
+  functions["_internal"].push_back({"_upsample_bicubic2d_aa_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal__upsample_bicubic2d_aa_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+The gradient of _upsample_bicubic2d_aa: each element of `grad_output` added, with its antialiasing weights, to the input elements it was computed from.)doc"});
+  functions["_nn"].push_back({"_upsample_nearest_exact2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn__upsample_nearest_exact2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(_upsample_nearest_exact2d(Tensor input, int[2] output_size, float? scales_h=None, float? scales_w=None, *, Tensor? out=None) -> Tensor
+
+`self` (N, C, H, W) resampled to `output_size` by nearest neighbour, rounded as PIL and scikit-image (floor((o + 0.5) * scale)); `scales_h`, `scales_w` (1 / the scale used to map output to input positions) default to output / input size.
+
+_upsample_nearest_exact2d(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+
+_upsample_nearest_exact2d with the output size given, or computed from `scale_factors` (then also passed on as the scales), as F.interpolate calls it.)doc"});
   functions["_ops"].push_back({"angle", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_angle)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(angle(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -851,6 +1456,26 @@ Alias of `acos_`.)doc"});
       METH_FASTCALL | METH_KEYWORDS, R"doc(bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
 
 `y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]`: one matrix product of `input1` with the weight, then a batched product with `input2`.)doc"});
+  functions["_ops"].push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cholesky_inverse)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
+  functions["_ops"].push_back({"conv2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_conv2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+
+2-D convolution of `(N, C, H, W)` or unbatched `(C, H, W)` input with `weight` `(out, C/groups, kh, kw)`.
+
+conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor
+
+2-D convolution with `padding='valid'` (none) or `'same'` (the output the size of the input; an odd total padding puts the extra row/column at the end).)doc"});
+  functions["_ops"].push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_cumsum)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  functions["_ops"].push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_det)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(det(Tensor input) -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   functions["_ops"].push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_div)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -875,10 +1500,22 @@ Zeroes each element with probability `p` and scales the others by 1/(1-p), when 
       METH_FASTCALL | METH_KEYWORDS, R"doc(dropout_(Tensor input, float p, bool train) -> Tensor
 
 In-place dropout.)doc"});
+  functions["_internal"].push_back({"hardshrink_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_internal_hardshrink_backward)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(hardshrink_backward(Tensor grad_out, Tensor input, Scalar lambd) -> Tensor
+
+The gradient of hardshrink: grad_out where |self| > lambd, else 0.)doc"});
+  functions["_nn"].push_back({"huber_loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_huber_loss)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(huber_loss(Tensor input, Tensor target, int reduction=0, float delta=1.0, *, Tensor? out=None) -> Tensor
+
+The Huber error of `z = |self - target|`: `0.5 * z ** 2` where `z < delta`, else `delta * (z - 0.5 * delta)`, reduced as `reduction` says.)doc"});
   functions["_ops"].push_back({"inner", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_inner)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
+  functions["_ops"].push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_is_neg)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg(Tensor input) -> bool
+
+Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`).)doc"});
   functions["_ops"].push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_isneginf)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -903,10 +1540,42 @@ Coordinate grids of 0-d or 1-D `tensors` (views, expanded): with `indexing="ij"`
       METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  functions["_nn"].push_back({"reflection_pad2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_nn_reflection_pad2d)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(reflection_pad2d(Tensor input, int[4] padding, *, Tensor? out=None) -> Tensor
+
+`self` (C, H, W) or (N, C, H, W) padded along W and H with the reflection of its elements; `padding` is (left, right, top, bottom), each less than its dim.)doc"});
   functions["_special"].push_back({"special_expit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_expit)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_expit(Tensor input, *, Tensor? out=None) -> Tensor
 
 Alias of `sigmoid` (`torchlite.special.expit`).)doc"});
+  functions["_special"].push_back({"special_logsumexp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_logsumexp)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None) -> Tensor
+
+Alias of `logsumexp` (`torchlite.special.logsumexp`).)doc"});
+  functions["_special"].push_back({"special_xlog1py", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_xlog1py)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)`, 0 where `self` is 0 (unless `other` is nan), with broadcasting; integer inputs give the default float dtype (`torchlite.special.xlog1py`).
+
+special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `self` (`torchlite.special.xlog1py`).
+
+special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None) -> Tensor
+
+`self * log1p(other)` for the number `other` (`torchlite.special.xlog1py`).)doc"});
+  functions["_ops"].push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_split_with_sizes)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(Tensor input, int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
+  functions["_ops"].push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(square(Tensor input, *, Tensor? out=None) -> Tensor
+
+`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
+  functions["_ops"].push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_square_)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(square_(Tensor input) -> Tensor
+
+`self` squared in place, as `pow_(self, 2)`.)doc"});
   functions["_ops"].push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_subtract)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None) -> Tensor
 
@@ -915,6 +1584,10 @@ Alias of `sub`.
 subtract(Tensor input, Scalar other, Scalar alpha=1) -> Tensor
 
 Alias of `sub` of a number.)doc"});
+  functions["_ops"].push_back({"view_as_real", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_view_as_real)),
+      METH_FASTCALL | METH_KEYWORDS, R"doc(view_as_real(Tensor input) -> Tensor
+
+A real view of a complex tensor, its real and imaginary parts in a new last dimension of size 2 (the other strides doubled).)doc"});
   methods.push_back({"__itruediv__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(operator__itruediv__)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(__itruediv__(Tensor other) -> Tensor
 
@@ -943,6 +1616,22 @@ Alias of `acos`.)doc"});
                      METH_FASTCALL | METH_KEYWORDS, R"doc(arccos_() -> Tensor
 
 Alias of `acos_`.)doc"});
+  methods.push_back({"cholesky_inverse", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cholesky_inverse)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cholesky_inverse(bool upper=False) -> Tensor
+
+The inverse of `A = L L^H` (`U^H U` when `upper`) from its Cholesky factor `self`.)doc"});
+  methods.push_back({"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum(int dim, *, ScalarType? dtype=None) -> Tensor
+
+Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"cumsum_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_cumsum_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(cumsum_(int dim, *, ScalarType? dtype=None) -> Tensor
+
+In-place version of cumsum(): writes the result into self. Cumulative sum of `self` along `dim`; integer and bool inputs sum as int64 unless `dtype` says otherwise.)doc"});
+  methods.push_back({"det", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_det)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(det() -> Tensor
+
+`linalg.det`: the determinant of each square matrix of `self`.)doc"});
   methods.push_back({"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_div)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(div(Tensor other) -> Tensor
 
@@ -979,6 +1668,10 @@ In-place version of div(): writes the result into self. Divides every element of
                      METH_FASTCALL | METH_KEYWORDS, R"doc(inner(Tensor other) -> Tensor
 
 The inner product over the last dimension of both tensors (`tensordot(self, other, ([-1], [-1]))`); a 0-d operand multiplies the other.)doc"});
+  methods.push_back({"is_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_neg)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(is_neg() -> bool
+
+Whether `self` carries the lazy negative bit (`x.conj().imag`, `_neg_view`).)doc"});
   methods.push_back({"isneginf", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_isneginf)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(isneginf() -> Tensor
 
@@ -995,6 +1688,18 @@ The largest values of `self` along `dim` and their indices (the first of ties; N
                      METH_FASTCALL | METH_KEYWORDS, R"doc(minimum(Tensor other) -> Tensor
 
 The smaller of `self` and `other` element by element (NaN if either is NaN), with broadcasting and type promotion.)doc"});
+  methods.push_back({"split_with_sizes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_split_with_sizes)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(split_with_sizes(int[] split_sizes, int dim=0) -> Sequence[Tensor]
+
+Views of `self` cut along `dim` into pieces of the sizes in `split_sizes`, which must sum to the size of `dim`; in-place changes of them are refused while autograd records, as in PyTorch.)doc"});
+  methods.push_back({"square", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(square() -> Tensor
+
+`self * self`, as `pow(self, 2)`: bool tensors give int64.)doc"});
+  methods.push_back({"square_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_square_)),
+                     METH_FASTCALL | METH_KEYWORDS, R"doc(square_() -> Tensor
+
+`self` squared in place, as `pow_(self, 2)`.)doc"});
   methods.push_back({"subtract", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_subtract)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(subtract(Tensor other, *, Scalar alpha=1) -> Tensor
 
