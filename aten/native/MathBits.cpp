@@ -1,6 +1,8 @@
 // Resolving the lazy conjugate/negative bits for the dispatcher's fallback (aten/core/MathBits.h).
 #include "aten/core/MathBits.h"
 
+#include <type_traits>
+
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/neg.h"
@@ -10,6 +12,28 @@
 
 namespace tl {
 namespace math_bits {
+
+namespace {
+
+// One resolution applied to an optional tensor, a list, or a list of optionals (the argument kinds of the schema).
+template <Tensor (*Resolve)(const Tensor&)>
+std::optional<Tensor> each(const std::optional<Tensor>& t) {
+  if (!t) return t;
+  return Resolve(*t);
+}
+
+template <Tensor (*Resolve)(const Tensor&), typename List, typename Item>
+std::vector<Item> each_of(const List& ts) {
+  std::vector<Item> out;
+  out.reserve(ts.size());
+  for (const auto& t : ts) {
+    if constexpr (std::is_same_v<Item, Tensor>) out.push_back(Resolve(t));
+    else out.push_back(each<Resolve>(t));
+  }
+  return out;
+}
+
+}  // namespace
 
 Tensor physical(const Tensor& t) {
   if (!t.defined() || t.math_bits() == 0) return t;
@@ -28,23 +52,10 @@ Tensor resolved(const Tensor& t) {
   return r;
 }
 
-std::optional<Tensor> resolved(const std::optional<Tensor>& t) {
-  if (!t) return t;
-  return resolved(*t);
-}
-
-std::vector<Tensor> resolved(TensorList ts) {
-  std::vector<Tensor> out;
-  out.reserve(ts.size());
-  for (const Tensor& t : ts) out.push_back(resolved(t));
-  return out;
-}
-
+std::optional<Tensor> resolved(const std::optional<Tensor>& t) { return each<resolved>(t); }
+std::vector<Tensor> resolved(TensorList ts) { return each_of<resolved, TensorList, Tensor>(ts); }
 std::vector<std::optional<Tensor>> resolved(const std::vector<std::optional<Tensor>>& ts) {
-  std::vector<std::optional<Tensor>> out;
-  out.reserve(ts.size());
-  for (const auto& t : ts) out.push_back(resolved(t));
-  return out;
+  return each_of<resolved, std::vector<std::optional<Tensor>>, std::optional<Tensor>>(ts);
 }
 
 Tensor resolved_differentiable(const Tensor& t) {
@@ -53,22 +64,13 @@ Tensor resolved_differentiable(const Tensor& t) {
 }
 
 std::optional<Tensor> resolved_differentiable(const std::optional<Tensor>& t) {
-  if (!t) return t;
-  return resolved_differentiable(*t);
+  return each<resolved_differentiable>(t);
 }
-
 std::vector<Tensor> resolved_differentiable(TensorList ts) {
-  std::vector<Tensor> out;
-  out.reserve(ts.size());
-  for (const Tensor& t : ts) out.push_back(resolved_differentiable(t));
-  return out;
+  return each_of<resolved_differentiable, TensorList, Tensor>(ts);
 }
-
 std::vector<std::optional<Tensor>> resolved_differentiable(const std::vector<std::optional<Tensor>>& ts) {
-  std::vector<std::optional<Tensor>> out;
-  out.reserve(ts.size());
-  for (const auto& t : ts) out.push_back(resolved_differentiable(t));
-  return out;
+  return each_of<resolved_differentiable, std::vector<std::optional<Tensor>>, std::optional<Tensor>>(ts);
 }
 
 Tensor WriteBack::arg(const Tensor& t) {
