@@ -1,11 +1,16 @@
 // The public convolutions (conv1d/2d/3d, their padding='same'/'valid' overloads, conv_transpose1d/2d/3d)
 // on top of the one `convolution` op: unbatched inputs get a batch dim of 1, and 'same' padding
 // becomes symmetric padding (an odd total pads one more at the end: the convolution runs with one
-// more on both sides and the first output position is dropped).
+// more on both sides and the first output position is dropped). Complex inputs are convolved as
+// PyTorch does, with three real convolutions (Gauss's trick), so their gradients (conjugate
+// Wirtinger) and double backward come from the real convolution's.
 #include <string>
+#include <utility>
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "generated/ops/complex.h"
+#include "generated/ops/add.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/conv2d.h"
 #include "generated/ops/conv3d.h"
@@ -13,13 +18,53 @@
 #include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/conv_transpose3d.h"
 #include "generated/ops/convolution.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/select.h"
 #include "generated/ops/squeeze.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 
 namespace {
+
+// The real and imaginary parts of a complex tensor, as views (the composite's inputs carry no
+// conjugate bit: the dispatcher resolves them first).
+std::pair<Tensor, Tensor> real_parts(const Tensor& z) {
+  const Tensor r = view_as_real(z);
+  return {select(r, -1, 0), select(r, -1, 1)};
+}
+
+// conv(x, W, b) for complex x, W, b from three real convolutions:
+//   a = conv(xr, Wr, br), b = conv(xi, Wi), c = conv(xr + xi, Wr + Wi, br + bi)
+//   re = a - b, im = c - a - b
+// (PyTorch's complex_convolution; 3/4 of the four-product form's work).
+Tensor complex_convolution(const char* op, const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                           IntArrayRef output_padding, int64_t groups) {
+  TL_CHECK(weight.dtype() == x.dtype(), op, ": Input type (", scalar_type_name(x.dtype()), ") and weight type (",
+           scalar_type_name(weight.dtype()), ") should be the same");
+  TL_CHECK(!bias || bias->dtype() == x.dtype(), op, ": Input type (", scalar_type_name(x.dtype()), ") and bias type (",
+           scalar_type_name(bias->dtype()), ") should be the same");
+  const auto [xr, xi] = real_parts(x);
+  const auto [wr, wi] = real_parts(weight);
+  std::optional<Tensor> br, bsum;
+  if (bias) {
+    const auto [r, i] = real_parts(*bias);
+    br = r;
+    bsum = add(r, i);
+  }
+  const Tensor a = convolution(xr, wr, br, stride, padding, dilation, transposed, output_padding, groups);
+  const Tensor b = convolution(xi, wi, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
+  const Tensor c =
+      convolution(add(xr, xi), add(wr, wi), bsum, stride, padding, dilation, transposed, output_padding, groups);
+  const Tensor re = sub(a, b), im = sub(sub(c, a), b);
+  // complex() has no float16 -> complex32 form: PyTorch's own a - b + i * (c - a - b) there.
+  if (re.dtype() == ScalarType::Float16) return add(re, mul(im, Scalar(std::complex<double>(0, 1))));
+  return complex(re, im);
+}
 
 Tensor conv_nd(const char* op, int64_t nsp, const Tensor& input, const Tensor& weight,
                const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
@@ -28,7 +73,10 @@ Tensor conv_nd(const char* op, int64_t nsp, const Tensor& input, const Tensor& w
   TL_CHECK(batched || input.dim() == nsp + 1, op, ": Expected ", nsp + 1, "D (unbatched) or ", nsp + 2,
            "D (batched) input to ", op, ", but got input of size: ", input.sizes());
   const Tensor x = batched ? input : unsqueeze(input, 0);
-  const Tensor y = convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  const Tensor y =
+      is_complex_type(x.dtype())
+          ? complex_convolution(op, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+          : convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   return batched ? y : squeeze(y, 0);
 }
 
