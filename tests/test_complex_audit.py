@@ -17,7 +17,6 @@ KNOWN_GAPS = {
     "select_scatter": "missing for every dtype",
     "slice_scatter": "missing for every dtype",
     "diagonal_scatter": "missing for every dtype",
-    "F.conv1d": "convolutions have no complex kernels",
 }
 
 
