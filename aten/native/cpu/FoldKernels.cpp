@@ -64,7 +64,7 @@ void for_batch(int64_t batch, int64_t work, const F& f) {
                                         TL_DISPATCH_CASE(Float64, double, __VA_ARGS__)           \
                                             TL_DISPATCH_CASE(Float16, ::tl::Half, __VA_ARGS__)   \
                                                 TL_DISPATCH_CASE(BFloat16, ::tl::BFloat16, __VA_ARGS__) \
-                                                    TL_CASES_BOOL(__VA_ARGS__))
+                                                    TL_CASES_BOOL(__VA_ARGS__) TL_CASES_COMPLEX(__VA_ARGS__))
 
 // Runs `compute` into `out` (allocating it, or through a temporary when `out` is not contiguous).
 template <typename F>
@@ -171,7 +171,8 @@ void col2im_kernel(const Tensor& self_arg, IntArrayRef output_size, IntArrayRef 
     TL_DISPATCH_SWITCH(x.dtype(), "col2im", TL_DISPATCH_CASE(Float32, float, [&] {
       fold_batch<scalar_t>(x, acc, batch, channels, g);
     }) TL_DISPATCH_CASE(Float64, double, [&] { fold_batch<scalar_t>(x, acc, batch, channels, g); })
-                                                TL_CASES_BOOL([&] { fold_batch<scalar_t>(x, acc, batch, channels, g); }));
+                                                TL_CASES_BOOL([&] { fold_batch<scalar_t>(x, acc, batch, channels, g); })
+                                                    TL_CASES_COMPLEX([&] { fold_batch<scalar_t>(x, acc, batch, channels, g); }));
     if (widen) copy_(res, acc);
   });
 }

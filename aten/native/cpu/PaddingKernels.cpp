@@ -230,7 +230,11 @@ void pad_kernel(const char* op, const Tensor& self, IntArrayRef padding, int64_t
   Tensor buf = output_buffer(out, self.dtype(), self);
   TL_DISPATCH_SWITCH(self.dtype(), op, TL_CASES_FLOAT([&] {
     pad_forward(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), g, padding[0]);
-  }) TL_CASES_INTEGRAL([&] { pad_forward(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), g, padding[0]); }));
+  }) TL_CASES_INTEGRAL([&] { pad_forward(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), g, padding[0]); })
+                                                TL_CASES_COMPLEX([&] {
+                                                  pad_forward(in.data_ptr<scalar_t>(), buf.data_ptr<scalar_t>(), g,
+                                                              padding[0]);
+                                                }));
   commit_output(out, buf);
 }
 
@@ -277,7 +281,8 @@ Tensor pad_backward_kernel(const char* op, const Tensor& grad_output, const Tens
   // As PyTorch: the shapes are checked first; an empty gradient skips the kernel and so its dtype
   // check, except in reflection_pad2d_backward (not a structured op there).
   auto check_dtype = [&] {
-    if (!is_floating_type(self.dtype()))
+    const ScalarType st = self.dtype();  // PyTorch's backward loops: floating and complex64/complex128
+    if (!is_floating_type(st) && st != ScalarType::Complex64 && st != ScalarType::Complex128)
       throw NotImplementedError(str(op, ": not implemented for dtype ", scalar_type_name(self.dtype())));
   };
   if (dtype_check_when_empty) check_dtype();
@@ -288,8 +293,8 @@ Tensor pad_backward_kernel(const char* op, const Tensor& grad_output, const Tens
     TL_CHECK(shape[nd - 1 - i] >= 1, op, ": grad_output is empty along a padded dimension");
   const PadGeometry g = pad_geometry(self, shape, padding, k, reflect);
   const Tensor go = grad_output.is_contiguous() ? grad_output : tl::contiguous(grad_output);
-  TL_DISPATCH_FLOAT(self.dtype(), op,
-                    [&] { pad_backward(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), g); });
+  TL_DISPATCH_FLOAT_AND_COMPLEX(self.dtype(), op,
+                                [&] { pad_backward(go.data_ptr<scalar_t>(), grad_input.data_ptr<scalar_t>(), g); });
   return grad_input;
 }
 
