@@ -475,6 +475,7 @@ Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduct
     AutoGradMode below_autograd(false);
     result = ops::soft_margin_loss::call(self, target, reduction);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("soft_margin_loss does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;

@@ -100,14 +100,16 @@ Tensor rms_norm_composite(const Tensor& input, IntArrayRef normalized_shape, con
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < nd; ++i) dims.push_back(input.dim() - i - 1);
   // float16/bfloat16 compute in float32; eps defaults to the computing dtype's epsilon.
-  const ScalarType acc = opmath_type(input.dtype());
-  const double e = rms_norm_eps(acc, eps);
+  // Complex inputs compute in their own dtype, eps the epsilon of their parts' dtype, by the ops below.
+  const bool cplx = is_complex_type(input.dtype());
+  const ScalarType acc = cplx ? input.dtype() : opmath_type(input.dtype());
+  const double e = rms_norm_eps(cplx ? to_real_type(acc) : acc, eps);
   // One fused pass per row (RmsNormForward.h) for the weights it takes: nothing recorded when autograd
   // needs nothing, else `_fused_rms_norm`, whose backward is one fused kernel too (the same values as
   // the composite's ops, which PyTorch's CPU path records).
   const bool wdef = weight && weight->defined();
   const bool record = autograd::GradMode::is_enabled() && (input.requires_grad() || (wdef && weight->requires_grad()));
-  if (!input.is_meta() && (!wdef || (!weight->is_meta() && (weight->dtype() == input.dtype() ||
+  if (!cplx && !input.is_meta() && (!wdef || (!weight->is_meta() && (weight->dtype() == input.dtype() ||
                                                              weight->dtype() == acc)))) {
     if (!record) return rms_norm_forward_fused(input, nd, wdef ? *weight : Tensor(), e);
     return std::get<0>(_fused_rms_norm(input, normalized_shape, weight, eps));

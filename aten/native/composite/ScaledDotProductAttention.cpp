@@ -122,6 +122,9 @@ Tensor scaled_dot_product_attention_composite(const Tensor& query, const Tensor&
                                               bool is_causal, std::optional<double> scale, bool enable_gqa) {
   validate(query, key, value, attn_mask);
   TL_CHECK(dropout_p >= 0.0, kOp, ": dropout probability has to be between 0 and 1, but got ", dropout_p);
+  // PyTorch's math path multiplies complex operands and then refuses them in its softmax.
+  TL_CHECK_AS(NotImplementedError, !is_complex_type(query.scalar_type()), kOp,
+              ": softmax is not implemented for dtype ", scalar_type_name(query.scalar_type()));
   if (!is_floating_type(query.scalar_type())) {
     // PyTorch's math path scales integer inputs into float32 and then fails in the product with
     // value, except when there is nothing to compute: an empty result of the inputs' dtype.

@@ -114,11 +114,38 @@ const Tensor& embedding_renorm_kernel(const Tensor& self, const Tensor& indices,
   const int64_t rows = self.sizes()[0], cols = self.sizes()[1];
   for (int64_t i : idx)
     TL_CHECK_INDEX(i >= 0 && i < rows, op, ": index ", i, " is out of bounds for dimension 0 with size ", rows);
-  TL_CHECK(is_floating_type(self.dtype()), op, ": norm(): input dtype should be either floating point or complex. ",
-           "Got ", scalar_type_name(self.dtype()), " instead.");
+  const bool cplx = self.dtype() == ScalarType::Complex64 || self.dtype() == ScalarType::Complex128;
+  TL_CHECK(is_floating_type(self.dtype()) || cplx, op,
+           ": norm(): input dtype should be either floating point or complex. Got ", scalar_type_name(self.dtype()),
+           " instead.");
   std::sort(idx.begin(), idx.end());
   idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
   const int64_t s0 = self.strides()[0], s1 = self.strides()[1];
+  if (cplx) {
+    // As PyTorch's (row.norm(p), a real norm of the magnitudes, then row *= max_norm / (norm + 1e-7)).
+    TL_DISPATCH_SWITCH(self.dtype(), op, TL_CASES_COMPLEX([&] {
+      using real_t = typename scalar_t::value_type;
+      scalar_t* base = self.data_ptr<scalar_t>();
+      for (int64_t r : idx) {
+        scalar_t* row = base + r * s0;
+        real_t norm = 0;
+        for (int64_t c = 0; c < cols; ++c) {
+          const real_t a = std::abs(row[c * s1]);
+          if (norm_type == 1) norm += a;
+          else if (norm_type == 2) norm += a * a;
+          else if (std::isinf(norm_type)) norm = std::max(norm, a);
+          else norm += std::pow(a, static_cast<real_t>(norm_type));
+        }
+        if (norm_type == 2) norm = std::sqrt(norm);
+        else if (norm_type != 1 && !std::isinf(norm_type)) norm = std::pow(norm, static_cast<real_t>(1.0 / norm_type));
+        if (norm > static_cast<real_t>(max_norm)) {
+          const real_t scale = static_cast<real_t>(max_norm) / (norm + static_cast<real_t>(1e-7));
+          for (int64_t c = 0; c < cols; ++c) row[c * s1] *= scale;
+        }
+      }
+    }));
+    return self;
+  }
   TL_DISPATCH_FLOAT(self.dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
     scalar_t* base = self.data_ptr<scalar_t>();

@@ -69,6 +69,9 @@ void check_args(const char* op, const Tensor& input, const Tensor& grid, int64_t
   TL_CHECK(mode >= Bilinear && mode <= (k == 2 ? Bicubic : Nearest), op, ": unsupported interpolation_mode ",
            mode);
   TL_CHECK(padding >= Zeros && padding <= Reflection, op, ": unsupported padding_mode ", padding);
+  // PyTorch's CPU kernels have no complex loop and reach it before comparing the grid's dtype.
+  TL_CHECK_AS(NotImplementedError, !is_complex_type(input.scalar_type()), op, ": not implemented for dtype ",
+              scalar_type_name(input.scalar_type()));
   TL_CHECK(grid.scalar_type() == input.scalar_type(), op, ": expected scalar type ",
            legacy_type_name(input.scalar_type()), " but found ", legacy_type_name(grid.scalar_type()));
 }

@@ -30,7 +30,10 @@
 #include "generated/ops/log_sigmoid.h"
 #include "generated/ops/max.h"
 #include "generated/ops/min.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/log1p.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/rsub.h"
 #include "generated/ops/squeeze.h"
@@ -303,6 +306,16 @@ static Tensor soft_margin_map(const Tensor& self, const Tensor& target, const ch
 void soft_margin_loss_kernel(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
   const char* op = "soft_margin_loss";
   check_reduction(reduction, op);
+  if (is_complex_type(self.dtype()) || is_complex_type(target.dtype())) {
+    // PyTorch's own sequence (no complex loop of the fused map): neg, then mul_/exp_/log1p_ in place in
+    // self's dtype (a complex target with a real self is refused by mul_, as there).
+    Tensor loss = neg(self);
+    mul_(loss, target);
+    exp_(loss);
+    log1p_(loss);
+    reduce_into(loss, reduction, out, op, /*exact=*/true);
+    return;
+  }
   const Tensor loss = soft_margin_map(self, target, op, [](double x, double y, double) TL_MATH_INLINE {
     return vec::log1p_f64(vec::exp_f64(-y * x));
   }, 1.0, false);

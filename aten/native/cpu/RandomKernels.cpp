@@ -235,6 +235,10 @@ const Tensor& sample_doubles(const Tensor& self, const char* op, std::optional<G
 
 const Tensor& exponential_kernel(const Tensor& self, double lambd, std::optional<Generator> generator) {
   TL_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  // PyTorch refuses other dtypes with a RuntimeError (not its NotImplementedError of a missing loop).
+  TL_CHECK(self.numel() == 0 || is_floating_type(self.dtype()),
+           "exponential_: Exponential distribution is a continuous probability distribution. dtype must be a floating "
+           "point but you specified ", legacy_type_name(self.dtype()));
   return sample_doubles(self, "exponential_", generator, [&](CPUGenerator& g) { return dist::exponential(g, lambd); });
 }
 

@@ -67,7 +67,10 @@ int64_t check_rms_norm_inputs(const Tensor& input, IntArrayRef normalized_shape,
     TL_ERROR("Given normalized_shape=", normalized_shape, ", expected input with shape [*", expected,
              "], but got input of size", input.sizes());
   }
-  TL_CHECK_AS(NotImplementedError, is_floating_type(input.dtype()), "\"rms_norm\" not implemented for '",
+  // complex64/complex128 run the composite's ops (PyTorch's dispatch takes them; its fused kernel does not).
+  const ScalarType st = input.dtype();
+  TL_CHECK_AS(NotImplementedError, is_floating_type(st) || st == ScalarType::Complex64 || st == ScalarType::Complex128,
+              "\"rms_norm\" not implemented for '",
               legacy_type_name(input.dtype()), "'");
   return nd;
 }

@@ -76,6 +76,9 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
+    if input.is_complex():  # PyTorch's average pooling (2-d for 3-D input, else 3-d) has no complex loop
+        pool = "avg_pool2d" if dim == 3 else "avg_pool3d"
+        raise NotImplementedError(f"local_response_norm: {pool} is not implemented for dtype {input.dtype}")
     sq = input.mul(input)
     channels = sq.size(1)
     before, after = size // 2, (size - 1) // 2
