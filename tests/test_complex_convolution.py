@@ -248,15 +248,21 @@ def test_errors_like_torch(name, fn):
 MODULES = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
-@pytest.mark.parametrize("name", MODULES)
-def test_modules_with_complex_dtype(name):
-    """nn.Conv*d(dtype=complex64): the same initial weights as PyTorch's for the same seed (uniform_ of the real
-    view), the same output and parameter gradients."""
+# Transposed modules take only padding_mode='zeros' (as PyTorch's: ValueError otherwise).
+MODULE_CASES = [(n, "zeros") for n in MODULES] + [(n, m) for n in MODULES[:3] for m in ("reflect", "replicate",
+                                                                                          "circular")]
+
+
+@pytest.mark.parametrize("name,padding_mode", MODULE_CASES, ids=[f"{n}-{m}" for n, m in MODULE_CASES])
+def test_modules_with_complex_dtype(name, padding_mode):
+    """nn.Conv*d(dtype=complex64), every padding mode (reflect/replicate pad complex input since the audit): the
+    same initial weights as PyTorch's for the same seed (uniform_ of the real view), the same output and parameter
+    gradients."""
     nsp = int(name[-2])
     res = []
     for lib in (torch, tl):
         lib.manual_seed(0)
-        m = getattr(lib.nn, name)(4, 6, 3, padding=1, dtype=lib.complex64)
+        m = getattr(lib.nn, name)(4, 6, 3, padding=1, dtype=lib.complex64, padding_mode=padding_mode)
         x = rand((2, 4) + (5,) * nsp, "complex64", 21)
         x = x if lib is torch else to_tl(x)
         y = m(x)
