@@ -1,5 +1,5 @@
 """tools/complex_nn_audit.py as a test: every torch.nn.functional function (~160 calls, modes and in-place forms)
-with complex64 arguments in PyTorch and torchlite. No call may compute a different result or raise another
+with complex64 and with complex128 arguments in PyTorch and torchlite. No call may compute a different result or raise another
 exception type than PyTorch's, torchlite may compute nothing PyTorch refuses, and it may refuse only the calls
 listed in docs/complex.md (none at present). Then gradients of the complex paths added with the audit (padding
 modes, unfold/fold, rms_norm, embedding max_norm) against PyTorch's."""
@@ -21,9 +21,9 @@ _spec.loader.exec_module(complex_nn_audit)
 KNOWN_GAPS = {}  # PyTorch computes, torchlite refuses: none left (docs/complex.md)
 
 
-@pytest.fixture(scope="module")
-def rows():
-    return complex_nn_audit.audit()
+@pytest.fixture(scope="module", params=["complex64", "complex128"])
+def rows(request):
+    return complex_nn_audit.audit(dtype=request.param)
 
 
 def test_audit_covers_nn_functional(rows):

@@ -1,10 +1,10 @@
 """Calls every torch.nn.functional function (and the in-place and mode variants that matter) with complex64
 arguments in PyTorch and in torchlite, and lists where torchlite refuses what PyTorch computes (GAP), computes
 something else or raises another exception type (DIFF), or computes what PyTorch refuses (EXTRA).
-Run `python tools/complex_nn_audit.py` (`-v` for every call); tests/test_complex_nn_audit.py holds torchlite to
+Run `python tools/complex_nn_audit.py` (`-v` for every call, `--complex128` for complex128 arguments); tests/test_complex_nn_audit.py holds torchlite to
 the result (no DIFF, no EXTRA, GAPs only the ones listed in docs/complex.md).
 
-Each entry is (name, call): call(L, S) with L the library and S a namespace of complex64 tensors made by the
+Each entry is (name, call): call(L, S) with L the library and S a namespace of complex64 (or complex128) tensors made by the
 library from the same values (S.x4: 2x3x4x5, S.x3: 2x3x6, S.x2: 3x4, S.y2: 3x4 without zeros, S.m: 4x4, S.x5:
 1x2x3x4x4, S.q/S.k/S.v: 2x3x4 attention operands, S.r2: a real 3x4, S.idx: int64 indices). Random calls
 (dropout in training mode) are seeded with 0 in both libraries right before the call."""
@@ -17,16 +17,16 @@ import numpy as np
 
 
 def _c(rng, shape):
-    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
 
 
-def _inputs(lib):
+def _inputs(lib, dtype="complex64"):
     rng = np.random.default_rng(0)
     arrays = dict(x4=_c(rng, (2, 3, 4, 5)), x3=_c(rng, (2, 3, 6)), x2=_c(rng, (3, 4)), m=_c(rng, (4, 4)),
                   x5=_c(rng, (1, 2, 3, 4, 4)), q=_c(rng, (2, 3, 4)), k=_c(rng, (2, 5, 4)), v=_c(rng, (2, 5, 4)),
                   w3=_c(rng, (2, 3, 4)))
-    arrays["y2"] = (rng.uniform(0.5, 1.5, (3, 4)) * np.exp(1j * rng.uniform(-3, 3, (3, 4)))).astype(np.complex64)
-    s = types.SimpleNamespace(**{k: lib.from_numpy(a.copy()) for k, a in arrays.items()})
+    arrays["y2"] = rng.uniform(0.5, 1.5, (3, 4)) * np.exp(1j * rng.uniform(-3, 3, (3, 4)))
+    s = types.SimpleNamespace(**{k: lib.from_numpy(a.astype(dtype)) for k, a in arrays.items()})
     s.r2 = lib.from_numpy(rng.standard_normal((3, 4)).astype(np.float32))
     s.idx = lib.tensor([[0, 2, 1], [3, 0, 0]])
     s.target = lib.tensor([0, 3, 1])
@@ -212,9 +212,9 @@ def _dtype_name(r):
     return str(getattr(r, "dtype", type(r).__name__)).split(".")[-1]
 
 
-def _run(lib, name, call):
+def _run(lib, name, call, dtype):
     import warnings
-    S = _inputs(lib)
+    S = _inputs(lib, dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -225,14 +225,15 @@ def _run(lib, name, call):
             return None, e
 
 
-def audit(calls=CALLS):
-    """[(name, status, detail)]: status OK (same values), BOTH_RAISE (same exception type), GAP, DIFF or EXTRA."""
+def audit(calls=CALLS, dtype="complex64"):
+    """[(name, status, detail)]: status OK (same values), BOTH_RAISE (same exception type), GAP, DIFF or EXTRA.
+    `dtype`: the complex dtype of the tensor arguments (complex64 or complex128)."""
     import torch
 
     import torchlite
     rows = []
     for name, call in calls:
-        (rt, et), (rl, el) = _run(torch, name, call), _run(torchlite, name, call)
+        (rt, et), (rl, el) = _run(torch, name, call, dtype), _run(torchlite, name, call, dtype)
         if et is not None and el is not None:
             status = "BOTH_RAISE" if type(et).__name__ == type(el).__name__ else "DIFF"
             detail = f"torch {type(et).__name__}: {str(et)[:90]} | torchlite {type(el).__name__}: {str(el)[:90]}"
@@ -252,7 +253,7 @@ def audit(calls=CALLS):
 
 
 def main(argv):
-    rows = audit()
+    rows = audit(dtype="complex128" if "--complex128" in argv else "complex64")
     verbose = "-v" in argv
     counts = {}
     for name, status, detail in rows:
