@@ -777,14 +777,7 @@ const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef
 // ============================================================================ vdot
 
 // vdot(Tensor self, Tensor other) -> Tensor
-static Tensor math_bits_fallback_vdot(const Tensor& self, const Tensor& other) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto other_r = math_bits::resolved_differentiable(other);
-  return ::tl::vdot(self_r, other_r);
-}
-
 Tensor vdot(const Tensor& self, const Tensor& other) {
-  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_vdot(self, other);
   return native::vdot_composite(self, other);
 }
 

@@ -154,10 +154,17 @@ Tensor component(const Tensor& t, int64_t dim, int64_t i) { return tl::narrow(t,
 
 }  // namespace
 
-Tensor dot_composite(const Tensor& self, const Tensor& tensor) { return dot_checked("dot", self, tensor); }
+// dot and vdot read conj operands through mm (the conjugate-transpose op of the BLAS); PyTorch's
+// identities for two conj operands keep both unresolved and make the result a conj view, as its:
+// dot(conj a, conj b) = conj(dot(a, b)), vdot(a, conj b) = conj(dot(a, b)).
+Tensor dot_composite(const Tensor& self, const Tensor& tensor) {
+  if (self.is_conj() && tensor.is_conj()) return tl::conj(dot_checked("dot", tl::conj(self), tl::conj(tensor)));
+  return dot_checked("dot", self, tensor);
+}
 
 // vdot conjugates its first argument (a no-op for real tensors); dot does not.
 Tensor vdot_composite(const Tensor& self, const Tensor& other) {
+  if (!self.is_conj() && other.is_conj()) return tl::conj(dot_checked("vdot", self, tl::conj(other)));
   return dot_checked("vdot", is_complex_type(self.dtype()) ? tl::conj(self) : self, other);
 }
 
