@@ -44,6 +44,9 @@ GRAD_CASES = {
     "conj_T_mm": lambda L, x, y: (x.reshape(3, 2).conj().T @ y.reshape(3, 2)).imag.sum(),
     "matmul_vec": lambda L, x, y: (x.reshape(2, 3).mH @ y[:2]).abs().sum(),
     "dot_conj": lambda L, x, y: L.dot(x.conj(), y).abs(),
+    "vdot": lambda L, x, y: L.vdot(x, y).abs(),
+    "vdot_conj": lambda L, x, y: L.vdot(x, y.conj()).abs(),
+    "conj_vdot": lambda L, x, y: L.vdot(x.conj(), y).abs(),
     "conj_exp": lambda L, x, y: x.conj().exp().real.sum(),
 }
 
