@@ -6,7 +6,7 @@ Rows per dtype and size n (n x n operands):
   before: resolved   what the dispatcher's fallback did before: a.mH.resolve_conj() @ b (one extra pass)
   a @ b              the plain product, for reference
   a.conj() @ b       a conj operand read as stored: conjugated while it is packed (both libraries copy it)
-  a.mH @ v           matrix-vector (gemv with ConjTrans)
+  a.mH @ v           matrix-vector (gemv with ConjTrans), and its resolve-first "before" row
 
     python benchmarks/bench_conj_matmul.py [--threads 1] [--cpu-time] [--markdown] [--sizes 256 1024]
 """
@@ -33,6 +33,7 @@ def cases(dtype: str, n: int):
         ("a @ b", lambda: a @ b, lambda: ta @ tb),
         ("a.conj() @ b", lambda: a.conj() @ b, lambda: ta.conj() @ tb),
         ("a.mH @ v", lambda: a.mH @ v, lambda: ta.mH @ tv),
+        ("before: a.mH.resolve_conj() @ v", lambda: a.mH.resolve_conj() @ v, lambda: ta.mH.resolve_conj() @ tv),
     ]
 
 

@@ -217,6 +217,21 @@ def test_matmul_ranks(dtype, shapes):
             check(tl.matmul(a, b, out=ox.conj()), torch.matmul(ta, tb, out=ot.conj()))
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_multi_dot_chain_matmul_tensordot(dtype):
+    ta, a = layout("mH", (3, 4), dtype, 0)
+    tb, b = layout("conj", (4, 6), dtype, 1)
+    tc, c = layout("cT", (6, 2), dtype, 2)
+    tv, v = layout("conj", (1, 2), dtype, 3)
+    check(tl.linalg.multi_dot([a, b, c]), torch.linalg.multi_dot([ta, tb, tc]))
+    check(tl.linalg.multi_dot([a, b, c, v[0]]), torch.linalg.multi_dot([ta, tb, tc, tv[0]]))
+    check(tl.chain_matmul(a, b, c), torch.chain_matmul(ta, tb, tc))
+    tt, t = layout("conj", (2, 3, 4), dtype, 4)
+    tu, u = layout("mH", (4, 3, 5), dtype, 5)
+    check(tl.tensordot(t, u, dims=([1, 2], [1, 0])), torch.tensordot(tt, tu, dims=([1, 2], [1, 0])))
+    check(tl.tensordot(t, u, dims=1), torch.tensordot(tt, tu, dims=1))
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.float16])
 def test_real_operands_with_the_negative_bit(dtype):
     # x.conj().imag (complex) or _neg_view (any dtype) as a product operand: resolved by the kernel

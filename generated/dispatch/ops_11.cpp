@@ -537,13 +537,7 @@ const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string
 // ============================================================================ linalg_multi_dot
 
 // linalg_multi_dot(Tensor[] tensors) -> Tensor
-static Tensor math_bits_fallback_linalg_multi_dot(TensorList tensors) {
-  const auto tensors_r = math_bits::resolved_differentiable(tensors);
-  return ::tl::linalg_multi_dot(TensorList(tensors_r));
-}
-
 Tensor linalg_multi_dot(TensorList tensors) {
-  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_linalg_multi_dot(tensors);
   return native::linalg_multi_dot_composite(tensors);
 }
 
