@@ -11,6 +11,7 @@
 #include "aten/autograd/Node.h"
 #include "aten/core/Exception.h"
 #include "generated/ops/_to_copy.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/conj_physical.h"
 #include "generated/ops/real.h"
 #include "generated/ops/imag.h"
@@ -363,14 +364,20 @@ Tensor frexp_backward(const Tensor& grad, const Tensor& exponent) {
 // ---- linear algebra ---------------------------------------------------------------------------------
 
 // Complex: grad @ mat2^H and mat1^H @ grad (the conjugate transposes), PyTorch's convention.
-Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st) {
-  (void)mat1_st;
-  return tl::mm(grad, conj_if_complex(tl::t(mat2)));
+// The conjugates are lazy (conj views): mm reads them through the BLAS's conjugate-transpose op. As
+// PyTorch's, a column-major operand gets its gradient column-major (the transpose of a row-major
+// product), so .grad keeps the operand's layout (and is then a conj view where PyTorch's is). A
+// matrix-vector product (mat2 one column: torchlite's mv/matmul(2-D, 1-D) are that mm) takes the
+// row-major form, the layout of PyTorch's mv gradient (an outer product).
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes, IntArrayRef mat1_strides) {
+  if (mat1_strides[0] == 1 && mat1_strides[1] == mat1_sizes[0] && mat2.sizes()[1] != 1)
+    return tl::t(tl::mm(tl::conj(mat2), tl::t(grad)));
+  return tl::mm(grad, tl::conj(tl::t(mat2)));
 }
 
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st) {
-  (void)mat2_st;
-  return tl::mm(conj_if_complex(tl::t(mat1)), grad);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides) {
+  if (mat2_strides[0] == 1 && mat2_strides[1] == mat2_sizes[0]) return tl::t(tl::mm(tl::t(grad), tl::conj(mat1)));
+  return tl::mm(tl::conj(tl::t(mat1)), grad);
 }
 
 // ---- views ----------------------------------------------------------------------------------------

@@ -102,8 +102,8 @@ Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayR
 Tensor frexp_backward(const Tensor& grad, const Tensor& exponent);
 
 // ---- linear algebra --------------------------------------------------------------------------
-Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, ScalarType mat1_st);
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, ScalarType mat2_st);
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes, IntArrayRef mat1_strides);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides);
 
 // ---- views -----------------------------------------------------------------------------------
 // Gradient of as_strided(self, size, stride, storage_offset) for an input of geometry

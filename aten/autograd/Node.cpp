@@ -17,6 +17,7 @@
 #include "generated/ops/empty_strided.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/view_as_real.h"
 #include "generated/ops/zeros_like.h"
 
 namespace tl::autograd {
@@ -277,9 +278,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor& g = meta.grad;
   if (!g.defined()) {
     if (!GradMode::is_enabled()) {
-      // Steal the gradient when nothing else can see it; otherwise copy (it may alias a
-      // user-provided grad_output or another tensor).
-      bool alone = new_grad.impl()->use_count() == 1 && new_grad.storage().use_count() == 1;
+      // Steal the gradient when no other handle holds it (PyTorch's test: the tensor's own reference
+      // count, not its storage's), otherwise copy. A view is stolen too: after x.conj().backward(g)
+      // x.grad is the conj view of g, as PyTorch's.
+      bool alone = new_grad.impl()->use_count() == 1;
       if (alone && obeys_layout_contract(new_grad, variable)) {
         g = new_grad.impl()->autograd_meta() ? detached_alias(new_grad) : std::move(new_grad);
       } else {
@@ -441,9 +443,20 @@ struct Geometry {
   DimVector sizes, strides;
   int64_t offset = 0;
   uint8_t math_bits = 0;  // the lazy conj/neg bits (a conj() view of its base reads it conjugated)
+  ScalarType dtype;
   explicit Geometry(const Tensor& t)
-      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), math_bits(t.math_bits()) {}
+      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), math_bits(t.math_bits()),
+        dtype(t.dtype()) {}
 };
+
+// The elements of `view` inside `base_value` (a tensor with the base's geometry, at offset 0). A real
+// view of a complex base (real, imag, view_as_real) counts its geometry in parts: it is replayed on
+// view_as_real of the base value, where the base's offset counts twice.
+Tensor view_region(const Tensor& base_value, const Geometry& base, const Geometry& view) {
+  if (view.dtype != base.dtype && is_complex_type(base.dtype))
+    return tl::as_strided(tl::view_as_real(base_value), view.sizes, view.strides, view.offset - 2 * base.offset);
+  return tl::as_strided(base_value, view.sizes, view.strides, view.offset - base.offset);
+}
 
 // The gradient of a view's elements from the gradient of its base's elements, or back: a view whose
 // conj/neg bits differ from its base's (x.conj(), x.conj().imag) reads its base conjugated/negated,
@@ -476,7 +489,7 @@ struct CopySlices final : Node {
     // A copy of the base's gradient with the base's geometry; `slice` is the view's part of it.
     Tensor result = tl::empty_strided(base_.sizes, base_.strides, grad.dtype(), grad.device());
     tl::copy_(result, grad, false);
-    Tensor slice = tl::as_strided(result, view_.sizes, view_.strides, view_.offset - base_.offset);
+    Tensor slice = view_region(result, base_, view_);
     const uint8_t relative_bits = view_.math_bits ^ base_.math_bits;
     variable_list res = fn_->apply(variable_list{through_math_bits(tl::clone(slice), relative_bits)});
     TL_CHECK(res.size() == fn_->num_outputs(), "Function ", fn_->name(), " returned ", res.size(),
@@ -506,9 +519,18 @@ struct ViewOfBaseBackward final : Node {
   std::string name() const override { return "AsStridedBackward0"; }
   variable_list apply(variable_list&& grads) override {
     variable_list out(num_outputs());
-    if (should_compute_output(0) && grads[0].defined())
-      out[0] = generated::as_strided_backward(through_math_bits(grads[0], view_.math_bits ^ base_.math_bits), base_.sizes, base_.strides, base_.offset, view_.sizes,
-                                              view_.strides, view_.offset);
+    if (!should_compute_output(0) || !grads[0].defined()) return out;
+    const Tensor grad = through_math_bits(grads[0], view_.math_bits ^ base_.math_bits);
+    if (view_.dtype != base_.dtype) {
+      // A real view of a complex base: its parts of a zero base gradient (its elements never overlap).
+      Tensor result = tl::empty_strided(base_.sizes, base_.strides, base_.dtype, grad.device());
+      tl::fill_(result, 0);
+      tl::copy_(view_region(result, base_, view_), grad, false);
+      out[0] = std::move(result);
+      return out;
+    }
+    out[0] = generated::as_strided_backward(grad, base_.sizes, base_.strides, base_.offset, view_.sizes,
+                                            view_.strides, view_.offset);
     return out;
   }
 

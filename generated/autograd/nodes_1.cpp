@@ -339,7 +339,7 @@ variable_list MulBackward1::apply(variable_list&& grads) {
   (void)grad;
   const auto& other = as_arg(other_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = mul(grad, other);
+    grad_inputs[0] = mul(grad, other.is_complex() ? Scalar(std::conj(other.to_complex())) : other);
   }
   return grad_inputs;
 }

@@ -311,8 +311,10 @@ struct MmBackward0 final : Node {
 
   SavedVariable self_;
   SavedVariable mat2_;
-  ScalarType mat2_scalar_type;
-  ScalarType self_scalar_type;
+  DimVector mat2_sizes;
+  DimVector mat2_strides;
+  DimVector self_sizes;
+  DimVector self_strides;
 };
 
 variable_list MmBackward0::apply(variable_list&& grads) {
@@ -323,10 +325,10 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   const auto& self = self_.unpack(shared_from_this());
   const auto& mat2 = mat2_.unpack(shared_from_this());
   if (should_compute_output(0)) {
-    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_scalar_type);
+    grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides);
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_scalar_type);
+    grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides);
   }
   return grad_inputs;
 }
@@ -769,8 +771,10 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   auto grad_fn = std::make_shared<MmBackward0>();
   grad_fn->set_next_edges(collect_next_edges({&self, &mat2}));
-  grad_fn->mat2_scalar_type = mat2.scalar_type();
-  grad_fn->self_scalar_type = self.scalar_type();
+  grad_fn->mat2_sizes = mat2.sizes();
+  grad_fn->mat2_strides = mat2.strides();
+  grad_fn->self_sizes = self.sizes();
+  grad_fn->self_strides = self.strides();
   if (grad_fn->should_compute_output(1)) {
     grad_fn->self_ = SavedVariable(self, false);
   }

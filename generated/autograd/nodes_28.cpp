@@ -11,6 +11,7 @@
 #include "generated/ops/aminmax.h"
 #include "generated/ops/binary_cross_entropy.h"
 #include "generated/ops/binary_cross_entropy_backward.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/set.h"
@@ -291,7 +292,7 @@ variable_list SubBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = grad;
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = neg(maybe_multiply(grad, alpha));
+    grad_inputs[1] = neg(maybe_multiply(grad, alpha.is_complex() ? Scalar(std::conj(alpha.to_complex())) : alpha));
   }
   return grad_inputs;
 }

@@ -439,7 +439,7 @@ variable_list RsubBackward0::apply(variable_list&& grads) {
   (void)grad;
   const auto& alpha = as_arg(alpha_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = neg(maybe_multiply(grad, alpha));
+    grad_inputs[0] = neg(maybe_multiply(grad, alpha.is_complex() ? Scalar(std::conj(alpha.to_complex())) : alpha));
   }
   if (should_compute_output(1)) {
     grad_inputs[1] = grad;
@@ -462,7 +462,7 @@ variable_list RsubBackward1::apply(variable_list&& grads) {
   (void)grad;
   const auto& alpha = as_arg(alpha_);
   if (should_compute_output(0)) {
-    grad_inputs[0] = neg(maybe_multiply(grad, alpha));
+    grad_inputs[0] = neg(maybe_multiply(grad, alpha.is_complex() ? Scalar(std::conj(alpha.to_complex())) : alpha));
   }
   return grad_inputs;
 }

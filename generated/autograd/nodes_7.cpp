@@ -86,7 +86,7 @@ variable_list AddBackward0::apply(variable_list&& grads) {
     grad_inputs[0] = grad;
   }
   if (should_compute_output(1)) {
-    grad_inputs[1] = maybe_multiply(grad, alpha);
+    grad_inputs[1] = maybe_multiply(grad, alpha.is_complex() ? Scalar(std::conj(alpha.to_complex())) : alpha);
   }
   return grad_inputs;
 }

@@ -68,15 +68,7 @@ Tensor _unsafe_view(const Tensor& self, IntArrayRef size) {
 // ============================================================================ addmv
 
 // addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-static Tensor math_bits_fallback_addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto mat_r = math_bits::resolved_differentiable(mat);
-  const auto vec_r = math_bits::resolved_differentiable(vec);
-  return ::tl::addmv(self_r, mat_r, vec_r, beta, alpha);
-}
-
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
-  if (__builtin_expect((self.math_bits() | mat.math_bits() | vec.math_bits()) != 0, 0)) return math_bits_fallback_addmv(self, mat, vec, beta, alpha);
   return native::addmv_composite(self, mat, vec, beta, alpha);
 }
 
@@ -545,13 +537,7 @@ const Tensor& linalg_cond_out(const Tensor& out, const Tensor& self, std::string
 // ============================================================================ linalg_multi_dot
 
 // linalg_multi_dot(Tensor[] tensors) -> Tensor
-static Tensor math_bits_fallback_linalg_multi_dot(TensorList tensors) {
-  const auto tensors_r = math_bits::resolved_differentiable(tensors);
-  return ::tl::linalg_multi_dot(TensorList(tensors_r));
-}
-
 Tensor linalg_multi_dot(TensorList tensors) {
-  if (__builtin_expect((math_bits::of(tensors)) != 0, 0)) return math_bits_fallback_linalg_multi_dot(tensors);
   return native::linalg_multi_dot_composite(tensors);
 }
 

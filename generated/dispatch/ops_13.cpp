@@ -286,13 +286,7 @@ const Tensor& arctan2_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ============================================================================ chain_matmul
 
 // chain_matmul(Tensor[] matrices) -> Tensor
-static Tensor math_bits_fallback_chain_matmul(TensorList matrices) {
-  const auto matrices_r = math_bits::resolved_differentiable(matrices);
-  return ::tl::chain_matmul(TensorList(matrices_r));
-}
-
 Tensor chain_matmul(TensorList matrices) {
-  if (__builtin_expect((math_bits::of(matrices)) != 0, 0)) return math_bits_fallback_chain_matmul(matrices);
   return native::chain_matmul_composite(matrices);
 }
 
@@ -777,14 +771,7 @@ const Tensor& sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef
 // ============================================================================ vdot
 
 // vdot(Tensor self, Tensor other) -> Tensor
-static Tensor math_bits_fallback_vdot(const Tensor& self, const Tensor& other) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto other_r = math_bits::resolved_differentiable(other);
-  return ::tl::vdot(self_r, other_r);
-}
-
 Tensor vdot(const Tensor& self, const Tensor& other) {
-  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_vdot(self, other);
   return native::vdot_composite(self, other);
 }
 

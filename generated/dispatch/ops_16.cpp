@@ -991,15 +991,7 @@ ops::mm::Kernel* ops::mm::kernels[kNumDeviceTypes] = {
     /* Meta */ mm_kernel_functional,
 };
 
-static Tensor math_bits_fallback_mm(const Tensor& self, const Tensor& mat2) {
-  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
-  const auto self_r = math_bits::resolved(self);
-  const auto mat2_r = math_bits::resolved(mat2);
-  return ops::mm::call(self_r, mat2_r);
-}
-
 Tensor ops::mm::call(const Tensor& self, const Tensor& mat2) {
-  if (__builtin_expect((self.math_bits() | mat2.math_bits()) != 0, 0)) return math_bits_fallback_mm(self, mat2);
   const Device kernel_device = dispatch_device("mm", {&self, &mat2});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("mm", kernel_device);
@@ -1027,19 +1019,7 @@ ops::mm_out::Kernel* ops::mm_out::kernels[kNumDeviceTypes] = {
     /* Meta */ mm_kernel_out,
 };
 
-static const Tensor& math_bits_fallback_mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
-  math_bits::WriteBack written;
-  const auto self_r = math_bits::resolved(self);
-  const auto mat2_r = math_bits::resolved(mat2);
-  const Tensor out_r = written.arg(out);
-  ops::mm_out::call(self_r, mat2_r, out_r);
-  written.finish();
-  return out;
-}
-
 const Tensor& ops::mm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (__builtin_expect((self.math_bits() | mat2.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_mm_out(self, mat2, out);
   const Device kernel_device = dispatch_device("mm.out", {&self, &mat2, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("mm.out", kernel_device);

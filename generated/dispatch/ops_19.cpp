@@ -150,15 +150,7 @@ ops::bmm::Kernel* ops::bmm::kernels[kNumDeviceTypes] = {
     /* Meta */ bmm_kernel_functional,
 };
 
-static Tensor math_bits_fallback_bmm(const Tensor& self, const Tensor& mat2) {
-  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
-  const auto self_r = math_bits::resolved(self);
-  const auto mat2_r = math_bits::resolved(mat2);
-  return ops::bmm::call(self_r, mat2_r);
-}
-
 Tensor ops::bmm::call(const Tensor& self, const Tensor& mat2) {
-  if (__builtin_expect((self.math_bits() | mat2.math_bits()) != 0, 0)) return math_bits_fallback_bmm(self, mat2);
   const Device kernel_device = dispatch_device("bmm", {&self, &mat2});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("bmm", kernel_device);
@@ -186,19 +178,7 @@ ops::bmm_out::Kernel* ops::bmm_out::kernels[kNumDeviceTypes] = {
     /* Meta */ bmm_kernel_out,
 };
 
-static const Tensor& math_bits_fallback_bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
-  math_bits::WriteBack written;
-  const auto self_r = math_bits::resolved(self);
-  const auto mat2_r = math_bits::resolved(mat2);
-  const Tensor out_r = written.arg(out);
-  ops::bmm_out::call(self_r, mat2_r, out_r);
-  written.finish();
-  return out;
-}
-
 const Tensor& ops::bmm_out::call(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  if (__builtin_expect((self.math_bits() | mat2.math_bits() | out.math_bits()) != 0, 0)) return math_bits_fallback_bmm_out(self, mat2, out);
   const Device kernel_device = dispatch_device("bmm.out", {&self, &mat2, &out});
   Kernel* kernel = kernels[device_index(kernel_device)];
   if (!kernel) no_kernel_error("bmm.out", kernel_device);

@@ -768,14 +768,7 @@ const Tensor& linalg_lu_solve_out(const Tensor& out, const Tensor& LU, const Ten
 // ============================================================================ matmul
 
 // matmul(Tensor self, Tensor other) -> Tensor
-static Tensor math_bits_fallback_matmul(const Tensor& self, const Tensor& other) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto other_r = math_bits::resolved_differentiable(other);
-  return ::tl::matmul(self_r, other_r);
-}
-
 Tensor matmul(const Tensor& self, const Tensor& other) {
-  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_matmul(self, other);
   return native::matmul_composite(self, other);
 }
 

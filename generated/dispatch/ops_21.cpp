@@ -211,15 +211,7 @@ const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& oth
 // ============================================================================ baddbmm
 
 // baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-static Tensor math_bits_fallback_baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto batch1_r = math_bits::resolved_differentiable(batch1);
-  const auto batch2_r = math_bits::resolved_differentiable(batch2);
-  return ::tl::baddbmm(self_r, batch1_r, batch2_r, beta, alpha);
-}
-
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
-  if (__builtin_expect((self.math_bits() | batch1.math_bits() | batch2.math_bits()) != 0, 0)) return math_bits_fallback_baddbmm(self, batch1, batch2, beta, alpha);
   return native::baddbmm_composite(self, batch1, batch2, beta, alpha);
 }
 

@@ -596,14 +596,7 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
 // ============================================================================ mv
 
 // mv(Tensor self, Tensor vec) -> Tensor
-static Tensor math_bits_fallback_mv(const Tensor& self, const Tensor& vec) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto vec_r = math_bits::resolved_differentiable(vec);
-  return ::tl::mv(self_r, vec_r);
-}
-
 Tensor mv(const Tensor& self, const Tensor& vec) {
-  if (__builtin_expect((self.math_bits() | vec.math_bits()) != 0, 0)) return math_bits_fallback_mv(self, vec);
   return native::mv_composite(self, vec);
 }
 

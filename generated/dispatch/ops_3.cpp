@@ -193,14 +193,7 @@ Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int
 // ============================================================================ dot
 
 // dot(Tensor self, Tensor tensor) -> Tensor
-static Tensor math_bits_fallback_dot(const Tensor& self, const Tensor& tensor) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto tensor_r = math_bits::resolved_differentiable(tensor);
-  return ::tl::dot(self_r, tensor_r);
-}
-
 Tensor dot(const Tensor& self, const Tensor& tensor) {
-  if (__builtin_expect((self.math_bits() | tensor.math_bits()) != 0, 0)) return math_bits_fallback_dot(self, tensor);
   return native::dot_composite(self, tensor);
 }
 

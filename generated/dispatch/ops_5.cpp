@@ -1080,14 +1080,7 @@ const Tensor& swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
 // ============================================================================ tensordot
 
 // tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
-static Tensor math_bits_fallback_tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto other_r = math_bits::resolved_differentiable(other);
-  return ::tl::tensordot(self_r, other_r, dims_self, dims_other);
-}
-
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
-  if (__builtin_expect((self.math_bits() | other.math_bits()) != 0, 0)) return math_bits_fallback_tensordot(self, other, dims_self, dims_other);
   return native::tensordot_composite(self, other, dims_self, dims_other);
 }
 

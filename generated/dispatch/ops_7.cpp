@@ -339,15 +339,7 @@ const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha)
 // ============================================================================ addmm
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-static Tensor math_bits_fallback_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  const auto self_r = math_bits::resolved_differentiable(self);
-  const auto mat1_r = math_bits::resolved_differentiable(mat1);
-  const auto mat2_r = math_bits::resolved_differentiable(mat2);
-  return ::tl::addmm(self_r, mat1_r, mat2_r, beta, alpha);
-}
-
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  if (__builtin_expect((self.math_bits() | mat1.math_bits() | mat2.math_bits()) != 0, 0)) return math_bits_fallback_addmm(self, mat1, mat2, beta, alpha);
   return native::addmm_composite(self, mat1, mat2, beta, alpha);
 }
 

@@ -2700,7 +2700,7 @@ class TensorBase:
         ...
 
     def vdot(self, other: Tensor) -> Tensor:
-        """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet)."""
+        """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot`."""
         ...
 
     def view(self, size: Sequence[int]) -> Tensor:

@@ -2652,7 +2652,7 @@ def var_mean(input: Tensor, dim: Optional[Union[int, Sequence[int]]] = None, *, 
     ...
 
 def vdot(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
-    """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet)."""
+    """The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot`."""
     ...
 
 def view_as_complex(input: Tensor) -> Tensor:

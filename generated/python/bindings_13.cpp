@@ -828,7 +828,7 @@ Sums `self` over the dimensions in `dim` (all of them when None), keeping them a
   functions["_ops"].push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_vdot)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
-The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot`.)doc"});
   functions["_ops"].push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_xlogy)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor input, Tensor other, *, Tensor? out=None) -> Tensor
 
@@ -888,7 +888,7 @@ Sums `self` over the dimensions in `dim` (all of them when None), keeping them a
   methods.push_back({"vdot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_vdot)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(vdot(Tensor other) -> Tensor
 
-The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot` (complex dtypes are not supported yet).)doc"});
+The dot product of two 1-D tensors, the first conjugated; for real tensors the same as `dot`.)doc"});
   methods.push_back({"xlogy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_xlogy)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(xlogy(Tensor other) -> Tensor
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
@@ -154,11 +155,23 @@ Tensor component(const Tensor& t, int64_t dim, int64_t i) { return tl::narrow(t,
 
 }  // namespace
 
-Tensor dot_composite(const Tensor& self, const Tensor& tensor) { return dot_checked("dot", self, tensor); }
+// dot and vdot read conj operands through mm (the conjugate-transpose op of the BLAS); PyTorch's
+// identities for two conj operands keep both unresolved and make the result a conj view, as its:
+// dot(conj a, conj b) = conj(dot(a, b)), vdot(a, conj b) = conj(dot(a, b)).
+Tensor dot_composite(const Tensor& self, const Tensor& tensor) {
+  if (self.is_conj() && tensor.is_conj()) return tl::conj(dot_checked("dot", tl::conj(self), tl::conj(tensor)));
+  return dot_checked("dot", self, tensor);
+}
 
-// vdot conjugates its first argument (a no-op for real tensors); dot does not.
+// vdot conjugates its first argument (a no-op for real tensors); dot does not. The conjugate is lazy (mm
+// reads it through ConjTrans), except when autograd records: then it is computed, so self's gradient is
+// a plain tensor, as from PyTorch's vdot formula (lazy, it would come back through conj's lazy backward).
 Tensor vdot_composite(const Tensor& self, const Tensor& other) {
-  return dot_checked("vdot", is_complex_type(self.dtype()) ? tl::conj(self) : self, other);
+  if (!is_complex_type(self.dtype())) return dot_checked("vdot", self, other);
+  const bool records = autograd::GradMode::is_enabled() && (self.requires_grad() || other.requires_grad());
+  auto conj = [&](const Tensor& t) { return records ? tl::conj_physical(t) : tl::conj(t); };
+  if (!self.is_conj() && other.is_conj()) return tl::conj(dot_checked("vdot", self, conj(other)));
+  return dot_checked("vdot", conj(self), other);
 }
 
 Tensor inner_composite(const Tensor& self, const Tensor& other) {

@@ -1,6 +1,6 @@
 // matmul with NumPy/PyTorch semantics, built from public ops (mm, bmm, reshape, expand,
 // unsqueeze, squeeze) so autograd comes from them:
-//   1-D @ 1-D  -> 0-d dot product         (mm of [1,k] and [k,1], reshaped to [])
+//   1-D @ 1-D  -> 0-d dot product         (dot: mm of [1,k] and [k,1], reshaped to [])
 //   2-D @ 1-D  -> matrix-vector [n]        (mm with the vector as a column, squeezed)
 //   1-D @ 2-D  -> vector-matrix [m]        (mm with the vector as a row, squeezed)
 //   2-D @ 2-D  -> mm
@@ -16,6 +16,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/dot.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/mm.h"
@@ -71,10 +72,8 @@ Tensor matmul_composite(const Tensor& self, const Tensor& other) {
            shape_str(other.sizes()), ")");
   const int64_t k = k1;
 
-  if (dim1 == 1 && dim2 == 1) {
-    Tensor r = tl::mm(tl::unsqueeze(self, 0), tl::unsqueeze(other, 1));  // [1, 1]
-    return tl::reshape(r, IntArrayRef());
-  }
+  // dot, as PyTorch's matmul: two conj vectors give its conj view of the plain product.
+  if (dim1 == 1 && dim2 == 1) return tl::dot(self, other);
   if (dim1 == 2 && dim2 == 1) return tl::squeeze(tl::mm(self, tl::unsqueeze(other, 1)), int64_t(1));
   if (dim1 == 1 && dim2 == 2) return tl::squeeze(tl::mm(tl::unsqueeze(self, 0), other), int64_t(0));
   if (dim1 == 2 && dim2 == 2) return tl::mm(self, other);

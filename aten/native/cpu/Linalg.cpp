@@ -9,12 +9,20 @@
 //
 // Threads: the BLAS runs single-threaded and tl::parallel_for splits the work: over batches when
 // there are several small matrices, else over 16-row (or 16-column) blocks of each product.
+//
+// The lazy conjugate bit (docs/complex.md; mm and bmm are tagged `math_bits`): a conj operand whose
+// memory the BLAS reads transposed (`a.mH`, `a.conj().T`) is passed with the conjugate-transpose op,
+// as PyTorch's addmm passes 'c'; a conj operand read as stored is conjugated while it is packed (one
+// copy, as PyTorch's resolve_conj). The negative bit is resolved first; an out= tensor with a bit
+// receives the product through copy_, which writes through its bits.
 #include <algorithm>
 #include <cstring>
 #include <optional>
 #include <vector>
 
+#include "aten/autograd/GradMode.h"
 #include "aten/core/Exception.h"
+#include "aten/core/MathBits.h"
 #include "aten/native/cpu/Vectorize.h"
 #include "aten/core/Parallel.h"
 #include "aten/core/Tensor.h"
@@ -22,6 +30,7 @@
 #include "aten/native/cpu/Blas.h"
 #include "aten/native/cpu/BlasComplex.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/copy.h"
 #include "generated/ops/mm.h"
 
 namespace tl::native {
@@ -40,16 +49,17 @@ struct Mats {
 
 // How a rows x cols matrix with strides (rs, cs) can be given to a row-major BLAS:
 // {trans=false, ld} when rows are contiguous, {trans=true, ld} when columns are, nullopt otherwise.
+// A matrix with both (a row or a column vector) gets the transposed one when prefer_trans.
 struct BlasLayout {
   bool trans;
   int64_t ld;
 };
-std::optional<BlasLayout> blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+std::optional<BlasLayout> blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool prefer_trans = false) {
   // Strides of size-1 dims are never used to address anything.
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1)))
-    return BlasLayout{false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
-  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
-    return BlasLayout{true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+  const bool row_major = (cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1));
+  const bool col_major = (rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1));
+  if (col_major && (prefer_trans || !row_major)) return BlasLayout{true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+  if (row_major) return BlasLayout{false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
   return std::nullopt;
 }
 
@@ -76,9 +86,10 @@ inline T from_acc(acc_t v) {
   else return static_cast<T>(v);
 }
 
-// Copies a batch of rows x cols matrices into a contiguous buffer of type D.
+// Copies a batch of rows x cols matrices into a contiguous buffer of type D (conjugated when `conj`,
+// for complex T: the conjugate bit resolved in the same pass).
 template <typename D, typename T>
-void pack(Mats<const T> src, int64_t batch, int64_t rows, int64_t cols, D* dst) {
+void pack(Mats<const T> src, int64_t batch, int64_t rows, int64_t cols, D* dst, bool conj = false) {
   const int64_t total_rows = batch * rows;
   parallel_for(0, total_rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1)),
                [&](int64_t rb, int64_t re) {
@@ -86,6 +97,12 @@ void pack(Mats<const T> src, int64_t batch, int64_t rows, int64_t cols, D* dst) 
                    int64_t b = r / rows, i = r % rows;
                    const T* s = src.at(b, i, 0);
                    D* d = dst + r * cols;
+                   if constexpr (is_complex_v<T>) {
+                     if (conj) {
+                       for (int64_t j = 0; j < cols; ++j) d[j] = std::conj(s[j * src.cs]);
+                       continue;
+                     }
+                   }
                    for (int64_t j = 0; j < cols; ++j) d[j] = to_acc<D>(s[j * src.cs]);
                  }
                });
@@ -98,9 +115,10 @@ void pack(Mats<const T> src, int64_t batch, int64_t rows, int64_t cols, D* dst) 
 // in a number of chunks fixed by the shape (so results do not depend on the thread count): the
 // output rows when op is NoTrans; the reduction when op is Trans (partial sums added in order),
 // so that every chunk streams a contiguous block of M.
+// `conj_mat`: the matrix operand is conjugated (it is then read transposed: ConjTrans).
 template <typename T>
 void gemv_products(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, BlasLayout la,
-                   Mats<const T> B, BlasLayout lb, Mats<T> C) {
+                   Mats<const T> B, BlasLayout lb, Mats<T> C, bool conj_mat) {
   const T *mat, *x;
   int64_t mat_bs, ld, x_bs, incx, rows, cols, len, incy;
   bool trans;
@@ -116,12 +134,13 @@ void gemv_products(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T>
     len = n, incy = n > 1 ? C.cs : 1;
   }
   // Zero-stride (expanded) operands were packed by the caller, so incx/incy are nonzero.
+  const blas::Op op = !trans ? blas::Op::None : conj_mat ? blas::Op::ConjTrans : blas::Op::Trans;
   const int64_t work = rows * cols;
   if (batch > 1 && (batch >= 2 * get_num_threads() || work < 4 * kMinTaskMacs)) {
     parallel_for(0, batch, std::max<int64_t>(1, kMinTaskMacs / std::max<int64_t>(work, 1)), [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b)
-        blas::gemv<T>(trans, rows, cols, T(1), mat + b * mat_bs, ld, x + b * x_bs, incx, T(0), C.ptr + b * C.bs,
-                      incy);
+        blas::gemv_op<T>(op, rows, cols, T(1), mat + b * mat_bs, ld, x + b * x_bs, incx, T(0), C.ptr + b * C.bs,
+                         incy);
     });
     return;
   }
@@ -135,12 +154,12 @@ void gemv_products(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T>
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t r0 = rows * c / nchunks, r1 = rows * (c + 1) / nchunks;
         if (!trans) {
-          blas::gemv<T>(false, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb, incx, T(0), yb + r0 * incy, incy);
+          blas::gemv_op<T>(op, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb, incx, T(0), yb + r0 * incy, incy);
         } else if (nchunks == 1) {
-          blas::gemv<T>(true, rows, cols, T(1), mb, ld, xb, incx, T(0), yb, incy);
+          blas::gemv_op<T>(op, rows, cols, T(1), mb, ld, xb, incx, T(0), yb, incy);
         } else {
-          blas::gemv<T>(true, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb + r0 * incx, incx, T(0),
-                        partial.data() + c * len, 1);
+          blas::gemv_op<T>(op, r1 - r0, cols, T(1), mb + r0 * ld, ld, xb + r0 * incx, incx, T(0),
+                           partial.data() + c * len, 1);
         }
       }
     });
@@ -154,45 +173,57 @@ void gemv_products(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T>
   }
 }
 
-// C = A * B for float/double. A: m x k, B: k x n, C: m x n with rows or columns contiguous.
+// C = A * B for float/double/complex. A: m x k, B: k x n, C: m x n with rows or columns contiguous.
+// ca / cb: A / B hold the conjugates of their values (complex only).
 template <typename T>
-void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, Mats<const T> B, Mats<T> C) {
+void gemm_blas(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, bool ca, Mats<const T> B, bool cb,
+               Mats<T> C) {
   auto lc = blas_layout(m, n, C.rs, C.cs);
   TL_CHECK(lc.has_value(), "mm: internal error: output layout not supported by BLAS");
   if (lc->trans) {
     // C has contiguous columns: compute C^T = B^T A^T, whose rows are contiguous.
-    gemm_blas<T>(batch, n, m, k, B.transposed(), A.transposed(), C.transposed());
+    gemm_blas<T>(batch, n, m, k, B.transposed(), cb, A.transposed(), ca, C.transposed());
     return;
   }
   const int64_t ldc = lc->ld;
+  // Which operand the BLAS reads as a matrix, and whether the op it applies to it is a transpose:
+  // only such an operand can carry a conjugation (ConjTrans). gemm: both, op = trans of the layout;
+  // gemv (m or n is 1): A when n == 1 (op = A's trans), else B (op = not B's trans); the other is x.
+  const bool gemv = m == 1 || n == 1;
+  const bool a_is_matrix = !gemv || n == 1, b_is_matrix = !gemv || n != 1;
+  const bool b_op_is_trans_layout = !gemv;  // gemv with B as the matrix transposes a row-major B
   std::vector<T> abuf, bbuf;
-  auto la = blas_layout(m, k, A.rs, A.cs);
-  if (!la) {
+  auto la = blas_layout(m, k, A.rs, A.cs, /*prefer_trans=*/ca);
+  if (!la || (ca && !(a_is_matrix && la->trans))) {
     abuf.resize(static_cast<size_t>(batch * m * k));
-    pack<T>(A, batch, m, k, abuf.data());
+    pack<T>(A, batch, m, k, abuf.data(), ca);
     A = {abuf.data(), m * k, k, 1};
     la = BlasLayout{false, k};
+    ca = false;
   }
-  auto lb = blas_layout(k, n, B.rs, B.cs);
-  if (!lb) {
+  auto lb = blas_layout(k, n, B.rs, B.cs, /*prefer_trans=*/cb && b_op_is_trans_layout);
+  if (!lb || (cb && !(b_is_matrix && lb->trans == b_op_is_trans_layout))) {
     bbuf.resize(static_cast<size_t>(batch * k * n));
-    pack<T>(B, batch, k, n, bbuf.data());
+    pack<T>(B, batch, k, n, bbuf.data(), cb);
     B = {bbuf.data(), k * n, n, 1};
     lb = BlasLayout{false, n};
+    cb = false;
   }
   const int64_t macs = m * n * k;
   const int64_t nthreads = get_num_threads();
-  if (m == 1 || n == 1) {
-    gemv_products<T>(batch, m, n, k, A, *la, B, *lb, C);
+  if (gemv) {
+    gemv_products<T>(batch, m, n, k, A, *la, B, *lb, C, n == 1 ? ca : cb);
     return;
   }
+  const blas::Op op_a = !la->trans ? blas::Op::None : ca ? blas::Op::ConjTrans : blas::Op::Trans;
+  const blas::Op op_b = !lb->trans ? blas::Op::None : cb ? blas::Op::ConjTrans : blas::Op::Trans;
   auto one = [&](int64_t b, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     // Rows [r0, r1) x columns [c0, c1) of product b (A's row r0 / B's column c0 start there
     // in either storage order).
     const T* a = A.ptr + b * A.bs + r0 * A.rs;
     const T* bp = B.ptr + b * B.bs + c0 * B.cs;
     T* c = C.ptr + b * C.bs + r0 * C.rs + c0 * C.cs;
-    blas::gemm<T>(la->trans, lb->trans, r1 - r0, c1 - c0, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
+    blas::gemm_op<T>(op_a, op_b, r1 - r0, c1 - c0, k, T(1), a, la->ld, bp, lb->ld, T(0), c, ldc);
   };
   if (batch > 1 && (batch >= 2 * nthreads || macs < 8 * kMinTaskMacs)) {
     // Many products: one task per matrix.
@@ -261,10 +292,12 @@ void gemm_loop(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, 
   });
 }
 
+// ca / cb: the operands' conjugate bits (complex only; always false for other types).
 template <typename T>
-void gemm_any(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, Mats<const T> B, Mats<T> C) {
+void gemm_any(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, bool ca, Mats<const T> B, bool cb,
+              Mats<T> C) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) && blas::kAvailable) {
-    gemm_blas<T>(batch, m, n, k, A, B, C);  // complex: cgemm / zgemm
+    gemm_blas<T>(batch, m, n, k, A, ca, B, cb, C);  // complex: cgemm / zgemm
   } else if constexpr (is_reduced_v<T> && blas::kAvailable) {
     // float16/bfloat16: widen to float32 (exact), multiply with sgemm (float32 accumulation), round
     // once to T: the same result class as the loop, several times faster.
@@ -272,8 +305,8 @@ void gemm_any(int64_t batch, int64_t m, int64_t n, int64_t k, Mats<const T> A, M
     std::vector<float> c(static_cast<size_t>(batch * m * n));
     pack<float>(A, batch, m, k, a.data());
     pack<float>(B, batch, k, n, b.data());
-    gemm_blas<float>(batch, m, n, k, Mats<const float>{a.data(), m * k, k, 1},
-                     Mats<const float>{b.data(), k * n, n, 1}, Mats<float>{c.data(), m * n, n, 1});
+    gemm_blas<float>(batch, m, n, k, Mats<const float>{a.data(), m * k, k, 1}, false,
+                     Mats<const float>{b.data(), k * n, n, 1}, false, Mats<float>{c.data(), m * n, n, 1});
     parallel_for(0, batch * m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r)
         for (int64_t j = 0; j < n; ++j) *C.at(r / m, r % m, j) = T(c[static_cast<size_t>(r * n + j)]);
@@ -310,20 +343,43 @@ void copy_into(const Tensor& src, const Tensor& dst) {
                     s + e * static_cast<int64_t>(isz), isz);
 }
 
+// An operand as the product reads it: a conj-only tensor is its memory (`conj` set: the BLAS or the
+// pack conjugates it); one with the negative bit is resolved (a new tensor with its values).
+Tensor product_operand(const Tensor& t, bool& conj) {
+  const uint8_t bits = t.math_bits();
+  conj = bits == TensorImpl::kConjBit;
+  if (bits == 0) return t;
+  if (conj) return math_bits::physical(t);
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  return math_bits::resolved(t);
+}
+
 // Shared by mm (batch = 1, 2-D tensors) and bmm (3-D tensors). Checks are done by the callers.
 void matmul_into(const Tensor& self_arg, const Tensor& mat2_arg, Tensor& out, IntArrayRef out_shape,
                  const char* op) {
-  // mm(a, b, out=a): resizing `out` must not change the `a` being read.
-  const Tensor self = input_unaffected_by_resize(self_arg, out);
-  const Tensor mat2 = input_unaffected_by_resize(mat2_arg, out);
-  const ScalarType st = self.dtype();
-  if (!out.defined()) {
-    out = empty_tensor(out_shape, st, self.device());
-  } else {
-    TL_CHECK(out.device().type == self.device().type, op, ": expected out on device ", self.device().str(),
+  const ScalarType st = self_arg.dtype();
+  if (out.defined()) {
+    TL_CHECK(out.device().type == self_arg.device().type, op, ": expected out on device ", self_arg.device().str(),
              ", but got ", out.device().str());
     TL_CHECK(out.dtype() == st, op, ": Expected out tensor to have dtype ", scalar_type_name(st), ", but got ",
              scalar_type_name(out.dtype()), " instead");
+    if (out.math_bits() != 0) {
+      // An out= tensor with a bit (a conj/neg view): the product is written through copy_.
+      Tensor product;
+      matmul_into(self_arg, mat2_arg, product, out_shape, op);
+      resize_output(out, out_shape, op);
+      autograd::NoGradGuard no_grad;
+      tl::copy_(out, product, false);
+      return;
+    }
+  }
+  // mm(a, b, out=a): resizing `out` must not change the `a` being read.
+  bool conj_a = false, conj_b = false;
+  const Tensor self = product_operand(input_unaffected_by_resize(self_arg, out), conj_a);
+  const Tensor mat2 = product_operand(input_unaffected_by_resize(mat2_arg, out), conj_b);
+  if (!out.defined()) {
+    out = empty_tensor(out_shape, st, self.device());
+  } else {
     resize_output(out, out_shape, op);
   }
   if (self.is_meta() || out.numel() == 0) return;
@@ -351,7 +407,7 @@ void matmul_into(const Tensor& self_arg, const Tensor& mat2_arg, Tensor& out, In
     if (k == 0) {
       fill_zero<scalar_t>(batch, m, n, C);
     } else {
-      gemm_any<scalar_t>(batch, m, n, k, A, B, C);
+      gemm_any<scalar_t>(batch, m, n, k, A, conj_a, B, conj_b, C);
     }
   };
   if (is_complex_type(st)) {
