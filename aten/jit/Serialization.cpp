@@ -409,11 +409,11 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
     if (sizes.size() != strides.size() || sizes.size() > 64)
       in.fail(str("tensor ", i, " has ", sizes.size(), " sizes and ", strides.size(), " strides"));
     if (!zip.has("data/" + key)) in.fail(str("tensor ", i, " names a missing storage record data/", key));
-    std::string_view data = zip.get("data/" + key);
+    const uint64_t nbytes = zip.size_of("data/" + key);
     int64_t itemsize = static_cast<int64_t>(element_size(*dtype));
-    if (data.size() % itemsize != 0)
-      in.fail(str("storage data/", key, " holds ", data.size(), " bytes, not a whole number of ", d, " elements"));
-    int64_t storage_numel = static_cast<int64_t>(data.size()) / itemsize;
+    if (nbytes % itemsize != 0)
+      in.fail(str("storage data/", key, " holds ", nbytes, " bytes, not a whole number of ", d, " elements"));
+    int64_t storage_numel = static_cast<int64_t>(nbytes) / itemsize;
     // The view must lie inside its storage: offset + sum((size - 1) * stride) < numel.
     int64_t numel = 1, last = offset;
     bool ok = offset >= 0;
@@ -429,7 +429,8 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
     auto it = storages.find(sid);
     if (it == storages.end()) {
       Tensor base = empty_tensor({storage_numel}, *dtype, device);
-      if (!device.is_meta() && !data.empty()) std::memcpy(base.data_ptr(), data.data(), data.size());
+      // Straight from the file into the storage, CRC-checked on the way (no copy of the record is kept).
+      if (!device.is_meta() && nbytes != 0) zip.read_into("data/" + key, base.data_ptr());
       it = storages.emplace(sid, base).first;
     }
     Tensor t = make_view(it->second, sizes, strides, offset);
@@ -1059,8 +1060,8 @@ std::shared_ptr<Graph> graph_from_text(std::string_view text, const std::vector<
   return read_graph(text, tensors, what);
 }
 
-std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files) {
-  ZipWriter zip("archive");
+void save_module(const Module& m, ZipSink& sink, const std::map<std::string, std::string>& extra_files) {
+  ZipWriter zip("archive", sink);
   zip.add("format", std::string(kMagic) + "\n");
   zip.add("version", std::to_string(kFormatVersion) + "\n");
   zip.add("byteorder", "little");
@@ -1073,24 +1074,32 @@ std::string save_module(const Module& m, const std::map<std::string, std::string
     TL_CHECK(!name.empty() && name.find("..") == std::string::npos, "jit.save: bad extra file name '", name, "'");
     zip.add("extra/" + name, data);
   }
-  return zip.finish();
+  zip.finish();
+}
+
+std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files) {
+  StringSink sink;
+  save_module(m, sink, extra_files);
+  return std::move(sink.out);
 }
 
 void save_module(const Module& m, const std::string& path, const std::map<std::string, std::string>& extra_files) {
-  std::string bytes = save_module(m, extra_files);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  TL_CHECK(f.good(), "jit.save: cannot open ", path, " for writing");
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  TL_CHECK(f.good(), "jit.save: writing ", path, " failed");
+  FileSink sink(path);
+  save_module(m, sink, extra_files);
+  sink.close();
 }
 
 Loaded load_module(std::string_view bytes, std::optional<Device> device, const std::string& what) {
+  return load_module(std::make_shared<MemorySource>(bytes), device, what);
+}
+
+Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device> device, const std::string& what) {
   static_assert(sizeof(int) == 4, "");
   const uint16_t probe = 1;
   TL_CHECK(*reinterpret_cast<const uint8_t*>(&probe) == 1, "jit.load: big-endian hosts are not supported");
   Device dev = device.value_or(Device(DeviceType::CPU));
   TL_CHECK(dev.is_cpu() || dev.is_meta(), "jit.load: cannot map tensors to device ", dev.str());
-  ZipReader zip(bytes, what);
+  ZipReader zip(std::move(source), what);
   TL_CHECK(zip.has("format"), "jit.load: ", foreign_archive(zip, what));
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
@@ -1111,10 +1120,7 @@ Loaded load_module(std::string_view bytes, std::optional<Device> device, const s
 }
 
 Loaded load_module_file(const std::string& path, std::optional<Device> device) {
-  std::ifstream f(path, std::ios::binary);
-  TL_CHECK(f.good(), "jit.load: cannot open ", path);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return load_module(bytes, device, path);
+  return load_module(std::make_shared<FileSource>(path), device, path);
 }
 
 }  // namespace tl::jit

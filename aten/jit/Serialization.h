@@ -64,7 +64,13 @@ struct Module {
   void setattr(const std::string& path, IValue value);
 };
 
-// The archive's bytes. `extra_files` are stored as extra/<name> (torch.jit.save's _extra_files).
+class ZipSink;
+class ZipSource;
+
+// Writes the archive to `sink` record by record (tensor data straight from the storages: nothing is
+// built in memory). `extra_files` are stored as extra/<name> (torch.jit.save's _extra_files).
+void save_module(const Module& m, ZipSink& sink, const std::map<std::string, std::string>& extra_files);
+// The archive's bytes.
 std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files = {});
 void save_module(const Module& m, const std::string& path,
                  const std::map<std::string, std::string>& extra_files);
@@ -76,6 +82,9 @@ struct Loaded {
 // `device`: where tensors go (cpu, or meta: shapes and dtypes only, no data read).
 // `what` names the source in error messages.
 Loaded load_module(std::string_view bytes, std::optional<Device> device = std::nullopt,
+                   const std::string& what = "the archive");
+// Reads the directory, then each record as it is needed (tensor data into its storage).
+Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device> device = std::nullopt,
                    const std::string& what = "the archive");
 Loaded load_module_file(const std::string& path, std::optional<Device> device = std::nullopt);
 
