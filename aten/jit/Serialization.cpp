@@ -22,8 +22,10 @@
 namespace tl::jit {
 namespace {
 
-// 2: module attributes, method arguments and defaults; 3: named tuple types (1 and 2 are still read)
-constexpr int kFormatVersion = 3;
+// 2: module attributes, method arguments and defaults; 3: named tuple types; 4: the Enum classes of
+// methods' arguments and returns (1 to 3 are still read)
+constexpr int kFormatVersion = 4;
+constexpr int64_t kMaxEnumTupleElements = 4096;  // an Enum position -2 - k: element k of a returned tuple
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
 
@@ -344,6 +346,11 @@ TypePtr read_type(Lexer& in, int depth) {
     return t;
   }
   in.fail(str("unknown type '", w, "'"));
+}
+
+// An Enum member's value: int, float or str.
+bool enum_value(const IValue& v) {
+  return v.tag() == IValue::Tag::Int || v.tag() == IValue::Tag::Double || v.tag() == IValue::Tag::String;
 }
 
 // ---- tensors -----------------------------------------------------------------------------
@@ -805,6 +812,16 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
       w.string(method.arg_names[i]).integer(method.defaults[i].has_value());
       if (method.defaults[i]) write_ivalue(w, *method.defaults[i], tensors);
     }
+    w.word("enums").integer(static_cast<int64_t>(method.enums.size()));
+    for (const Method::EnumClass& e : method.enums) {
+      w.integer(e.position).string(e.qualname).integer(static_cast<int64_t>(e.members.size()));
+      for (const auto& [member, value] : e.members) {
+        TL_CHECK(enum_value(value), "jit.save: Enum ", e.qualname, " member ",
+                 member, " has a value of type ", value.tag_name(), " (int, float or str only)");
+        w.string(member);
+        write_ivalue(w, value, tensors);
+      }
+    }
   }
   w.line(indent + 2).word("submodules").integer(static_cast<int64_t>(m.submodules.size()));
   for (const auto& [name, sub] : m.submodules) {
@@ -888,6 +905,33 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
                                      "follows one with a default"));
           method.defaults.emplace_back(std::nullopt);
         }
+      }
+    }
+    if (version >= 4) {
+      in.expect("enums");
+      size_t n_enums = in.count();
+      std::set<int64_t> seen;
+      for (size_t k = 0; k < n_enums; ++k) {
+        Method::EnumClass e;
+        e.position = in.integer();
+        if (e.position < -2 - kMaxEnumTupleElements || e.position >= static_cast<int64_t>(method.arg_names.size()) ||
+            !seen.insert(e.position).second)
+          in.fail(str("method ", name, ": bad or repeated Enum position ", e.position));
+        e.qualname = in.string();
+        if (e.qualname.empty()) in.fail(str("method ", name, ": an Enum class without a name"));
+        size_t n_members = in.count();
+        std::set<std::string> member_names;
+        for (size_t j = 0; j < n_members; ++j) {
+          std::string member = in.string();
+          IValue value = read_ivalue(in, tensors, depth + 1);
+          // One value type for all members (int, float or str), as script requires of an Enum.
+          if (member.empty() || !member_names.insert(member).second ||
+              !enum_value(value) ||
+              (!e.members.empty() && e.members.front().second.tag() != value.tag()))
+            in.fail(str("method ", name, ": bad member '", member, "' of Enum ", e.qualname));
+          e.members.emplace_back(std::move(member), std::move(value));
+        }
+        method.enums.push_back(std::move(e));
       }
     }
     if (takes_self && method.graph->inputs().empty()) in.fail(str("method ", name, " takes self but has no inputs"));
@@ -1104,7 +1148,8 @@ Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == "1\n" || version == "2\n" || version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what,
+  TL_CHECK(version == "1\n" || version == "2\n" || version == "3\n" || version == std::to_string(kFormatVersion) + "\n",
+           "jit.load: ", what,
            " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
            kFormatVersion);
   TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,

@@ -26,6 +26,16 @@ struct Method {
   // inputs) and for archives of format version 1.
   std::vector<std::string> arg_names;
   std::vector<std::optional<IValue>> defaults;
+  // The Enum classes of a scripted method's arguments and return (members run as their values in the
+  // graph): where (an argument's index after self, -1 for the return, -2 - k for element k of a returned
+  // tuple), the class's qualified name
+  // and its members' names and values, so that Python can give and take members (format version 4).
+  struct EnumClass {
+    int64_t position;
+    std::string qualname;
+    std::vector<std::pair<std::string, IValue>> members;
+  };
+  std::vector<EnumClass> enums;
 };
 
 // A module attribute that compiled code reads and writes at run time (script's `self.count += 1`):

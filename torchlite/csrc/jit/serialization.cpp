@@ -108,6 +108,28 @@ void bind_serialization(py::module_& m) {
       .def_readwrite("graph", &Method::graph)
       .def_readwrite("takes_self", &Method::takes_self)
       .def_readonly("arg_names", &Method::arg_names)
+      .def_property("enums", [](const Method& method) {
+        py::list out;
+        for (const Method::EnumClass& e : method.enums) {
+          py::list members;
+          for (const auto& [name, value] : e.members) members.append(py::make_tuple(name, jit::to_py(value)));
+          out.append(py::make_tuple(e.position, e.qualname, members));
+        }
+        return out;
+      }, [](Method& method, const py::sequence& enums) {
+        std::vector<Method::EnumClass> out;
+        for (py::handle item : enums) {
+          auto t = item.cast<py::tuple>();
+          Method::EnumClass e{t[0].cast<int64_t>(), t[1].cast<std::string>(), {}};
+          for (py::handle m : t[2].cast<py::sequence>()) {
+            auto pair = m.cast<py::tuple>();
+            e.members.emplace_back(pair[0].cast<std::string>(), jit::to_ivalue(pair[1]));
+          }
+          out.push_back(std::move(e));
+        }
+        method.enums = std::move(out);
+      }, "[(position, qualified name, [(member, value)])]: the Enum classes of the arguments (index after self) "
+         "and the return (-1)")
       .def_property_readonly("defaults", [](const Method& method) {
         py::list out;
         for (const auto& d : method.defaults)

@@ -265,7 +265,9 @@ def _method(graph, sig, takes_self=True):
             defaults.append(None)
         else:
             defaults.append((float(d) if t.kind == "float" and type(d) is int else _to_input(d, t),))
-    return _jit.Method(graph, takes_self, list(sig.names), defaults)
+    method = _jit.Method(graph, takes_self, list(sig.names), defaults)
+    method.enums = enum_table(sig)  # the Enum classes of the arguments and return, named in the archive
+    return method
 
 
 def _run(graph, inputs):
@@ -301,6 +303,7 @@ def _script_module(module):
     return scripted
 
 
+from torchlite.jit._enum_archive import enum_table  # noqa: E402
 from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
