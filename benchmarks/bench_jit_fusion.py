@@ -249,7 +249,8 @@ def main() -> int:
                   + ", ".join(f"{n} {s * 1e3:.1f} ms" for n, s in floor) + f"; sum {total * 1e3:.1f} ms")
             print("ops on the whole arrays into preallocated outputs (eager without page faults): "
                   + ", ".join(f"{n} {s * 1e3:.1f} ms" for n, s in full) + f"; sum {eager_pre * 1e3:.1f} ms")
-            share = total / threads  # the floor if the threads split the blocks perfectly
+            # Wall time: the floor if the threads split the blocks perfectly; CPU time already sums the threads.
+            share = total if args.cpu_time else total / threads
             print(f"compute floor {share * 1e3:.1f} ms ({threads} thread(s)): fused / floor {med[2] / share:.2f}, "
                   f"eager / floor {med[0] / share:.2f}, eager preallocated / floor {eager_pre / share:.2f} (the most "
                   f"fusion could gain calling these kernels); fused speed-up over eager preallocated "
