@@ -2,7 +2,7 @@
 in one run.
 
     python benchmarks/bench_jit_fusion.py [--repeat 9] [--size 10000000] [--threads N] [--cpu-time] [--train]
-                                          [--train-memory] [--nnc-interpreter]
+                                          [--train-memory] [--nnc-interpreter] [--compute-floor]
 
 Chains: `((x * y + 1).sigmoid() * z).tanh()` (mul, add, sigmoid, mul, tanh: two transcendental
 ops, whose arithmetic is most of the work) and `(x * y + z).relu() * 0.5 - x` (mul, add, relu,
@@ -22,7 +22,10 @@ as one FusionGroupBackward node, which keeps each block's graph from the forward
 the backward running each block's forward again (`_jit_set_fusion_backward_recomputes(True)`, what the
 backward did before the block graphs were kept) and PyTorch eager. --train-memory prints the bytes
 torchlite's allocator holds after a training step's forward (the output and what the backward
-keeps) for eager, fused and fused with the recomputing backward.
+keeps) for eager, fused and fused with the recomputing backward. --compute-floor times each op of a chain
+on one in-cache block (the fusion block size), called size / block times: the sum is the kernels' own
+arithmetic, the floor of a fused run that calls them (fused / floor near 1: fusion has removed the rest),
+and eager / floor is the most fusion could gain with these kernels.
 """
 from __future__ import annotations
 
@@ -100,6 +103,48 @@ def run_chain(fn, tx, px, repeat, interpreter):
     return rows, [statistics.median(t) for t in times], same, groups, nnc
 
 
+# The chains op by op, on block-sized operands (out= where the op has it, as the fused executor calls them).
+def transcendental_ops(x, y, z, t):
+    return [("mul", lambda: tl.mul(x, y, out=t[0])), ("add", lambda: tl.add(t[0], 1, out=t[1])),
+            ("sigmoid", lambda: tl.sigmoid(t[1], out=t[2])), ("mul", lambda: tl.mul(t[2], z, out=t[3])),
+            ("tanh", lambda: tl.tanh(t[3], out=t[4]))]
+
+
+def arithmetic_ops(x, y, z, t):
+    return [("mul", lambda: tl.mul(x, y, out=t[0])), ("add", lambda: tl.add(t[0], z, out=t[1])),
+            ("relu", lambda: tl.clamp(t[1], min=0, out=t[2])), ("mul", lambda: tl.mul(t[2], 0.5, out=t[3])),
+            ("sub", lambda: tl.sub(t[3], x, out=t[4]))]
+
+
+def compute_floor(make_ops, arrays, size, repeat):
+    """Each op's time on operands that stay in cache: one fusion block (block-size elements, the block's own
+    values of the chain), called size / block times in a row, so the figure is the op's arithmetic with no
+    memory traffic beyond L2 (plus a Python call per block, ~1 us). The sum over the chain is what a fused run
+    that still calls these kernels cannot go below; eager's time over it bounds the speed-up fusion can give.
+    Also each op on the whole arrays into preallocated outputs (out=): eager's memory traffic without the
+    fresh outputs' page faults, which swing with the machine's memory state. (relu is clamp(min=0), the
+    same result, for its out= form.)"""
+    block = tl._C._jit._jit_get_fusion_block_size()
+    x, y, z = (tl.from_numpy(a[:block].copy()) for a in arrays)
+    t = [tl.empty(block) for _ in range(5)]
+    ops = make_ops(x, y, z, t)
+    for _, f in ops:  # the intermediates hold the chain's values (sigmoid sees x * y + 1, ...)
+        f()
+    blocks = max(1, size // block)
+
+    def loop(f):
+        def run():
+            for _ in range(blocks):
+                f()
+        return run
+    fx, fy, fz = (tl.from_numpy(a[:blocks * block].copy()) for a in arrays)
+    ft = [tl.empty(blocks * block) for _ in range(5)]
+    full = make_ops(fx, fy, fz, ft)
+    times = alternating_times([loop(f) for _, f in ops] + [f for _, f in full], number=1, repeat=repeat)
+    med = [statistics.median(ts) for ts in times]
+    return [(n, m) for (n, _), m in zip(ops, med)], [(n, m) for (n, _), m in zip(full, med[len(ops):])]
+
+
 def run_training(fn, arrays, repeat):
     """One training step per call (forward, .sum().backward(), grads cleared) of each library."""
     tx = [tl.from_numpy(a.copy()).requires_grad_() for a in arrays]
@@ -169,6 +214,8 @@ def main() -> int:
     parser.add_argument("--cpu-time", action="store_true")
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--train-memory", action="store_true")
+    parser.add_argument("--compute-floor", action="store_true",
+                        help="also time each op of the chain on one in-cache block, size / block times")
     args = parser.parse_args()
     if args.cpu_time:
         use_cpu_time()
@@ -183,8 +230,8 @@ def main() -> int:
     print(f"{args.size} float32 elements, {tl.get_num_threads()} torchlite threads, {torch.get_num_threads()} torch "
           f"threads, median of {args.repeat} rounds, fusion block {tl._C._jit._jit_get_fusion_block_size()} elements, "
           f"{'process CPU time' if args.cpu_time else 'wall time'}, load average {os.getloadavg()[0]:.1f}")
-    for name, fn in (("((x * y + 1).sigmoid() * z).tanh()", transcendental),
-                     ("(x * y + z).relu() * 0.5 - x", arithmetic)):
+    for name, fn, make_ops in (("((x * y + 1).sigmoid() * z).tanh()", transcendental, transcendental_ops),
+                               ("(x * y + z).relu() * 0.5 - x", arithmetic, arithmetic_ops)):
         rows, med, same, groups, nnc = run_chain(fn, tx, px, args.repeat, args.nnc_interpreter)
         print(f"\n`{name}`: {groups} fusion group(s); fused result bit-identical to torchlite eager: {same}")
         print(f"torch.jit.fuser('fuser1') (NNC): {nnc}")
@@ -193,6 +240,21 @@ def main() -> int:
         for (row, _), m in zip(rows, med):
             print(f"| {row} | {m * 1e3:.1f} | {m / med[0]:.2f}x | {m / med[3]:.2f}x |")
         print(f"fusion speed-up over torchlite eager: {med[0] / med[2]:.2f}x")
+        if args.compute_floor:
+            floor, full = compute_floor(make_ops, arrays, args.size, args.repeat)
+            total, eager_pre = sum(s for _, s in floor), sum(s for _, s in full)
+            threads = tl.get_num_threads()
+            print(f"ops on one in-cache block x {args.size // tl._C._jit._jit_get_fusion_block_size()} "
+                  f"(one thread each; a block is below the parallel grain): "
+                  + ", ".join(f"{n} {s * 1e3:.1f} ms" for n, s in floor) + f"; sum {total * 1e3:.1f} ms")
+            print("ops on the whole arrays into preallocated outputs (eager without page faults): "
+                  + ", ".join(f"{n} {s * 1e3:.1f} ms" for n, s in full) + f"; sum {eager_pre * 1e3:.1f} ms")
+            # Wall time: the floor if the threads split the blocks perfectly; CPU time already sums the threads.
+            share = total if args.cpu_time else total / threads
+            print(f"compute floor {share * 1e3:.1f} ms ({threads} thread(s)): fused / floor {med[2] / share:.2f}, "
+                  f"eager / floor {med[0] / share:.2f}, eager preallocated / floor {eager_pre / share:.2f} (the most "
+                  f"fusion could gain calling these kernels); fused speed-up over eager preallocated "
+                  f"{eager_pre / med[2]:.2f}x")
         if args.train:
             rows, med, node = run_training(fn, arrays, args.repeat)
             print(f"\ntraining step (forward + .sum().backward()), grad_fn of the fused output: {node}")

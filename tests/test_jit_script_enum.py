@@ -103,14 +103,17 @@ def test_module_attribute_default_and_keyword():
     assert "int" in str(m.graph)  # a member runs as its value
 
 
-def test_saved_and_loaded_runs_on_values():
+def test_saved_and_loaded_takes_and_gives_members():
     m = tl.jit.script(WithMode(Mode.FAST))
     buf = io.BytesIO()
     tl.jit.save(m, buf)
     buf.seek(0)
     loaded = tl.jit.load(buf)
-    out, c = loaded(tl.ones(2), 2)  # the archive knows the values, not the class (docs/jit.md)
-    assert c == Color.GREEN.value and tl.equal(out, tl.full((2,), 2.0))
+    out, c = loaded(tl.ones(2), Color.GREEN)  # the archive names the class (tests/test_jit_enum_archive.py)
+    ref_out, ref_c = m(tl.ones(2), Color.GREEN)
+    assert c is ref_c and tl.equal(out, ref_out)
+    with pytest.raises(RuntimeError, match="for argument 'c' but instead found type 'int'"):
+        loaded(tl.ones(2), 2)
 
 
 def test_non_member_argument_refused_as_torch():

@@ -206,3 +206,76 @@ def test_in_place_update_of_a_leaf_raises_when_run():
         _eq(torch.jit.script(in_place_on_leaf(torch))(torch.ones(2)), torch.full((2,), 2.0))
     with tl.no_grad():
         _eq(tl.jit.script(in_place_on_leaf(tl))(tl.ones(2)), tl.full((2,), 2.0))
+
+
+def state(lib):
+    class State(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = lib.nn.Parameter(lib.ones(3))
+            self.register_buffer("buf", lib.zeros(3))
+            self.count = 0
+            self.t = lib.ones(2)
+            self.inner = lib.nn.Linear(3, 3)
+
+        def forward(self, x):
+            self.w = x * 2
+            self.buf = x + 1
+            self.count += 1
+            self.t = x[:2]
+            self.inner.weight = self.inner.weight * 0.5
+            return self.w + self.buf
+    return State()
+
+
+def test_scripted_module_is_a_copy_as_torch():
+    """torch's scripted module has slots of its own holding the original's objects: what a call assigns
+    (parameters, buffers, attributes, submodules' parameters) is not seen by the original, which keeps its
+    Parameters; Python assignments to either afterwards are not seen by the other; in-place changes of the
+    shared tensors are."""
+    facts = {}
+    for lib in (torch, tl):
+        m = state(lib)
+        w0, buf0, t0, iw0 = m.w, m.buf, m.t, m.inner.weight
+        s = lib.jit.script(m)
+        f = {"shared at first": (s.w is w0, s.buf is buf0, s.t is t0, s.inner.weight is iw0,
+                                 [p is q for p, q in zip(s.parameters(), m.parameters())])}
+        s(lib.full((3,), 5.0))
+        f["original after a call"] = (m.w is w0, type(m.w).__name__, m.buf is buf0, m.count, m.t is t0,
+                                      m.inner.weight is iw0, type(m.inner.weight).__name__,
+                                      [n for n, _ in m.named_parameters()], m.w.tolist(), m.buf.tolist())
+        f["scripted after a call"] = (type(s.w).__name__, s.w.tolist(), s.buf.tolist(), s.count, s.t.tolist(),
+                                      type(s.inner.weight).__name__, s.inner.weight.requires_grad,
+                                      [(n, type(p).__name__) for n, p in s.named_parameters()],
+                                      list(s.state_dict()))
+        s.count = 10
+        f["original after s.count = 10"] = m.count
+        m.count = 20
+        f["scripted after m.count = 20"] = s.count
+        m.w = lib.nn.Parameter(lib.full((3,), 7.0))
+        f["scripted after replacing m.w"] = s.w.tolist()
+        with lib.no_grad():
+            m.inner.bias.fill_(3.0)  # in place: the same tensor in both
+        f["in-place change seen"] = s.inner.bias.tolist() == m.inner.bias.tolist() == [3.0] * 3
+        m.eval()
+        f["training flags after m.eval()"] = (m.training, s.training, s.inner.training)
+        facts[lib.__name__] = f
+    t, l = facts["torch"], facts["torchlite"]
+    assert t.keys() == l.keys()
+    for k in t:
+        assert l[k] == t[k], k
+
+
+def test_optimizer_over_the_original_trains_the_scripted_module():
+    """The Parameters are shared objects: an optimizer over the original's parameters updates what the
+    scripted module reads (in place), in both libraries."""
+    for lib in (torch, tl):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        s = lib.jit.script(m)
+        opt = lib.optim.SGD(m.parameters(), lr=0.1)
+        before = s.weight.detach().clone()
+        s(lib.ones(1, 3)).sum().backward()
+        opt.step()
+        assert m.weight.grad is not None and s.weight is m.weight
+        assert not lib.equal(before, s.weight.detach())

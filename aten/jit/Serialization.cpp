@@ -22,8 +22,10 @@
 namespace tl::jit {
 namespace {
 
-// 2: module attributes, method arguments and defaults; 3: named tuple types (1 and 2 are still read)
-constexpr int kFormatVersion = 3;
+// 2: module attributes, method arguments and defaults; 3: named tuple types; 4: the Enum classes of
+// methods' arguments and returns (1 to 3 are still read)
+constexpr int kFormatVersion = 4;
+constexpr int64_t kMaxEnumTupleElements = 4096;  // an Enum position -2 - k: element k of a returned tuple
 constexpr const char* kMagic = "torchlite.jit";
 constexpr int kMaxDepth = 200;  // nesting of types, values, blocks and modules (a corrupt file could nest forever)
 
@@ -346,6 +348,11 @@ TypePtr read_type(Lexer& in, int depth) {
   in.fail(str("unknown type '", w, "'"));
 }
 
+// An Enum member's value: int, float or str.
+bool enum_value(const IValue& v) {
+  return v.tag() == IValue::Tag::Int || v.tag() == IValue::Tag::Double || v.tag() == IValue::Tag::String;
+}
+
 // ---- tensors -----------------------------------------------------------------------------
 
 // Tensors of the archive (parameters, buffers, constants), each written once, views of one storage
@@ -409,11 +416,11 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
     if (sizes.size() != strides.size() || sizes.size() > 64)
       in.fail(str("tensor ", i, " has ", sizes.size(), " sizes and ", strides.size(), " strides"));
     if (!zip.has("data/" + key)) in.fail(str("tensor ", i, " names a missing storage record data/", key));
-    std::string_view data = zip.get("data/" + key);
+    const uint64_t nbytes = zip.size_of("data/" + key);
     int64_t itemsize = static_cast<int64_t>(element_size(*dtype));
-    if (data.size() % itemsize != 0)
-      in.fail(str("storage data/", key, " holds ", data.size(), " bytes, not a whole number of ", d, " elements"));
-    int64_t storage_numel = static_cast<int64_t>(data.size()) / itemsize;
+    if (nbytes % itemsize != 0)
+      in.fail(str("storage data/", key, " holds ", nbytes, " bytes, not a whole number of ", d, " elements"));
+    int64_t storage_numel = static_cast<int64_t>(nbytes) / itemsize;
     // The view must lie inside its storage: offset + sum((size - 1) * stride) < numel.
     int64_t numel = 1, last = offset;
     bool ok = offset >= 0;
@@ -429,7 +436,8 @@ std::vector<Tensor> read_tensors(const ZipReader& zip, Device device) {
     auto it = storages.find(sid);
     if (it == storages.end()) {
       Tensor base = empty_tensor({storage_numel}, *dtype, device);
-      if (!device.is_meta() && !data.empty()) std::memcpy(base.data_ptr(), data.data(), data.size());
+      // Straight from the file into the storage, CRC-checked on the way (no copy of the record is kept).
+      if (!device.is_meta() && nbytes != 0) zip.read_into("data/" + key, base.data_ptr());
       it = storages.emplace(sid, base).first;
     }
     Tensor t = make_view(it->second, sizes, strides, offset);
@@ -804,6 +812,16 @@ void write_module(TextWriter& w, ZipWriter& zip, const Module& m, const std::str
       w.string(method.arg_names[i]).integer(method.defaults[i].has_value());
       if (method.defaults[i]) write_ivalue(w, *method.defaults[i], tensors);
     }
+    w.word("enums").integer(static_cast<int64_t>(method.enums.size()));
+    for (const Method::EnumClass& e : method.enums) {
+      w.integer(e.position).string(e.qualname).integer(static_cast<int64_t>(e.members.size()));
+      for (const auto& [member, value] : e.members) {
+        TL_CHECK(enum_value(value), "jit.save: Enum ", e.qualname, " member ",
+                 member, " has a value of type ", value.tag_name(), " (int, float or str only)");
+        w.string(member);
+        write_ivalue(w, value, tensors);
+      }
+    }
   }
   w.line(indent + 2).word("submodules").integer(static_cast<int64_t>(m.submodules.size()));
   for (const auto& [name, sub] : m.submodules) {
@@ -887,6 +905,33 @@ std::shared_ptr<Module> read_module(Lexer& in, const ZipReader& zip, const std::
                                      "follows one with a default"));
           method.defaults.emplace_back(std::nullopt);
         }
+      }
+    }
+    if (version >= 4) {
+      in.expect("enums");
+      size_t n_enums = in.count();
+      std::set<int64_t> seen;
+      for (size_t k = 0; k < n_enums; ++k) {
+        Method::EnumClass e;
+        e.position = in.integer();
+        if (e.position < -2 - kMaxEnumTupleElements || e.position >= static_cast<int64_t>(method.arg_names.size()) ||
+            !seen.insert(e.position).second)
+          in.fail(str("method ", name, ": bad or repeated Enum position ", e.position));
+        e.qualname = in.string();
+        if (e.qualname.empty()) in.fail(str("method ", name, ": an Enum class without a name"));
+        size_t n_members = in.count();
+        std::set<std::string> member_names;
+        for (size_t j = 0; j < n_members; ++j) {
+          std::string member = in.string();
+          IValue value = read_ivalue(in, tensors, depth + 1);
+          // One value type for all members (int, float or str), as script requires of an Enum.
+          if (member.empty() || !member_names.insert(member).second ||
+              !enum_value(value) ||
+              (!e.members.empty() && e.members.front().second.tag() != value.tag()))
+            in.fail(str("method ", name, ": bad member '", member, "' of Enum ", e.qualname));
+          e.members.emplace_back(std::move(member), std::move(value));
+        }
+        method.enums.push_back(std::move(e));
       }
     }
     if (takes_self && method.graph->inputs().empty()) in.fail(str("method ", name, " takes self but has no inputs"));
@@ -1059,8 +1104,8 @@ std::shared_ptr<Graph> graph_from_text(std::string_view text, const std::vector<
   return read_graph(text, tensors, what);
 }
 
-std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files) {
-  ZipWriter zip("archive");
+void save_module(const Module& m, ZipSink& sink, const std::map<std::string, std::string>& extra_files) {
+  ZipWriter zip("archive", sink);
   zip.add("format", std::string(kMagic) + "\n");
   zip.add("version", std::to_string(kFormatVersion) + "\n");
   zip.add("byteorder", "little");
@@ -1073,29 +1118,38 @@ std::string save_module(const Module& m, const std::map<std::string, std::string
     TL_CHECK(!name.empty() && name.find("..") == std::string::npos, "jit.save: bad extra file name '", name, "'");
     zip.add("extra/" + name, data);
   }
-  return zip.finish();
+  zip.finish();
+}
+
+std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files) {
+  StringSink sink;
+  save_module(m, sink, extra_files);
+  return std::move(sink.out);
 }
 
 void save_module(const Module& m, const std::string& path, const std::map<std::string, std::string>& extra_files) {
-  std::string bytes = save_module(m, extra_files);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  TL_CHECK(f.good(), "jit.save: cannot open ", path, " for writing");
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  TL_CHECK(f.good(), "jit.save: writing ", path, " failed");
+  FileSink sink(path);
+  save_module(m, sink, extra_files);
+  sink.close();
 }
 
 Loaded load_module(std::string_view bytes, std::optional<Device> device, const std::string& what) {
+  return load_module(std::make_shared<MemorySource>(bytes), device, what);
+}
+
+Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device> device, const std::string& what) {
   static_assert(sizeof(int) == 4, "");
   const uint16_t probe = 1;
   TL_CHECK(*reinterpret_cast<const uint8_t*>(&probe) == 1, "jit.load: big-endian hosts are not supported");
   Device dev = device.value_or(Device(DeviceType::CPU));
   TL_CHECK(dev.is_cpu() || dev.is_meta(), "jit.load: cannot map tensors to device ", dev.str());
-  ZipReader zip(bytes, what);
+  ZipReader zip(std::move(source), what);
   TL_CHECK(zip.has("format"), "jit.load: ", foreign_archive(zip, what));
   TL_CHECK(zip.get("format") == std::string(kMagic) + "\n", "jit.load: ", what,
            " is not a torchlite.jit archive (unknown 'format' record)");
   std::string version(zip.has("version") ? zip.get("version") : "");
-  TL_CHECK(version == "1\n" || version == "2\n" || version == std::to_string(kFormatVersion) + "\n", "jit.load: ", what,
+  TL_CHECK(version == "1\n" || version == "2\n" || version == "3\n" || version == std::to_string(kFormatVersion) + "\n",
+           "jit.load: ", what,
            " has archive version '", printable(version.substr(0, 16)), "'; this build reads versions 1 to ",
            kFormatVersion);
   TL_CHECK(!zip.has("byteorder") || zip.get("byteorder") == "little", "jit.load: ", what,
@@ -1111,10 +1165,7 @@ Loaded load_module(std::string_view bytes, std::optional<Device> device, const s
 }
 
 Loaded load_module_file(const std::string& path, std::optional<Device> device) {
-  std::ifstream f(path, std::ios::binary);
-  TL_CHECK(f.good(), "jit.load: cannot open ", path);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return load_module(bytes, device, path);
+  return load_module(std::make_shared<FileSource>(path), device, path);
 }
 
 }  // namespace tl::jit

@@ -26,6 +26,16 @@ struct Method {
   // inputs) and for archives of format version 1.
   std::vector<std::string> arg_names;
   std::vector<std::optional<IValue>> defaults;
+  // The Enum classes of a scripted method's arguments and return (members run as their values in the
+  // graph): where (an argument's index after self, -1 for the return, -2 - k for element k of a returned
+  // tuple), the class's qualified name
+  // and its members' names and values, so that Python can give and take members (format version 4).
+  struct EnumClass {
+    int64_t position;
+    std::string qualname;
+    std::vector<std::pair<std::string, IValue>> members;
+  };
+  std::vector<EnumClass> enums;
 };
 
 // A module attribute that compiled code reads and writes at run time (script's `self.count += 1`):
@@ -64,7 +74,13 @@ struct Module {
   void setattr(const std::string& path, IValue value);
 };
 
-// The archive's bytes. `extra_files` are stored as extra/<name> (torch.jit.save's _extra_files).
+class ZipSink;
+class ZipSource;
+
+// Writes the archive to `sink` record by record (tensor data straight from the storages: nothing is
+// built in memory). `extra_files` are stored as extra/<name> (torch.jit.save's _extra_files).
+void save_module(const Module& m, ZipSink& sink, const std::map<std::string, std::string>& extra_files);
+// The archive's bytes.
 std::string save_module(const Module& m, const std::map<std::string, std::string>& extra_files = {});
 void save_module(const Module& m, const std::string& path,
                  const std::map<std::string, std::string>& extra_files);
@@ -76,6 +92,9 @@ struct Loaded {
 // `device`: where tensors go (cpu, or meta: shapes and dtypes only, no data read).
 // `what` names the source in error messages.
 Loaded load_module(std::string_view bytes, std::optional<Device> device = std::nullopt,
+                   const std::string& what = "the archive");
+// Reads the directory, then each record as it is needed (tensor data into its storage).
+Loaded load_module(std::shared_ptr<const ZipSource> source, std::optional<Device> device = std::nullopt,
                    const std::string& what = "the archive");
 Loaded load_module_file(const std::string& path, std::optional<Device> device = std::nullopt);
 

@@ -1,17 +1,19 @@
 """Writes torchlite.jit archives for tools/jit_load_asan/run.sh: a valid MLP, CNN and LSTM archive
 each, a scripted module that assigns attributes and has argument defaults (the `attributes` and
 `args` of the model record, prim::SetAttr), one that returns a NamedTuple and uses a TorchScript class
-(format version 3's named tuple types, prim::CreateObject), and mutated copies (token and number edits
+(format version 3's named tuple types, prim::CreateObject), one with Enum arguments and results (format
+version 4's `enums` entries), and mutated copies (token and number edits
 of the text records with valid CRCs, bit flips, truncations); and each model written with every size
 and offset in zip64 form, with bit flips in its central directory and zip64 end records and cuts.
 Usage: python make_cases.py OUT_DIR [COUNT per model]."""
+import enum
 import io
 import random
 import re
 import sys
 import zipfile
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import torchlite as tl  # noqa: E402
@@ -66,7 +68,28 @@ class Typed(tl.nn.Module):
         return Stats(acc.total / acc.n, acc.n)
 
 
+class Color(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+class Mode(enum.Enum):
+    FAST = "fast"
+    SLOW = "slow"
+
+
+class Enums(tl.nn.Module):
+    """Enum arguments with defaults, an Enum in a returned tuple (the `enums` of the model record)."""
+
+    def forward(self, x, c: Color = Color.RED, m: Mode = Mode.FAST) -> Tuple[tl.Tensor, Color]:
+        if c == Color.RED and m == Mode.FAST:
+            return x * c.value, Color.GREEN
+        return x, c
+
+
 def _archive(name):
+    if name == "enums":
+        return tl.jit.script(Enums())
     if name == "stateful":
         return tl.jit.script(Stateful())
     if name == "typed":
@@ -96,7 +119,7 @@ def main(out, count):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(0)
-    for name in ["mlp", "cnn", "lstm", "stateful", "typed"]:
+    for name in ["mlp", "cnn", "lstm", "stateful", "typed", "enums"]:
         buf = io.BytesIO()
         module = _archive(name)
         _zip64_cases(out, name, module, rng, count // 5)

@@ -127,8 +127,11 @@ class RecursiveScriptModule(ScriptModule):
         self.__dict__["_jit_type_name"] = cpp.type_name
         self.__dict__["_methods"] = dict(cpp.methods)
         forward = self._methods.get("forward")  # read once: pybind attribute reads cost per call
+        # (the fast call is for graphs whose arguments and result need no conversion: n_args -1 otherwise)
         self.__dict__["_forward"] = None if forward is None else (
-            forward.graph, forward.takes_self, len(forward.graph.inputs()) - forward.takes_self)
+            forward.graph, forward.takes_self,
+            -1 if forward.enums else len(forward.graph.inputs()) - forward.takes_self)
+        self.__dict__["_enum_converters"] = {}
         self.training = cpp.training
         for name, t in cpp.parameters:
             self._parameters[name] = _tl.nn.Parameter(t, requires_grad=t.requires_grad)
@@ -246,6 +249,16 @@ class RecursiveScriptModule(ScriptModule):
         super().__setattr__(name, value)
 
     def _run(self, method, args, kwargs=None, name="forward"):
+        enums = self.__dict__.setdefault("_enum_converters", {}).get(name)
+        if enums is None:
+            from torchlite.jit._enum_archive import Converter
+            enums = self.__dict__["_enum_converters"][name] = Converter(method, name) if method.enums else False
+        if enums:
+            args, kwargs = enums.inputs(args, kwargs)
+            return enums.output(self._run_graph(method, args, kwargs, name))
+        return self._run_graph(method, args, kwargs, name)
+
+    def _run_graph(self, method, args, kwargs, name):
         graph, takes_self = method.graph, method.takes_self
         inputs = [self._object()] if takes_self else []
         params = graph.inputs()[len(inputs):]

@@ -17,6 +17,9 @@ def save(m, f, _extra_files=None):
         _extra_files = {}
     if isinstance(f, (str, os.PathLike)):
         m.save(os.fspath(f), _extra_files=_extra_files)
+    elif callable(getattr(m, "_cpp_module", None)):  # streamed to the file object, record by record
+        from torchlite.jit._script_module import _extra_bytes
+        _jit._save_module_to(m._cpp_module(), f, _extra_bytes(_extra_files))
     else:
         f.write(m.save_to_buffer(_extra_files=_extra_files))
 
@@ -33,6 +36,13 @@ def _validate_map_location(map_location):
     return map_location
 
 
+def _seekable(f):
+    try:
+        return hasattr(f, "readinto") and f.seekable()
+    except Exception:  # a closed or odd file object: read() gives its own error
+        return False
+
+
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     """Loads a torchlite.jit archive from `f` (a path or a binary file object) into a
     RecursiveScriptModule that runs in the interpreter. `map_location`: None or 'cpu', or 'meta'
@@ -47,6 +57,9 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     device = None if map_location is None else map_location.type
     if isinstance(f, (str, os.PathLike)):
         cpp, extra = _jit._load_module_file(os.fspath(f), device)
+    elif _seekable(f):  # read record by record from where the file object stands
+        cpp, extra = _jit._load_module_from(f, device, "the buffer")
+        f.seek(0, os.SEEK_END)  # where reading the whole file would have left it
     else:
         cpp, extra = _jit._load_module(f.read(), device, "the buffer")
     if _extra_files is not None:

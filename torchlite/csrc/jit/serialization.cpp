@@ -27,6 +27,61 @@ std::optional<Device> device_arg(const std::optional<std::string>& d) {
   return Device::parse(*d);
 }
 
+// jit.save to a Python binary file object: each chunk is handed to f.write as a memoryview of the
+// storage (no copy on this side); a sink that cannot seek back gets each record's CRC computed first.
+class PyFileSink : public ZipSink {
+ public:
+  explicit PyFileSink(py::object f) : f_(std::move(f)) {}
+  void write(const char* data, size_t n) override {
+    py::gil_scoped_acquire gil;
+    while (n > 0) {
+      py::object view = py::reinterpret_steal<py::object>(
+          PyMemoryView_FromMemory(const_cast<char*>(data), static_cast<Py_ssize_t>(n), PyBUF_READ));
+      if (!view) throw py::error_already_set();
+      py::object k = f_.attr("write")(view);
+      // Raw files may write less than asked (and say how much); buffered ones return n or None.
+      size_t done = k.is_none() ? n : k.cast<size_t>();
+      TL_CHECK(done > 0 && done <= n, "jit.save: the file object's write() wrote ", done, " of ", n, " bytes");
+      data += done;
+      n -= done;
+    }
+  }
+
+ private:
+  py::object f_;
+};
+
+// jit.load from a seekable Python binary file object: the archive starts at its current position;
+// records are read with seek + readinto into the destination (a tensor's storage included).
+class PyFileSource : public ZipSource {
+ public:
+  explicit PyFileSource(py::object f) : f_(std::move(f)) {
+    base_ = f_.attr("tell")().cast<uint64_t>();
+    uint64_t end = f_.attr("seek")(0, 2).cast<uint64_t>();
+    size_ = end >= base_ ? end - base_ : 0;
+  }
+  uint64_t size() const override { return size_; }
+  void read(uint64_t offset, void* dst, size_t n) const override {
+    py::gil_scoped_acquire gil;
+    f_.attr("seek")(base_ + offset);
+    auto* p = static_cast<char*>(dst);
+    while (n > 0) {
+      py::object view = py::reinterpret_steal<py::object>(
+          PyMemoryView_FromMemory(p, static_cast<Py_ssize_t>(n), PyBUF_WRITE));
+      if (!view) throw py::error_already_set();
+      py::object k = f_.attr("readinto")(view);
+      size_t got = k.is_none() ? 0 : k.cast<size_t>();
+      TL_CHECK(got > 0 && got <= n, "jit.load: the file object ended early (truncated while it was read)");
+      p += got;
+      n -= got;
+    }
+  }
+
+ private:
+  py::object f_;
+  uint64_t base_ = 0, size_ = 0;
+};
+
 py::tuple loaded_to_py(Loaded l) {
   py::dict extra;
   for (const auto& [k, v] : l.extra_files) extra[py::str(k)] = py::bytes(v);
@@ -53,6 +108,28 @@ void bind_serialization(py::module_& m) {
       .def_readwrite("graph", &Method::graph)
       .def_readwrite("takes_self", &Method::takes_self)
       .def_readonly("arg_names", &Method::arg_names)
+      .def_property("enums", [](const Method& method) {
+        py::list out;
+        for (const Method::EnumClass& e : method.enums) {
+          py::list members;
+          for (const auto& [name, value] : e.members) members.append(py::make_tuple(name, jit::to_py(value)));
+          out.append(py::make_tuple(e.position, e.qualname, members));
+        }
+        return out;
+      }, [](Method& method, const py::sequence& enums) {
+        std::vector<Method::EnumClass> out;
+        for (py::handle item : enums) {
+          auto t = item.cast<py::tuple>();
+          Method::EnumClass e{t[0].cast<int64_t>(), t[1].cast<std::string>(), {}};
+          for (py::handle m : t[2].cast<py::sequence>()) {
+            auto pair = m.cast<py::tuple>();
+            e.members.emplace_back(pair[0].cast<std::string>(), jit::to_ivalue(pair[1]));
+          }
+          out.push_back(std::move(e));
+        }
+        method.enums = std::move(out);
+      }, "[(position, qualified name, [(member, value)])]: the Enum classes of the arguments (index after self) "
+         "and the return (-1)")
       .def_property_readonly("defaults", [](const Method& method) {
         py::list out;
         for (const auto& d : method.defaults)
@@ -119,6 +196,22 @@ void bind_serialization(py::module_& m) {
     py::gil_scoped_release no_gil;
     save_module(mod, path, files);
   }, py::arg("module"), py::arg("path"), py::arg("extra_files") = py::dict());
+  m.def("_save_module_to", [](const Module& mod, py::object f, const py::dict& extra) {
+    auto files = extra_map(extra);
+    PyFileSink sink(std::move(f));
+    py::gil_scoped_release no_gil;
+    save_module(mod, sink, files);
+  }, py::arg("module"), py::arg("file"), py::arg("extra_files") = py::dict());
+  m.def("_load_module_from", [](py::object f, const std::optional<std::string>& device, const std::string& what) {
+    auto dev = device_arg(device);
+    auto source = std::make_shared<PyFileSource>(std::move(f));
+    Loaded l;
+    {
+      py::gil_scoped_release no_gil;
+      l = load_module(source, dev, what);
+    }
+    return loaded_to_py(std::move(l));
+  }, py::arg("file"), py::arg("device") = py::none(), py::arg("what") = "the buffer");
   m.def("_load_module", [](const py::bytes& data, const std::optional<std::string>& device, const std::string& what) {
     std::string_view view(data);  // the bytes object stays alive for the call
     auto dev = device_arg(device);

@@ -265,7 +265,9 @@ def _method(graph, sig, takes_self=True):
             defaults.append(None)
         else:
             defaults.append((float(d) if t.kind == "float" and type(d) is int else _to_input(d, t),))
-    return _jit.Method(graph, takes_self, list(sig.names), defaults)
+    method = _jit.Method(graph, takes_self, list(sig.names), defaults)
+    method.enums = enum_table(sig)  # the Enum classes of the arguments and return, named in the archive
+    return method
 
 
 def _run(graph, inputs):
@@ -301,17 +303,19 @@ def _script_module(module):
     return scripted
 
 
+from torchlite.jit._enum_archive import enum_table  # noqa: E402
+from torchlite.jit._script_copy import script_copy  # noqa: E402
 from torchlite.jit._trace import TracedModule as _TracedModule  # noqa: E402
 
 
 class ScriptedModule(_TracedModule):
-    """What script(module) returns: shares the module's parameters, buffers and submodules (as a
-    traced module does); forward and the @export'ed methods run their compiled graphs. Module
-    attributes that are not tensors, and the training flags, are constants of a compilation: a
-    graph is compiled per training mode, on first use in that mode."""
+    """What script(module) returns: runs on a copy of the module tree (torchlite/jit/_script_copy.py: the
+    same tensors in slots of its own, as torch's); forward and the @export'ed methods run their compiled
+    graphs. Module attributes that are not tensors, and the training flags, are constants of a compilation:
+    a graph is compiled per training mode, on first use in that mode."""
 
     def __init__(self, module):
-        super().__init__(module, None)
+        super().__init__(script_copy(module), None)
         self.__dict__["_compiled_by_mode"] = {}
         self.__dict__["_attrs"] = AttributeState()  # the attributes compiled code assigns, over all modes
         self.__dict__["graph"] = None
