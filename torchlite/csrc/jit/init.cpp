@@ -300,6 +300,10 @@ void bind_ir(py::module_& m) {
         return owned_list(out, self);
       }, py::arg("kind"), py::arg("recurse") = true)
       .def("copy", &Graph::copy)
+      .def("insertGraph", [](py::object self, const Graph& callee, const std::vector<Value*>& inputs, Node* constants_at) {
+        return owned_list(self.cast<Graph&>().insertGraph(callee, inputs, constants_at), self);
+      }, py::arg("callee"), py::arg("inputs"), py::arg("constants_at") = nullptr,
+         "Copies callee's nodes to the insert point, its inputs replaced by `inputs`; returns its outputs' copies.")
       .def("lint", &Graph::lint)
       .def("str", [](const Graph& g, bool loc) { return g.str(loc); }, py::arg("print_source_locations") = false)
       .def("__str__", [](const Graph& g) { return g.str(); })

@@ -17,6 +17,7 @@ import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
+from torchlite.jit._script import call_cache
 from torchlite.jit._script import classes
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
@@ -84,6 +85,9 @@ class Frame:
                     pass
 
 
+FRAGMENT_PASSES = False  # DCE and If simplification on each fragment: measured slower (they rerun at every nesting level)
+
+
 class Compiler:
     """Emits one graph. `compile_function` is the entry; calls of Python functions and methods
     compile their bodies into the same graph (inlining), with a frame each."""
@@ -97,6 +101,7 @@ class Compiler:
         self.active = []  # functions being compiled: recursion is refused
         self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
+        self.module_keys = {}  # id(module) -> (module, its concrete-type key): call_cache's keys, per compilation
 
     # ---- errors --------------------------------------------------------------------------
     @property
@@ -1618,9 +1623,37 @@ class Compiler:
                                    "not assign it")
         return obj
 
+    def type_class(self, cls, node):
+        """Types a TorchScript class's attributes before its first use that is not a construction (an instance
+        passed in as an argument): its __init__ compiled into a scratch graph, as torch compiles the whole class."""
+        info = classes.info(cls)
+        if cls in self.constructing or all(f in info.types for f in info.fields):
+            return
+        fn = cls.__init__
+        ctx = source_context(fn)
+        fdef = ctx.tree.body[0]
+        g = _jit.Graph()
+        c = Compiler(g, None)
+        c.frames, c.active, c.module_keys = list(self.frames) + [Frame(fn, ctx)], list(self.active), self.module_keys
+        c.constant(None)
+        hints = c._hints(fn, fdef)
+        params = c._defaults(fdef, c._params(fdef)[1:])
+        c.frames.pop()
+        args = []
+        for p, default in params:
+            t = hints.get(p.arg) or default_type(default)
+            v = g.addInput(p.arg)
+            v.setType(T.ir_type(t))
+            args.append(SV(t, value=v))
+        t = classes.object_type(cls)
+        obj = SV(t, value=c.insert("prim::CreateObject", [], [t]).output())
+        c.constructing.append(cls)
+        c.inline_here(fn, args, {}, node, self_sv=obj)
+
     def getattr_object(self, base, name, node):
         """obj.name on a TorchScript class's instance: an attribute (prim::GetAttr), a method or a property."""
         cls = base.type.cls
+        self.type_class(cls, node)
         t = classes.info(cls).types.get(name)
         if t is not None:
             out = self.insert("prim::GetAttr", [self.value(base, node)], [t]).s_("name", name).output()
@@ -1640,6 +1673,7 @@ class Compiler:
         """obj.name = rhs on a TorchScript class's instance: prim::SetAttr; in __init__ the first assignment of an
         attribute without a class annotation fixes its type."""
         cls = base.type.cls
+        self.type_class(cls, where)
         info = classes.info(cls)
         t = info.types.get(name)
         if t is None:
@@ -1969,11 +2003,78 @@ class Compiler:
         return SV(t, value=self.value(v, node)) if not v.is_const else SV(t, const=v.const)
 
     def inline(self, fn, args, kwargs, node, self_sv=None):
-        """A call of a Python function or method compiled into this graph at the call site."""
+        """A call of a Python function or method compiled into this graph at the call site: the body compiled
+        once per (function, argument types, self's concrete type) and copied here (call_cache.py)."""
         if isinstance(fn, pytypes.MethodType):
             fn = fn.__func__
         if fn in self.active:
             raise self.error(node, f"Recursive calls are not supported (in {fn.__qualname__})")
+        if call_cache.enabled:
+            got = self.inline_cached(fn, args, kwargs, node, self_sv)
+            if got is not None:
+                return got
+        return self.inline_here(fn, args, kwargs, node, self_sv)
+
+    def _call_inputs(self, args, kwargs, self_sv):
+        """The call's arguments in the order their fragment takes them: self, positional, keywords by name."""
+        return ([] if self_sv is None else [self_sv]) + list(args) + [kwargs[k] for k in sorted(kwargs)]
+
+    def inline_cached(self, fn, args, kwargs, node, self_sv):
+        """The callee's fragment copied at this call site (compiled first if this key is new); None when the call
+        cannot be keyed or its fragment not reused."""
+        try:
+            k = call_cache.key(fn, args, kwargs, self_sv, self.attrs, self.module_keys, self.open_lists)
+        except call_cache.Uncacheable:
+            call_cache.stats["uncacheable"] += 1
+            return None
+        entry = call_cache.lookup(k)
+        if entry is None:
+            entry = self.compile_fragment(fn, args, kwargs, node, self_sv)
+            call_cache.store(k, entry)
+        if entry is False:
+            return None
+        graph, tpl = entry
+        flat, made = [], {}
+        for sv in self._call_inputs(args, kwargs, self_sv):
+            call_cache.abstract(sv, None, flat, made)
+        outs = self.g.insertGraph(graph, [self.value(sv, node) for sv in flat], self._anchor)
+        return call_cache.rebuild(tpl, outs)
+
+    def compile_fragment(self, fn, args, kwargs, node, self_sv):
+        """(graph, result template) of fn compiled alone on stand-ins of the call's values, or False when its
+        result or what it assigns cannot be shared."""
+        from torchlite.jit._passes.dce import eliminate_dead_code
+        from torchlite.jit._passes.if_simplification import simplify_ifs
+        from torchlite.jit._passes.script_optimization import _enabled
+        g = _jit.Graph()
+        c = Compiler(g, self.attrs)
+        c.frames, c.active, c.constructing = list(self.frames), list(self.active), list(self.constructing)
+        c.module_keys = self.module_keys
+        c.constant(None)  # the anchor of the fragment's constants
+        assigned = len(self.attrs.types) if self.attrs is not None else 0
+        inputs, made = [], {}
+        s_self = None if self_sv is None else call_cache.abstract(self_sv, g, inputs, made)
+        s_args = [call_cache.abstract(a, g, inputs, made) for a in args]
+        s_kwargs = {k: call_cache.abstract(kwargs[k], g, inputs, made) for k in sorted(kwargs)}
+        result = c.inline_here(fn, s_args, s_kwargs, node, s_self)
+        if self.attrs is not None and len(self.attrs.types) != assigned:
+            return False  # it assigns module attributes: registered per module object, so compiled per site
+        outputs = []
+        try:
+            tpl = call_cache.template(result, outputs, c.open_lists)
+        except call_cache.Uncacheable:
+            return False
+        for sv in outputs:
+            g.registerOutput(sv.value)
+        if FRAGMENT_PASSES:
+            eliminate_dead_code(g)
+            if _enabled[-1]:
+                simplify_ifs(g)
+                eliminate_dead_code(g)
+        return g, tpl
+
+    def inline_here(self, fn, args, kwargs, node, self_sv=None):
+        """fn's body compiled at this call site."""
         try:
             ctx = source_context(fn)
         except OSError as exc:
