@@ -14,7 +14,9 @@ machinery used once on a small function first, so that neither counts its one-ti
 first module of its class the process scripts, "again" a second instance (each library reuses what it
 keeps: torchlite its parsed sources and its compiled methods per concrete type, torch its compiled types).
 Medians of 3 processes per library, alternating. `--compile-only` runs only these rows; `--no-type-cache`
-turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree).
+turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree),
+`--no-call-cache` its cache of compiled call sites (each call site compiles its callee: the "before" of
+call_cache.py).
 """
 from __future__ import annotations
 
@@ -66,6 +68,9 @@ def _compile_one(name, which):
     if "--no-type-cache" in sys.argv:
         from torchlite.jit._script import concrete_type
         concrete_type.enabled = False
+    if "--no-call-cache" in sys.argv:
+        from torchlite.jit._script import call_cache
+        call_cache.enabled = False
     _warm_up_script(lib)
     times = []
     for _ in range(2):
@@ -82,7 +87,7 @@ def compile_rows(repeat=3):
         got = {"tl": [], "torch": []}
         for _ in range(repeat):
             for which in ("tl", "torch"):
-                flags = ["--no-type-cache"] if "--no-type-cache" in sys.argv else []
+                flags = [f for f in ("--no-type-cache", "--no-call-cache") if f in sys.argv]
                 out = subprocess.run([sys.executable, __file__, "--compile-one", name, which] + flags,
                                      capture_output=True, text=True, check=True).stdout
                 got[which].append(json.loads(out.strip().splitlines()[-1]))

@@ -135,6 +135,10 @@ void bind_ir(py::module_& m) {
         return out;
       })
       .def_static("list", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::list(elem)); })
+      .def_static("optional", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::optional(elem)); })
+      .def_static("dict", [](std::shared_ptr<Type> key, std::shared_ptr<Type> value) {
+        return std::const_pointer_cast<Type>(Type::dict(key, value));
+      }, "A dict's type, printed Dict(K, V); the interpreter and archives treat it as Any.")
       .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
                   "A module object's type, printed as its class name (`__torch__.Net`).")
       .def("kind", [](const Type& t) { return t.str().substr(0, t.str().find_first_of("([?")); })

@@ -109,6 +109,8 @@ def _isinstance(c, args, kwargs, node):
         kind = "prim::isnot" if inner else "prim::is"
         return SV(T.BOOL, value=c.insert(kind, [c.value(obj, node), c.value(SV(T.NONE, const=None), node)],
                                          [T.BOOL]).output())
+    if obj.type.cls is not None and obj.type.kind in ("Object", "Enum", "Tuple"):  # a class: known statically
+        return SV(T.BOOL, const=any(isinstance(k, type) and issubclass(obj.type.cls, k) for k in kinds))
     names = {"Tensor": (_tl.Tensor,), "int": (int, numbers.Integral, numbers.Real, numbers.Number),
              "float": (float, numbers.Real, numbers.Number), "bool": (bool, int, numbers.Integral, numbers.Number),
              "str": (str,),

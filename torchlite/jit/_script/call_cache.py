@@ -14,10 +14,12 @@ object), a callable bound to another object, a tensor constant, a list being typ
 a TorchScript class's __init__ (it types the attributes) or a class whose attributes are not all typed
 yet, and a result that holds a module or function.
 
-The fragment is the callee compiled into a graph of its own whose inputs are the call's run-time values;
-only dead-code elimination and If simplification run on it (both keep what runs and its order): constant
-propagation and CSE would not see the writes that follow the call in the caller's graph (a list the
-caller appends to, a tensor it changes in place), so they run on the whole graph, as before."""
+The fragment is the callee compiled into a graph of its own whose inputs are the call's run-time values
+(a value passed twice is one input: the compiler folds `q is k` when it is one value). No pass runs on a
+fragment: constant propagation and CSE would not see the writes that follow the call in the caller's graph
+(a list the caller appends to, a tensor it changes in place), and even DCE and If simplification, which
+would be safe, cost more than they save, as they would run again at each level of nesting; script's
+pipeline runs once on the whole graph, as before."""
 from __future__ import annotations
 
 from torchlite.jit._script import concrete_type

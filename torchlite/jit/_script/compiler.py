@@ -85,9 +85,6 @@ class Frame:
                     pass
 
 
-FRAGMENT_PASSES = False  # DCE and If simplification on each fragment: measured slower (they rerun at every nesting level)
-
-
 class Compiler:
     """Emits one graph. `compile_function` is the entry; calls of Python functions and methods
     compile their bodies into the same graph (inlining), with a frame each."""
@@ -110,6 +107,12 @@ class Compiler:
 
     def error(self, node, msg):
         return frontend.compile_error(self.ctx, node, msg)
+
+    def where_at(self, node):
+        """A function raising a compile error at node (what types.py's checks call)."""
+        def where(msg):
+            raise self.error(node, msg)
+        return where
 
     def unsupported(self, node, msg):
         return frontend.NotSupportedError(self.ctx, node, msg)
@@ -1044,8 +1047,7 @@ class Compiler:
         if hint is not None and hint.kind == "Dict" and T.is_subtype(kt, hint.elems[0]) \
                 and T.is_subtype(vt, hint.elems[1]):
             kt, vt = hint.elems
-        if kt.kind not in ("str", "int"):
-            raise self.error(e.key, f"Dict keys must be str or int, got {kt}")
+        T.check_key(kt, self.where_at(e.key))
         t = T.Dict(kt, vt)
         d = SV(t, value=self.insert("prim::DictConstruct", [], [t]).output())
         names = [f"${s}{id(e)}" for s in ("dc", "dl", "dk", "dv")]
@@ -1110,8 +1112,7 @@ class Compiler:
                 vt = T.unify(vt, v.type) if vt is not None and v.type is not None else None
                 if vt is None:
                     raise self.error(e, "Dict values must contain only a single type")
-        if kt is None or kt.kind not in ("str", "int"):
-            raise self.error(e, f"Dict keys must be str or int, got {kt}")
+        T.check_key(kt, self.where_at(e))
         for k, v in zip(keys, vals):
             if not T.is_subtype(k.type, kt) or not T.is_subtype(v.type, vt):
                 raise self.error(e, f"Dict entries must be of types {kt}: {vt}, got {k.type}: {v.type}")
@@ -1509,6 +1510,8 @@ class Compiler:
         if base.module is not None:
             return self.getattr_module(base, name, node)
         if base.is_const and base.type is None or (base.is_const and isinstance(base.const, (pytypes.ModuleType, type))):
+            if classes.is_script_class(base.const):
+                return self.class_attribute(base.const, name, node)
             try:
                 v = getattr(base.const, name)
             except AttributeError:
@@ -1650,6 +1653,23 @@ class Compiler:
         c.constructing.append(cls)
         c.inline_here(fn, args, {}, node, self_sv=obj)
 
+    def class_attribute(self, cls, name, node):
+        """C.name on a TorchScript class itself: its static methods (and constructor); as torch, class-level values
+        cannot be read and classmethods are not taken."""
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, staticmethod):
+            return SV(None, fn=attr.__func__)
+        if isinstance(attr, classmethod):
+            raise self.unsupported(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                         "classmethods are not supported (torch.jit 2.13 fails on them too)")
+        if isinstance(attr, pytypes.FunctionType):  # C.method(obj, ...): the function, obj passed as self
+            return SV(None, fn=attr)
+        if attr is None and not hasattr(cls, name):
+            raise self.error(node, f"'{cls.__qualname__}' has no attribute '{name}'")
+        raise self.error(node, f"python value of type '{type(getattr(cls, name)).__name__}' cannot be used as a value. "
+                               "Perhaps it is a closed over global variable? If so, please consider passing it in as an "
+                               "argument or use a local variable instead.")
+
     def getattr_object(self, base, name, node):
         """obj.name on a TorchScript class's instance: an attribute (prim::GetAttr), a method or a property."""
         cls = base.type.cls
@@ -1665,6 +1685,13 @@ class Compiler:
             return SV(None, fn=attr.__func__)
         if isinstance(attr, pytypes.FunctionType):
             return SV(None, fn=attr, self_sv=base)
+        if isinstance(attr, classmethod):
+            raise self.unsupported(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                         "classmethods are not supported (torch.jit 2.13 fails on them too)")
+        if name not in classes.info(cls).fields and hasattr(cls, name):  # torch's words for a class-level value
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'. '{name}' is defined as "
+                                   "a class attribute which currently is not supported. Consider converting this to an "
+                                   "instance attribute.")
         if name in classes.info(cls).fields:
             raise self.error(node, f"Tried to access attribute '{name}' of {base.type!r} before __init__ assigned it")
         raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
@@ -1683,8 +1710,6 @@ class Compiler:
             if rhs.type is None or rhs.type.kind in ("Module", "Any"):
                 raise self.error(where, f"Cannot assign to attribute '{name}': the value has no TorchScript type")
             t = info.types[name] = rhs.type
-        if rhs.type is not None and rhs.type.kind == "Object":
-            raise self.unsupported(where, "attributes holding instances of TorchScript classes")
         if rhs.type is None or not T.is_subtype(rhs.type, t):
             got = A.type_name(rhs.type) if rhs.type is not None else "a non-value"
             raise self.error(where, f"Wrong type for attribute assignment. Expected {A.type_name(t)} but got {got}")
@@ -1948,6 +1973,25 @@ class Compiler:
             if name in simple and not args:
                 return SV(simple[name], value=self.insert("prim::dict_" + name, [self.value(obj, node)],
                                                           [simple[name]]).output())
+            if name in ("get", "pop") and args and not T.is_subtype(args[0].type, kt):
+                raise self.error(node, f"expected a key of type {kt}, got {args[0].type}")
+            if name == "pop" and len(args) in (1, 2) and not kwargs:
+                ins = [self.value(obj, node)] + [self.value(a, node) for a in args]
+                if len(args) == 2 and not T.is_subtype(args[1].type, vt):
+                    raise self.error(node, f"pop: the default must be a {vt}, got {args[1].type}")
+                kind = "prim::dict_pop" if len(args) == 1 else "prim::dict_pop_default"
+                return SV(vt, value=self.insert(kind, ins, [vt]).output())
+            if name == "update" and len(args) == 1 and not kwargs:
+                if args[0].type is None or args[0].type.kind != "Dict" or not T.is_subtype(args[0].type.elems[0], kt) \
+                        or not T.is_subtype(args[0].type.elems[1], vt):
+                    raise self.error(node, f"update: expected a {obj.type}, got {args[0].type}")
+                self.insert("prim::dict_update", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "clear" and not args and not kwargs:
+                self.insert("prim::dict_clear", [self.value(obj, node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "copy" and not args and not kwargs:
+                return SV(obj.type, value=self.insert("prim::dict_copy", [self.value(obj, node)], [obj.type]).output())
             if name == "get" and len(args) in (1, 2):
                 default = args[1] if len(args) == 2 else SV(T.NONE, const=None)
                 rt = vt if len(args) == 2 and T.is_subtype(default.type, vt) else T.Optional(vt)
@@ -2043,9 +2087,6 @@ class Compiler:
     def compile_fragment(self, fn, args, kwargs, node, self_sv):
         """(graph, result template) of fn compiled alone on stand-ins of the call's values, or False when its
         result or what it assigns cannot be shared."""
-        from torchlite.jit._passes.dce import eliminate_dead_code
-        from torchlite.jit._passes.if_simplification import simplify_ifs
-        from torchlite.jit._passes.script_optimization import _enabled
         g = _jit.Graph()
         c = Compiler(g, self.attrs)
         c.frames, c.active, c.constructing = list(self.frames), list(self.active), list(self.constructing)
@@ -2066,11 +2107,6 @@ class Compiler:
             return False
         for sv in outputs:
             g.registerOutput(sv.value)
-        if FRAGMENT_PASSES:
-            eliminate_dead_code(g)
-            if _enabled[-1]:
-                simplify_ifs(g)
-                eliminate_dead_code(g)
         return g, tpl
 
     def inline_here(self, fn, args, kwargs, node, self_sv=None):
