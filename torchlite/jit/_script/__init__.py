@@ -108,7 +108,12 @@ def _object_out(value, t):
     info = classes.info(t.cls)
     out = t.cls.__new__(t.cls)
     for f in info.fields:
-        setattr(out, f, _from_output(value.getattr(f), info.types.get(f)))
+        v, ft = value.getattr(f), info.types.get(f)
+        if ft is None and isinstance(v, _jit.Object):  # a class not compiled here yet: found by its name
+            conv = classes.converter(v.type_name)
+            setattr(out, f, conv(v) if conv is not None else v)
+        else:
+            setattr(out, f, _from_output(v, ft))
     return out
 
 

@@ -1660,8 +1660,8 @@ class Compiler:
         if isinstance(attr, staticmethod):
             return SV(None, fn=attr.__func__)
         if isinstance(attr, classmethod):
-            raise self.unsupported(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
-                                         "classmethods are not supported (torch.jit 2.13 fails on them too)")
+            raise self.error(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                   "classmethods are not supported (torch.jit 2.13 fails on them too)")
         if isinstance(attr, pytypes.FunctionType):  # C.method(obj, ...): the function, obj passed as self
             return SV(None, fn=attr)
         if attr is None and not hasattr(cls, name):
@@ -1681,13 +1681,14 @@ class Compiler:
         attr = inspect.getattr_static(cls, name, None)
         if isinstance(attr, property):
             return self.inline(attr.fget, [], {}, node, self_sv=base)
-        if isinstance(attr, staticmethod):
-            return SV(None, fn=attr.__func__)
+        if isinstance(attr, staticmethod):  # torch takes static methods on the class only
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'. Did you forget to "
+                                   "initialize an attribute in __init__()?")
         if isinstance(attr, pytypes.FunctionType):
             return SV(None, fn=attr, self_sv=base)
         if isinstance(attr, classmethod):
-            raise self.unsupported(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
-                                         "classmethods are not supported (torch.jit 2.13 fails on them too)")
+            raise self.error(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                   "classmethods are not supported (torch.jit 2.13 fails on them too)")
         if name not in classes.info(cls).fields and hasattr(cls, name):  # torch's words for a class-level value
             raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'. '{name}' is defined as "
                                    "a class attribute which currently is not supported. Consider converting this to an "
