@@ -13,7 +13,8 @@ torch.jit.script, each in a fresh process per measurement (both libraries import
 machinery used once on a small function first, so that neither counts its one-time setup): "cold" is the
 first module of its class the process scripts, "again" a second instance (each library reuses what it
 keeps: torchlite its parsed sources and its compiled methods per concrete type, torch its compiled types).
-Medians of 3 processes per library, alternating. `--compile-only` runs only these rows; `--no-type-cache`
+Medians of 3 processes per library, alternating. `--compile-only` runs only these rows (`--only A,B`: the
+cases whose names contain A or B); `--no-type-cache`
 turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree),
 `--no-call-cache` its cache of compiled call sites (each call site compiles its callee: the "before" of
 call_cache.py).
@@ -48,6 +49,8 @@ COMPILE_CASES = {
     "TransformerEncoderLayer(64, 4, 128)": lambda nn: nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0),
     "TransformerDecoder(2 x TransformerDecoderLayer(64, 4, 128))": lambda nn: nn.TransformerDecoder(
         nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0), 2),
+    "TransformerEncoder(2 x TransformerEncoderLayer(64, 4, 128))": lambda nn: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0), 2, enable_nested_tensor=False),
     "LSTM(32, 64, 2 layers)": lambda nn: nn.LSTM(32, 64, num_layers=2),
 }
 
@@ -83,7 +86,10 @@ def _compile_one(name, which):
 
 def compile_rows(repeat=3):
     rows = []
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     for name in COMPILE_CASES:
+        if only and not any(o and o in name for o in only.split(",")):
+            continue
         got = {"tl": [], "torch": []}
         for _ in range(repeat):
             for which in ("tl", "torch"):
