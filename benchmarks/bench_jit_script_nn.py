@@ -17,7 +17,8 @@ Medians of 3 processes per library, alternating. `--compile-only` runs only thes
 cases whose names contain A or B); `--no-type-cache`
 turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree),
 `--no-call-cache` its cache of compiled call sites (each call site compiles its callee: the "before" of
-call_cache.py).
+call_cache.py). `--call-cache-ab N`: torchlite alone, cold script() with that cache off and on in fresh
+processes alternating N times per case (medians).
 """
 from __future__ import annotations
 
@@ -102,6 +103,26 @@ def compile_rows(repeat=3):
     return rows
 
 
+def call_cache_ab(repeat):
+    """torchlite only: cold script() CPU seconds with the call-site cache off and on, in fresh processes
+    alternating off / on `repeat` times per case (medians), so that both see the same machine load."""
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    print("| module | cold, call cache off (s) | cold, call cache on (s) | on / off |")
+    print("|---|---|---|---|")
+    for name in COMPILE_CASES:
+        if only and not any(o and o in name for o in only.split(",")):
+            continue
+        got = {"off": [], "on": []}
+        for _ in range(repeat):
+            for which, flags in (("off", ["--no-call-cache"]), ("on", [])):
+                out = subprocess.run([sys.executable, __file__, "--compile-one", name, "tl"] + flags,
+                                     capture_output=True, text=True, check=True).stdout
+                got[which].append(json.loads(out.strip().splitlines()[-1])[0])
+        off, on = statistics.median(got["off"]), statistics.median(got["on"])
+        print(f"| {name} | {off:.3f} | {on:.3f} | {on / off:.2f} |")
+    print(f"\nload average: {os.getloadavg()[0]:.1f}")
+
+
 def _call(m, x, mha):
     return (lambda: m(x, x, x)) if mha else (lambda: m(x))
 
@@ -112,6 +133,8 @@ def main():
     torch.set_num_threads(1)
     tl.set_num_threads(1) if hasattr(tl, "set_num_threads") else None
     warnings.filterwarnings("ignore")
+    if "--call-cache-ab" in sys.argv:
+        return call_cache_ab(int(sys.argv[sys.argv.index("--call-cache-ab") + 1]))
     if "--compile-only" in sys.argv:
         return _print_compile_rows()
     rows = []
