@@ -281,3 +281,17 @@ def test_loaded_module_returns_instances(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["Object", "__torch__.test_jit_script_class_containers.Point", "[0,", "1,", "2]",
                                 "[2.0,", "2.0]"]
+
+
+class HoldsInstance(tl.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.acc = Point(tl.ones(1), 3)
+
+    def forward(self, x):
+        return x + self.acc.n
+
+
+def test_module_attribute_instance_refused_clearly():  # torch takes it (an attribute of the module's type)
+    with pytest.raises(RuntimeError, match="an instance of TorchScript class Point met at compile time"):
+        tl.jit.script(HoldsInstance())

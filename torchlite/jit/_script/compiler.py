@@ -869,6 +869,10 @@ class Compiler:
             return SV(None, const=v)
         if isinstance(v, _tl.nn.Module):
             raise self.error(node, "modules are only reachable as attributes of self")
+        if classes.is_script_class(type(v)):  # torch reads such a module attribute at run time; not done here
+            raise self.error(node, f"an instance of TorchScript class {type(v).__qualname__} met at compile time (a "
+                                   "module attribute or a global): torchlite passes instances only as arguments, "
+                                   "results and attributes of other instances")
         if callable(v) and not isinstance(v, _tl.Tensor):
             return SV(None, fn=v)
         t = T.of_value(v)
