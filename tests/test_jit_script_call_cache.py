@@ -141,6 +141,21 @@ def test_transformers_same_values_with_and_without_the_cache(kind):
     np.testing.assert_array_equal(_np(on), _np(off))
 
 
+@pytest.mark.parametrize("kind", ["decoder", "encoder"])
+def test_graphs_identical_up_to_value_names(kind):
+    import re
+
+    def graph(on):
+        call_cache.enabled = on
+        concrete_type.clear()
+        layer = (tl.nn.TransformerDecoderLayer if kind == "decoder" else tl.nn.TransformerEncoderLayer)(16, 4, 32,
+                                                                                                       dropout=0.0)
+        m = tl.nn.TransformerDecoder(layer, 2) if kind == "decoder" else \
+            tl.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        return re.sub(r"%[\w.]+", "%v", str(tl.jit.script(m.eval()).graph))
+    assert graph(True) == graph(False)
+
+
 def test_decoder_compiles_attention_once_per_argument_pattern():
     call_cache.stats.update(hits=0, misses=0)
     m = tl.nn.TransformerDecoder(tl.nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0), 2).eval()
