@@ -13,8 +13,12 @@ torch.jit.script, each in a fresh process per measurement (both libraries import
 machinery used once on a small function first, so that neither counts its one-time setup): "cold" is the
 first module of its class the process scripts, "again" a second instance (each library reuses what it
 keeps: torchlite its parsed sources and its compiled methods per concrete type, torch its compiled types).
-Medians of 3 processes per library, alternating. `--compile-only` runs only these rows; `--no-type-cache`
-turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree).
+Medians of 3 processes per library, alternating. `--compile-only` runs only these rows (`--only A,B`: the
+cases whose names contain A or B); `--no-type-cache`
+turns torchlite's cache of compiled methods off in them (the "before" of that cache, on the same tree),
+`--no-call-cache` its cache of compiled call sites (each call site compiles its callee: the "before" of
+call_cache.py). `--call-cache-ab N`: torchlite alone, cold script() with that cache off and on in fresh
+processes alternating N times per case (medians).
 """
 from __future__ import annotations
 
@@ -46,6 +50,8 @@ COMPILE_CASES = {
     "TransformerEncoderLayer(64, 4, 128)": lambda nn: nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0),
     "TransformerDecoder(2 x TransformerDecoderLayer(64, 4, 128))": lambda nn: nn.TransformerDecoder(
         nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0), 2),
+    "TransformerEncoder(2 x TransformerEncoderLayer(64, 4, 128))": lambda nn: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0), 2, enable_nested_tensor=False),
     "LSTM(32, 64, 2 layers)": lambda nn: nn.LSTM(32, 64, num_layers=2),
 }
 
@@ -66,6 +72,9 @@ def _compile_one(name, which):
     if "--no-type-cache" in sys.argv:
         from torchlite.jit._script import concrete_type
         concrete_type.enabled = False
+    if "--no-call-cache" in sys.argv:
+        from torchlite.jit._script import call_cache
+        call_cache.enabled = False
     _warm_up_script(lib)
     times = []
     for _ in range(2):
@@ -78,17 +87,40 @@ def _compile_one(name, which):
 
 def compile_rows(repeat=3):
     rows = []
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     for name in COMPILE_CASES:
+        if only and not any(o and o in name for o in only.split(",")):
+            continue
         got = {"tl": [], "torch": []}
         for _ in range(repeat):
             for which in ("tl", "torch"):
-                flags = ["--no-type-cache"] if "--no-type-cache" in sys.argv else []
+                flags = [f for f in ("--no-type-cache", "--no-call-cache") if f in sys.argv]
                 out = subprocess.run([sys.executable, __file__, "--compile-one", name, which] + flags,
                                      capture_output=True, text=True, check=True).stdout
                 got[which].append(json.loads(out.strip().splitlines()[-1]))
         med = {w: [statistics.median(t[i] for t in got[w]) for i in range(2)] for w in got}
         rows.append((name, med["tl"], med["torch"]))
     return rows
+
+
+def call_cache_ab(repeat):
+    """torchlite only: cold script() CPU seconds with the call-site cache off and on, in fresh processes
+    alternating off / on `repeat` times per case (medians), so that both see the same machine load."""
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    print("| module | cold, call cache off (s) | cold, call cache on (s) | on / off |")
+    print("|---|---|---|---|")
+    for name in COMPILE_CASES:
+        if only and not any(o and o in name for o in only.split(",")):
+            continue
+        got = {"off": [], "on": []}
+        for _ in range(repeat):
+            for which, flags in (("off", ["--no-call-cache"]), ("on", [])):
+                out = subprocess.run([sys.executable, __file__, "--compile-one", name, "tl"] + flags,
+                                     capture_output=True, text=True, check=True).stdout
+                got[which].append(json.loads(out.strip().splitlines()[-1])[0])
+        off, on = statistics.median(got["off"]), statistics.median(got["on"])
+        print(f"| {name} | {off:.3f} | {on:.3f} | {on / off:.2f} |")
+    print(f"\nload average: {os.getloadavg()[0]:.1f}")
 
 
 def _call(m, x, mha):
@@ -101,6 +133,8 @@ def main():
     torch.set_num_threads(1)
     tl.set_num_threads(1) if hasattr(tl, "set_num_threads") else None
     warnings.filterwarnings("ignore")
+    if "--call-cache-ab" in sys.argv:
+        return call_cache_ab(int(sys.argv[sys.argv.index("--call-cache-ab") + 1]))
     if "--compile-only" in sys.argv:
         return _print_compile_rows()
     rows = []

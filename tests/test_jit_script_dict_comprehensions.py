@@ -145,8 +145,16 @@ def test_set_comprehension_refused_at_the_brace():
     assert marks in str(terr.value)
 
 
-def test_non_str_int_keys_refused():
+def test_key_types_as_torch():  # float keys are taken (tests/test_jit_script_dict_keys.py), list keys refused
     def float_keys(xs: List[float]) -> Dict[float, int]:
         return {k: 1 for k in xs}
-    with pytest.raises(RuntimeError, match="Dict keys must be str or int"):
-        tl.jit.script(float_keys)
+    assert tl.jit.script(float_keys)([0.5, 1.5]) == torch.jit.script(float_keys)([0.5, 1.5]) == {0.5: 1, 1.5: 1}
+
+    def list_keys(xs: List[List[int]]) -> int:
+        d = {k: 1 for k in xs}
+        return len(d)
+    msg = "Cannot create dict for key type 'int\\[\\]'"
+    with pytest.raises(RuntimeError, match=msg):
+        torch.jit.script(list_keys)
+    with pytest.raises(RuntimeError, match=msg):
+        tl.jit.script(list_keys)

@@ -471,40 +471,109 @@ std::string Graph::str(bool) const {
   return os.str();
 }
 
-std::shared_ptr<Graph> Graph::copy() const {
-  auto g = std::make_shared<Graph>();
+Node* Graph::cloneShell(const Node* n) {
+  Node* c = newNode(n->kind());
+  c->op_ = n->op_;
+  c->attrs_ = n->attrs_;
+  for (const auto& [name, sub] : n->graph_attrs_) c->graph_attrs_[name] = sub->copy();
+  return c;
+}
+
+namespace {
+
+// Copies the nodes of `from` into `to` (appended) or, for a graph inserted into another, before `at`;
+// values map through `map` (each of `from`'s inputs must be in it already).
+struct BlockCloner {
+  Graph* g;
   std::unordered_map<const Value*, Value*> map;
-  auto lookup = [&](const Value* v) {
+  std::function<Node*(const Node*)> new_node;  // a node of `g` with the kind, overload and attributes of one
+
+  Value* lookup(const Value* v) {
     auto it = map.find(v);
     TL_CHECK(it != map.end(), "jit: graph copy found %", v->debugName(), " used before its definition");
     return it->second;
-  };
-  std::function<void(const Block*, Block*)> clone = [&](const Block* from, Block* to) {
-    for (const Value* v : from->inputs()) {
-      Value* nv = to->addInput();
+  }
+  static std::string base_name(const std::string& name) {  // "x.3" -> "x": setDebugName numbers it again
+    auto dot = name.rfind('.');
+    if (dot == std::string::npos || dot + 1 == name.size()) return name;
+    for (size_t i = dot + 1; i < name.size(); ++i)
+      if (!std::isdigit(static_cast<unsigned char>(name[i]))) return name;
+    return name.substr(0, dot);
+  }
+  void name(const Value* from, Value* to, bool renumber) {
+    if (from->hasDebugName()) to->setDebugName(renumber ? base_name(from->debugName()) : from->debugName());
+  }
+  Node* clone_node(const Node* n, bool renumber) {
+    Node* c = new_node(n);
+    for (const Value* v : n->inputs()) c->addInput(lookup(v));
+    for (const Value* v : n->outputs()) {
+      Value* nv = c->addOutput();
       nv->setType(v->type());
-      if (v->hasDebugName()) nv->setDebugName(v->debugName());
+      name(v, nv, renumber);
       map[v] = nv;
     }
-    for (const Node* n : from->nodes()) {
-      Node* c = g->newNode(n->kind());
-      c->op_ = n->op_;
-      c->attrs_ = n->attrs_;
-      for (const auto& [name, sub] : n->graph_attrs_) c->graph_attrs_[name] = sub->copy();
-      for (const Value* v : n->inputs()) c->addInput(lookup(v));
-      for (const Value* v : n->outputs()) {
-        Value* nv = c->addOutput();
+    return c;
+  }
+  void clone_blocks(const Node* n, Node* c, bool renumber) {
+    for (const Block* b : n->blocks()) {
+      Block* to = c->addBlock();
+      for (const Value* v : b->inputs()) {
+        Value* nv = to->addInput();
         nv->setType(v->type());
-        if (v->hasDebugName()) nv->setDebugName(v->debugName());
+        name(v, nv, renumber);
         map[v] = nv;
       }
-      to->appendNode(c);
-      for (const Block* b : n->blocks()) clone(b, c->addBlock());
+      for (const Node* inner : b->nodes()) {
+        Node* ic = clone_node(inner, renumber);
+        to->appendNode(ic);
+        clone_blocks(inner, ic, renumber);
+      }
+      for (const Value* v : b->outputs()) to->registerOutput(lookup(v));
     }
-    for (const Value* v : from->outputs()) to->registerOutput(lookup(v));
-  };
-  clone(block_, g->block_);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Graph> Graph::copy() const {
+  auto g = std::make_shared<Graph>();
+  BlockCloner c{g.get(), {}, [&](const Node* n) { return g->cloneShell(n); }};
+  for (const Value* v : block_->inputs()) {
+    Value* nv = g->block_->addInput();
+    nv->setType(v->type());
+    c.name(v, nv, false);
+    c.map[v] = nv;
+  }
+  for (const Node* n : block_->nodes()) {
+    Node* nn = c.clone_node(n, false);
+    g->block_->appendNode(nn);
+    c.clone_blocks(n, nn, false);
+  }
+  for (const Value* v : block_->outputs()) g->block_->registerOutput(c.lookup(v));
   return g;
+}
+
+std::vector<Value*> Graph::insertGraph(const Graph& callee, const std::vector<Value*>& inputs, Node* constants_at) {
+  TL_CHECK_VALUE(&callee != this, "jit: insertGraph: a graph cannot be inserted into itself");
+  TL_CHECK_VALUE(inputs.size() == callee.inputs().size(), "jit: insertGraph: the graph takes ",
+                 callee.inputs().size(), " inputs, got ", inputs.size());
+  BlockCloner c{this, {}, [&](const Node* n) { return cloneShell(n); }};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TL_CHECK_VALUE(inputs[i] != nullptr && inputs[i]->owningGraph() == this, "jit: insertGraph: input ", i,
+                   " is not a value of this graph");
+    c.map[callee.inputs()[i]] = inputs[i];
+  }
+  for (const Node* n : callee.block()->nodes()) {
+    Node* nn = c.clone_node(n, true);
+    if (constants_at != nullptr && n->kind() == "prim::Constant" && n->inputs().empty())
+      nn->insertBefore(constants_at);
+    else
+      insertNode(nn);
+    c.clone_blocks(n, nn, true);
+  }
+  std::vector<Value*> outs;
+  for (const Value* v : callee.outputs()) outs.push_back(c.lookup(v));
+  return outs;
 }
 
 void Graph::lint() const {

@@ -196,6 +196,10 @@ class Graph : public std::enable_shared_from_this<Graph> {
   Node* findNode(const std::string& kind, bool recurse = true) const;
   std::string str(bool print_source_locations = false) const;
   std::shared_ptr<Graph> copy() const;
+  // Copies `callee`'s nodes to the insert point (its inputs replaced by `inputs`) and returns the copies
+  // of its outputs (script's inlining of a body compiled once). Its top block's input-less prim::Constant
+  // nodes go before `constants_at` instead, when given (the compiler keeps constants at the graph's top).
+  std::vector<Value*> insertGraph(const Graph& callee, const std::vector<Value*>& inputs, Node* constants_at = nullptr);
   // Checks the SSA invariants (uses recorded, values defined before use); throws RuntimeError.
   void lint() const;
 
@@ -220,6 +224,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
   friend class Block;
   friend class Value;
   Node* newNode(const std::string& kind);
+  Node* cloneShell(const Node* n);  // a new node with n's kind, overload and attributes (no inputs or outputs)
   Value* newValue(Node* n, size_t offset);
   void freeNode(Node* n);
   Block* newBlock(Node* owner);

@@ -281,6 +281,42 @@ Outs dict_setitem(Stack& s, const Node&) {
   }
   return {};
 }
+// d.pop(k) (KeyError when absent, as Python) and d.pop(k, default); the entry's key and value leave the list.
+Outs dict_pop(Stack& s, const Node&) {
+  auto& d = s[0].toListMut();
+  std::ptrdiff_t at = find_key(d, s[1]);
+  TL_CHECK(at >= 0, "KeyError: ", s[1].repr());
+  IValue v = d[at + 1];
+  d.erase(d.begin() + at, d.begin() + at + 2);
+  return {v};
+}
+Outs dict_pop_default(Stack& s, const Node&) {
+  auto& d = s[0].toListMut();
+  std::ptrdiff_t at = find_key(d, s[1]);
+  if (at < 0) return {s[2]};
+  IValue v = d[at + 1];
+  d.erase(d.begin() + at, d.begin() + at + 2);
+  return {v};
+}
+Outs dict_update(Stack& s, const Node&) {  // d.update(other): other's entries in its order, a later one wins
+  std::vector<IValue> other = s[1].toListRef();  // a copy: d.update(d) reads what it writes
+  auto& d = s[0].toListMut();
+  for (size_t i = 0; i + 1 < other.size(); i += 2) {
+    std::ptrdiff_t at = find_key(d, other[i]);
+    if (at >= 0) {
+      d[at + 1] = other[i + 1];
+    } else {
+      d.push_back(other[i]);
+      d.push_back(other[i + 1]);
+    }
+  }
+  return {};
+}
+Outs dict_clear(Stack& s, const Node&) {
+  s[0].toListMut().clear();
+  return {};
+}
+Outs dict_copy(Stack& s, const Node&) { return {IValue::list(s[0].toListRef())}; }
 Outs dict_contains(Stack& s, const Node&) { return {IValue(find_key(s[0].toListRef(), s[1]) >= 0)}; }
 Outs dict_part(Stack& s, size_t which) {
   const auto& d = s[0].toListRef();
@@ -459,8 +495,12 @@ Outs set_attr(Stack& s, const Node& n) {
   Object& obj = *s[0].toObject();
   auto it = obj.attrs.find(name);
   TL_CHECK(it != obj.attrs.end(), "jit: prim::SetAttr: module ", obj.type_name, " has no attribute '", name, "'");
-  TL_CHECK_TYPE(!it->second.isObject() && !s[1].isObject(), "jit: prim::SetAttr: attribute '", name,
-                "' of ", obj.type_name, " is a module or cannot hold one");
+  // An object may be stored (a TorchScript class's instance held by another, `Optional[Acc]` set to None), but an
+  // attribute holding an object (a submodule, or an instance) takes only None or an object of the same class.
+  const bool same_class = it->second.isObject() && s[1].isObject() &&
+                          it->second.toObject()->type_name == s[1].toObject()->type_name;
+  TL_CHECK_TYPE(!it->second.isObject() || s[1].isNone() || same_class, "jit: prim::SetAttr: attribute '", name,
+                "' of ", obj.type_name, " holds an object of another class");
   it->second = std::move(s[1]);
   return {};
 }
@@ -496,7 +536,10 @@ const PrimOp kPrims[] = {
     {"prim::list_copy", list_copy, 0, 1, 1}, {"prim::DictConstruct", dict_construct, 0, kEvenCount, 1},
     {"prim::dict_len", dict_len, 0, 1, 1}, {"prim::dict_getitem", dict_getitem, 0, 2, 1},
     {"prim::dict_get", dict_get, 0, 3, 1}, {"prim::dict_setitem", dict_setitem, kPrimWritesFirst, 3, 0},
-    {"prim::dict_contains", dict_contains, 0, 2, 1}, {"prim::dict_keys", dict_keys, 0, 1, 1},
+    {"prim::dict_contains", dict_contains, 0, 2, 1}, {"prim::dict_pop", dict_pop, kPrimWritesFirst, 2, 1},
+    {"prim::dict_pop_default", dict_pop_default, kPrimWritesFirst, 3, 1},
+    {"prim::dict_update", dict_update, kPrimWritesFirst, 2, 0}, {"prim::dict_clear", dict_clear, kPrimWritesFirst, 1, 0},
+    {"prim::dict_copy", dict_copy, 0, 1, 1}, {"prim::dict_keys", dict_keys, 0, 1, 1},
     {"prim::dict_values", dict_values, 0, 1, 1}, {"prim::dict_items", dict_items, 0, 1, 1},
     {"prim::size", size, 0, 1, 1}, {"prim::size_dim", size_dim, 0, 2, 1}, {"prim::dim", dim, 0, 1, 1},
     {"prim::numel", numel, 0, 1, 1}, {"prim::dtype", dtype, 0, 1, 1}, {"prim::format", format, 0, kAnyCount, 1},

@@ -35,7 +35,7 @@ void join(std::ostringstream& os, const std::vector<int64_t>& xs) {
 
 std::string Type::str() const {
   switch (kind) {
-    case Kind::Any: return "Any";
+    case Kind::Any: return elems.size() == 2 ? "Dict(" + elems[0]->str() + ", " + elems[1]->str() + ")" : "Any";
     case Kind::Tensor: {
       if (!dtype) return "Tensor";
       std::ostringstream os;
@@ -122,6 +122,13 @@ TypePtr Type::named_tuple(std::string name, std::vector<std::string> fields, std
   t->name = std::move(name);
   t->fields = std::move(fields);
   t->elems = std::move(elems);
+  return t;
+}
+
+TypePtr Type::dict(TypePtr key, TypePtr value) {
+  auto t = std::make_shared<Type>();
+  t->kind = Kind::Any;
+  t->elems = {std::move(key), std::move(value)};
   return t;
 }
 

@@ -1,4 +1,5 @@
-"""Named tuples (typing.NamedTuple) at the edges of compiled code. In the graph a named tuple is a tuple
+"""Named tuples (typing.NamedTuple) at the edges of compiled code (and, through classes.converter, instances
+of TorchScript classes). In the graph a named tuple is a tuple
 whose IR type carries the class name and field names (`NamedTuple(x : Tensor, y : int)`, saved in
 archives); Python gets instances of the class back. The class is the one script compiled when this
 process has seen it (as torch.jit.load in the process that scripted it), otherwise a
@@ -34,6 +35,9 @@ def converter(ir_type):
     elems = ir_type.containedTypes()
     inner = [converter(e) for e in elems]
     fields = ir_type.fields()
+    if not fields and not elems and ir_type.class_name():  # an object: a TorchScript class's instance
+        from torchlite.jit._script import classes
+        return classes.converter(ir_type.class_name())
     if fields:
         cls = class_for(ir_type.class_name(), fields)
 

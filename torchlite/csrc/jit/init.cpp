@@ -135,6 +135,10 @@ void bind_ir(py::module_& m) {
         return out;
       })
       .def_static("list", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::list(elem)); })
+      .def_static("optional", [](std::shared_ptr<Type> elem) { return std::const_pointer_cast<Type>(Type::optional(elem)); })
+      .def_static("dict", [](std::shared_ptr<Type> key, std::shared_ptr<Type> value) {
+        return std::const_pointer_cast<Type>(Type::dict(key, value));
+      }, "A dict's type, printed Dict(K, V); the interpreter and archives treat it as Any.")
       .def_static("object", [](const std::string& name) { return std::const_pointer_cast<Type>(Type::object(name)); },
                   "A module object's type, printed as its class name (`__torch__.Net`).")
       .def("kind", [](const Type& t) { return t.str().substr(0, t.str().find_first_of("([?")); })
@@ -300,6 +304,10 @@ void bind_ir(py::module_& m) {
         return owned_list(out, self);
       }, py::arg("kind"), py::arg("recurse") = true)
       .def("copy", &Graph::copy)
+      .def("insertGraph", [](py::object self, const Graph& callee, const std::vector<Value*>& inputs, Node* constants_at) {
+        return owned_list(self.cast<Graph&>().insertGraph(callee, inputs, constants_at), self);
+      }, py::arg("callee"), py::arg("inputs"), py::arg("constants_at") = nullptr,
+         "Copies callee's nodes to the insert point, its inputs replaced by `inputs`; returns its outputs' copies.")
       .def("lint", &Graph::lint)
       .def("str", [](const Graph& g, bool loc) { return g.str(loc); }, py::arg("print_source_locations") = false)
       .def("__str__", [](const Graph& g) { return g.str(); })

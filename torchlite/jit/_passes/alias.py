@@ -48,13 +48,14 @@ class AliasDb:
             return
         schema = node.fn_schema()
         if schema is None:
-            if kind in ("prim::getitem", "prim::dict_getitem", "prim::dict_get", "prim::pop", "prim::unchecked_cast",
-                        "prim::list_slice", "prim::dict_values", "prim::dict_items"):
-                self._union(node.output(), node.inputsAt(0))  # an element (or the value itself) of the container
-            elif _jit._prim_writes_first_input(kind):  # script's list.append, dict[k] = v, ...
+            if _jit._prim_writes_first_input(kind):  # script's list.append, dict[k] = v, d.pop(k), ...
                 self._writers.setdefault(self._find(node.inputsAt(0).unique()), []).append(node)
                 for v in node.inputs()[1:]:  # the container now holds the value
                     self._union(node.inputsAt(0), v)
+            if kind in ("prim::getitem", "prim::dict_getitem", "prim::dict_get", "prim::pop", "prim::unchecked_cast",
+                        "prim::list_slice", "prim::dict_values", "prim::dict_items", "prim::dict_pop",
+                        "prim::dict_pop_default"):
+                self._union(node.output(), node.inputsAt(0))  # an element (or the value itself) of the container
             return
         sets = {}
         for arg, value in zip(schema.arguments, node.inputs()):

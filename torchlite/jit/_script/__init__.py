@@ -59,15 +59,47 @@ def annotate(the_type, the_value):
 
 def _object_in(value, t):
     """A Python instance of a TorchScript class as the interpreter's Object (a copy of its attributes, as torch's
-    conversion: what the graph assigns is not written back)."""
+    conversion: what the graph assigns is not written back); instances it holds are converted too."""
     from torchlite.jit._script import classes
     info = classes.info(t.cls)
     obj = _jit.Object(T.class_name(t.cls))
     for f in info.fields:
         ft = info.types.get(f)
         v = getattr(value, f)
-        obj.setattr(f, v.value if ft is not None and ft.kind == "Enum" else v)
+        obj.setattr(f, _to_input(v, ft) if ft is not None else v)
     return obj
+
+
+def _converted(t):
+    """Whether a value of type t is converted on its way into a graph (a dict to its list form, an Enum member
+    to its value, an instance of a TorchScript class to an Object), itself or inside a container."""
+    return t is not None and (t.kind in ("Dict", "Enum", "Object") or any(_converted(e) for e in t.elems))
+
+
+def _matches(value, t) -> bool:
+    """Whether a Python value fits a static type holding TorchScript class instances or Enum members (the
+    checks torch makes when it converts an argument)."""
+    k = t.kind
+    if k == "Object" or k == "Enum":
+        return isinstance(value, t.cls)
+    if k == "Optional":
+        return value is None or _matches(value, t.elems[0])
+    if k == "List":
+        return isinstance(value, (list, tuple)) and all(_matches(v, t.elems[0]) for v in value)
+    if k == "Tuple":
+        return isinstance(value, tuple) and len(value) == len(t.elems) and all(map(_matches, value, t.elems))
+    if k == "Dict":
+        return isinstance(value, dict) and all(_matches(v, t.elems[1]) for v in value.values())
+    return True
+
+
+def _py_type_str(t) -> str:
+    """A static type as torch's argument errors write it (List[__torch__.Acc], Optional[...])."""
+    if t.kind == "Optional":
+        return f"Optional[{_py_type_str(t.elems[0])}]"
+    if t.kind in ("List", "Dict") or (t.kind == "Tuple" and t.cls is None):
+        return f"{t.kind}[{', '.join(_py_type_str(e) for e in t.elems)}]"
+    return repr(t)
 
 
 def _object_out(value, t):
@@ -76,18 +108,34 @@ def _object_out(value, t):
     info = classes.info(t.cls)
     out = t.cls.__new__(t.cls)
     for f in info.fields:
-        setattr(out, f, _from_output(value.getattr(f), info.types.get(f)))
+        v, ft = value.getattr(f), info.types.get(f)
+        if ft is None and isinstance(v, _jit.Object):  # a class not compiled here yet: found by its name
+            conv = classes.converter(v.type_name)
+            setattr(out, f, conv(v) if conv is not None else v)
+        else:
+            setattr(out, f, _from_output(v, ft))
     return out
 
 
 def _to_input(value, t):
+    if t is None:
+        return value
     if t.kind == "Enum" and isinstance(value, t.cls):
         return value.value
     if t.kind == "Dict" and isinstance(value, dict):
         flat = []
-        for k, v in value.items():
-            flat += [k, v]
+        to_float = t.elems[0].kind == "float"
+        for k, v in value.items():  # an int key of a Dict[float, V] becomes a float, as torch converts it
+            flat += [float(k) if to_float and type(k) is int else k, _to_input(v, t.elems[1])]
         return flat
+    if t.kind in ("List", "Tuple") and isinstance(value, (list, tuple)) and any(_converted(e) for e in t.elems):
+        elems = t.elems if t.kind == "Tuple" else [t.elems[0]] * len(value)
+        out = [_to_input(v, e) for v, e in zip(value, elems)]
+        return out if t.kind == "List" else tuple(out)
+    if t.kind == "Optional" and value is not None:
+        return _to_input(value, t.elems[0])
+    if t.kind == "Object" and isinstance(value, t.cls):
+        return _object_in(value, t)
     return value
 
 
@@ -110,10 +158,6 @@ def _from_output(value, t):
     return value
 
 
-def _has_object(t):
-    return t is not None and (t.kind == "Object" or any(_has_object(e) for e in t.elems))
-
-
 def _has_dict(t):
     """Whether a value of type t is converted on its way out (a dict from its list form, a named tuple from a tuple)."""
     return t is not None and (t.kind in ("Dict", "Enum", "Object") or t.cls is not None or
@@ -126,11 +170,12 @@ class _Signature:
     def __init__(self, names, types, defaults, ret):
         self.names, self.types, self.defaults, self.ret = names, types, defaults, ret
         # a call with every argument given positionally and nothing to convert passes them as they are
-        self.plain = not any(t.kind in ("Dict", "Enum", "Object") for t in types)
+        self.plain = not any(_converted(t) for t in types)
         self.plain_ret = not _has_dict(ret)  # returned as run_graph gives it (only dicts are converted)
         # the Python types each argument must have (checked per call, as PyTorch matches arguments)
-        self.checks = [(i, n, t, (t.cls,) if t.kind in ("Enum", "Object") else _PY_TYPES[t.kind])
-                       for i, (n, t) in enumerate(zip(names, types)) if t.kind in _PY_TYPES or t.kind in ("Enum", "Object")]
+        self.checks = [(i, n, t, (t.cls,) if t.kind in ("Enum", "Object") else _PY_TYPES.get(t.kind))
+                       for i, (n, t) in enumerate(zip(names, types))
+                       if t.kind in _PY_TYPES or t.kind in ("Enum", "Object") or _converted(t)]
         self._tails = {}  # n positional arguments -> (the checked defaults of the rest, the checks of the n)
 
     def _tail(self, qualname, n):
@@ -163,6 +208,13 @@ class _Signature:
     def _check(self, qualname, values, checks):
         for i, name, t, ok in checks:
             v = values[i]
+            if ok is None or t.kind in ("List", "Dict", "Tuple") and _converted(t):  # instances inside: converted
+                if not _matches(v, t):
+                    found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
+                    raise RuntimeError(f"{qualname}() Expected a value of type '{_py_type_str(t)}' for argument "
+                                       f"'{name}' but instead found type '{found}'.")
+                values[i] = _to_input(v, t)
+                continue
             if not isinstance(v, ok) or (t.kind in ("int", "float") and isinstance(v, bool)):
                 found = "Tensor" if isinstance(v, _tl.Tensor) else type(v).__name__
                 raise RuntimeError(f"{qualname}() Expected a value of type '{t}' for argument '{name}' but instead "
@@ -189,7 +241,8 @@ class _Signature:
                 raise RuntimeError(f"{qualname}() is missing value for argument '{name}'.")
         if kwargs:
             raise RuntimeError(f"{qualname}() got an unexpected keyword argument '{next(iter(kwargs))}'.")
-        return [v if t.kind in ("Enum", "Object") else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts)
+        return [v if t.kind in ("Enum", "Object") or t.kind in ("List", "Dict", "Tuple", "Optional") and _converted(t)
+                else _to_input(v, t) for v, t in zip(values, self.types)]  # (_check converts these)
 
 
 _PY_TYPES = {"Tensor": (_tl.Tensor,), "int": (int,), "float": (float, int), "bool": (bool,), "str": (str,),
@@ -207,11 +260,6 @@ def _compile(fn, self_sv=None, attrs=None):
         self_value.setType(T.ir_type(self_sv.type))
         self_sv.value = self_value
     names, types, defaults, ret = c.compile_function(fn, self_sv, skip_self=self_sv is not None)
-    for what, t in zip(names, types):
-        if t.kind != "Object" and _has_object(t):  # an instance is converted at the top level of an argument only
-            raise RuntimeError(f"{fn.__qualname__}: {what} is of type {t!r}, which holds instances of a TorchScript "
-                               "class inside a container: torchlite passes an instance from Python only as an argument "
-                               "of its own")
     from torchlite.jit._passes.script_optimization import optimize_script_graph
     optimize_script_graph(graph)  # DCE of what inlining left unused, constant pooling, CSE, If simplification
     graph.lint()

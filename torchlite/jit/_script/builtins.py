@@ -109,6 +109,8 @@ def _isinstance(c, args, kwargs, node):
         kind = "prim::isnot" if inner else "prim::is"
         return SV(T.BOOL, value=c.insert(kind, [c.value(obj, node), c.value(SV(T.NONE, const=None), node)],
                                          [T.BOOL]).output())
+    if obj.type.cls is not None and obj.type.kind in ("Object", "Enum", "Tuple"):  # a class: known statically
+        return SV(T.BOOL, const=any(isinstance(k, type) and issubclass(obj.type.cls, k) for k in kinds))
     names = {"Tensor": (_tl.Tensor,), "int": (int, numbers.Integral, numbers.Real, numbers.Number),
              "float": (float, numbers.Real, numbers.Number), "bool": (bool, int, numbers.Integral, numbers.Number),
              "str": (str,),
@@ -244,8 +246,22 @@ def _unsupported_builtin(name):
     return f
 
 
+def _str(c, args, kwargs, node):
+    """str(x): the value's Python str (prim::format of one part, as an f-string `f"{x}"`)."""
+    if len(args) != 1 or kwargs:
+        raise c.error(node, "str() takes one argument in script")
+    (x,) = args
+    if x.is_const and not isinstance(x.const, _tl.Tensor):
+        return SV(T.STR, const=str(x.const))
+    if x.type is None:
+        raise c.error(node, "str() needs a value")
+    if x.type.kind == "str":
+        return x
+    return SV(T.STR, value=c.insert("prim::format", [c.value(x, node)], [T.STR]).output())
+
+
 BUILTINS = {len: lambda c, a, k, n: c.builtin_len(a, n), int: _convert("prim::Int", T.INT, int),
-             float: _convert("prim::Float", T.FLOAT, float), bool: _convert("prim::Bool", T.BOOL, bool),
+             float: _convert("prim::Float", T.FLOAT, float), str: _str, bool: _convert("prim::Bool", T.BOOL, bool),
              min: _minmax("prim::min", min), max: _minmax("prim::max", max), range: _range, list: _list, tuple: _tuple,
              isinstance: _isinstance, print: _print, enumerate: _unsupported_builtin("enumerate"),
              zip: _unsupported_builtin("zip"), getattr: _getattr, hasattr: _hasattr,

@@ -2,8 +2,10 @@
 torch's. Its attributes are those `__init__` assigns (`self.total = x`), each typed by its class annotation
 or by the first value `__init__` assigns; its methods are compiled (inlined) where they are called. An
 instance is an interpreter Object made by `prim::CreateObject` (its class name and fields as attributes),
-filled by `__init__`'s prim::SetAttr nodes, read with prim::GetAttr. Instances live inside compiled code:
-they do not cross into Python (arguments and results of a scripted function or method)."""
+filled by `__init__`'s prim::SetAttr nodes, read with prim::GetAttr. Instances cross into Python as arguments
+and results (converted: torchlite/jit/_script/__init__.py), also inside lists, dicts and Optionals, and as
+attributes of other instances; static methods are called on the class; as torch, class-level values and
+classmethods are refused."""
 from __future__ import annotations
 
 import inspect
@@ -33,7 +35,31 @@ def script_class(cls):
         raise OSError(f"Can't get source for {cls}. TorchScript requires source access in order to carry out "
                       "compilation, make sure original .py files are available.") from e
     cls._torchlite_script_class = True
+    _by_name[T.class_name(cls)] = cls
     return cls
+
+
+_by_name = {}  # TorchScript class name -> the class script(cls) marked in this process
+
+
+def converter(name):
+    """For a loaded module's result of class `name`: a function making the interpreter's Object a Python instance
+    of the class when this process scripted it (as torch.jit.load in that process); None otherwise (Python gets
+    the Object: its attributes by getattr, as torch gives a ScriptObject in a fresh process)."""
+    cls = _by_name.get(name)
+    if cls is None:
+        return None
+    from torchlite.jit._script import _object_out
+    t = object_type(cls)
+
+    def convert(v):
+        return _object_out(v, t) if isinstance(v, _jit_object()) else v
+    return convert
+
+
+def _jit_object():
+    from torchlite._C import _jit
+    return _jit.Object
 
 
 class ClassInfo:

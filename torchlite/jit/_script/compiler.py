@@ -17,6 +17,7 @@ import torchlite as _tl
 from torchlite._C import _jit
 from torchlite.jit import frontend
 from torchlite.jit._script import attributes as A
+from torchlite.jit._script import call_cache
 from torchlite.jit._script import classes
 from torchlite.jit._script import schema_match
 from torchlite.jit._script import types as T
@@ -97,6 +98,7 @@ class Compiler:
         self.active = []  # functions being compiled: recursion is refused
         self.constructing = []  # TorchScript classes whose __init__ is being compiled (it may add attributes)
         self.open_lists = {}  # id(SV) of a comprehension's list or an empty literal -> [SV, element type so far]
+        self.module_keys = {}  # id(module) -> (module, its concrete-type key): call_cache's keys, per compilation
 
     # ---- errors --------------------------------------------------------------------------
     @property
@@ -105,6 +107,12 @@ class Compiler:
 
     def error(self, node, msg):
         return frontend.compile_error(self.ctx, node, msg)
+
+    def where_at(self, node):
+        """A function raising a compile error at node (what types.py's checks call)."""
+        def where(msg):
+            raise self.error(node, msg)
+        return where
 
     def unsupported(self, node, msg):
         return frontend.NotSupportedError(self.ctx, node, msg)
@@ -861,6 +869,10 @@ class Compiler:
             return SV(None, const=v)
         if isinstance(v, _tl.nn.Module):
             raise self.error(node, "modules are only reachable as attributes of self")
+        if classes.is_script_class(type(v)):  # torch reads such a module attribute at run time; not done here
+            raise self.error(node, f"an instance of TorchScript class {type(v).__qualname__} met at compile time (a "
+                                   "module attribute or a global): torchlite passes instances only as arguments, "
+                                   "results and attributes of other instances")
         if callable(v) and not isinstance(v, _tl.Tensor):
             return SV(None, fn=v)
         t = T.of_value(v)
@@ -1039,8 +1051,7 @@ class Compiler:
         if hint is not None and hint.kind == "Dict" and T.is_subtype(kt, hint.elems[0]) \
                 and T.is_subtype(vt, hint.elems[1]):
             kt, vt = hint.elems
-        if kt.kind not in ("str", "int"):
-            raise self.error(e.key, f"Dict keys must be str or int, got {kt}")
+        T.check_key(kt, self.where_at(e.key))
         t = T.Dict(kt, vt)
         d = SV(t, value=self.insert("prim::DictConstruct", [], [t]).output())
         names = [f"${s}{id(e)}" for s in ("dc", "dl", "dk", "dv")]
@@ -1105,8 +1116,7 @@ class Compiler:
                 vt = T.unify(vt, v.type) if vt is not None and v.type is not None else None
                 if vt is None:
                     raise self.error(e, "Dict values must contain only a single type")
-        if kt is None or kt.kind not in ("str", "int"):
-            raise self.error(e, f"Dict keys must be str or int, got {kt}")
+        T.check_key(kt, self.where_at(e))
         for k, v in zip(keys, vals):
             if not T.is_subtype(k.type, kt) or not T.is_subtype(v.type, vt):
                 raise self.error(e, f"Dict entries must be of types {kt}: {vt}, got {k.type}: {v.type}")
@@ -1504,6 +1514,8 @@ class Compiler:
         if base.module is not None:
             return self.getattr_module(base, name, node)
         if base.is_const and base.type is None or (base.is_const and isinstance(base.const, (pytypes.ModuleType, type))):
+            if classes.is_script_class(base.const):
+                return self.class_attribute(base.const, name, node)
             try:
                 v = getattr(base.const, name)
             except AttributeError:
@@ -1618,9 +1630,54 @@ class Compiler:
                                    "not assign it")
         return obj
 
+    def type_class(self, cls, node):
+        """Types a TorchScript class's attributes before its first use that is not a construction (an instance
+        passed in as an argument): its __init__ compiled into a scratch graph, as torch compiles the whole class."""
+        info = classes.info(cls)
+        if cls in self.constructing or all(f in info.types for f in info.fields):
+            return
+        fn = cls.__init__
+        ctx = source_context(fn)
+        fdef = ctx.tree.body[0]
+        g = _jit.Graph()
+        c = Compiler(g, None)
+        c.frames, c.active, c.module_keys = list(self.frames) + [Frame(fn, ctx)], list(self.active), self.module_keys
+        c.constant(None)
+        hints = c._hints(fn, fdef)
+        params = c._defaults(fdef, c._params(fdef)[1:])
+        c.frames.pop()
+        args = []
+        for p, default in params:
+            t = hints.get(p.arg) or default_type(default)
+            v = g.addInput(p.arg)
+            v.setType(T.ir_type(t))
+            args.append(SV(t, value=v))
+        t = classes.object_type(cls)
+        obj = SV(t, value=c.insert("prim::CreateObject", [], [t]).output())
+        c.constructing.append(cls)
+        c.inline_here(fn, args, {}, node, self_sv=obj)
+
+    def class_attribute(self, cls, name, node):
+        """C.name on a TorchScript class itself: its static methods (and constructor); as torch, class-level values
+        cannot be read and classmethods are not taken."""
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, staticmethod):
+            return SV(None, fn=attr.__func__)
+        if isinstance(attr, classmethod):
+            raise self.error(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                   "classmethods are not supported (torch.jit 2.13 fails on them too)")
+        if isinstance(attr, pytypes.FunctionType):  # C.method(obj, ...): the function, obj passed as self
+            return SV(None, fn=attr)
+        if attr is None and not hasattr(cls, name):
+            raise self.error(node, f"'{cls.__qualname__}' has no attribute '{name}'")
+        raise self.error(node, f"python value of type '{type(getattr(cls, name)).__name__}' cannot be used as a value. "
+                               "Perhaps it is a closed over global variable? If so, please consider passing it in as an "
+                               "argument or use a local variable instead.")
+
     def getattr_object(self, base, name, node):
         """obj.name on a TorchScript class's instance: an attribute (prim::GetAttr), a method or a property."""
         cls = base.type.cls
+        self.type_class(cls, node)
         t = classes.info(cls).types.get(name)
         if t is not None:
             out = self.insert("prim::GetAttr", [self.value(base, node)], [t]).s_("name", name).output()
@@ -1628,10 +1685,18 @@ class Compiler:
         attr = inspect.getattr_static(cls, name, None)
         if isinstance(attr, property):
             return self.inline(attr.fget, [], {}, node, self_sv=base)
-        if isinstance(attr, staticmethod):
-            return SV(None, fn=attr.__func__)
+        if isinstance(attr, staticmethod):  # torch takes static methods on the class only
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'. Did you forget to "
+                                   "initialize an attribute in __init__()?")
         if isinstance(attr, pytypes.FunctionType):
             return SV(None, fn=attr, self_sv=base)
+        if isinstance(attr, classmethod):
+            raise self.error(node, f"'{name}' is a classmethod of TorchScript class {cls.__qualname__}: "
+                                   "classmethods are not supported (torch.jit 2.13 fails on them too)")
+        if name not in classes.info(cls).fields and hasattr(cls, name):  # torch's words for a class-level value
+            raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'. '{name}' is defined as "
+                                   "a class attribute which currently is not supported. Consider converting this to an "
+                                   "instance attribute.")
         if name in classes.info(cls).fields:
             raise self.error(node, f"Tried to access attribute '{name}' of {base.type!r} before __init__ assigned it")
         raise self.error(node, f"'{base.type!r}' object has no attribute or method '{name}'")
@@ -1640,6 +1705,7 @@ class Compiler:
         """obj.name = rhs on a TorchScript class's instance: prim::SetAttr; in __init__ the first assignment of an
         attribute without a class annotation fixes its type."""
         cls = base.type.cls
+        self.type_class(cls, where)
         info = classes.info(cls)
         t = info.types.get(name)
         if t is None:
@@ -1649,8 +1715,6 @@ class Compiler:
             if rhs.type is None or rhs.type.kind in ("Module", "Any"):
                 raise self.error(where, f"Cannot assign to attribute '{name}': the value has no TorchScript type")
             t = info.types[name] = rhs.type
-        if rhs.type is not None and rhs.type.kind == "Object":
-            raise self.unsupported(where, "attributes holding instances of TorchScript classes")
         if rhs.type is None or not T.is_subtype(rhs.type, t):
             got = A.type_name(rhs.type) if rhs.type is not None else "a non-value"
             raise self.error(where, f"Wrong type for attribute assignment. Expected {A.type_name(t)} but got {got}")
@@ -1914,6 +1978,25 @@ class Compiler:
             if name in simple and not args:
                 return SV(simple[name], value=self.insert("prim::dict_" + name, [self.value(obj, node)],
                                                           [simple[name]]).output())
+            if name in ("get", "pop") and args and not T.is_subtype(args[0].type, kt):
+                raise self.error(node, f"expected a key of type {kt}, got {args[0].type}")
+            if name == "pop" and len(args) in (1, 2) and not kwargs:
+                ins = [self.value(obj, node)] + [self.value(a, node) for a in args]
+                if len(args) == 2 and not T.is_subtype(args[1].type, vt):
+                    raise self.error(node, f"pop: the default must be a {vt}, got {args[1].type}")
+                kind = "prim::dict_pop" if len(args) == 1 else "prim::dict_pop_default"
+                return SV(vt, value=self.insert(kind, ins, [vt]).output())
+            if name == "update" and len(args) == 1 and not kwargs:
+                if args[0].type is None or args[0].type.kind != "Dict" or not T.is_subtype(args[0].type.elems[0], kt) \
+                        or not T.is_subtype(args[0].type.elems[1], vt):
+                    raise self.error(node, f"update: expected a {obj.type}, got {args[0].type}")
+                self.insert("prim::dict_update", [self.value(obj, node), self.value(args[0], node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "clear" and not args and not kwargs:
+                self.insert("prim::dict_clear", [self.value(obj, node)], [], n_out=0)
+                return SV(T.NONE, const=None)
+            if name == "copy" and not args and not kwargs:
+                return SV(obj.type, value=self.insert("prim::dict_copy", [self.value(obj, node)], [obj.type]).output())
             if name == "get" and len(args) in (1, 2):
                 default = args[1] if len(args) == 2 else SV(T.NONE, const=None)
                 rt = vt if len(args) == 2 and T.is_subtype(default.type, vt) else T.Optional(vt)
@@ -1969,11 +2052,70 @@ class Compiler:
         return SV(t, value=self.value(v, node)) if not v.is_const else SV(t, const=v.const)
 
     def inline(self, fn, args, kwargs, node, self_sv=None):
-        """A call of a Python function or method compiled into this graph at the call site."""
+        """A call of a Python function or method compiled into this graph at the call site: the body compiled
+        once per (function, argument types, self's concrete type) and copied here (call_cache.py)."""
         if isinstance(fn, pytypes.MethodType):
             fn = fn.__func__
         if fn in self.active:
             raise self.error(node, f"Recursive calls are not supported (in {fn.__qualname__})")
+        if call_cache.enabled:
+            got = self.inline_cached(fn, args, kwargs, node, self_sv)
+            if got is not None:
+                return got
+        return self.inline_here(fn, args, kwargs, node, self_sv)
+
+    def _call_inputs(self, args, kwargs, self_sv):
+        """The call's arguments in the order their fragment takes them: self, positional, keywords by name."""
+        return ([] if self_sv is None else [self_sv]) + list(args) + [kwargs[k] for k in sorted(kwargs)]
+
+    def inline_cached(self, fn, args, kwargs, node, self_sv):
+        """The callee's fragment copied at this call site (compiled first if this key is new); None when the call
+        cannot be keyed or its fragment not reused."""
+        try:
+            k = call_cache.key(fn, args, kwargs, self_sv, self.attrs, self.module_keys, self.open_lists)
+        except call_cache.Uncacheable:
+            call_cache.stats["uncacheable"] += 1
+            return None
+        entry = call_cache.lookup(k)
+        if entry is None:
+            entry = self.compile_fragment(fn, args, kwargs, node, self_sv)
+            call_cache.store(k, entry)
+        if entry is False:
+            return None
+        graph, tpl = entry
+        flat, made = [], {}
+        for sv in self._call_inputs(args, kwargs, self_sv):
+            call_cache.abstract(sv, None, flat, made)
+        outs = self.g.insertGraph(graph, [self.value(sv, node) for sv in flat], self._anchor)
+        return call_cache.rebuild(tpl, outs)
+
+    def compile_fragment(self, fn, args, kwargs, node, self_sv):
+        """(graph, result template) of fn compiled alone on stand-ins of the call's values, or False when its
+        result or what it assigns cannot be shared."""
+        g = _jit.Graph()
+        c = Compiler(g, self.attrs)
+        c.frames, c.active, c.constructing = list(self.frames), list(self.active), list(self.constructing)
+        c.module_keys = self.module_keys
+        c.constant(None)  # the anchor of the fragment's constants
+        assigned = len(self.attrs.types) if self.attrs is not None else 0
+        inputs, made = [], {}
+        s_self = None if self_sv is None else call_cache.abstract(self_sv, g, inputs, made)
+        s_args = [call_cache.abstract(a, g, inputs, made) for a in args]
+        s_kwargs = {k: call_cache.abstract(kwargs[k], g, inputs, made) for k in sorted(kwargs)}
+        result = c.inline_here(fn, s_args, s_kwargs, node, s_self)
+        if self.attrs is not None and len(self.attrs.types) != assigned:
+            return False  # it assigns module attributes: registered per module object, so compiled per site
+        outputs = []
+        try:
+            tpl = call_cache.template(result, outputs, c.open_lists)
+        except call_cache.Uncacheable:
+            return False
+        for sv in outputs:
+            g.registerOutput(sv.value)
+        return g, tpl
+
+    def inline_here(self, fn, args, kwargs, node, self_sv=None):
+        """fn's body compiled at this call site."""
         try:
             ctx = source_context(fn)
         except OSError as exc:

@@ -153,8 +153,10 @@ def store(key, module, found, attrs):
 
 
 def clear():
+    from torchlite.jit._script import call_cache
     _cache.clear()
     _functions.clear()
+    call_cache.clear()  # compiled call-site bodies are keyed by concrete types too
 
 
 # Scripted functions: `script(f)` again (or of a function a decorator already scripted) reuses f's graph, as

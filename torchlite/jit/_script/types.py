@@ -63,6 +63,27 @@ def Dict(k, v):
     return T("Dict", [k, v])
 
 
+DICT_KEYS = ("str", "int", "float", "bool", "Tensor", "Device")  # torch's (less complex): a Tensor key by identity
+
+
+def check_key(key, where):
+    """torch's refusal of a dict key type other than int, float, complex, Tensor, device, string (and bool)."""
+    if key is None or key.kind not in DICT_KEYS:
+        where(f"Cannot create dict for key type '{schema_str(key)}', only int, float, complex, Tensor, device and "
+              "string keys are supported")
+
+
+def schema_str(t) -> str:
+    """A static type as torch spells it in schema messages (int[], Tensor?)."""
+    if t is None:
+        return "Any"
+    if t.kind == "List":
+        return schema_str(t.elems[0]) + "[]"
+    if t.kind == "Optional":
+        return schema_str(t.elems[0]) + "?"
+    return repr(t)
+
+
 def is_enum_class(c) -> bool:
     return isinstance(c, type) and issubclass(c, _enum.Enum)
 
@@ -147,6 +168,10 @@ def ir_type(t: T):
         return _jit.Type.parse("ScalarType")
     if k == "Device":
         return _jit.Type.parse("Device")
+    if k == "Optional" and t.elems[0].kind == "Dict":
+        return _jit.Type.optional(ir_type(t.elems[0]))
+    if k == "Dict":  # printed Dict(K, V); Any to the interpreter and archives
+        return _jit.Type.dict(ir_type(t.elems[0]), ir_type(t.elems[1]))
     if k == "Optional":  # T? where the IR spells it (int[]? too); otherwise Any? (a loaded module fills None)
         spelled = str(ir_type(t.elems[0])) + "?"
         try:
@@ -198,8 +223,7 @@ def from_annotation(ann, where):
         return Tuple([from_annotation(a, where) for a in args])
     if origin is dict and len(args) == 2:
         key = from_annotation(args[0], where)
-        if key.kind not in ("str", "int"):
-            where(f"Dict keys must be str or int, got {key}")
+        check_key(key, where)
         return Dict(key, from_annotation(args[1], where))
     if origin is typing.Final or (hasattr(typing, "Final") and origin is getattr(typing, "Final")):
         return from_annotation(args[0], where) if args else ANY
