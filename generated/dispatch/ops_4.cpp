@@ -26,6 +26,7 @@
 #include "generated/ops/normal.h"
 #include "generated/ops/one_hot.h"
 #include "generated/ops/sgn.h"
+#include "generated/ops/slice_scatter.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/tile.h"
 #include "generated/ops/to.h"
@@ -1282,6 +1283,42 @@ const Tensor& ops::sgn_out::call(const Tensor& self, const Tensor& out) {
 const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
   check_out_no_grad("sgn.out", {&self}, {&out});
   return ops::sgn_out::call(self, out);
+}
+
+// ============================================================================ slice_scatter
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+ops::slice_scatter::Kernel* ops::slice_scatter::kernels[kNumDeviceTypes] = {
+    /* CPU */ native::slice_scatter_kernel,
+    /* Meta */ native::slice_scatter_kernel,
+};
+
+static Tensor math_bits_fallback_slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  autograd::NoGradGuard no_grad;  // below autograd: resolving records nothing
+  const auto self_r = math_bits::resolved(self);
+  const auto src_r = math_bits::resolved(src);
+  return ops::slice_scatter::call(self_r, src_r, dim, start, end, step);
+}
+
+Tensor ops::slice_scatter::call(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (__builtin_expect((self.math_bits() | src.math_bits()) != 0, 0)) return math_bits_fallback_slice_scatter(self, src, dim, start, end, step);
+  const Device kernel_device = dispatch_device("slice_scatter", {&self, &src});
+  Kernel* kernel = kernels[device_index(kernel_device)];
+  if (!kernel) no_kernel_error("slice_scatter", kernel_device);
+  return kernel(self, src, dim, start, end, step);
+}
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  if (autograd::compute_requires_grad({&self, &src})) {
+    return autograd::wrappers::slice_scatter(self, src, dim, start, end, step);
+  }
+  return ops::slice_scatter::call(self, src, dim, start, end, step);
+}
+
+// slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& slice_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  check_out_no_grad("slice_scatter.out", {&self, &src}, {&out});
+  return native::slice_scatter_out_composite(self, src, dim, start, end, step, out);
 }
 
 // ============================================================================ special_i0

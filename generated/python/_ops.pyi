@@ -349,6 +349,10 @@ def as_strided_(input: Tensor, size: Sequence[int], stride: Sequence[int], stora
     """Gives `self` the sizes, strides and offset (in elements; `self`'s own when None) of `as_strided`, in place, with its bounds checks: never a geometry outside the storage."""
     ...
 
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
+    """A copy of `self` (`clone()`: dense strides kept, offset 0) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
+    ...
+
 def asin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
     """The arcsine of every element of `self` (nan outside [-1, 1]); integer inputs give the default float dtype."""
     ...
@@ -910,6 +914,10 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
     """A contiguous copy of `diagonal(self, offset, dim1, dim2)`."""
+    ...
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into `self.diagonal(offset, dim1, dim2)`; `src` must have that diagonal's shape (the diagonal as its last dimension)."""
     ...
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None, append: Optional[Tensor] = None, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2319,6 +2327,10 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of `self` at position `index` of dimension `dim`, which is removed."""
     ...
 
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into `self.select(dim, index)`; `src` must have that slice's shape (it is converted to `self`'s dtype)."""
+    ...
+
 def selu(input: Tensor) -> Tensor:
     """The SELU of every element: `elu(self, alpha=1.6732632423543772, scale=1.0507009873554805)`."""
     ...
@@ -2369,6 +2381,10 @@ def sinh(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
 
 def sinh_(input: Tensor) -> Tensor:
     """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
+    ...
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape."""
     ...
 
 def slogdet(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:
