@@ -61,6 +61,13 @@ def to_torch(t):
 
 
 def from_torch(t):
+    if t.numel() == 0:
+        # NumPy gives an empty array zero strides; keep PyTorch's (view(dtype) reads the last one).
+        return _from_torch(t).as_strided(tuple(t.shape), t.stride())
+    return _from_torch(t)
+
+
+def _from_torch(t):
     if t.dtype == torch.bfloat16:
         return tl.from_numpy(t.float().numpy().copy()).to(tl.bfloat16)
     if t.dtype == torch.complex32:

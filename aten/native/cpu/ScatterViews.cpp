@@ -4,6 +4,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
+#include "aten/native/TensorIterator.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/clone.h"
@@ -70,7 +71,10 @@ Tensor as_strided_scatter_kernel(const Tensor& self, const Tensor& src, IntArray
   // when self requires grad (an internal assert there: RuntimeError).
   TL_CHECK(!self.requires_grad() || self.is_contiguous(),
            "as_strided_scatter is currently only supported for contiguous inputs");
-  Tensor output = clone_kernel(self, MemoryFormat::Preserve);
+  // PyTorch's self.clone(): a dense self keeps its strides, any other becomes contiguous (the positions
+  // as_strided addresses are that copy's).
+  Tensor output = clone_kernel(self, is_non_overlapping_and_dense(self) ? MemoryFormat::Preserve
+                                                                         : MemoryFormat::Contiguous);
   scatter_into(as_strided_kernel(output, size, stride, storage_offset), src);
   return output;
 }
