@@ -288,6 +288,9 @@ def sample_callables(f, sample, name=None):
     t_ns, l_ns = op_namespace(f, torch), op_namespace(f, tl)
     if hint and name == f.schema.name.name:
         oracle = eval(hint, {"torch": torch})  # noqa: S307 - hints come from our own YAML
+        if hint.startswith("torch._C._VariableFunctions."):
+            # PyTorch's raw binding (a list where the Python front end takes *tensors): torchlite's is _C._ops.
+            return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(tl._C._ops, name)(*a, **k))
         return (lambda a, k: oracle(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))
     if "function" in f.variants and hasattr(t_ns, name) and hasattr(l_ns, name):
         return (lambda a, k: getattr(t_ns, name)(*a, **k)), (lambda a, k: getattr(l_ns, name)(*a, **k))

@@ -339,6 +339,8 @@ def test_gradients_like_torch(f, form, sample, layout):
                                else None):
                 _grads(*case, tl, order)
             return
+        if _torch_backward_bug(f, sample):
+            return  # PyTorch's gradient is wrong here (TORCH_BACKWARD_BUGS): test_gradcheck checks torchlite's
         got = _grads(*case, tl, order)
         assert len(got) == len(expected), what
         for k, (g, e) in enumerate(zip(got, expected)):

@@ -731,6 +731,7 @@ Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_
     AutoGradMode below_autograd(false);
     result = ops::select_scatter::call(self, src, dim, index);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("select_scatter does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;

@@ -859,6 +859,7 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::op
     AutoGradMode below_autograd(false);
     result = ops::slice_scatter::call(self, src, dim, start, end, step);
   }
+  if (is_complex_type(result.scalar_type())) throw RuntimeError("slice_scatter does not support automatic differentiation for outputs with complex dtype.");
   check_differentiable_dtype(result);
   set_history(result, grad_fn);
   return result;

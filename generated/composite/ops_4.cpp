@@ -6,13 +6,11 @@
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/clone.h"
-#include "generated/ops/copy.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagflat.h"
 #include "generated/ops/i0.h"
 #include "generated/ops/repeat.h"
 #include "generated/ops/reshape.h"
-#include "generated/ops/slice_scatter.h"
 #include "generated/ops/special_i0.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/tile.h"
@@ -36,14 +34,6 @@ Tensor avg_pool1d_composite(const Tensor& self, IntArrayRef kernel_size, IntArra
 // diagflat(Tensor self, int offset=0) -> Tensor
 Tensor diagflat_composite(const Tensor& self, int64_t offset) {
   return diag_embed(reshape(self, {-1}), offset, 0, 1);
-}
-
-// slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& slice_scatter_out_composite(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out) {
-  Tensor result = slice_scatter(self, src, dim, start, end, step);
-  native::resize_output(out, result.sizes(), "slice_scatter");
-  copy_(out, result);
-  return out;
 }
 
 // special_i0(Tensor self) -> Tensor

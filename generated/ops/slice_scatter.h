@@ -21,6 +21,13 @@ struct slice_scatter {
   static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
   static Tensor call(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 };
+
+// slice_scatter.out(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor(a!) out) -> Tensor(a!)
+struct slice_scatter_out {
+  using Kernel = const Tensor&(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out);
+  static Kernel* kernels[kNumDeviceTypes];  // indexed by DeviceType; null where there is none
+  static const Tensor& call(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out);
+};
 }  // namespace ops
 
 namespace autograd::wrappers {
@@ -28,7 +35,6 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::op
 }  // namespace autograd::wrappers
 
 namespace native {
-Tensor slice_scatter_kernel(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
-const Tensor& slice_scatter_out_composite(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, const Tensor& out);
+void slice_scatter_kernel(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step, Tensor& out);
 }  // namespace native
 }  // namespace tl

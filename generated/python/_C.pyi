@@ -587,7 +587,7 @@ class TensorBase:
         ...
 
     def as_strided_scatter(self, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
-        """A copy of `self` (`clone()`: dense strides kept, offset 0) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
+        """A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
         ...
 
     def asin(self) -> Tensor:
@@ -2401,7 +2401,7 @@ class TensorBase:
         ...
 
     def slice_scatter(self, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
-        """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape."""
+        """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones')."""
         ...
 
     def slogdet(self) -> tuple[Tensor, Tensor]:

@@ -350,7 +350,7 @@ def as_strided_(input: Tensor, size: Sequence[int], stride: Sequence[int], stora
     ...
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int] = None) -> Tensor:
-    """A copy of `self` (`clone()`: dense strides kept, offset 0) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
+    """A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's."""
     ...
 
 def asin(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
@@ -2383,8 +2383,8 @@ def sinh_(input: Tensor) -> Tensor:
     """In-place version of sinh(): writes the result into self. The hyperbolic sine of every element of `self`; integer inputs give the default float dtype."""
     ...
 
-def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1) -> Tensor:
-    """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape."""
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None, end: Optional[int] = None, step: int = 1, *, out: Optional[Tensor] = None) -> Tensor:
+    """A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones')."""
     ...
 
 def slogdet(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[Tensor, Tensor]:

@@ -1033,7 +1033,7 @@ _upsample_bilinear2d_aa with the output size given, or computed from `scale_fact
   functions["_ops"].push_back({"as_strided_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_as_strided_scatter)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_scatter(Tensor input, Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
-A copy of `self` (`clone()`: dense strides kept, offset 0) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
+A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
   functions["_ops"].push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_chunk)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(Tensor input, int chunks, int dim=0) -> Sequence[Tensor]
 
@@ -1133,7 +1133,7 @@ Alias of `log1p` (`torchlite.special.log1p`).)doc"});
   methods.push_back({"as_strided_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_as_strided_scatter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(as_strided_scatter(Tensor src, int[] size, int[] stride, int? storage_offset=None) -> Tensor
 
-A copy of `self` (`clone()`: dense strides kept, offset 0) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
+A copy of `self` (strides and offset preserved, as the other *_scatter ops) with `src` written into `as_strided(size, stride, storage_offset)` of that copy; `src` must have shape `size`. A non-contiguous `self` that requires grad is refused, as PyTorch's.)doc"});
   methods.push_back({"chunk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_chunk)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(chunk(int chunks, int dim=0) -> Sequence[Tensor]
 

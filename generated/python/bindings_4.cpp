@@ -577,7 +577,7 @@ PyObject* fn_sgn(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, 
 PyObject* fn_slice_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   TL_PY_TRY
   static PythonArgParser parser({
-      "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1)",
+      "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None)",
   }, /*is_method=*/false);
   ParsedArgs parsed;
   auto r = parser.parse(nullptr, args, nargs, kwnames, parsed);
@@ -587,6 +587,13 @@ PyObject* fn_slice_scatter(PyObject* /*module*/, PyObject* const* args, Py_ssize
   auto start = r.toInt64_optional(3);
   auto end = r.toInt64_optional(4);
   auto step = r.toInt64(5);
+  if (!r.is_none(6)) {
+    auto out = r.tensor(6);
+    jit::tracer::TraceScope jit_trace("slice_scatter.out", self, src, dim, start, end, step, out);
+    auto result = [&] { GilRelease no_gil; return tl::slice_scatter_out(out, self, src, dim, start, end, step); }();
+    jit_trace.done(result);
+    return wrap(std::move(result));
+  }
   jit::tracer::TraceScope jit_trace("slice_scatter", self, src, dim, start, end, step);
   auto result = [&] { GilRelease no_gil; return tl::slice_scatter(self, src, dim, start, end, step); }();
   jit_trace.done(result);
@@ -1210,9 +1217,9 @@ The int64 one-hot encoding of the class indices `self`: a new last dim of `num_c
 
 The sign of every element of `self` (-1, 0 or 1; for real tensors the same as `sign`).)doc"});
   functions["_ops"].push_back({"slice_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_slice_scatter)),
-      METH_FASTCALL | METH_KEYWORDS, R"doc(slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+      METH_FASTCALL | METH_KEYWORDS, R"doc(slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None) -> Tensor
 
-A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape.)doc"});
+A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones').)doc"});
   functions["_special"].push_back({"special_i0", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn_special_special_i0)),
       METH_FASTCALL | METH_KEYWORDS, R"doc(special_i0(Tensor input, *, Tensor? out=None) -> Tensor
 
@@ -1308,7 +1315,7 @@ In-place version of sgn(): writes the result into self. The sign of every elemen
   methods.push_back({"slice_scatter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_slice_scatter)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
-A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape.)doc"});
+A copy of `self` (strides and offset preserved) with `src` written into the slice `start:end:step` of dimension `dim` (negative bounds count from the end, then clamp; `step` positive); `src` must have the slice's shape. out= must have `self`'s dtype (PyTorch binds this one's out= in Python, not the other *_scatter ones').)doc"});
   methods.push_back({"tile", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_tile)),
                      METH_FASTCALL | METH_KEYWORDS, R"doc(tile(int[] dims) -> Tensor
 

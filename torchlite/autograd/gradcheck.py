@@ -138,7 +138,8 @@ def _check_inputs(inputs):
                 warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or "
                               "complex. This check will likely fail if all the inputs are not of double precision "
                               "floating point or complex. ")
-            if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
+            # (an empty input has no element to perturb: NumPy's zero strides of one are harmless)
+            if inp.numel() > 0 and not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
                 raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
                                    "that are non-overlapping to be able to compute the numerical gradients "
                                    "correctly. You should call .contiguous on the input before passing it to "

@@ -4,7 +4,7 @@
 
 #include "aten/core/Exception.h"
 #include "aten/core/Tensor.h"
-#include "aten/native/TensorIterator.h"
+#include "aten/native/DimEngine.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/as_strided_scatter.h"
 #include "generated/ops/clone.h"
@@ -52,11 +52,17 @@ Tensor select_scatter_kernel(const Tensor& self, const Tensor& src, int64_t dim,
   return output;
 }
 
-Tensor slice_scatter_kernel(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
-                            std::optional<int64_t> end, int64_t step) {
+void slice_scatter_kernel(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                          std::optional<int64_t> end, int64_t step, Tensor& out) {
   Tensor output = clone_preserve_strides(self);
   scatter_into(slice_kernel(output, dim, start, end, step), src);
-  return output;
+  if (!out.defined()) {
+    out = output;
+    return;
+  }
+  // out= (PyTorch binds it for slice_scatter only): self's dtype exactly, resized to self's shape.
+  prepare_output(out, output.sizes(), self.dtype(), self, OutDtype::Exact, "slice_scatter");  // C++ type names
+  if (!out.is_meta()) copy_kernel(out, output, false);
 }
 
 Tensor diagonal_scatter_kernel(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -71,10 +77,7 @@ Tensor as_strided_scatter_kernel(const Tensor& self, const Tensor& src, IntArray
   // when self requires grad (an internal assert there: RuntimeError).
   TL_CHECK(!self.requires_grad() || self.is_contiguous(),
            "as_strided_scatter is currently only supported for contiguous inputs");
-  // PyTorch's self.clone(): a dense self keeps its strides, any other becomes contiguous (the positions
-  // as_strided addresses are that copy's).
-  Tensor output = clone_kernel(self, is_non_overlapping_and_dense(self) ? MemoryFormat::Preserve
-                                                                         : MemoryFormat::Contiguous);
+  Tensor output = clone_preserve_strides(self);  // PyTorch 2.13's copy here too (offset kept)
   scatter_into(as_strided_kernel(output, size, stride, storage_offset), src);
   return output;
 }
