@@ -434,3 +434,28 @@ def test_complex_abs_out_dtypes(odt):
         return
     assert str(got.dtype).split(".")[-1] == odt
     assert np.allclose(got.numpy(), want.numpy(), rtol=1e-3)
+
+
+def test_frobenius_and_nuclear_norm():
+    x = tt((2, 3, 4), "float64")
+    z = tt((3, 4), "complex64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's deprecation warnings
+        for f in (lambda m, a, c: m.frobenius_norm(a, (0, 2)), lambda m, a, c: m.frobenius_norm(a, -1, True),
+                  lambda m, a, c: m.frobenius_norm(c, (0, 1)), lambda m, a, c: m.nuclear_norm(a),
+                  lambda m, a, c: m.nuclear_norm(a, True), lambda m, a, c: m.nuclear_norm(a, (0, 2), keepdim=True),
+                  lambda m, a, c: m.nuclear_norm(c), lambda m, a, c: m.nuclear_norm(c, out=m.empty(0))):
+            want, got = f(torch, x, z), f(tl, from_torch(x), from_torch(z))
+            assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+            assert np.allclose(got.numpy(), want.numpy())
+        for f in (lambda m, a: m.frobenius_norm(a, (0, 1, 2)), lambda m, a: m.nuclear_norm(a.long()),
+                  lambda m, a: m.frobenius_norm(a, (0, 1), out=m.empty(0, dtype=m.float32)),
+                  lambda m, a: m.nuclear_norm(a, out=m.empty(0, dtype=m.float32))):
+            with pytest.raises(RuntimeError):
+                f(torch, x)
+            with pytest.raises(RuntimeError):
+                f(tl, from_torch(x))
+        same_error(lambda: torch.frobenius_norm(x, (0, 1, 2)), lambda: tl.frobenius_norm(from_torch(x), (0, 1, 2)))
+        for m in (torch, tl):
+            with pytest.raises(TypeError):
+                m.frobenius_norm(m.ones(2, 2))

@@ -1193,6 +1193,10 @@ def frexp(input: Tensor, *, out: Optional[tuple[Tensor, ...]] = None) -> tuple[T
     """Splits every element of `self` into a mantissa in (-1, -0.5] or [0.5, 1) (0 for 0) and an int32 exponent, with self = mantissa * 2**exponent; both written in one pass."""
     ...
 
+def frobenius_norm(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The Frobenius (2-)norm over at most two dimensions `dim`: `linalg.vector_norm(self, 2, dim, keepdim)`, which PyTorch keeps this deprecated op as (a real result for complex input). `dim` is required."""
+    ...
+
 def full(size: Sequence[int], fill_value: Number, *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of shape `size` filled with `fill_value`; the dtype is inferred from it (bool, int64 or the default float) when not given."""
     ...
@@ -1987,6 +1991,15 @@ def not_equal(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> 
 @overload
 def not_equal(input: Tensor, other: Number, *, out: Optional[Tensor] = None) -> Tensor:
     """Alias of `ne`."""
+    ...
+
+@overload
+def nuclear_norm(input: Tensor, keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The nuclear norm (sum of singular values) over the last two dimensions: `linalg.matrix_norm(self, 'nuc', (-2, -1), keepdim)`, which PyTorch keeps this deprecated op as."""
+    ...
+@overload
+def nuclear_norm(input: Tensor, dim: Union[int, Sequence[int]], keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:
+    """The nuclear norm over the two dimensions `dim`: `linalg.matrix_norm(self, 'nuc', dim, keepdim)`."""
     ...
 
 def ones(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, out: Optional[Tensor] = None, layout: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
